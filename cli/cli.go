@@ -1,0 +1,120 @@
+// Package cli holds the small command framework behind the text2vec-am binary:
+// a Command is one subcommand, and Run dispatches os.Args to the right one.
+//
+// Each component package (trainer, adapter, demo, ...) exposes its subcommands
+// as a Commands() []cli.Command function; main.go lists them. There is no
+// package-level registry.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Env is what a command gets to run with: its arguments (after the command
+// name), its output streams and a context cancelled on SIGINT/SIGTERM.
+type Env struct {
+	Args   []string
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Command is one subcommand of the text2vec-am binary.
+type Command struct {
+	// Name is the word that selects the command, e.g. "serve".
+	Name string
+	// Summary is one line for the help listing.
+	Summary string
+	// Run executes the command. Returning ErrUsage prints the command's usage.
+	Run func(ctx context.Context, env Env) error
+}
+
+// ErrUsage reports that a command was called with bad arguments; the error
+// message says what is wrong and Main exits with status 2.
+var ErrUsage = errors.New("usage error")
+
+// UsageError wraps a message as a usage error (exit status 2).
+func UsageError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}
+
+// NewFlagSet returns a flag.FlagSet for a subcommand that reports errors
+// instead of exiting and writes its usage to env.Stderr.
+func NewFlagSet(name string, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("text2vec-am "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return fs
+}
+
+// ParseFlags parses args into fs and turns a parse failure into a usage error.
+// flag.ErrHelp is passed through so -h prints usage and exits 0.
+func ParseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	return nil
+}
+
+// Main runs the command named by args[0] and returns the process exit status.
+func Main(ctx context.Context, name string, cmds []Command, args []string, stdout, stderr io.Writer) int {
+	byName := make(map[string]Command, len(cmds))
+	for _, c := range cmds {
+		byName[c.Name] = c
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := byName[args[1]]; ok {
+				_ = c.Run(ctx, Env{Args: []string{"-h"}, Stdout: stdout, Stderr: stdout})
+				return 0
+			}
+		}
+		printHelp(stdout, name, cmds)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := byName[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s help' for the list)\n", name, args[0], name)
+		return 2
+	}
+	err := c.Run(ctx, Env{Args: args[1:], Stdout: stdout, Stderr: stderr})
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, ErrUsage):
+		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "%s %s: interrupted\n", name, c.Name)
+		return 130
+	default:
+		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
+		return 1
+	}
+}
+
+func printHelp(w io.Writer, name string, cmds []Command) {
+	sorted := append([]Command(nil), cmds...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	width := 0
+	for _, c := range sorted {
+		width = max(width, len(c.Name))
+	}
+	fmt.Fprintf(w, "%s: word vectors for rare and unseen words by Attentive Mimicking, for Weaviate.\n\n", name)
+	fmt.Fprintf(w, "Usage: %s <command> [flags] [args]\n\nCommands:\n", name)
+	for _, c := range sorted {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, c.Summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s help <command>' or '%s <command> -h' for a command's flags.\n", name, name)
+}

@@ -1,0 +1,37 @@
+// Command text2vec-am is the one binary of the project: it trains Attentive
+// Mimicking models, evaluates them, serves them to Weaviate, and builds a
+// Weaviate server with the in-process text2vec-am module.
+//
+// Run "text2vec-am help" for the list of subcommands.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/demo"
+	"github.com/text2vec-am/text2vec-am/module/buildweaviate"
+	"github.com/text2vec-am/text2vec-am/trainer"
+	"github.com/text2vec-am/text2vec-am/trainer/eval"
+)
+
+func commands() []cli.Command {
+	var cmds []cli.Command
+	cmds = append(cmds, trainer.Commands()...)
+	cmds = append(cmds, eval.Commands()...)
+	cmds = append(cmds, adapter.Commands()...)
+	cmds = append(cmds, buildweaviate.Commands()...)
+	cmds = append(cmds, demo.Commands()...)
+	return cmds
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, "text2vec-am", commands(), os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
