@@ -1,8 +1,382 @@
+// Package amtrain trains Attentive Mimicking models (Schick & Schütze 2019) on
+// a corpus and base embeddings (`text2vec-am train`), builds the serving
+// bundle, and infers vectors for words given with their contexts
+// (`text2vec-am infer`).
+//
+// Contexts come from an occurrence Index built once per corpus (memory-mapped
+// token ids with per-word position lists) and cached, so sampling k contexts
+// of a word costs O(k) window scans. Training follows the paper's appendix:
+// words with ≥ 100 occurrences, n(w) = min(⌊f/100⌋, 5) instances per epoch,
+// 1–64 contexts of ±25 tokens per instance, squared distance to the base
+// embedding, Adam (lr 0.01, batch 64), 5 epochs. Each batch is split over the
+// threads, whose gradients are summed before one Adam step; n-gram rows are
+// updated lazily (see Adam).
 package amtrain
 
-import "github.com/text2vec-am/text2vec-am/cli"
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
 func Commands() []cli.Command {
+	return []cli.Command{
+		{Name: "train", Summary: "train an Attentive Mimicking model on a corpus and base embeddings", Run: runTrain},
+		{Name: "infer", Summary: "infer vectors for words given with contexts (word<TAB>context<TAB>…)", Run: runInfer},
+	}
+}
+
+// PeakGFLOPSPerCore is this project's machine's float32 peak per core (AVX-512 FMA).
+const PeakGFLOPSPerCore = 222
+
+func parseStorage(s string) (model.Storage, error) {
+	switch s {
+	case "float32":
+		return model.StorageFloat32, nil
+	case "float16":
+		return model.StorageFloat16, nil
+	case "int8":
+		return model.StorageInt8, nil
+	}
+	return 0, fmt.Errorf("unknown storage %q (want float32, float16 or int8)", s)
+}
+
+type trainFlags struct {
+	corpus, embeddings, counts, mode, include, includeMissing string
+	out, bundleOut, storage, checkpointDir, resume, workDir   string
+	seed                                                      int64
+	epochs, batch, threads, holdout, maxContexts, window      int
+	lr, peak                                                  float64
+	minCountTrain, oovMaxCount                                int64
+	quiet                                                     bool
+}
+
+func runTrain(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("train", env)
+	def := DefaultOptions()
+	var f trainFlags
+	fs.StringVar(&f.corpus, "corpus", "", "corpus: text or .gz files or directories, comma-separated (required)")
+	fs.StringVar(&f.embeddings, "embeddings", "", "base embeddings, word2vec text/binary or GloVe, .gz ok (required)")
+	fs.StringVar(&f.counts, "counts", "", "word counts file (\"word count\" lines, .gz ok); default: counted from the corpus")
+	fs.StringVar(&f.mode, "mode", "am", "model: am, fcm, form, context (AM-ctx) or fcm-context (FCM-ctx)")
+	fs.StringVar(&f.include, "include", "", "file of extra words (one a line) trained 5 times per epoch whatever their count (the paper's † variant)")
+	fs.StringVar(&f.includeMissing, "include-missing", "fail", "include words without a base vector or not in the corpus: fail or skip (warn)")
+	fs.Int64Var(&f.seed, "seed", def.Seed, "random seed (runs are reproducible for the same seed and --threads)")
+	fs.IntVar(&f.epochs, "epochs", def.Epochs, "training epochs")
+	fs.IntVar(&f.batch, "batch", def.Batch, "batch size")
+	fs.Float64Var(&f.lr, "lr", def.LR, "Adam learning rate")
+	fs.IntVar(&f.threads, "threads", def.Threads, "threads each batch is split over")
+	fs.Int64Var(&f.minCountTrain, "min-count-train", def.MinCountTrain, "train base words occurring at least this often")
+	fs.IntVar(&f.maxContexts, "max-contexts", def.MaxContexts, "each instance samples 1..N contexts")
+	fs.IntVar(&f.window, "window", def.Window, "context words kept on either side")
+	fs.IntVar(&f.holdout, "holdout", 0, "hold out N training words (never trained) and report mean cosine to their base vectors")
+	fs.StringVar(&f.out, "out", "", "output weights file (required)")
+	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")
+	fs.Int64Var(&f.oovMaxCount, "bundle-oov-max-count", 5, "bundle: add AM rows for corpus words without a base vector and 1 ≤ f < N (0: none)")
+	fs.StringVar(&f.storage, "storage", "float32", "storage of n-gram (and bundle base) vectors: float32, float16 or int8")
+	fs.StringVar(&f.checkpointDir, "checkpoint-dir", "", "directory of the checkpoint written after every epoch and on Ctrl-C (default: the --out directory)")
+	fs.StringVar(&f.resume, "resume", "", "checkpoint file to continue training from")
+	fs.StringVar(&f.workDir, "work-dir", "", "directory of the cached corpus index (default: the --out directory)")
+	fs.Float64Var(&f.peak, "peak-gflops", float64(PeakGFLOPSPerCore*runtime.NumCPU()), "machine float32 peak in GFLOP/s, for the utilisation report")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
+	}
+	o, err := f.options(def)
+	if err != nil {
+		return err
+	}
+	storage, err := parseStorage(f.storage)
+	if err != nil {
+		return cli.UsageError("--storage: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	o.Log = log
+	if !f.quiet {
+		o.Progress = env.Stderr
+	}
+
+	base, err := model.LoadEmbeddings(f.embeddings)
+	if err != nil {
+		return fmt.Errorf("embeddings: %w", err)
+	}
+	tok := model.DefaultTokenizer()
+	workDir := f.workDir
+	if workDir == "" {
+		workDir = filepath.Dir(f.out)
+	}
+	began := time.Now()
+	x, err := OpenIndex(ctx, strings.Split(f.corpus, ","), tok, workDir, log)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	log.Info("corpus ready", "tokens", x.Tokens(), "types", x.Len(), "seconds", time.Since(began).Seconds())
+	var extra map[string]int64
+	if f.counts != "" {
+		if extra, err = model.LoadCounts(f.counts); err != nil {
+			return fmt.Errorf("counts: %w", err)
+		}
+	}
+	counts, missing := baseCounts(base, x, extra)
+	if missing > 0 {
+		log.Warn("base words missing from the counts file; using their corpus counts", "file", f.counts, "words", missing)
+	}
+	d := &Data{Index: x, Base: base, Counts: counts, Tokenizer: tok}
+	if f.include != "" {
+		d.Include, err = ReadInclude(f.include, tok, base, x, f.includeMissing == "skip", log)
+		if err != nil {
+			return err
+		}
+	}
+	res, err := Train(ctx, d, o)
+	if err != nil {
+		return err
+	}
+	m := res.Model
+	if err := m.SaveFile(f.out, model.SaveOptions{NgramStorage: storage, BaseStorage: storage}); err != nil {
+		return fmt.Errorf("save weights: %w", err)
+	}
+	log.Info("weights written", "file", f.out)
+	if f.bundleOut != "" {
+		bt := time.Now()
+		emb, st, err := BuildBundle(m, d, extra, BundleOptions{MaxContexts: o.MaxContexts, Window: o.Window, OOVMaxCount: f.oovMaxCount, Seed: o.Seed})
+		if err != nil {
+			return err
+		}
+		m.Base = emb
+		err = m.SaveFile(f.bundleOut, model.SaveOptions{NgramStorage: storage, BaseStorage: storage, IncludeBase: true})
+		m.Base = base
+		if err != nil {
+			return fmt.Errorf("save bundle: %w", err)
+		}
+		log.Info("bundle written", "file", f.bundleOut, "words", emb.Len(), "amskip_rows", st.AMSkip, "oov_rows", st.OOV, "seconds", time.Since(bt).Seconds())
+	}
+	writeReport(env.Stdout, res, f.peak)
+	return nil
+}
+
+// options turns the flags into Options, or a usage error naming the flag.
+func (f *trainFlags) options(o Options) (Options, error) {
+	switch {
+	case f.corpus == "":
+		return o, cli.UsageError("--corpus is required")
+	case f.embeddings == "":
+		return o, cli.UsageError("--embeddings is required")
+	case f.out == "":
+		return o, cli.UsageError("--out is required")
+	case f.includeMissing != "fail" && f.includeMissing != "skip":
+		return o, cli.UsageError("--include-missing must be fail or skip, got %q", f.includeMissing)
+	case f.oovMaxCount < 0:
+		return o, cli.UsageError("--bundle-oov-max-count must be ≥ 0, got %d", f.oovMaxCount)
+	case !(f.peak > 0):
+		return o, cli.UsageError("--peak-gflops must be positive, got %v", f.peak)
+	}
+	for _, p := range strings.Split(f.corpus, ",") {
+		if p == "" {
+			return o, cli.UsageError("--corpus %q has an empty path", f.corpus)
+		}
+	}
+	mode, err := model.ParseMode(f.mode)
+	if err != nil {
+		return o, cli.UsageError("--mode: %v", err)
+	}
+	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
+	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
+	o.Resume = f.resume
+	dir := f.checkpointDir
+	if dir == "" {
+		dir = filepath.Dir(f.out)
+	}
+	o.CheckpointPath = filepath.Join(dir, filepath.Base(f.out)+".ckpt")
+	if err := o.Validate(); err != nil {
+		return o, cli.UsageError("%v", err)
+	}
+	return o, nil
+}
+
+// baseCounts returns f(w) for every base word: the counts file's value when
+// given, else the corpus count; missing is the number of base words the counts
+// file does not list (they fall back to the corpus count).
+func baseCounts(base *model.Embeddings, x *Index, extra map[string]int64) (counts []int64, missing int) {
+	counts = make([]int64, base.Len())
+	for id, w := range base.Words {
+		if extra != nil {
+			if c, ok := extra[w]; ok {
+				counts[id] = c
+				continue
+			}
+			missing++
+		}
+		if xid, ok := x.ID(w); ok {
+			counts[id] = x.Count(xid)
+		}
+	}
+	return counts, missing
+}
+
+// ReadInclude reads an include file: one word a line; blank lines and lines
+// starting with # are skipped; duplicates are merged. Each word is normalized
+// by the tokenizer and must be one token. A word without a base vector or not
+// in the corpus is an error naming its line, unless skipMissing, which logs
+// how many were skipped and the first few.
+func ReadInclude(path string, tok model.Tokenizer, base *model.Embeddings, x *Index, skipMissing bool, log *slog.Logger) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("include: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	var words, skipped []string
+	seen := make(map[string]bool)
+	var toks []string
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		toks = tok.AppendTokens(toks[:0], s)
+		if len(toks) != 1 {
+			return nil, fmt.Errorf("include %s:%d: %q is not a single word for the tokenizer (it gives %d tokens)", path, line, s, len(toks))
+		}
+		w := toks[0]
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		_, inBase := base.ID(w)
+		_, inCorpus := x.ID(w)
+		if !inBase || !inCorpus {
+			why := "has no base embedding"
+			if inBase {
+				why = "does not occur in the corpus"
+			}
+			if !skipMissing {
+				return nil, fmt.Errorf("include %s:%d: %q %s (use --include-missing skip to skip such words)", path, line, w, why)
+			}
+			skipped = append(skipped, w)
+			continue
+		}
+		words = append(words, w)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("include %s:%d: %w", path, line+1, err)
+	}
+	if len(skipped) > 0 {
+		log.Warn("include words skipped: no base embedding or not in the corpus", "file", path, "skipped", len(skipped),
+			"kept", len(words), "first", skipped[:min(len(skipped), 10)])
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("include %s: no usable words", path)
+	}
+	return words, nil
+}
+
+// writeReport prints the per-epoch table and the held-out scores.
+func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
+	fmt.Fprintf(w, "mode %s: %d training words, %d instances/epoch, %d held out\n",
+		res.Model.Mode, len(res.Plan.Words), res.Plan.Instances, len(res.Plan.Holdout))
+	fmt.Fprintf(w, "%-5s %10s %9s %12s %10s %7s", "epoch", "loss", "seconds", "instances/s", "GFLOP/s", "peak%")
+	if res.Holdout != nil {
+		fmt.Fprintf(w, " %8s %8s %8s", "cos@1", "cos@8", "cos@64")
+	}
+	fmt.Fprintln(w)
+	var inst, sec, flops float64
+	for _, e := range res.Epochs {
+		gf := e.Flops / math.Max(e.Seconds, 1e-9) / 1e9
+		fmt.Fprintf(w, "%-5d %10.4f %9.1f %12.0f %10.2f %6.2f%%", e.Epoch, e.Loss, e.Seconds,
+			float64(e.Instances)/math.Max(e.Seconds, 1e-9), gf, 100*gf/peakGFLOPS)
+		if h := e.Holdout; h != nil {
+			fmt.Fprintf(w, " %8.4f %8.4f %8.4f", h.Cos1, h.Cos8, h.Cos64)
+		}
+		fmt.Fprintln(w)
+		inst += float64(e.Instances)
+		sec += e.Seconds
+		flops += e.Flops
+	}
+	gf := flops / math.Max(sec, 1e-9) / 1e9
+	fmt.Fprintf(w, "total: %.0f instances in %.1f s = %.0f instances/s, %.2f GFLOP/s = %.2f%% of %.0f GFLOP/s peak\n",
+		inst, sec, inst/math.Max(sec, 1e-9), gf, 100*gf/peakGFLOPS, peakGFLOPS)
+	if h := res.Holdout; h != nil {
+		fmt.Fprintf(w, "held-out words: %d, mean cosine to base: %.4f (1 context), %.4f (8), %.4f (64)\n", h.Words, h.Cos1, h.Cos8, h.Cos64)
+	}
+}
+
+func runInfer(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("infer", env)
+	modelPath := fs.String("model", "", "weights file or serving bundle (required)")
+	embPath := fs.String("embeddings", "", "base embeddings for context words (required when --model has none)")
+	input := fs.String("input", "", "input file: word<TAB>context<TAB>context… per line (required; - for stdin)")
+	out := fs.String("out", "", "output word2vec text file (required; - for stdout)")
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
+	case *modelPath == "":
+		return cli.UsageError("--model is required")
+	case *input == "":
+		return cli.UsageError("--input is required")
+	case *out == "":
+		return cli.UsageError("--out is required")
+	}
+	m, err := model.LoadFile(*modelPath)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if *embPath != "" {
+		e, err := model.LoadEmbeddings(*embPath)
+		if err != nil {
+			return fmt.Errorf("embeddings: %w", err)
+		}
+		if err := m.AttachBase(e); err != nil {
+			return fmt.Errorf("embeddings %s: %w", *embPath, err)
+		}
+	}
+	if m.Base == nil {
+		return cli.UsageError("%s has no base embeddings (a weights file, not a bundle): give --embeddings", *modelPath)
+	}
+	var r io.Reader = os.Stdin
+	name := "stdin"
+	if *input != "-" {
+		fin, err := os.Open(*input)
+		if err != nil {
+			return fmt.Errorf("input: %w", err)
+		}
+		defer fin.Close()
+		r, name = fin, *input
+	}
+	if *out == "-" {
+		_, err := Infer(m, r, name, env.Stdout)
+		return err
+	}
+	var buf strings.Builder
+	st, err := Infer(m, r, name, &buf)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(*out, []byte(buf.String())); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "inferred %d vectors (%d contexts, %d without a known word) into %s\n", st.Words, st.Contexts, st.EmptyContexts, *out)
 	return nil
 }

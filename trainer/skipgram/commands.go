@@ -1,8 +1,284 @@
 package skipgram
 
-import "github.com/text2vec-am/text2vec-am/cli"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
 
-// Commands returns the subcommands this package provides to the text2vec-am binary.
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// Commands returns the subcommands this package provides to the text2vec-am
+// binary: train-embeddings.
 func Commands() []cli.Command {
+	return []cli.Command{{
+		Name:    "train-embeddings",
+		Summary: "train skipgram (negative sampling) base embeddings on a corpus",
+		Run:     runTrainEmbeddings,
+	}}
+}
+
+// pathList is a repeatable flag collecting paths.
+type pathList []string
+
+func (p *pathList) String() string { return strings.Join(*p, ",") }
+
+func (p *pathList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty path")
+	}
+	*p = append(*p, s)
 	return nil
+}
+
+// options are the parsed flags of train-embeddings.
+type options struct {
+	corpus    pathList
+	out       string
+	format    string
+	countsOut string
+	minCount  int64
+	cfg       Config
+}
+
+// parseFlags parses and validates the flags of train-embeddings.
+func parseFlags(env cli.Env) (*options, error) {
+	o := &options{cfg: DefaultConfig()}
+	fs := cli.NewFlagSet("train-embeddings", env)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: text2vec-am train-embeddings --corpus PATH [--corpus PATH...] --out FILE [flags]\n\n"+
+			"Trains skipgram embeddings with negative sampling (word2vec's SGNS) on a corpus: plain or\n"+
+			"gzipped text files, or directories of them, tokenized with the project's tokenizer.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	fs.Var(&o.corpus, "corpus", "corpus `path`: a text file (plain or gzip) or a directory of them; repeatable")
+	fs.StringVar(&o.out, "out", "", "output embeddings `file` (gzip when it ends in .gz)")
+	fs.StringVar(&o.format, "format", "text", "output format: text (word2vec text) or binary (word2vec binary)")
+	fs.StringVar(&o.countsOut, "counts-out", "", "also write the count of every corpus word (\"word count\" lines) to this `file`")
+	fs.IntVar(&o.cfg.Dim, "dim", o.cfg.Dim, "embedding dimension")
+	fs.IntVar(&o.cfg.Window, "window", o.cfg.Window, "maximal context distance (each word uses a random distance 1..window)")
+	fs.IntVar(&o.cfg.Negative, "negative", o.cfg.Negative, "negative samples per pair")
+	fs.Int64Var(&o.minCount, "min-count", 5, "ignore words with fewer occurrences")
+	fs.IntVar(&o.cfg.Epochs, "epochs", o.cfg.Epochs, "passes over the corpus")
+	fs.Float64Var(&o.cfg.Sample, "sample", o.cfg.Sample, "subsampling threshold for frequent words (0 disables)")
+	fs.Float64Var(&o.cfg.LR, "lr", o.cfg.LR, "initial learning rate (falls linearly to lr·1e-4)")
+	fs.IntVar(&o.cfg.Threads, "threads", runtime.GOMAXPROCS(0), "parallel SGD workers")
+	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed (runs with 1 thread and the same seed are identical)")
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, cli.UsageError("unexpected argument %q (corpus paths go in --corpus)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case len(o.corpus) == 0:
+		return nil, cli.UsageError("--corpus is required")
+	case o.out == "":
+		return nil, cli.UsageError("--out is required")
+	case o.format != "text" && o.format != "binary":
+		return nil, cli.UsageError("--format %q: want text or binary", o.format)
+	case o.minCount < 1:
+		return nil, cli.UsageError("--min-count %d: must be at least 1", o.minCount)
+	case o.countsOut != "" && filepath.Clean(o.countsOut) == filepath.Clean(o.out):
+		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
+	}
+	if err := o.cfg.Validate(); err != nil {
+		name := map[string]string{"dimension": "--dim", "window": "--window", "negative": "--negative",
+			"epochs": "--epochs", "sample": "--sample", "learning": "--lr", "threads": "--threads"}
+		flagName := name[strings.Fields(err.Error())[0]]
+		return nil, cli.UsageError("%s: %v", flagName, err)
+	}
+	for _, p := range []string{o.out, o.countsOut} {
+		if p == "" {
+			continue
+		}
+		if err := checkWritable(p); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// checkWritable fails early (before hours of training) when path cannot be
+// written: its directory is missing or not writable, or path is a directory.
+func checkWritable(path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("output %s is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".text2vec-am-check*")
+	if err != nil {
+		return fmt.Errorf("output %s: cannot write to directory %s: %w", path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
+	o, err := parseFlags(env)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	pr := newProgressPrinter(env.Stderr)
+
+	start := time.Now()
+	opts := corpus.DefaultOptions()
+	opts.Progress = func(done, total int64) {
+		pr.printf("reading corpus: %5.1f%% of %.1f MB", 100*float64(done)/float64(max(total, 1)), float64(total)/1e6)
+	}
+	c, err := corpus.Read(ctx, o.corpus, opts)
+	pr.end()
+	if err != nil {
+		return err
+	}
+	vocab := c.Vocab(o.minCount)
+	if vocab.Len() == 0 {
+		return fmt.Errorf("corpus %s: no word occurs at least %d times (--min-count)", strings.Join(o.corpus, ", "), o.minCount)
+	}
+	enc := c.Encode(vocab, false)
+	log.Info("corpus read", "files", len(c.Files), "tokens", c.NumTokens(), "distinct words", len(c.Words),
+		"vocabulary", vocab.Len(), "min-count", o.minCount, "tokens in vocabulary", enc.NumTokens(), "seconds", time.Since(start).Seconds())
+	all := c.Vocab(1)
+	c = nil // the dictionary encoding is no longer needed
+
+	trainStart := time.Now()
+	o.cfg.Progress = func(p Progress) {
+		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
+			thousands(int64(p.Rate())), p.LR, p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
+	}
+	emb, err := Train(ctx, enc, vocab, o.cfg)
+	pr.end()
+	if err != nil {
+		return err
+	}
+	secs := time.Since(trainStart).Seconds()
+	log.Info("trained", "epochs", o.cfg.Epochs, "threads", o.cfg.Threads, "seconds", secs,
+		"tokens/s", int64(float64(enc.NumTokens())*float64(o.cfg.Epochs)/secs))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := model.SaveEmbeddings(o.out, emb, o.format == "binary"); err != nil {
+		return err
+	}
+	log.Info("wrote embeddings", "file", o.out, "words", emb.Len(), "dim", emb.Dim, "format", o.format)
+	if o.countsOut != "" {
+		n, err := saveCounts(o.countsOut, all)
+		if err != nil {
+			return err
+		}
+		log.Info("wrote counts", "file", o.countsOut, "words", n)
+	}
+	return nil
+}
+
+// saveCounts writes every word of v (all corpus words) as "word count" lines,
+// atomically. Words too long for the embedding formats (model.MaxWordBytes) are
+// left out with a warning. It returns the number of lines written.
+func saveCounts(path string, v *corpus.Vocab) (int, error) {
+	words, counts := v.Words, v.Counts
+	skipped := 0
+	for _, w := range words {
+		if len(w) > model.MaxWordBytes {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		slog.Warn("counts: words longer than the embedding formats allow are left out", "words", skipped, "limit bytes", model.MaxWordBytes)
+		words, counts = make([]string, 0, len(v.Words)-skipped), make([]int64, 0, len(v.Words)-skipped)
+		for i, w := range v.Words {
+			if len(w) <= model.MaxWordBytes {
+				words, counts = append(words, w), append(counts, v.Counts[i])
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return 0, fmt.Errorf("save counts %s: %w", path, err)
+	}
+	fail := func(err error) (int, error) {
+		f.Close()
+		os.Remove(f.Name())
+		return 0, fmt.Errorf("save counts %s: %w", path, err)
+	}
+	if err := model.WriteCounts(f, words, counts); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fail(err)
+	}
+	return len(words), nil
+}
+
+// progressPrinter rewrites one status line on a terminal, and prints a line
+// every 10 seconds otherwise.
+type progressPrinter struct {
+	w        io.Writer
+	terminal bool
+	last     time.Time
+	pending  bool
+}
+
+func newProgressPrinter(w io.Writer) *progressPrinter {
+	p := &progressPrinter{w: w}
+	if f, ok := w.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+func (p *progressPrinter) printf(format string, args ...any) {
+	now := time.Now()
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K"+format, args...)
+		p.pending = true
+		return
+	}
+	if now.Sub(p.last) >= 10*time.Second {
+		fmt.Fprintf(p.w, format+"\n", args...)
+		p.last = now
+	}
+}
+
+// end finishes the status line.
+func (p *progressPrinter) end() {
+	if p.pending {
+		fmt.Fprintln(p.w)
+		p.pending = false
+	}
+	p.last = time.Time{}
+}
+
+// thousands formats n with commas.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

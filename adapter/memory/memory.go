@@ -1,0 +1,666 @@
+// Package memory is the persistent context memory of the text2vec-am server:
+// for every rare or unseen word it keeps a bounded reservoir of the sentences
+// the word was seen in, so that the word's Attentive Mimicking vector improves
+// as more data is imported.
+//
+// # Durability
+//
+// State lives in RAM and in a directory (created 0700) holding an append-only
+// log of checksummed records and periodic compacted snapshots (the format is
+// documented in record.go). Every change is written to the log with one write
+// per Remember call. The fsync policy is Options.Sync:
+//
+//   - SyncAlways: Remember returns after the log is fsynced (concurrent callers
+//     share one fsync). A Remember that returned nil survives kill -9 and power loss.
+//   - SyncInterval (default): the log is fsynced every SyncEvery (200 ms); a
+//     Remember survives kill -9 of the process at once (the data is in the
+//     kernel) and power loss once the next fsync ran.
+//   - SyncNever: fsync only at snapshots and Close.
+//
+// Every SnapshotEvery records a new log generation is started and the full state
+// is written to a snapshot file (temporary file, fsync, atomic rename, directory
+// fsync); older files are deleted afterwards. Open loads the newest snapshot and
+// replays the logs of its generation and later. A torn or corrupt tail of a log
+// (a crash in the middle of a write) is truncated with a slog warning; Open never
+// fails because of one. Records set absolute state, so replaying one twice is
+// harmless.
+//
+// # Reservoirs
+//
+// Each word keeps at most MaxContexts distinct contexts, chosen by reservoir
+// sampling (Algorithm R) whose random choice is a hash of (seed, word, offer
+// number): the same stream of offers always yields the same reservoir. A
+// context already in the reservoir is not offered again, so re-importing a
+// document does not skew it.
+package memory
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// Observation is one context sentence seen around one word.
+type Observation struct {
+	// Word is the token (as the model's tokenizer produced it).
+	Word string
+	// Context is the raw sentence the word occurred in.
+	Context string
+}
+
+// SyncPolicy says when the log is fsynced (see the package documentation).
+type SyncPolicy uint8
+
+const (
+	// SyncInterval fsyncs the log every Options.SyncEvery.
+	SyncInterval SyncPolicy = iota
+	// SyncAlways fsyncs the log before Remember returns.
+	SyncAlways
+	// SyncNever fsyncs only at snapshots and Close.
+	SyncNever
+)
+
+// ParseSyncPolicy parses "always", "interval" or "never".
+func ParseSyncPolicy(s string) (SyncPolicy, error) {
+	switch s {
+	case "interval":
+		return SyncInterval, nil
+	case "always":
+		return SyncAlways, nil
+	case "never":
+		return SyncNever, nil
+	}
+	return 0, fmt.Errorf("sync policy %q: want always, interval or never", s)
+}
+
+// String returns the name ParseSyncPolicy accepts.
+func (p SyncPolicy) String() string {
+	switch p {
+	case SyncInterval:
+		return "interval"
+	case SyncAlways:
+		return "always"
+	case SyncNever:
+		return "never"
+	}
+	return fmt.Sprintf("SyncPolicy(%d)", uint8(p))
+}
+
+// Options configure a Memory. Start from DefaultOptions.
+type Options struct {
+	// MaxContexts is the reservoir size per word.
+	MaxContexts int
+	// MaxWords caps the distinct words; offers for new words beyond it are
+	// counted in Stats.Rejected and ignored.
+	MaxWords int
+	// MaxBytes caps the total bytes of stored contexts; offers that would grow
+	// the memory beyond it are counted in Stats.Rejected and ignored.
+	MaxBytes int64
+	// MaxContextBytes: a longer context is cut to a window of this size around the word.
+	MaxContextBytes int
+	// MaxWordBytes: longer words are not remembered.
+	MaxWordBytes int
+	// Sync is the fsync policy.
+	Sync SyncPolicy
+	// SyncEvery is the fsync period under SyncInterval.
+	SyncEvery time.Duration
+	// SnapshotEvery: a compacted snapshot is written after this many log records.
+	SnapshotEvery int
+	// ReadOnly loads the memory and never writes it (Remember returns
+	// ErrReadOnly); a missing directory is an empty memory.
+	ReadOnly bool
+	// Seed seeds the reservoir sampling.
+	Seed uint64
+	// Logger receives warnings (torn tails, failed snapshots); nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultOptions returns the defaults: 64 contexts per word, 1,000,000 words,
+// 512 MiB of contexts, contexts cut to 1024 bytes, words up to 64 bytes, fsync
+// every 200 ms, a snapshot every 100,000 records.
+func DefaultOptions() Options {
+	return Options{
+		MaxContexts:     64,
+		MaxWords:        1_000_000,
+		MaxBytes:        512 << 20,
+		MaxContextBytes: 1024,
+		MaxWordBytes:    64,
+		Sync:            SyncInterval,
+		SyncEvery:       200 * time.Millisecond,
+		SnapshotEvery:   100_000,
+	}
+}
+
+// Validate reports the first option out of range, naming it.
+func (o Options) Validate() error {
+	switch {
+	case o.MaxContexts < 1 || o.MaxContexts > 4096:
+		return fmt.Errorf("memory option MaxContexts = %d: want 1..4096", o.MaxContexts)
+	case o.MaxWords < 1:
+		return fmt.Errorf("memory option MaxWords = %d: want ≥ 1", o.MaxWords)
+	case o.MaxBytes < 1:
+		return fmt.Errorf("memory option MaxBytes = %d: want ≥ 1", o.MaxBytes)
+	case o.MaxContextBytes < 16 || o.MaxContextBytes > 64<<10:
+		return fmt.Errorf("memory option MaxContextBytes = %d: want 16..65536", o.MaxContextBytes)
+	case o.MaxWordBytes < 1 || o.MaxWordBytes > 1024:
+		return fmt.Errorf("memory option MaxWordBytes = %d: want 1..1024", o.MaxWordBytes)
+	case o.Sync > SyncNever:
+		return fmt.Errorf("memory option Sync = %d: unknown policy", o.Sync)
+	case o.Sync == SyncInterval && o.SyncEvery <= 0:
+		return fmt.Errorf("memory option SyncEvery = %v: want > 0 with the interval policy", o.SyncEvery)
+	case o.SnapshotEvery < 1:
+		return fmt.Errorf("memory option SnapshotEvery = %d: want ≥ 1", o.SnapshotEvery)
+	}
+	return nil
+}
+
+var (
+	// ErrReadOnly is returned by the writing methods of a read-only Memory.
+	ErrReadOnly = errors.New("context memory is read-only")
+	// ErrClosed is returned by the writing methods after Close.
+	ErrClosed = errors.New("context memory is closed")
+)
+
+// entry is the reservoir of one word.
+type entry struct {
+	seen    uint64   // distinct contexts offered so far
+	version uint64   // changes whenever ctx changes
+	ctx     []string // at most MaxContexts
+}
+
+// Memory is the context memory. It is safe for concurrent use.
+type Memory struct {
+	opts Options
+	dir  string
+	log  *slog.Logger
+
+	// compactMu serializes snapshots, Clear and Close. Lock order: compactMu, syncMu, mu.
+	compactMu sync.Mutex
+	// syncMu serializes fsyncs of the log and log rotation.
+	syncMu    sync.Mutex
+	syncedSeq atomic.Uint64
+
+	mu       sync.RWMutex
+	words    map[string]*entry
+	bytes    int64
+	nctx     int
+	version  uint64
+	offered  int64
+	rejected int64
+	records  int64 // records in the current log generation
+	appended int64 // records appended since Open
+	gen      uint64
+	logFile  *os.File
+	logSize  int64
+	writeSeq uint64
+	buf      []byte
+	closed   bool
+	failed   error // sticky: a failed log write stops all further writes
+
+	snapshotBytes atomic.Int64
+	bg            sync.WaitGroup
+	stop          chan struct{}
+	unlock        func() error
+}
+
+// Open loads the memory in dir, creating it (mode 0700) if missing; dir ""
+// keeps the memory in RAM only. See the package documentation for recovery.
+func Open(dir string, opts Options) (*Memory, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Memory{
+		opts:  opts,
+		dir:   dir,
+		log:   opts.Logger,
+		words: make(map[string]*entry),
+		stop:  make(chan struct{}),
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	if dir == "" {
+		return m, nil
+	}
+	if err := m.openDir(); err != nil {
+		if m.logFile != nil {
+			m.logFile.Close()
+		}
+		if m.unlock != nil {
+			m.unlock()
+		}
+		return nil, err
+	}
+	if !opts.ReadOnly && opts.Sync == SyncInterval {
+		m.bg.Add(1)
+		go m.syncLoop()
+	}
+	return m, nil
+}
+
+func (m *Memory) syncLoop() {
+	defer m.bg.Done()
+	t := time.NewTicker(m.opts.SyncEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			if err := m.Sync(); err != nil && !errors.Is(err, ErrClosed) {
+				m.log.Error("context memory: periodic fsync failed", "dir", m.dir, "err", err)
+			}
+		}
+	}
+}
+
+// ReadOnly reports whether the memory never writes.
+func (m *Memory) ReadOnly() bool { return m.opts.ReadOnly }
+
+// Options returns the options the memory was opened with.
+func (m *Memory) Options() Options { return m.opts }
+
+// Remember offers each observation to its word's reservoir and appends the
+// changes to the log. Observations with an empty, too long or invalid UTF-8
+// word or context are skipped and counted as rejected. With SyncAlways it
+// returns after the changes are on disk.
+func (m *Memory) Remember(obs []Observation) error {
+	if m.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	if len(obs) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	if m.failed != nil {
+		err := m.failed
+		m.mu.Unlock()
+		return err
+	}
+	persist := m.logFile != nil
+	buf := m.buf[:0]
+	n := 0
+	for _, o := range obs {
+		word, slot, seen, ctx, ok := m.offerLocked(o)
+		if !ok || !persist {
+			continue
+		}
+		var start int
+		buf, start = beginRecord(buf)
+		buf = appendOffer(buf, word, seen, slot, ctx)
+		endRecord(buf, start)
+		n++
+	}
+	m.buf = buf
+	var seq uint64
+	if n > 0 {
+		if _, err := m.logFile.Write(buf); err != nil {
+			m.failed = fmt.Errorf("append to context memory log %s: %w", m.logFile.Name(), err)
+			m.mu.Unlock()
+			return m.failed
+		}
+		m.logSize += int64(len(buf))
+		m.records += int64(n)
+		m.appended += int64(n)
+		m.writeSeq++
+		seq = m.writeSeq
+	}
+	if cap(m.buf) > 1<<20 {
+		m.buf = nil // do not keep one huge batch's buffer forever
+	}
+	compact := m.records >= int64(m.opts.SnapshotEvery)
+	m.mu.Unlock()
+
+	if seq > 0 && m.opts.Sync == SyncAlways {
+		if err := m.syncTo(seq); err != nil {
+			return err
+		}
+	}
+	if compact && m.compactMu.TryLock() {
+		m.bg.Add(1)
+		go func() {
+			defer m.bg.Done()
+			defer m.compactMu.Unlock()
+			if err := m.compactLocked(); err != nil {
+				m.log.Error("context memory: snapshot failed; the log keeps growing until one succeeds", "dir", m.dir, "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+// offerLocked applies one observation to the reservoirs. ok is false when
+// nothing changed (rejected or a duplicate context).
+func (m *Memory) offerLocked(o Observation) (word string, slot int, seen uint64, ctx string, ok bool) {
+	if o.Word == "" || len(o.Word) > m.opts.MaxWordBytes || !utf8.ValidString(o.Word) || !utf8.ValidString(o.Context) {
+		m.rejected++
+		return "", 0, 0, "", false
+	}
+	ctx = cutContext(o.Context, o.Word, m.opts.MaxContextBytes)
+	if ctx == "" {
+		m.rejected++
+		return "", 0, 0, "", false
+	}
+	e := m.words[o.Word]
+	if e == nil {
+		if len(m.words) >= m.opts.MaxWords || m.bytes+int64(len(ctx)) > m.opts.MaxBytes {
+			m.rejected++
+			return "", 0, 0, "", false
+		}
+		e = &entry{}
+		m.words[strings.Clone(o.Word)] = e
+	}
+	if slices.Contains(e.ctx, ctx) {
+		return "", 0, 0, "", false
+	}
+	m.offered++
+	seen = e.seen + 1
+	slot = -1
+	if len(e.ctx) < m.opts.MaxContexts {
+		if m.bytes+int64(len(ctx)) > m.opts.MaxBytes {
+			m.rejected++
+			return "", 0, 0, "", false
+		}
+		slot = len(e.ctx)
+	} else if j := pick(m.opts.Seed, o.Word, seen); j < uint64(m.opts.MaxContexts) {
+		if grow := len(ctx) - len(e.ctx[j]); grow > 0 && m.bytes+int64(grow) > m.opts.MaxBytes {
+			m.rejected++
+			return "", 0, 0, "", false
+		}
+		slot = int(j)
+	}
+	ctx = strings.Clone(ctx) // never pin the caller's (request body's) memory
+	m.setLocked(e, seen, slot, ctx)
+	return o.Word, slot, seen, ctx, true
+}
+
+// setLocked records that e saw its seen-th context and stores ctx at slot (-1: not kept).
+func (m *Memory) setLocked(e *entry, seen uint64, slot int, ctx string) {
+	e.seen = seen
+	if slot < 0 {
+		return
+	}
+	switch {
+	case slot < len(e.ctx):
+		m.bytes += int64(len(ctx) - len(e.ctx[slot]))
+		e.ctx[slot] = ctx
+	case len(e.ctx) < m.opts.MaxContexts:
+		// slot == len(e.ctx) when written by this code; a larger slot only
+		// appears after MaxContexts was changed between runs.
+		e.ctx = append(e.ctx, ctx)
+		m.bytes += int64(len(ctx))
+		m.nctx++
+	default:
+		return // MaxContexts was lowered since the record was written
+	}
+	m.version++
+	e.version = m.version
+}
+
+// pick is the deterministic random choice of Algorithm R for the n-th offer of word.
+func pick(seed uint64, word string, n uint64) uint64 {
+	h := uint64(14695981039346656037) ^ seed
+	for i := 0; i < len(word); i++ {
+		h ^= uint64(word[i])
+		h *= 1099511628211
+	}
+	h ^= n * 0x9E3779B97F4A7C15
+	// splitmix64 finalizer
+	h ^= h >> 30
+	h *= 0xBF58476D1CE4E5B9
+	h ^= h >> 27
+	h *= 0x94D049BB133111EB
+	h ^= h >> 31
+	return h % n
+}
+
+// cutContext trims white space and cuts ctx to at most limit bytes around the
+// first occurrence of word, at rune and (where possible) word boundaries.
+func cutContext(ctx, word string, limit int) string {
+	ctx = strings.TrimSpace(ctx)
+	if len(ctx) <= limit {
+		return ctx
+	}
+	at := strings.Index(ctx, word)
+	if at < 0 {
+		if lower := strings.ToLower(ctx); len(lower) == len(ctx) {
+			at = strings.Index(lower, word)
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	start := max(0, at+len(word)/2-limit/2)
+	end := min(len(ctx), start+limit)
+	start = max(0, end-limit)
+	// Cut at spaces outside the word where there are any.
+	if start > 0 && start < at {
+		if i := strings.IndexByte(ctx[start:at], ' '); i >= 0 {
+			start += i + 1
+		}
+	}
+	if wend := at + len(word); end < len(ctx) && wend < end {
+		if i := strings.LastIndexByte(ctx[wend:end], ' '); i >= 0 {
+			end = wend + i
+		}
+	}
+	for start < end && !utf8.RuneStart(ctx[start]) {
+		start++
+	}
+	for end > start && end < len(ctx) && !utf8.RuneStart(ctx[end]) {
+		end--
+	}
+	return strings.TrimSpace(ctx[start:end])
+}
+
+// Contexts appends the remembered contexts of word to dst. version changes
+// whenever the contexts change; it is 0 for a word with no contexts.
+func (m *Memory) Contexts(dst []string, word string) ([]string, uint64) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e := m.words[word]
+	if e == nil {
+		return dst, 0
+	}
+	return append(dst, e.ctx...), e.version
+}
+
+// Stats is a summary of the memory.
+type Stats struct {
+	// Words and Contexts count the words with a reservoir and the stored contexts.
+	Words, Contexts int
+	// ContextBytes is the total size of the stored contexts.
+	ContextBytes int64
+	// Offered counts distinct contexts offered since Open; Rejected counts
+	// observations ignored because of a cap or an invalid word or context.
+	Offered, Rejected int64
+	// Records counts log records appended since Open.
+	Records int64
+	// LogBytes and SnapshotBytes are the sizes of the current log and snapshot files.
+	LogBytes, SnapshotBytes int64
+	// Generation is the current log generation.
+	Generation uint64
+	// Dir is the directory ("" in RAM only); ReadOnly and Sync as opened.
+	Dir      string
+	ReadOnly bool
+	Sync     string
+}
+
+// Stats returns a summary of the memory.
+func (m *Memory) Stats() Stats {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return Stats{
+		Words:         len(m.words),
+		Contexts:      m.nctx,
+		ContextBytes:  m.bytes,
+		Offered:       m.offered,
+		Rejected:      m.rejected,
+		Records:       m.appended,
+		LogBytes:      m.logSize,
+		SnapshotBytes: m.snapshotBytes.Load(),
+		Generation:    m.gen,
+		Dir:           m.dir,
+		ReadOnly:      m.opts.ReadOnly,
+		Sync:          m.opts.Sync.String(),
+	}
+}
+
+// ExportedWord is one line of Export.
+type ExportedWord struct {
+	Word     string   `json:"word"`
+	Seen     uint64   `json:"seen"`
+	Contexts []string `json:"contexts"`
+}
+
+// Export writes the memory as JSON lines (one ExportedWord per line) sorted by word.
+func (m *Memory) Export(w io.Writer) error {
+	m.mu.RLock()
+	all := make([]ExportedWord, 0, len(m.words))
+	for word, e := range m.words {
+		all = append(all, ExportedWord{Word: word, Seen: e.seen, Contexts: slices.Clone(e.ctx)})
+	}
+	m.mu.RUnlock()
+	slices.SortFunc(all, func(a, b ExportedWord) int { return cmp.Compare(a.Word, b.Word) })
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range all {
+		if err := enc.Encode(&all[i]); err != nil {
+			return fmt.Errorf("export context memory: %w", err)
+		}
+	}
+	return nil
+}
+
+// Sync fsyncs the log now.
+func (m *Memory) Sync() error {
+	m.mu.RLock()
+	seq, closed := m.writeSeq, m.closed
+	m.mu.RUnlock()
+	if closed {
+		return ErrClosed
+	}
+	return m.syncTo(seq)
+}
+
+// syncTo returns once log writes up to seq are fsynced; concurrent callers share an fsync.
+func (m *Memory) syncTo(seq uint64) error {
+	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
+	if m.syncedSeq.Load() >= seq {
+		return nil
+	}
+	m.mu.RLock()
+	f, target := m.logFile, m.writeSeq
+	m.mu.RUnlock()
+	if f == nil {
+		return nil
+	}
+	if err := f.Sync(); err != nil {
+		err = fmt.Errorf("fsync context memory log %s: %w", f.Name(), err)
+		m.mu.Lock()
+		m.failed = err
+		m.mu.Unlock()
+		return err
+	}
+	m.syncedSeq.Store(target)
+	return nil
+}
+
+// Snapshot writes a compacted snapshot now and deletes the files it replaces.
+func (m *Memory) Snapshot() error {
+	if m.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	m.compactMu.Lock()
+	defer m.compactMu.Unlock()
+	return m.compactLocked()
+}
+
+// Clear forgets everything, durably: a new generation starts with an empty snapshot.
+func (m *Memory) Clear() error {
+	if m.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	m.compactMu.Lock()
+	defer m.compactMu.Unlock()
+	m.syncMu.Lock()
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		m.syncMu.Unlock()
+		return ErrClosed
+	}
+	m.words = make(map[string]*entry)
+	m.bytes, m.nctx = 0, 0
+	m.version++
+	m.mu.Unlock()
+	m.syncMu.Unlock()
+	return m.compactLocked()
+}
+
+// Close fsyncs the log, writes a snapshot if anything changed since the last
+// one, and releases the directory. It is idempotent.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	failed := m.failed
+	m.mu.Unlock()
+	close(m.stop)
+	m.bg.Wait()
+	if m.dir == "" {
+		return nil
+	}
+	var errs []error
+	if m.logFile != nil {
+		m.compactMu.Lock()
+		if m.records > 0 && failed == nil {
+			if err := m.compactLocked(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		m.compactMu.Unlock()
+		if err := m.logFile.Sync(); err != nil {
+			errs = append(errs, fmt.Errorf("fsync context memory log %s: %w", m.logFile.Name(), err))
+		}
+		if err := m.logFile.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close context memory log: %w", err))
+		}
+	}
+	if m.unlock != nil {
+		if err := m.unlock(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Dir returns the memory's directory ("" in RAM only).
+func (m *Memory) Dir() string { return m.dir }
+
+func (m *Memory) path(kind byte, gen uint64) string {
+	name := "log"
+	if kind == kindSnapshot {
+		name = "snapshot"
+	}
+	return filepath.Join(m.dir, fmt.Sprintf("%s-%016x.amm", name, gen))
+}

@@ -1,0 +1,565 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// abandon simulates a crash: files are closed without a final sync or snapshot.
+func (m *Memory) abandon() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	close(m.stop)
+	m.bg.Wait()
+	if m.logFile != nil {
+		m.logFile.Close()
+	}
+	if m.unlock != nil {
+		m.unlock()
+	}
+}
+
+func quietOptions() Options {
+	o := DefaultOptions()
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	return o
+}
+
+// warnCapture collects warnings.
+type warnCapture struct{ buf bytes.Buffer }
+
+func (w *warnCapture) options() Options {
+	o := DefaultOptions()
+	o.Logger = slog.New(slog.NewTextHandler(&w.buf, nil))
+	return o
+}
+
+func mustOpen(t testing.TB, dir string, o Options) *Memory {
+	t.Helper()
+	m, err := Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func export(t testing.TB, m *Memory) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := m.Export(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func remember(t testing.TB, m *Memory, word string, contexts ...string) {
+	t.Helper()
+	obs := make([]Observation, len(contexts))
+	for i, c := range contexts {
+		obs[i] = Observation{Word: word, Context: c}
+	}
+	if err := m.Remember(obs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReservoirBoundsAndDeterminism(t *testing.T) {
+	o := quietOptions()
+	o.MaxContexts = 8
+	run := func() (*Memory, []string) {
+		m := mustOpen(t, "", o)
+		for i := range 1000 {
+			remember(t, m, "jargon", fmt.Sprintf("context number %d of jargon", i))
+		}
+		c, _ := m.Contexts(nil, "jargon")
+		return m, c
+	}
+	m, a := run()
+	_, b := run()
+	if len(a) != 8 {
+		t.Fatalf("reservoir holds %d contexts, want 8", len(a))
+	}
+	if strings.Join(a, "|") != strings.Join(b, "|") {
+		t.Errorf("reservoir not deterministic:\n%q\n%q", a, b)
+	}
+	late := 0
+	for _, c := range a {
+		var n int
+		fmt.Sscanf(c, "context number %d", &n)
+		if n >= 8 {
+			late++
+		}
+	}
+	if late < 4 {
+		t.Errorf("only %d of 8 contexts came after the first 8 offers: %q", late, a)
+	}
+	s := m.Stats()
+	if s.Words != 1 || s.Contexts != 8 || s.Offered != 1000 {
+		t.Errorf("stats %+v", s)
+	}
+	// A context already stored is not offered again.
+	_, v1 := m.Contexts(nil, "jargon")
+	remember(t, m, "jargon", a[3])
+	if _, v2 := m.Contexts(nil, "jargon"); v2 != v1 || m.Stats().Offered != 1000 {
+		t.Error("a duplicate context changed the reservoir")
+	}
+}
+
+func TestCaps(t *testing.T) {
+	o := quietOptions()
+	o.MaxWords = 3
+	m := mustOpen(t, "", o)
+	for i := range 5 {
+		remember(t, m, fmt.Sprintf("w%d", i), "some context")
+	}
+	remember(t, m, "w0", "another context")
+	remember(t, m, strings.Repeat("x", 65), "too long a word")
+	remember(t, m, "bad", "invalid \xff utf8")
+	remember(t, m, "empty", "   ")
+	s := m.Stats()
+	if s.Words != 3 || s.Contexts != 4 || s.Rejected != 5 {
+		t.Errorf("stats %+v; want 3 words, 4 contexts, 5 rejected", s)
+	}
+	o = quietOptions()
+	o.MaxBytes = 40
+	m = mustOpen(t, "", o)
+	remember(t, m, "a", strings.Repeat("a", 30))
+	remember(t, m, "b", strings.Repeat("b", 30))
+	if s := m.Stats(); s.ContextBytes != 30 || s.Words != 1 || s.Rejected != 1 {
+		t.Errorf("byte cap: %+v", s)
+	}
+}
+
+func TestCutContext(t *testing.T) {
+	long := strings.Repeat("alpha beta gamma ", 100) + "the jargon word here " + strings.Repeat("délta épsilon ", 100)
+	got := cutContext(long, "jargon", 64)
+	if len(got) > 64 || !strings.Contains(got, "jargon") || !utf8.ValidString(got) {
+		t.Errorf("cut %q (%d bytes)", got, len(got))
+	}
+	if strings.HasPrefix(got, " ") || strings.HasSuffix(got, " ") {
+		t.Errorf("cut %q has surrounding space", got)
+	}
+	if got := cutContext("  short one ", "x", 64); got != "short one" {
+		t.Errorf("short context %q", got)
+	}
+	// Not found: a prefix, valid UTF-8.
+	got = cutContext(strings.Repeat("é", 100), "zz", 33)
+	if len(got) > 33 || !utf8.ValidString(got) {
+		t.Errorf("cut %q", got)
+	}
+}
+
+func fill(t testing.TB, m *Memory, words, per int) {
+	t.Helper()
+	for i := range per {
+		for w := range words {
+			remember(t, m, fmt.Sprintf("word%d", w), fmt.Sprintf("sentence %d about word%d", i, w))
+		}
+	}
+}
+
+func TestPersistenceAcrossReopen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	o.MaxContexts = 5
+	m := mustOpen(t, dir, o)
+	fill(t, m, 20, 9)
+	want := export(t, m)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("directory mode %v, %v; want 0700", st.Mode().Perm(), err)
+	}
+	m = mustOpen(t, dir, o)
+	if got := export(t, m); got != want {
+		t.Fatalf("after Close and Open:\n%s\nwant\n%s", got, want)
+	}
+	// Without Close (a crash): the log alone restores everything.
+	fill(t, m, 25, 3)
+	want = export(t, m)
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	if got := export(t, m); got != want {
+		t.Fatal("after a crash the state differs")
+	}
+	m.Close()
+}
+
+func TestSnapshotsCompact(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	o.SnapshotEvery = 50
+	m := mustOpen(t, dir, o)
+	fill(t, m, 30, 20)
+	if err := m.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	want := export(t, m)
+	s := m.Stats()
+	if s.Generation < 2 || s.SnapshotBytes == 0 {
+		t.Errorf("after 600 records with SnapshotEvery=50: %+v", s)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 3 { // LOCK, one log, one snapshot
+		t.Errorf("files after compaction: %v", names)
+	}
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	if got := export(t, m); got != want {
+		t.Fatal("state after snapshot and reopen differs")
+	}
+	if err := m.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, m, "after", "after the clear")
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	if s := m.Stats(); s.Words != 1 {
+		t.Errorf("after Clear and a crash: %d words, want 1", s.Words)
+	}
+	m.Close()
+}
+
+func TestLockedDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	m := mustOpen(t, dir, quietOptions())
+	defer m.Close()
+	_, err := Open(dir, quietOptions())
+	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Fatalf("second Open: %v", err)
+	}
+	ro := quietOptions()
+	ro.ReadOnly = true
+	r := mustOpen(t, dir, ro)
+	if err := r.Remember([]Observation{{Word: "a", Context: "b"}}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only Remember: %v", err)
+	}
+	r.Close()
+	missing := mustOpen(t, filepath.Join(dir, "nope"), ro)
+	if s := missing.Stats(); s.Words != 0 {
+		t.Error("missing dir not empty")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope")); !os.IsNotExist(err) {
+		t.Error("read-only Open created the directory")
+	}
+}
+
+// logFile returns the single log file in dir.
+func logFile(t testing.TB, dir string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(dir, "log-*.amm"))
+	if len(matches) != 1 {
+		t.Fatalf("log files %v", matches)
+	}
+	return matches[0]
+}
+
+func copyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestTornTail truncates the log at every byte offset of its last record:
+// Open succeeds with exactly the earlier records, warns, and appends work.
+func TestTornTail(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "mem")
+	m := mustOpen(t, dir, quietOptions())
+	fill(t, m, 4, 3)
+	want := export(t, m) // state before the last record
+	logPath := logFile(t, dir)
+	st, _ := os.Stat(logPath)
+	lastStart := st.Size()
+	remember(t, m, "lastword", "the last record of the log")
+	m.abandon()
+	st, _ = os.Stat(logPath)
+	end := st.Size()
+	if end <= lastStart+recHeader {
+		t.Fatalf("last record spans %d..%d", lastStart, end)
+	}
+	for cut := lastStart; cut < end; cut++ {
+		d := filepath.Join(root, fmt.Sprintf("cut%d", cut))
+		copyDir(t, dir, d)
+		lp := filepath.Join(d, filepath.Base(logPath))
+		if err := os.Truncate(lp, cut); err != nil {
+			t.Fatal(err)
+		}
+		var wc warnCapture
+		m, err := Open(d, wc.options())
+		if err != nil {
+			t.Fatalf("cut at %d: Open failed: %v", cut, err)
+		}
+		if got := export(t, m); got != want {
+			t.Fatalf("cut at %d: state differs", cut)
+		}
+		if cut > lastStart && !strings.Contains(wc.buf.String(), "torn or corrupt tail") {
+			t.Errorf("cut at %d: no warning, log: %s", cut, wc.buf.String())
+		}
+		remember(t, m, "next", "written after recovery")
+		m.abandon()
+		m = mustOpen(t, d, quietOptions())
+		if c, _ := m.Contexts(nil, "next"); len(c) != 1 {
+			t.Fatalf("cut at %d: record appended after recovery lost", cut)
+		}
+		m.Close()
+	}
+	// A flipped bit in the last record is caught by the checksum.
+	d := filepath.Join(root, "flip")
+	copyDir(t, dir, d)
+	lp := filepath.Join(d, filepath.Base(logPath))
+	b, _ := os.ReadFile(lp)
+	b[end-3] ^= 0x10
+	os.WriteFile(lp, b, 0o600)
+	m = mustOpen(t, d, quietOptions())
+	if got := export(t, m); got != want {
+		t.Fatal("corrupt last record not dropped")
+	}
+	m.Close()
+	// A torn header (crash right after creating the log).
+	d = filepath.Join(root, "header")
+	copyDir(t, dir, d)
+	os.Truncate(filepath.Join(d, filepath.Base(logPath)), 5)
+	m = mustOpen(t, d, quietOptions())
+	remember(t, m, "x", "y z")
+	m.Close()
+	m = mustOpen(t, d, quietOptions())
+	if s := m.Stats(); s.Words != 1 {
+		t.Errorf("after a torn header: %+v", s)
+	}
+	m.Close()
+}
+
+// TestSyncPolicies: every policy persists across Close.
+func TestSyncPolicies(t *testing.T) {
+	for _, p := range []string{"always", "interval", "never"} {
+		pol, err := ParseSyncPolicy(p)
+		if err != nil || pol.String() != p {
+			t.Fatalf("%s: %v", p, err)
+		}
+		dir := filepath.Join(t.TempDir(), p)
+		o := quietOptions()
+		o.Sync = pol
+		o.SyncEvery = time.Millisecond
+		m := mustOpen(t, dir, o)
+		fill(t, m, 3, 3)
+		time.Sleep(5 * time.Millisecond)
+		want := export(t, m)
+		m.Close()
+		m = mustOpen(t, dir, o)
+		if export(t, m) != want {
+			t.Errorf("%s: state lost", p)
+		}
+		m.Close()
+	}
+	if _, err := ParseSyncPolicy("sometimes"); err == nil {
+		t.Error("ParseSyncPolicy accepted sometimes")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	o := DefaultOptions()
+	o.MaxContexts = 0
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "MaxContexts") {
+		t.Errorf("MaxContexts 0: %v", err)
+	}
+	if _, err := Open("", o); err == nil {
+		t.Error("Open with invalid options succeeded")
+	}
+}
+
+// FuzzScanRecords: the log reader never panics, and what it accepts is a prefix.
+func FuzzScanRecords(f *testing.F) {
+	var b []byte
+	var start int
+	b, start = beginRecord(b)
+	b = appendOffer(b, "word", 3, 1, "a context")
+	endRecord(b, start)
+	b, start = beginRecord(b)
+	b = appendWordState(b, "w", 2, []string{"x", "y"})
+	endRecord(b, start)
+	f.Add(b)
+	f.Add(b[:len(b)-1])
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 7})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := 0
+		good, err := scanRecords(data, func(r record) error {
+			n++
+			if r.typ != recEnd && r.word == "" {
+				t.Fatal("accepted an empty word")
+			}
+			return nil
+		})
+		if good < 0 || good > len(data) || (err == nil) != (good == len(data)) {
+			t.Fatalf("good %d of %d, err %v", good, len(data), err)
+		}
+		again, err2 := scanRecords(data[:good], func(record) error { return nil })
+		if again != good || err2 != nil {
+			t.Fatalf("prefix rescan %d, %v", again, err2)
+		}
+	})
+}
+
+// FuzzOpenLog: whatever bytes follow the header of the log, Open succeeds
+// and the memory is writable and persistent afterwards.
+func FuzzOpenLog(f *testing.F) {
+	var b []byte
+	var start int
+	b, start = beginRecord(b)
+	b = appendOffer(b, "word", 1, 0, "a context")
+	endRecord(b, start)
+	f.Add(b)
+	f.Add(append(b, 0xff, 0xff, 0xff, 0x7f))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, fmt.Sprintf("log-%016x.amm", 1))
+		if err := os.WriteFile(path, append(fileHeader(kindLog), data...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Open(dir, quietOptions())
+		if err != nil {
+			t.Fatalf("Open refused: %v", err)
+		}
+		remember(t, m, "probe", "probe context")
+		want := export(t, m)
+		m.abandon()
+		m, err = Open(dir, quietOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := export(t, m); got != want {
+			t.Fatalf("reopen differs:\n%s\nwant\n%s", got, want)
+		}
+		m.Close()
+	})
+}
+
+const crashEnv = "T2VAM_MEMORY_CRASH_CHILD"
+
+// TestCrashChild is the child of TestKill9: it writes observations with
+// SyncAlways and prints "ack N" after each durable Remember, until killed.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv(crashEnv)
+	if dir == "" {
+		t.Skip("helper process of TestKill9")
+	}
+	o := quietOptions()
+	o.Sync = SyncAlways
+	o.SnapshotEvery = 97 // compactions happen during the run, and get killed too
+	m, err := Open(dir, o)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(3)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	for i := 0; ; i++ {
+		obs := []Observation{
+			{Word: fmt.Sprintf("w%d", i%500), Context: fmt.Sprintf("durable context %d", i)},
+			{Word: fmt.Sprintf("u%d", i), Context: fmt.Sprintf("unique %d", i)},
+		}
+		if err := m.Remember(obs); err != nil {
+			fmt.Println("error", err)
+			os.Exit(3)
+		}
+		fmt.Fprintf(out, "ack %d\n", i)
+		out.Flush()
+	}
+}
+
+// TestKill9 kills a writing child process at random moments and checks that
+// every acknowledged observation survives and the files are consistent.
+func TestKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	dir := filepath.Join(t.TempDir(), "mem")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	acked := -1
+	for round := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(50+rng.IntN(300)) * time.Millisecond
+		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		sc := bufio.NewScanner(stdout)
+		first := true
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "error") {
+				t.Fatalf("child: %s", line)
+			}
+			if n, ok := strings.CutPrefix(line, "ack "); ok {
+				i, _ := strconv.Atoi(n)
+				if first && round > 0 && i != 0 {
+					t.Fatalf("child restarted at %d", i)
+				}
+				first = false
+				acked = max(acked, i)
+			}
+		}
+		timer.Stop()
+		cmd.Wait()
+		if acked < 0 {
+			t.Fatal("child acknowledged nothing")
+		}
+		var wc warnCapture
+		m, err := Open(dir, wc.options())
+		if err != nil {
+			t.Fatalf("round %d: reopen after kill -9: %v", round, err)
+		}
+		// Rounds restart the counter, so the contexts of round 0..acked hold.
+		for i := 0; i <= acked; i++ {
+			c, _ := m.Contexts(nil, fmt.Sprintf("u%d", i))
+			if len(c) != 1 || c[0] != fmt.Sprintf("unique %d", i) {
+				t.Fatalf("round %d: acknowledged observation %d lost (acked up to %d): %q", round, i, acked, c)
+			}
+		}
+		state := export(t, m)
+		m.abandon()
+		m = mustOpen(t, dir, quietOptions())
+		if export(t, m) != state {
+			t.Fatalf("round %d: the memory reads differently on a second open", round)
+		}
+		m.Close()
+		t.Logf("round %d: killed after %v, %d acknowledged, warnings: %q", round, delay, acked+1, wc.buf.String())
+	}
+}

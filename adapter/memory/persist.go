@@ -1,0 +1,408 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// parseName returns the kind and generation of a memory file name.
+func parseName(name string) (kind byte, gen uint64, ok bool) {
+	base, found := strings.CutSuffix(name, ".amm")
+	if !found {
+		return 0, 0, false
+	}
+	var num string
+	switch {
+	case strings.HasPrefix(base, "log-"):
+		kind, num = kindLog, base[len("log-"):]
+	case strings.HasPrefix(base, "snapshot-"):
+		kind, num = kindSnapshot, base[len("snapshot-"):]
+	default:
+		return 0, 0, false
+	}
+	if len(num) != 16 {
+		return 0, 0, false
+	}
+	gen, err := strconv.ParseUint(num, 16, 64)
+	if err != nil || gen == 0 {
+		return 0, 0, false
+	}
+	return kind, gen, true
+}
+
+// openDir loads the directory and, unless read-only, opens the log for appending.
+func (m *Memory) openDir() error {
+	ro := m.opts.ReadOnly
+	if !ro {
+		if err := os.MkdirAll(m.dir, 0o700); err != nil {
+			return fmt.Errorf("create context memory directory: %w", err)
+		}
+		if st, err := os.Stat(m.dir); err == nil && st.Mode().Perm()&0o077 != 0 {
+			m.log.Warn("context memory directory is readable by others; chmod 700 it", "dir", m.dir, "mode", st.Mode().Perm().String())
+		}
+		unlock, err := lockDir(m.dir)
+		if err != nil {
+			return err
+		}
+		m.unlock = unlock
+	}
+	ents, err := os.ReadDir(m.dir)
+	if err != nil {
+		if ro && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("read context memory directory: %w", err)
+	}
+	var snaps, logs []uint64
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasSuffix(name, ".tmp") && !ro {
+			// An interrupted snapshot: never renamed, so never relied upon.
+			if err := os.Remove(filepath.Join(m.dir, name)); err != nil {
+				return fmt.Errorf("remove interrupted snapshot: %w", err)
+			}
+			continue
+		}
+		kind, gen, ok := parseName(name)
+		switch {
+		case !ok:
+		case kind == kindSnapshot:
+			snaps = append(snaps, gen)
+		default:
+			logs = append(logs, gen)
+		}
+	}
+	slices.Sort(snaps)
+	slices.Sort(logs)
+	var base uint64 // generation of the snapshot loaded (0: none)
+	if len(snaps) > 0 {
+		base = snaps[len(snaps)-1]
+		if err := m.loadSnapshot(m.path(kindSnapshot, base)); err != nil {
+			return err
+		}
+	}
+	active := uint64(0)
+	for _, g := range logs {
+		if g < base {
+			continue
+		}
+		last := g == logs[len(logs)-1]
+		if err := m.replayLog(m.path(kindLog, g), last); err != nil {
+			return err
+		}
+		active = g
+	}
+	m.gen = max(base, active, 1)
+	if ro {
+		return nil
+	}
+	if active == 0 {
+		f, err := m.createFile(m.path(kindLog, m.gen), kindLog)
+		if err != nil {
+			return err
+		}
+		m.logFile, m.logSize = f, headerSize
+	} else {
+		path := m.path(kindLog, active)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("open context memory log: %w", err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("stat context memory log: %w", err)
+		}
+		m.logFile, m.logSize = f, st.Size()
+	}
+	m.removeOlder(base)
+	return nil
+}
+
+// loadSnapshot reads a snapshot into the (empty) state.
+func (m *Memory) loadSnapshot(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read context memory snapshot: %w", err)
+	}
+	m.snapshotBytes.Store(int64(len(b)))
+	if err := checkHeader(b, kindSnapshot); err != nil {
+		if !errors.Is(err, errCorrupt) {
+			return fmt.Errorf("context memory snapshot %s: %w", path, err)
+		}
+		m.log.Warn("context memory snapshot has a bad header; starting from the logs after it", "file", path, "err", err)
+		return nil
+	}
+	ended := false
+	good, err := scanRecords(b[headerSize:], func(r record) error {
+		switch {
+		case ended:
+			return fmt.Errorf("%w: record after the end record", errCorrupt)
+		case r.typ == recWord:
+			e := m.words[r.word]
+			if e == nil {
+				e = &entry{}
+				m.words[r.word] = e
+			}
+			e.seen = r.seen
+			for i, c := range r.contexts {
+				m.setLocked(e, r.seen, i, c)
+			}
+		case r.typ == recEnd:
+			if r.words != uint64(len(m.words)) || r.nctx != uint64(m.nctx) {
+				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, len(m.words), m.nctx)
+			}
+			ended = true
+		default:
+			return fmt.Errorf("%w: record type %d in a snapshot", errCorrupt, r.typ)
+		}
+		return nil
+	})
+	if err != nil || !ended {
+		if err == nil {
+			err = errors.New("no end record")
+		}
+		m.log.Warn("context memory snapshot is damaged; keeping what was read before the damage",
+			"file", path, "offset", headerSize+good, "words", len(m.words), "err", err)
+	}
+	return nil
+}
+
+// replayLog applies the records of one log. A damaged tail is dropped with a
+// warning and, unless read-only, truncated away so appends continue after the
+// last intact record.
+func (m *Memory) replayLog(path string, last bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read context memory log: %w", err)
+	}
+	good := 0
+	if err := checkHeader(b, kindLog); err != nil {
+		if !errors.Is(err, errCorrupt) {
+			return fmt.Errorf("context memory log %s: %w", path, err)
+		}
+		// A crash right after the file was created: the header is torn.
+		m.log.Warn("context memory log has a torn header; treating it as empty", "file", path, "bytes", len(b))
+		if !m.opts.ReadOnly {
+			if err := rewriteHeader(path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n, err := scanRecords(b[headerSize:], func(r record) error {
+		if r.typ != recOffer {
+			return fmt.Errorf("%w: record type %d in a log", errCorrupt, r.typ)
+		}
+		e := m.words[r.word]
+		if e == nil {
+			e = &entry{}
+			m.words[r.word] = e
+		}
+		ctx := ""
+		if r.slot >= 0 {
+			ctx = r.contexts[0]
+		}
+		m.setLocked(e, r.seen, r.slot, ctx)
+		return nil
+	})
+	good = headerSize + n
+	if err == nil {
+		return nil
+	}
+	m.log.Warn("context memory log has a torn or corrupt tail; dropping it",
+		"file", path, "offset", good, "dropped_bytes", len(b)-good, "last_log", last, "err", err)
+	if m.opts.ReadOnly {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("open context memory log to drop its torn tail: %w", err)
+	}
+	defer f.Close()
+	if err := f.Truncate(int64(good)); err != nil {
+		return fmt.Errorf("truncate torn tail of context memory log %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync context memory log %s: %w", path, err)
+	}
+	return nil
+}
+
+// rewriteHeader replaces a log whose header is torn by an empty log.
+func rewriteHeader(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("rewrite context memory log header: %w", err)
+	}
+	_, err = f.Write(fileHeader(kindLog))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("rewrite context memory log header %s: %w", path, err)
+	}
+	return nil
+}
+
+// createFile creates path with a header, fsyncs it and its directory.
+func (m *Memory) createFile(path string, kind byte) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create context memory file: %w", err)
+	}
+	if _, err := f.Write(fileHeader(kind)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write context memory file header %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("fsync context memory file %s: %w", path, err)
+	}
+	if err := syncDir(m.dir); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open context memory directory to fsync it: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync context memory directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// compactLocked (compactMu held) starts a new log generation and writes the
+// state at the switch as its snapshot, then deletes the older files.
+func (m *Memory) compactLocked() error {
+	if m.dir == "" || m.opts.ReadOnly {
+		return nil
+	}
+	m.syncMu.Lock()
+	m.mu.Lock()
+	if m.failed != nil {
+		err := m.failed
+		m.mu.Unlock()
+		m.syncMu.Unlock()
+		return err
+	}
+	old := m.logFile
+	if err := old.Sync(); err != nil {
+		m.mu.Unlock()
+		m.syncMu.Unlock()
+		return fmt.Errorf("fsync context memory log %s: %w", old.Name(), err)
+	}
+	m.syncedSeq.Store(m.writeSeq)
+	gen := m.gen + 1
+	nf, err := m.createFile(m.path(kindLog, gen), kindLog)
+	if err != nil {
+		m.mu.Unlock()
+		m.syncMu.Unlock()
+		return err
+	}
+	m.logFile, m.logSize, m.gen, m.records = nf, headerSize, gen, 0
+	words := make([]string, 0, len(m.words))
+	states := make([]entry, 0, len(m.words))
+	for w, e := range m.words {
+		words = append(words, w)
+		states = append(states, entry{seen: e.seen, ctx: slices.Clone(e.ctx)})
+	}
+	nctx := m.nctx
+	m.mu.Unlock()
+	m.syncMu.Unlock()
+	if err := old.Close(); err != nil {
+		m.log.Warn("close old context memory log", "err", err)
+	}
+	if err := m.writeSnapshot(gen, words, states, nctx); err != nil {
+		return err
+	}
+	m.removeOlder(gen)
+	return nil
+}
+
+// writeSnapshot writes the snapshot of generation gen: temporary file, fsync,
+// rename, directory fsync.
+func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx int) error {
+	final := m.path(kindSnapshot, gen)
+	tmp := final + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("create context memory snapshot: %w", err)
+	}
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write context memory snapshot %s: %w", tmp, err)
+	}
+	buf := fileHeader(kindSnapshot)
+	size := int64(0)
+	for i, w := range words {
+		var start int
+		buf, start = beginRecord(buf)
+		buf = appendWordState(buf, w, states[i].seen, states[i].ctx)
+		endRecord(buf, start)
+		if len(buf) >= 1<<20 {
+			if _, err := f.Write(buf); err != nil {
+				return fail(err)
+			}
+			size += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
+	var start int
+	buf, start = beginRecord(buf)
+	buf = appendEnd(buf, uint64(len(words)), uint64(nctx))
+	endRecord(buf, start)
+	if _, err := f.Write(buf); err != nil {
+		return fail(err)
+	}
+	size += int64(len(buf))
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("close context memory snapshot %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename context memory snapshot into place: %w", err)
+	}
+	if err := syncDir(m.dir); err != nil {
+		return err
+	}
+	m.snapshotBytes.Store(size)
+	return nil
+}
+
+// removeOlder deletes the snapshots and logs of generations before gen; a
+// failure only costs disk space and is logged.
+func (m *Memory) removeOlder(gen uint64) {
+	ents, err := os.ReadDir(m.dir)
+	if err != nil {
+		m.log.Warn("list context memory directory", "err", err)
+		return
+	}
+	for _, e := range ents {
+		if _, g, ok := parseName(e.Name()); ok && g < gen {
+			if err := os.Remove(filepath.Join(m.dir, e.Name())); err != nil {
+				m.log.Warn("remove old context memory file", "file", e.Name(), "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,662 @@
+// Package vectorizer turns a text into one vector: every word gets a vector by
+// its source — its base row for frequent words, the serving bundle's AM+skip
+// row for known rare words, and Attentive Mimicking from its form and contexts
+// (the sentences of the text that contain it plus the contexts remembered for
+// it) for words the model has never seen — and the word vectors are combined
+// with SIF weights a/(a + p(w)) (or a plain mean) and L2-normalized.
+//
+// A text whose words all yield nothing (no words, or only words without a
+// vector) is an error, ErrNoWords: the vectorizer never returns a zero or NaN
+// vector. The package does not import Weaviate; both the HTTP server (adapter)
+// and the in-process Weaviate module use it.
+package vectorizer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
+)
+
+// ContextStore is the context memory as the vectorizer sees it;
+// *memory.Memory satisfies it.
+type ContextStore interface {
+	// Remember offers observations (word, sentence) to the memory.
+	Remember(obs []memory.Observation) error
+	// Contexts appends the remembered contexts of word to dst; version
+	// changes whenever they change.
+	Contexts(dst []string, word string) ([]string, uint64)
+	// ReadOnly reports whether Remember must not be called.
+	ReadOnly() bool
+}
+
+// ErrNoWords reports a text with no word that yields a vector.
+var ErrNoWords = errors.New("the text has no word that yields a vector")
+
+// Source says where a word's vector came from.
+type Source string
+
+const (
+	// SourceBase is the word's base embedding (a frequent word).
+	SourceBase Source = "base"
+	// SourceAMSkip is the serving bundle's precomputed AM+skip vector (a known rare word).
+	SourceAMSkip Source = "amskip"
+	// SourceAM is Attentive Mimicking from the word's form and contexts.
+	SourceAM Source = "am"
+	// SourceDropped marks a word that yielded no vector.
+	SourceDropped Source = "dropped"
+)
+
+// cacheEntries bounds the cache of AM vectors of remembered words.
+const cacheEntries = 16384
+
+// Vectorizer turns texts into vectors. It is safe for concurrent use.
+type Vectorizer struct {
+	m         *model.Model
+	base      *model.Embeddings
+	tok       model.Tokenizer
+	store     ContextStore
+	opts      Options
+	dim       int
+	hasCounts bool
+	total     float64   // sum of base counts
+	sifW      []float32 // SIF weight of each base row at opts.SIFA; nil without counts
+	zero      []uint64  // bitset of all-zero base rows
+	pool      sync.Pool
+	cache     amCache
+
+	nBase, nAMSkip, nAM, nDropped atomic.Int64
+	inferences, hits, misses      atomic.Int64
+}
+
+// New returns a vectorizer over m (which must have base embeddings). store is
+// the context memory (nil: none); opts are the defaults of every call.
+func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) {
+	if m == nil || m.Base == nil {
+		return nil, errors.New("new vectorizer: the model has no base embeddings")
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("new vectorizer: %w", err)
+	}
+	if m.Base.Dim != m.Dim {
+		return nil, fmt.Errorf("new vectorizer: base embeddings have dimension %d, the model %d", m.Base.Dim, m.Dim)
+	}
+	v := &Vectorizer{
+		m:     m,
+		base:  m.Base,
+		tok:   m.Tokenizer,
+		store: store,
+		opts:  opts,
+		dim:   m.Dim,
+		cache: amCache{entries: make(map[cacheKey]cacheEntry)},
+	}
+	n := m.Base.Len()
+	v.zero = make([]uint64, (n+63)/64)
+	for i := range n {
+		if isZero(m.Base.Row(int32(i))) {
+			v.zero[i/64] |= 1 << (i % 64)
+		}
+	}
+	if m.Base.Counts != nil {
+		v.hasCounts = true
+		for _, c := range m.Base.Counts {
+			v.total += float64(max(c, 0))
+		}
+		if v.total == 0 {
+			v.hasCounts = false
+		}
+	}
+	if v.hasCounts {
+		v.sifW = make([]float32, n)
+		for i := range n {
+			v.sifW[i] = v.sifWeight(m.Base.Counts[i], opts.SIFA)
+		}
+	}
+	v.pool.New = func() any { return v.newWork() }
+	return v, nil
+}
+
+func isZero(x []float32) bool {
+	for _, f := range x {
+		if f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Dim returns the vector dimension.
+func (v *Vectorizer) Dim() int { return v.dim }
+
+// Options returns the defaults given to New.
+func (v *Vectorizer) Options() Options { return v.opts }
+
+// Model returns the model.
+func (v *Vectorizer) Model() *model.Model { return v.m }
+
+// Store returns the context memory (nil: none).
+func (v *Vectorizer) Store() ContextStore { return v.store }
+
+func (v *Vectorizer) sifWeight(count int64, a float64) float32 {
+	if !v.hasCounts || count <= 0 {
+		return 1
+	}
+	return float32(a / (a + float64(count)/v.total))
+}
+
+// tokInfo is the classification of one token.
+type tokInfo struct {
+	id    int32 // base row, -1 if unknown
+	count int64
+	src   Source
+}
+
+// classify says which source a word's vector comes from under o.
+func (v *Vectorizer) classify(word string, o *Options) tokInfo {
+	id, ok := v.base.ID(word)
+	if !ok {
+		return tokInfo{id: -1, src: SourceAM}
+	}
+	if !v.hasCounts {
+		return tokInfo{id: id, src: SourceBase}
+	}
+	c := v.base.Count(id)
+	switch {
+	case c >= o.FrequentMin:
+		return tokInfo{id: id, count: c, src: SourceBase}
+	case c >= o.RareMin:
+		return tokInfo{id: id, count: c, src: SourceAMSkip}
+	}
+	return tokInfo{id: id, count: c, src: SourceAM}
+}
+
+// weight is the combination weight of a token.
+func (v *Vectorizer) weight(t tokInfo, o *Options) float32 {
+	if o.Weighting == WeightMean {
+		return 1
+	}
+	if t.id >= 0 && v.sifW != nil && o.SIFA == v.opts.SIFA {
+		return v.sifW[t.id]
+	}
+	return v.sifWeight(t.count, o.SIFA)
+}
+
+// work is the per-call scratch space, pooled.
+type work struct {
+	ws        *model.Workspace
+	sentences []string
+	sentEnd   []int     // tokens[sentEnd[i-1]:sentEnd[i]] are the tokens of sentence i
+	tokens    []string  // all tokens, sentence after sentence
+	info      []tokInfo // parallel to tokens
+	tokSent   []int32   // sentence of each token
+	occHead   map[string]int32
+	occ       []occNode
+	obs       []memory.Observation
+	ctxTexts  []string
+	ctxRem    int     // ctxTexts[:ctxRem] came from the memory
+	ctxSent   []int32 // sentence of each in-text context ctxTexts[ctxRem:]
+	sents     []int32
+	ctxTok    []string
+	idBuf     []int32
+	idEnd     []int
+	ctxUsed   []int // index in ctxTexts of each context in ctxIDs
+	ctxIDs    [][]int32
+	acc       []float32
+	amVec     []float32
+	amDone    map[string]int // word → offset in amVecs, -1 dropped
+	amVecs    []float32
+	explain   map[string]int // word → index in Explanation.Words (Explain only)
+}
+
+// occNode links the sentences a non-frequent word occurs in.
+type occNode struct {
+	sent int32
+	next int32 // -1 ends the list
+}
+
+func (v *Vectorizer) newWork() *work {
+	return &work{
+		ws:      v.m.NewWorkspace(),
+		occHead: make(map[string]int32),
+		acc:     make([]float32, v.dim),
+		amVec:   make([]float32, v.dim),
+		amDone:  make(map[string]int),
+	}
+}
+
+// prepare splits text into sentences and tokens, classifies every token, and
+// links the sentences of every non-frequent word. It reports whether any
+// token is non-frequent.
+func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
+	w.sentences = v.tok.AppendSentences(w.sentences[:0], text)
+	w.tokens, w.info, w.tokSent, w.sentEnd = w.tokens[:0], w.info[:0], w.tokSent[:0], w.sentEnd[:0]
+	clear(w.occHead)
+	w.occ = w.occ[:0]
+	rare := false
+	for s, sent := range w.sentences {
+		start := len(w.tokens)
+		w.tokens = v.tok.AppendTokens(w.tokens, sent)
+		for _, t := range w.tokens[start:] {
+			info := v.classify(t, o)
+			w.info = append(w.info, info)
+			w.tokSent = append(w.tokSent, int32(s))
+			if info.src == SourceBase {
+				continue
+			}
+			rare = true
+			head, ok := w.occHead[t]
+			if ok && w.occ[head].sent == int32(s) {
+				continue // already linked to this sentence
+			}
+			if !ok {
+				head = -1
+			}
+			w.occ = append(w.occ, occNode{sent: int32(s), next: head})
+			w.occHead[t] = int32(len(w.occ) - 1)
+		}
+		w.sentEnd = append(w.sentEnd, len(w.tokens))
+	}
+	return rare
+}
+
+// teach offers the sentences of every non-frequent word of the prepared text
+// to the memory and returns how many observations it offered. The sentences
+// of one word are offered in text order (the reservoirs are per word, so the
+// order across words does not matter).
+func (v *Vectorizer) teach(w *work) (int, error) {
+	if v.store == nil || v.store.ReadOnly() || len(w.occHead) == 0 {
+		return 0, nil
+	}
+	w.obs = w.obs[:0]
+	for t, head := range w.occHead {
+		start := len(w.obs)
+		for n := head; n >= 0; n = w.occ[n].next {
+			w.obs = append(w.obs, memory.Observation{Word: t, Context: w.sentences[w.occ[n].sent]})
+		}
+		// The list runs last sentence first.
+		for a, b := start, len(w.obs)-1; a < b; a, b = a+1, b-1 {
+			w.obs[a], w.obs[b] = w.obs[b], w.obs[a]
+		}
+	}
+	n := len(w.obs)
+	err := v.store.Remember(w.obs)
+	clear(w.obs) // do not pin the text
+	if err != nil {
+		return 0, fmt.Errorf("remember contexts: %w", err)
+	}
+	return n, nil
+}
+
+// Vectorize returns the L2-normalized vector of text (len Dim). TaskPassage
+// first offers the sentences around the text's non-frequent words to the memory.
+func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	if v.prepare(w, text, &opts) && task == TaskPassage {
+		if _, err := v.teach(w); err != nil {
+			return nil, err
+		}
+	}
+	if err := v.combine(w, &opts, nil); err != nil {
+		return nil, err
+	}
+	return append([]float32(nil), w.acc...), nil
+}
+
+// VectorizeBatch vectorizes texts in parallel; errs[i] is nil or the error of
+// texts[i]. For TaskPassage all texts teach the memory first, in order.
+func (v *Vectorizer) VectorizeBatch(texts []string, task Task, opts Options) (vecs [][]float32, errs []error) {
+	vecs = make([][]float32, len(texts))
+	errs = make([]error, len(texts))
+	if err := opts.Validate(); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return vecs, errs
+	}
+	if task == TaskPassage {
+		for i, t := range texts {
+			if _, err := v.Learn(t, opts); err != nil && !errors.Is(err, errNoMemory) {
+				errs[i] = err
+			}
+		}
+	}
+	var next atomic.Int64
+	workers := min(runtime.GOMAXPROCS(0), len(texts))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(texts) {
+					return
+				}
+				if errs[i] == nil {
+					vecs[i], errs[i] = v.Vectorize(texts[i], TaskQuery, opts)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return vecs, errs
+}
+
+var errNoMemory = errors.New("the vectorizer has no writable context memory")
+
+// Learn offers the sentences around the non-frequent words of text to the
+// memory without vectorizing it (used by "memory warm"); it returns the number
+// of observations offered.
+func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
+	if v.store == nil || v.store.ReadOnly() {
+		return 0, errNoMemory
+	}
+	if err := opts.Validate(); err != nil {
+		return 0, err
+	}
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	if !v.prepare(w, text, &opts) {
+		return 0, nil
+	}
+	return v.teach(w)
+}
+
+// combine computes the normalized vector of the prepared text into w.acc;
+// with ex != nil it records how every word was handled.
+func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
+	acc := w.acc
+	clear(acc)
+	clear(w.amDone)
+	w.amVecs = w.amVecs[:0]
+	var nb, ns, na, nd int64
+	used := 0
+	for i, t := range w.tokens {
+		info := w.info[i]
+		var vec []float32
+		var we *WordExplanation
+		if ex != nil {
+			we = ex.word(w, t, info)
+		}
+		switch info.src {
+		case SourceBase, SourceAMSkip:
+			if v.zero[info.id/64]&(1<<(info.id%64)) == 0 {
+				vec = v.base.Row(info.id)
+			}
+		case SourceAM:
+			off, done := w.amDone[t]
+			if !done {
+				off = v.amVector(w, t, o, we)
+				w.amDone[t] = off
+			}
+			if off >= 0 {
+				vec = w.amVecs[off : off+v.dim]
+			}
+		}
+		if vec == nil {
+			nd++
+			if we != nil {
+				we.Source = SourceDropped
+			}
+			continue
+		}
+		switch info.src {
+		case SourceBase:
+			nb++
+		case SourceAMSkip:
+			ns++
+		default:
+			na++
+		}
+		wt := v.weight(info, o)
+		simd.Axpy(wt, vec, acc)
+		used++
+		if we != nil {
+			we.Weight += wt
+		}
+	}
+	v.nBase.Add(nb)
+	v.nAMSkip.Add(ns)
+	v.nAM.Add(na)
+	v.nDropped.Add(nd)
+	if used == 0 {
+		return ErrNoWords
+	}
+	norm := math.Sqrt(float64(simd.Dot(acc, acc)))
+	if norm == 0 {
+		return ErrNoWords // the word vectors cancelled out exactly
+	}
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return errors.New("vectorize: the combined vector is not finite (the model holds NaN or Inf)")
+	}
+	simd.Scale(float32(1/norm), acc)
+	return nil
+}
+
+// amVector infers the AM vector of word into w.amVecs and returns its offset,
+// or -1 if the word yields nothing. With we != nil it records α and ρ.
+func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanation) int {
+	w.ctxTexts = w.ctxTexts[:0]
+	var version uint64
+	if v.store != nil && o.MaxContexts > 0 {
+		w.ctxTexts, version = v.store.Contexts(w.ctxTexts, word)
+		if len(w.ctxTexts) > o.MaxContexts {
+			w.ctxTexts = w.ctxTexts[:o.MaxContexts]
+		}
+	}
+	w.ctxRem = len(w.ctxTexts)
+	// The sentences of this text, after the remembered ones, as room allows.
+	// The result equals the memory-only one (and can be cached) when every
+	// sentence of the text is remembered already or does not fit.
+	cacheable := true
+	w.sents = w.sents[:0]
+	if head, ok := w.occHead[word]; ok {
+		for n := head; n >= 0; n = w.occ[n].next {
+			w.sents = append(w.sents, w.occ[n].sent)
+		}
+	}
+	w.ctxSent = w.ctxSent[:0]
+	for k := len(w.sents) - 1; k >= 0; k-- { // text order
+		s := w.sentences[w.sents[k]]
+		if len(w.ctxTexts) >= o.MaxContexts || containsString(w.ctxTexts[:w.ctxRem], s) {
+			continue
+		}
+		if !v.hasContext(w.tokens[sentStart(w, int(w.sents[k])):w.sentEnd[w.sents[k]]], word) {
+			continue // no known word besides the target: contributes nothing
+		}
+		w.ctxTexts = append(w.ctxTexts, s)
+		w.ctxSent = append(w.ctxSent, w.sents[k])
+		cacheable = false
+	}
+	key := cacheKey{word: word, maxCtx: o.MaxContexts}
+	off := len(w.amVecs)
+	if cacheable && we == nil {
+		if vec, ok := v.cache.get(key, version); ok {
+			v.hits.Add(1)
+			if vec == nil {
+				return -1
+			}
+			w.amVecs = append(w.amVecs, vec...)
+			return off
+		}
+		v.misses.Add(1)
+	}
+	// Context ids of every context; the sentences of this text are tokenized already.
+	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
+	for c, text := range w.ctxTexts {
+		var toks []string
+		if c >= w.ctxRem {
+			s := int(w.ctxSent[c-w.ctxRem])
+			toks = w.tokens[sentStart(w, s):w.sentEnd[s]]
+		} else {
+			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+			toks = w.ctxTok
+		}
+		before := len(w.idBuf)
+		w.idBuf = v.m.ContextIDs(w.idBuf, toks, word)
+		if len(w.idBuf) > before {
+			w.idEnd = append(w.idEnd, len(w.idBuf))
+			w.ctxUsed = append(w.ctxUsed, c)
+		}
+	}
+	w.ctxIDs = w.ctxIDs[:0]
+	start := 0
+	for _, end := range w.idEnd {
+		w.ctxIDs = append(w.ctxIDs, w.idBuf[start:end])
+		start = end
+	}
+	exp := v.m.Infer(w.ws, word, w.ctxIDs, w.amVec)
+	v.inferences.Add(1)
+	ok := !isZero(w.amVec) && finite(w.amVec)
+	if we != nil {
+		we.Alpha = exp.Alpha
+		we.FormOnly = exp.FormOnly
+		we.Contexts = make([]ContextWeight, len(w.ctxUsed))
+		for k, c := range w.ctxUsed {
+			cw := ContextWeight{Text: w.ctxTexts[c], Remembered: c < w.ctxRem}
+			if k < len(exp.Rho) {
+				cw.Rho = exp.Rho[k]
+			}
+			we.Contexts[k] = cw
+		}
+	}
+	if cacheable && we == nil {
+		var stored []float32
+		if ok {
+			stored = append([]float32(nil), w.amVec...)
+		}
+		v.cache.put(key, version, stored)
+	}
+	clear(w.ctxTexts) // do not pin remembered strings or the text
+	if !ok {
+		return -1
+	}
+	w.amVecs = append(w.amVecs, w.amVec...)
+	return off
+}
+
+// hasContext reports whether tokens hold a base word other than target.
+func (v *Vectorizer) hasContext(tokens []string, target string) bool {
+	for _, t := range tokens {
+		if t != target {
+			if _, ok := v.base.ID(t); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sentStart(w *work, s int) int {
+	if s == 0 {
+		return 0
+	}
+	return w.sentEnd[s-1]
+}
+
+func finite(x []float32) bool {
+	for _, f := range x {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stats counts, since New, words by source, AM inferences and cache use.
+type Stats struct {
+	// WordsBySource counts word occurrences by the source of their vector.
+	WordsBySource map[Source]int64
+	// AMInferences counts AM forward passes.
+	AMInferences int64
+	// CacheHits and CacheMisses count lookups of AM vectors of remembered words.
+	CacheHits, CacheMisses int64
+	// CacheEntries is the current number of cached AM vectors.
+	CacheEntries int
+}
+
+// Stats returns the counters.
+func (v *Vectorizer) Stats() Stats {
+	return Stats{
+		WordsBySource: map[Source]int64{
+			SourceBase:    v.nBase.Load(),
+			SourceAMSkip:  v.nAMSkip.Load(),
+			SourceAM:      v.nAM.Load(),
+			SourceDropped: v.nDropped.Load(),
+		},
+		AMInferences: v.inferences.Load(),
+		CacheHits:    v.hits.Load(),
+		CacheMisses:  v.misses.Load(),
+		CacheEntries: v.cache.len(),
+	}
+}
+
+// cacheKey identifies a cached AM vector.
+type cacheKey struct {
+	word   string
+	maxCtx int
+}
+
+type cacheEntry struct {
+	version uint64
+	vec     []float32 // nil: the word yields nothing
+}
+
+// amCache holds AM vectors computed from remembered contexts only, valid
+// while the word's memory version is unchanged.
+type amCache struct {
+	mu      sync.Mutex
+	entries map[cacheKey]cacheEntry
+}
+
+func (c *amCache) get(k cacheKey, version uint64) ([]float32, bool) {
+	c.mu.Lock()
+	e, ok := c.entries[k]
+	c.mu.Unlock()
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return e.vec, true
+}
+
+func (c *amCache) put(k cacheKey, version uint64, vec []float32) {
+	k.word = cloneString(k.word)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= cacheEntries {
+		// Evict an arbitrary eighth (map order is random).
+		n := cacheEntries / 8
+		for key := range c.entries {
+			delete(c.entries, key)
+			if n--; n == 0 {
+				break
+			}
+		}
+	}
+	c.entries[k] = cacheEntry{version: version, vec: vec}
+}
+
+func (c *amCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func cloneString(s string) string { return string(append([]byte(nil), s...)) }

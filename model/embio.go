@@ -1,0 +1,621 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// openMaybeGzip returns a reader of r's content, transparently decompressing
+// gzip (detected by its magic bytes, not by a file name).
+func openMaybeGzip(r io.Reader) (io.Reader, func() error, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	magic, err := br.Peek(2)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, err
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gzip: %w", err)
+		}
+		return zr, zr.Close, nil
+	}
+	return br, func() error { return nil }, nil
+}
+
+// LoadEmbeddings reads an embeddings file: word2vec text with or without its
+// "rows dim" header line (GloVe's headerless text too), word2vec binary, or a
+// gzip of any of them (detected by magic bytes).
+func LoadEmbeddings(path string) (*Embeddings, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load embeddings: %w", err)
+	}
+	defer f.Close()
+	return ReadEmbeddings(f, path)
+}
+
+// ReadEmbeddings reads embeddings from r in any format LoadEmbeddings accepts;
+// name (usually the file name) prefixes every error message, with the line or
+// record where the problem is.
+//
+// Format detection: gzip by its magic bytes; a first line of exactly two
+// integers is a word2vec header "rows dim", otherwise the file is headerless
+// text and the dimension is the number of values on the first line. After a
+// header the body is binary when the bytes following the first word are not
+// all characters of decimal numbers. Text values are parsed in parallel.
+func ReadEmbeddings(r io.Reader, name string) (*Embeddings, error) {
+	zr, closeZ, err := openMaybeGzip(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	e, err := readEmbeddings(zr, name)
+	if cerr := closeZ(); err == nil && cerr != nil {
+		err = fmt.Errorf("%s: %w", name, cerr)
+	}
+	return e, err
+}
+
+func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	first, err := readLine(br)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s:1: %w", name, err)
+	}
+	if len(bytes.TrimSpace(first)) == 0 && errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	fields := bytes.Fields(first)
+	rows, dim, isHeader := parseHeader(fields)
+	if isHeader {
+		if dim < 1 || dim > MaxDim {
+			return nil, fmt.Errorf("%s:1: header declares dimension %d (allowed 1..%d)", name, dim, MaxDim)
+		}
+		if rows < 0 {
+			return nil, fmt.Errorf("%s:1: header declares %d rows", name, rows)
+		}
+		if looksBinary(br, dim) {
+			return readBinaryBody(br, name, rows, dim)
+		}
+		return readTextBody(br, name, nil, 2, rows, dim)
+	}
+	if len(fields) < 2 {
+		return nil, fmt.Errorf("%s:1: a word and at least one value expected, got %d fields", name, len(fields))
+	}
+	dim = len(fields) - 1
+	if dim > MaxDim {
+		return nil, fmt.Errorf("%s:1: %d values (dimension limit %d)", name, dim, MaxDim)
+	}
+	return readTextBody(br, name, first, 1, -1, dim)
+}
+
+// readLine returns the next line without its line break; the slice is only
+// valid until the next read.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		buf := append([]byte(nil), line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = br.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	return bytes.TrimRight(line, "\r\n"), err
+}
+
+// parseHeader reports whether fields are a word2vec header "rows dim".
+func parseHeader(fields [][]byte) (rows, dim int, ok bool) {
+	if len(fields) != 2 {
+		return 0, 0, false
+	}
+	r, err1 := strconv.Atoi(string(fields[0]))
+	d, err2 := strconv.Atoi(string(fields[1]))
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return r, d, true
+}
+
+// looksBinary peeks at the first record after a header. A text record's
+// first line holds, after the word, only characters of decimal numbers: dim
+// of them, or at least 8 bytes of them (so that a text file with a wrong
+// number of values still gets the text parser's precise error).
+func looksBinary(br *bufio.Reader, dim int) bool {
+	peek, _ := br.Peek(br.Size())
+	peek = bytes.TrimLeft(peek, "\n\r")
+	line := peek
+	if nl := bytes.IndexByte(peek, '\n'); nl >= 0 {
+		line = peek[:nl]
+	}
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 0 {
+		return false // a word without values: let the text parser report it
+	}
+	seg := bytes.TrimRight(line[sp+1:], "\r")
+	for _, c := range seg {
+		switch {
+		case '0' <= c && c <= '9', c == '.', c == '-', c == '+', c == 'e', c == 'E', c == ' ', c == '\t',
+			c == 'n', c == 'a', c == 'i', c == 'f', c == 'N', c == 'A', c == 'I', c == 'F':
+		default:
+			return true
+		}
+	}
+	return !(countFields(seg) == dim || len(seg) >= 8)
+}
+
+// textChunk is a run of whole lines handed to a parsing worker.
+type textChunk struct {
+	seq       int
+	firstLine int
+	data      []byte
+
+	words []string
+	lines []int32 // line of each word
+	vecs  []float32
+	err   error
+	line  int // line of err
+}
+
+// readTextBody parses word2vec text lines of dimension dim. pending, when
+// non-nil, is the already-read first line (line number lineNo). wantRows < 0
+// means unknown (no header).
+func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRows, dim int) (*Embeddings, error) {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	const chunkBytes = 4 << 20
+	jobs := make(chan *textChunk, workers)
+	done := make(chan *textChunk, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				parseTextChunk(c, dim)
+				done <- c
+			}
+		}()
+	}
+	// Reader: cut the stream into chunks of whole lines.
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		seq := 0
+		line := lineNo
+		var carry []byte
+		if pending != nil {
+			carry = append(append(carry, pending...), '\n')
+		}
+		for {
+			buf := make([]byte, len(carry), chunkBytes+len(carry))
+			copy(buf, carry)
+			n, err := io.ReadFull(br, buf[len(carry):cap(buf)])
+			buf = buf[:len(carry)+n]
+			eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+			if err != nil && !eof {
+				readErr <- fmt.Errorf("%s: read: %w", name, err)
+				return
+			}
+			cut := len(buf)
+			if !eof {
+				cut = bytes.LastIndexByte(buf, '\n') + 1
+				if cut == 0 { // one line longer than a chunk: keep reading
+					carry = buf
+					if len(carry) > 64<<20 {
+						readErr <- fmt.Errorf("%s:%d: line longer than 64 MiB", name, line)
+						return
+					}
+					continue
+				}
+			}
+			c := &textChunk{seq: seq, firstLine: line, data: buf[:cut]}
+			line += bytes.Count(c.data, []byte{'\n'})
+			carry = append([]byte(nil), buf[cut:]...)
+			jobs <- c
+			seq++
+			if eof {
+				readErr <- nil
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(done) }()
+
+	// Collect in order.
+	var results []*textChunk
+	for c := range done {
+		results = append(results, c)
+	}
+	if err := <-readErr; err != nil {
+		return nil, err
+	}
+	sortChunks(results)
+	total := 0
+	for _, c := range results {
+		if c.err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, c.line, c.err)
+		}
+		total += len(c.words)
+	}
+	if wantRows >= 0 && total != wantRows {
+		return nil, fmt.Errorf("%s:1: header declares %d words but the body has %d", name, wantRows, total)
+	}
+	words := make([]string, 0, total)
+	vecs := make([]float32, 0, total*dim)
+	for _, c := range results {
+		words = append(words, c.words...)
+		vecs = append(vecs, c.vecs...)
+	}
+	e, err := newEmbeddingsIndexed(dim, words, vecs, func(i int) string {
+		// Report the line of entry i.
+		for _, c := range results {
+			if i < len(c.words) {
+				return fmt.Sprintf("%s:%d", name, c.lines[i])
+			}
+			i -= len(c.words)
+		}
+		return name
+	})
+	return e, err
+}
+
+func sortChunks(cs []*textChunk) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].seq < cs[j-1].seq; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+// parseTextChunk parses the lines of c into words and vectors.
+func parseTextChunk(c *textChunk, dim int) {
+	n := bytes.Count(c.data, []byte{'\n'}) + 1
+	c.words = make([]string, 0, n)
+	c.vecs = make([]float32, 0, n*dim)
+	line := c.firstLine
+	for rest := c.data; len(rest) > 0; line++ {
+		nl := bytes.IndexByte(rest, '\n')
+		var l []byte
+		if nl < 0 {
+			l, rest = rest, nil
+		} else {
+			l, rest = rest[:nl], rest[nl+1:]
+		}
+		if len(l) > 0 && l[len(l)-1] == '\r' {
+			l = l[:len(l)-1]
+		}
+		i := skipSpace(l, 0)
+		if i == len(l) {
+			continue // blank line
+		}
+		j := skipWord(l, i)
+		word := l[i:j]
+		if len(word) > MaxWordBytes {
+			c.err, c.line = fmt.Errorf("word of %d bytes (limit %d)", len(word), MaxWordBytes), line
+			return
+		}
+		if bytes.IndexByte(word, 0) >= 0 {
+			c.err, c.line = fmt.Errorf("word %q contains NUL", word), line
+			return
+		}
+		base := len(c.vecs)
+		k := 0
+		for p := skipSpace(l, j); p < len(l); p = skipSpace(l, p) {
+			q := skipWord(l, p)
+			if k == dim {
+				cnt := k + countFields(l[p:])
+				c.err, c.line = fmt.Errorf("word %q: %d values, want %d", word, cnt, dim), line
+				return
+			}
+			x, ok := parseFloat32(l[p:q])
+			if !ok {
+				c.err, c.line = fmt.Errorf("word %q: value %d %q is not a number", word, k+1, l[p:q]), line
+				return
+			}
+			if !finite32(x) {
+				c.err, c.line = fmt.Errorf("word %q: value %d is %s (NaN or infinite)", word, k+1, l[p:q]), line
+				return
+			}
+			c.vecs = append(c.vecs, x)
+			k++
+			p = q
+		}
+		if k != dim {
+			c.err, c.line = fmt.Errorf("word %q: %d values, want %d", word, k, dim), line
+			c.vecs = c.vecs[:base]
+			return
+		}
+		c.words = append(c.words, string(word))
+		c.lines = append(c.lines, int32(line))
+	}
+	c.data = nil
+}
+
+func skipSpace(l []byte, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func skipWord(l []byte, i int) int {
+	for i < len(l) && l[i] != ' ' && l[i] != '\t' {
+		i++
+	}
+	return i
+}
+
+func countFields(l []byte) int {
+	n := 0
+	for i := skipSpace(l, 0); i < len(l); i = skipSpace(l, i) {
+		i = skipWord(l, i)
+		n++
+	}
+	return n
+}
+
+// newEmbeddingsIndexed builds the index, reporting a duplicate word with the
+// place (file:line or record) of its second occurrence from where.
+func newEmbeddingsIndexed(dim int, words []string, vecs []float32, where func(i int) string) (*Embeddings, error) {
+	e := &Embeddings{Dim: dim, Words: words, Vectors: vecs, index: make(map[string]int32, len(words))}
+	for i, w := range words {
+		if j, dup := e.index[w]; dup {
+			return nil, fmt.Errorf("%s: duplicate word %q (first at %s)", where(i), w, where(int(j)))
+		}
+		e.index[w] = int32(i)
+	}
+	return e, nil
+}
+
+// readBinaryBody parses word2vec binary records: the word, a space, dim
+// little-endian float32 values, and an optional line break.
+func readBinaryBody(br *bufio.Reader, name string, rows, dim int) (*Embeddings, error) {
+	hint := min(rows, 1<<20)
+	words := make([]string, 0, hint)
+	vecs := make([]float32, 0, hint*dim)
+	rec := make([]byte, 4*dim)
+	for i := 0; i < rows; i++ {
+		// Skip line breaks left by the previous record.
+		for {
+			c, err := br.ReadByte()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil, fmt.Errorf("%s: record %d: file ends after %d of the %d words the header declares", name, i+1, i, rows)
+				}
+				return nil, fmt.Errorf("%s: record %d: %w", name, i+1, err)
+			}
+			if c != '\n' && c != '\r' {
+				_ = br.UnreadByte()
+				break
+			}
+		}
+		wb, err := br.ReadSlice(' ')
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				return nil, fmt.Errorf("%s: record %d: word longer than %d bytes", name, i+1, br.Size())
+			}
+			return nil, fmt.Errorf("%s: record %d: truncated word (%v)", name, i+1, err)
+		}
+		wb = wb[:len(wb)-1]
+		word := string(wb)
+		if err := validWord(word); err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", name, i+1, err)
+		}
+		if n, err := io.ReadFull(br, rec); err != nil {
+			return nil, fmt.Errorf("%s: record %d (word %q): truncated: %d of %d vector bytes", name, i+1, word, n, len(rec))
+		}
+		for k := range dim {
+			x := math.Float32frombits(binary.LittleEndian.Uint32(rec[4*k:]))
+			if !finite32(x) {
+				return nil, fmt.Errorf("%s: record %d (word %q): value %d is %v", name, i+1, word, k+1, x)
+			}
+			vecs = append(vecs, x)
+		}
+		words = append(words, word)
+	}
+	// Only line breaks may follow the last record.
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			break
+		}
+		if c != '\n' && c != '\r' {
+			return nil, fmt.Errorf("%s: data after the %d records the header declares", name, rows)
+		}
+	}
+	return newEmbeddingsIndexed(dim, words, vecs, func(i int) string { return fmt.Sprintf("%s: record %d", name, i+1) })
+}
+
+// WriteEmbeddingsText writes e in word2vec text format with a "rows dim"
+// header; values use the shortest representation that reads back exactly.
+func WriteEmbeddingsText(w io.Writer, e *Embeddings) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, "%d %d\n", e.Len(), e.Dim)
+	buf := make([]byte, 0, 64)
+	for i, word := range e.Words {
+		if err := validWord(word); err != nil {
+			return fmt.Errorf("write embeddings: entry %d: %w", i, err)
+		}
+		bw.WriteString(word)
+		for _, x := range e.Row(int32(i)) {
+			buf = append(buf[:0], ' ')
+			buf = strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
+			bw.Write(buf)
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return fmt.Errorf("write embeddings: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write embeddings: %w", err)
+	}
+	return nil
+}
+
+// WriteEmbeddingsBinary writes e in word2vec binary format: a "rows dim"
+// header line, then per word the word, a space, Dim little-endian float32
+// values and a line break.
+func WriteEmbeddingsBinary(w io.Writer, e *Embeddings) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, "%d %d\n", e.Len(), e.Dim)
+	buf := make([]byte, 4*e.Dim)
+	for i, word := range e.Words {
+		if err := validWord(word); err != nil {
+			return fmt.Errorf("write embeddings: entry %d: %w", i, err)
+		}
+		bw.WriteString(word)
+		bw.WriteByte(' ')
+		for k, x := range e.Row(int32(i)) {
+			binary.LittleEndian.PutUint32(buf[4*k:], math.Float32bits(x))
+		}
+		bw.Write(buf)
+		if err := bw.WriteByte('\n'); err != nil {
+			return fmt.Errorf("write embeddings: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write embeddings: %w", err)
+	}
+	return nil
+}
+
+// SaveEmbeddings writes e to path (text, or binary when binary is set), gzip
+// compressed when path ends in ".gz". The file is replaced atomically.
+func SaveEmbeddings(path string, e *Embeddings, binary bool) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		if strings.HasSuffix(path, ".gz") {
+			zw := gzip.NewWriter(w)
+			var err error
+			if binary {
+				err = WriteEmbeddingsBinary(zw, e)
+			} else {
+				err = WriteEmbeddingsText(zw, e)
+			}
+			if cerr := zw.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+		if binary {
+			return WriteEmbeddingsBinary(w, e)
+		}
+		return WriteEmbeddingsText(w, e)
+	})
+}
+
+// writeFileAtomic writes a temporary file beside path with write, syncs it
+// and renames it over path.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadCounts reads "word count" lines (white-space separated, blank lines
+// skipped, gzip detected by magic bytes) into a map. Errors name the file and
+// line: wrong number of fields, a count that is not a non-negative integer, a
+// duplicate word.
+func LoadCounts(path string) (map[string]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load counts: %w", err)
+	}
+	defer f.Close()
+	return ReadCounts(f, path)
+}
+
+// ReadCounts reads "word count" lines from r; name prefixes errors.
+func ReadCounts(r io.Reader, name string) (map[string]int64, error) {
+	zr, closeZ, err := openMaybeGzip(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer closeZ()
+	br := bufio.NewReaderSize(zr, 1<<20)
+	counts := make(map[string]int64)
+	firstLine := make(map[string]int)
+	for line := 1; ; line++ {
+		l, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if f := bytes.Fields(l); len(f) > 0 {
+			if len(f) != 2 {
+				return nil, fmt.Errorf("%s:%d: %d fields, want \"word count\"", name, line, len(f))
+			}
+			c, perr := strconv.ParseInt(string(f[1]), 10, 64)
+			if perr != nil || c < 0 {
+				return nil, fmt.Errorf("%s:%d: count %q is not a non-negative integer", name, line, f[1])
+			}
+			w := string(f[0])
+			if prev, dup := firstLine[w]; dup {
+				return nil, fmt.Errorf("%s:%d: duplicate word %q (first on line %d)", name, line, w, prev)
+			}
+			firstLine[w] = line
+			counts[w] = c
+		}
+		if errors.Is(err, io.EOF) {
+			return counts, nil
+		}
+	}
+}
+
+// WriteCounts writes "word count" lines.
+func WriteCounts(w io.Writer, words []string, counts []int64) error {
+	if len(words) != len(counts) {
+		return fmt.Errorf("write counts: %d words but %d counts", len(words), len(counts))
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	buf := make([]byte, 0, 64)
+	for i, word := range words {
+		if err := validWord(word); err != nil {
+			return fmt.Errorf("write counts: entry %d: %w", i, err)
+		}
+		buf = append(buf[:0], word...)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, counts[i], 10)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("write counts: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write counts: %w", err)
+	}
+	return nil
+}

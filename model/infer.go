@@ -1,0 +1,268 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/text2vec-am/text2vec-am/simd"
+)
+
+// rhoEpsilon is added to the attention's normaliser Σ_jk s(C_j, C_k), as the
+// reference implementation does (tf.div(match_scores, summed + 1e-9)).
+const rhoEpsilon = 1e-9
+
+// Workspace holds the scratch memory of one inference (and what Backward
+// needs of it). It is not safe for concurrent use: give each goroutine its
+// own. After the first calls have grown it, Infer does not allocate.
+type Workspace struct {
+	dim int
+
+	// State of the last Infer, read by Backward.
+	valid    bool
+	mode     Mode
+	formOnly bool    // no usable context
+	nctx     int     // number of contexts given
+	alpha    float32 // the gate
+	den      float64 // Σ num_i + ε (AM); 0 when clamped
+	clamped  bool    // Σ num_i was ≤ 0 and was replaced by 0
+
+	ids    []int32   // n-gram ids of the word
+	counts []int32   // words per context
+	means  []float32 // nctx × dim: v_Ci
+	num    []float32 // nctx: Σ_j s(C_i, C_j)
+	rho    []float32 // nctx
+	form   []float32 // v_form
+	sum    []float32 // S = Σ v_Ci
+	ms     []float32 // M·S
+	t      []float32 // Mᵀ·M·S
+	ctx    []float32 // v_ctx = Σ ρ_i v_Ci
+	actx   []float32 // A·v_ctx
+	out    []float32 // the output v
+
+	// Backward scratch.
+	gv, dctx, dform, w, mw []float32
+	drho                   []float32
+}
+
+// NewWorkspace returns a workspace for m's dimension.
+func (m *Model) NewWorkspace() *Workspace {
+	d := m.Dim
+	vec := make([]float32, 12*d)
+	next := func() []float32 {
+		v := vec[:d:d]
+		vec = vec[d:]
+		return v
+	}
+	return &Workspace{dim: d, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), out: next(),
+		gv: next(), dctx: next(), dform: next(), w: next(), mw: next()}
+}
+
+// grow sizes the per-context buffers for n contexts.
+func (ws *Workspace) grow(n int) {
+	if cap(ws.counts) < n {
+		c := max(n, 2*cap(ws.counts))
+		ws.counts = make([]int32, c)
+		ws.num = make([]float32, c)
+		ws.rho = make([]float32, c)
+		ws.drho = make([]float32, c)
+		ws.means = make([]float32, c*ws.dim)
+	}
+	ws.counts = ws.counts[:n]
+	ws.num = ws.num[:n]
+	ws.rho = ws.rho[:n]
+	ws.drho = ws.drho[:n]
+	ws.means = ws.means[:n*ws.dim]
+}
+
+// Explanation says how an inferred vector came about.
+type Explanation struct {
+	// Alpha is the gate α, the weight of the context part (0 in form-only
+	// mode and when there was no usable context; 1 in context-only modes).
+	Alpha float32
+	// Rho is the weight of each context given, in order (AM's reliability;
+	// for FCM the context's share of all context words; 0 for a context
+	// without known words). It is owned by the Workspace and overwritten by
+	// the next Infer.
+	Rho []float32
+	// FormOnly is set when no context had a known word (or the model is
+	// form-only): the form embedding was returned — or, in the context-only
+	// modes, the zero vector, as the reference implementation does.
+	FormOnly bool
+}
+
+// Infer writes the embedding of word, inferred from its surface form and its
+// contexts (each a list of Base ids, target word excluded; see ContextIDs),
+// to dst (len Dim). It panics when dst has the wrong length, when a context
+// id is outside Base, or when ws belongs to a model of another dimension.
+func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []float32) Explanation {
+	d := m.Dim
+	if len(dst) != d || ws.dim != d {
+		panic(fmt.Sprintf("model.Infer: dst has length %d and the workspace dimension %d, the model's dimension is %d", len(dst), ws.dim, d))
+	}
+	ws.valid = true
+	ws.mode = m.Mode
+	ws.nctx = len(contexts)
+	ws.formOnly = false
+	ws.alpha = 0
+	ws.grow(len(contexts))
+	clear(ws.rho)
+
+	if m.Mode.usesForm() {
+		ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
+		simd.GatherSum(ws.form, m.Ngrams, ws.ids)
+		simd.Scale(1/float32(len(ws.ids)), ws.form)
+	} else {
+		ws.ids = ws.ids[:0]
+		clear(ws.form)
+	}
+
+	total := 0
+	if m.Mode.usesContext() {
+		total = m.contextMeans(ws, contexts)
+	}
+	if total == 0 {
+		ws.formOnly = true
+		copy(ws.out, ws.form) // zeros in the context-only modes
+		copy(dst, ws.out)
+		return Explanation{Rho: ws.rho, FormOnly: true}
+	}
+
+	if m.Mode.attentive() {
+		m.attention(ws)
+	} else {
+		inv := 1 / float32(total)
+		for i, n := range ws.counts {
+			ws.rho[i] = float32(n) * inv
+		}
+	}
+	simd.WeightedSum(ws.ctx, ws.rho, ws.means)
+	simd.MatVec(ws.actx, m.A, d, d, ws.ctx)
+
+	if m.Mode.gated() {
+		z := float64(simd.Dot(m.U[:d], ws.ctx)) + float64(simd.Dot(m.U[d:], ws.form)) + float64(m.B)
+		a := float32(1 / (1 + math.Exp(-z)))
+		ws.alpha = a
+		for k := range ws.out {
+			ws.out[k] = a*ws.actx[k] + (1-a)*ws.form[k]
+		}
+	} else {
+		ws.alpha = 1
+		copy(ws.out, ws.actx)
+	}
+	copy(dst, ws.out)
+	return Explanation{Alpha: ws.alpha, Rho: ws.rho}
+}
+
+// contextMeans fills ws.means and ws.counts and returns the number of known
+// context words in all contexts.
+func (m *Model) contextMeans(ws *Workspace, contexts [][]int32) int {
+	d := m.Dim
+	total := 0
+	var table []float32
+	nbase := 0
+	if m.Base != nil {
+		table = m.Base.Vectors
+		nbase = m.Base.Len()
+	}
+	for i, ids := range contexts {
+		mean := ws.means[i*d : (i+1)*d]
+		n := len(ids)
+		if nbase == 0 {
+			n = 0
+		}
+		ws.counts[i] = int32(n)
+		if n == 0 {
+			clear(mean)
+			continue
+		}
+		for _, id := range ids {
+			if uint32(id) >= uint32(nbase) {
+				panic(fmt.Sprintf("model.Infer: context %d holds id %d, outside the %d base embeddings", i, id, nbase))
+			}
+		}
+		simd.GatherSum(mean, table, ids)
+		simd.Scale(1/float32(n), mean)
+		total += n
+	}
+	return total
+}
+
+// attention computes AM's reliability ρ_i = Σ_j s(C_i,C_j) / Σ_jk s(C_j,C_k)
+// with s(a,b) = (M v_a)·(M v_b)/√d. Since Σ_j s(C_i,C_j) = v_i·(MᵀM S)/√d
+// with S = Σ_j v_j, this costs two d×d mat-vecs and m dot products.
+func (m *Model) attention(ws *Workspace) {
+	d := m.Dim
+	clear(ws.sum)
+	for i, n := range ws.counts {
+		if n > 0 {
+			simd.Add(ws.sum, ws.means[i*d:(i+1)*d])
+		}
+	}
+	simd.MatVec(ws.ms, m.M, d, d, ws.sum)
+	simd.MatTVec(ws.t, m.M, d, d, ws.ms)
+	invSqrt := float32(1 / math.Sqrt(float64(d)))
+	var z float64
+	for i, n := range ws.counts {
+		if n == 0 {
+			ws.num[i] = 0
+			continue
+		}
+		ws.num[i] = simd.Dot(ws.means[i*d:(i+1)*d], ws.t) * invSqrt
+		z += float64(ws.num[i])
+	}
+	// Mathematically Σ num_i = |M S|²/√d ≥ 0; rounding can make it slightly
+	// negative. The reference adds 1e-9, which keeps ρ finite.
+	ws.clamped = z < 0
+	if ws.clamped {
+		z = 0
+	}
+	ws.den = z + rhoEpsilon
+	inv := 1 / ws.den
+	for i := range ws.num {
+		ws.rho[i] = float32(float64(ws.num[i]) * inv)
+	}
+}
+
+// Query is one word and its contexts (Base ids) for InferBatch.
+type Query struct {
+	Word     string
+	Contexts [][]int32
+}
+
+// InferBatch infers the embedding of every query into dst[i] (each of length
+// Dim), in parallel over GOMAXPROCS goroutines.
+func (m *Model) InferBatch(queries []Query, dst [][]float32) {
+	if len(dst) != len(queries) {
+		panic(fmt.Sprintf("model.InferBatch: %d queries but %d destinations", len(queries), len(dst)))
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(queries))
+	if workers <= 1 {
+		if len(queries) > 0 {
+			ws := m.NewWorkspace()
+			for i, q := range queries {
+				m.Infer(ws, q.Word, q.Contexts, dst[i])
+			}
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := m.NewWorkspace()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(queries) {
+					return
+				}
+				m.Infer(ws, queries[i].Word, queries[i].Contexts, dst[i])
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,170 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Config is the architecture of a model.
+type Config struct {
+	// Dim is the embedding dimension d (of the base embeddings and the output).
+	Dim int
+	// Mode selects AM, FCM, form only or context only.
+	Mode Mode
+	// Ngram sets the character n-grams of the surface form.
+	Ngram NgramConfig
+	// Tokenizer is how contexts are to be tokenized for this model.
+	Tokenizer Tokenizer
+}
+
+// Validate reports a configuration the model cannot use.
+func (c Config) Validate() error {
+	if c.Dim < 1 || c.Dim > MaxDim {
+		return fmt.Errorf("dimension %d out of range 1..%d", c.Dim, MaxDim)
+	}
+	if !c.Mode.valid() {
+		return fmt.Errorf("unknown mode %d", c.Mode)
+	}
+	if err := c.Ngram.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Params are the trainable parameters.
+type Params struct {
+	// Ngrams is the n-gram embedding table, Vocab.Len() × Dim, row-major.
+	Ngrams []float32
+	// M is the attention's bilinear map and A maps the context embedding
+	// into the output space; both Dim × Dim, row-major.
+	M, A []float32
+	// U is the gate's weight: U[:Dim] multiplies v_ctx, U[Dim:] multiplies v_form.
+	U []float32
+	// B is the gate's bias.
+	B float32
+}
+
+// Model is an Attentive Mimicking model (see the package doc for the exact
+// computation). After construction or loading it is read-only during
+// inference and safe for concurrent use; each goroutine uses its own
+// Workspace. A trainer may change Params between calls (never during them).
+type Model struct {
+	Config
+	// Vocab maps character n-grams to rows of Ngrams.
+	Vocab *NgramVocab
+	Params
+	// Base embeddings: context words are looked up here. In a serving bundle
+	// the rows of words with 1 ≤ count < 32 hold the AM+skip vector, and
+	// Counts are set.
+	Base *Embeddings
+}
+
+// New returns a model with parameters initialised as the reference
+// implementation does (TensorFlow's Glorot-uniform default for every
+// variable, the gate bias included), drawn from a PCG generator seeded with
+// seed. base may be nil (attach it later with AttachBase).
+func New(cfg Config, vocab *NgramVocab, base *Embeddings, seed int64) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("new model: %w", err)
+	}
+	if vocab == nil {
+		return nil, fmt.Errorf("new model: no n-gram vocabulary")
+	}
+	if vocab.Config() != cfg.Ngram {
+		return nil, fmt.Errorf("new model: n-gram vocabulary built with %+v, config says %+v", vocab.Config(), cfg.Ngram)
+	}
+	d, n := cfg.Dim, vocab.Len()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	glorot := func(x []float32, fanIn, fanOut int) {
+		lim := math.Sqrt(6 / float64(fanIn+fanOut))
+		for i := range x {
+			x[i] = float32((2*rng.Float64() - 1) * lim)
+		}
+	}
+	m := &Model{Config: cfg, Vocab: vocab}
+	m.Ngrams = make([]float32, n*d)
+	m.M = make([]float32, d*d)
+	m.A = make([]float32, d*d)
+	m.U = make([]float32, 2*d)
+	glorot(m.Ngrams, n, d)
+	glorot(m.M, d, d)
+	glorot(m.A, d, d)
+	glorot(m.U, 2*d, 1)
+	var b [1]float32
+	glorot(b[:], 1, 1)
+	m.B = b[0]
+	if base != nil {
+		if err := m.AttachBase(base); err != nil {
+			return nil, fmt.Errorf("new model: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// AttachBase sets the base embeddings that context ids refer to; their
+// dimension must equal the model's.
+func (m *Model) AttachBase(e *Embeddings) error {
+	if e == nil {
+		return fmt.Errorf("attach base embeddings: nil")
+	}
+	if e.Dim != m.Dim {
+		return fmt.Errorf("attach base embeddings: dimension %d, the model has %d", e.Dim, m.Dim)
+	}
+	m.Base = e
+	return nil
+}
+
+// validate checks that the parameters fit the configuration.
+func (m *Model) validate() error {
+	if err := m.Config.Validate(); err != nil {
+		return err
+	}
+	if m.Vocab == nil {
+		return fmt.Errorf("no n-gram vocabulary")
+	}
+	d := m.Dim
+	for _, c := range []struct {
+		name string
+		got  int
+		want int
+	}{{"n-gram table", len(m.Ngrams), m.Vocab.Len() * d}, {"M", len(m.M), d * d}, {"A", len(m.A), d * d}, {"U", len(m.U), 2 * d}} {
+		if c.got != c.want {
+			return fmt.Errorf("%s has %d values, want %d", c.name, c.got, c.want)
+		}
+	}
+	if m.Base != nil && m.Base.Dim != d {
+		return fmt.Errorf("base embeddings have dimension %d, the model %d", m.Base.Dim, d)
+	}
+	return nil
+}
+
+// ContextIDs appends the Base ids of tokens to dst, dropping the target word
+// and words not in Base. With no Base attached nothing is appended.
+func (m *Model) ContextIDs(dst []int32, tokens []string, target string) []int32 {
+	if m.Base == nil {
+		return dst
+	}
+	for _, t := range tokens {
+		if t == target {
+			continue
+		}
+		if id, ok := m.Base.index[t]; ok {
+			dst = append(dst, id)
+		}
+	}
+	return dst
+}
+
+// AMSkipBeta is the weight of the AM vector in AM+skip (paper §4.3):
+// β(f) = max(0, 1 − f/32) for a word seen f times; the skipgram vector gets
+// 1 − β.
+func AMSkipBeta(count int64) float32 {
+	if count <= 0 {
+		return 1
+	}
+	if count >= 32 {
+		return 0
+	}
+	return 1 - float32(count)/32
+}

@@ -1,0 +1,144 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// params64 is a float64 copy of a model's parameters for the direct,
+// formula-by-formula transcription of the paper used to check Infer and,
+// by finite differences, Backward.
+type params64 struct {
+	d       int
+	ngrams  []float64
+	m, a, u []float64
+	b       float64
+}
+
+func toParams64(m *Model) *params64 {
+	f := func(x []float32) []float64 {
+		y := make([]float64, len(x))
+		for i, v := range x {
+			y[i] = float64(v)
+		}
+		return y
+	}
+	return &params64{d: m.Dim, ngrams: f(m.Ngrams), m: f(m.M), a: f(m.A), u: f(m.U), b: float64(m.B)}
+}
+
+// naiveInfer transcribes the paper (§3) and the reference implementation
+// literally: M·v_Ci for every context, the full m×m similarity matrix, A
+// applied to v_ctx, the gate on [v_ctx; v_form].
+func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []float64, alpha float64, rho []float64, formOnly bool) {
+	d := p.d
+	matvec := func(a []float64, x []float64) []float64 {
+		y := make([]float64, d)
+		for r := 0; r < d; r++ {
+			for c := 0; c < d; c++ {
+				y[r] += a[r*d+c] * x[c]
+			}
+		}
+		return y
+	}
+	dot := func(a, b []float64) (s float64) {
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	form := make([]float64, d)
+	if m.Mode.usesForm() {
+		ids := m.Vocab.AppendIDs(nil, word)
+		for _, id := range ids {
+			for k := 0; k < d; k++ {
+				form[k] += p.ngrams[int(id)*d+k] / float64(len(ids))
+			}
+		}
+	}
+	rho = make([]float64, len(contexts))
+	var means [][]float64
+	total := 0
+	for _, ids := range contexts {
+		mean := make([]float64, d)
+		for _, id := range ids {
+			for k, x := range m.Base.Row(id) {
+				mean[k] += float64(x) / float64(len(ids))
+			}
+		}
+		total += len(ids)
+		means = append(means, mean)
+	}
+	if m.Mode == ModeForm || total == 0 {
+		return form, 0, rho, true
+	}
+	if m.Mode.attentive() {
+		mv := make([][]float64, len(means))
+		for i := range means {
+			mv[i] = matvec(p.m, means[i])
+		}
+		var z float64
+		for i := range means {
+			for j := range means {
+				s := dot(mv[i], mv[j]) / math.Sqrt(float64(d))
+				rho[i] += s
+				z += s
+			}
+		}
+		for i := range rho {
+			rho[i] /= math.Max(z, 0) + rhoEpsilon
+		}
+	} else {
+		for i, ids := range contexts {
+			rho[i] = float64(len(ids)) / float64(total)
+		}
+	}
+	ctx := make([]float64, d)
+	for i := range means {
+		for k := range ctx {
+			ctx[k] += rho[i] * means[i][k]
+		}
+	}
+	actx := matvec(p.a, ctx)
+	if !m.Mode.gated() {
+		return actx, 1, rho, false
+	}
+	alpha = 1 / (1 + math.Exp(-(dot(p.u[:d], ctx) + dot(p.u[d:], form) + p.b)))
+	v = make([]float64, d)
+	for k := range v {
+		v[k] = alpha*actx[k] + (1-alpha)*form[k]
+	}
+	return v, alpha, rho, false
+}
+
+// testModel builds a small model over random base embeddings.
+func testModel(t testing.TB, mode Mode, d int, seed uint64) *Model {
+	t.Helper()
+	base := randomEmbeddings(t, 200, d, seed)
+	vocab := BuildNgramVocab([]string{"apple", "applet", "apply", "maple", "ample", "sample", "happy", "apples", "grapple", "dapple"}, NgramConfig{MinN: 3, MaxN: 5, MinCount: 2})
+	m, err := New(Config{Dim: d, Mode: mode, Ngram: vocab.Config(), Tokenizer: DefaultTokenizer()}, vocab, base, int64(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Larger parameters than the Glorot initialisation, so that every term
+	// of the gradient is far from zero.
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for _, x := range [][]float32{m.Ngrams, m.M, m.A, m.U} {
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 0.5)
+		}
+	}
+	m.B = 0.3
+	return m
+}
+
+func randomContexts(rng *rand.Rand, n, maxLen, vocab int) [][]int32 {
+	ctxs := make([][]int32, n)
+	for i := range ctxs {
+		ctxs[i] = make([]int32, 1+rng.IntN(maxLen))
+		for j := range ctxs[i] {
+			ctxs[i][j] = int32(rng.IntN(vocab))
+		}
+	}
+	return ctxs
+}

@@ -1,0 +1,108 @@
+package model
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tokenizer splits text into words: a word is a maximal run of runes for which
+// unicode.IsLetter or unicode.IsDigit holds; every other rune (spaces,
+// punctuation, symbols, combining marks, invalid UTF-8 bytes) separates words.
+// With Lowercase set each word is mapped with unicode.ToLower. This is the rule
+// the shared reference embeddings were trained with. The settings are stored in
+// the weights file so that serving tokenizes exactly as training did.
+type Tokenizer struct {
+	// Lowercase maps every word to lower case (unicode.ToLower per rune).
+	Lowercase bool
+}
+
+// DefaultTokenizer returns the tokenizer used everywhere by default: lowercase,
+// split on every rune that is not a letter or a digit.
+func DefaultTokenizer() Tokenizer { return Tokenizer{Lowercase: true} }
+
+// isWordRune reports whether r belongs to a word.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// AppendTokens appends the words of text to dst and returns the extended
+// slice. Words are substrings of text (no allocation) unless lowercasing
+// changes them. Invalid UTF-8 never panics: an invalid byte is a separator.
+func (t Tokenizer) AppendTokens(dst []string, text string) []string {
+	start := -1    // start of the current word, -1 outside a word
+	upper := false // the current word contains a rune that lowercasing changes
+	for i := 0; i < len(text); {
+		c := text[i]
+		var r rune
+		size := 1
+		if c < utf8.RuneSelf {
+			r = rune(c)
+		} else {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if r == utf8.RuneError && size == 1 {
+				r = -1 // invalid byte: a separator
+			}
+		}
+		if r >= 0 && isWordRune(r) {
+			if start < 0 {
+				start = i
+				upper = false
+			}
+			if t.Lowercase && !upper {
+				if r < utf8.RuneSelf {
+					upper = 'A' <= r && r <= 'Z'
+				} else {
+					upper = unicode.ToLower(r) != r
+				}
+			}
+		} else if start >= 0 {
+			dst = t.appendWord(dst, text[start:i], upper)
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		dst = t.appendWord(dst, text[start:], upper)
+	}
+	return dst
+}
+
+func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {
+	if upper {
+		w = strings.Map(unicode.ToLower, w)
+	}
+	return append(dst, w)
+}
+
+// AppendSentences appends the sentences of text to dst: raw spans (not
+// tokenized, surrounding white space trimmed, empty spans dropped) split after
+// '.', '!' or '?' followed by white space, and at every line break. Tokenize
+// each with AppendTokens. Invalid UTF-8 never panics.
+func (t Tokenizer) AppendSentences(dst []string, text string) []string {
+	start := 0
+	emit := func(end int) {
+		if s := strings.TrimSpace(text[start:end]); s != "" {
+			dst = append(dst, s)
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\n', '\r':
+			emit(i)
+			start = i + 1
+		case '.', '!', '?':
+			if i+1 < len(text) {
+				if n := text[i+1]; n == ' ' || n == '\t' || n == '\n' || n == '\r' || n == '\f' || n == '\v' {
+					emit(i + 1)
+					start = i + 1
+				}
+			}
+		}
+	}
+	emit(len(text))
+	return dst
+}

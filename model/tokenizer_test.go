@@ -1,0 +1,100 @@
+package model
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestAppendTokens(t *testing.T) {
+	tok := DefaultTokenizer()
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"Hello, World!", []string{"hello", "world"}},
+		{"state-of-the-art", []string{"state", "of", "the", "art"}},
+		{"x86_64 GPUs 3.14", []string{"x86", "64", "gpus", "3", "14"}},
+		{"Ünïcödé ÉTÉ straße", []string{"ünïcödé", "été", "straße"}},
+		{"日本語 テキスト", []string{"日本語", "テキスト"}},
+		{"don't", []string{"don", "t"}},
+		{"a\xffb\xc3", []string{"a", "b"}}, // invalid bytes separate
+		{"tab\tnew\nline", []string{"tab", "new", "line"}},
+		{"ΣΊΣΥΦΟΣ", []string{"σίσυφοσ"}},             // per-rune lowercasing
+		{"e\u0301t\u00e9", []string{"e", "t\u00e9"}}, // combining mark separates
+	}
+	for _, c := range cases {
+		got := tok.AppendTokens(nil, c.in)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("AppendTokens(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	keep := Tokenizer{Lowercase: false}
+	if got := keep.AppendTokens([]string{"x"}, "Hello World"); !reflect.DeepEqual(got, []string{"x", "Hello", "World"}) {
+		t.Errorf("no-lowercase tokenizer: %q", got)
+	}
+}
+
+func TestAppendTokensNoAllocs(t *testing.T) {
+	tok := DefaultTokenizer()
+	dst := make([]string, 0, 64)
+	text := "the quick brown fox jumps over the lazy dog, 42 times."
+	if n := testing.AllocsPerRun(100, func() { dst = tok.AppendTokens(dst[:0], text) }); n != 0 {
+		t.Errorf("AppendTokens on lowercase text allocates %.1f times per call", n)
+	}
+}
+
+func TestAppendSentences(t *testing.T) {
+	tok := DefaultTokenizer()
+	got := tok.AppendSentences(nil, "First one. Second? Third!\nFourth 3.14 is pi.  \n\n Fifth")
+	want := []string{"First one.", "Second?", "Third!", "Fourth 3.14 is pi.", "Fifth"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("AppendSentences = %q, want %q", got, want)
+	}
+	if got := tok.AppendSentences(nil, " \n\r\n "); len(got) != 0 {
+		t.Errorf("blank text gave sentences %q", got)
+	}
+}
+
+// checkTokens verifies the tokenizer's invariants on arbitrary input.
+func checkTokens(t *testing.T, in string) {
+	tok := DefaultTokenizer()
+	toks := tok.AppendTokens(nil, in)
+	for _, w := range toks {
+		if w == "" {
+			t.Fatalf("empty token from %q", in)
+		}
+		if !utf8.ValidString(w) {
+			t.Fatalf("invalid UTF-8 token %q from %q", w, in)
+		}
+		for _, r := range w {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				t.Fatalf("token %q from %q holds separator %q", w, in, r)
+			}
+		}
+	}
+	// Tokenizing the joined tokens again is the identity (lowercasing is idempotent
+	// on letters that stay letters).
+	again := tok.AppendTokens(nil, strings.Join(toks, " "))
+	if len(again) != len(toks) {
+		t.Fatalf("re-tokenizing %q: %d tokens, want %d", toks, len(again), len(toks))
+	}
+	// Tokens of the sentences are the tokens of the text.
+	var viaSent []string
+	for _, s := range tok.AppendSentences(nil, in) {
+		viaSent = tok.AppendTokens(viaSent, s)
+	}
+	if !reflect.DeepEqual(viaSent, toks) && !(len(viaSent) == 0 && len(toks) == 0) {
+		t.Fatalf("tokens via sentences %q != tokens %q for %q", viaSent, toks, in)
+	}
+}
+
+func FuzzTokenizer(f *testing.F) {
+	for _, s := range []string{"Hello, World!", "a\xffb", "ΣΊΣΥΦΟΣ. Next", "x86_64\n3.14", "İstanbul", "\u0130\u0131"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkTokens)
+}

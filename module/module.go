@@ -1,0 +1,367 @@
+// Package module is text2vec-am as an in-process Weaviate v1.39.0 module: a
+// text2vec vectorizer that embeds objects with Attentive Mimicking, using the
+// same vectorizer and persistent context memory as the text2vec-am adapter
+// (adapter/vectorizer, adapter/memory), without any HTTP hop.
+//
+// It is modelled on Weaviate's text2vec-model2vec and reuses Weaviate's
+// module components (usecases/modulecomponents) the same way, so class
+// names, property selection, skip and vectorizePropertyName behave exactly
+// as in Weaviate's other text2vec modules.
+//
+// Weaviate has no plugin mechanism; `text2vec-am build-weaviate` (package
+// module/buildweaviate) builds a weaviate-server that registers this module
+// when ENABLE_MODULES names text2vec-am. The server-wide configuration comes
+// from environment variables (see LoadEnvConfig), the per-collection settings
+// from moduleConfig (weighting, sifA, frequentMin, rareMin, maxContexts,
+// teach).
+package module
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/modulecapabilities"
+	"github.com/weaviate/weaviate/entities/moduletools"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/arguments/nearText"
+	objectsvectorizer "github.com/weaviate/weaviate/usecases/modulecomponents/vectorizer"
+	libvectorizer "github.com/weaviate/weaviate/usecases/vectorizer"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// Name is the module's name in ENABLE_MODULES and in collection settings.
+const Name = "text2vec-am"
+
+// memoryDirName is the default memory directory inside Weaviate's data path.
+const memoryDirName = "text2vec-am-memory"
+
+// Module is the text2vec-am Weaviate module. Create it with New; Weaviate
+// calls Init and InitExtension before use.
+type Module struct {
+	env       EnvConfig
+	modelName string
+	vec       *vectorizer.Vectorizer
+	mem       *memory.Memory // nil: no memory
+	objects   *objectsvectorizer.ObjectVectorizer
+	logger    logrus.FieldLogger
+
+	nearTextTransformer modulecapabilities.TextTransform
+	searcher            *nearText.Searcher[[]float32]
+	graphqlProvider     *nearText.GraphQLArgumentsProvider
+	additionalProvider  modulecapabilities.AdditionalProperties
+}
+
+// New returns an uninitialized module.
+func New() *Module {
+	return &Module{objects: objectsvectorizer.New(), additionalProvider: additional.NewText2VecProvider()}
+}
+
+// Name returns "text2vec-am".
+func (m *Module) Name() string { return Name }
+
+// Type says the module is a text-to-vector module.
+func (m *Module) Type() modulecapabilities.ModuleType { return modulecapabilities.Text2Vec }
+
+// Init loads the model and opens the context memory as the environment says.
+func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
+	m.logger = params.GetLogger()
+	env, err := LoadEnvConfig(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("init %s: %w", Name, err)
+	}
+	dataPath := ""
+	if sp := params.GetStorageProvider(); sp != nil {
+		dataPath = sp.DataPath()
+	}
+	return m.initWith(env, dataPath)
+}
+
+// initWith loads the model and opens the memory; dataPath is Weaviate's
+// persistence directory (the default home of the memory).
+func (m *Module) initWith(env EnvConfig, dataPath string) error {
+	m.env = env
+	mdl, name, err := loadModel(env.ModelPath)
+	if err != nil {
+		return fmt.Errorf("init %s: %w", Name, err)
+	}
+	m.modelName = name
+
+	dir := env.MemoryDir
+	if dir == "" {
+		if dataPath == "" {
+			return fmt.Errorf("init %s: no memory directory: set %s (or %s=%s) or Weaviate's PERSISTENCE_DATA_PATH", Name, EnvMemoryDir, EnvMemoryDir, MemoryOff)
+		}
+		dir = filepath.Join(dataPath, memoryDirName)
+	}
+	var store vectorizer.ContextStore
+	if dir != MemoryOff {
+		opts := memory.DefaultOptions()
+		opts.Sync = env.MemorySync
+		mem, err := memory.Open(dir, opts)
+		if err != nil {
+			return fmt.Errorf("init %s: open context memory %s (%s): %w", Name, dir, EnvMemoryDir, err)
+		}
+		m.mem = mem
+		store = mem
+	}
+	vec, err := vectorizer.New(mdl, store, env.Defaults)
+	if err != nil {
+		m.closeMemory()
+		return fmt.Errorf("init %s: %w", Name, err)
+	}
+	m.vec = vec
+	if m.logger != nil {
+		m.logger.WithField("module", Name).WithField("model", name).WithField("dim", vec.Dim()).
+			WithField("memory", dir).Info("text2vec-am ready")
+	}
+	return nil
+}
+
+// loadModel loads the model at path, or the embedded default when path is empty.
+func loadModel(path string) (*model.Model, string, error) {
+	if path == "" {
+		mdl, err := defaultmodel.Load()
+		if err != nil {
+			return nil, "", fmt.Errorf("%w (set %s to a model file)", err, EnvModel)
+		}
+		return mdl, defaultmodel.Name, nil
+	}
+	mdl, err := model.LoadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("load model %s (%s): %w", path, EnvModel, err)
+	}
+	return mdl, path, nil
+}
+
+// InitExtension picks up a nearText transformer from other modules and sets
+// up nearText, as text2vec-model2vec does.
+func (m *Module) InitExtension(modules []modulecapabilities.Module) error {
+	for _, module := range modules {
+		if module.Name() == m.Name() {
+			continue
+		}
+		if arg, ok := module.(modulecapabilities.TextTransformers); ok && arg != nil && arg.TextTransformers() != nil {
+			m.nearTextTransformer = arg.TextTransformers()["nearText"]
+		}
+	}
+	m.searcher = nearText.NewSearcher[[]float32](m)
+	m.graphqlProvider = nearText.New(m.nearTextTransformer)
+	return nil
+}
+
+// Close closes the context memory (fsync and snapshot).
+func (m *Module) Close() error {
+	return m.closeMemory()
+}
+
+func (m *Module) closeMemory() error {
+	if m.mem == nil {
+		return nil
+	}
+	if err := m.mem.Close(); err != nil {
+		return fmt.Errorf("close %s context memory: %w", Name, err)
+	}
+	return nil
+}
+
+// request is how one collection vectorizes.
+type request struct {
+	settings *classSettings
+	opts     vectorizer.Options
+	task     vectorizer.Task // for objects: passage when the collection teaches, else query
+}
+
+func (m *Module) request(cfg moduletools.ClassConfig) (request, error) {
+	s := newClassSettings(cfg)
+	opts, teach, err := s.options(m.env)
+	if err != nil {
+		return request{}, err
+	}
+	task := vectorizer.TaskQuery
+	if teach {
+		task = vectorizer.TaskPassage
+	}
+	return request{settings: s, opts: opts, task: task}, nil
+}
+
+// VectorizeObject returns the vector of obj's text (nil for an object with
+// no text, as Weaviate's other text2vec modules).
+func (m *Module) VectorizeObject(ctx context.Context, obj *models.Object, cfg moduletools.ClassConfig) ([]float32, models.AdditionalProperties, error) {
+	req, err := m.request(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, empty := m.objects.Texts(ctx, obj, req.settings)
+	if empty {
+		return nil, nil, nil
+	}
+	vec, err := m.vec.Vectorize(text, req.task, req.opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: vectorize object %s: %w", Name, obj.ID, err)
+	}
+	return vec, nil, nil
+}
+
+// VectorizeBatch vectorizes objs in parallel. Result i belongs to objs[i];
+// objects with skipObject[i] set get no vector and no error.
+func (m *Module) VectorizeBatch(ctx context.Context, objs []*models.Object, skipObject []bool, cfg moduletools.ClassConfig) ([][]float32, []models.AdditionalProperties, map[int]error) {
+	vecs := make([][]float32, len(objs))
+	addProps := make([]models.AdditionalProperties, len(objs))
+	errs := make(map[int]error)
+	if len(skipObject) != len(objs) {
+		err := fmt.Errorf("%s: batch of %d objects with %d skip flags", Name, len(objs), len(skipObject))
+		for i := range objs {
+			errs[i] = err
+		}
+		return vecs, addProps, errs
+	}
+	req, err := m.request(cfg)
+	if err != nil {
+		for i := range objs {
+			if !skipObject[i] {
+				errs[i] = err
+			}
+		}
+		return vecs, addProps, errs
+	}
+	texts := make([]string, 0, len(objs))
+	index := make([]int, 0, len(objs)) // index[j]: the object texts[j] came from
+	for i, obj := range objs {
+		if skipObject[i] {
+			continue
+		}
+		text, empty := m.objects.Texts(ctx, obj, req.settings)
+		if empty {
+			continue
+		}
+		texts = append(texts, text)
+		index = append(index, i)
+	}
+	if len(texts) == 0 {
+		return vecs, addProps, errs
+	}
+	if err := ctx.Err(); err != nil {
+		for _, i := range index {
+			errs[i] = fmt.Errorf("%s: %w", Name, err)
+		}
+		return vecs, addProps, errs
+	}
+	out, verrs := m.vec.VectorizeBatch(texts, req.task, req.opts)
+	for j, i := range index {
+		if j < len(verrs) && verrs[j] != nil {
+			errs[i] = fmt.Errorf("%s: vectorize object %s: %w", Name, objs[i].ID, verrs[j])
+			continue
+		}
+		if j >= len(out) || out[j] == nil {
+			errs[i] = fmt.Errorf("%s: vectorize object %s: no vector returned", Name, objs[i].ID)
+			continue
+		}
+		vecs[i] = out[j]
+	}
+	return vecs, addProps, errs
+}
+
+// VectorizableProperties says every text property can be vectorized.
+func (m *Module) VectorizableProperties(cfg moduletools.ClassConfig) (bool, []string, error) {
+	return true, nil, nil
+}
+
+// VectorizeInput vectorizes a search input (hybrid search) as a query: it
+// never teaches the memory.
+func (m *Module) VectorizeInput(ctx context.Context, input string, cfg moduletools.ClassConfig) ([]float32, error) {
+	return m.Texts(ctx, []string{input}, cfg)
+}
+
+// Texts vectorizes search inputs as queries and combines them as Weaviate's
+// other text2vec modules do (the mean). nearText calls it.
+func (m *Module) Texts(ctx context.Context, inputs []string, cfg moduletools.ClassConfig) ([]float32, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New(Name + ": no text to vectorize")
+	}
+	req, err := m.request(cfg)
+	if err != nil {
+		return nil, err
+	}
+	vecs := make([][]float32, len(inputs))
+	for i, in := range inputs {
+		v, err := m.vec.Vectorize(in, vectorizer.TaskQuery, req.opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: vectorize %q: %w", Name, in, err)
+		}
+		vecs[i] = v
+	}
+	if len(vecs) == 1 {
+		return vecs[0], nil
+	}
+	return libvectorizer.CombineVectors(vecs), nil
+}
+
+// MetaInfo describes the model, the defaults and the context memory (shown
+// in Weaviate's /v1/meta).
+func (m *Module) MetaInfo() (map[string]any, error) {
+	if m.vec == nil {
+		return nil, errors.New(Name + ": module not initialized")
+	}
+	d := m.env.Defaults
+	info := map[string]any{
+		"name":  Name,
+		"model": m.modelName,
+		"dim":   m.vec.Dim(),
+		"defaults": map[string]any{
+			SettingWeighting:   d.Weighting.String(),
+			SettingSIFA:        d.SIFA,
+			SettingFrequentMin: d.FrequentMin,
+			SettingRareMin:     d.RareMin,
+			SettingMaxContexts: d.MaxContexts,
+			SettingTeach:       m.env.Teach,
+		},
+	}
+	if m.mem != nil {
+		st := m.mem.Stats()
+		info["memory"] = map[string]any{
+			"dir":      st.Dir,
+			"words":    st.Words,
+			"contexts": st.Contexts,
+			"records":  st.Records,
+		}
+	}
+	return info, nil
+}
+
+// AdditionalProperties are Weaviate's usual text2vec additional properties.
+func (m *Module) AdditionalProperties() map[string]modulecapabilities.AdditionalProperty {
+	return m.additionalProvider.AdditionalProperties()
+}
+
+// Arguments are the GraphQL arguments (nearText).
+func (m *Module) Arguments() map[string]modulecapabilities.GraphQLArgument {
+	return m.graphqlProvider.Arguments()
+}
+
+// VectorSearches are the vector searches (nearText).
+func (m *Module) VectorSearches() map[string]modulecapabilities.VectorForParams[[]float32] {
+	return m.searcher.VectorSearches()
+}
+
+// Interfaces the module implements.
+var (
+	_ = modulecapabilities.Module(New())
+	_ = modulecapabilities.ModuleExtension(New())
+	_ = modulecapabilities.ModuleWithClose(New())
+	_ = modulecapabilities.Vectorizer[[]float32](New())
+	_ = modulecapabilities.InputVectorizer[[]float32](New())
+	_ = modulecapabilities.MetaProvider(New())
+	_ = modulecapabilities.AdditionalProperties(New())
+	_ = modulecapabilities.GraphQLArguments(New())
+	_ = modulecapabilities.Searcher[[]float32](New())
+	_ = modulecapabilities.ClassConfigurator(New())
+)

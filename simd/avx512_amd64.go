@@ -1,0 +1,104 @@
+//go:build amd64 && !purego
+
+package simd
+
+// Go declarations of the AVX-512 kernels in avx512_amd64.s. They require
+// AVX-512F and assume shapes already checked by the exported functions.
+
+//go:noescape
+func dotAVX512(a, b []float32) float32
+
+//go:noescape
+func axpyAVX512(alpha float32, x, y []float32)
+
+//go:noescape
+func scaleAVX512(alpha float32, x []float32)
+
+//go:noescape
+func addAVX512(dst, x []float32)
+
+//go:noescape
+func weightedSumAVX512(dst, w, x []float32)
+
+//go:noescape
+func gatherSumAVX512(dst, table []float32, ids []int32)
+
+// dotRows4AVX512 sets dst[k] = Σ_{j<n} a[k·stride+j]·x[j] for k = 0..3.
+//
+//go:noescape
+func dotRows4AVX512(a *float32, stride int, x *float32, n int, dst *float32)
+
+// dot4x4AVX512 sets dst[r·dstStride+c] = Σ_{j<n} a[r·stride+j]·b[c·stride+j]
+// for r, c = 0..3.
+//
+//go:noescape
+func dot4x4AVX512(a, b *float32, stride, n int, dst *float32, dstStride int)
+
+// avx512Kernels is the AVX-512F kernel set.
+var avx512Kernels = kernels{
+	name:        "avx512",
+	dot:         dotAVX512,
+	axpy:        axpyAVX512,
+	scale:       scaleAVX512,
+	add:         addAVX512,
+	weightedSum: weightedSumAVX512,
+	gatherSum:   gatherSumAVX512,
+	matVec:      matVecAVX512,
+	matTVec:     matTVecAVX512,
+	gram:        gramAVX512,
+	rank1:       rank1AVX512,
+}
+
+// matVecAVX512 computes four rows per call of dotRows4AVX512.
+func matVecAVX512(dst, a []float32, rows, cols int, x []float32) {
+	if cols == 0 {
+		clear(dst)
+		return
+	}
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		dotRows4AVX512(&a[r*cols], cols, &x[0], cols, &dst[r])
+	}
+	for ; r < rows; r++ {
+		dst[r] = dotAVX512(a[r*cols:(r+1)*cols], x)
+	}
+}
+
+// matTVecAVX512 is Aᵀ·x = Σ_r x[r]·A[r,:], a weighted sum of the rows.
+func matTVecAVX512(dst, a []float32, rows, cols int, x []float32) {
+	weightedSumAVX512(dst, x, a)
+}
+
+// gramAVX512 fills the lower triangle in 4×4 blocks of dot4x4AVX512 (the
+// rows left over when m is not a multiple of 4 use dotRows4AVX512 and
+// dotAVX512) and mirrors it.
+func gramAVX512(dst, x []float32, m, d int) {
+	if d == 0 {
+		clear(dst)
+		return
+	}
+	m4 := m &^ 3
+	for i := 0; i < m4; i += 4 {
+		for j := 0; j <= i; j += 4 {
+			dot4x4AVX512(&x[i*d], &x[j*d], d, d, &dst[i*m+j], m)
+		}
+	}
+	for i := m4; i < m; i++ {
+		xi := x[i*d : (i+1)*d]
+		j := 0
+		for ; j+4 <= i+1; j += 4 {
+			dotRows4AVX512(&x[j*d], d, &xi[0], d, &dst[i*m+j])
+		}
+		for ; j <= i; j++ {
+			dst[i*m+j] = dotAVX512(xi, x[j*d:(j+1)*d])
+		}
+	}
+	mirrorLower(dst, m)
+}
+
+// rank1AVX512 runs one Axpy per row of A.
+func rank1AVX512(a []float32, rows, cols int, alpha float32, x, y []float32) {
+	for r := range rows {
+		axpyAVX512(alpha*x[r], y, a[r*cols:(r+1)*cols])
+	}
+}

@@ -1,0 +1,134 @@
+package simd
+
+// dotGo is Dot in unrolled pure Go with four independent accumulators.
+func dotGo(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += aa[0] * bb[0]
+		s1 += aa[1] * bb[1]
+		s2 += aa[2] * bb[2]
+		s3 += aa[3] * bb[3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpyGo is Axpy in unrolled pure Go.
+func axpyGo(alpha float32, x, y []float32) {
+	y = y[:len(x)]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		xx, yy := x[i:i+4:i+4], y[i:i+4:i+4]
+		yy[0] += alpha * xx[0]
+		yy[1] += alpha * xx[1]
+		yy[2] += alpha * xx[2]
+		yy[3] += alpha * xx[3]
+	}
+	for ; i < len(x); i++ {
+		y[i] += alpha * x[i]
+	}
+}
+
+// scaleGo is Scale in unrolled pure Go.
+func scaleGo(alpha float32, x []float32) {
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		xx := x[i : i+4 : i+4]
+		xx[0] *= alpha
+		xx[1] *= alpha
+		xx[2] *= alpha
+		xx[3] *= alpha
+	}
+	for ; i < len(x); i++ {
+		x[i] *= alpha
+	}
+}
+
+// addGo is Add in unrolled pure Go.
+func addGo(dst, x []float32) {
+	x = x[:len(dst)]
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		dd, xx := dst[i:i+4:i+4], x[i:i+4:i+4]
+		dd[0] += xx[0]
+		dd[1] += xx[1]
+		dd[2] += xx[2]
+		dd[3] += xx[3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += x[i]
+	}
+}
+
+// zero sets every element of x to 0.
+func zero(x []float32) {
+	clear(x)
+}
+
+// weightedSumGo is WeightedSum in pure Go: row by row Axpy into dst.
+func weightedSumGo(dst, w, x []float32) {
+	d := len(dst)
+	zero(dst)
+	for i, wi := range w {
+		axpyGo(wi, x[i*d:(i+1)*d], dst)
+	}
+}
+
+// gatherSumGo is GatherSum in pure Go.
+func gatherSumGo(dst, table []float32, ids []int32) {
+	d := len(dst)
+	zero(dst)
+	for _, id := range ids {
+		o := int(id) * d
+		addGo(dst, table[o:o+d])
+	}
+}
+
+// matVecGo is MatVec in pure Go: one dot product per row.
+func matVecGo(dst, a []float32, rows, cols int, x []float32) {
+	for r := range rows {
+		dst[r] = dotGo(a[r*cols:(r+1)*cols], x)
+	}
+}
+
+// matTVecGo is MatTVec in pure Go: one Axpy per row of A.
+func matTVecGo(dst, a []float32, rows, cols int, x []float32) {
+	zero(dst)
+	for r := range rows {
+		axpyGo(x[r], a[r*cols:(r+1)*cols], dst)
+	}
+}
+
+// gramGo is Gram in pure Go: dot products of the lower triangle, mirrored.
+func gramGo(dst, x []float32, m, d int) {
+	for i := range m {
+		xi := x[i*d : (i+1)*d]
+		for j := 0; j <= i; j++ {
+			s := dotGo(xi, x[j*d:(j+1)*d])
+			dst[i*m+j] = s
+			dst[j*m+i] = s
+		}
+	}
+}
+
+// rank1Go is Rank1 in pure Go: one Axpy per row of A.
+func rank1Go(a []float32, rows, cols int, alpha float32, x, y []float32) {
+	for r := range rows {
+		axpyGo(alpha*x[r], y, a[r*cols:(r+1)*cols])
+	}
+}
+
+// mirrorLower copies the strict lower triangle of the m×m matrix g into its
+// upper triangle.
+func mirrorLower(g []float32, m int) {
+	for i := range m {
+		for j := range i {
+			g[j*m+i] = g[i*m+j]
+		}
+	}
+}

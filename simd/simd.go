@@ -1,0 +1,143 @@
+// Package simd provides the float32 vector and small-matrix kernels that the
+// Attentive Mimicking model runs on: dot products, scaled sums, gathered row
+// sums, matrix–vector products, Gram matrices and rank-1 updates.
+//
+// The implementation is chosen once at program start from the CPU features
+// reported by golang.org/x/sys/cpu: hand-written AVX-512 assembly where the
+// CPU has AVX-512F, github.com/viterin/vek (AVX2+FMA) with the tail handled in
+// Go where the CPU has AVX2 and FMA, and unrolled pure Go otherwise. Building
+// with the purego tag forces the pure-Go kernels on every architecture.
+//
+// All slices are plain row-major float32 data with explicit dimensions, as in
+// gonum. Mismatched lengths are programming errors and panic with a message
+// naming the function and the lengths involved. No kernel allocates.
+package simd
+
+import "fmt"
+
+// checkLen panics when two lengths that must agree do not.
+func checkLen(fn, what string, got, want int) {
+	if got != want {
+		panicLen(fn, what, got, want)
+	}
+}
+
+// panicLen panics with a message naming the function and both lengths. It
+// is kept out of line so that the small exported kernels stay inlinable.
+//
+//go:noinline
+func panicLen(fn, what string, got, want int) {
+	panic(fmt.Sprintf("simd.%s: %s has length %d, want %d", fn, what, got, want))
+}
+
+// checkDims panics when a matrix dimension is negative.
+func checkDims(fn string, rows, cols int) {
+	if rows < 0 || cols < 0 {
+		panic(fmt.Sprintf("simd.%s: negative dimension %d×%d", fn, rows, cols))
+	}
+}
+
+// Dot returns Σ a[i]·b[i]. It panics if len(a) != len(b).
+func Dot(a, b []float32) float32 {
+	if len(a) != len(b) {
+		panicLen("Dot", "b", len(b), len(a))
+	}
+	if useAVX512 { // a direct, inlinable call for the hottest kernel
+		return dotAVX512(a, b)
+	}
+	return impl.dot(a, b)
+}
+
+// Axpy computes y += alpha·x. It panics if len(x) != len(y).
+func Axpy(alpha float32, x, y []float32) {
+	if len(x) != len(y) {
+		panicLen("Axpy", "y", len(y), len(x))
+	}
+	if useAVX512 {
+		axpyAVX512(alpha, x, y)
+		return
+	}
+	impl.axpy(alpha, x, y)
+}
+
+// Scale computes x *= alpha in place.
+func Scale(alpha float32, x []float32) {
+	impl.scale(alpha, x)
+}
+
+// Add computes dst += x. It panics if len(dst) != len(x).
+func Add(dst, x []float32) {
+	if len(dst) != len(x) {
+		panicLen("Add", "x", len(x), len(dst))
+	}
+	impl.add(dst, x)
+}
+
+// WeightedSum overwrites dst with Σ_i w[i]·x[i·d:(i+1)·d], where d = len(dst)
+// and m = len(w) rows of x are used. It panics if len(x) != m·d. With m = 0
+// dst is set to zero.
+func WeightedSum(dst, w, x []float32) {
+	checkLen("WeightedSum", "x", len(x), len(w)*len(dst))
+	impl.weightedSum(dst, w, x)
+}
+
+// GatherSum overwrites dst with Σ_k table[ids[k]·d:(ids[k]+1)·d], where
+// d = len(dst): the sum of the table rows named by ids (the same id may occur
+// several times). It panics if len(table) is not a multiple of d or an id is
+// out of range. With no ids dst is set to zero.
+func GatherSum(dst, table []float32, ids []int32) {
+	d := len(dst)
+	if d == 0 {
+		return
+	}
+	if len(table)%d != 0 {
+		panic(fmt.Sprintf("simd.GatherSum: table length %d is not a multiple of d = %d", len(table), d))
+	}
+	n := len(table) / d
+	for _, id := range ids {
+		if id < 0 || int(id) >= n {
+			panic(fmt.Sprintf("simd.GatherSum: id %d out of range [0, %d)", id, n))
+		}
+	}
+	impl.gatherSum(dst, table, ids)
+}
+
+// MatVec overwrites dst with A·x, where A is the row-major rows×cols matrix a.
+// It panics unless len(a) = rows·cols, len(x) = cols and len(dst) = rows.
+func MatVec(dst, a []float32, rows, cols int, x []float32) {
+	checkDims("MatVec", rows, cols)
+	checkLen("MatVec", "a", len(a), rows*cols)
+	checkLen("MatVec", "x", len(x), cols)
+	checkLen("MatVec", "dst", len(dst), rows)
+	impl.matVec(dst, a, rows, cols, x)
+}
+
+// MatTVec overwrites dst with Aᵀ·x, where A is the row-major rows×cols matrix
+// a. It panics unless len(a) = rows·cols, len(x) = rows and len(dst) = cols.
+func MatTVec(dst, a []float32, rows, cols int, x []float32) {
+	checkDims("MatTVec", rows, cols)
+	checkLen("MatTVec", "a", len(a), rows*cols)
+	checkLen("MatTVec", "x", len(x), rows)
+	checkLen("MatTVec", "dst", len(dst), cols)
+	impl.matTVec(dst, a, rows, cols, x)
+}
+
+// Gram overwrites dst (m×m, row-major) with X·Xᵀ, where X is the row-major
+// m×d matrix x. Both triangles of dst are written. It panics unless
+// len(x) = m·d and len(dst) = m·m.
+func Gram(dst, x []float32, m, d int) {
+	checkDims("Gram", m, d)
+	checkLen("Gram", "x", len(x), m*d)
+	checkLen("Gram", "dst", len(dst), m*m)
+	impl.gram(dst, x, m, d)
+}
+
+// Rank1 computes A += alpha·x·yᵀ for the row-major rows×cols matrix a.
+// It panics unless len(a) = rows·cols, len(x) = rows and len(y) = cols.
+func Rank1(a []float32, rows, cols int, alpha float32, x, y []float32) {
+	checkDims("Rank1", rows, cols)
+	checkLen("Rank1", "a", len(a), rows*cols)
+	checkLen("Rank1", "x", len(x), rows)
+	checkLen("Rank1", "y", len(y), cols)
+	impl.rank1(a, rows, cols, alpha, x, y)
+}

@@ -1,0 +1,190 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// adapterArgs are the serve flags of the adapter under test.
+func adapterArgs(r *reference, memDir string, teach bool) []string {
+	args := []string{"--memory-dir", memDir, "--teach=" + strconv.FormatBool(teach)}
+	if r.modelPath != "" {
+		args = append(args, "--model", r.modelPath)
+	}
+	return args
+}
+
+// transformersCollection is a collection vectorized by Weaviate's stock
+// text2vec-transformers module (which calls the adapter).
+func transformersCollection(class string, settings map[string]any) map[string]any {
+	return map[string]any{
+		"class":             class,
+		"vectorizer":        "text2vec-transformers",
+		"moduleConfig":      map[string]any{"text2vec-transformers": settings},
+		"vectorIndexConfig": hnswConfig,
+		"properties":        docProperties(map[string]any{"text2vec-transformers": map[string]any{"skip": true}}),
+	}
+}
+
+// adapterMemory reads the context memory's summary from the adapter's /meta.
+func adapterMemory(t *testing.T, a *adapterServer) map[string]any {
+	t.Helper()
+	var meta struct {
+		Memory map[string]any `json:"memory"`
+	}
+	status, raw, err := doJSON(context.Background(), http.MethodGet, a.url("/meta"), nil, &meta)
+	if err != nil || status != http.StatusOK || meta.Memory == nil {
+		t.Fatalf("adapter /meta: status %d, %v, no memory summary: %.500s", status, err, raw)
+	}
+	summary := map[string]any{}
+	for _, k := range []string{"words", "contexts"} {
+		summary[k] = meta.Memory[k]
+	}
+	return summary
+}
+
+// TestTransformersAdapter is path (A): stock weaviate-server with
+// text2vec-transformers calling the text2vec-am adapter (serve).
+func TestTransformersAdapter(t *testing.T) {
+	e := requireE2E(t)
+	r := loadReference(t, e)
+	b := builtBinaries(t, e.repo)
+	tmp := t.TempDir()
+	memDir := filepath.Join(tmp, "memory")
+	adapterPort := freePorts(t, 1)[0]
+	a := startAdapter(t, b.text2vecAM, filepath.Join(tmp, "adapter.log"), adapterPort, adapterArgs(r, memDir, false))
+	w := startWeaviate(t, b.stock, filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
+		"ENABLE_MODULES=text2vec-transformers",
+		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
+	})
+	c := newClient(t, w)
+	docs := collection{w: w, c: c, class: "DocsA"}
+
+	t.Run("BadSettingsRefused", func(t *testing.T) {
+		// The collection settings of path A are text2vec-transformers' own,
+		// validated by Weaviate.
+		refuseCollection(t, w, transformersCollection("BadProps", map[string]any{"properties": []string{}}), "properties")
+	})
+
+	createCollection(t, w, transformersCollection(docs.class, map[string]any{"vectorizeClassName": false}))
+	importAll(t, docs, r)
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Run("StoredVectorsEqualVectorizer", func(t *testing.T) { checkStoredVectors(t, docs, r) })
+	t.Run("NearTextMRR", func(t *testing.T) { checkNearText(t, docs, r) })
+	t.Run("Hybrid", func(t *testing.T) { checkHybrid(t, docs, r) })
+
+	var probesBefore map[string][]float32
+	var memBefore map[string]any
+	t.Run("Teaching", func(t *testing.T) {
+		// Teach: the adapter with teaching on learns from every imported passage.
+		a.proc.stop(t)
+		a.args = adapterArgs(r, memDir, true)
+		a.start(t)
+		taught := collection{w: w, c: c, class: "TaughtA"}
+		createCollection(t, w, transformersCollection(taught.class, map[string]any{"vectorizeClassName": false}))
+		res, err := importDocs(context.Background(), c, taught.class, teachDocs(r), 0, batchSize, nil)
+		if err != nil || len(res.Failures) > 0 {
+			t.Fatalf("teaching import: %v %v", err, res.Failures)
+		}
+		// Probe with teaching off, so that probing does not change the memory.
+		a.proc.stop(t)
+		a.args = adapterArgs(r, memDir, false)
+		a.start(t)
+		memBefore = adapterMemory(t, a)
+		if n, _ := memBefore["words"].(float64); n == 0 {
+			t.Fatalf("teaching import of %d documents left the context memory empty: %v", len(teachDocs(r)), memBefore)
+		}
+		probe := collection{w: w, c: c, class: "ProbeA"}
+		createCollection(t, w, transformersCollection(probe.class, map[string]any{"vectorizeClassName": false}))
+		probesBefore = insertProbes(t, probe, r)
+		checkTaught(t, probesBefore, r)
+	})
+
+	t.Run("RestartKeepsEverything", func(t *testing.T) {
+		if probesBefore == nil {
+			t.Skip("teaching failed")
+		}
+		w.proc.stop(t)
+		a.proc.stop(t)
+		a.start(t)
+		w.start(t)
+		c := newClient(t, w)
+		if n := objectCount(t, w, docs.class); n != len(r.docs) {
+			t.Errorf("%d objects in %s after the restart, want %d", n, docs.class, len(r.docs))
+		}
+		checkStoredVectors(t, collection{w: w, c: c, class: docs.class}, r)
+		if memAfter := adapterMemory(t, a); !equalJSON(memBefore, memAfter) {
+			t.Errorf("context memory after the restart %v, before %v", memAfter, memBefore)
+		}
+		probe := collection{w: w, c: c, class: "ProbeA2"}
+		createCollection(t, w, transformersCollection(probe.class, map[string]any{"vectorizeClassName": false}))
+		checkSameProbes(t, probesBefore, insertProbes(t, probe, r))
+	})
+
+	t.Run("AdapterOutageMidImport", func(t *testing.T) {
+		c := newClient(t, w)
+		col := collection{w: w, c: c, class: "OutageA"}
+		createCollection(t, w, transformersCollection(col.class, map[string]any{"vectorizeClassName": false}))
+		part := r.docs[:min(3000, len(r.docs))]
+		ctx := context.Background()
+		const up1, down = 500, 300 // documents imported before and during the outage
+		res, err := importDocs(ctx, c, col.class, part[:up1], 0, batchSize, nil)
+		if err != nil || len(res.Failures) > 0 {
+			t.Fatalf("import before the outage: %v %v", err, res.Failures)
+		}
+		a.proc.stop(t)
+		res, err = importDocs(ctx, c, col.class, part[up1:up1+down], up1, batchSize, nil)
+		if err != nil {
+			t.Fatalf("import during the outage: the batch request itself failed (want per-object errors): %v", err)
+		}
+		if len(res.Failures) != down {
+			t.Errorf("during the adapter outage %d of %d objects were refused, want all", len(res.Failures), down)
+		}
+		for i, msg := range res.Failures {
+			t.Logf("per-object error during the outage, document %s: %s", part[i].ID, msg)
+			break
+		}
+		stored := listVectors(t, w, col.class, "")
+		for id, v := range stored {
+			if len(v) != r.vec.Dim() {
+				t.Errorf("object %s stored without its vector (dim %d) during the adapter outage", id, len(v))
+			}
+		}
+		if len(stored) != up1 {
+			t.Errorf("%d objects stored after the outage batches, want the %d imported before it", len(stored), up1)
+		}
+		a.start(t)
+		res, err = importDocs(ctx, c, col.class, part[up1+down:], up1+down, batchSize, nil)
+		if err != nil || len(res.Failures) > 0 {
+			t.Fatalf("import after the adapter came back: %v %v", err, res.Failures)
+		}
+		res, err = importDocs(ctx, c, col.class, part[up1:up1+down], up1, batchSize, nil)
+		if err != nil || len(res.Failures) > 0 {
+			t.Fatalf("re-import of the documents refused during the outage: %v %v", err, res.Failures)
+		}
+		stored = listVectors(t, w, col.class, "")
+		if len(stored) != len(part) {
+			t.Errorf("%d objects stored after resuming, want %d", len(stored), len(part))
+		}
+		// Teaching is off, and the memory holds what TaughtA taught: compare
+		// with the probes' state only for the probe documents, and require a
+		// vector of the right dimension for all.
+		for i, d := range part {
+			v := stored[d.ID]
+			if len(v) != r.vec.Dim() {
+				t.Errorf("document %s stored without its vector after resuming", d.ID)
+				continue
+			}
+			if p, ok := probesBefore[d.ID]; ok && cosine(v, p) <= 0.9999 {
+				t.Errorf("document %d (%s): vector after resuming differs from the same text's before (cosine %.6f)", i, d.ID, cosine(v, p))
+			}
+		}
+	})
+}

@@ -1,0 +1,488 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/module/buildweaviate"
+)
+
+// repoRoot walks up from the working directory to the directory holding go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("working directory: %v", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			t.Fatalf("no go.mod in %s or above", wd)
+		}
+	}
+}
+
+// e2eEnv is what every end-to-end test needs: the repository root and the
+// debian-dev retrieval data.
+type e2eEnv struct {
+	repo    string
+	docs    string // docs.jsonl
+	queries string // queries.jsonl
+}
+
+// requireE2E skips the test under -short or when ../shared is absent.
+func requireE2E(t testing.TB) e2eEnv {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test against real Weaviate servers: skipped under -short")
+	}
+	repo := repoRoot(t)
+	dir := filepath.Join(filepath.Dir(repo), "shared", "data", "retrieval", "debian-dev")
+	e := e2eEnv{repo: repo, docs: filepath.Join(dir, "docs.jsonl"), queries: filepath.Join(dir, "queries.jsonl")}
+	for _, p := range []string{e.docs, e.queries} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("end-to-end test needs the debian-dev retrieval data at %s (../shared beside the repository root): %v", p, err)
+		}
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("end-to-end test builds Weaviate and needs the go command: %v", err)
+	}
+	return e
+}
+
+// cacheDir is where built binaries are kept between runs.
+func cacheDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("T2V_E2E_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatalf("no cache directory for the e2e binaries (set T2V_E2E_CACHE): %v", err)
+		}
+		dir = filepath.Join(base, "text2vec-am", "e2e")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("create e2e cache %s: %v", dir, err)
+	}
+	return dir
+}
+
+// lockCache takes an exclusive lock on the cache directory so that two test
+// processes do not build the same binary at once. The returned function
+// releases it.
+func lockCache(t testing.TB, dir string) func() {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatalf("lock e2e cache: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("lock e2e cache: %v", err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+}
+
+// sourceHash hashes the files the text2vec-am binary and module are built
+// from: everything under repo except .git, tests/, test files and Markdown.
+func sourceHash(t testing.TB, repo string) string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(repo, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repo, path)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || rel == "tests" || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		files = append(files, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("hash sources: %v", err)
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, rel := range files {
+		f, err := os.Open(filepath.Join(repo, rel))
+		if err != nil {
+			t.Fatalf("hash sources: %v", err)
+		}
+		fmt.Fprintf(h, "%s\x00", rel)
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("hash sources: %v", err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// binaries holds the paths of the built binaries, built once per test process.
+type binaries struct {
+	once                      sync.Once
+	err                       error
+	stock, custom, text2vecAM string
+}
+
+// builtBinaries builds (or finds in the cache) the stock weaviate-server, the
+// custom one with text2vec-am and the text2vec-am binary. stockOnly skips
+// the custom build.
+func builtBinaries(t testing.TB, repo string) *binaries {
+	t.Helper()
+	bins.once.Do(func() { bins.err = buildAll(t, repo) })
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	return &bins
+}
+
+// bins is filled once per test process by builtBinaries (the test binary is
+// the only user; it is not shared state of any library package).
+var bins binaries
+
+func buildAll(t testing.TB, repo string) error {
+	dir := cacheDir(t)
+	unlock := lockCache(t, dir)
+	defer unlock()
+	ctx := context.Background()
+	hash := sourceHash(t, repo)
+
+	bins.stock = filepath.Join(dir, "weaviate-server-"+buildweaviate.WeaviateVersion)
+	if _, err := os.Stat(bins.stock); err != nil {
+		start := time.Now()
+		t.Logf("building stock weaviate-server %s into %s (minutes when the Go build cache is cold)", buildweaviate.WeaviateVersion, dir)
+		gobin := filepath.Join(dir, "gobin")
+		cmd := exec.CommandContext(ctx, "go", "install", "github.com/weaviate/weaviate/cmd/weaviate-server@"+buildweaviate.WeaviateVersion)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=-mod=mod", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go install weaviate-server %s: %v\n%s", buildweaviate.WeaviateVersion, err, tailString(string(out), 4000))
+		}
+		if err := os.Rename(filepath.Join(gobin, "weaviate-server"), bins.stock); err != nil {
+			return fmt.Errorf("stock weaviate-server: %w", err)
+		}
+		t.Logf("stock weaviate-server built in %v", time.Since(start).Round(time.Second))
+	}
+
+	bins.custom = filepath.Join(dir, "weaviate-server-"+buildweaviate.WeaviateVersion+"-am-"+hash)
+	if _, err := os.Stat(bins.custom); err != nil {
+		start := time.Now()
+		t.Logf("building weaviate-server %s with text2vec-am into %s (minutes when the Go build cache is cold)", buildweaviate.WeaviateVersion, bins.custom)
+		var log bytes.Buffer
+		err := buildweaviate.Build(ctx, buildweaviate.Options{
+			Out:     bins.custom + ".tmp",
+			Repo:    repo,
+			WorkDir: filepath.Join(dir, "weaviate-src"), // a stable path lets the build cache reuse Weaviate's packages
+			Log:     &log,
+		})
+		if err != nil {
+			return fmt.Errorf("build-weaviate: %w", err)
+		}
+		if err := os.Rename(bins.custom+".tmp", bins.custom); err != nil {
+			return fmt.Errorf("custom weaviate-server: %w", err)
+		}
+		t.Logf("custom weaviate-server built in %v", time.Since(start).Round(time.Second))
+		removeStale(dir, "weaviate-server-"+buildweaviate.WeaviateVersion+"-am-", bins.custom)
+	}
+
+	bins.text2vecAM = filepath.Join(dir, "text2vec-am-"+hash)
+	if _, err := os.Stat(bins.text2vecAM); err != nil {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bins.text2vecAM+".tmp", ".")
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build text2vec-am: %v\n%s", err, tailString(string(out), 4000))
+		}
+		if err := os.Rename(bins.text2vecAM+".tmp", bins.text2vecAM); err != nil {
+			return fmt.Errorf("text2vec-am binary: %w", err)
+		}
+		removeStale(dir, "text2vec-am-", bins.text2vecAM)
+	}
+	return nil
+}
+
+// removeStale deletes the cached binaries named prefix* other than keep.
+func removeStale(dir, prefix, keep string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
+	for _, m := range matches {
+		if m != keep {
+			os.Remove(m)
+		}
+	}
+}
+
+func tailString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// freePorts returns n distinct free loopback TCP ports.
+func freePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, 0, n)
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for len(ports) < n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("free port: %v", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// process is a server started by a test, in its own process group.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	logFile *os.File
+	done    chan struct{}
+	waitErr error
+	stopped bool
+}
+
+// startProcess starts bin with args and env (added to the test's own
+// environment) in a new process group, its output going to logPath. The
+// process is stopped when the test ends.
+func startProcess(t testing.TB, name, bin string, args, env []string, logPath string) *process {
+	t.Helper()
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatalf("%s log: %v", name, err)
+	}
+	fmt.Fprintf(lf, "=== %s start %s %s\n", time.Now().Format(time.RFC3339), bin, strings.Join(args, " "))
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout = lf
+	cmd.Stderr = lf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		lf.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, logFile: lf, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.stop(t) })
+	return p
+}
+
+// exited reports whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// signal sends sig to the process group.
+func (p *process) signal(sig syscall.Signal) {
+	if !p.exited() {
+		syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after 60 s. It is
+// idempotent.
+func (p *process) stop(t testing.TB) {
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	p.signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		t.Logf("%s did not stop within 60 s of SIGTERM: killing it", p.name)
+		p.signal(syscall.SIGKILL)
+		<-p.done
+	}
+	// Children left in the group (none expected) go too.
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.logFile.Close()
+}
+
+// kill ends the process group at once, as a crash would.
+func (p *process) kill() {
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	p.signal(syscall.SIGKILL)
+	<-p.done
+	p.logFile.Close()
+}
+
+// logTail returns the end of the process's log.
+func (p *process) logTail() string {
+	data, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	return tailString(string(data), 6000)
+}
+
+// waitHTTP polls url until it answers 2xx, the process exits or timeout passes.
+func waitHTTP(t testing.TB, p *process, url string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		resp, err := client.Get(url)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				return
+			}
+		}
+		if p.exited() {
+			t.Fatalf("%s exited before it was ready (%v); log:\n%s", p.name, p.waitErr, p.logTail())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready at %s within %v (last error %v); log:\n%s", p.name, url, timeout, err, p.logTail())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// weaviatePorts are the ports one Weaviate instance listens on.
+type weaviatePorts struct {
+	HTTP, GRPC, Gossip, Data, Raft, RaftRPC, Profiling int
+}
+
+func newWeaviatePorts(t testing.TB) weaviatePorts {
+	p := freePorts(t, 7)
+	return weaviatePorts{HTTP: p[0], GRPC: p[1], Gossip: p[2], Data: p[3], Raft: p[4], RaftRPC: p[5], Profiling: p[6]}
+}
+
+// weaviateServer is one running Weaviate instance.
+type weaviateServer struct {
+	bin, dataDir, logPath string
+	ports                 weaviatePorts
+	env                   []string
+	proc                  *process
+}
+
+// startWeaviate starts bin on free loopback ports with data in dataDir and
+// the extra environment env, and waits until it is ready.
+func startWeaviate(t testing.TB, bin, dataDir, logPath string, ports weaviatePorts, env []string) *weaviateServer {
+	t.Helper()
+	w := &weaviateServer{bin: bin, dataDir: dataDir, logPath: logPath, ports: ports, env: env}
+	w.start(t)
+	return w
+}
+
+func (w *weaviateServer) start(t testing.TB) {
+	t.Helper()
+	env := append([]string{
+		"PERSISTENCE_DATA_PATH=" + w.dataDir,
+		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
+		"DEFAULT_VECTORIZER_MODULE=none",
+		"CLUSTER_HOSTNAME=node1",
+		"CLUSTER_BIND_ADDR=127.0.0.1",
+		"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
+		"CLUSTER_GOSSIP_BIND_PORT=" + strconv.Itoa(w.ports.Gossip),
+		"CLUSTER_DATA_BIND_PORT=" + strconv.Itoa(w.ports.Data),
+		"RAFT_PORT=" + strconv.Itoa(w.ports.Raft),
+		"RAFT_INTERNAL_RPC_PORT=" + strconv.Itoa(w.ports.RaftRPC),
+		"RAFT_BOOTSTRAP_EXPECT=1",
+		"GRPC_PORT=" + strconv.Itoa(w.ports.GRPC),
+		"GO_PROFILING_PORT=" + strconv.Itoa(w.ports.Profiling),
+		"GO_PROFILING_DISABLE=true",
+		"DISABLE_TELEMETRY=true",
+		"LOG_LEVEL=info",
+		"QUERY_DEFAULTS_LIMIT=25",
+	}, w.env...)
+	w.proc = startProcess(t, "weaviate-server", w.bin,
+		[]string{"--host", "127.0.0.1", "--port", strconv.Itoa(w.ports.HTTP), "--scheme", "http"},
+		env, w.logPath)
+	waitHTTP(t, w.proc, w.url("/v1/.well-known/ready"), 3*time.Minute)
+}
+
+// restart stops the server and starts it again on the same ports and data.
+func (w *weaviateServer) restart(t testing.TB) {
+	t.Helper()
+	w.proc.stop(t)
+	w.start(t)
+}
+
+func (w *weaviateServer) url(path string) string {
+	return "http://127.0.0.1:" + strconv.Itoa(w.ports.HTTP) + path
+}
+
+// adapterServer is one running text2vec-am adapter (serve).
+type adapterServer struct {
+	bin, logPath string
+	port         int
+	args         []string
+	proc         *process
+}
+
+func startAdapter(t testing.TB, bin, logPath string, port int, args []string) *adapterServer {
+	t.Helper()
+	a := &adapterServer{bin: bin, logPath: logPath, port: port, args: args}
+	a.start(t)
+	return a
+}
+
+func (a *adapterServer) start(t testing.TB) {
+	t.Helper()
+	args := append([]string{"serve", "--addr", "127.0.0.1:" + strconv.Itoa(a.port)}, a.args...)
+	a.proc = startProcess(t, "text2vec-am serve", a.bin, args, nil, a.logPath)
+	waitHTTP(t, a.proc, a.url("/.well-known/ready"), 2*time.Minute)
+}
+
+func (a *adapterServer) url(path string) string {
+	return "http://127.0.0.1:" + strconv.Itoa(a.port) + path
+}
+
+// errIsConnRefused reports whether err comes from a refused connection.
+func errIsConnRefused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED)
+}

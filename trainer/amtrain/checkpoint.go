@@ -1,0 +1,244 @@
+package amtrain
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// A checkpoint file:
+//
+//	"T2VAMCK1"
+//	uint32 n, n bytes JSON of the training state (epoch, next batch, seeds, history)
+//	uint64 n, n bytes: the model weights (model.Save, float32, without base vectors)
+//	the Adam state: uint64 step, then MM VM MA VA MU VU MN VN as
+//	  (uint64 length, float32s) and MB VB as float32
+//	uint32 CRC-32 (Castagnoli) of everything before
+//
+// All numbers little-endian. The random state is the seed plus the position
+// (epoch, batch): every instance's generator is derived from them, so resuming
+// reproduces the uninterrupted run exactly for the same thread count.
+const checkpointMagic = "T2VAMCK1"
+
+// state is the part of a checkpoint that is not weights.
+type state struct {
+	Epoch        int // epochs completed
+	Batch        int // next batch of epoch Epoch
+	Seed         int64
+	Threads      int
+	Fingerprint  uint64
+	EpochLoss    float64 // partial sums of the interrupted epoch
+	EpochFlops   float64
+	EpochSeconds float64
+	History      []EpochStats
+}
+
+// Checkpoint is a loaded checkpoint.
+type Checkpoint struct {
+	State state
+	Model *model.Model
+	Adam  *Adam
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (t *trainer) checkpoint(st *state) error {
+	if err := SaveCheckpoint(t.o.CheckpointPath, st, t.m, t.adam); err != nil {
+		return err
+	}
+	t.log.Info("checkpoint written", "file", t.o.CheckpointPath, "epoch", st.Epoch, "batch", st.Batch)
+	return nil
+}
+
+// SaveCheckpoint writes a checkpoint atomically (temporary file, fsync, rename).
+func SaveCheckpoint(path string, st *state, m *model.Model, o *Adam) error {
+	var buf bytes.Buffer
+	buf.WriteString(checkpointMagic)
+	js, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	putU32(&buf, uint32(len(js)))
+	buf.Write(js)
+	var mb bytes.Buffer
+	if err := m.Save(&mb, model.SaveOptions{NgramStorage: model.StorageFloat32, BaseStorage: model.StorageFloat32}); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	putU64(&buf, uint64(mb.Len()))
+	buf.Write(mb.Bytes())
+	putU64(&buf, uint64(o.Step))
+	for _, s := range [][]float32{o.MM, o.VM, o.MA, o.VA, o.MU, o.VU, o.MN, o.VN} {
+		putFloats(&buf, s)
+	}
+	putU32(&buf, math.Float32bits(o.MB))
+	putU32(&buf, math.Float32bits(o.VB))
+	putU32(&buf, crc32.Checksum(buf.Bytes(), castagnoli))
+	return writeAtomic(path, buf.Bytes())
+}
+
+// LoadCheckpoint reads a checkpoint written by SaveCheckpoint. The returned
+// model has no base embeddings attached.
+func LoadCheckpoint(path string) (*Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	bad := func(what string) error { return fmt.Errorf("checkpoint %s: %s", path, what) }
+	if len(b) < len(checkpointMagic)+8 || string(b[:len(checkpointMagic)]) != checkpointMagic {
+		return nil, bad("not a text2vec-am checkpoint (bad magic)")
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, bad("checksum mismatch (truncated or corrupt file)")
+	}
+	r := &reader{b: body[len(checkpointMagic):]}
+	ck := &Checkpoint{}
+	js := r.bytes(uint64(r.u32()))
+	if r.err == nil {
+		if err := json.Unmarshal(js, &ck.State); err != nil {
+			return nil, bad("state: " + err.Error())
+		}
+	}
+	mb := r.bytes(r.u64())
+	if r.err != nil {
+		return nil, bad(r.err.Error())
+	}
+	m, err := model.Load(bytes.NewReader(mb), path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	o := &Adam{Step: int64(r.u64())}
+	for _, p := range []*[]float32{&o.MM, &o.VM, &o.MA, &o.VA, &o.MU, &o.VU, &o.MN, &o.VN} {
+		*p = r.floats()
+	}
+	o.MB = math.Float32frombits(r.u32())
+	o.VB = math.Float32frombits(r.u32())
+	if r.err != nil {
+		return nil, bad(r.err.Error())
+	}
+	if len(r.b) != 0 {
+		return nil, bad("trailing bytes")
+	}
+	if len(o.MM) != len(m.M) || len(o.MA) != len(m.A) || len(o.MU) != len(m.U) || len(o.MN) != len(m.Ngrams) ||
+		len(o.VM) != len(m.M) || len(o.VA) != len(m.A) || len(o.VU) != len(m.U) || len(o.VN) != len(m.Ngrams) {
+		return nil, bad("optimizer state does not match the model's shapes")
+	}
+	ck.Model, ck.Adam = m, o
+	return ck, nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, synced before the rename, so a crash leaves the old file or the new.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = w.Write(data)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func putU32(w io.Writer, v uint32) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	w.Write(b[:])
+}
+
+func putU64(w io.Writer, v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	w.Write(b[:])
+}
+
+func putFloats(buf *bytes.Buffer, s []float32) {
+	putU64(buf, uint64(len(s)))
+	var b [4]byte
+	for _, x := range s {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+		buf.Write(b[:])
+	}
+}
+
+// reader decodes the checkpoint body; the first error sticks.
+type reader struct {
+	b   []byte
+	err error
+}
+
+var errShort = errors.New("truncated")
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if uint64(len(r.b)) < n {
+		r.err = errShort
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) u32() uint32 {
+	b := r.bytes(4)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (r *reader) u64() uint64 {
+	b := r.bytes(8)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func (r *reader) floats() []float32 {
+	n := r.u64()
+	if r.err == nil && n > uint64(len(r.b))/4 {
+		r.err = errShort
+	}
+	b := r.bytes(4 * n)
+	if b == nil {
+		return nil
+	}
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return s
+}

@@ -1,0 +1,139 @@
+package amtrain
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+)
+
+func TestInferFormatErrors(t *testing.T) {
+	s := newSynth(t, 300)
+	d := s.data(t)
+	o := smallOptions()
+	o.Epochs = 1
+	m := train(t, d, o).Model
+	w := s.words[0]
+	cases := map[string]struct{ in, want string }{
+		"empty word":    {"\tsome context\n", "in.tsv:1: the word (before the first tab) is empty"},
+		"space in word": {w + " " + w + " context\n", "in.tsv:1: the word"},
+		"empty context": {"ok\t" + w + "\n\nbad\t" + w + "\t\n", "in.tsv:3: context 2 of \"bad\" is empty"},
+		"duplicate":     {"a\t" + w + "\nb\t" + w + "\na\t" + w + "\n", "in.tsv:3: word \"a\" already given on line 1"},
+		"bad utf-8":     {"ok\t" + w + "\nb\xff\tx\n", "in.tsv:2: not valid UTF-8"},
+		"empty input":   {"\n\n", "no words"},
+	}
+	for name, c := range cases {
+		var out bytes.Buffer
+		_, err := Infer(m, strings.NewReader(c.in), "in.tsv", &out)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, c.want)
+		}
+	}
+	// Valid: contexts with only unknown words are counted, the word keeps its spelling.
+	var out bytes.Buffer
+	st, err := Infer(m, strings.NewReader("MyWord\tqqq rrr\t"+w+"\r\n"+w+"\n"), "in.tsv", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Words != 2 || st.Contexts != 2 || st.EmptyContexts != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || lines[0] != "2 16" || !strings.HasPrefix(lines[1], "MyWord ") || len(strings.Fields(lines[1])) != 17 {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+func runTrainArgs(t *testing.T, args ...string) error {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	return runTrain(context.Background(), cli.Env{Args: append(args, "--quiet"), Stdout: &stdout, Stderr: &stderr})
+}
+
+func TestTrainFlagErrors(t *testing.T) {
+	s := newSynth(t, 300)
+	out := filepath.Join(s.dir, "m.am")
+	ok := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", out, "--min-count-train", "20", "--epochs", "1"}
+	usage := map[string][]string{
+		"no corpus":        {"--embeddings", s.embeddings, "--out", out},
+		"no embeddings":    {"--corpus", s.corpus, "--out", out},
+		"no out":           {"--corpus", s.corpus, "--embeddings", s.embeddings},
+		"bad mode":         append(ok, "--mode", "xyz"),
+		"bad storage":      append(ok, "--storage", "int4"),
+		"zero epochs":      append(ok, "--epochs", "0"),
+		"negative batch":   append(ok, "--batch", "-1"),
+		"bad lr":           append(ok, "--lr", "0"),
+		"nan lr":           append(ok, "--lr", "NaN"),
+		"zero threads":     append(ok, "--threads", "0"),
+		"bad number":       append(ok, "--epochs", "five"),
+		"positional":       append(ok, "extra"),
+		"include-missing":  append(ok, "--include-missing", "maybe"),
+		"empty corpus arg": {"--corpus", s.corpus + ",", "--embeddings", s.embeddings, "--out", out},
+		"negative holdout": append(ok, "--holdout", "-3"),
+	}
+	for name, args := range usage {
+		err := runTrainArgs(t, args...)
+		if !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%s: err = %v, want a usage error", name, err)
+		}
+	}
+	dir := s.dir
+	badEmb := writeFile(t, dir, "bad.vec", "2 3\nword 0.1 0.2 zzz\n")
+	shortEmb := writeFile(t, dir, "short.vec", "2 3\nword 0.1 0.2 0.3\nother 0.1\n")
+	badCounts := writeFile(t, dir, "bad.counts", "the 10\nword many\n")
+	n := 0
+	include := func(content string) string {
+		n++
+		return writeFile(t, dir, "inc"+strconv.Itoa(n)+".txt", content)
+	}
+	inputErrs := map[string]struct {
+		args []string
+		want string
+	}{
+		"malformed embeddings": {[]string{"--corpus", s.corpus, "--embeddings", badEmb, "--out", out}, "bad.vec"},
+		"ragged embeddings":    {[]string{"--corpus", s.corpus, "--embeddings", shortEmb, "--out", out}, "short.vec"},
+		"missing embeddings":   {[]string{"--corpus", s.corpus, "--embeddings", filepath.Join(dir, "none.vec"), "--out", out}, "none.vec"},
+		"missing corpus":       {[]string{"--corpus", filepath.Join(dir, "none.txt"), "--embeddings", s.embeddings, "--out", out}, "none.txt"},
+		"malformed counts":     {append(ok, "--counts", badCounts), "bad.counts"},
+		"missing counts":       {append(ok, "--counts", filepath.Join(dir, "none.counts")), "none.counts"},
+		"include unknown":      {append(ok, "--include", include(s.words[0]+"\nnotaword\n")), "inc1.txt:2: \"notaword\" has no base embedding"},
+		"include two tokens":   {append(ok, "--include", include("two words\n")), "inc2.txt:1: \"two words\" is not a single word"},
+		"include empty":        {append(ok, "--include", include("# nothing\n\n")), "no usable words"},
+		"include missing file": {append(ok, "--include", filepath.Join(dir, "none.inc")), "none.inc"},
+		"resume garbage":       {append(ok, "--resume", badCounts), "not a text2vec-am checkpoint"},
+	}
+	for name, c := range inputErrs {
+		err := runTrainArgs(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
+		}
+	}
+	// --include-missing skip keeps going with the known words.
+	if err := runTrainArgs(t, append(ok, "--include", include(s.words[0]+"\nnotaword\n"), "--include-missing", "skip")...); err != nil {
+		t.Errorf("include with skip: %v", err)
+	}
+}
+
+func TestInferFlagErrors(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	for name, args := range map[string][]string{
+		"no model":   {"--input", "x", "--out", "y"},
+		"no input":   {"--model", "x", "--out", "y"},
+		"no out":     {"--model", "x", "--input", "y"},
+		"positional": {"--model", "x", "--input", "y", "--out", "z", "extra"},
+	} {
+		err := runInfer(context.Background(), cli.Env{Args: args, Stdout: &stdout, Stderr: &stderr})
+		if !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%s: err = %v, want a usage error", name, err)
+		}
+	}
+	err := runInfer(context.Background(), cli.Env{Args: []string{"--model", "/nonexistent.am", "--input", "y", "--out", "z"}, Stdout: &stdout, Stderr: &stderr})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent.am") {
+		t.Errorf("missing model: %v", err)
+	}
+}

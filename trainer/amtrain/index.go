@@ -1,0 +1,410 @@
+package amtrain
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// The occurrence index file (little-endian, sections 8-byte aligned):
+//
+//	header (indexHeaderSize bytes): magic "T2VAMIX1", then uint64 fields:
+//	  version, flags (bit 0: lowercase tokenizer), key (corpus key),
+//	  nTokens, nTypes, nLines, tokensOff, offsetsOff, positionsOff, vocabOff, vocabLen
+//	tokens    [nTokens]int32: the token stream; lineSep before every line and
+//	          after the last one, so a window scan stops at a line boundary
+//	          without bounds checks
+//	offsets   [nTypes+1]int64: CSR row starts into positions
+//	positions [offsets[nTypes]]uint32: for each word type, the stream
+//	          positions of its occurrences, ascending
+//	vocab     nTypes × (uvarint length, bytes): the word types, id order
+//	          (first occurrence in the corpus)
+const (
+	indexMagic      = "T2VAMIX1"
+	indexVersion    = 1
+	indexHeaderSize = 128
+	// lineSep is the reserved token id that separates lines in the stream.
+	lineSep int32 = -1
+)
+
+// Index is the occurrence index of a corpus: its token stream as int32 ids
+// (memory-mapped from a file), with, for every word type, the list of its
+// positions (CSR arrays), so that sampling k contexts of a word costs O(k)
+// window scans and never rescans the corpus.
+//
+// Every word type of the corpus has an id, so no token is lost and context
+// windows count true corpus positions; whether a word has a base embedding is
+// decided later (see sampler). An Index is safe for concurrent readers.
+type Index struct {
+	// Words are the corpus word types, by id.
+	Words     []string
+	ids       map[string]int32
+	tokens    []int32
+	offsets   []int64
+	positions []uint32
+	nLines    int64
+	data      []byte // the mapping; nil after Close
+}
+
+// Len is the number of word types.
+func (x *Index) Len() int { return len(x.Words) }
+
+// ID returns the id of word, if it occurs in the corpus.
+func (x *Index) ID(word string) (int32, bool) {
+	id, ok := x.ids[word]
+	return id, ok
+}
+
+// Count is the number of occurrences of word type id in the corpus.
+func (x *Index) Count(id int32) int64 { return x.offsets[id+1] - x.offsets[id] }
+
+// Positions returns the stream positions of the occurrences of id (read-only).
+func (x *Index) Positions(id int32) []uint32 {
+	return x.positions[x.offsets[id]:x.offsets[id+1]]
+}
+
+// Tokens returns the number of word tokens in the corpus (line separators excluded).
+func (x *Index) Tokens() int64 { return x.offsets[len(x.Words)] }
+
+// Lines returns the number of lines in the corpus.
+func (x *Index) Lines() int64 { return x.nLines }
+
+// Close unmaps the index. It must not be used afterwards.
+func (x *Index) Close() error {
+	if x.data == nil {
+		return nil
+	}
+	err := syscall.Munmap(x.data)
+	x.data = nil
+	x.tokens, x.offsets, x.positions = nil, nil, nil
+	if err != nil {
+		return fmt.Errorf("unmap index: %w", err)
+	}
+	return nil
+}
+
+// corpusKey identifies a corpus for the index cache: the index format version,
+// the tokenizer settings and every file's absolute path, size and modification
+// time. Editing, replacing or adding a file changes the key.
+func corpusKey(files []string, tok model.Tokenizer) (uint64, error) {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "v%d lower=%t\n", indexVersion, tok.Lowercase)
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return 0, fmt.Errorf("corpus: %w", err)
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return 0, fmt.Errorf("corpus: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", abs, st.Size(), st.ModTime().UnixNano())
+	}
+	return h.Sum64(), nil
+}
+
+// IndexPath returns the cache file name of the index of files in dir.
+func indexPath(dir string, key uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("amindex-%016x.idx", key))
+}
+
+// OpenIndex returns the occurrence index of the corpus (files or directories,
+// read with package corpus: one unit per line), from the cache in dir when one
+// matches the corpus and tokenizer, else it builds one there (atomically:
+// temporary file, then rename). Building stops when ctx is cancelled.
+func OpenIndex(ctx context.Context, paths []string, tok model.Tokenizer, dir string, log *slog.Logger) (*Index, error) {
+	files, err := corpus.Files(paths)
+	if err != nil {
+		return nil, err
+	}
+	key, err := corpusKey(files, tok)
+	if err != nil {
+		return nil, err
+	}
+	path := indexPath(dir, key)
+	if x, err := loadIndex(path, key); err == nil {
+		log.Info("occurrence index loaded from cache", "file", path, "tokens", x.Tokens(), "types", x.Len())
+		return x, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		log.Warn("occurrence index cache unusable; rebuilding", "file", path, "err", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("index cache dir: %w", err)
+	}
+	if err := buildIndex(ctx, files, tok, path, key); err != nil {
+		return nil, err
+	}
+	x, err := loadIndex(path, key)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("occurrence index built", "file", path, "tokens", x.Tokens(), "types", x.Len(), "lines", x.Lines())
+	return x, nil
+}
+
+type indexHeader struct {
+	version, flags, key                 uint64
+	nTokens, nTypes, nLines             uint64
+	tokensOff, offsetsOff, positionsOff uint64
+	vocabOff, vocabLen                  uint64
+}
+
+func (h *indexHeader) fields() []*uint64 {
+	return []*uint64{&h.version, &h.flags, &h.key, &h.nTokens, &h.nTypes, &h.nLines,
+		&h.tokensOff, &h.offsetsOff, &h.positionsOff, &h.vocabOff, &h.vocabLen}
+}
+
+func (h *indexHeader) encode() []byte {
+	b := make([]byte, indexHeaderSize)
+	copy(b, indexMagic)
+	for i, f := range h.fields() {
+		binary.LittleEndian.PutUint64(b[8+8*i:], *f)
+	}
+	return b
+}
+
+func (h *indexHeader) decode(b []byte) error {
+	if len(b) < indexHeaderSize || string(b[:8]) != indexMagic {
+		return errors.New("not an occurrence index file (bad magic)")
+	}
+	for i, f := range h.fields() {
+		*f = binary.LittleEndian.Uint64(b[8+8*i:])
+	}
+	if h.version != indexVersion {
+		return fmt.Errorf("index format version %d, want %d", h.version, indexVersion)
+	}
+	return nil
+}
+
+func align8(n uint64) uint64 { return (n + 7) &^ 7 }
+
+// buildIndex tokenizes the corpus once, streaming the token ids to the file,
+// then fills the position lists through a writable mapping of the same file.
+func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path string, key uint64) (err error) {
+	if !littleEndian() {
+		return errors.New("occurrence index: only little-endian machines are supported")
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(make([]byte, indexHeaderSize)); err != nil {
+		return fmt.Errorf("occurrence index %s: %w", tmp.Name(), err)
+	}
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	ids := make(map[string]int32)
+	var words []string
+	var counts []int64
+	var buf [4]byte
+	nTokens := uint64(0)
+	nLines := uint64(0)
+	put := func(id int32) error {
+		binary.LittleEndian.PutUint32(buf[:], uint32(id))
+		nTokens++
+		_, err := w.Write(buf[:])
+		return err
+	}
+	if err := put(lineSep); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	err = corpus.ForEachUnit(ctx, files, corpus.Options{Tokenizer: tok}, func(u corpus.Unit) error {
+		for _, t := range u.Tokens {
+			id, ok := ids[t]
+			if !ok {
+				if len(words) == math.MaxInt32 {
+					return fmt.Errorf("%s:%d: more than 2^31 word types", u.File, u.Line)
+				}
+				id = int32(len(words))
+				t = strings.Clone(t) // u.Tokens alias the reader's buffer
+				ids[t] = id
+				words = append(words, t)
+				counts = append(counts, 0)
+			}
+			counts[id]++
+			if err := put(id); err != nil {
+				return err
+			}
+		}
+		nLines++
+		if nTokens >= math.MaxUint32 {
+			return fmt.Errorf("%s:%d: corpus too large for the index (2^32 tokens)", u.File, u.Line)
+		}
+		return put(lineSep)
+	})
+	if err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	h := indexHeader{version: indexVersion, key: key, nTokens: nTokens, nTypes: uint64(len(words)), nLines: nLines}
+	if tok.Lowercase {
+		h.flags = 1
+	}
+	var total uint64
+	for _, c := range counts {
+		total += uint64(c)
+	}
+	h.tokensOff = indexHeaderSize
+	h.offsetsOff = align8(h.tokensOff + 4*nTokens)
+	h.positionsOff = h.offsetsOff + 8*(h.nTypes+1)
+	h.vocabOff = align8(h.positionsOff + 4*total)
+	if err := tmp.Truncate(int64(h.vocabOff)); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	data, err := syscall.Mmap(int(tmp.Fd()), 0, int(h.vocabOff), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("occurrence index: mmap: %w", err)
+	}
+	tokens := int32s(data, h.tokensOff, nTokens)
+	offsets := int64s(data, h.offsetsOff, h.nTypes+1)
+	positions := uint32s(data, h.positionsOff, total)
+	var acc int64
+	for i, c := range counts {
+		offsets[i] = acc
+		acc += c
+	}
+	offsets[len(counts)] = acc
+	next := make([]int64, len(counts))
+	copy(next, offsets[:len(counts)])
+	for p, t := range tokens {
+		if t >= 0 {
+			positions[next[t]] = uint32(p)
+			next[t]++
+		}
+	}
+	if err := syscall.Munmap(data); err != nil {
+		return fmt.Errorf("occurrence index: munmap: %w", err)
+	}
+	if _, err := tmp.Seek(int64(h.vocabOff), io.SeekStart); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	w.Reset(tmp)
+	var vb [binary.MaxVarintLen64]byte
+	for _, word := range words {
+		n := binary.PutUvarint(vb[:], uint64(len(word)))
+		w.Write(vb[:n])
+		w.WriteString(word)
+		h.vocabLen += uint64(n + len(word))
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	if _, err := tmp.WriteAt(h.encode(), 0); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	return nil
+}
+
+// loadIndex maps an index file and checks it against key.
+func loadIndex(path string, key uint64) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, indexHeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, fmt.Errorf("index %s: truncated header: %w", path, err)
+	}
+	var h indexHeader
+	if err := h.decode(head); err != nil {
+		return nil, fmt.Errorf("index %s: %w", path, err)
+	}
+	if h.key != key {
+		return nil, fmt.Errorf("index %s: built for another corpus or tokenizer", path)
+	}
+	if uint64(st.Size()) != h.vocabOff+h.vocabLen || h.vocabOff > uint64(st.Size()) {
+		return nil, fmt.Errorf("index %s: size %d does not match its header", path, st.Size())
+	}
+	if !littleEndian() {
+		return nil, errors.New("occurrence index: only little-endian machines are supported")
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: mmap: %w", path, err)
+	}
+	x := &Index{data: data, nLines: int64(h.nLines)}
+	x.tokens = int32s(data, h.tokensOff, h.nTokens)
+	x.offsets = int64s(data, h.offsetsOff, h.nTypes+1)
+	total := uint64(x.offsets[h.nTypes])
+	if h.positionsOff+4*total > h.vocabOff {
+		x.Close()
+		return nil, fmt.Errorf("index %s: corrupt (positions overrun)", path)
+	}
+	x.positions = uint32s(data, h.positionsOff, total)
+	vocab := data[h.vocabOff:]
+	x.Words = make([]string, 0, h.nTypes)
+	x.ids = make(map[string]int32, h.nTypes)
+	for uint64(len(x.Words)) < h.nTypes {
+		n, k := binary.Uvarint(vocab)
+		if k <= 0 || uint64(len(vocab)-k) < n {
+			x.Close()
+			return nil, fmt.Errorf("index %s: corrupt vocabulary", path)
+		}
+		word := string(vocab[k : k+int(n)])
+		vocab = vocab[k+int(n):]
+		x.ids[word] = int32(len(x.Words))
+		x.Words = append(x.Words, word)
+	}
+	return x, nil
+}
+
+func littleEndian() bool {
+	v := uint16(1)
+	return *(*byte)(unsafe.Pointer(&v)) == 1
+}
+
+func int32s(b []byte, off, n uint64) []int32 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&b[off])), n)
+}
+
+func int64s(b []byte, off, n uint64) []int64 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(&b[off])), n)
+}
+
+func uint32s(b []byte, off, n uint64) []uint32 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[off])), n)
+}

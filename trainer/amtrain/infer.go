@@ -1,0 +1,115 @@
+package amtrain
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// InferStats summarizes an Infer run.
+type InferStats struct {
+	Words int
+	// Contexts given in total, and how many had no word with a base vector.
+	Contexts, EmptyContexts int
+}
+
+// Infer reads the reference implementation's inference format from r — one
+// word per line, `word<TAB>context<TAB>context…`, each context raw text
+// tokenized with the model's tokenizer — and writes word2vec text with the
+// inferred vectors to w, in input order. A word with no context gets its form
+// embedding. Blank lines are skipped. Errors name the line.
+//
+// The word is matched (n-grams, and dropped from its own contexts) after the
+// tokenizer's lowercasing; the output keeps it as written.
+func Infer(m *model.Model, r io.Reader, name string, w io.Writer) (InferStats, error) {
+	var st InferStats
+	if m.Base == nil {
+		return st, errors.New("infer: the model has no base embeddings attached")
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	var words []string
+	var queries []model.Query
+	seen := make(map[string]int)
+	var toks []string
+	lineNo := 0
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return st, fmt.Errorf("%s:%d: read: %w", name, lineNo+1, err)
+		}
+		if len(line) == 0 && errors.Is(err, io.EOF) {
+			break
+		}
+		lineNo++
+		line = strings.TrimRight(line, "\r\n")
+		if strings.TrimSpace(line) == "" {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			continue
+		}
+		if !utf8.ValidString(line) {
+			return st, fmt.Errorf("%s:%d: not valid UTF-8", name, lineNo)
+		}
+		fields := strings.Split(line, "\t")
+		word := strings.TrimSpace(fields[0])
+		switch {
+		case word == "":
+			return st, fmt.Errorf("%s:%d: the word (before the first tab) is empty; want word<TAB>context<TAB>context…", name, lineNo)
+		case strings.IndexFunc(word, unicode.IsSpace) >= 0:
+			return st, fmt.Errorf("%s:%d: the word %q contains a space (separate the word and its contexts with tabs)", name, lineNo, word)
+		}
+		if prev, dup := seen[word]; dup {
+			return st, fmt.Errorf("%s:%d: word %q already given on line %d", name, lineNo, word, prev)
+		}
+		seen[word] = lineNo
+		key := word
+		if m.Tokenizer.Lowercase {
+			key = strings.ToLower(word)
+		}
+		var ctxs [][]int32
+		for k, c := range fields[1:] {
+			if strings.TrimSpace(c) == "" {
+				return st, fmt.Errorf("%s:%d: context %d of %q is empty", name, lineNo, k+1, word)
+			}
+			toks = m.Tokenizer.AppendTokens(toks[:0], c)
+			ids := m.ContextIDs(nil, toks, key)
+			st.Contexts++
+			if len(ids) == 0 {
+				st.EmptyContexts++
+				continue
+			}
+			ctxs = append(ctxs, ids)
+		}
+		words = append(words, word)
+		queries = append(queries, model.Query{Word: key, Contexts: ctxs})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if len(words) == 0 {
+		return st, fmt.Errorf("%s: no words to infer (empty input)", name)
+	}
+	dim := m.Dim
+	vecs := make([]float32, len(words)*dim)
+	outs := make([][]float32, len(words))
+	for i := range outs {
+		outs[i] = vecs[i*dim : (i+1)*dim]
+	}
+	m.InferBatch(queries, outs)
+	e, err := model.NewEmbeddings(dim, words, vecs, nil)
+	if err != nil {
+		return st, fmt.Errorf("infer: %w", err)
+	}
+	if err := model.WriteEmbeddingsText(w, e); err != nil {
+		return st, fmt.Errorf("infer: write: %w", err)
+	}
+	st.Words = len(words)
+	return st, nil
+}

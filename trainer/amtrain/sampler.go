@@ -1,0 +1,155 @@
+package amtrain
+
+import (
+	"math/bits"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// DefaultWindow is the paper's context cut: at most 25 tokens on either side.
+const DefaultWindow = 25
+
+// Sampler draws contexts of corpus words from an Index, as ids of a base
+// vocabulary, with model.Model.ContextIDs semantics: the target word and
+// words without a base vector are dropped (they still count toward the window,
+// which is measured in corpus positions and never crosses a line boundary).
+type Sampler struct {
+	x      *Index
+	toBase []int32 // index id → base id, −1 when the word has no base vector
+	window int
+}
+
+// NewSampler maps the index vocabulary onto base and returns a sampler with
+// the given window (tokens on either side of the occurrence).
+func NewSampler(x *Index, base *model.Embeddings, window int) *Sampler {
+	toBase := make([]int32, x.Len())
+	for i, w := range x.Words {
+		if id, ok := base.ID(w); ok {
+			toBase[i] = id
+		} else {
+			toBase[i] = -1
+		}
+	}
+	return &Sampler{x: x, toBase: toBase, window: window}
+}
+
+// AppendContext appends the base ids of the context of the occurrence at
+// stream position pos of word type target (an Index id).
+func (s *Sampler) AppendContext(dst []int32, target int32, pos uint32) []int32 {
+	tokens := s.x.tokens
+	p := int(pos)
+	start := p
+	for k := 0; k < s.window && tokens[start-1] != lineSep; k++ {
+		start--
+	}
+	end := p + 1
+	for k := 0; k < s.window && tokens[end] != lineSep; k++ {
+		end++
+	}
+	for i := start; i < end; i++ {
+		t := tokens[i]
+		if i == p || t == target {
+			continue
+		}
+		if b := s.toBase[t]; b >= 0 {
+			dst = append(dst, b)
+		}
+	}
+	return dst
+}
+
+// rng is a small, fast, seedable generator (SplitMix64). Its whole state is one
+// word, so an instance's randomness can be derived from (seed, epoch, index)
+// and training does not depend on which thread runs which instance.
+type rng struct{ s uint64 }
+
+func newRNG(parts ...uint64) rng {
+	r := rng{s: 0x9E3779B97F4A7C15}
+	for _, p := range parts {
+		r.s ^= p
+		r.next()
+	}
+	return r
+}
+
+func (r *rng) next() uint64 {
+	r.s += 0x9E3779B97F4A7C15
+	z := r.s
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// intn returns a uniform integer in [0, n), n > 0 (Lemire's multiply-shift with rejection).
+func (r *rng) intn(n int) int {
+	bound := uint64(n)
+	for {
+		x := r.next()
+		hi, lo := bits.Mul64(x, bound)
+		if lo >= bound || lo >= (-bound)%bound {
+			return int(hi)
+		}
+	}
+}
+
+// float returns a uniform float32 in [0, 1).
+func (r *rng) float() float32 { return float32(r.next()>>40) / (1 << 24) }
+
+// sampleDistinct appends k distinct integers from [0, n) to dst (Floyd's
+// algorithm: O(k²) comparisons for the small k used here, no O(n) work).
+func sampleDistinct(dst []int, r *rng, n, k int) []int {
+	base := len(dst)
+	for j := n - k; j < n; j++ {
+		t := r.intn(j + 1)
+		dup := false
+		for _, v := range dst[base:] {
+			if v == t {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			t = j
+		}
+		dst = append(dst, t)
+	}
+	return dst
+}
+
+// contextSet holds the sampled contexts of one instance in one flat buffer.
+type contextSet struct {
+	flat  []int32
+	ends  []int
+	picks []int
+	ctx   [][]int32
+}
+
+// sample draws k distinct occurrences of target (at most as many as there are)
+// and returns their non-empty contexts; the slices are owned by cs.
+func (cs *contextSet) sample(s *Sampler, r *rng, target int32, k int) [][]int32 {
+	pos := s.x.Positions(target)
+	k = min(k, len(pos))
+	cs.picks = sampleDistinct(cs.picks[:0], r, len(pos), k)
+	return cs.build(s, target, pos, cs.picks)
+}
+
+// all returns the non-empty contexts of the given occurrences (indices into
+// target's position list).
+func (cs *contextSet) build(s *Sampler, target int32, pos []uint32, picks []int) [][]int32 {
+	cs.flat = cs.flat[:0]
+	cs.ends = cs.ends[:0]
+	for _, i := range picks {
+		before := len(cs.flat)
+		cs.flat = s.AppendContext(cs.flat, target, pos[i])
+		if len(cs.flat) > before {
+			cs.ends = append(cs.ends, len(cs.flat))
+		}
+	}
+	cs.ctx = cs.ctx[:0]
+	start := 0
+	for _, e := range cs.ends {
+		cs.ctx = append(cs.ctx, cs.flat[start:e:e])
+		start = e
+	}
+	return cs.ctx
+}

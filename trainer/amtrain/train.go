@@ -1,0 +1,592 @@
+package amtrain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// Options configures AM training. DefaultOptions returns the paper's protocol.
+type Options struct {
+	Mode   model.Mode
+	Epochs int
+	Batch  int
+	// Adam settings.
+	LR, Beta1, Beta2, Eps float64
+	// Threads splits every batch; results are reproducible for a given Seed and Threads.
+	Threads int
+	Seed    int64
+	// MinCountTrain: base-vocabulary words with at least this many occurrences are trained.
+	MinCountTrain int64
+	// A word w is trained n(w) = min(⌊f(w)/CountPerInstance⌋, MaxInstances) times per epoch.
+	CountPerInstance int64
+	MaxInstances     int
+	// Each instance samples uniformly between 1 and MaxContexts contexts.
+	MaxContexts int
+	// Window is the number of tokens kept on either side of the word.
+	Window int
+	// IncludeInstances is the number of instances per epoch of each included word.
+	IncludeInstances int
+	// Holdout training words are set aside (chosen with Seed), never trained on,
+	// and scored at the end of every epoch.
+	Holdout int
+	Ngram   model.NgramConfig
+	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
+	CheckpointPath string
+	// Resume, when set, is a checkpoint to continue from.
+	Resume string
+	// Progress, when set, receives a progress bar.
+	Progress io.Writer
+	Log      *slog.Logger
+
+	// afterBatch, when set (tests), is called after every batch.
+	afterBatch func(epoch, batch int)
+}
+
+// DefaultOptions returns the paper's protocol (appendix A): words with ≥ 100
+// occurrences, n(w) = min(⌊f/100⌋, 5), 1–64 contexts of ±25 tokens, Adam with
+// learning rate 0.01, batch 64, 5 epochs.
+func DefaultOptions() Options {
+	return Options{
+		Mode:             model.ModeAM,
+		Epochs:           5,
+		Batch:            64,
+		LR:               0.01,
+		Beta1:            0.9,
+		Beta2:            0.999,
+		Eps:              1e-8,
+		Threads:          runtime.NumCPU(),
+		Seed:             1,
+		MinCountTrain:    100,
+		CountPerInstance: 100,
+		MaxInstances:     5,
+		MaxContexts:      64,
+		Window:           DefaultWindow,
+		IncludeInstances: 5,
+		Ngram:            model.DefaultNgramConfig(),
+	}
+}
+
+// Validate reports the first invalid option.
+func (o *Options) Validate() error {
+	switch {
+	case o.Epochs < 1:
+		return fmt.Errorf("epochs must be ≥ 1, got %d", o.Epochs)
+	case o.Batch < 1:
+		return fmt.Errorf("batch must be ≥ 1, got %d", o.Batch)
+	case !(o.LR > 0) || math.IsInf(o.LR, 0):
+		return fmt.Errorf("learning rate must be a positive number, got %v", o.LR)
+	case !(o.Beta1 >= 0 && o.Beta1 < 1) || !(o.Beta2 >= 0 && o.Beta2 < 1):
+		return fmt.Errorf("Adam betas must be in [0, 1), got %v and %v", o.Beta1, o.Beta2)
+	case !(o.Eps > 0):
+		return fmt.Errorf("Adam epsilon must be positive, got %v", o.Eps)
+	case o.Threads < 1:
+		return fmt.Errorf("threads must be ≥ 1, got %d", o.Threads)
+	case o.MinCountTrain < 1:
+		return fmt.Errorf("min-count-train must be ≥ 1, got %d", o.MinCountTrain)
+	case o.CountPerInstance < 1:
+		return fmt.Errorf("count per instance must be ≥ 1, got %d", o.CountPerInstance)
+	case o.MaxInstances < 1:
+		return fmt.Errorf("max instances per word must be ≥ 1, got %d", o.MaxInstances)
+	case o.MaxContexts < 1:
+		return fmt.Errorf("max-contexts must be ≥ 1, got %d", o.MaxContexts)
+	case o.Window < 1:
+		return fmt.Errorf("window must be ≥ 1, got %d", o.Window)
+	case o.IncludeInstances < 1:
+		return fmt.Errorf("include instances must be ≥ 1, got %d", o.IncludeInstances)
+	case o.Holdout < 0:
+		return fmt.Errorf("holdout must be ≥ 0, got %d", o.Holdout)
+	case o.Ngram.MinN < 1 || o.Ngram.MaxN < o.Ngram.MinN:
+		return fmt.Errorf("n-gram sizes %d..%d are invalid", o.Ngram.MinN, o.Ngram.MaxN)
+	}
+	return nil
+}
+
+// Data is what training reads: the corpus index, the base embeddings and the
+// word frequencies.
+type Data struct {
+	Index *Index
+	Base  *model.Embeddings
+	// Counts[id] is f(w) for base word id (from a counts file or the corpus).
+	Counts []int64
+	// Include lists extra base words trained IncludeInstances times per epoch
+	// whatever their count (the paper's † variant).
+	Include   []string
+	Tokenizer model.Tokenizer
+}
+
+// TrainWord is one word of the training plan.
+type TrainWord struct {
+	Word  string
+	Index int32 // id in the Index
+	Base  int32 // id in the base embeddings
+	N     int   // instances per epoch
+}
+
+// Plan is the set of training and held-out words.
+type Plan struct {
+	Words   []TrainWord
+	Holdout []TrainWord
+	// Instances is the number of training instances per epoch.
+	Instances int
+	// NoContexts counts words with enough occurrences by their count that do
+	// not occur in the corpus (counts from another corpus); they are skipped.
+	NoContexts int
+}
+
+// NumInstances returns n(w) = min(⌊f/perInstance⌋, maxInstances) for a
+// trained word (the paper's schedule), at least 1, so that a --min-count-train
+// below perInstance still trains every selected word once per epoch.
+func NumInstances(f, perInstance int64, maxInstances int) int {
+	return int(max(1, min(f/perInstance, int64(maxInstances))))
+}
+
+// MakePlan selects the training words (base words with f ≥ MinCountTrain that
+// occur in the corpus, plus Include), their n(w), and the held-out words.
+func MakePlan(d *Data, o *Options) (*Plan, error) {
+	p := &Plan{}
+	included := make(map[int32]bool, len(d.Include))
+	for _, w := range d.Include {
+		id, ok := d.Base.ID(w)
+		if !ok {
+			return nil, fmt.Errorf("include word %q has no base embedding", w)
+		}
+		included[id] = true
+	}
+	var regular []TrainWord
+	for id := int32(0); int(id) < d.Base.Len(); id++ {
+		word := d.Base.Words[id]
+		f := d.Counts[id]
+		inc := included[id]
+		if f < o.MinCountTrain && !inc {
+			continue
+		}
+		xid, ok := d.Index.ID(word)
+		if !ok {
+			if inc {
+				return nil, fmt.Errorf("include word %q does not occur in the corpus", word)
+			}
+			p.NoContexts++
+			continue
+		}
+		tw := TrainWord{Word: word, Index: xid, Base: id}
+		if f >= o.MinCountTrain {
+			tw.N = NumInstances(f, o.CountPerInstance, o.MaxInstances)
+		}
+		if inc {
+			tw.N = max(tw.N, o.IncludeInstances)
+			p.Words = append(p.Words, tw)
+			continue
+		}
+		if tw.N > 0 {
+			regular = append(regular, tw)
+		}
+	}
+	if o.Holdout > 0 {
+		if o.Holdout >= len(regular) {
+			return nil, fmt.Errorf("holdout %d must be smaller than the %d training words", o.Holdout, len(regular))
+		}
+		r := newRNG(uint64(o.Seed), tagHoldout)
+		perm := make([]int, len(regular))
+		for i := range perm {
+			perm[i] = i
+		}
+		for i := len(perm) - 1; i > 0; i-- {
+			j := r.intn(i + 1)
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		held := make(map[int]bool, o.Holdout)
+		for _, i := range perm[:o.Holdout] {
+			held[i] = true
+		}
+		kept := regular[:0:0]
+		for i, tw := range regular {
+			if held[i] {
+				p.Holdout = append(p.Holdout, tw)
+			} else {
+				kept = append(kept, tw)
+			}
+		}
+		regular = kept
+	}
+	p.Words = append(p.Words, regular...)
+	sort.Slice(p.Words, func(i, j int) bool { return p.Words[i].Base < p.Words[j].Base })
+	for _, tw := range p.Words {
+		p.Instances += tw.N
+	}
+	if len(p.Words) == 0 {
+		return nil, fmt.Errorf("no training words: no base word occurs at least %d times in the corpus counts", o.MinCountTrain)
+	}
+	return p, nil
+}
+
+// fingerprint identifies what a checkpoint's training run depends on.
+func (p *Plan) fingerprint(o *Options) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%v|%d|%g|%g|%g|%g|%d|%d|%d|%d|%v\n", o.Mode, o.Batch, o.LR, o.Beta1, o.Beta2, o.Eps,
+		o.Seed, o.MaxContexts, o.Window, o.Holdout, o.Ngram)
+	for _, w := range p.Words {
+		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
+	}
+	for _, w := range p.Holdout {
+		fmt.Fprintf(h, "-%s\n", w.Word)
+	}
+	return h.Sum64()
+}
+
+// RNG stream tags.
+const (
+	tagHoldout uint64 = iota + 0x51ab
+	tagShuffle
+	tagInstance
+	tagEval
+	tagBundle
+)
+
+// HoldoutScore is the mean cosine between inferred and base embeddings of the
+// held-out words, with up to 1, 8 and 64 contexts.
+type HoldoutScore struct {
+	Words             int
+	Cos1, Cos8, Cos64 float64
+	FormOnlyWords     int
+}
+
+// EpochStats records one epoch.
+type EpochStats struct {
+	Epoch     int
+	Loss      float64 // mean squared distance per instance
+	Instances int
+	Seconds   float64
+	Flops     float64
+	Holdout   *HoldoutScore
+}
+
+// Result is the outcome of Train.
+type Result struct {
+	Model  *model.Model
+	Plan   *Plan
+	Epochs []EpochStats
+	// Holdout is the final score on the held-out words (nil without holdout).
+	Holdout *HoldoutScore
+}
+
+// ErrInterrupted is returned (wrapping context.Canceled) when training was
+// cancelled; a checkpoint was written when Options.CheckpointPath is set.
+var ErrInterrupted = errors.New("training interrupted")
+
+type trainer struct {
+	o       *Options
+	d       *Data
+	plan    *Plan
+	sampler *Sampler
+	m       *model.Model
+	adam    *Adam
+	workers []*worker
+	log     *slog.Logger
+}
+
+type worker struct {
+	ws     *model.Workspace
+	g      *model.Grads
+	cs     contextSet
+	v      []float32
+	ngrams []int32
+	flops  float64
+}
+
+// Train runs AM training as configured and returns the trained model.
+func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	plan, err := MakePlan(d, &o)
+	if err != nil {
+		return nil, err
+	}
+	if plan.NoContexts > 0 {
+		log.Warn("words with enough occurrences by their count do not occur in the corpus; skipped", "words", plan.NoContexts)
+	}
+	t := &trainer{o: &o, d: d, plan: plan, sampler: NewSampler(d.Index, d.Base, o.Window), log: log}
+	start := state{}
+	fp := plan.fingerprint(&o)
+	if o.Resume != "" {
+		ck, err := LoadCheckpoint(o.Resume)
+		if err != nil {
+			return nil, err
+		}
+		if ck.State.Fingerprint != fp {
+			return nil, fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams); use the same ones", o.Resume)
+		}
+		if ck.State.Threads != o.Threads {
+			log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
+		}
+		if err := ck.Model.AttachBase(d.Base); err != nil {
+			return nil, fmt.Errorf("resume %s: %w", o.Resume, err)
+		}
+		t.m, t.adam, start = ck.Model, ck.Adam, ck.State
+		t.adam.LR, t.adam.Beta1, t.adam.Beta2, t.adam.Eps = o.LR, o.Beta1, o.Beta2, o.Eps
+		log.Info("resuming", "checkpoint", o.Resume, "epoch", start.Epoch+1, "batch", start.Batch)
+	} else {
+		words := make([]string, len(plan.Words))
+		for i, w := range plan.Words {
+			words[i] = w.Word
+		}
+		vocab := model.BuildNgramVocab(words, o.Ngram)
+		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer}
+		m, err := model.New(cfg, vocab, d.Base, o.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("new model: %w", err)
+		}
+		t.m = m
+		t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
+	}
+	start.Fingerprint, start.Threads, start.Seed = fp, o.Threads, o.Seed
+	for i := 0; i < o.Threads; i++ {
+		t.workers = append(t.workers, &worker{ws: t.m.NewWorkspace(), g: t.m.NewGrads(), v: make([]float32, t.m.Dim)})
+	}
+	log.Info("training plan", "mode", o.Mode.String(), "words", len(plan.Words), "instances/epoch", plan.Instances,
+		"holdout", len(plan.Holdout), "ngrams", t.m.Vocab.Len(), "threads", o.Threads)
+	res := &Result{Model: t.m, Plan: plan, Epochs: start.History}
+	prog := newProgress(o.Progress, int64(plan.Instances)*int64(o.Epochs-start.Epoch)-int64(start.Batch*o.Batch))
+	sched := make([]int32, 0, plan.Instances)
+	st := start
+	for epoch := start.Epoch; epoch < o.Epochs; epoch++ {
+		sched = t.schedule(sched[:0], epoch)
+		nb := (len(sched) + o.Batch - 1) / o.Batch
+		b0 := 0
+		if epoch == start.Epoch {
+			b0 = start.Batch
+			st.EpochLoss, st.EpochFlops, st.EpochSeconds = start.EpochLoss, start.EpochFlops, start.EpochSeconds
+		} else {
+			st.EpochLoss, st.EpochFlops, st.EpochSeconds = 0, 0, 0
+		}
+		began := time.Now()
+		for b := b0; b < nb; b++ {
+			if err := ctx.Err(); err != nil {
+				prog.finish()
+				st.Epoch, st.Batch = epoch, b
+				st.EpochSeconds += time.Since(began).Seconds()
+				st.History = res.Epochs
+				if o.CheckpointPath != "" {
+					if cerr := t.checkpoint(&st); cerr != nil {
+						return nil, fmt.Errorf("%w (%w); writing the checkpoint failed too: %v", ErrInterrupted, err, cerr)
+					}
+					return nil, fmt.Errorf("%w at epoch %d batch %d/%d (%w); checkpoint written to %s: continue with --resume %s",
+						ErrInterrupted, epoch+1, b, nb, err, o.CheckpointPath, o.CheckpointPath)
+				}
+				return nil, fmt.Errorf("%w at epoch %d batch %d/%d (%w); no checkpoint path set, nothing saved", ErrInterrupted, epoch+1, b, nb, err)
+			}
+			lo, hi := b*o.Batch, min((b+1)*o.Batch, len(sched))
+			loss, flops := t.batch(epoch, sched, lo, hi)
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				prog.finish()
+				return nil, fmt.Errorf("training diverged at epoch %d batch %d (loss %v); try a lower --lr", epoch+1, b, loss)
+			}
+			st.EpochLoss += loss
+			st.EpochFlops += flops
+			prog.add(int64(hi-lo), loss/float64(hi-lo), epoch+1, o.Epochs)
+			if o.afterBatch != nil {
+				o.afterBatch(epoch, b)
+			}
+		}
+		st.EpochSeconds += time.Since(began).Seconds()
+		es := EpochStats{Epoch: epoch + 1, Loss: st.EpochLoss / float64(len(sched)), Instances: len(sched),
+			Seconds: st.EpochSeconds, Flops: st.EpochFlops}
+		if len(plan.Holdout) > 0 {
+			es.Holdout = t.evalHoldout()
+			res.Holdout = es.Holdout
+		}
+		res.Epochs = append(res.Epochs, es)
+		prog.pause()
+		attrs := []any{"epoch", es.Epoch, "loss", es.Loss, "seconds", es.Seconds, "instances/s", float64(es.Instances) / es.Seconds}
+		if es.Holdout != nil {
+			attrs = append(attrs, "holdout_cos64", es.Holdout.Cos64)
+		}
+		log.Info("epoch done", attrs...)
+		st.Epoch, st.Batch, st.History = epoch+1, 0, res.Epochs
+		st.EpochLoss, st.EpochFlops, st.EpochSeconds = 0, 0, 0
+		if o.CheckpointPath != "" {
+			if err := t.checkpoint(&st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	prog.finish()
+	if res.Holdout == nil && len(plan.Holdout) > 0 {
+		res.Holdout = t.evalHoldout()
+	}
+	return res, nil
+}
+
+// schedule appends the epoch's instances (indices into plan.Words, word i
+// repeated N times) in a random order fixed by (seed, epoch).
+func (t *trainer) schedule(dst []int32, epoch int) []int32 {
+	for i, w := range t.plan.Words {
+		for k := 0; k < w.N; k++ {
+			dst = append(dst, int32(i))
+		}
+	}
+	r := newRNG(uint64(t.o.Seed), tagShuffle, uint64(epoch))
+	for i := len(dst) - 1; i > 0; i-- {
+		j := r.intn(i + 1)
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+	return dst
+}
+
+// batch runs instances sched[lo:hi] split over the workers, sums their
+// gradients in worker order and takes one Adam step. It returns the summed
+// loss and the flops spent.
+func (t *trainer) batch(epoch int, sched []int32, lo, hi int) (loss, flops float64) {
+	n := hi - lo
+	nw := min(len(t.workers), n)
+	var wg sync.WaitGroup
+	for w := 0; w < nw; w++ {
+		wk := t.workers[w]
+		a, b := lo+w*n/nw, lo+(w+1)*n/nw
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk.g.Reset()
+			wk.flops = 0
+			for i := a; i < b; i++ {
+				t.instance(wk, epoch, i, &t.plan.Words[sched[i]])
+			}
+		}()
+	}
+	wg.Wait()
+	g := t.workers[0].g
+	for w := 1; w < nw; w++ {
+		g.Add(t.workers[w].g)
+	}
+	for w := 0; w < nw; w++ {
+		flops += t.workers[w].flops
+	}
+	t.adam.Apply(t.m, g, 1/float32(n))
+	return g.Loss, flops
+}
+
+// instance runs forward and backward for instance i of the epoch. Its contexts
+// come from a generator seeded by (seed, epoch, i) only.
+func (t *trainer) instance(wk *worker, epoch, i int, tw *TrainWord) {
+	r := newRNG(uint64(t.o.Seed), tagInstance, uint64(epoch), uint64(i))
+	k := 1 + r.intn(t.o.MaxContexts)
+	ctxs := wk.cs.sample(t.sampler, &r, tw.Index, k)
+	t.m.Infer(wk.ws, tw.Word, ctxs, wk.v)
+	t.m.Backward(wk.ws, t.d.Base.Row(tw.Base), wk.g)
+	wk.ngrams = t.m.Vocab.AppendIDs(wk.ngrams[:0], tw.Word)
+	wk.flops += InstanceFlops(t.m, len(wk.ngrams), ctxs)
+}
+
+// InstanceFlops counts the floating-point operations (a multiply-add is two)
+// of one forward and backward pass of model m, as package model computes them,
+// for a word with g character n-grams and m non-empty contexts holding L words
+// in total (d = m.Dim):
+//
+//	forward:  g·d (form) + L·d + m·d (context means) + 2m·d (weighted sum) + 2d² (A·v_ctx)
+//	          attention (am, context): 4d² (M·S, Mᵀ·M·S) + 3m·d; gate (am, fcm): 7d
+//	backward: 3d (loss) + 2g·d (n-gram rows)
+//	          attention: 6d² (M·w and two rank-1 updates of ∂M) + 4m·d
+//	          gate: 4d² (∂A, Aᵀ·∂v) + 16d; context-only: 4d²
+//
+// The attention uses Σ_j s(C_i, C_j) = v_Ci·(MᵀM·S)/√d with S = Σ_j v_Cj, so
+// it needs no per-context d×d products.
+func InstanceFlops(m *model.Model, g int, contexts [][]int32) float64 {
+	d := float64(m.Dim)
+	mc := float64(len(contexts))
+	var l float64
+	for _, c := range contexts {
+		l += float64(len(c))
+	}
+	usesForm := m.Mode == model.ModeAM || m.Mode == model.ModeFCM || m.Mode == model.ModeForm
+	attentive := m.Mode == model.ModeAM || m.Mode == model.ModeContext
+	gated := m.Mode == model.ModeAM || m.Mode == model.ModeFCM
+	f := 3 * d
+	if usesForm {
+		f += 3*float64(g)*d + d
+	}
+	if m.Mode == model.ModeForm || l == 0 {
+		return f
+	}
+	f += l*d + 3*mc*d + 2*d*d
+	if attentive {
+		f += 10*d*d + 7*mc*d
+	}
+	if gated {
+		f += 4*d*d + 23*d
+	} else {
+		f += 4 * d * d
+	}
+	return f
+}
+
+// evalHoldout scores the held-out words: for each, contexts are drawn with a
+// generator fixed by (seed, word), so every epoch and every mode sees the same ones.
+func (t *trainer) evalHoldout() *HoldoutScore {
+	return EvalHoldout(t.m, t.sampler, t.plan.Holdout, t.d.Base, t.o.Seed)
+}
+
+// EvalHoldout returns the mean cosine between the inferred and the base
+// embeddings of words, inferring each from up to 1, 8 and 64 of its corpus
+// contexts (sampled with a generator fixed by seed and the word's position in words).
+func EvalHoldout(m *model.Model, s *Sampler, words []TrainWord, base *model.Embeddings, seed int64) *HoldoutScore {
+	hs := &HoldoutScore{Words: len(words)}
+	if len(words) == 0 {
+		return hs
+	}
+	ws := m.NewWorkspace()
+	v := make([]float32, m.Dim)
+	var cs contextSet
+	for i := range words {
+		w := &words[i]
+		for _, k := range []int{1, 8, 64} {
+			r := newRNG(uint64(seed), tagEval, uint64(i))
+			ctxs := cs.sample(s, &r, w.Index, k)
+			ex := m.Infer(ws, w.Word, ctxs, v)
+			c := cosine(v, base.Row(w.Base))
+			switch k {
+			case 1:
+				hs.Cos1 += c
+			case 8:
+				hs.Cos8 += c
+			case 64:
+				hs.Cos64 += c
+				if ex.FormOnly {
+					hs.FormOnlyWords++
+				}
+			}
+		}
+	}
+	n := float64(len(words))
+	hs.Cos1 /= n
+	hs.Cos8 /= n
+	hs.Cos64 /= n
+	return hs
+}
+
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}

@@ -1,0 +1,293 @@
+package corpus
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gzipped(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// units collects the tokens of every unit as space-joined strings.
+func units(t *testing.T, paths []string, opts Options) []string {
+	t.Helper()
+	var got []string
+	err := ForEachUnit(context.Background(), paths, opts, func(u Unit) error {
+		got = append(got, strings.Clone(strings.Join(u.Tokens, " ")))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestForEachUnitFilesDirsGzip(t *testing.T) {
+	dir := t.TempDir()
+	// Directory order is by path; the gzip file has a misleading name.
+	writeFile(t, filepath.Join(dir, "d", "b.txt"), []byte("Second FILE.\n\n  \nthird, line"))
+	writeFile(t, filepath.Join(dir, "d", "a.dat"), gzipped(t, "first: gzipped\r\n"))
+	writeFile(t, filepath.Join(dir, "d", "sub", "c.txt"), []byte("in sub\n"))
+	writeFile(t, filepath.Join(dir, "d", ".hidden"), []byte("never read\n"))
+	writeFile(t, filepath.Join(dir, "one.txt"), []byte("Single Ünïcode-Wörd 42\n"))
+
+	got := units(t, []string{filepath.Join(dir, "d"), filepath.Join(dir, "one.txt")}, DefaultOptions())
+	want := []string{"first gzipped", "second file", "third line", "in sub", "single ünïcode wörd 42"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("units = %q, want %q", got, want)
+	}
+	files, err := Files([]string{filepath.Join(dir, "d")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFiles := []string{filepath.Join(dir, "d", "a.dat"), filepath.Join(dir, "d", "b.txt"), filepath.Join(dir, "d", "sub", "c.txt")}
+	if !reflect.DeepEqual(files, wantFiles) {
+		t.Fatalf("Files = %q, want %q", files, wantFiles)
+	}
+}
+
+func TestSentencesAndLineNumbers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.txt")
+	writeFile(t, path, []byte("One. Two words! Three?\n\nfour\n"))
+	opts := DefaultOptions()
+	opts.Sentences = true
+	var got []string
+	var lines []int
+	err := ForEachUnit(context.Background(), []string{path}, opts, func(u Unit) error {
+		got = append(got, strings.Clone(strings.Join(u.Tokens, " ")))
+		lines = append(lines, u.Line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"one", "two words", "three", "four"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sentences = %q, want %q", got, want)
+	}
+	if want := []int{1, 1, 1, 3}; !reflect.DeepEqual(lines, want) {
+		t.Fatalf("line numbers = %v, want %v", lines, want)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	// A line longer than the read buffer is one unit, read whole.
+	words := strings.Repeat("abc ", 3*readBuffer/4)
+	path := filepath.Join(t.TempDir(), "long.txt")
+	writeFile(t, path, []byte("short\n"+words+"end\nlast"))
+	got := units(t, []string{path}, DefaultOptions())
+	if len(got) != 3 || got[0] != "short" || got[2] != "last" {
+		t.Fatalf("got %d units, first %q", len(got), got[0])
+	}
+	if n := len(strings.Fields(got[1])); n != 3*readBuffer/4+1 {
+		t.Fatalf("long line has %d tokens, want %d", n, 3*readBuffer/4+1)
+	}
+}
+
+func TestReadCountsVocabEncode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.txt")
+	writeFile(t, path, []byte("b a c a\nB d a\n\nc b zz\n"))
+	c, err := Read(context.Background(), []string{path}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Words, []string{"b", "a", "c", "d", "zz"}) || !reflect.DeepEqual(c.Counts, []int64{3, 3, 2, 1, 1}) {
+		t.Fatalf("dictionary %q counts %v", c.Words, c.Counts)
+	}
+	if c.NumTokens() != 10 || c.NumUnits() != 3 || !reflect.DeepEqual(c.Offsets, []int64{0, 4, 7, 10}) {
+		t.Fatalf("tokens %d units %d offsets %v", c.NumTokens(), c.NumUnits(), c.Offsets)
+	}
+	all := c.Vocab(0)
+	if !reflect.DeepEqual(all.Words, []string{"a", "b", "c", "d", "zz"}) || all.Total() != 10 {
+		t.Fatalf("vocab(0) = %q total %d", all.Words, all.Total())
+	}
+	v := c.Vocab(2)
+	if !reflect.DeepEqual(v.Words, []string{"a", "b", "c"}) || !reflect.DeepEqual(v.Counts, []int64{3, 3, 2}) {
+		t.Fatalf("vocab(2) = %q %v", v.Words, v.Counts)
+	}
+	if id, ok := v.ID("c"); !ok || id != 2 {
+		t.Fatalf("ID(c) = %d %v", id, ok)
+	}
+	if _, ok := v.ID("d"); ok {
+		t.Fatal("d is below min-count but in the vocabulary")
+	}
+	e := c.Encode(v, false)
+	if !reflect.DeepEqual(e.IDs, []int32{1, 0, 2, 0, 1, 0, 2, 1}) || !reflect.DeepEqual(e.Offsets, []int64{0, 4, 6, 8}) {
+		t.Fatalf("encode: ids %v offsets %v", e.IDs, e.Offsets)
+	}
+	// A unit made only of unknown words disappears; kept unknowns are -1.
+	only := mustVocab(t, []string{"zz"})
+	if e := c.Encode(only, false); e.NumUnits() != 1 || !reflect.DeepEqual(e.Unit(0), []int32{0}) {
+		t.Fatalf("encode with {zz}: %v %v", e.IDs, e.Offsets)
+	}
+	if e := c.Encode(only, true); e.NumTokens() != 10 || e.NumUnits() != 3 || e.IDs[9] != 0 || e.IDs[0] != Unknown {
+		t.Fatalf("encode keeping unknowns: %v", e.IDs)
+	}
+}
+
+func mustVocab(t *testing.T, words []string) *Vocab {
+	t.Helper()
+	v, err := NewVocab(words, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestNewVocabErrors(t *testing.T) {
+	for _, tc := range []struct {
+		words  []string
+		counts []int64
+		want   string
+	}{
+		{[]string{"a", "b", "a"}, nil, `word "a" at 0 and 2`},
+		{[]string{"a", ""}, nil, "word 1 is empty"},
+		{[]string{"a"}, []int64{1, 2}, "2 counts for 1 words"},
+		{[]string{"a"}, []int64{-1}, "negative count"},
+	} {
+		if _, err := NewVocab(tc.words, tc.counts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewVocab(%q, %v) error %v, want %q", tc.words, tc.counts, err, tc.want)
+		}
+	}
+}
+
+func TestEncodedFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "c.txt"), []byte("x y z\ny\nz z x y\n"))
+	c, err := Read(context.Background(), []string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Vocab(1)
+	e := c.Encode(v, false)
+	path := filepath.Join(dir, "ids.bin")
+	if err := WriteEncoded(path, e, v); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenEncoded(path, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.IDs, e.IDs) || !reflect.DeepEqual(m.Offsets, e.Offsets) || m.NumUnits() != 3 {
+		t.Fatalf("mapped %v %v, want %v %v", m.IDs, m.Offsets, e.IDs, e.Offsets)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	other := mustVocab(t, []string{"z", "x", "y"})
+	if _, err := OpenEncoded(path, other); err == nil || !strings.Contains(err.Error(), "another vocabulary") {
+		t.Fatalf("wrong vocabulary: %v", err)
+	}
+	data, _ := os.ReadFile(path)
+	writeFile(t, path, data[:len(data)-3])
+	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("truncated file: %v", err)
+	}
+	corrupt := append([]byte(nil), data...)
+	corrupt[headerSize] = 99 // first id out of range
+	writeFile(t, path, corrupt)
+	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "outside the vocabulary") {
+		t.Fatalf("bad id: %v", err)
+	}
+	writeFile(t, path, []byte("hello"))
+	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "bad magic") {
+		t.Fatalf("not a corpus: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	writeFile(t, good, []byte("fine words\n"))
+	empty := filepath.Join(dir, "empty.txt")
+	writeFile(t, empty, nil)
+	punct := filepath.Join(dir, "punct.txt")
+	writeFile(t, punct, []byte("... !!! \n -- \n"))
+	badgz := filepath.Join(dir, "bad.gz")
+	writeFile(t, badgz, []byte{0x1f, 0x8b, 0, 1, 2, 3, 4})
+	z := gzipped(t, strings.Repeat("some text\n", 1000))
+	truncgz := filepath.Join(dir, "trunc.gz")
+	writeFile(t, truncgz, z[:len(z)/2])
+	emptyDir := filepath.Join(dir, "emptydir")
+	os.MkdirAll(emptyDir, 0o755)
+	blankDir := filepath.Join(dir, "blankdir")
+	writeFile(t, filepath.Join(blankDir, "a.txt"), []byte("\n\n"))
+
+	for _, tc := range []struct {
+		paths []string
+		want  string
+	}{
+		{nil, "no path given"},
+		{[]string{filepath.Join(dir, "missing.txt")}, "missing.txt: no such file"},
+		{[]string{good, empty}, "corpus file " + empty + ": empty"},
+		{[]string{punct}, "corpus file " + punct + ": empty (no words)"},
+		{[]string{badgz}, "read corpus file " + badgz + ": invalid gzip"},
+		{[]string{truncgz}, "read corpus file " + truncgz},
+		{[]string{emptyDir}, "corpus directory " + emptyDir + ": no files"},
+		{[]string{blankDir}, "corpus directory " + blankDir + ": empty (no words in its 1 files)"},
+	} {
+		_, err := Read(context.Background(), tc.paths, DefaultOptions())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Read(%q) error %v, want it to contain %q", tc.paths, err, tc.want)
+		}
+	}
+}
+
+func TestCancelAndCallbackError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.txt")
+	writeFile(t, path, []byte(strings.Repeat("a b c\n", 3*checkEvery)))
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err := ForEachUnit(ctx, []string{path}, DefaultOptions(), func(Unit) error {
+		if n++; n == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n > checkEvery+10 {
+		t.Fatalf("after cancel: err %v after %d units", err, n)
+	}
+	stop := errors.New("stop")
+	if err := ForEachUnit(context.Background(), []string{path}, DefaultOptions(), func(Unit) error { return stop }); err != stop {
+		t.Fatalf("callback error: got %v", err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.txt")
+	data := []byte(strings.Repeat("a b c\n", 3*checkEvery))
+	writeFile(t, path, data)
+	opts := DefaultOptions()
+	var last, total int64
+	calls := 0
+	opts.Progress = func(done, tot int64) { last, total = done, tot; calls++ }
+	units(t, []string{path}, opts)
+	if calls < 2 || last != int64(len(data)) || total != int64(len(data)) {
+		t.Fatalf("progress: %d calls, last %d/%d, want %d", calls, last, total, len(data))
+	}
+}

@@ -1,0 +1,146 @@
+package corpus
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// source is one path as given by the user, with the files it stands for.
+type source struct {
+	arg   string
+	files []string
+}
+
+// Files resolves paths to the corpus files they stand for, in order: a regular
+// file is itself; a directory is every regular file below it, recursively,
+// sorted by path, skipping names that start with '.'. It fails on a missing or
+// unreadable path, on a directory without files and when paths is empty.
+func Files(paths []string) ([]string, error) {
+	srcs, err := resolve(paths)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, s := range srcs {
+		files = append(files, s.files...)
+	}
+	return files, nil
+}
+
+// resolve expands every path into its files.
+func resolve(paths []string) ([]source, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("corpus: no path given")
+	}
+	srcs := make([]source, 0, len(paths))
+	for _, p := range paths {
+		if p == "" {
+			return nil, errors.New("corpus: empty path")
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("corpus: %w", err)
+		}
+		switch {
+		case info.Mode().IsRegular():
+			srcs = append(srcs, source{arg: p, files: []string{p}})
+		case info.IsDir():
+			files, err := walkDir(p)
+			if err != nil {
+				return nil, err
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("corpus directory %s: no files", p)
+			}
+			srcs = append(srcs, source{arg: p, files: files})
+		default:
+			return nil, fmt.Errorf("corpus %s: not a regular file or directory (%s)", p, info.Mode().Type())
+		}
+	}
+	return srcs, nil
+}
+
+// walkDir lists the regular files below dir, sorted, skipping hidden names.
+func walkDir(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("corpus directory %s: %w", dir, err)
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, path)
+		} else if d.Type()&fs.ModeSymlink != 0 {
+			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+				files = append(files, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// totalSize returns the summed size of files on disk.
+func totalSize(files []string) int64 {
+	var n int64
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// openFile opens a corpus file, decompressing it when it starts with the gzip
+// magic bytes. raw counts the bytes read from disk.
+func openFile(path string) (r io.Reader, raw *countingReader, closeFn func() error, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("corpus: %w", err)
+	}
+	raw = &countingReader{r: f}
+	br := bufio.NewReaderSize(raw, readBuffer)
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("read corpus file %s: %w", path, err)
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, nil, nil, fmt.Errorf("read corpus file %s: invalid gzip: %w", path, err)
+		}
+		return zr, raw, f.Close, nil
+	}
+	return br, raw, f.Close, nil
+}

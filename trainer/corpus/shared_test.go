@@ -1,0 +1,55 @@
+package corpus
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sharedDir returns ../shared relative to the repository root (the directory
+// holding go.mod), or skips the test when it is absent.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(filepath.Dir(dir), "shared")
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("shared data not available at %s", shared)
+	}
+	return shared
+}
+
+// TestGeneralCorpusCounts checks the reader against the published statistics of
+// the shared general corpus: 13.47 M tokens, 74,504 words with count ≥ 5.
+func TestGeneralCorpusCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 80 MB of text")
+	}
+	dir := filepath.Join(sharedDir(t), "data", "corpus", "general")
+	c, err := Read(context.Background(), []string{dir}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.NumTokens(); n < 13_465_000 || n >= 13_475_000 {
+		t.Errorf("general corpus has %d tokens, want 13.47 M", n)
+	}
+	if v := c.Vocab(5); v.Len() != 74504 {
+		t.Errorf("general corpus has %d words with count ≥ 5, want 74504", v.Len())
+	}
+	if v := c.Vocab(1); v.Words[0] != "the" || v.Counts[0] != 705958 {
+		t.Errorf("most frequent word %q (%d), want the (705958)", v.Words[0], v.Counts[0])
+	}
+}

@@ -1,0 +1,142 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// baseFlags are the flags naming base embeddings and their counts.
+type baseFlags struct {
+	embeddings, counts string
+}
+
+func (b *baseFlags) register(fs interface {
+	StringVar(p *string, name, value, usage string)
+}) {
+	fs.StringVar(&b.embeddings, "embeddings", "", "base embeddings `FILE` (word2vec text or binary, .gz ok)")
+	fs.StringVar(&b.counts, "counts", "", "word counts `FILE` (\"word count\" lines, .gz ok) attached to the base embeddings")
+}
+
+// load loads the base embeddings (required) and attaches the counts if given.
+func (b *baseFlags) load() (*model.Embeddings, error) {
+	if b.embeddings == "" {
+		return nil, cli.UsageError("--embeddings is required")
+	}
+	e, err := loadEmbeddings(b.embeddings)
+	if err != nil {
+		return nil, err
+	}
+	if b.counts != "" {
+		c, err := model.LoadCounts(b.counts)
+		if err != nil {
+			return nil, fmt.Errorf("load counts %s: %w", b.counts, err)
+		}
+		e.AttachCounts(c)
+	}
+	return e, nil
+}
+
+// withMode loads the model at path onto base and sets its mode.
+func withMode(path string, base *model.Embeddings, mode model.Mode) (*model.Model, error) {
+	m, err := loadModel(path, base)
+	if err != nil {
+		return nil, err
+	}
+	m.Mode = mode
+	return m, nil
+}
+
+func runChimeras(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("eval chimeras", env)
+	var base baseFlags
+	base.register(fs)
+	am := fs.String("am", "", "AM weights `FILE` or bundle: the AM-ctx row (context-only mode, attention)")
+	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle: the FCM-ctx row (context-only mode, uniform weights)")
+	nStop := fs.Int("stopwords", 50, "the additive − sw row leaves out this many most frequent words (by --counts, else vocabulary order)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval chimeras --embeddings FILE [--counts FILE] [--am FILE] [--fcm FILE] CHIMERAS_FILE…\n\n"+
+			"CHIMERAS files: id TAB sentences joined by \" @@ \" (nonce written ___) TAB probes TAB ratings.\n"+
+			"Score: mean over instances of Spearman(cos(nonce, probe), rating); probes without a vector\n"+
+			"score cosine 0; instances with undefined ρ count 0.")
+		fs.PrintDefaults()
+	}
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return cli.UsageError("no CHIMERAS files given")
+	}
+	if *nStop < 0 {
+		return cli.UsageError("--stopwords must be ≥ 0, got %d", *nStop)
+	}
+	sets := make([][]ChimeraInstance, fs.NArg())
+	for i, p := range fs.Args() {
+		insts, err := LoadChimeras(p)
+		if err != nil {
+			return err
+		}
+		sets[i] = insts
+	}
+	e, err := base.load()
+	if err != nil {
+		return err
+	}
+	if e.Counts == nil {
+		slog.Warn("no counts: stop words are the first words of the vocabulary (word2vec files are sorted by frequency)", "n", *nStop)
+	}
+	type row struct {
+		name  string
+		nonce func() NonceFunc
+	}
+	rows := []row{
+		{"additive", func() NonceFunc { return Additive(e, nil) }},
+		{"additive − sw", func() NonceFunc { return Additive(e, MostFrequent(e, *nStop)) }},
+	}
+	for _, r := range []struct {
+		name, path string
+		mode       model.Mode
+	}{{"FCM-ctx", *fcm, model.ModeFCMContext}, {"AM-ctx", *am, model.ModeContext}} {
+		if r.path == "" {
+			continue
+		}
+		m, err := withMode(r.path, e, r.mode)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{r.name, func() NonceFunc { return ModelNonce(m) }})
+	}
+	tab := Table{Header: []string{"model"}}
+	for i, p := range fs.Args() {
+		tab.Header = append(tab.Header, chimeraColumn(p, sets[i]))
+	}
+	tok := model.DefaultTokenizer()
+	for _, r := range rows {
+		cells := []string{r.name}
+		for i, insts := range sets {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			res := Chimeras(tok, insts, r.nonce(), EmbeddingLookup(e))
+			slog.Info("chimeras", "model", r.name, "file", fs.Arg(i), "instances", res.Instances,
+				"spearman", res.Spearman, "undefined", res.Undefined, "missing_probes", res.MissingProbes)
+			cells = append(cells, fmtNum(res.Spearman, 3))
+		}
+		tab.AddRow(cells...)
+	}
+	return tab.WriteMarkdown(env.Stdout)
+}
+
+// chimeraColumn names a column "N sent." when all instances have N sentences.
+func chimeraColumn(path string, insts []ChimeraInstance) string {
+	n := len(insts[0].Sentences)
+	for _, in := range insts {
+		if len(in.Sentences) != n {
+			return datasetName(path)
+		}
+	}
+	return fmt.Sprintf("%d sent.", n)
+}

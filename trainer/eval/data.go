@@ -1,0 +1,343 @@
+package eval
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// forEachLine calls fn with every line of the file at path (1-based line
+// number, line without its trailing "\n" or "\r\n"). Files ending in .gz are
+// decompressed. An error from fn stops the scan and is returned as is.
+func forEachLine(path string, fn func(lineNo int, line string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+			if ferr := fn(lineNo, line); ferr != nil {
+				return ferr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, lineNo, err)
+		}
+	}
+}
+
+// FixUTF8 returns s with every byte that is not part of valid UTF-8 decoded
+// as Windows-1252 (the encoding the stray bytes of CHIMERAS and the Hu & Liu
+// lexicon come from: 0xE9 is é, 0x92 is ’).
+func FixUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(charmap.Windows1252.DecodeByte(s[i]))
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// WordPair is one line of a word-similarity file: two words and a gold score.
+type WordPair struct {
+	A, B  string
+	Score float64
+}
+
+// LoadWordPairs reads a word-similarity file: one "word1 word2 score" per
+// line, separated by tabs or spaces. Blank lines and lines starting with #
+// are skipped; any other malformed line is an error naming file and line.
+func LoadWordPairs(path string) ([]WordPair, error) {
+	var pairs []WordPair
+	err := forEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			return nil
+		}
+		f := strings.Fields(FixUTF8(line))
+		if len(f) != 3 {
+			return fmt.Errorf("%s:%d: want 3 fields (word1 word2 score), got %d", path, n, len(f))
+		}
+		s, err := strconv.ParseFloat(f[2], 64)
+		if err != nil || isNaNOrInf(s) {
+			return fmt.Errorf("%s:%d: score %q is not a number", path, n, f[2])
+		}
+		pairs = append(pairs, WordPair{A: f[0], B: f[1], Score: s})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load word pairs: %w", err)
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("load word pairs: %s: no pairs", path)
+	}
+	return pairs, nil
+}
+
+// ChimeraInstance is one CHIMERAS line: the nonce's sentences (the nonce
+// written ___), the probe words and their human similarity ratings.
+type ChimeraInstance struct {
+	ID        string
+	Sentences []string
+	Probes    []string
+	Ratings   []float64
+}
+
+// NonceMarker is how CHIMERAS writes the made-up word in its sentences.
+const NonceMarker = "___"
+
+// LoadChimeras reads a CHIMERAS file (nonce2vec's tokenised format: id TAB
+// sentences joined by " @@ " TAB comma-separated probes TAB comma-separated
+// ratings). Bytes that are not valid UTF-8 are decoded as Windows-1252.
+func LoadChimeras(path string) ([]ChimeraInstance, error) {
+	var out []ChimeraInstance
+	err := forEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		f := strings.Split(FixUTF8(line), "\t")
+		if len(f) != 4 {
+			return fmt.Errorf("%s:%d: want 4 tab-separated fields (id, sentences, probes, ratings), got %d", path, n, len(f))
+		}
+		inst := ChimeraInstance{ID: strings.TrimSpace(f[0])}
+		for _, s := range strings.Split(f[1], "@@") {
+			if s = strings.TrimSpace(s); s != "" {
+				inst.Sentences = append(inst.Sentences, s)
+			}
+		}
+		if len(inst.Sentences) == 0 {
+			return fmt.Errorf("%s:%d: no sentences", path, n)
+		}
+		for _, p := range strings.Split(f[2], ",") {
+			inst.Probes = append(inst.Probes, strings.TrimSpace(p))
+		}
+		for _, r := range strings.Split(f[3], ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil || isNaNOrInf(v) {
+				return fmt.Errorf("%s:%d: rating %q is not a number", path, n, r)
+			}
+			inst.Ratings = append(inst.Ratings, v)
+		}
+		if len(inst.Probes) != len(inst.Ratings) {
+			return fmt.Errorf("%s:%d: %d probes but %d ratings", path, n, len(inst.Probes), len(inst.Ratings))
+		}
+		out = append(out, inst)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load chimeras: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("load chimeras: %s: no instances", path)
+	}
+	return out, nil
+}
+
+// LoadWordList reads one word per line (surrounding space trimmed), skipping
+// blank lines and comment lines starting with ";" (the Hu & Liu lexicon's
+// header) or "#". Words are lowercased when lower is set.
+func LoadWordList(path string, lower bool) ([]string, error) {
+	var words []string
+	err := forEachLine(path, func(n int, line string) error {
+		w := strings.TrimSpace(FixUTF8(line))
+		if w == "" || strings.HasPrefix(w, ";") || strings.HasPrefix(w, "#") {
+			return nil
+		}
+		if strings.ContainsAny(w, " \t") {
+			return fmt.Errorf("%s:%d: want one word per line, got %q", path, n, w)
+		}
+		if lower {
+			w = strings.ToLower(w)
+		}
+		words = append(words, w)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load word list: %w", err)
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("load word list: %s: no words", path)
+	}
+	return words, nil
+}
+
+// LoadNRC reads the NRC Emotion Lexicon word-level file (word TAB category TAB
+// 0/1) and returns the words marked positive and those marked negative.
+func LoadNRC(path string) (pos, neg []string, err error) {
+	err = forEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			return fmt.Errorf("%s:%d: want 3 tab-separated fields (word, category, 0/1), got %d", path, n, len(f))
+		}
+		switch f[2] {
+		case "0":
+			return nil
+		case "1":
+		default:
+			return fmt.Errorf("%s:%d: association %q is neither 0 nor 1", path, n, f[2])
+		}
+		switch f[1] {
+		case "positive":
+			pos = append(pos, strings.ToLower(f[0]))
+		case "negative":
+			neg = append(neg, strings.ToLower(f[0]))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load NRC lexicon: %w", err)
+	}
+	if len(pos)+len(neg) == 0 {
+		return nil, nil, fmt.Errorf("load NRC lexicon: %s: no positive or negative words", path)
+	}
+	return pos, neg, nil
+}
+
+// ScoredTerm is one SemEval-2015 Task 10E entry: a term and its sentiment score.
+type ScoredTerm struct {
+	Term  string
+	Score float64
+}
+
+// LoadSemEval reads the SemEval-2015 Task 10E lexicon (score TAB term per line).
+func LoadSemEval(path string) ([]ScoredTerm, error) {
+	var out []ScoredTerm
+	err := forEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		f := strings.SplitN(FixUTF8(line), "\t", 2)
+		if len(f) != 2 {
+			return fmt.Errorf("%s:%d: want score TAB term", path, n)
+		}
+		s, err := strconv.ParseFloat(strings.TrimSpace(f[0]), 64)
+		if err != nil || isNaNOrInf(s) {
+			return fmt.Errorf("%s:%d: score %q is not a number", path, n, f[0])
+		}
+		out = append(out, ScoredTerm{Term: strings.TrimSpace(f[1]), Score: s})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load SemEval lexicon: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("load SemEval lexicon: %s: no entries", path)
+	}
+	return out, nil
+}
+
+// Document is one retrieval document (a line of docs.jsonl).
+type Document struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// RetrievalQuery is one retrieval query (a line of queries.jsonl) with the
+// ids of its relevant documents.
+type RetrievalQuery struct {
+	ID       string   `json:"id"`
+	Text     string   `json:"text"`
+	Relevant []string `json:"relevant"`
+}
+
+// LoadDocuments reads a JSONL file of {"id", "text"} documents. Ids must be
+// non-empty. A repeated id is kept (debian-dev has one: two descriptions of
+// one package) with a warning naming both lines; the retrieval metrics treat
+// documents sharing an id as one relevant item.
+func LoadDocuments(path string) ([]Document, error) {
+	var docs []Document
+	seen := map[string]int{}
+	err := forEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		var d Document
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if d.ID == "" {
+			return fmt.Errorf("%s:%d: document without \"id\"", path, n)
+		}
+		if prev, dup := seen[d.ID]; dup {
+			slog.Warn("repeated document id: both documents count as that id", "file", path, "line", n, "first_line", prev, "id", d.ID)
+		} else {
+			seen[d.ID] = n
+		}
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load documents: %w", err)
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("load documents: %s: no documents", path)
+	}
+	return docs, nil
+}
+
+// LoadQueries reads a JSONL file of {"id", "text", "relevant": [doc id]}
+// queries. Every query needs at least one relevant document id.
+func LoadQueries(path string) ([]RetrievalQuery, error) {
+	var qs []RetrievalQuery
+	err := forEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		var q RetrievalQuery
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if len(q.Relevant) == 0 {
+			return fmt.Errorf("%s:%d: query %q has no \"relevant\" document ids", path, n, q.ID)
+		}
+		qs = append(qs, q)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load queries: %w", err)
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("load queries: %s: no queries", path)
+	}
+	return qs, nil
+}
+
+func isNaNOrInf(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }

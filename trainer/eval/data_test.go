@@ -1,0 +1,191 @@
+package eval
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFile writes content to a file in a fresh temporary directory and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// sharedDir returns ../shared beside the repository root, skipping the test when it is absent.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(filepath.Join(shared, "data")); err != nil {
+		t.Skipf("shared data not found at %s (the evaluation data lives beside the repository)", shared)
+	}
+	return shared
+}
+
+func TestFixUTF8(t *testing.T) {
+	if got := FixUTF8("liver p\xe2t\xe9 i\x92m"); got != "liver pâté i’m" {
+		t.Fatalf("FixUTF8 = %q", got)
+	}
+	if got := FixUTF8("naïve"); got != "naïve" {
+		t.Fatalf("valid UTF-8 changed: %q", got)
+	}
+}
+
+func TestLoadWordPairs(t *testing.T) {
+	p := writeFile(t, "ws.txt", "love\tsex\t6.77\r\n\n# comment\ntiger cat 7.35\n")
+	pairs, err := LoadWordPairs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 2 || pairs[0] != (WordPair{"love", "sex", 6.77}) || pairs[1] != (WordPair{"tiger", "cat", 7.35}) {
+		t.Fatalf("pairs = %+v", pairs)
+	}
+	for _, bad := range []struct{ content, want string }{
+		{"a b c d\n", "ws.txt:1: want 3 fields"},
+		{"a b\tx\n", `ws.txt:1: score "x" is not a number`},
+		{"a b 1\na b NaN\n", "ws.txt:2: score"},
+		{"\n", "no pairs"},
+	} {
+		_, err := LoadWordPairs(writeFile(t, "ws.txt", bad.content))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("LoadWordPairs(%q) error = %v, want %q", bad.content, err, bad.want)
+		}
+	}
+	if _, err := LoadWordPairs(filepath.Join(t.TempDir(), "missing.txt")); err == nil {
+		t.Error("missing file: want an error")
+	}
+}
+
+func TestLoadChimeras(t *testing.T) {
+	line := "102\tliver p\xe2t\xe9 ___ and lettuce @@ a stick of ___ with veg \trhubarb,onion\t1.86,3.14\n"
+	insts, err := LoadChimeras(writeFile(t, "c.txt", line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := insts[0]
+	if in.ID != "102" || len(in.Sentences) != 2 || in.Sentences[0] != "liver pâté ___ and lettuce" ||
+		in.Sentences[1] != "a stick of ___ with veg" || in.Probes[1] != "onion" || in.Ratings[1] != 3.14 {
+		t.Fatalf("instance = %+v", in)
+	}
+	for _, bad := range []struct{ content, want string }{
+		{"1\ts ___\ta,b\t1\n", "c.txt:1: 2 probes but 1 ratings"},
+		{"1\ts ___\ta\n", "want 4 tab-separated fields"},
+		{"1\ts ___\ta\tz\n", `rating "z"`},
+	} {
+		_, err := LoadChimeras(writeFile(t, "c.txt", bad.content))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("LoadChimeras(%q) error = %v, want %q", bad.content, err, bad.want)
+		}
+	}
+}
+
+func TestLoadWordListAndNRC(t *testing.T) {
+	words, err := LoadWordList(writeFile(t, "pos.txt", ";;; header\r\n; note\r\n\r\nAbound\r\na+\r\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(words, ",") != "abound,a+" {
+		t.Fatalf("words = %q", words)
+	}
+	if _, err := LoadWordList(writeFile(t, "w.txt", "two words\n"), false); err == nil || !strings.Contains(err.Error(), "w.txt:1") {
+		t.Errorf("two words on a line: error = %v", err)
+	}
+	pos, neg, err := LoadNRC(writeFile(t, "nrc.txt", "abandon\tnegative\t1\nabandon\tpositive\t0\nable\tpositive\t1\nable\tjoy\t1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(pos, ",") != "able" || strings.Join(neg, ",") != "abandon" {
+		t.Fatalf("pos %q neg %q", pos, neg)
+	}
+	if _, _, err := LoadNRC(writeFile(t, "nrc.txt", "able\tpositive\t2\n")); err == nil || !strings.Contains(err.Error(), "nrc.txt:1") {
+		t.Errorf("bad association: error = %v", err)
+	}
+}
+
+func TestLoadSemEval(t *testing.T) {
+	terms, err := LoadSemEval(writeFile(t, "se.txt", "0.984\tloves\n-0.5\tcant waitttt\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(terms) != 2 || terms[1] != (ScoredTerm{"cant waitttt", -0.5}) {
+		t.Fatalf("terms = %+v", terms)
+	}
+	if _, err := LoadSemEval(writeFile(t, "se.txt", "loves\n")); err == nil || !strings.Contains(err.Error(), "se.txt:1") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestLoadRetrieval(t *testing.T) {
+	docs, err := LoadDocuments(writeFile(t, "d.jsonl", `{"id": "a", "text": "alpha"}`+"\n"+`{"id": "b", "text": "beta"}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[1] != (Document{"b", "beta"}) {
+		t.Fatalf("docs = %+v", docs)
+	}
+	qs, err := LoadQueries(writeFile(t, "q.jsonl", `{"id": "q", "text": "alpha?", "relevant": ["a"]}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Relevant[0] != "a" {
+		t.Fatalf("queries = %+v", qs)
+	}
+	for _, bad := range []struct{ content, want string }{
+		{`{"text": "x"}`, `d.jsonl:1: document without "id"`},
+		{`{"id": "a", `, "d.jsonl:1:"},
+	} {
+		_, err := LoadDocuments(writeFile(t, "d.jsonl", bad.content))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("LoadDocuments(%q) error = %v, want %q", bad.content, err, bad.want)
+		}
+	}
+	if _, err := LoadQueries(writeFile(t, "q.jsonl", `{"id": "q", "text": "x"}`)); err == nil || !strings.Contains(err.Error(), `q.jsonl:1: query "q" has no "relevant"`) {
+		t.Errorf("query without relevant: error = %v", err)
+	}
+}
+
+func TestLoadSharedData(t *testing.T) {
+	shared := sharedDir(t)
+	eval := filepath.Join(shared, "data", "eval")
+	for _, n := range []int{2, 4, 6} {
+		insts, err := LoadChimeras(filepath.Join(eval, "chimeras", "chimeras.dataset.l"+string(rune('0'+n))+".tokenised.train.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(insts) != 220 {
+			t.Errorf("L%d: %d instances, want 220", n, len(insts))
+		}
+		for _, in := range insts {
+			if len(in.Sentences) != n {
+				t.Fatalf("L%d instance %s has %d sentences", n, in.ID, len(in.Sentences))
+			}
+		}
+	}
+	pairs, err := LoadWordPairs(filepath.Join(eval, "wordsim", "EN-WS-353-ALL.txt"))
+	if err != nil || len(pairs) != 353 {
+		t.Fatalf("WS-353: %d pairs, err %v", len(pairs), err)
+	}
+	neg, err := LoadWordList(filepath.Join(eval, "sentiment", "opinion-lexicon-hu-liu", "negative-words.txt"), true)
+	if err != nil || len(neg) != 4783 {
+		t.Fatalf("Hu & Liu negative: %d words, err %v", len(neg), err)
+	}
+}

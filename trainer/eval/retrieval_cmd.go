@@ -1,0 +1,215 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// BaseOnlyVectorizer returns the adapter's vectorizer restricted to the base
+// embeddings: every word of the vocabulary uses its base row and unknown
+// words are dropped (a context-only model given no context yields nothing).
+// It is the "dense, base vectors only" baseline, built exactly as the adapter
+// builds vectors otherwise (same tokenizer, SIF weights, normalization).
+func BaseOnlyVectorizer(base *model.Embeddings, weighting vectorizer.Weighting) (*vectorizer.Vectorizer, vectorizer.Options, error) {
+	cfg := model.Config{Dim: base.Dim, Mode: model.ModeContext, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab(nil, cfg.Ngram), base, 1)
+	if err != nil {
+		return nil, vectorizer.Options{}, fmt.Errorf("base-only vectorizer: %w", err)
+	}
+	opts := vectorizer.DefaultOptions()
+	opts.Weighting = weighting
+	opts.FrequentMin, opts.RareMin, opts.MaxContexts = 1, 1, 0
+	v, err := vectorizer.New(m, nil, opts)
+	if err != nil {
+		return nil, opts, fmt.Errorf("base-only vectorizer: %w", err)
+	}
+	return v, opts, nil
+}
+
+// VectorizeAll vectorizes texts with v as queries (the memory is read, never
+// written), in parallel. A text without any word that yields a vector gets nil.
+func VectorizeAll(v *vectorizer.Vectorizer, texts []string, opts vectorizer.Options) ([][]float32, int, error) {
+	vecs, errs := v.VectorizeBatch(texts, vectorizer.TaskQuery, opts)
+	empty := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, vectorizer.ErrNoWords):
+			vecs[i] = nil
+			empty++
+		default:
+			return nil, 0, fmt.Errorf("vectorize text %d: %w", i, err)
+		}
+	}
+	return vecs, empty, nil
+}
+
+// TeachMemory offers the sentences of every text to the vectorizer's memory
+// (the contexts AM then draws on), as importing the texts as passages does.
+func TeachMemory(ctx context.Context, v *vectorizer.Vectorizer, texts []string, opts vectorizer.Options) (int, error) {
+	total := 0
+	for i, t := range texts {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+		}
+		n, err := v.Learn(t, opts)
+		if err != nil {
+			return total, fmt.Errorf("teach memory from text %d: %w", i, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func runRetrieval(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("eval retrieval", env)
+	var base baseFlags
+	base.register(fs)
+	amPath := fs.String("model", "", "AM weights `FILE` or serving bundle (with --embeddings, they replace the bundle's base); adds the dense-AM and hybrid-AM rows")
+	weighting := fs.String("weighting", "sif", "word weighting of the dense rows: sif or mean")
+	alpha := fs.Float64("alpha", 0.5, "hybrid: weight of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha")
+	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion")
+	k1 := fs.Float64("k1", 1.2, "BM25 k1")
+	b := fs.Float64("b", 0.75, "BM25 b")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval retrieval --embeddings FILE --counts FILE [--model FILE] DOCS.jsonl QUERIES.jsonl\n\n"+
+			"DOCS: {\"id\", \"text\"} per line; QUERIES: {\"id\", \"text\", \"relevant\": [doc id]} per line.\n"+
+			"Prints MRR@10, Recall@1 and Recall@10 of BM25, dense retrieval with base vectors only (unknown\n"+
+			"words dropped), dense with AM (the adapter's vectorizer, its memory taught from the documents\n"+
+			"first), and hybrid min-max fusions.")
+		fs.PrintDefaults()
+	}
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return cli.UsageError("want DOCS and QUERIES files, got %d arguments", fs.NArg())
+	}
+	w, err := vectorizer.ParseWeighting(*weighting)
+	if err != nil {
+		return cli.UsageError("--weighting: %v", err)
+	}
+	if !(*alpha >= 0 && *alpha <= 1) {
+		return cli.UsageError("--alpha must be in [0, 1], got %v", *alpha)
+	}
+	if *depth < 10 {
+		return cli.UsageError("--depth must be ≥ 10, got %d", *depth)
+	}
+	if !(*k1 >= 0) || !(*b >= 0 && *b <= 1) {
+		return cli.UsageError("BM25 wants k1 ≥ 0 and 0 ≤ b ≤ 1, got k1 %v, b %v", *k1, *b)
+	}
+	docs, err := LoadDocuments(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	queries, err := LoadQueries(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	if base.embeddings == "" && *amPath == "" {
+		return cli.UsageError("give --embeddings (base vectors) and/or --model (a bundle)")
+	}
+	docTexts := make([]string, len(docs))
+	for i, d := range docs {
+		docTexts[i] = d.Text
+	}
+	queryTexts := make([]string, len(queries))
+	for i, q := range queries {
+		queryTexts[i] = q.Text
+	}
+
+	tab := Table{Header: []string{"method", "MRR@10", "R@1", "R@10"}}
+	add := func(name string, m RetrievalMetrics) {
+		tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3))
+		slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
+	}
+	tok := model.DefaultTokenizer()
+	bm, bmRuns, err := BM25Run(docs, queries, func(s string) []string { return tok.AppendTokens(nil, s) }, *k1, *b, *depth)
+	if err != nil {
+		return err
+	}
+	add("BM25", bm)
+
+	dense := func(name string, v *vectorizer.Vectorizer, opts vectorizer.Options) error {
+		start := time.Now()
+		dv, emptyDocs, err := VectorizeAll(v, docTexts, opts)
+		if err != nil {
+			return err
+		}
+		qv, emptyQueries, err := VectorizeAll(v, queryTexts, opts)
+		if err != nil {
+			return err
+		}
+		slog.Info("vectorized", "method", name, "seconds", time.Since(start).Seconds(), "docs_without_vector", emptyDocs, "queries_without_vector", emptyQueries)
+		ix, err := NewDenseIndexFromVectors(dv)
+		if err != nil {
+			return err
+		}
+		m, runs, err := DenseRun(docs, queries, ix, qv, *depth)
+		if err != nil {
+			return err
+		}
+		add(name, m)
+		h, err := HybridRun(docs, queries, bmRuns, runs, *alpha)
+		if err != nil {
+			return err
+		}
+		add(fmt.Sprintf("hybrid BM25 + %s (α %.2g)", name, *alpha), h)
+		return nil
+	}
+
+	var e *model.Embeddings
+	if base.embeddings != "" {
+		if e, err = base.load(); err != nil {
+			return err
+		}
+		if e.Counts == nil && w == vectorizer.WeightSIF {
+			slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
+		}
+		v, opts, err := BaseOnlyVectorizer(e, w)
+		if err != nil {
+			return err
+		}
+		if err := dense("dense base only", v, opts); err != nil {
+			return err
+		}
+	}
+	if *amPath != "" {
+		m, err := loadModel(*amPath, e)
+		if err != nil {
+			return err
+		}
+		mem, err := memory.Open("", memory.DefaultOptions())
+		if err != nil {
+			return fmt.Errorf("context memory: %w", err)
+		}
+		defer mem.Close()
+		opts := vectorizer.DefaultOptions()
+		opts.Weighting = w
+		v, err := vectorizer.New(m, mem, opts)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		n, err := TeachMemory(ctx, v, docTexts, opts)
+		if err != nil {
+			return err
+		}
+		st := mem.Stats()
+		slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
+		if err := dense("dense AM ("+m.Mode.String()+")", v, opts); err != nil {
+			return err
+		}
+	}
+	return tab.WriteMarkdown(env.Stdout)
+}

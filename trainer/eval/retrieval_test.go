@@ -1,0 +1,188 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestBM25HandComputed(t *testing.T) {
+	docs := [][]string{
+		{"apple", "pie"},
+		{"apple", "apple", "juice", "box"},
+		{"cherry"},
+	}
+	ix := NewBM25(docs, 1.2, 0.75)
+	s := ix.Scores([]string{"apple", "apple", "unknown"}, nil)
+	// N = 3, df(apple) = 2: idf = ln(1 + 1.5/2.5); avgdl = 7/3.
+	idf := math.Log(1 + 1.5/2.5)
+	want0 := idf * 1 * 2.2 / (1 + 1.2*(0.25+0.75*2/(7.0/3)))
+	want1 := idf * 2 * 2.2 / (2 + 1.2*(0.25+0.75*4/(7.0/3)))
+	if math.Abs(s[0]-want0) > 1e-12 || math.Abs(s[1]-want1) > 1e-12 || s[2] != 0 {
+		t.Fatalf("scores = %v, want [%v %v 0]", s, want0, want1)
+	}
+	hits := TopK(s, 10, Positive)
+	// tf 2 in a document of length 4 beats tf 1 in one of length 2; doc 2 matches nothing.
+	if len(hits) != 2 || hits[0].Doc != 1 || hits[1].Doc != 0 {
+		t.Fatalf("TopK = %+v", hits)
+	}
+}
+
+func TestTopKTiesAndLimit(t *testing.T) {
+	hits := TopK([]float64{1, 3, 3, math.NaN(), 2}, 3, nil)
+	got := []int{hits[0].Doc, hits[1].Doc, hits[2].Doc}
+	if len(hits) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 4 {
+		t.Fatalf("TopK = %+v", hits)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	var a MetricsAccumulator
+	a.Add([]Hit{{Doc: 5}, {Doc: 7}}, []int{5})              // rank 1
+	a.Add([]Hit{{Doc: 1}, {Doc: 2}, {Doc: 3}}, []int{3, 9}) // rank 3, 1 of 2 relevant found
+	a.Add(nil, []int{1})                                    // nothing retrieved
+	m := a.Metrics()
+	if m.Queries != 3 || math.Abs(m.MRR10-(1+1.0/3)/3) > 1e-12 || math.Abs(m.Recall1-1.0/3) > 1e-12 || math.Abs(m.Recall10-1.5/3) > 1e-12 {
+		t.Fatalf("metrics = %+v", m)
+	}
+	// Beyond rank 10 counts nothing.
+	var b MetricsAccumulator
+	ranked := make([]Hit, 11)
+	for i := range ranked {
+		ranked[i].Doc = i
+	}
+	b.Add(ranked, []int{10})
+	if m := b.Metrics(); m.MRR10 != 0 || m.Recall10 != 0 {
+		t.Fatalf("rank 11: %+v", m)
+	}
+}
+
+func TestFuseMinMax(t *testing.T) {
+	kw := []Hit{{Doc: 0, Score: 10}, {Doc: 1, Score: 5}, {Doc: 2, Score: 0}}
+	dense := []Hit{{Doc: 2, Score: 0.9}, {Doc: 1, Score: 0.8}, {Doc: 3, Score: 0.1}}
+	got := FuseMinMax([][]Hit{kw, dense}, []float64{0.5, 0.5})
+	// doc 1: 0.5·0.5 + 0.5·(0.7/0.8) = 0.6875; doc 0: 0.5; doc 2: 0 + 0.5; doc 3: 0.
+	if got[0].Doc != 1 || math.Abs(got[0].Score-0.6875) > 1e-12 {
+		t.Fatalf("fused = %+v", got)
+	}
+	if got[1].Doc != 0 || got[2].Doc != 2 || got[3].Doc != 3 || got[3].Score != 0 {
+		t.Fatalf("fused order = %+v", got)
+	}
+	one := FuseMinMax([][]Hit{{{Doc: 4, Score: 2}}}, []float64{0.3})
+	if one[0].Score != 0.3 {
+		t.Fatalf("single equal scores get the weight: %+v", one)
+	}
+}
+
+func TestRetrievalDense(t *testing.T) {
+	docs := []Document{{"a", "red red"}, {"b", "green"}, {"c", "blue"}}
+	queries := []RetrievalQuery{
+		{ID: "q1", Text: "green", Relevant: []string{"b"}},
+		{ID: "q2", Text: "blue", Relevant: []string{"c"}},
+		{ID: "q3", Text: "nothing", Relevant: []string{"a"}},
+	}
+	vec := func(text string) ([]float32, error) {
+		v := make([]float32, 3)
+		for _, w := range strings.Fields(text) {
+			switch w {
+			case "red":
+				v[0]++
+			case "green":
+				v[1]++
+			case "blue":
+				v[2]++
+			}
+		}
+		return v, nil
+	}
+	m, err := Retrieval(docs, queries, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Queries != 3 || math.Abs(m.MRR10-2.0/3) > 1e-12 || math.Abs(m.Recall1-2.0/3) > 1e-12 {
+		t.Fatalf("metrics = %+v (a zero query vector must retrieve nothing)", m)
+	}
+	queries[0].Relevant = []string{"zzz"}
+	if _, err := Retrieval(docs, queries, vec); err == nil || !strings.Contains(err.Error(), `relevant document "zzz"`) {
+		t.Fatalf("unknown relevant id: error = %v", err)
+	}
+}
+
+func TestLogRegLearnsSeparableData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x [][]float32
+	var y []float64
+	for i := 0; i < 2000; i++ {
+		v := []float32{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}
+		label := 0.0
+		if 2*v[0]-v[1] > 0.3 {
+			label = 1
+		}
+		x = append(x, v)
+		y = append(y, label)
+	}
+	m, err := TrainLogReg(x, y, DefaultLogRegConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	correct := 0
+	for i := range x {
+		if (m.Prob(x[i]) > 0.5) == (y[i] == 1) {
+			correct++
+		}
+	}
+	if acc := float64(correct) / float64(len(x)); acc < 0.95 {
+		t.Fatalf("training accuracy %.3f, want ≥ 0.95 (w = %v, b = %v)", acc, m.W, m.B)
+	}
+	if m.W[0] <= 0 || m.W[1] >= 0 || math.Abs(m.W[2]) > math.Abs(m.W[0])/3 {
+		t.Fatalf("weights %v do not follow the true boundary 2x₀ − x₁", m.W)
+	}
+	if _, err := TrainLogReg(x[:2], []float64{0, 2}, DefaultLogRegConfig()); err == nil {
+		t.Error("label 2: want an error")
+	}
+}
+
+func TestTopKMatchesFullSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	scores := make([]float64, 500)
+	for i := range scores {
+		scores[i] = float64(rng.IntN(50)) // many ties
+	}
+	all := TopK(scores, len(scores), nil)
+	for _, k := range []int{1, 7, 100} {
+		got := TopK(scores, k, nil)
+		if len(got) != k {
+			t.Fatalf("k %d: %d hits", k, len(got))
+		}
+		for i := range got {
+			if got[i] != all[i] {
+				t.Fatalf("k %d: hit %d = %+v, full sort has %+v", k, i, got[i], all[i])
+			}
+		}
+	}
+	for i := 1; i < len(all); i++ {
+		if worse(all[i-1], all[i]) {
+			t.Fatalf("full ranking out of order at %d: %+v before %+v", i, all[i-1], all[i])
+		}
+	}
+}
+
+func TestRetrievalRepeatedIDCountsOnce(t *testing.T) {
+	docs := []Document{{"a", "x"}, {"b", "y"}, {"a", "y"}}
+	queries := []RetrievalQuery{{ID: "q", Text: "y", Relevant: []string{"a"}}}
+	vec := func(text string) ([]float32, error) {
+		if text == "x" {
+			return []float32{1, 0}, nil
+		}
+		return []float32{0, 1}, nil
+	}
+	// Ranking: doc 1 (b) and doc 2 (a) tie at cosine 1, b first by index; a is at rank 2.
+	m, err := Retrieval(docs, queries, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.MRR10 != 0.5 || m.Recall10 != 1 {
+		t.Fatalf("metrics = %+v, want MRR 0.5 and recall 1 (the second document with id a counts as a)", m)
+	}
+}

@@ -1,0 +1,139 @@
+package eval
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Table is a Markdown table: a header row and data rows of equal width.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// AddRow appends a row of cells.
+func (t *Table) AddRow(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+// WriteMarkdown writes t as a GitHub-flavoured Markdown table, the first
+// column left-aligned and the others right-aligned, columns padded to line up.
+func (t *Table) WriteMarkdown(w io.Writer) error {
+	width := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		width[i] = max(3, len([]rune(h)))
+	}
+	for r, row := range t.Rows {
+		if len(row) != len(t.Header) {
+			return fmt.Errorf("table row %d has %d cells, header has %d", r+1, len(row), len(t.Header))
+		}
+		for i, c := range row {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i, c := range cells {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			if i == 0 {
+				b.WriteString(" " + c + pad + " |")
+			} else {
+				b.WriteString(" " + pad + c + " |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(t.Header)
+	b.WriteString("|")
+	for i := range t.Header {
+		if i == 0 {
+			b.WriteString(" " + strings.Repeat("-", width[i]) + " |")
+		} else {
+			b.WriteString(" " + strings.Repeat("-", width[i]-1) + ": |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range t.Rows {
+		line(row)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fmtNum formats x with the given number of decimals, "–" for NaN.
+func fmtNum(x float64, decimals int) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", decimals, x)
+}
+
+// Series is one curve of a line plot: a name and its y values at the plot's x values.
+type Series struct {
+	Name string
+	Y    []float64
+}
+
+// LinePlot describes a line plot written by WritePNG.
+type LinePlot struct {
+	Title, XLabel, YLabel string
+	X                     []float64
+	LogX                  bool // log2 x axis (occurrence counts, number of contexts)
+	Series                []Series
+}
+
+// WritePNG renders p to a PNG file at path (6×4 inches). NaN points are left out.
+func (p *LinePlot) WritePNG(path string) error {
+	pl := plot.New()
+	pl.Title.Text = p.Title
+	pl.X.Label.Text = p.XLabel
+	pl.Y.Label.Text = p.YLabel
+	if p.LogX {
+		pl.X.Scale = plot.LogScale{}
+		ticks := make([]plot.Tick, len(p.X))
+		for i, x := range p.X {
+			ticks[i] = plot.Tick{Value: x, Label: fmt.Sprintf("%g", x)}
+		}
+		pl.X.Tick.Marker = plot.ConstantTicks(ticks)
+	}
+	pl.Legend.Top = true
+	pl.Legend.Left = true
+	pl.Add(plotter.NewGrid())
+	for i, s := range p.Series {
+		if len(s.Y) != len(p.X) {
+			return fmt.Errorf("plot %q: series %q has %d values for %d x values", p.Title, s.Name, len(s.Y), len(p.X))
+		}
+		var pts plotter.XYs
+		for j, y := range s.Y {
+			if !math.IsNaN(y) {
+				pts = append(pts, plotter.XY{X: p.X[j], Y: y})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("plot %q: series %q: %w", p.Title, s.Name, err)
+		}
+		c := plotutil.Color(i)
+		l.Color = c
+		l.Dashes = plotutil.Dashes(i / 7)
+		sc.Color = c
+		sc.Shape = plotutil.Shape(i)
+		pl.Add(l, sc)
+		pl.Legend.Add(s.Name, l, sc)
+	}
+	pl.BackgroundColor = color.White
+	if err := pl.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
+		return fmt.Errorf("write plot %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// Lookup returns the vector of a word, or nil when the word has none.
+type Lookup func(word string) []float32
+
+// EmbeddingLookup looks words up in e after lowercasing them (our tokenizer
+// lowercases, so the vocabulary is lowercase).
+func EmbeddingLookup(e *model.Embeddings) Lookup {
+	return func(w string) []float32 {
+		id, ok := e.ID(strings.ToLower(w))
+		if !ok {
+			return nil
+		}
+		return e.Row(id)
+	}
+}
+
+// WordSimResult is the score of one embedding space on one word-similarity set.
+type WordSimResult struct {
+	Pairs    int     // pairs in the file
+	Covered  int     // pairs where both words have a vector
+	Spearman float64 // Spearman of cosine vs gold over the covered pairs (NaN if < 2)
+}
+
+// WordSim scores vectors on word pairs: Spearman's ρ between the cosine
+// similarity of the two words and the gold score, over the pairs where both
+// words have a vector (the others are skipped and counted).
+func WordSim(vec Lookup, pairs []WordPair) WordSimResult {
+	res := WordSimResult{Pairs: len(pairs)}
+	var cos, gold []float64
+	for _, p := range pairs {
+		a, b := vec(p.A), vec(p.B)
+		if a == nil || b == nil {
+			continue
+		}
+		cos = append(cos, Cosine(a, b))
+		gold = append(gold, p.Score)
+	}
+	res.Covered = len(cos)
+	res.Spearman = Spearman(cos, gold)
+	return res
+}

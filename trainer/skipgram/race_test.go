@@ -1,0 +1,5 @@
+//go:build race
+
+package skipgram
+
+const raceEnabled = true

@@ -1,0 +1,219 @@
+package skipgram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// topicCorpus writes a corpus of lines of 12 words, each line drawn from one of
+// two disjoint topics of 8 words, plus "rare" (2 occurrences) and "once".
+func topicCorpus(t *testing.T, lines int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	for i := range lines {
+		topic := "a"
+		if i%2 == 1 {
+			topic = "b"
+		}
+		for j := range 12 {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%s%d", topic, r.IntN(8))
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("Rare rare once\n")
+	path := filepath.Join(t.TempDir(), "topics.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readCorpus(t *testing.T, path string, minCount int64) (*corpus.Corpus, *corpus.Vocab, *corpus.Encoded) {
+	t.Helper()
+	c, err := corpus.Read(context.Background(), []string{path}, corpus.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Vocab(minCount)
+	return c, v, c.Encode(v, false)
+}
+
+func cosine(a, b []float32) float64 {
+	return float64(simd.Dot(a, b)) / math.Sqrt(float64(simd.Dot(a, a))*float64(simd.Dot(b, b)))
+}
+
+func smallConfig(threads int) Config {
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.Window, cfg.Epochs, cfg.Sample, cfg.Threads = 16, 3, 3, 0, threads
+	return cfg
+}
+
+// checkTopics asserts that every topic word's nearest neighbour is in its own
+// topic and that same-topic similarity clearly exceeds cross-topic similarity.
+func checkTopics(t *testing.T, e *model.Embeddings) {
+	t.Helper()
+	var same, cross float64
+	var nSame, nCross int
+	for i, wi := range e.Words {
+		if wi == "rare" {
+			continue
+		}
+		best, bestCos := "", -2.0
+		for j, wj := range e.Words {
+			if i == j || wj == "rare" {
+				continue
+			}
+			c := cosine(e.Row(int32(i)), e.Row(int32(j)))
+			if c > bestCos {
+				best, bestCos = wj, c
+			}
+			if wi[0] == wj[0] {
+				same, nSame = same+c, nSame+1
+			} else {
+				cross, nCross = cross+c, nCross+1
+			}
+		}
+		if best[0] != wi[0] {
+			t.Errorf("nearest neighbour of %s is %s (cosine %.3f), from the other topic", wi, best, bestCos)
+		}
+	}
+	same, cross = same/float64(nSame), cross/float64(nCross)
+	if same < cross+0.3 {
+		t.Errorf("mean cosine within topics %.3f, across topics %.3f: want a clear gap", same, cross)
+	}
+	t.Logf("mean cosine within topics %.3f, across %.3f", same, cross)
+}
+
+func TestTrainSeparatesTopics(t *testing.T) {
+	_, v, enc := readCorpus(t, topicCorpus(t, 2000), 2)
+	e, err := Train(context.Background(), enc, v, smallConfig(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Len() != 17 || e.Dim != 16 {
+		t.Fatalf("%d words of dimension %d, want 17 of 16", e.Len(), e.Dim)
+	}
+	if _, ok := e.ID("once"); ok {
+		t.Error("a word below min-count got a vector")
+	}
+	if id, ok := e.ID("rare"); !ok || e.Count(id) != 2 {
+		t.Errorf("rare: in vocabulary %v with count %d, want count 2", ok, e.Count(id))
+	}
+	checkTopics(t, e)
+}
+
+func TestTrainParallel(t *testing.T) {
+	if raceEnabled {
+		t.Skip("Hogwild SGD races on purpose; skipped under the race detector")
+	}
+	_, v, enc := readCorpus(t, topicCorpus(t, 2000), 2)
+	e, err := Train(context.Background(), enc, v, smallConfig(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTopics(t, e)
+}
+
+func TestDeterministicWithOneThread(t *testing.T) {
+	_, v, enc := readCorpus(t, topicCorpus(t, 300), 1)
+	cfg := smallConfig(1)
+	a, err := Train(context.Background(), enc, v, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Train(context.Background(), enc, v, cfg)
+	if !reflect.DeepEqual(a.Vectors, b.Vectors) {
+		t.Error("two runs with one thread and the same seed differ")
+	}
+	cfg.Seed = 2
+	c, _ := Train(context.Background(), enc, v, cfg)
+	if reflect.DeepEqual(a.Vectors, c.Vectors) {
+		t.Error("runs with different seeds are identical")
+	}
+}
+
+func TestTrainCancelled(t *testing.T) {
+	_, v, enc := readCorpus(t, topicCorpus(t, 300), 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Train(ctx, enc, v, smallConfig(2)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled training returned %v", err)
+	}
+}
+
+func TestTrainRejects(t *testing.T) {
+	_, v, enc := readCorpus(t, topicCorpus(t, 10), 1)
+	bad := &corpus.Encoded{IDs: []int32{0, int32(v.Len())}, Offsets: []int64{0, 2}}
+	if _, err := Train(context.Background(), bad, v, smallConfig(1)); err == nil || !strings.Contains(err.Error(), "outside the vocabulary") {
+		t.Errorf("id out of range: %v", err)
+	}
+	cfg := smallConfig(1)
+	cfg.Dim = 0
+	if _, err := Train(context.Background(), enc, v, cfg); err == nil || !strings.Contains(err.Error(), "dimension 0") {
+		t.Errorf("dim 0: %v", err)
+	}
+}
+
+func TestAliasTableDistribution(t *testing.T) {
+	counts := []int64{1000, 100, 10, 1, 0, 5000}
+	a, err := newAliasTable(counts, 0.75)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, c := range counts {
+		sum += math.Pow(float64(c), 0.75)
+	}
+	r := newRNG(1, 1)
+	const n = 2_000_000
+	hits := make([]int, len(counts))
+	for range n {
+		hits[a.sample(&r)]++
+	}
+	for i, c := range counts {
+		p := math.Pow(float64(c), 0.75) / sum
+		got := float64(hits[i]) / n
+		if sd := math.Sqrt(p * (1 - p) / n); math.Abs(got-p) > 5*sd+1e-9 {
+			t.Errorf("word %d (count %d): frequency %.5f, want %.5f", i, c, got, p)
+		}
+	}
+	if _, err := newAliasTable([]int64{0, 0}, 0.75); err == nil {
+		t.Error("all-zero counts accepted")
+	}
+}
+
+func TestSubsamplingAndSigmoid(t *testing.T) {
+	// word2vec: keep probability (sqrt(c/(s·T))+1)·s·T/c.
+	keep := keepThresholds([]int64{10000, 10}, 100000, 1e-3)
+	want := (math.Sqrt(10000/100.0) + 1) * 100 / 10000
+	if got := float64(keep[0]) / (1 << 32); math.Abs(got-want) > 1e-6 {
+		t.Errorf("keep probability %.6f, want %.6f", got, want)
+	}
+	if keep[1] != 1<<32 {
+		t.Errorf("a rare word is not always kept: threshold %d", keep[1])
+	}
+	if keep := keepThresholds([]int64{10000}, 10000, 0); keep[0] != 1<<32 {
+		t.Error("sample 0 discards words")
+	}
+	for x := float32(-10); x <= 10; x += 0.01 {
+		if got, want := sigmoid(x), 1/(1+math.Exp(-float64(x))); math.Abs(float64(got)-want) > 0.005 {
+			t.Fatalf("sigmoid(%.2f) = %.4f, want %.4f", x, got, want)
+		}
+	}
+}

@@ -1,0 +1,386 @@
+// Package skipgram trains word embeddings with skipgram and negative sampling
+// (SGNS, Mikolov et al. 2013) the way word2vec.c and gensim do: frequent-word
+// subsampling, negatives drawn from the unigram distribution raised to 0.75, a
+// randomly shrunk window, a learning rate falling linearly over all epochs, and
+// lock-free (Hogwild) parallel SGD over the corpus, encoded once as token ids.
+//
+// The train-embeddings subcommand (Commands) reads a corpus with package
+// trainer/corpus and writes word2vec text or binary plus a word-counts file.
+package skipgram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// Config holds the training hyper-parameters. DefaultConfig gives word2vec's
+// defaults for skipgram with negative sampling.
+type Config struct {
+	// Dim is the embedding dimension.
+	Dim int
+	// Window is the maximal distance between a word and its contexts; for each
+	// word the distance used is drawn uniformly from 1..Window.
+	Window int
+	// Negative is the number of negative samples per (word, context) pair.
+	Negative int
+	// Epochs is the number of passes over the corpus.
+	Epochs int
+	// Sample is the subsampling threshold t: a word of relative frequency f is
+	// kept with probability (sqrt(f/t)+1)·t/f. 0 disables subsampling.
+	Sample float64
+	// LR is the initial learning rate; it falls linearly to LR·1e-4 over all epochs.
+	LR float64
+	// Threads is the number of parallel SGD workers.
+	Threads int
+	// Seed makes runs reproducible: with Threads = 1 the same seed gives the same vectors.
+	Seed uint64
+	// Progress, when set, is called about every ProgressEvery from a separate
+	// goroutine while training runs, and once at the end.
+	Progress func(Progress)
+	// ProgressEvery is the interval between Progress calls (default 1 s).
+	ProgressEvery time.Duration
+}
+
+// DefaultConfig returns dimension 100, window 5, 5 negatives, 5 epochs, sample
+// 1e-4, learning rate 0.025, one thread, seed 1.
+func DefaultConfig() Config {
+	return Config{Dim: 100, Window: 5, Negative: 5, Epochs: 5, Sample: 1e-4, LR: 0.025, Threads: 1, Seed: 1}
+}
+
+// Validate reports the first hyper-parameter out of range, naming it.
+func (c Config) Validate() error {
+	switch {
+	case c.Dim < 1 || c.Dim > model.MaxDim:
+		return fmt.Errorf("dimension %d out of range 1..%d", c.Dim, model.MaxDim)
+	case c.Window < 1 || c.Window > 1000:
+		return fmt.Errorf("window %d out of range 1..1000", c.Window)
+	case c.Negative < 1 || c.Negative > 1000:
+		return fmt.Errorf("negative samples %d out of range 1..1000", c.Negative)
+	case c.Epochs < 1 || c.Epochs > 10000:
+		return fmt.Errorf("epochs %d out of range 1..10000", c.Epochs)
+	case !(c.Sample >= 0 && c.Sample < 1):
+		return fmt.Errorf("sample %v out of range [0, 1)", c.Sample)
+	case !(c.LR > 0 && c.LR <= 10):
+		return fmt.Errorf("learning rate %v out of range (0, 10]", c.LR)
+	case c.Threads < 1 || c.Threads > 4096:
+		return fmt.Errorf("threads %d out of range 1..4096", c.Threads)
+	case c.ProgressEvery < 0:
+		return fmt.Errorf("progress interval %v is negative", c.ProgressEvery)
+	}
+	return nil
+}
+
+// Progress is a snapshot of a running training.
+type Progress struct {
+	// Done counts the corpus tokens processed so far (before subsampling), over
+	// all epochs; Total is Epochs × corpus tokens.
+	Done, Total int64
+	// Elapsed is the time since training started.
+	Elapsed time.Duration
+	// LR is the current learning rate.
+	LR float64
+}
+
+// Rate returns the tokens processed per second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Done) / p.Elapsed.Seconds()
+}
+
+// ETA estimates the remaining time from the rate so far (0 when unknown).
+func (p Progress) ETA() time.Duration {
+	r := p.Rate()
+	if r <= 0 || p.Done >= p.Total {
+		return 0
+	}
+	return time.Duration(float64(p.Total-p.Done) / r * float64(time.Second))
+}
+
+// Sigmoid lookup table over [-maxSigmoid, maxSigmoid), as in word2vec.c.
+const (
+	sigmoidTableSize = 1024 // a power of two
+	maxSigmoid       = 8
+	sigmoidScale     = sigmoidTableSize / (2 * maxSigmoid)
+)
+
+// sigmoidTable is read-only after package initialisation.
+var sigmoidTable = func() (t [sigmoidTableSize]float32) {
+	for i := range t {
+		x := (float64(i)+0.5)/sigmoidScale - maxSigmoid
+		t[i] = float32(1 / (1 + math.Exp(-x)))
+	}
+	return t
+}()
+
+// sigmoid returns 1/(1+e^-x) from the table (0 or 1 beyond ±maxSigmoid).
+func sigmoid(x float32) float32 {
+	if x >= maxSigmoid {
+		return 1
+	}
+	if x <= -maxSigmoid {
+		return 0
+	}
+	return sigmoidTable[int((x+maxSigmoid)*sigmoidScale)&(sigmoidTableSize-1)]
+}
+
+// lrUpdateEvery is how many tokens a worker processes between updates of the
+// learning rate, of the shared progress counter and checks for cancellation.
+const lrUpdateEvery = 10000
+
+// trainer is the state shared by the workers of one training run.
+type trainer struct {
+	cfg       Config
+	enc       *corpus.Encoded
+	vocabLen  int
+	syn0      []float32 // input vectors, vocabLen × Dim: the result
+	syn1neg   []float32 // output vectors, vocabLen × Dim
+	keep      []uint64  // keep[id]: a token is kept when a uniform uint32 is below it
+	neg       aliasTable
+	total     int64        // Epochs × corpus tokens
+	processed atomic.Int64 // tokens processed by all workers
+	stop      atomic.Bool  // set on cancellation
+}
+
+// Train learns skipgram embeddings for the words of vocab from enc, a corpus
+// encoded in vocab's ids (without Unknown ids). vocab.Counts drive subsampling
+// and negative sampling. It returns the input vectors as embeddings with the
+// vocabulary's words and counts. On cancellation of ctx it returns ctx.Err()
+// promptly (within lrUpdateEvery tokens per worker).
+func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*model.Embeddings, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	if cfg.ProgressEvery == 0 {
+		cfg.ProgressEvery = time.Second
+	}
+	n := vocab.Len()
+	if n == 0 {
+		return nil, errors.New("skipgram: empty vocabulary")
+	}
+	if enc.NumTokens() == 0 {
+		return nil, errors.New("skipgram: empty corpus")
+	}
+	for i, id := range enc.IDs {
+		if id < 0 || int(id) >= n {
+			return nil, fmt.Errorf("skipgram: corpus token %d has id %d outside the vocabulary of %d words", i, id, n)
+		}
+	}
+	if int64(n)*int64(cfg.Dim) > math.MaxInt32*8 {
+		return nil, fmt.Errorf("skipgram: %d words × %d dimensions is too large", n, cfg.Dim)
+	}
+	var trainWords int64
+	for _, c := range vocab.Counts {
+		trainWords += c
+	}
+	neg, err := newAliasTable(vocab.Counts, 0.75)
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	t := &trainer{
+		cfg:      cfg,
+		enc:      enc,
+		vocabLen: n,
+		syn0:     make([]float32, n*cfg.Dim),
+		syn1neg:  make([]float32, n*cfg.Dim),
+		keep:     keepThresholds(vocab.Counts, trainWords, cfg.Sample),
+		neg:      neg,
+		total:    int64(cfg.Epochs) * enc.NumTokens(),
+	}
+	// word2vec.c's initialisation: input vectors uniform in ±0.5/dim, output vectors zero.
+	rng := newRNG(cfg.Seed, 0)
+	for i := range t.syn0 {
+		t.syn0[i] = (float32(rng.next()>>40)/(1<<24) - 0.5) / float32(cfg.Dim)
+	}
+	if err := t.run(ctx); err != nil {
+		return nil, err
+	}
+	e, err := model.NewEmbeddings(cfg.Dim, vocab.Words, t.syn0, vocab.Counts)
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	return e, nil
+}
+
+// keepThresholds computes word2vec's subsampling: a word with count c among
+// total tokens is kept with probability min(1, (sqrt(c/(s·total))+1)·s·total/c),
+// stored as a threshold on a uniform 32-bit number (1<<32 keeps always).
+func keepThresholds(counts []int64, total int64, sample float64) []uint64 {
+	keep := make([]uint64, len(counts))
+	for i, c := range counts {
+		p := 1.0
+		if sample > 0 && c > 0 {
+			st := sample * float64(total)
+			p = (math.Sqrt(float64(c)/st) + 1) * st / float64(c)
+		}
+		if p >= 1 {
+			keep[i] = 1 << 32
+		} else {
+			keep[i] = uint64(p * (1 << 32))
+		}
+	}
+	return keep
+}
+
+// run trains with cfg.Threads workers, each on a contiguous share of the units.
+func (t *trainer) run(ctx context.Context) error {
+	start := time.Now()
+	bounds := splitUnits(t.enc, t.cfg.Threads)
+	var wg sync.WaitGroup
+	for k := 0; k < t.cfg.Threads; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			w := newWorker(t, uint64(k)+1)
+			w.train(bounds[k], bounds[k+1])
+		}(k)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	ticker := time.NewTicker(t.cfg.ProgressEvery)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-done:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if t.cfg.Progress != nil {
+				t.cfg.Progress(Progress{Done: t.total, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(t.total))})
+			}
+			return nil
+		case <-ctx.Done():
+			t.stop.Store(true)
+		case <-ticker.C:
+			if t.cfg.Progress != nil {
+				p := t.processed.Load()
+				t.cfg.Progress(Progress{Done: p, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(p))})
+			}
+		}
+	}
+}
+
+// lr returns the learning rate after processed tokens: linear decay from LR to LR·1e-4.
+func (t *trainer) lr(processed int64) float32 {
+	f := 1 - float64(processed)/float64(t.total+1)
+	return float32(t.cfg.LR * max(f, 1e-4))
+}
+
+// splitUnits cuts the units of enc into k contiguous shares of about equal
+// token counts; share i is units bounds[i]..bounds[i+1]-1.
+func splitUnits(enc *corpus.Encoded, k int) []int {
+	bounds := make([]int, k+1)
+	u := 0
+	nu := enc.NumUnits()
+	for i := 1; i < k; i++ {
+		target := enc.NumTokens() * int64(i) / int64(k)
+		for u < nu && enc.Offsets[u] < target {
+			u++
+		}
+		bounds[i] = u
+	}
+	bounds[k] = nu
+	return bounds
+}
+
+// worker is one SGD thread with its own random numbers and buffers.
+type worker struct {
+	t     *trainer
+	rng   rng
+	sen   []int32   // the current unit after subsampling
+	neu1e []float32 // gradient accumulated for the current context vector
+	alpha float32
+	local int64 // tokens processed by this worker
+	sent  int64 // part of local already added to t.processed
+}
+
+func newWorker(t *trainer, stream uint64) *worker {
+	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), neu1e: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
+}
+
+// train runs all epochs over units lo..hi-1.
+func (w *worker) train(lo, hi int) {
+	t := w.t
+	ids, offs, keep := t.enc.IDs, t.enc.Offsets, t.keep
+	for epoch := 0; epoch < t.cfg.Epochs; epoch++ {
+		for u := lo; u < hi; u++ {
+			unit := ids[offs[u]:offs[u+1]]
+			sen := w.sen[:0]
+			for _, id := range unit {
+				if uint64(uint32(w.rng.next())) < keep[id] {
+					sen = append(sen, id)
+				}
+			}
+			w.sen = sen
+			w.local += int64(len(unit))
+			if w.local-w.sent >= lrUpdateEvery {
+				if !w.sync() {
+					return
+				}
+			}
+			w.trainUnit(sen)
+		}
+	}
+	w.sync()
+}
+
+// sync publishes the worker's progress, updates its learning rate and reports
+// whether to go on.
+func (w *worker) sync() bool {
+	p := w.t.processed.Add(w.local - w.sent)
+	w.sent = w.local
+	w.alpha = w.t.lr(p)
+	return !w.t.stop.Load()
+}
+
+// trainUnit runs SGD over every (word, context) pair of one subsampled unit:
+// as in word2vec.c the context word's input vector predicts the word (label 1)
+// and Negative sampled words (label 0).
+func (w *worker) trainUnit(sen []int32) {
+	t := w.t
+	dim, window, nneg := t.cfg.Dim, t.cfg.Window, t.cfg.Negative
+	syn0, syn1neg, neu1e := t.syn0, t.syn1neg, w.neu1e
+	alpha := w.alpha
+	n := len(sen)
+	for pos, word := range sen {
+		// Shrunk window: a distance drawn uniformly from 1..window.
+		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
+		lo, hi := max(pos-win, 0), min(pos+win+1, n)
+		wo := int(word) * dim
+		for c := lo; c < hi; c++ {
+			if c == pos {
+				continue
+			}
+			o := int(sen[c]) * dim
+			l1 := syn0[o : o+dim : o+dim]
+			clear(neu1e)
+			// Positive pair.
+			l2 := syn1neg[wo : wo+dim : wo+dim]
+			g := (1 - sigmoid(simd.Dot(l1, l2))) * alpha
+			simd.Axpy(g, l2, neu1e)
+			simd.Axpy(g, l1, l2)
+			for d := 0; d < nneg; d++ {
+				target := t.neg.sample(&w.rng)
+				if target == word {
+					continue
+				}
+				o2 := int(target) * dim
+				l2 := syn1neg[o2 : o2+dim : o2+dim]
+				g := -sigmoid(simd.Dot(l1, l2)) * alpha
+				simd.Axpy(g, l2, neu1e)
+				simd.Axpy(g, l1, l2)
+			}
+			simd.Axpy(1, neu1e, l1)
+		}
+	}
+}
