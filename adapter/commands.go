@@ -1,8 +1,432 @@
 package adapter
 
-import "github.com/text2vec-am/text2vec-am/cli"
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
+	"github.com/text2vec-am/text2vec-am/model"
+)
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
 func Commands() []cli.Command {
+	return []cli.Command{
+		{Name: "serve", Summary: "serve vectors to a stock Weaviate (text2vec-transformers contract)", Run: runServe},
+		{Name: "memory", Summary: "inspect, warm or reset the context memory: memory warm FILES…|stats|export|clear", Run: runMemory},
+		{Name: "healthcheck", Summary: "exit 0 if a text2vec-am server answers ready (for container health checks)", Run: runHealthcheck},
+	}
+}
+
+// vectorizerFlags are the flags shared by serve and memory warm.
+type vectorizerFlags struct {
+	model       string
+	weighting   string
+	sifA        float64
+	frequentMin int64
+	rareMin     int64
+	maxContexts int
+}
+
+func (f *vectorizerFlags) register(fs *flag.FlagSet) {
+	d := vectorizer.DefaultOptions()
+	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); default: the embedded default model")
+	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif|mean`")
+	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
+	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
+	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
+	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (remembered first, then the text's own)")
+}
+
+func (f *vectorizerFlags) options() (vectorizer.Options, error) {
+	w, err := vectorizer.ParseWeighting(f.weighting)
+	if err != nil {
+		return vectorizer.Options{}, cli.UsageError("--weighting: %v", err)
+	}
+	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts}
+	if err := o.Validate(); err != nil {
+		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts)", err)
+	}
+	return o, nil
+}
+
+// loadModel loads --model or the embedded default; it returns the model name for /meta.
+func (f *vectorizerFlags) loadModel() (*model.Model, string, error) {
+	if f.model == "" {
+		m, err := defaultmodel.Load()
+		if err != nil {
+			return nil, "", err
+		}
+		return m, defaultmodel.Name, nil
+	}
+	m, err := model.LoadFile(f.model)
+	if err != nil {
+		return nil, "", err
+	}
+	if m.Base == nil {
+		return nil, "", fmt.Errorf("model %s has no base embeddings: serve a serving bundle (trainer: --bundle)", f.model)
+	}
+	return m, strings.TrimSuffix(filepath.Base(f.model), filepath.Ext(f.model)), nil
+}
+
+// memoryFlags configure the context memory.
+type memoryFlags struct {
+	dir         string
+	sync        string
+	syncEvery   time.Duration
+	maxWords    int
+	maxContexts int
+	maxBytes    int64
+	snapshot    int
+}
+
+func (f *memoryFlags) register(fs *flag.FlagSet) {
+	d := memory.DefaultOptions()
+	fs.StringVar(&f.dir, "memory-dir", "", "`directory` of the persistent context memory (created 0700); empty: in RAM only, lost at exit")
+	fs.StringVar(&f.sync, "memory-sync", d.Sync.String(), "fsync the memory log `always` (before answering), every --memory-sync-every (interval), or never (only at snapshots)")
+	fs.DurationVar(&f.syncEvery, "memory-sync-every", d.SyncEvery, "fsync period of --memory-sync interval")
+	fs.IntVar(&f.maxWords, "memory-max-words", d.MaxWords, "cap on words in the memory")
+	fs.IntVar(&f.maxContexts, "memory-max-contexts", d.MaxContexts, "contexts kept per word (reservoir size)")
+	fs.Int64Var(&f.maxBytes, "memory-max-bytes", d.MaxBytes, "cap on bytes of contexts in the memory")
+	fs.IntVar(&f.snapshot, "memory-snapshot-every", d.SnapshotEvery, "write a compacted snapshot after this many log records")
+}
+
+func (f *memoryFlags) options(log *slog.Logger, readOnly bool) (memory.Options, error) {
+	o := memory.DefaultOptions()
+	p, err := memory.ParseSyncPolicy(f.sync)
+	if err != nil {
+		return o, cli.UsageError("--memory-sync: %v", err)
+	}
+	o.Sync, o.SyncEvery, o.MaxWords, o.MaxContexts, o.MaxBytes, o.SnapshotEvery = p, f.syncEvery, f.maxWords, f.maxContexts, f.maxBytes, f.snapshot
+	o.ReadOnly = readOnly
+	o.Logger = log
+	if err := o.Validate(); err != nil {
+		return o, cli.UsageError("%v (--memory-* flags)", err)
+	}
+	return o, nil
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, cli.UsageError("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, cli.UsageError("--log-format %q: want text or json", format)
+}
+
+func runServe(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("serve", env)
+	var vf vectorizerFlags
+	var mf memoryFlags
+	vf.register(fs)
+	mf.register(fs)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (keep it on loopback or a private network: there is no authentication)")
+	memMode := fs.String("memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
+	lim := DefaultLimits()
+	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", lim.MaxBodyBytes, "largest request body")
+	fs.IntVar(&lim.MaxTextBytes, "max-text-bytes", lim.MaxTextBytes, "largest text")
+	fs.IntVar(&lim.MaxWords, "max-words", lim.MaxWords, "most words per text")
+	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch request")
+	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once")
+	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
+	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected arguments %q", fs.Args())
+	}
+	log, err := newLogger(env.Stderr, *logLevel, *logFormat)
+	if err != nil {
+		return err
+	}
+	if err := lim.Validate(); err != nil {
+		return cli.UsageError("%v", err)
+	}
+	if *drain <= 0 {
+		return cli.UsageError("--shutdown-timeout %v: want > 0", *drain)
+	}
+	vopts, err := vf.options()
+	if err != nil {
+		return err
+	}
+	var readOnly bool
+	switch *memMode {
+	case "on":
+	case "off":
+		readOnly = true
+	default:
+		return cli.UsageError("--memory %q: want on or off", *memMode)
+	}
+	mopts, err := mf.options(log, readOnly)
+	if err != nil {
+		return err
+	}
+	m, name, err := vf.loadModel()
+	if err != nil {
+		return err
+	}
+	var mem *memory.Memory
+	if mf.dir != "" || !readOnly {
+		mem, err = memory.Open(mf.dir, mopts)
+		if err != nil {
+			return err
+		}
+		if mf.dir == "" {
+			log.Warn("no --memory-dir: the context memory lives in RAM and is lost at exit")
+		}
+	}
+	var store vectorizer.ContextStore
+	if mem != nil {
+		store = mem
+	}
+	v, err := vectorizer.New(m, store, vopts)
+	if err != nil {
+		if mem != nil {
+			mem.Close()
+		}
+		return err
+	}
+	srv, err := NewServer(v, mem, name, lim, log)
+	if err != nil {
+		if mem != nil {
+			mem.Close()
+		}
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		if mem != nil {
+			mem.Close()
+		}
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	return srv.Serve(ctx, ln, *drain)
+}
+
+const memoryUsage = `usage: text2vec-am memory <warm|stats|export|clear> --memory-dir DIR [flags] [FILES…]
+  warm FILES…   teach the memory from text files (plain or .gz; one paragraph or sentence per line)
+  stats         print a JSON summary
+  export        print every word with its contexts as JSON lines
+  clear --yes   forget everything
+Stop the server first for warm and clear (the directory is locked while it runs).`
+
+func runMemory(ctx context.Context, env cli.Env) error {
+	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
+		fmt.Fprintln(env.Stderr, memoryUsage)
+		if len(env.Args) == 0 {
+			return cli.UsageError("memory needs a subcommand: warm, stats, export or clear")
+		}
+		return flag.ErrHelp
+	}
+	sub, args := env.Args[0], env.Args[1:]
+	fs := cli.NewFlagSet("memory "+sub, env)
+	var mf memoryFlags
+	mf.register(fs)
+	var vf vectorizerFlags
+	yes := fs.Bool("yes", false, "clear: really forget everything")
+	switch sub {
+	case "warm":
+		vf.register(fs)
+	case "stats", "export", "clear":
+	default:
+		return cli.UsageError("unknown memory subcommand %q: want warm, stats, export or clear", sub)
+	}
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if mf.dir == "" {
+		return cli.UsageError("memory %s: --memory-dir is required", sub)
+	}
+	if sub != "warm" && fs.NArg() > 0 {
+		return cli.UsageError("memory %s takes no arguments, got %q", sub, fs.Args())
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	switch sub {
+	case "stats", "export":
+		o, err := mf.options(log, true)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(mf.dir); err != nil {
+			return fmt.Errorf("memory %s: %w", sub, err)
+		}
+		mem, err := memory.Open(mf.dir, o)
+		if err != nil {
+			return err
+		}
+		defer mem.Close()
+		if sub == "export" {
+			w := bufio.NewWriter(env.Stdout)
+			if err := mem.Export(w); err != nil {
+				return err
+			}
+			return w.Flush()
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(mem.Stats())
+	case "clear":
+		if !*yes {
+			return cli.UsageError("memory clear forgets every remembered context; add --yes")
+		}
+		o, err := mf.options(log, false)
+		if err != nil {
+			return err
+		}
+		mem, err := memory.Open(mf.dir, o)
+		if err != nil {
+			return err
+		}
+		if err := mem.Clear(); err != nil {
+			mem.Close()
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "cleared the context memory in %s\n", mf.dir)
+		return mem.Close()
+	}
+	return warm(ctx, env, fs.Args(), &mf, &vf, log)
+}
+
+func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf *vectorizerFlags, log *slog.Logger) error {
+	if len(files) == 0 {
+		return cli.UsageError("memory warm needs at least one text file")
+	}
+	vopts, err := vf.options()
+	if err != nil {
+		return err
+	}
+	o, err := mf.options(log, false)
+	if err != nil {
+		return err
+	}
+	if mf.sync == memory.DefaultOptions().Sync.String() {
+		o.Sync = memory.SyncNever // Close fsyncs and snapshots at the end
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("memory warm: %w", err)
+		}
+	}
+	m, _, err := vf.loadModel()
+	if err != nil {
+		return err
+	}
+	mem, err := memory.Open(mf.dir, o)
+	if err != nil {
+		return err
+	}
+	v, err := vectorizer.New(m, mem, vopts)
+	if err != nil {
+		mem.Close()
+		return err
+	}
+	var offered, lines int64
+	for _, f := range files {
+		n, l, err := warmFile(ctx, v, vopts, f)
+		offered += n
+		lines += l
+		if err != nil {
+			mem.Close()
+			return err
+		}
+	}
+	if err := mem.Close(); err != nil {
+		return err
+	}
+	st := mem.Stats()
+	fmt.Fprintf(env.Stdout, "read %d lines, offered %d contexts; the memory holds %d words, %d contexts\n", lines, offered, st.Words, st.Contexts)
+	return nil
+}
+
+// warmFile teaches the memory every line of one file.
+func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Options, path string) (offered, lines int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("memory warm: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return 0, 0, fmt.Errorf("memory warm %s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	// Lines longer than the buffer are taught in 1 MiB pieces.
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		if lines%1024 == 0 && ctx.Err() != nil {
+			return offered, lines, ctx.Err()
+		}
+		line, rerr := br.ReadSlice('\n')
+		if len(line) > 0 {
+			lines++
+			n, err := v.Learn(strings.ToValidUTF8(string(line), "\uFFFD"), o)
+			if err != nil {
+				return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines, err)
+			}
+			offered += int64(n)
+		}
+		switch {
+		case rerr == nil, errors.Is(rerr, bufio.ErrBufferFull):
+		case errors.Is(rerr, io.EOF):
+			return offered, lines, nil
+		default:
+			return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines+1, rerr)
+		}
+	}
+}
+
+func runHealthcheck(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("healthcheck", env)
+	url := fs.String("url", "http://127.0.0.1:8080/.well-known/ready", "`URL` to GET; any 2xx answer is healthy")
+	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the answer")
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected arguments %q", fs.Args())
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
+	if err != nil {
+		return cli.UsageError("--url %q: %v", *url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("healthcheck %s: status %d", *url, resp.StatusCode)
+	}
 	return nil
 }

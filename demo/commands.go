@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
@@ -52,6 +53,7 @@ func runDemo(ctx context.Context, env cli.Env) error {
 	if *query != "" && strings.TrimSpace(*query) == "" {
 		return cli.UsageError("--query: only spaces")
 	}
+	began := time.Now()
 	m, name, err := loadModel(*modelPath)
 	if err != nil {
 		return err
@@ -73,10 +75,12 @@ func runDemo(ctx context.Context, env cli.Env) error {
 	}
 	_, err = Run(ctx, env.Stdout, m, data, Options{
 		ModelName: name,
+		LoadTime:  time.Since(began),
 		Top:       *top,
 		Show:      show,
 		Query:     *query,
 		Explain:   toks[0],
+		Next:      nextCommand(*modelPath),
 		Color:     colorOK(env.Stdout),
 	})
 	return err
@@ -106,4 +110,20 @@ func colorOK(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// nextCommand is NextCommand for the model the demo ran on.
+func nextCommand(modelPath string) string {
+	if modelPath == "" {
+		return NextCommand
+	}
+	return strings.Replace(NextCommand, "serve", "serve --model "+shellQuote(modelPath), 1)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -50,11 +50,26 @@ func BundledQueries(docs []Document) ([]Query, error) {
 // maxLine bounds one JSONL line (a document of the bundled set is under 1 KB).
 const maxLine = 1 << 20
 
-// decodeLines calls fn with each non-blank line of r, decoded strictly
-// (unknown fields and trailing data are errors), and its 1-based line number.
-func decodeLines[T any](r io.Reader, name string, fn func(v *T, line int) error) error {
+// record is a JSONL record of the demo: an id unique in its file and a text.
+type record interface {
+	key() (id, text string)
+}
+
+func (d *Document) key() (string, string) { return d.ID, d.Text }
+func (q *Query) key() (string, string)    { return q.ID, q.Text }
+
+// readRecords decodes the non-blank lines of r strictly (unknown fields and
+// trailing data are errors), checks the id and text every record needs, and
+// calls check on each; errors name the file and line. kind and kinds name a
+// record and records in messages ("query", "queries").
+func readRecords[T any, P interface {
+	*T
+	record
+}](r io.Reader, name, kind, kinds string, check func(v P) error) ([]T, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var out []T
+	seen := make(map[string]int)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -66,54 +81,49 @@ func decodeLines[T any](r io.Reader, name string, fn func(v *T, line int) error)
 		dec.DisallowUnknownFields()
 		var v T
 		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if dec.More() {
-			return fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
+			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
 		}
-		if err := fn(&v, line); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+		id, text := P(&v).key()
+		switch {
+		case strings.TrimSpace(id) == "":
+			return nil, fmt.Errorf(`%s:%d: field "id" is missing or empty`, name, line)
+		case strings.TrimSpace(text) == "":
+			return nil, fmt.Errorf(`%s:%d: %s %q: field "text" is missing or empty`, name, line, kind, id)
 		}
+		if prev, ok := seen[id]; ok {
+			return nil, fmt.Errorf("%s:%d: %s %q: duplicate id (first on line %d)", name, line, kind, id, prev)
+		}
+		seen[id] = line
+		if err := check(&v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s %q: %w", name, line, kind, id, err)
+		}
+		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, maxLine)
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, maxLine)
 		}
-		return fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	return nil
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no %s", name, kinds)
+	}
+	return out, nil
 }
 
 // ParseDocuments reads JSONL documents ({"id", "title", "text"} per line).
 // Every document needs a unique non-empty id and a non-empty text; a missing
 // title defaults to the id. name is used in error messages.
 func ParseDocuments(r io.Reader, name string) ([]Document, error) {
-	var docs []Document
-	seen := make(map[string]int)
-	err := decodeLines(r, name, func(d *Document, line int) error {
-		switch {
-		case strings.TrimSpace(d.ID) == "":
-			return errors.New(`field "id" is missing or empty`)
-		case strings.TrimSpace(d.Text) == "":
-			return fmt.Errorf(`document %q: field "text" is missing or empty`, d.ID)
-		}
-		if prev, ok := seen[d.ID]; ok {
-			return fmt.Errorf("document %q: duplicate id (first on line %d)", d.ID, prev)
-		}
-		seen[d.ID] = line
+	return readRecords(r, name, "document", "documents", func(d *Document) error {
 		if d.Title == "" {
 			d.Title = d.ID
 		}
-		docs = append(docs, *d)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: no documents", name)
-	}
-	return docs, nil
 }
 
 // ParseQueries reads JSONL queries ({"id", "text", "relevant": [doc id]} per
@@ -123,34 +133,15 @@ func ParseQueries(r io.Reader, name string, docs []Document) ([]Query, error) {
 	for _, d := range docs {
 		ids[d.ID] = true
 	}
-	var qs []Query
-	seen := make(map[string]int)
-	err := decodeLines(r, name, func(q *Query, line int) error {
-		switch {
-		case strings.TrimSpace(q.ID) == "":
-			return errors.New(`field "id" is missing or empty`)
-		case strings.TrimSpace(q.Text) == "":
-			return fmt.Errorf(`query %q: field "text" is missing or empty`, q.ID)
-		case len(q.Relevant) == 0:
-			return fmt.Errorf(`query %q: field "relevant" is missing or empty`, q.ID)
+	return readRecords(r, name, "query", "queries", func(q *Query) error {
+		if len(q.Relevant) == 0 {
+			return errors.New(`field "relevant" is missing or empty`)
 		}
-		if prev, ok := seen[q.ID]; ok {
-			return fmt.Errorf("query %q: duplicate id (first on line %d)", q.ID, prev)
-		}
-		seen[q.ID] = line
 		for _, id := range q.Relevant {
 			if !ids[id] {
-				return fmt.Errorf("query %q: relevant document %q is not in the document set", q.ID, id)
+				return fmt.Errorf("relevant document %q is not in the document set", id)
 			}
 		}
-		qs = append(qs, *q)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if len(qs) == 0 {
-		return nil, fmt.Errorf("%s: no queries", name)
-	}
-	return qs, nil
 }

@@ -40,6 +40,8 @@ const mrrCutoff = 10
 type Options struct {
 	// ModelName describes the model in the header (e.g. "embedded default").
 	ModelName string
+	// LoadTime is how long loading the model took (shown in the header).
+	LoadTime time.Duration
 	// Top is the number of results shown per query and method.
 	Top int
 	// Show is the number of bundled queries printed side by side (all of them
@@ -50,6 +52,8 @@ type Options struct {
 	// Explain is the word whose AM inference is explained; "" means
 	// DefaultExplainWord.
 	Explain string
+	// Next is the command printed at the end; "" means NextCommand.
+	Next string
 	// Color turns on ANSI styling (only for a terminal).
 	Color bool
 	// Vectorizer overrides the server's default vectorizer options when
@@ -259,7 +263,7 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 		}
 	}
 	p := newPrinter(w, opts.Color)
-	p.header(m, opts.ModelName, res, time.Since(start))
+	p.header(m, opts.ModelName, opts.LoadTime, res, time.Since(start))
 
 	// 3. Search.
 	shown := 0
@@ -305,13 +309,13 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 		if len(ex.Words) > 0 {
 			we := ex.Words[0]
 			res.Explained = &we
-			p.explain(we, nearest(m.Base, ex.Vector, we.Word, 6))
+			p.explain(we, nearest(m.Base, ex.Vector, we.Word, vopts.FrequentMin, 6))
 		} else {
 			p.noExplanation(opts.Explain)
 		}
 	}
 	res.Elapsed = time.Since(start)
-	p.footer(res.Elapsed)
+	p.footer(cmp.Or(opts.Next, NextCommand), opts.LoadTime, res.Elapsed)
 	return res, p.err
 }
 
@@ -322,8 +326,10 @@ type neighbour struct {
 }
 
 // nearest returns the k base words whose vectors have the largest cosine with
-// v (unit length), skipping the word itself.
-func nearest(base *model.Embeddings, v []float32, self string, k int) []neighbour {
+// v (unit length), skipping the word itself. With counts, only words seen at
+// least minCount times are candidates: rarer rows of a serving bundle hold AM
+// vectors themselves, and neighbours should be words with a trusted vector.
+func nearest(base *model.Embeddings, v []float32, self string, minCount int64, k int) []neighbour {
 	if base == nil || len(v) != base.Dim {
 		return nil
 	}
@@ -331,7 +337,7 @@ func nearest(base *model.Embeddings, v []float32, self string, k int) []neighbou
 	for id := range int32(base.Len()) {
 		row := base.Row(id)
 		n := simd.Dot(row, row)
-		if !(n > 0) || base.Words[id] == self {
+		if !(n > 0) || base.Words[id] == self || base.Counts != nil && base.Count(id) < minCount {
 			continue
 		}
 		c := simd.Dot(row, v) / float32(math.Sqrt(float64(n)))

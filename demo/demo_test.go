@@ -103,7 +103,7 @@ func TestRunSynthetic(t *testing.T) {
 		"MRR@10",
 		`your query  "zorblat memory"`,
 		`How AM builds a vector for "zorblat"`,
-		"never seen in the base corpus; the memory holds 2 contexts",
+		"never seen in the base corpus; AM reads it in 2 contexts from the documents",
 		"α = ", "ρ",
 		"nearest base words to its AM vector",
 		NextCommand,
@@ -200,7 +200,7 @@ func TestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo --model %s: %v\n%s", path, err, out)
 	}
-	for _, want := range []string{"model     " + path, `How AM builds a vector for "goroutine"`, "MRR@10", NextCommand} {
+	for _, want := range []string{"model     " + path, `How AM builds a vector for "goroutine"`, "MRR@10", "go run . serve --model " + path} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -221,6 +221,15 @@ func TestCommand(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, cli.ErrUsage) != tc.usage {
 			t.Errorf("demo %q: error %v, want %q (usage error: %v)", tc.args, err, tc.want, tc.usage)
 		}
+	}
+}
+
+func TestNextCommand(t *testing.T) {
+	if got := nextCommand(""); got != NextCommand {
+		t.Errorf("default model: %q", got)
+	}
+	if got := nextCommand("it's here.am"); !strings.HasPrefix(got, `go run . serve --model 'it'\''s here.am' `) {
+		t.Errorf("quoted model path: %q", got)
 	}
 }
 

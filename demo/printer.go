@@ -80,9 +80,17 @@ func group(n int64) string {
 	return s
 }
 
+// plural is "1 context", "2 contexts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
-func (p *printer) header(m *model.Model, name string, res *Result, ready time.Duration) {
+func (p *printer) header(m *model.Model, name string, load time.Duration, res *Result, ready time.Duration) {
 	p.printf("%s · %s\n", p.style(styleBold, "text2vec-am demo"), "Attentive Mimicking for words the base vectors do not know")
 	desc := fmt.Sprintf("%s, %d dimensions", m.Mode, m.Dim)
 	if m.Base != nil {
@@ -93,6 +101,9 @@ func (p *printer) header(m *model.Model, name string, res *Result, ready time.Du
 	}
 	if name == "" {
 		name = "model"
+	}
+	if load > 0 {
+		desc += " · loaded in " + seconds(load)
 	}
 	p.printf("  %-10s%s: %s\n", "model", name, desc)
 	p.printf("  %-10s%d %s\n", "documents", res.Documents, res.DataName)
@@ -126,6 +137,9 @@ func (p *printer) query(label string, q Query, e encoded, s *searcher, base, am 
 	p.printf("\n   %s   %s\n", p.style(styleDim, fit("base vectors only (unknown words dropped)", col)), p.style(styleDim, "with AM"))
 	cell := func(hits []hit, i int) string {
 		if i >= len(hits) {
+			if i == 0 {
+				return p.style(styleDim, fit("  (no vector: every word was dropped)", col))
+			}
 			return strings.Repeat(" ", col)
 		}
 		d := s.docs[hits[i].doc]
@@ -221,7 +235,7 @@ func (p *printer) explain(we vectorizer.WordExplanation, near []neighbour) {
 		p.neighbours(near)
 		return
 	}
-	p.printf("   %s; the memory holds %d contexts of it from the documents.\n", seen, len(we.Contexts))
+	p.printf("   %s; AM reads it in %s from the documents.\n", seen, plural(len(we.Contexts), "context"))
 	p.printf("   v = α·A·v_context + (1−α)·v_form with gate %s: %.0f%% context, %.0f%% form (character n-grams).\n",
 		p.style(styleBold, fmt.Sprintf("α = %.2f", we.Alpha)), 100*we.Alpha, 100*(1-we.Alpha))
 	p.printf("   The contexts, weighted by attention ρ (high ρ: the context agrees with the others):\n\n")
@@ -294,12 +308,12 @@ func runeIndex(s, sub []rune) int {
 	return -1
 }
 
-// NextCommand is printed at the end of the demo: how to run Weaviate with
-// this model.
+// NextCommand is how to run Weaviate with the default model, printed at the
+// end of the demo (see the README's "Running with Weaviate").
 const NextCommand = "go run . serve      # then, in another terminal: docker compose up -d"
 
-func (p *printer) footer(elapsed time.Duration) {
+func (p *printer) footer(next string, load, elapsed time.Duration) {
 	p.section("Next: vectorize your own objects in Weaviate with this model")
-	p.printf("   %s\n", NextCommand)
-	p.printf("\n%s\n", p.style(styleDim, "demo finished in "+seconds(elapsed)))
+	p.printf("   %s\n", next)
+	p.printf("\n%s\n", p.style(styleDim, "demo finished in "+seconds(load+elapsed)))
 }

@@ -20,7 +20,7 @@ import (
 // openMaybeGzip returns a reader of r's content, transparently decompressing
 // gzip (detected by its magic bytes, not by a file name).
 func openMaybeGzip(r io.Reader) (io.Reader, func() error, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 256<<10)
 	magic, err := br.Peek(2)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, err
@@ -69,7 +69,7 @@ func ReadEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 }
 
 func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 256<<10)
 	first, err := readLine(br)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s:1: %w", name, err)
@@ -174,9 +174,22 @@ type textChunk struct {
 // means unknown (no header).
 func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRows, dim int) (*Embeddings, error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
-	const chunkBytes = 4 << 20
+	// Chunks start small (small inputs stay cheap) and double up to 4 MiB.
+	chunkBytes := 64 << 10
 	jobs := make(chan *textChunk, workers)
 	done := make(chan *textChunk, workers)
+	// Parsed chunks hand their buffers back for reuse.
+	free := make(chan []byte, workers+2)
+	getBuf := func(n int) []byte {
+		select {
+		case b := <-free:
+			if cap(b) >= n {
+				return b[:0]
+			}
+		default:
+		}
+		return make([]byte, 0, n)
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -184,6 +197,11 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 			defer wg.Done()
 			for c := range jobs {
 				parseTextChunk(c, dim)
+				select {
+				case free <- c.data[:0]:
+				default:
+				}
+				c.data = nil
 				done <- c
 			}
 		}()
@@ -199,8 +217,7 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 			carry = append(append(carry, pending...), '\n')
 		}
 		for {
-			buf := make([]byte, len(carry), chunkBytes+len(carry))
-			copy(buf, carry)
+			buf := append(getBuf(chunkBytes+len(carry)), carry...)
 			n, err := io.ReadFull(br, buf[len(carry):cap(buf)])
 			buf = buf[:len(carry)+n]
 			eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
@@ -225,6 +242,7 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 			carry = append([]byte(nil), buf[cut:]...)
 			jobs <- c
 			seq++
+			chunkBytes = min(2*chunkBytes, 4<<20)
 			if eof {
 				readErr <- nil
 				return
@@ -340,7 +358,6 @@ func parseTextChunk(c *textChunk, dim int) {
 		c.words = append(c.words, string(word))
 		c.lines = append(c.lines, int32(line))
 	}
-	c.data = nil
 }
 
 func skipSpace(l []byte, i int) int {
@@ -441,47 +458,39 @@ func readBinaryBody(br *bufio.Reader, name string, rows, dim int) (*Embeddings, 
 // WriteEmbeddingsText writes e in word2vec text format with a "rows dim"
 // header; values use the shortest representation that reads back exactly.
 func WriteEmbeddingsText(w io.Writer, e *Embeddings) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	fmt.Fprintf(bw, "%d %d\n", e.Len(), e.Dim)
-	buf := make([]byte, 0, 64)
-	for i, word := range e.Words {
-		if err := validWord(word); err != nil {
-			return fmt.Errorf("write embeddings: entry %d: %w", i, err)
-		}
-		bw.WriteString(word)
-		for _, x := range e.Row(int32(i)) {
-			buf = append(buf[:0], ' ')
+	return writeEmbeddings(w, e, func(buf []byte, row []float32) []byte {
+		for _, x := range row {
+			buf = append(buf, ' ')
 			buf = strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
-			bw.Write(buf)
 		}
-		if err := bw.WriteByte('\n'); err != nil {
-			return fmt.Errorf("write embeddings: %w", err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write embeddings: %w", err)
-	}
-	return nil
+		return buf
+	})
 }
 
 // WriteEmbeddingsBinary writes e in word2vec binary format: a "rows dim"
 // header line, then per word the word, a space, Dim little-endian float32
 // values and a line break.
 func WriteEmbeddingsBinary(w io.Writer, e *Embeddings) error {
+	return writeEmbeddings(w, e, func(buf []byte, row []float32) []byte {
+		buf = append(buf, ' ')
+		return appendFloats(buf, row)
+	})
+}
+
+// writeEmbeddings writes the header line and, per word, the word, the bytes
+// appendRow appends for its vector and a line break.
+func writeEmbeddings(w io.Writer, e *Embeddings, appendRow func(buf []byte, row []float32) []byte) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, "%d %d\n", e.Len(), e.Dim)
-	buf := make([]byte, 4*e.Dim)
+	var buf []byte
 	for i, word := range e.Words {
 		if err := validWord(word); err != nil {
 			return fmt.Errorf("write embeddings: entry %d: %w", i, err)
 		}
-		bw.WriteString(word)
-		bw.WriteByte(' ')
-		for k, x := range e.Row(int32(i)) {
-			binary.LittleEndian.PutUint32(buf[4*k:], math.Float32bits(x))
-		}
-		bw.Write(buf)
-		if err := bw.WriteByte('\n'); err != nil {
+		buf = append(buf[:0], word...)
+		buf = appendRow(buf, e.Row(int32(i)))
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
 			return fmt.Errorf("write embeddings: %w", err)
 		}
 	}

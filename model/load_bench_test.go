@@ -62,17 +62,21 @@ func bigEmbeddingsFile(b *testing.B) string {
 func BenchmarkLoadEmbeddings90kx300(b *testing.B) {
 	path := bigEmbeddingsFile(b)
 	b.ResetTimer()
+	cpu := startCPU()
 	for b.Loop() {
 		e, err := LoadEmbeddings(path)
 		if err != nil || e.Len() != 90000 {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b, "load")
 }
 
 func BenchmarkLoadEmbeddingsNaive90kx300(b *testing.B) {
 	path := bigEmbeddingsFile(b)
 	b.ResetTimer()
+	cpu := startCPU()
+	defer cpu.report(b, "load")
 	for b.Loop() {
 		f, err := os.Open(path)
 		if err != nil {
@@ -99,4 +103,13 @@ func BenchmarkLoadEmbeddingsNaive90kx300(b *testing.B) {
 			b.Fatal(len(words))
 		}
 	}
+}
+
+// TestMain removes the benchmark's temporary embeddings file.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bigFile.path != "" {
+		os.RemoveAll(filepath.Dir(bigFile.path))
+	}
+	os.Exit(code)
 }

@@ -126,5 +126,5 @@ func asNumError(err error, target **strconv.NumError) bool {
 
 // finite32 reports whether x is neither NaN nor ±Inf.
 func finite32(x float32) bool {
-	return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	return math.Float32bits(x)&0x7f800000 != 0x7f800000
 }

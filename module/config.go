@@ -123,25 +123,30 @@ func LoadEnvConfig(getenv func(string) string) (EnvConfig, error) {
 		}
 		cfg.Teach = b
 	}
-	envKeys := []struct{ env, key string }{
+	overrides := map[string]any{}
+	var names []string // "key"/"ENV" pairs for error messages
+	for _, e := range []struct{ env, key string }{
 		{EnvWeighting, "weighting"},
 		{EnvSIFA, "sif_a"},
 		{EnvFrequentMin, "frequent_min"},
 		{EnvRareMin, "rare_min"},
 		{EnvMaxContexts, "max_contexts"},
-	}
-	for _, e := range envKeys {
+	} {
+		names = append(names, e.key, e.env)
 		s := strings.TrimSpace(getenv(e.env))
 		if s == "" {
 			continue
 		}
-		var v any = s
-		if e.key != "weighting" {
-			v = json.Number(s)
+		if e.key == "weighting" {
+			overrides[e.key] = s
+		} else {
+			overrides[e.key] = json.Number(s)
 		}
-		opts, err := cfg.Defaults.WithOverrides(map[string]any{e.key: v})
+	}
+	if len(overrides) > 0 {
+		opts, err := cfg.Defaults.WithOverrides(overrides)
 		if err != nil {
-			return cfg, fmt.Errorf("environment variable %s=%q: %w", e.env, s, err)
+			return cfg, fmt.Errorf("text2vec-am environment: %s", renameKeys(err.Error(), names))
 		}
 		cfg.Defaults = opts
 	}
@@ -178,6 +183,7 @@ func (s *classSettings) options(env EnvConfig) (vectorizer.Options, bool, error)
 	opts := env.Defaults
 	teach := env.Teach
 	settings := s.GetSettings()
+	overrides := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(settings)) {
 		val := settings[name]
 		switch name {
@@ -198,17 +204,33 @@ func (s *classSettings) options(env EnvConfig) (vectorizer.Options, bool, error)
 			if !ok {
 				return opts, teach, fmt.Errorf("text2vec-am setting %q is unknown: the settings are %s", name, strings.Join(knownSettings(), ", "))
 			}
-			next, err := opts.WithOverrides(map[string]any{key: val})
-			if err != nil {
-				return opts, teach, fmt.Errorf("text2vec-am setting %q = %v: %w", name, val, err)
-			}
-			opts = next
+			overrides[key] = val
 		}
 	}
-	if err := opts.Validate(); err != nil {
-		return opts, teach, fmt.Errorf("text2vec-am settings (%s, %s): %w", SettingFrequentMin, SettingRareMin, err)
+	if len(overrides) == 0 {
+		return opts, teach, nil
 	}
-	return opts, teach, nil
+	var names []string
+	for setting, key := range overrideKeys {
+		names = append(names, key, setting)
+	}
+	next, err := opts.WithOverrides(overrides)
+	if err != nil {
+		return opts, teach, fmt.Errorf("text2vec-am settings: %s", renameKeys(err.Error(), names))
+	}
+	return next, teach, nil
+}
+
+// renameKeys replaces the vectorizer's option keys in msg by the names the
+// user wrote (collection settings or environment variables); pairs holds
+// key, name, key, name, ….
+func renameKeys(msg string, pairs []string) string {
+	quoted := make([]string, 0, 2*len(pairs))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		quoted = append(quoted, `"`+pairs[i]+`"`, `"`+pairs[i+1]+`"`)
+	}
+	msg = strings.NewReplacer(quoted...).Replace(msg)
+	return strings.NewReplacer(pairs...).Replace(msg)
 }
 
 // knownSettings lists every collection setting name, sorted.

@@ -422,3 +422,26 @@ func FuzzWeightedSum(f *testing.F) {
 		}
 	})
 }
+
+func TestNoAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	const m, d = 8, 300
+	a, b, x, w := randVec(r, d), randVec(r, d), randVec(r, m*d), randVec(r, m)
+	dst, mv, g := make([]float32, d), make([]float32, m), make([]float32, m*m)
+	ids := []int32{1, 7, 7}
+	allocs := testing.AllocsPerRun(20, func() {
+		sink = Dot(a, b)
+		Axpy(1e-3, a, b)
+		Scale(1, b)
+		Add(b, a)
+		WeightedSum(dst, w, x)
+		GatherSum(dst, x, ids)
+		MatVec(mv, x, m, d, a)
+		MatTVec(dst, x, m, d, w)
+		Gram(g, x, m, d)
+		Rank1(x, m, d, 1e-3, w, a)
+	})
+	if allocs != 0 {
+		t.Fatalf("kernels allocate %.1f times per round, want 0", allocs)
+	}
+}

@@ -6,13 +6,16 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"testing"
 )
 
 // adapterArgs are the serve flags of the adapter under test.
 func adapterArgs(r *reference, memDir string, teach bool) []string {
-	args := []string{"--memory-dir", memDir, "--teach=" + strconv.FormatBool(teach)}
+	mode := "off"
+	if teach {
+		mode = "on"
+	}
+	args := []string{"--memory-dir", memDir, "--memory", mode}
 	if r.modelPath != "" {
 		args = append(args, "--model", r.modelPath)
 	}
@@ -80,7 +83,7 @@ func TestTransformersAdapter(t *testing.T) {
 	t.Run("NearTextMRR", func(t *testing.T) { checkNearText(t, docs, r) })
 	t.Run("Hybrid", func(t *testing.T) { checkHybrid(t, docs, r) })
 
-	var probesBefore map[string][]float32
+	var probesBefore map[int][]float32
 	var memBefore map[string]any
 	t.Run("Teaching", func(t *testing.T) {
 		// Teach: the adapter with teaching on learns from every imported passage.
@@ -154,7 +157,7 @@ func TestTransformersAdapter(t *testing.T) {
 		stored := listVectors(t, w, col.class, "")
 		for id, v := range stored {
 			if len(v) != r.vec.Dim() {
-				t.Errorf("object %s stored without its vector (dim %d) during the adapter outage", id, len(v))
+				t.Errorf("object %d stored without its vector (dim %d) during the adapter outage", id, len(v))
 			}
 		}
 		if len(stored) != up1 {
@@ -177,12 +180,12 @@ func TestTransformersAdapter(t *testing.T) {
 		// with the probes' state only for the probe documents, and require a
 		// vector of the right dimension for all.
 		for i, d := range part {
-			v := stored[d.ID]
+			v := stored[i]
 			if len(v) != r.vec.Dim() {
 				t.Errorf("document %s stored without its vector after resuming", d.ID)
 				continue
 			}
-			if p, ok := probesBefore[d.ID]; ok && cosine(v, p) <= 0.9999 {
+			if p, ok := probesBefore[i]; ok && cosine(v, p) <= 0.9999 {
 				t.Errorf("document %d (%s): vector after resuming differs from the same text's before (cosine %.6f)", i, d.ID, cosine(v, p))
 			}
 		}

@@ -32,7 +32,7 @@ func docProperties(docIDModuleConfig map[string]any) []map[string]any {
 	if docIDModuleConfig != nil {
 		docID["moduleConfig"] = docIDModuleConfig
 	}
-	return []map[string]any{docID, {"name": "text", "dataType": []string{"text"}}}
+	return []map[string]any{docID, {"name": "docIndex", "dataType": []string{"int"}}, {"name": "text", "dataType": []string{"text"}}}
 }
 
 // hnswConfig makes HNSW search close to exact, so that Weaviate's ranking can
@@ -126,7 +126,7 @@ func teachDocs(r *reference) []eval.Document { return r.docs[:min(1000, len(r.do
 
 // insertProbes imports the probe documents into class (which must not teach)
 // and returns their vectors by docId.
-func insertProbes(t *testing.T, col collection, r *reference) map[string][]float32 {
+func insertProbes(t *testing.T, col collection, r *reference) map[int][]float32 {
 	t.Helper()
 	res, err := importDocs(context.Background(), col.c, col.class, probeDocs(r), 0, batchSize, nil)
 	if err != nil || len(res.Failures) > 0 {
@@ -137,11 +137,11 @@ func insertProbes(t *testing.T, col collection, r *reference) map[string][]float
 
 // checkTaught checks that teaching changed at least one probe's vector from
 // the empty-memory reference.
-func checkTaught(t *testing.T, probes map[string][]float32, r *reference) {
+func checkTaught(t *testing.T, probes map[int][]float32, r *reference) {
 	t.Helper()
 	changed := 0
-	for i, d := range probeDocs(r) {
-		if cosine(probes[d.ID], r.docVecs[i]) < 0.9999 {
+	for i := range probeDocs(r) {
+		if cosine(probes[i], r.docVecs[i]) < 0.9999 {
 			changed++
 		}
 	}
@@ -152,14 +152,14 @@ func checkTaught(t *testing.T, probes map[string][]float32, r *reference) {
 }
 
 // checkSameProbes checks that the probes vectorize as before a restart.
-func checkSameProbes(t *testing.T, before, after map[string][]float32) {
+func checkSameProbes(t *testing.T, before, after map[int][]float32) {
 	t.Helper()
 	if len(after) != len(before) {
 		t.Errorf("%d probe vectors after the restart, %d before", len(after), len(before))
 	}
 	for id, v := range before {
 		if c := cosine(v, after[id]); c <= 0.9999 {
-			t.Errorf("probe %s: vector after the restart has cosine %.6f with the one before: the context memory did not survive", id, c)
+			t.Errorf("probe %d: vector after the restart has cosine %.6f with the one before: the context memory did not survive", id, c)
 		}
 	}
 }

@@ -86,7 +86,7 @@ func TestInProcessModule(t *testing.T) {
 	t.Run("NearTextMRR", func(t *testing.T) { checkNearText(t, docs, r) })
 	t.Run("Hybrid", func(t *testing.T) { checkHybrid(t, docs, r) })
 
-	var probesBefore map[string][]float32
+	var probesBefore map[int][]float32
 	var memBefore map[string]any
 	t.Run("Teaching", func(t *testing.T) {
 		taught := collection{w: w, c: c, class: "TaughtB", target: "am"}

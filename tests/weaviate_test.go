@@ -108,18 +108,19 @@ func newClient(t testing.TB, w *weaviateServer) *weaviate.Client {
 	return c
 }
 
-// docUUID is the object id of a document: a name-based UUID of its id.
-func docUUID(id string) string {
-	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("text2vec-am-e2e:"+id)).String()
+// docUUID is the object id of the document at index i of docs.jsonl: a
+// name-based UUID of the index (docs.jsonl repeats a few ids).
+func docUUID(i int) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("text2vec-am-e2e:"+strconv.Itoa(i))).String()
 }
 
-// docObject is the Weaviate object of doc in class; vector is nil unless the
-// client supplies it.
-func docObject(class string, doc eval.Document, vector []float32) *models.Object {
+// docObject is the Weaviate object of doc, at index i, in class; vector is
+// nil unless the client supplies it.
+func docObject(class string, i int, doc eval.Document, vector []float32) *models.Object {
 	return &models.Object{
 		Class:      class,
-		ID:         strfmt.UUID(docUUID(doc.ID)),
-		Properties: map[string]any{"docId": doc.ID, "text": doc.Text},
+		ID:         strfmt.UUID(docUUID(i)),
+		Properties: map[string]any{"docId": doc.ID, "docIndex": i, "text": doc.Text},
 		Vector:     vector,
 	}
 }
@@ -144,7 +145,7 @@ func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []ev
 			if vectors != nil {
 				v = vectors[i]
 			}
-			b = b.WithObjects(docObject(class, docs[i], v))
+			b = b.WithObjects(docObject(class, offset+i, docs[i], v))
 		}
 		resp, err := b.Do(ctx)
 		if err != nil {
@@ -189,12 +190,12 @@ func (o storedObject) vector(target string) ([]float32, error) {
 	return v, nil
 }
 
-// listVectors returns every object of class by docId with its vector
+// listVectors returns every object of class by docIndex with its vector
 // (named target, or the class vector when target is ""), through the REST
 // cursor API.
-func listVectors(t testing.TB, w *weaviateServer, class, target string) map[string][]float32 {
+func listVectors(t testing.TB, w *weaviateServer, class, target string) map[int][]float32 {
 	t.Helper()
-	out := map[string][]float32{}
+	out := map[int][]float32{}
 	after := ""
 	for {
 		q := url.Values{"class": {class}, "include": {"vector"}, "limit": {"1000"}}
@@ -212,12 +213,15 @@ func listVectors(t testing.TB, w *weaviateServer, class, target string) map[stri
 			return out
 		}
 		for _, o := range page.Objects {
-			id, _ := o.Properties["docId"].(string)
+			idx, ok := o.Properties["docIndex"].(float64)
+			if !ok {
+				t.Fatalf("object %s of %s has no docIndex: %v", o.ID, class, o.Properties)
+			}
 			v, err := o.vector(target)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out[id] = v
+			out[int(idx)] = v
 			after = o.ID
 		}
 	}
@@ -242,11 +246,11 @@ func cosine(a, b []float32) float64 {
 
 // checkVectors compares the stored vectors with want (by document) and
 // fails on any missing object or cosine ≤ 0.9999.
-func checkVectors(t testing.TB, got map[string][]float32, docs []eval.Document, want [][]float32) {
+func checkVectors(t testing.TB, got map[int][]float32, docs []eval.Document, want [][]float32) {
 	t.Helper()
 	bad := 0
 	for i, d := range docs {
-		g, ok := got[d.ID]
+		g, ok := got[i]
 		if !ok {
 			bad++
 			if bad <= 5 {
@@ -358,22 +362,30 @@ func searchAll(t testing.TB, w *weaviateServer, class string, queries []eval.Ret
 	return top, failed
 }
 
-// metricsOf scores rankings of docIds with eval's own accumulator.
+// metricsOf scores rankings of docIds with eval's own accumulator, the way
+// eval.Retrieval does: documents sharing an id count as one item (the first),
+// repeats left out.
 func metricsOf(t testing.TB, docs []eval.Document, queries []eval.RetrievalQuery, top [][]string) eval.RetrievalMetrics {
 	t.Helper()
 	index := make(map[string]int, len(docs))
 	for i, d := range docs {
-		index[d.ID] = i
+		if _, ok := index[d.ID]; !ok {
+			index[d.ID] = i
+		}
 	}
 	var acc eval.MetricsAccumulator
 	for qi, q := range queries {
 		hits := make([]eval.Hit, 0, len(top[qi]))
+		seen := map[int]bool{}
 		for _, id := range top[qi] {
 			i, ok := index[id]
 			if !ok {
 				t.Fatalf("query %s: search returned unknown docId %q", q.ID, id)
 			}
-			hits = append(hits, eval.Hit{Doc: i})
+			if !seen[i] {
+				seen[i] = true
+				hits = append(hits, eval.Hit{Doc: i})
+			}
 		}
 		rel := make([]int, 0, len(q.Relevant))
 		for _, id := range q.Relevant {

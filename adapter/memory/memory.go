@@ -483,22 +483,25 @@ func (m *Memory) Contexts(dst []string, word string) ([]string, uint64) {
 // Stats is a summary of the memory.
 type Stats struct {
 	// Words and Contexts count the words with a reservoir and the stored contexts.
-	Words, Contexts int
+	Words    int `json:"words"`
+	Contexts int `json:"contexts"`
 	// ContextBytes is the total size of the stored contexts.
-	ContextBytes int64
+	ContextBytes int64 `json:"context_bytes"`
 	// Offered counts distinct contexts offered since Open; Rejected counts
 	// observations ignored because of a cap or an invalid word or context.
-	Offered, Rejected int64
+	Offered  int64 `json:"offered"`
+	Rejected int64 `json:"rejected"`
 	// Records counts log records appended since Open.
-	Records int64
+	Records int64 `json:"records"`
 	// LogBytes and SnapshotBytes are the sizes of the current log and snapshot files.
-	LogBytes, SnapshotBytes int64
+	LogBytes      int64 `json:"log_bytes"`
+	SnapshotBytes int64 `json:"snapshot_bytes"`
 	// Generation is the current log generation.
-	Generation uint64
+	Generation uint64 `json:"generation"`
 	// Dir is the directory ("" in RAM only); ReadOnly and Sync as opened.
-	Dir      string
-	ReadOnly bool
-	Sync     string
+	Dir      string `json:"dir"`
+	ReadOnly bool   `json:"read_only"`
+	Sync     string `json:"sync"`
 }
 
 // Stats returns a summary of the memory.

@@ -16,6 +16,7 @@ package amtrain
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,6 +59,7 @@ type trainFlags struct {
 	out, bundleOut, storage, checkpointDir, resume, workDir   string
 	seed                                                      int64
 	epochs, batch, threads, holdout, maxContexts, window      int
+	nmin, nmax, ngramMinCount                                 int
 	lr, peak                                                  float64
 	minCountTrain, oovMaxCount                                int64
 	quiet                                                     bool
@@ -81,6 +83,9 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	fs.Int64Var(&f.minCountTrain, "min-count-train", def.MinCountTrain, "train base words occurring at least this often")
 	fs.IntVar(&f.maxContexts, "max-contexts", def.MaxContexts, "each instance samples 1..N contexts")
 	fs.IntVar(&f.window, "window", def.Window, "context words kept on either side")
+	fs.IntVar(&f.nmin, "nmin", def.Ngram.MinN, "shortest character n-gram")
+	fs.IntVar(&f.nmax, "nmax", def.Ngram.MaxN, "longest character n-gram")
+	fs.IntVar(&f.ngramMinCount, "ngram-min-count", def.Ngram.MinCount, "keep n-grams found in at least this many training words")
 	fs.IntVar(&f.holdout, "holdout", 0, "hold out N training words (never trained) and report mean cosine to their base vectors")
 	fs.StringVar(&f.out, "out", "", "output weights file (required)")
 	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")
@@ -146,6 +151,10 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	}
 	res, err := Train(ctx, d, o)
 	if err != nil {
+		if errors.Is(err, ErrInterrupted) {
+			// cli.Main prints only "interrupted" for a cancelled context: say where the checkpoint is.
+			fmt.Fprintf(env.Stderr, "text2vec-am train: %v\n", err)
+		}
 		return err
 	}
 	m := res.Model
@@ -199,6 +208,10 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
+	o.Ngram = model.NgramConfig{MinN: f.nmin, MaxN: f.nmax, MinCount: f.ngramMinCount}
+	if err := o.Ngram.Validate(); err != nil {
+		return o, cli.UsageError("--nmin/--nmax/--ngram-min-count: %v", err)
+	}
 	dir := f.checkpointDir
 	if dir == "" {
 		dir = filepath.Dir(f.out)
@@ -296,7 +309,9 @@ func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 		res.Model.Mode, len(res.Plan.Words), res.Plan.Instances, len(res.Plan.Holdout))
 	fmt.Fprintf(w, "%-5s %10s %9s %12s %10s %7s", "epoch", "loss", "seconds", "instances/s", "GFLOP/s", "peak%")
 	if res.Holdout != nil {
-		fmt.Fprintf(w, " %8s %8s %8s", "cos@1", "cos@8", "cos@64")
+		for _, k := range HoldoutContexts {
+			fmt.Fprintf(w, " %7s", fmt.Sprintf("cos@%d", k))
+		}
 	}
 	fmt.Fprintln(w)
 	var inst, sec, flops float64
@@ -305,7 +320,9 @@ func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 		fmt.Fprintf(w, "%-5d %10.4f %9.1f %12.0f %10.2f %6.2f%%", e.Epoch, e.Loss, e.Seconds,
 			float64(e.Instances)/math.Max(e.Seconds, 1e-9), gf, 100*gf/peakGFLOPS)
 		if h := e.Holdout; h != nil {
-			fmt.Fprintf(w, " %8.4f %8.4f %8.4f", h.Cos1, h.Cos8, h.Cos64)
+			for _, c := range h.Cos {
+				fmt.Fprintf(w, " %7.4f", c)
+			}
 		}
 		fmt.Fprintln(w)
 		inst += float64(e.Instances)
@@ -316,7 +333,11 @@ func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 	fmt.Fprintf(w, "total: %.0f instances in %.1f s = %.0f instances/s, %.2f GFLOP/s = %.2f%% of %.0f GFLOP/s peak\n",
 		inst, sec, inst/math.Max(sec, 1e-9), gf, 100*gf/peakGFLOPS, peakGFLOPS)
 	if h := res.Holdout; h != nil {
-		fmt.Fprintf(w, "held-out words: %d, mean cosine to base: %.4f (1 context), %.4f (8), %.4f (64)\n", h.Words, h.Cos1, h.Cos8, h.Cos64)
+		fmt.Fprintf(w, "held-out words: %d, mean cosine to base by contexts:", h.Words)
+		for j, k := range HoldoutContexts {
+			fmt.Fprintf(w, " %d:%.4f", k, h.Cos[j])
+		}
+		fmt.Fprintln(w)
 	}
 }
 

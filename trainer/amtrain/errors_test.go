@@ -75,6 +75,7 @@ func TestTrainFlagErrors(t *testing.T) {
 		"include-missing":  append(ok, "--include-missing", "maybe"),
 		"empty corpus arg": {"--corpus", s.corpus + ",", "--embeddings", s.embeddings, "--out", out},
 		"negative holdout": append(ok, "--holdout", "-3"),
+		"bad n-grams":      append(ok, "--nmin", "4", "--nmax", "3"),
 	}
 	for name, args := range usage {
 		err := runTrainArgs(t, args...)

@@ -211,8 +211,8 @@ func TestCorpusErrors(t *testing.T) {
 		"missing":   {[]string{filepath.Join(dir, "nope.txt")}, "no such file"},
 		"empty":     {[]string{writeFile(t, dir, "empty.txt", "")}, "no words"},
 		"no words":  {[]string{writeFile(t, dir, "punct.txt", "... !!! ,,,\n")}, "no words"},
-		"bad gzip":  {[]string{writeFile(t, dir, "bad.gz", "not gzip at all")}, "not a valid gzip"},
-		"empty dir": {[]string{mkdir(t, dir, "emptydir")}, "holds no files"},
+		"bad gzip":  {[]string{writeFile(t, dir, "bad.gz", "\x1f\x8b\x08\x00garbage")}, "bad.gz"},
+		"empty dir": {[]string{mkdir(t, dir, "emptydir")}, "emptydir: no files"},
 	}
 	for name, c := range cases {
 		_, err := OpenIndex(context.Background(), c.paths, tok, dir, quietLog())

@@ -106,8 +106,9 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("include instances must be ≥ 1, got %d", o.IncludeInstances)
 	case o.Holdout < 0:
 		return fmt.Errorf("holdout must be ≥ 0, got %d", o.Holdout)
-	case o.Ngram.MinN < 1 || o.Ngram.MaxN < o.Ngram.MinN:
-		return fmt.Errorf("n-gram sizes %d..%d are invalid", o.Ngram.MinN, o.Ngram.MaxN)
+	}
+	if err := o.Ngram.Validate(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -253,13 +254,19 @@ const (
 	tagBundle
 )
 
+// HoldoutContexts are the numbers of contexts the held-out words are scored
+// with (the VecMap buckets of the paper, up to the 64 contexts of training).
+var HoldoutContexts = [...]int{1, 2, 4, 8, 16, 32, 64}
+
 // HoldoutScore is the mean cosine between inferred and base embeddings of the
-// held-out words, with up to 1, 8 and 64 contexts.
+// held-out words, inferred from up to HoldoutContexts[i] contexts.
 type HoldoutScore struct {
-	Words             int
-	Cos1, Cos8, Cos64 float64
-	FormOnlyWords     int
+	Words int
+	Cos   [len(HoldoutContexts)]float64
 }
+
+// Cos64 is the score with up to 64 contexts.
+func (h *HoldoutScore) Cos64() float64 { return h.Cos[len(h.Cos)-1] }
 
 // EpochStats records one epoch.
 type EpochStats struct {
@@ -414,7 +421,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		prog.pause()
 		attrs := []any{"epoch", es.Epoch, "loss", es.Loss, "seconds", es.Seconds, "instances/s", float64(es.Instances) / es.Seconds}
 		if es.Holdout != nil {
-			attrs = append(attrs, "holdout_cos64", es.Holdout.Cos64)
+			attrs = append(attrs, "holdout_cos64", es.Holdout.Cos64())
 		}
 		log.Info("epoch done", attrs...)
 		st.Epoch, st.Batch, st.History = epoch+1, 0, res.Epochs
@@ -541,8 +548,9 @@ func (t *trainer) evalHoldout() *HoldoutScore {
 }
 
 // EvalHoldout returns the mean cosine between the inferred and the base
-// embeddings of words, inferring each from up to 1, 8 and 64 of its corpus
-// contexts (sampled with a generator fixed by seed and the word's position in words).
+// embeddings of words, inferring each from up to k of its corpus contexts for
+// every k in HoldoutContexts (sampled with a generator fixed by seed and the
+// word's position in words, so every epoch and every mode sees the same ones).
 func EvalHoldout(m *model.Model, s *Sampler, words []TrainWord, base *model.Embeddings, seed int64) *HoldoutScore {
 	hs := &HoldoutScore{Words: len(words)}
 	if len(words) == 0 {
@@ -553,28 +561,16 @@ func EvalHoldout(m *model.Model, s *Sampler, words []TrainWord, base *model.Embe
 	var cs contextSet
 	for i := range words {
 		w := &words[i]
-		for _, k := range []int{1, 8, 64} {
+		for j, k := range HoldoutContexts {
 			r := newRNG(uint64(seed), tagEval, uint64(i))
 			ctxs := cs.sample(s, &r, w.Index, k)
-			ex := m.Infer(ws, w.Word, ctxs, v)
-			c := cosine(v, base.Row(w.Base))
-			switch k {
-			case 1:
-				hs.Cos1 += c
-			case 8:
-				hs.Cos8 += c
-			case 64:
-				hs.Cos64 += c
-				if ex.FormOnly {
-					hs.FormOnlyWords++
-				}
-			}
+			m.Infer(ws, w.Word, ctxs, v)
+			hs.Cos[j] += cosine(v, base.Row(w.Base))
 		}
 	}
-	n := float64(len(words))
-	hs.Cos1 /= n
-	hs.Cos8 /= n
-	hs.Cos64 /= n
+	for j := range hs.Cos {
+		hs.Cos[j] /= float64(len(words))
+	}
 	return hs
 }
 

@@ -106,7 +106,7 @@ func TestTrainLossFallsAndDeterministic(t *testing.T) {
 	if !(last < 0.7*first) {
 		t.Errorf("loss %v → %v: did not fall by 30%%", first, last)
 	}
-	if r1.Holdout == nil || r1.Holdout.Words != 8 || !(r1.Holdout.Cos64 > 0.5) {
+	if r1.Holdout == nil || r1.Holdout.Words != 8 || !(r1.Holdout.Cos64() > 0.5) {
 		t.Errorf("holdout score %+v: want 8 words with mean cosine > 0.5 on topic-structured data", r1.Holdout)
 	}
 	r2 := train(t, d, o)

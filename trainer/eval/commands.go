@@ -40,7 +40,10 @@ type task struct {
 func tasks() []task {
 	return []task{
 		{"chimeras", "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", runChimeras},
+		{"rare-pairs", "rare-word pairs with contexts (the CRW protocol): ρ for k = 1, 2, 4 … contexts", runRarePairs},
 		{"retrieval", "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", runRetrieval},
+		{"sentiment", "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", runSentiment},
+		{"vecmap", "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", runVecMap},
 		{"wordsim", "Spearman of cosine vs gold on word-similarity files, with coverage", runWordSim},
 	}
 }

@@ -131,6 +131,22 @@ func (p *LinePlot) WritePNG(path string) error {
 		pl.Add(l, sc)
 		pl.Legend.Add(s.Name, l, sc)
 	}
+	// Room above the curves for the legend (about 14 points per entry of a
+	// 4-inch-high plot), so that it never hides a curve.
+	pl.Y.Min, pl.Y.Max = math.Inf(1), math.Inf(-1)
+	for _, s := range p.Series {
+		for _, y := range s.Y {
+			if !math.IsNaN(y) {
+				pl.Y.Min, pl.Y.Max = math.Min(pl.Y.Min, y), math.Max(pl.Y.Max, y)
+			}
+		}
+	}
+	if pl.Y.Min <= pl.Y.Max {
+		span := math.Max(pl.Y.Max-pl.Y.Min, 1e-9)
+		frac := math.Min(0.6, float64(len(p.Series))*14/250)
+		pl.Y.Min -= 0.05 * span
+		pl.Y.Max += span * frac / (1 - frac)
+	}
 	pl.BackgroundColor = color.White
 	if err := pl.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
 		return fmt.Errorf("write plot %s: %w", path, err)

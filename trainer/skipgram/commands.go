@@ -51,6 +51,12 @@ type options struct {
 	cfg       Config
 }
 
+// flagNames maps Config fields to the flags that set them.
+var flagNames = map[string]string{
+	"Dim": "dim", "Window": "window", "Negative": "negative", "NegativePower": "neg-power",
+	"Epochs": "epochs", "Sample": "sample", "LR": "lr", "Threads": "threads",
+}
+
 // parseFlags parses and validates the flags of train-embeddings.
 func parseFlags(env cli.Env) (*options, error) {
 	o := &options{cfg: DefaultConfig()}
@@ -68,6 +74,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.IntVar(&o.cfg.Dim, "dim", o.cfg.Dim, "embedding dimension")
 	fs.IntVar(&o.cfg.Window, "window", o.cfg.Window, "maximal context distance (each word uses a random distance 1..window)")
 	fs.IntVar(&o.cfg.Negative, "negative", o.cfg.Negative, "negative samples per pair")
+	fs.Float64Var(&o.cfg.NegativePower, "neg-power", o.cfg.NegativePower, "negatives are drawn from the unigram distribution raised to this power")
 	fs.Int64Var(&o.minCount, "min-count", 5, "ignore words with fewer occurrences")
 	fs.IntVar(&o.cfg.Epochs, "epochs", o.cfg.Epochs, "passes over the corpus")
 	fs.Float64Var(&o.cfg.Sample, "sample", o.cfg.Sample, "subsampling threshold for frequent words (0 disables)")
@@ -95,10 +102,11 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
 	}
 	if err := o.cfg.Validate(); err != nil {
-		name := map[string]string{"dimension": "--dim", "window": "--window", "negative": "--negative",
-			"epochs": "--epochs", "sample": "--sample", "learning": "--lr", "threads": "--threads"}
-		flagName := name[strings.Fields(err.Error())[0]]
-		return nil, cli.UsageError("%s: %v", flagName, err)
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			return nil, cli.UsageError("--%s %s", flagNames[pe.Param], pe.Problem)
+		}
+		return nil, cli.UsageError("%v", err)
 	}
 	for _, p := range []string{o.out, o.countsOut} {
 		if p == "" {

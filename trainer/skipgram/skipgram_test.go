@@ -165,7 +165,7 @@ func TestTrainRejects(t *testing.T) {
 	}
 	cfg := smallConfig(1)
 	cfg.Dim = 0
-	if _, err := Train(context.Background(), enc, v, cfg); err == nil || !strings.Contains(err.Error(), "dimension 0") {
+	if _, err := Train(context.Background(), enc, v, cfg); err == nil || !strings.Contains(err.Error(), "Dim: 0 out of range") {
 		t.Errorf("dim 0: %v", err)
 	}
 }

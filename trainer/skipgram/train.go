@@ -32,6 +32,9 @@ type Config struct {
 	Window int
 	// Negative is the number of negative samples per (word, context) pair.
 	Negative int
+	// NegativePower is the exponent of the unigram distribution negatives are
+	// drawn from: 0.75 in word2vec.c and gensim, 0.5 in fastText.
+	NegativePower float64
 	// Epochs is the number of passes over the corpus.
 	Epochs int
 	// Sample is the subsampling threshold t: a word of relative frequency f is
@@ -53,28 +56,41 @@ type Config struct {
 // DefaultConfig returns dimension 100, window 5, 5 negatives, 5 epochs, sample
 // 1e-4, learning rate 0.025, one thread, seed 1.
 func DefaultConfig() Config {
-	return Config{Dim: 100, Window: 5, Negative: 5, Epochs: 5, Sample: 1e-4, LR: 0.025, Threads: 1, Seed: 1}
+	return Config{Dim: 100, Window: 5, Negative: 5, NegativePower: 0.75, Epochs: 5, Sample: 1e-4, LR: 0.025, Threads: 1, Seed: 1}
 }
 
-// Validate reports the first hyper-parameter out of range, naming it.
+// ParamError reports a hyper-parameter out of range.
+type ParamError struct {
+	// Param is the Config field, e.g. "Dim".
+	Param string
+	// Problem describes the value and the allowed range.
+	Problem string
+}
+
+func (e *ParamError) Error() string { return e.Param + ": " + e.Problem }
+
+// Validate reports the first hyper-parameter out of range as a *ParamError.
 func (c Config) Validate() error {
-	switch {
-	case c.Dim < 1 || c.Dim > model.MaxDim:
-		return fmt.Errorf("dimension %d out of range 1..%d", c.Dim, model.MaxDim)
-	case c.Window < 1 || c.Window > 1000:
-		return fmt.Errorf("window %d out of range 1..1000", c.Window)
-	case c.Negative < 1 || c.Negative > 1000:
-		return fmt.Errorf("negative samples %d out of range 1..1000", c.Negative)
-	case c.Epochs < 1 || c.Epochs > 10000:
-		return fmt.Errorf("epochs %d out of range 1..10000", c.Epochs)
-	case !(c.Sample >= 0 && c.Sample < 1):
-		return fmt.Errorf("sample %v out of range [0, 1)", c.Sample)
-	case !(c.LR > 0 && c.LR <= 10):
-		return fmt.Errorf("learning rate %v out of range (0, 10]", c.LR)
-	case c.Threads < 1 || c.Threads > 4096:
-		return fmt.Errorf("threads %d out of range 1..4096", c.Threads)
-	case c.ProgressEvery < 0:
-		return fmt.Errorf("progress interval %v is negative", c.ProgressEvery)
+	check := func(ok bool, param, format string, args ...any) error {
+		if ok {
+			return nil
+		}
+		return &ParamError{Param: param, Problem: fmt.Sprintf(format, args...)}
+	}
+	for _, err := range []error{
+		check(c.Dim >= 1 && c.Dim <= model.MaxDim, "Dim", "%d out of range 1..%d", c.Dim, model.MaxDim),
+		check(c.Window >= 1 && c.Window <= 1000, "Window", "%d out of range 1..1000", c.Window),
+		check(c.Negative >= 1 && c.Negative <= 1000, "Negative", "%d out of range 1..1000", c.Negative),
+		check(c.NegativePower >= 0 && c.NegativePower <= 1, "NegativePower", "%v out of range [0, 1]", c.NegativePower),
+		check(c.Epochs >= 1 && c.Epochs <= 10000, "Epochs", "%d out of range 1..10000", c.Epochs),
+		check(c.Sample >= 0 && c.Sample < 1, "Sample", "%v out of range [0, 1)", c.Sample),
+		check(c.LR > 0 && c.LR <= 10, "LR", "%v out of range (0, 10]", c.LR),
+		check(c.Threads >= 1 && c.Threads <= 4096, "Threads", "%d out of range 1..4096", c.Threads),
+		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
+	} {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -183,7 +199,7 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 	for _, c := range vocab.Counts {
 		trainWords += c
 	}
-	neg, err := newAliasTable(vocab.Counts, 0.75)
+	neg, err := newAliasTable(vocab.Counts, cfg.NegativePower)
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}

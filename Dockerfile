@@ -1,0 +1,24 @@
+# text2vec-am inference server: a static Go binary in a distroless, non-root image.
+#   docker build -t text2vec-am .
+#   docker compose up            (see docker-compose.yml)
+
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY . .
+# Only the modules the binary imports are downloaded (not go mod download).
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/text2vec-am . \
+ && mkdir -p /out/data
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/text2vec-am /usr/local/bin/text2vec-am
+# The memory volume is mounted here; an empty named volume inherits this
+# owner (distroless "nonroot", uid 65532) on first use.
+COPY --from=build --chown=65532:65532 /out/data /data
+USER 65532:65532
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["/usr/local/bin/text2vec-am", "healthcheck", "--url", "http://127.0.0.1:8080/.well-known/ready"]
+ENTRYPOINT ["/usr/local/bin/text2vec-am", "serve"]
+# Inside its own network namespace the server must listen beyond loopback for
+# Weaviate to reach it; docker-compose publishes no port for it.
+CMD ["--addr", "0.0.0.0:8080", "--memory-dir", "/data/memory"]

@@ -1,0 +1,230 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func modelFile(t testing.TB) string {
+	t.Helper()
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "test.am")
+	if err := m.SaveFile(path, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCLI(ctx context.Context, args ...string) (int, string, string) {
+	var out, errb syncBuffer
+	code := cli.Main(ctx, "text2vec-am", adapter.Commands(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestServeFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--memory", "maybe"}, "--memory"},
+		{[]string{"serve", "--weighting", "max"}, "weighting"},
+		{[]string{"serve", "--rare-min", "50"}, "frequent_min"},
+		{[]string{"serve", "--max-concurrent", "0"}, "--max-concurrent"},
+		{[]string{"serve", "--memory-sync", "sometimes"}, "--memory-sync"},
+		{[]string{"serve", "--memory-max-contexts", "0"}, "MaxContexts"},
+		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
+		{[]string{"serve", "extra"}, "unexpected arguments"},
+		{[]string{"memory"}, "subcommand"},
+		{[]string{"memory", "shrink"}, "shrink"},
+		{[]string{"memory", "stats"}, "--memory-dir is required"},
+		{[]string{"memory", "clear", "--memory-dir", "/nonexistent"}, "--yes"},
+		{[]string{"memory", "warm", "--memory-dir", "/tmp/x"}, "at least one"},
+	} {
+		code, _, stderr := runCLI(context.Background(), c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 mentioning %s", c.args, code, stderr, c.want)
+		}
+	}
+	code, _, stderr := runCLI(context.Background(), "serve", "--model", "/nonexistent.am")
+	if code != 1 || !strings.Contains(stderr, "nonexistent.am") {
+		t.Errorf("missing model: exit %d, %q", code, stderr)
+	}
+}
+
+// TestServeCommand runs `serve` on a free port, uses it, stops it with a
+// cancelled context and checks the memory was flushed; then the memory
+// subcommands on the same directory.
+func TestServeCommand(t *testing.T) {
+	mf := modelFile(t)
+	dir := filepath.Join(t.TempDir(), "memory")
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- cli.Main(ctx, "text2vec-am", adapter.Commands(),
+			[]string{"serve", "--addr", "127.0.0.1:0", "--model", mf, "--memory-dir", dir, "--memory-sync", "always"},
+			&bytes.Buffer{}, &errb)
+	}()
+	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
+		if m := addrRe.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", errb.String())
+		}
+	}
+	url := "http://" + addr
+	if code, _, _ := runCLI(context.Background(), "healthcheck", "--url", url+"/.well-known/ready"); code != 0 {
+		t.Fatal("healthcheck failed")
+	}
+	status, _, body := post(t, url, "/vectors", `{"text":"Zqserve f1 f2.","config":{"task_type":"passage"}}`)
+	if status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	// While the server runs the directory is locked: clear refuses.
+	if code, _, stderr := runCLI(context.Background(), "memory", "clear", "--yes", "--memory-dir", dir); code != 1 || !strings.Contains(stderr, "in use") {
+		t.Errorf("clear while serving: %d %s", code, stderr)
+	}
+	cancel()
+	if code := <-done; code != 130 && code != 0 {
+		t.Fatalf("serve exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "context memory flushed") {
+		t.Errorf("no flush logged: %s", errb.String())
+	}
+	if code, _, _ := runCLI(context.Background(), "healthcheck", "--url", url+"/.well-known/ready", "--timeout", "200ms"); code == 0 {
+		t.Error("healthcheck passed after shutdown")
+	}
+
+	corpus := filepath.Join(t.TempDir(), "corpus.txt")
+	os.WriteFile(corpus, []byte("Zqwarm f3 f4.\nf9 zqwarm f5 f6. F7.\n\nzqother f1\n"), 0o600)
+	code, out, stderr := runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", dir, corpus)
+	if code != 0 || !strings.Contains(out, "read 4 lines") {
+		t.Fatalf("warm: %d %q %q", code, out, stderr)
+	}
+	code, out, stderr = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	var st struct {
+		Words    int `json:"words"`
+		Contexts int `json:"contexts"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Words != 3 || st.Contexts != 4 {
+		t.Fatalf("stats: %d %q %q", code, out, stderr)
+	}
+	code, out, _ = runCLI(context.Background(), "memory", "export", "--memory-dir", dir)
+	want := `{"word":"zqwarm","seen":2,"contexts":["Zqwarm f3 f4.","f9 zqwarm f5 f6."]}`
+	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, `"zqserve"`) {
+		t.Fatalf("export: %d %q", code, out)
+	}
+	if code, _, stderr := runCLI(context.Background(), "memory", "clear", "--yes", "--memory-dir", dir); code != 0 {
+		t.Fatalf("clear: %s", stderr)
+	}
+	_, out, _ = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	if json.Unmarshal([]byte(out), &st) != nil || st.Words != 0 {
+		t.Fatalf("after clear: %s", out)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("memory dir mode %v %v", fi.Mode().Perm(), err)
+	}
+}
+
+// repoRoot walks up from the working directory to go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// TestDockerCompose validates docker-compose.yml with docker-compose config
+// and checks the properties the deployment relies on.
+func TestDockerCompose(t *testing.T) {
+	bin, err := exec.LookPath("docker-compose")
+	if err != nil {
+		t.Skip("docker-compose not installed")
+	}
+	root := repoRoot(t)
+	cmd := exec.Command(bin, "-f", filepath.Join(root, "docker-compose.yml"), "config")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("docker-compose config: %v\n%s", err, stderr.String())
+	}
+	cfg := string(out)
+	for _, want := range []string{
+		"image: cr.weaviate.io/semitechnologies/weaviate:1.39.0",
+		"TRANSFORMERS_INFERENCE_API: http://t2v-am:8080",
+		"ENABLE_MODULES: text2vec-transformers",
+		"condition: service_healthy",
+		"t2v_memory",
+		"healthcheck",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("docker-compose config lacks %q", want)
+		}
+	}
+	// The server publishes no port: only Weaviate's section has "ports".
+	t2v := cfg[strings.Index(cfg, "  t2v-am:"):]
+	if next := strings.Index(t2v[1:], "\n  weaviate:"); next > 0 {
+		t2v = t2v[:next+1]
+	}
+	if strings.Contains(t2v, "ports:") || strings.Contains(t2v, "published") {
+		t.Errorf("the t2v-am service publishes a port:\n%s", t2v)
+	}
+	df, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FROM golang:", "distroless/static", "USER 65532", "CGO_ENABLED=0"} {
+		if !strings.Contains(string(df), want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,571 @@
+// Package adapter is the HTTP inference server a stock Weaviate calls during
+// import and search (`text2vec-am serve`), speaking Weaviate v1.39.0's
+// text2vec-transformers contract (also used by text2vec-model2vec), and the
+// `memory` command that inspects and resets the context memory.
+//
+// Endpoints:
+//
+//	GET  /.well-known/live    204 while the process runs
+//	GET  /.well-known/ready   204 when serving, 503 while shutting down
+//	GET  /meta                model name, dimensions, vocabulary sizes, memory size
+//	POST /vectors             {"text","config":{"task_type","pooling_strategy","dimensions",…}} → {"text","dims","vector"}
+//	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
+//	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
+//	GET  /metrics             Prometheus metrics
+//
+// Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
+// Weaviate's client reads it.
+package adapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// Limits bound what one request may ask for.
+type Limits struct {
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64
+	// MaxTextBytes bounds one text.
+	MaxTextBytes int
+	// MaxWords bounds the words of one text.
+	MaxWords int
+	// MaxBatch bounds the texts of one /vectors/batch request.
+	MaxBatch int
+	// MaxConcurrent bounds the vectorizing requests in flight; more wait up
+	// to QueueWait for a slot and are then answered 503 with Retry-After.
+	MaxConcurrent int
+	// QueueWait is how long a request waits for a slot.
+	QueueWait time.Duration
+}
+
+// DefaultLimits returns 8 MiB bodies, 1 MiB texts, 100,000 words per text,
+// 1,024 texts per batch, 4×GOMAXPROCS concurrent requests and a 1 s queue wait.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxBodyBytes:  8 << 20,
+		MaxTextBytes:  1 << 20,
+		MaxWords:      100_000,
+		MaxBatch:      1024,
+		MaxConcurrent: 4 * runtime.GOMAXPROCS(0),
+		QueueWait:     time.Second,
+	}
+}
+
+// Validate reports the first limit out of range, naming its flag.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxBodyBytes < 64:
+		return fmt.Errorf("--max-body-bytes %d: want ≥ 64", l.MaxBodyBytes)
+	case l.MaxTextBytes < 1:
+		return fmt.Errorf("--max-text-bytes %d: want ≥ 1", l.MaxTextBytes)
+	case l.MaxWords < 1:
+		return fmt.Errorf("--max-words %d: want ≥ 1", l.MaxWords)
+	case l.MaxBatch < 1:
+		return fmt.Errorf("--max-batch %d: want ≥ 1", l.MaxBatch)
+	case l.MaxConcurrent < 1:
+		return fmt.Errorf("--max-concurrent %d: want ≥ 1", l.MaxConcurrent)
+	case l.QueueWait < 0:
+		return fmt.Errorf("--queue-wait %v: want ≥ 0", l.QueueWait)
+	}
+	return nil
+}
+
+// Server serves a Vectorizer over HTTP.
+type Server struct {
+	vec       *vectorizer.Vectorizer
+	mem       *memory.Memory // nil: no memory
+	modelName string
+	limits    Limits
+	log       *slog.Logger
+	sem       chan struct{}
+	ready     atomic.Bool
+	bufs      sync.Pool
+	metrics   *metrics
+	handler   http.Handler
+}
+
+// NewServer returns a server for v. mem is the memory v uses (nil: none); the
+// server closes it when Serve ends. modelName is reported by /meta.
+func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, limits Limits, log *slog.Logger) (*Server, error) {
+	if err := limits.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{
+		vec:       v,
+		mem:       mem,
+		modelName: modelName,
+		limits:    limits,
+		log:       log,
+		sem:       make(chan struct{}, limits.MaxConcurrent),
+	}
+	s.bufs.New = func() any { return new(bytes.Buffer) }
+	s.metrics = newMetrics(s)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/live", s.live)
+	mux.HandleFunc("GET /.well-known/ready", s.readyz)
+	mux.HandleFunc("GET /meta", s.meta)
+	mux.HandleFunc("POST /vectors", s.limited(s.vectors))
+	mux.HandleFunc("POST /vectors/", s.limited(s.vectors)) // the Python inference containers accept both
+	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
+	mux.HandleFunc("POST /explain", s.limited(s.explain))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if knownPaths[r.URL.Path] {
+			s.writeError(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		s.writeError(w, errorf(http.StatusNotFound, "no endpoint %s %s", r.Method, r.URL.Path))
+	})
+	s.handler = s.metrics.instrument(mux)
+	s.ready.Store(true)
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Registry returns the server's Prometheus registry.
+func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
+
+// Serve serves on ln until ctx is cancelled, then stops accepting, reports
+// not-ready, drains the requests in flight (at most drain long), and closes
+// the memory (fsync and snapshot).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "model", s.modelName, "dim", s.vec.Dim())
+	var serveErr error
+	select {
+	case err := <-errc:
+		serveErr = fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+		s.ready.Store(false)
+		s.log.Info("shutting down: draining requests", "timeout", drain)
+		sctx, cancel := context.WithTimeout(context.Background(), drain)
+		if err := srv.Shutdown(sctx); err != nil {
+			serveErr = fmt.Errorf("drain requests: %w", err)
+			srv.Close()
+		}
+		cancel()
+		<-errc
+	}
+	if s.mem != nil {
+		if err := s.mem.Close(); err != nil {
+			s.log.Error("flush context memory", "err", err)
+			serveErr = errors.Join(serveErr, fmt.Errorf("flush context memory: %w", err))
+		} else {
+			st := s.mem.Stats()
+			s.log.Info("context memory flushed", "dir", st.Dir, "words", st.Words, "contexts", st.Contexts)
+		}
+	}
+	return serveErr
+}
+
+func (s *Server) live(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	if !s.ready.Load() {
+		s.writeError(w, errorf(http.StatusServiceUnavailable, "shutting down"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// limited runs h holding one of the MaxConcurrent slots.
+func (s *Server) limited(h func(http.ResponseWriter, *http.Request, *bytes.Buffer) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			t := time.NewTimer(s.limits.QueueWait)
+			select {
+			case s.sem <- struct{}{}:
+				t.Stop()
+			case <-t.C:
+				s.metrics.rejected.Inc()
+				s.writeError(w, &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+					msg: fmt.Sprintf("server busy: %d requests in flight (--max-concurrent); retry later", s.limits.MaxConcurrent)})
+				return
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		defer func() { <-s.sem }()
+		buf := s.bufs.Get().(*bytes.Buffer)
+		buf.Reset()
+		defer func() {
+			if buf.Cap() <= 1<<20 {
+				s.bufs.Put(buf)
+			}
+		}()
+		if err := readBody(r, s.limits.MaxBodyBytes, buf); err != nil {
+			s.writeError(w, err)
+			return
+		}
+		if err := h(w, r, buf); err != nil {
+			s.writeError(w, err)
+		}
+	}
+}
+
+// writeError answers err as {"error": "..."}.
+func (s *Server) writeError(w http.ResponseWriter, err error) {
+	var he *httpError
+	if !errors.As(err, &he) {
+		he = &httpError{status: http.StatusInternalServerError, msg: err.Error()}
+	}
+	if he.status >= 500 && he.status != http.StatusServiceUnavailable {
+		s.log.Error("request failed", "status", he.status, "err", he.msg)
+	}
+	if he.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(he.retryAfter))
+	}
+	body := append(appendString([]byte(`{"error":`), he.msg), '}')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(he.status)
+	w.Write(body)
+}
+
+func writeJSON(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+}
+
+// requestConfig is the parsed "config" of a request.
+type requestConfig struct {
+	task taskSetting
+	opts vectorizer.Options
+}
+
+type taskSetting struct {
+	task vectorizer.Task
+	set  bool
+}
+
+// parseConfig splits Weaviate's keys (task_type, pooling_strategy,
+// dimensions) from the vectorizer's overrides; any other key is an error.
+func (s *Server) parseConfig(cfg map[string]any) (requestConfig, error) {
+	rc := requestConfig{opts: s.vec.Options()}
+	var rest map[string]any
+	for k, v := range cfg {
+		switch k {
+		case "task_type":
+			str, ok := v.(string)
+			if !ok {
+				return rc, errorf(http.StatusBadRequest, "config key %q: want a string", k)
+			}
+			t, err := vectorizer.ParseTask(str)
+			if err != nil {
+				return rc, errorf(http.StatusBadRequest, "config key %q: %v", k, err)
+			}
+			rc.task = taskSetting{task: t, set: true}
+		case "pooling_strategy":
+			// Weaviate sends its transformer pooling setting ("masked_mean" by
+			// default); word vectors are combined by "weighting" instead.
+			if _, ok := v.(string); !ok && v != nil {
+				return rc, errorf(http.StatusBadRequest, "config key %q: want a string", k)
+			}
+		case "dimensions":
+			if v == nil {
+				continue
+			}
+			n, ok := v.(json.Number)
+			d, err := n.Int64()
+			if !ok || err != nil {
+				return rc, errorf(http.StatusBadRequest, "config key %q: want an integer", k)
+			}
+			if d != int64(s.vec.Dim()) {
+				return rc, errorf(http.StatusBadRequest, "config key %q = %d: this model's vectors have %d dimensions and cannot be shortened", k, d, s.vec.Dim())
+			}
+		default:
+			if rest == nil {
+				rest = make(map[string]any, len(cfg))
+			}
+			rest[k] = v
+		}
+	}
+	if rest != nil {
+		o, err := rc.opts.WithOverrides(rest)
+		if err != nil {
+			return rc, errorf(http.StatusBadRequest, "%v", err)
+		}
+		rc.opts = o
+	}
+	return rc, nil
+}
+
+// checkText enforces the per-text limits; i < 0 for a single text.
+func (s *Server) checkText(text string, i int) error {
+	where := "text"
+	if i >= 0 {
+		where = fmt.Sprintf("texts[%d]", i)
+	}
+	if len(text) > s.limits.MaxTextBytes {
+		return errorf(http.StatusRequestEntityTooLarge, "%s has %d bytes, more than the limit of %d (--max-text-bytes)", where, len(text), s.limits.MaxTextBytes)
+	}
+	// Every word takes at least one byte and a separator, so short texts
+	// cannot exceed the word limit; count only when they might.
+	if (len(text)+1)/2 > s.limits.MaxWords {
+		if n := countWords(s.vec, text); n > s.limits.MaxWords {
+			return errorf(http.StatusRequestEntityTooLarge, "%s has %d words, more than the limit of %d (--max-words)", where, n, s.limits.MaxWords)
+		}
+	}
+	return nil
+}
+
+func countWords(v *vectorizer.Vectorizer, text string) int {
+	return len(v.Model().Tokenizer.AppendTokens(nil, text))
+}
+
+// vectorError maps a vectorizer error to an HTTP error.
+func vectorError(err error, where string) error {
+	if errors.Is(err, vectorizer.ErrNoWords) {
+		return errorf(http.StatusUnprocessableEntity, "%s: %v", where, err)
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
+// vecRequest is what Weaviate's transformers client sends (it also sends
+// dims, vector and error, always empty).
+type vecRequest struct {
+	Text   *string        `json:"text"`
+	Dims   int            `json:"dims"`
+	Vector []float32      `json:"vector"`
+	Error  string         `json:"error"`
+	Config map[string]any `json:"config"`
+}
+
+func (s *Server) vectors(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
+	var req vecRequest
+	if err := decodeJSON(body.Bytes(), &req); err != nil {
+		return err
+	}
+	if req.Text == nil {
+		return errorf(http.StatusBadRequest, "field \"text\" is required")
+	}
+	rc, err := s.parseConfig(req.Config)
+	if err != nil {
+		return err
+	}
+	text := *req.Text
+	if err := s.checkText(text, -1); err != nil {
+		return err
+	}
+	vec, err := s.vec.Vectorize(text, rc.task.task, rc.opts)
+	if err != nil {
+		return vectorError(err, "vectorize")
+	}
+	out := body.AvailableBuffer()[:0] // the request body is decoded; reuse its buffer
+	out = append(out, `{"text":`...)
+	out = appendString(out, text)
+	out = append(out, `,"dims":`...)
+	out = strconv.AppendInt(out, int64(len(vec)), 10)
+	out = append(out, `,"vector":`...)
+	out = appendVector(out, vec)
+	out = append(out, '}')
+	writeJSON(w, out)
+	return nil
+}
+
+// batchRequest is the body of /vectors/batch.
+type batchRequest struct {
+	Texts  []string       `json:"texts"`
+	Config map[string]any `json:"config"`
+}
+
+func (s *Server) batch(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
+	var req batchRequest
+	if err := decodeJSON(body.Bytes(), &req); err != nil {
+		return err
+	}
+	if req.Texts == nil {
+		return errorf(http.StatusBadRequest, "field \"texts\" is required")
+	}
+	if len(req.Texts) > s.limits.MaxBatch {
+		return errorf(http.StatusRequestEntityTooLarge, "%d texts, more than the limit of %d per batch (--max-batch)", len(req.Texts), s.limits.MaxBatch)
+	}
+	rc, err := s.parseConfig(req.Config)
+	if err != nil {
+		return err
+	}
+	for i, t := range req.Texts {
+		if err := s.checkText(t, i); err != nil {
+			return err
+		}
+	}
+	vecs, errs := s.vec.VectorizeBatch(req.Texts, rc.task.task, rc.opts)
+	out := body.AvailableBuffer()[:0]
+	out = append(out, `{"dims":`...)
+	out = strconv.AppendInt(out, int64(s.vec.Dim()), 10)
+	out = append(out, `,"vectors":[`...)
+	for i, v := range vecs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if v == nil {
+			out = append(out, "null"...)
+		} else {
+			out = appendVector(out, v)
+		}
+	}
+	out = append(out, `],"errors":[`...)
+	for i, e := range errs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if e == nil {
+			out = append(out, "null"...)
+		} else {
+			out = appendString(out, e.Error())
+		}
+	}
+	out = append(out, "]}"...)
+	writeJSON(w, out)
+	return nil
+}
+
+// explainRequest is the body of /explain.
+type explainRequest struct {
+	Text   *string        `json:"text"`
+	Config map[string]any `json:"config"`
+}
+
+func (s *Server) explain(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
+	var req explainRequest
+	if err := decodeJSON(body.Bytes(), &req); err != nil {
+		return err
+	}
+	if req.Text == nil {
+		return errorf(http.StatusBadRequest, "field \"text\" is required")
+	}
+	rc, err := s.parseConfig(req.Config)
+	if err != nil {
+		return err
+	}
+	if rc.task.set && rc.task.task == vectorizer.TaskPassage {
+		return errorf(http.StatusBadRequest, "config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
+	}
+	if err := s.checkText(*req.Text, -1); err != nil {
+		return err
+	}
+	ex, err := s.vec.Explain(*req.Text, rc.opts)
+	if err != nil {
+		return vectorError(err, "explain")
+	}
+	out, err := json.Marshal(struct {
+		Text string `json:"text"`
+		Dims int    `json:"dims"`
+		*vectorizer.Explanation
+	}{*req.Text, len(ex.Vector), ex})
+	if err != nil {
+		return fmt.Errorf("encode explanation: %w", err)
+	}
+	writeJSON(w, out)
+	return nil
+}
+
+// metaResponse is the body of /meta; Weaviate shows it as the module's meta.
+type metaResponse struct {
+	Model      metaModel         `json:"model"`
+	Vectorizer metaVectorizer    `json:"vectorizer"`
+	Memory     *metaMemory       `json:"memory"`
+	Limits     map[string]string `json:"limits"`
+}
+
+type metaModel struct {
+	Name            string `json:"name"`
+	Dimensions      int    `json:"dimensions"`
+	Mode            string `json:"mode"`
+	BaseVocabulary  int    `json:"base_vocabulary"`
+	NgramVocabulary int    `json:"ngram_vocabulary"`
+	HasCounts       bool   `json:"has_counts"`
+}
+
+type metaVectorizer struct {
+	Weighting   string  `json:"weighting"`
+	SIFA        float64 `json:"sif_a"`
+	FrequentMin int64   `json:"frequent_min"`
+	RareMin     int64   `json:"rare_min"`
+	MaxContexts int     `json:"max_contexts"`
+}
+
+type metaMemory struct {
+	Words    int    `json:"words"`
+	Contexts int    `json:"contexts"`
+	Bytes    int64  `json:"bytes"`
+	ReadOnly bool   `json:"read_only"`
+	Persist  bool   `json:"persistent"`
+	Sync     string `json:"sync"`
+}
+
+func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
+	m := s.vec.Model()
+	o := s.vec.Options()
+	resp := metaResponse{
+		Model: metaModel{
+			Name:            s.modelName,
+			Dimensions:      m.Dim,
+			Mode:            m.Mode.String(),
+			BaseVocabulary:  m.Base.Len(),
+			NgramVocabulary: m.Vocab.Len(),
+			HasCounts:       m.Base.Counts != nil,
+		},
+		Vectorizer: metaVectorizer{
+			Weighting:   o.Weighting.String(),
+			SIFA:        o.SIFA,
+			FrequentMin: o.FrequentMin,
+			RareMin:     o.RareMin,
+			MaxContexts: o.MaxContexts,
+		},
+		Limits: map[string]string{
+			"max_body_bytes": strconv.FormatInt(s.limits.MaxBodyBytes, 10),
+			"max_text_bytes": strconv.Itoa(s.limits.MaxTextBytes),
+			"max_words":      strconv.Itoa(s.limits.MaxWords),
+			"max_batch":      strconv.Itoa(s.limits.MaxBatch),
+			"max_concurrent": strconv.Itoa(s.limits.MaxConcurrent),
+		},
+	}
+	if s.mem != nil {
+		st := s.mem.Stats()
+		resp.Memory = &metaMemory{Words: st.Words, Contexts: st.Contexts, Bytes: st.ContextBytes,
+			ReadOnly: st.ReadOnly, Persist: st.Dir != "", Sync: st.Sync}
+	}
+	out, err := json.Marshal(resp)
+	if err != nil {
+		s.writeError(w, fmt.Errorf("encode meta: %w", err))
+		return
+	}
+	writeJSON(w, out)
+}

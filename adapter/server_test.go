@@ -1,0 +1,417 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/clients/transformers"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// newServer builds a server over the synthetic model; memDir "" keeps the memory in RAM.
+func newServer(t testing.TB, lim adapter.Limits, memDir string) (*adapter.Server, *memory.Memory) {
+	t.Helper()
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := memory.DefaultOptions()
+	mo.Logger = quietLog()
+	mem, err := memory.Open(memDir, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vectorizer.New(m, mem, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := adapter.NewServer(v, mem, "test-model", lim, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, mem
+}
+
+func startServer(t testing.TB, lim adapter.Limits) (*adapter.Server, *memory.Memory, string) {
+	t.Helper()
+	s, mem := newServer(t, lim, "")
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return s, mem, ts.URL
+}
+
+func unitNorm(t testing.TB, v []float32) {
+	t.Helper()
+	var s float64
+	for _, f := range v {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			t.Fatalf("vector holds %v", f)
+		}
+		s += float64(f) * float64(f)
+	}
+	if math.Abs(s-1) > 1e-4 {
+		t.Fatalf("|v|² = %v", s)
+	}
+}
+
+// recorder keeps the raw bodies Weaviate's client sends.
+type recorder struct {
+	h      http.Handler
+	mu     sync.Mutex
+	bodies []string
+	paths  []string
+}
+
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.bodies = append(r.bodies, string(b))
+	r.paths = append(r.paths, req.Method+" "+req.URL.Path)
+	r.mu.Unlock()
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	r.h.ServeHTTP(w, req)
+}
+
+// TestWeaviateClientContract drives the server with Weaviate v1.39.0's own
+// transformers client (which text2vec-transformers and text2vec-model2vec use).
+func TestWeaviateClientContract(t *testing.T) {
+	s, mem := newServer(t, adapter.DefaultLimits(), "")
+	rec := &recorder{h: s.Handler()}
+	ts := httptest.NewServer(rec)
+	defer ts.Close()
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	c := transformers.New(transformers.NewURLBuilder(ts.URL, ts.URL), 5*time.Second, log)
+	ctx := context.Background()
+
+	if err := c.CheckReady(ctx, ts.URL+"/.well-known/ready"); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+	text := "Zqfoo is f1 f2 f3. The zqfoo of f4!"
+	res, err := c.VectorizeObject(ctx, text, transformers.VectorizationConfig{PoolingStrategy: "masked_mean"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dimensions != 32 || len(res.Vector) != 32 || res.Text != text {
+		t.Fatalf("result %+v", res)
+	}
+	unitNorm(t, res.Vector)
+	if got := rec.bodies[1]; !strings.Contains(got, `"task_type":"passage"`) || !strings.Contains(got, `"pooling_strategy":"masked_mean"`) || rec.paths[1] != "POST /vectors" {
+		t.Fatalf("unexpected request %s %s", rec.paths[1], got)
+	}
+	if ctxs, _ := mem.Contexts(nil, "zqfoo"); len(ctxs) != 2 {
+		t.Fatalf("passage taught %q", ctxs)
+	}
+	before := mem.Stats()
+	dims := int64(32)
+	q, err := c.VectorizeQuery(ctx, "zqbar f1", transformers.VectorizationConfig{Dimensions: &dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitNorm(t, q.Vector)
+	if after := mem.Stats(); after.Words != before.Words {
+		t.Error("a query wrote the memory")
+	}
+	// Errors reach Weaviate with our message.
+	_, err = c.VectorizeObject(ctx, "!!!", transformers.VectorizationConfig{})
+	if err == nil || !strings.Contains(err.Error(), "422") || !strings.Contains(err.Error(), "no word that yields a vector") {
+		t.Errorf("empty text: %v", err)
+	}
+	bad := int64(8)
+	_, err = c.VectorizeQuery(ctx, "f1", transformers.VectorizationConfig{Dimensions: &bad})
+	if err == nil || !strings.Contains(err.Error(), "dimensions") {
+		t.Errorf("dimensions 8: %v", err)
+	}
+	meta, err := c.MetaInfo(ts.URL + "/meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, _ := meta["model"].(map[string]any)
+	if mm["name"] != "test-model" || mm["dimensions"] != 32.0 {
+		t.Errorf("meta %v", meta)
+	}
+	if mw, _ := meta["memory"].(map[string]any); mw["words"].(float64) < 1 {
+		t.Errorf("meta memory %v", meta["memory"])
+	}
+}
+
+type errBody struct {
+	Error string `json:"error"`
+}
+
+func post(t testing.TB, url, path, body string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestErrors covers every 4xx path: the status, and a JSON {"error"} naming the problem.
+func TestErrors(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.MaxTextBytes = 1000
+	lim.MaxWords = 100
+	lim.MaxBatch = 3
+	_, _, url := startServer(t, lim)
+	for _, c := range []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"body size", "/vectors", `{"text":"` + strings.Repeat("a", 5000) + `"}`, 413, "--max-body-bytes"},
+		{"text length", "/vectors", `{"text":"` + strings.Repeat("a ", 600) + `"}`, 413, "--max-text-bytes"},
+		{"words per text", "/vectors", `{"text":"` + strings.Repeat("f1 ", 150) + `"}`, 413, "150 words"},
+		{"invalid UTF-8", "/vectors", "{\"text\":\"a\xffb\"}", 400, "UTF-8"},
+		{"malformed JSON", "/vectors", `{"text":`, 400, "malformed JSON"},
+		{"not an object", "/vectors", `["f1"]`, 400, "malformed JSON"},
+		{"empty body", "/vectors", ``, 400, "empty body"},
+		{"trailing data", "/vectors", `{"text":"f1"} {}`, 400, "data after"},
+		{"unknown field", "/vectors", `{"text":"f1","txt":"x"}`, 400, `"txt"`},
+		{"wrong type", "/vectors", `{"text":5}`, 400, `"text"`},
+		{"missing text", "/vectors", `{"config":{}}`, 400, `"text" is required`},
+		{"unknown config key", "/vectors", `{"text":"f1","config":{"temperature":1}}`, 400, `"temperature"`},
+		{"bad config value", "/vectors", `{"text":"f1","config":{"weighting":"max"}}`, 400, `"weighting"`},
+		{"bad task", "/vectors", `{"text":"f1","config":{"task_type":"doc"}}`, 400, "task_type"},
+		{"bad dimensions", "/vectors", `{"text":"f1","config":{"dimensions":16}}`, 400, "dimensions"},
+		{"no words", "/vectors", `{"text":"..."}`, 422, "no word"},
+		{"batch size", "/vectors/batch", `{"texts":["a","b","c","d"]}`, 413, "--max-batch"},
+		{"batch text length", "/vectors/batch", `{"texts":["f1","` + strings.Repeat("a ", 600) + `"]}`, 413, "texts[1]"},
+		{"batch missing texts", "/vectors/batch", `{}`, 400, `"texts" is required`},
+		{"explain passage", "/explain", `{"text":"f1","config":{"task_type":"passage"}}`, 400, "only takes"},
+		{"explain no words", "/explain", `{"text":""}`, 422, "no word"},
+		{"unknown path", "/vectorz", `{}`, 404, "no endpoint"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, body := post(t, url, c.path, c.body)
+			var e errBody
+			if err := json.Unmarshal([]byte(body), &e); err != nil {
+				t.Fatalf("body %q is not JSON: %v", body, err)
+			}
+			if status != c.status || !strings.Contains(e.Error, c.want) {
+				t.Fatalf("status %d error %q; want %d mentioning %s", status, e.Error, c.status, c.want)
+			}
+		})
+	}
+	// Wrong method.
+	resp, err := http.Get(url + "/vectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /vectors: %d", resp.StatusCode)
+	}
+}
+
+func TestBatchAndExplain(t *testing.T) {
+	_, _, url := startServer(t, adapter.DefaultLimits())
+	status, _, body := post(t, url, "/vectors/batch", `{"texts":["f1 f2","","jargon1 f3"],"config":{"task_type":"query","weighting":"mean"}}`)
+	if status != 200 {
+		t.Fatalf("batch: %d %s", status, body)
+	}
+	var br struct {
+		Dims    int         `json:"dims"`
+		Vectors [][]float32 `json:"vectors"`
+		Errors  []*string   `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(body), &br); err != nil {
+		t.Fatal(err)
+	}
+	if br.Dims != 32 || len(br.Vectors) != 3 || br.Vectors[1] != nil || br.Errors[1] == nil || br.Errors[0] != nil {
+		t.Fatalf("batch response %s", body)
+	}
+	_, _, single := post(t, url, "/vectors", `{"text":"jargon1 f3","config":{"weighting":"mean"}}`)
+	var sr struct {
+		Vector []float32 `json:"vector"`
+	}
+	json.Unmarshal([]byte(single), &sr)
+	for i := range sr.Vector {
+		if sr.Vector[i] != br.Vectors[2][i] {
+			t.Fatalf("batch vector differs from single at %d", i)
+		}
+	}
+	status, _, body = post(t, url, "/explain", `{"text":"The jargon1 of f3. Jargon1 again f4"}`)
+	if status != 200 {
+		t.Fatalf("explain: %d %s", status, body)
+	}
+	var ex vectorizer.Explanation
+	if err := json.Unmarshal([]byte(body), &ex); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range ex.Words {
+		if w.Word == "jargon1" {
+			found = true
+			if w.Source != vectorizer.SourceAM || len(w.Contexts) != 2 || w.Occurrences != 2 {
+				t.Errorf("jargon1 explained as %+v", w)
+			}
+		}
+	}
+	if !found || len(ex.Vector) != 32 {
+		t.Errorf("explanation %s", body)
+	}
+}
+
+// slowBody holds a request in the handler: the body arrives only when released.
+type slowBody struct {
+	pr *io.PipeReader
+	pw *io.PipeWriter
+}
+
+func newSlowBody() *slowBody {
+	pr, pw := io.Pipe()
+	return &slowBody{pr, pw}
+}
+
+func (b *slowBody) release(body string) {
+	b.pw.Write([]byte(body))
+	b.pw.Close()
+}
+
+func TestConcurrencyLimit(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxConcurrent = 1
+	lim.QueueWait = 20 * time.Millisecond
+	_, _, url := startServer(t, lim)
+	slow := newSlowBody()
+	done := make(chan int)
+	go func() {
+		resp, err := http.Post(url+"/vectors", "application/json", slow.pr)
+		if err != nil {
+			done <- -1
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	// Wait until the slow request holds the slot.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, hdr, body := post(t, url, "/vectors", `{"text":"f1"}`)
+		if status == http.StatusServiceUnavailable {
+			if hdr.Get("Retry-After") != "1" || !strings.Contains(body, "--max-concurrent") {
+				t.Fatalf("503 without Retry-After or message: %v %s", hdr, body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never saturated")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Health and metrics are not limited.
+	resp, err := http.Get(url + "/.well-known/live")
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("live while saturated: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	slow.release(`{"text":"f1 f2"}`)
+	if code := <-done; code != 200 {
+		t.Fatalf("slow request: %d", code)
+	}
+	if status, _, _ := post(t, url, "/vectors", `{"text":"f1"}`); status != 200 {
+		t.Errorf("after release: %d", status)
+	}
+	status, _, metrics := get(t, url+"/metrics")
+	if status != 200 || !strings.Contains(metrics, "t2vam_http_rejected_busy_total 1") ||
+		!strings.Contains(metrics, `t2vam_http_requests_total{code="503",path="/vectors"}`) ||
+		!strings.Contains(metrics, `t2vam_words_total{source="base"}`) {
+		t.Errorf("metrics:\n%s", metrics)
+	}
+}
+
+func get(t testing.TB, url string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestGracefulShutdown: cancelling Serve drains the request in flight, then
+// flushes the memory, which a reopen finds complete.
+func TestGracefulShutdown(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	s, _ := newServer(t, adapter.DefaultLimits(), dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- s.Serve(ctx, ln, 10*time.Second) }()
+	for i := range 20 {
+		body := fmt.Sprintf(`{"text":"Zqword%d f1 f2.","config":{"task_type":"passage"}}`, i)
+		if status, _, b := post(t, url, "/vectors", body); status != 200 {
+			t.Fatalf("passage %d: %d %s", i, status, b)
+		}
+	}
+	slow := newSlowBody()
+	done := make(chan int)
+	go func() {
+		resp, err := http.Post(url+"/vectors", "application/json", slow.pr)
+		if err != nil {
+			done <- -1
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	time.Sleep(50 * time.Millisecond) // the slow request is in the handler
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned with a request in flight: %v", err)
+	default:
+	}
+	slow.release(`{"text":"Zqlast f3.","config":{"task_type":"passage"}}`)
+	if code := <-done; code != 200 {
+		t.Fatalf("request in flight at shutdown: %d", code)
+	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	mo := memory.DefaultOptions()
+	mo.Logger = quietLog()
+	mem, err := memory.Open(dir, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if st := mem.Stats(); st.Words != 21 || st.SnapshotBytes == 0 {
+		t.Errorf("after shutdown: %+v; want 21 words and a snapshot", st)
+	}
+	if c, _ := mem.Contexts(nil, "zqlast"); len(c) != 1 {
+		t.Error("the drained request's context is missing")
+	}
+}

@@ -1,0 +1,15 @@
+// Package fasttextbench holds only a test: the same-run comparison of the
+// project's skipgram trainer (trainer/skipgram) with fastText's skipgram
+// (-maxn 0) on the shared general corpus — throughput and word similarity.
+//
+// It is off by default (it takes about ten minutes of both cores). Run it with
+//
+//	T2V_SKIPGRAM_BENCH=1 nice -n 10 go test -run FastText -timeout 2h -v ./trainer/skipgram/fasttextbench/
+//
+// Optional environment: T2V_SKIPGRAM_BENCH_OUT (a directory that keeps the
+// tokenized corpus and both sets of vectors; default a temporary directory),
+// T2V_SKIPGRAM_BENCH_THREADS (default 2), T2V_SKIPGRAM_BENCH_FASTTEXT (the
+// fastText binary, default "fasttext" on PATH), T2V_SKIPGRAM_BENCH_LR (the
+// learning rate given to both trainers; default: each trainer's own default,
+// 0.025 for ours and 0.05 for fastText's skipgram).
+package fasttextbench
