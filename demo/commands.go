@@ -80,7 +80,7 @@ func runDemo(ctx context.Context, env cli.Env) error {
 		Show:      show,
 		Query:     *query,
 		Explain:   toks[0],
-		Next:      nextCommand(*modelPath),
+		NextNote:  nextNote(*modelPath),
 		Color:     colorOK(env.Stdout),
 	})
 	return err
@@ -112,18 +112,11 @@ func colorOK(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// nextCommand is NextCommand for the model the demo ran on.
-func nextCommand(modelPath string) string {
+// nextNote is the line printed under NextCommand when the demo ran on a
+// model file: the compose file serves the embedded default model.
+func nextNote(modelPath string) string {
 	if modelPath == "" {
-		return NextCommand
+		return ""
 	}
-	return strings.Replace(NextCommand, "serve", "serve --model "+shellQuote(modelPath), 1)
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "it serves the embedded default model; to serve " + modelPath + ", mount it as docker-compose.yml's comment shows"
 }

@@ -52,8 +52,8 @@ type Options struct {
 	// Explain is the word whose AM inference is explained; "" means
 	// DefaultExplainWord.
 	Explain string
-	// Next is the command printed at the end; "" means NextCommand.
-	Next string
+	// NextNote is an extra line under the closing NextCommand ("" for none).
+	NextNote string
 	// Color turns on ANSI styling (only for a terminal).
 	Color bool
 	// Vectorizer overrides the server's default vectorizer options when
@@ -263,7 +263,7 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 		}
 	}
 	p := newPrinter(w, opts.Color)
-	p.header(m, opts.ModelName, opts.LoadTime, res, time.Since(start))
+	p.header(m, opts.ModelName, opts.LoadTime, vopts, res, time.Since(start))
 
 	// 3. Search.
 	shown := 0
@@ -315,7 +315,7 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 		}
 	}
 	res.Elapsed = time.Since(start)
-	p.footer(cmp.Or(opts.Next, NextCommand), opts.LoadTime, res.Elapsed)
+	p.footer(opts.NextNote, opts.LoadTime, res.Elapsed)
 	return res, p.err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -200,7 +201,7 @@ func TestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo --model %s: %v\n%s", path, err, out)
 	}
-	for _, want := range []string{"model     " + path, `How AM builds a vector for "goroutine"`, "MRR@10", "go run . serve --model " + path} {
+	for _, want := range []string{"model     " + path, `How AM builds a vector for "goroutine"`, "MRR@10", NextCommand, "to serve " + path + ", mount it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -221,15 +222,6 @@ func TestCommand(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, cli.ErrUsage) != tc.usage {
 			t.Errorf("demo %q: error %v, want %q (usage error: %v)", tc.args, err, tc.want, tc.usage)
 		}
-	}
-}
-
-func TestNextCommand(t *testing.T) {
-	if got := nextCommand(""); got != NextCommand {
-		t.Errorf("default model: %q", got)
-	}
-	if got := nextCommand("it's here.am"); !strings.HasPrefix(got, `go run . serve --model 'it'\''s here.am' `) {
-		t.Errorf("quoted model path: %q", got)
 	}
 }
 
@@ -303,5 +295,36 @@ func TestEncode(t *testing.T) {
 	// Only jargon: no base vector at all.
 	if e, err = s.encode("zorblat quuxer"); err != nil || e.base != nil || e.am == nil {
 		t.Errorf("only jargon: base %v, AM %v, err %v; want no base vector and an AM vector", e.base, e.am, err)
+	}
+}
+
+// TestDefaultModel runs the demo as "go run . demo" does and checks the claim
+// it exists to show: AM finds a relevant document the base vectors miss.
+func TestDefaultModel(t *testing.T) {
+	m, err := defaultmodel.Load()
+	if err != nil {
+		t.Skipf("no embedded default model in this build: %v", err)
+	}
+	data, err := BundledData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res, err := Run(context.Background(), &out, m, data, Options{Top: 3, Show: 4})
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	rescued := 0
+	for _, q := range res.Queries {
+		if q.RankAM == 1 && (q.RankBase == 0 || q.RankBase > mrrCutoff) {
+			rescued++
+		}
+	}
+	if rescued == 0 || res.MRRAM <= res.MRRBase {
+		t.Errorf("AM ranks first %d relevant documents the base vectors miss (rank > %d); MRR@%d base %.3f, AM %.3f\n%s",
+			rescued, mrrCutoff, mrrCutoff, res.MRRBase, res.MRRAM, out.String())
+	}
+	if ex := res.Explained; ex == nil || ex.Source != vectorizer.SourceAM || len(ex.Contexts) < 2 {
+		t.Errorf("explanation of %q: %+v; want AM over several remembered contexts", DefaultExplainWord, ex)
 	}
 }

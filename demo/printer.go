@@ -90,7 +90,7 @@ func plural(n int, noun string) string {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
-func (p *printer) header(m *model.Model, name string, load time.Duration, res *Result, ready time.Duration) {
+func (p *printer) header(m *model.Model, name string, load time.Duration, o vectorizer.Options, res *Result, ready time.Duration) {
 	p.printf("%s · %s\n", p.style(styleBold, "text2vec-am demo"), "Attentive Mimicking for words the base vectors do not know")
 	desc := fmt.Sprintf("%s, %d dimensions", m.Mode, m.Dim)
 	if m.Base != nil {
@@ -106,6 +106,11 @@ func (p *printer) header(m *model.Model, name string, load time.Duration, res *R
 		desc += " · loaded in " + seconds(load)
 	}
 	p.printf("  %-10s%s: %s\n", "model", name, desc)
+	rules := fmt.Sprintf("corpus count ≥ %d: base vector", o.FrequentMin)
+	if o.RareMin < o.FrequentMin {
+		rules += fmt.Sprintf("; %d–%d: bundled AM+skip vector", o.RareMin, o.FrequentMin-1)
+	}
+	p.printf("  %-10s%s; unseen: AM (right column only)\n", "words", rules)
 	p.printf("  %-10s%d %s\n", "documents", res.Documents, res.DataName)
 	p.printf("  %-10staught %s contexts of %s words from them · ready in %s\n", "memory",
 		group(int64(res.Memory.Contexts)), group(int64(res.Memory.Words)), seconds(ready))
@@ -134,7 +139,8 @@ func (p *printer) query(label string, q Query, e encoded, s *searcher, base, am 
 		p.printf("   every word is in the base vocabulary: both columns use the same words\n")
 	}
 	col := 2 + titleWidth + 7 // mark, title, score
-	p.printf("\n   %s   %s\n", p.style(styleDim, fit("base vectors only (unknown words dropped)", col)), p.style(styleDim, "with AM"))
+	// Headings and rank lines start where the titles do, after the rank and mark.
+	p.printf("\n%7s%s%5s%s\n", "", p.style(styleDim, fit("base vectors only (unknown words dropped)", col-2)), "", p.style(styleDim, "with AM"))
 	cell := func(hits []hit, i int) string {
 		if i >= len(hits) {
 			if i == 0 {
@@ -163,7 +169,7 @@ func (p *printer) query(label string, q Query, e encoded, s *searcher, base, am 
 		case better(qr.RankBase, qr.RankAM):
 			a = p.style(styleRed, a)
 		}
-		p.printf("     %s   %s\n", fit(b, col), a)
+		p.printf("%7s%s%5s%s\n", "", fit(b, col-2), "", a)
 	}
 }
 
@@ -309,11 +315,18 @@ func runeIndex(s, sub []rune) int {
 }
 
 // NextCommand is how to run Weaviate with the default model, printed at the
-// end of the demo (see the README's "Running with Weaviate").
-const NextCommand = "go run . serve      # then, in another terminal: docker compose up -d"
+// end of the demo (docker-compose.yml; README "Running with Weaviate").
+const NextCommand = "docker compose up -d --build"
 
-func (p *printer) footer(next string, load, elapsed time.Duration) {
-	p.section("Next: vectorize your own objects in Weaviate with this model")
-	p.printf("   %s\n", next)
+// composeNote explains NextCommand under it.
+const composeNote = "starts Weaviate 1.39.0 and the text2vec-am server (docker-compose.yml); README: \"Running with Weaviate\""
+
+func (p *printer) footer(note string, load, elapsed time.Duration) {
+	p.section("Next: run Weaviate with text2vec-am")
+	p.printf("   %s\n", p.style(styleBold, NextCommand))
+	p.printf("   %s\n", p.style(styleDim, composeNote))
+	if note != "" {
+		p.printf("   %s\n", p.style(styleDim, note))
+	}
 	p.printf("\n%s\n", p.style(styleDim, "demo finished in "+seconds(load+elapsed)))
 }

@@ -55,7 +55,9 @@
 // m×m Gram matrix, and A is applied once to the ρ-weighted sum. The dominant
 // cost is then reading the context words' vectors. Σ_jk s(C_j, C_k) =
 // |M S|²/√d is never negative in exact arithmetic; a rounding-negative value
-// is clamped to 0, and the reference's ε = 1e-9 keeps ρ finite. A context
+// is clamped to 0, and the reference's ε = 1e-9 keeps ρ finite. The ρ_i sum
+// to 1 but are not bounded to [0, 1]: a context dissimilar to the others can
+// get a negative weight, as in the paper's definition. A context
 // without known words gets ρ = 0 (its mean is the zero vector, as in the
 // reference). A word without any known context word gets its form embedding
 // (Explanation.FormOnly), or the zero vector in the context-only modes, as

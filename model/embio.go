@@ -320,24 +320,19 @@ func parseTextChunk(c *textChunk, dim int) {
 		}
 		j := skipWord(l, i)
 		word := l[i:j]
-		if len(word) > MaxWordBytes {
-			c.err, c.line = fmt.Errorf("word of %d bytes (limit %d)", len(word), MaxWordBytes), line
-			return
-		}
-		if bytes.IndexByte(word, 0) >= 0 {
-			c.err, c.line = fmt.Errorf("word %q contains NUL", word), line
+		if len(word) > MaxWordBytes || bytes.IndexAny(word, "\r\x00") >= 0 {
+			c.err, c.line = validWord(string(word)), line
 			return
 		}
 		base := len(c.vecs)
 		k := 0
 		for p := skipSpace(l, j); p < len(l); p = skipSpace(l, p) {
-			q := skipWord(l, p)
 			if k == dim {
 				cnt := k + countFields(l[p:])
 				c.err, c.line = fmt.Errorf("word %q: %d values, want %d", word, cnt, dim), line
 				return
 			}
-			x, ok := parseFloat32(l[p:q])
+			x, q, ok := parseFloatPrefix(l, p)
 			if !ok {
 				c.err, c.line = fmt.Errorf("word %q: value %d %q is not a number", word, k+1, l[p:q]), line
 				return

@@ -225,6 +225,28 @@ func TestParseFloat32(t *testing.T) {
 	}
 }
 
+func FuzzParseFloat32(f *testing.F) {
+	for _, s := range []string{"1", "-0.123456", "16777217", "1.00000005960464477539", "3.4028235e38", "1e-45", "nan", "0x1p-3", "1e", "."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseFloat32([]byte(s))
+		want, err := parseStd(s)
+		if err != nil {
+			if ok && !math.IsInf(float64(got), 0) {
+				t.Fatalf("parseFloat32(%q) = %v, strconv: %v", s, got, err)
+			}
+			return
+		}
+		if strings.ContainsAny(s, " \t") {
+			return // strconv rejects those too, handled above
+		}
+		if !ok || math.Float32bits(got) != math.Float32bits(want) && !(math.IsNaN(float64(got)) && math.IsNaN(float64(want))) {
+			t.Fatalf("parseFloat32(%q) = %v, %v; strconv gives %v", s, got, ok, want)
+		}
+	})
+}
+
 func TestCounts(t *testing.T) {
 	dir := t.TempDir()
 	var buf bytes.Buffer

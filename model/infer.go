@@ -233,7 +233,8 @@ type Query struct {
 }
 
 // InferBatch infers the embedding of every query into dst[i] (each of length
-// Dim), in parallel over GOMAXPROCS goroutines.
+// Dim), in parallel over GOMAXPROCS goroutines, each with its own Workspace:
+// it allocates per call (goroutines and workspaces), never per query.
 func (m *Model) InferBatch(queries []Query, dst [][]float32) {
 	if len(dst) != len(queries) {
 		panic(fmt.Sprintf("model.InferBatch: %d queries but %d destinations", len(queries), len(dst)))

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -205,6 +206,10 @@ func TestInferBatch(t *testing.T) {
 	m.InferBatch(qs, got)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatal("InferBatch differs from Infer")
+	}
+	perCall := testing.AllocsPerRun(5, func() { m.InferBatch(qs, got) })
+	if limit := float64(8*runtime.GOMAXPROCS(0) + 8); perCall > limit {
+		t.Errorf("InferBatch of %d queries allocates %.0f times, more than per-call overhead (%v)", len(qs), perCall, limit)
 	}
 }
 

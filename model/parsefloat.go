@@ -11,77 +11,83 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // parseFloat32 parses a decimal number without allocating. The common form of
-// embedding files ([+-]digits[.digits][e[+-]digits] with at most 19 significant
-// digits) is handled by Clinger's fast path (exact in float64, then rounded to
-// float32); anything else, including "nan" and "inf", goes through
-// strconv.ParseFloat on the same bytes. ok is false when b is not a number.
+// embedding files ([+-]digits[.digits][e[+-]digits] with at most 19 digits) is
+// handled by Clinger's fast path (correctly rounded in float64, then to float32
+// unless that second rounding could differ from a direct one);
+// anything else, including "nan" and "inf", goes through strconv.ParseFloat on
+// the same bytes. ok is false when b is not a number.
 func parseFloat32(b []byte) (float32, bool) {
-	i := 0
+	x, end, ok := parseFloatPrefix(b, 0)
+	if !ok || end != len(b) {
+		return 0, false
+	}
+	return x, true
+}
+
+// parseFloatPrefix parses the number starting at b[p] and ending at the next
+// space, tab or the end of b; end is that position. ok is false when the
+// token is not a number.
+func parseFloatPrefix(b []byte, p int) (x float32, end int, ok bool) {
+	i := p
 	neg := false
 	if i < len(b) && (b[i] == '-' || b[i] == '+') {
 		neg = b[i] == '-'
 		i++
 	}
 	var mant uint64
-	digits, exp := 0, 0
-	sawDigit := false
-	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		sawDigit = true
-		if digits == 0 && b[i] == '0' {
-			continue
+	nd, exp := 0, 0
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
 		}
-		if digits >= 19 {
-			return parseFloatSlow(b)
-		}
-		mant = mant*10 + uint64(b[i]-'0')
-		digits++
+		mant = mant*10 + uint64(c)
+		nd++
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			sawDigit = true
-			if digits == 0 && b[i] == '0' {
-				exp--
-				continue
+		for ; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				break
 			}
-			if digits >= 19 {
-				return parseFloatSlow(b)
-			}
-			mant = mant*10 + uint64(b[i]-'0')
-			digits++
+			mant = mant*10 + uint64(c)
+			nd++
 			exp--
 		}
 	}
-	if !sawDigit {
-		return parseFloatSlow(b)
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') && nd > 0 {
 		i++
 		eneg := false
 		if i < len(b) && (b[i] == '-' || b[i] == '+') {
 			eneg = b[i] == '-'
 			i++
 		}
-		if i == len(b) {
-			return 0, false
-		}
-		e := 0
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			if e > 10000 {
-				return parseFloatSlow(b)
+		e, ed := 0, 0
+		for ; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				break
 			}
-			e = e*10 + int(b[i]-'0')
+			if e < 100000 {
+				e = e*10 + int(c)
+			}
+			ed++
+		}
+		if ed == 0 {
+			return 0, tokenEnd(b, i), false
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
 	}
-	if i != len(b) {
-		return 0, false
-	}
-	if mant > 1<<53 || exp < -22 || exp > 22 {
-		return parseFloatSlow(b)
+	if i < len(b) && b[i] != ' ' && b[i] != '\t' || nd == 0 || nd > 19 || mant > 1<<53 || exp < -22 || exp > 22 {
+		// Not the simple form: let strconv decide (it also knows nan, inf,
+		// hexadecimal and long mantissas).
+		end = tokenEnd(b, i)
+		x, ok = parseFloatSlow(b[p:end])
+		return x, end, ok
 	}
 	f := float64(mant)
 	if exp < 0 {
@@ -92,10 +98,23 @@ func parseFloat32(b []byte) (float32, bool) {
 	if neg {
 		f = -f
 	}
-	if mant != 0 && math.Abs(f) > math.MaxFloat32 {
-		return parseFloatSlow(b)
+	// f is the correctly rounded float64; rounding it to float32 is correct
+	// unless f sits exactly on a float32 rounding boundary (double rounding)
+	// or is below the float32 normal range. |f| ≤ 2⁵³·10²² < MaxFloat32, so
+	// the fast path cannot overflow.
+	if bits := math.Float64bits(f); bits&(1<<29-1) == 1<<28 || mant != 0 && math.Abs(f) < 0x1p-126 {
+		x, ok = parseFloatSlow(b[p:i])
+		return x, i, ok
 	}
-	return float32(f), true
+	return float32(f), i, true
+}
+
+// tokenEnd returns the position of the first space or tab at or after i.
+func tokenEnd(b []byte, i int) int {
+	for i < len(b) && b[i] != ' ' && b[i] != '\t' {
+		i++
+	}
+	return i
 }
 
 // parseFloatSlow parses b with strconv without copying it.

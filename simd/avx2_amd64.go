@@ -27,6 +27,7 @@ var avx2Kernels = kernels{
 	matTVec:     matTVecAVX2,
 	gram:        gramAVX2,
 	rank1:       rank1AVX2,
+	rank2:       rank2AVX2,
 }
 
 // block32 is n rounded down to a multiple of 32.
@@ -102,5 +103,13 @@ func gramAVX2(dst, x []float32, m, d int) {
 func rank1AVX2(a []float32, rows, cols int, alpha float32, x, y []float32) {
 	for r := range rows {
 		axpyAVX2Tail(alpha*x[r], y, a[r*cols:(r+1)*cols])
+	}
+}
+
+func rank2AVX2(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32) {
+	for r := range rows {
+		row := a[r*cols : (r+1)*cols]
+		axpyAVX2Tail(alpha*x1[r], y1, row)
+		axpyAVX2Tail(alpha*x2[r], y2, row)
 	}
 }

@@ -34,6 +34,16 @@ func dotRows4AVX512(a *float32, stride int, x *float32, n int, dst *float32)
 //go:noescape
 func dot4x4AVX512(a, b *float32, stride, n int, dst *float32, dstStride int)
 
+// rank1AVX512 computes A += alpha·x·yᵀ for the row-major rows×cols a.
+//
+//go:noescape
+func rank1AVX512(a []float32, rows, cols int, alpha float32, x, y []float32)
+
+// rank2AVX512 computes A += alpha·(x1·y1ᵀ + x2·y2ᵀ).
+//
+//go:noescape
+func rank2AVX512(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
+
 // avx512Kernels is the AVX-512F kernel set.
 var avx512Kernels = kernels{
 	name:        "avx512",
@@ -47,6 +57,7 @@ var avx512Kernels = kernels{
 	matTVec:     matTVecAVX512,
 	gram:        gramAVX512,
 	rank1:       rank1AVX512,
+	rank2:       rank2AVX512,
 }
 
 // matVecAVX512 computes four rows per call of dotRows4AVX512.
@@ -94,11 +105,4 @@ func gramAVX512(dst, x []float32, m, d int) {
 		}
 	}
 	mirrorLower(dst, m)
-}
-
-// rank1AVX512 runs one Axpy per row of A.
-func rank1AVX512(a []float32, rows, cols int, alpha float32, x, y []float32) {
-	for r := range rows {
-		axpyAVX512(alpha*x[r], y, a[r*cols:(r+1)*cols])
-	}
 }

@@ -703,3 +703,163 @@ g4sum:
 	HADD4(X12, X13, X14, X15, DI)
 	VZEROUPPER
 	RET
+
+// func rank1AVX512(a []float32, rows, cols int, alpha float32, x, y []float32)
+//
+// A[r,:] += (alpha·x[r])·y for every row, as one loop nest: an Axpy per row
+// without a call per row. The tail mask of a row is computed once.
+TEXT ·rank1AVX512(SB), NOSPLIT, $0-96
+	MOVQ         a_base+0(FP), DI
+	MOVQ         rows+24(FP), R8
+	MOVQ         cols+32(FP), R9
+	VBROADCASTSS alpha+40(FP), Z1
+	MOVQ         x_base+48(FP), R10
+	MOVQ         y_base+72(FP), R11
+	MOVQ         R9, AX
+	ANDQ         $15, AX
+	LEAQ         maskTab<>(SB), DX
+	KMOVW        (DX)(AX*8), K1
+	TESTQ        R8, R8
+	JZ           r1done
+
+r1row:
+	VMULSS       (R10), X1, X0
+	VBROADCASTSS X0, Z0          // alpha·x[r]
+	MOVQ         R11, SI
+	MOVQ         R9, CX
+	CMPQ         CX, $64
+	JB           r1c16
+
+r1c64:
+	VMOVUPS     (DI), Z4
+	VMOVUPS     64(DI), Z5
+	VMOVUPS     128(DI), Z6
+	VMOVUPS     192(DI), Z7
+	VFMADD231PS (SI), Z0, Z4
+	VFMADD231PS 64(SI), Z0, Z5
+	VFMADD231PS 128(SI), Z0, Z6
+	VFMADD231PS 192(SI), Z0, Z7
+	VMOVUPS     Z4, (DI)
+	VMOVUPS     Z5, 64(DI)
+	VMOVUPS     Z6, 128(DI)
+	VMOVUPS     Z7, 192(DI)
+	ADDQ        $256, SI
+	ADDQ        $256, DI
+	SUBQ        $64, CX
+	CMPQ        CX, $64
+	JAE         r1c64
+
+r1c16:
+	CMPQ        CX, $16
+	JB          r1tail
+	VMOVUPS     (DI), Z4
+	VFMADD231PS (SI), Z0, Z4
+	VMOVUPS     Z4, (DI)
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         r1c16
+
+r1tail:
+	TESTQ       CX, CX
+	JZ          r1next
+	VMOVUPS.Z   (DI), K1, Z4
+	VFMADD231PS (SI), Z0, K1, Z4
+	VMOVUPS     Z4, K1, (DI)
+	LEAQ        (DI)(CX*4), DI
+
+r1next:
+	ADDQ $4, R10
+	DECQ R8
+	JNZ  r1row
+
+r1done:
+	VZEROUPPER
+	RET
+
+// func rank2AVX512(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
+//
+// A[r,:] += (alpha·x1[r])·y1 + (alpha·x2[r])·y2: both updates in one pass
+// over A.
+TEXT ·rank2AVX512(SB), NOSPLIT, $0-144
+	MOVQ         a_base+0(FP), DI
+	MOVQ         rows+24(FP), R8
+	MOVQ         cols+32(FP), R9
+	VBROADCASTSS alpha+40(FP), Z1
+	MOVQ         x1_base+48(FP), R10
+	MOVQ         y1_base+72(FP), R11
+	MOVQ         x2_base+96(FP), R12
+	MOVQ         y2_base+120(FP), R13
+	MOVQ         R9, AX
+	ANDQ         $15, AX
+	LEAQ         maskTab<>(SB), DX
+	KMOVW        (DX)(AX*8), K1
+	TESTQ        R8, R8
+	JZ           r2done
+
+r2row:
+	VMULSS       (R10), X1, X0
+	VBROADCASTSS X0, Z0          // alpha·x1[r]
+	VMULSS       (R12), X1, X2
+	VBROADCASTSS X2, Z2          // alpha·x2[r]
+	MOVQ         R11, SI
+	MOVQ         R13, BX
+	MOVQ         R9, CX
+	CMPQ         CX, $64
+	JB           r2c16
+
+r2c64:
+	VMOVUPS     (DI), Z4
+	VMOVUPS     64(DI), Z5
+	VMOVUPS     128(DI), Z6
+	VMOVUPS     192(DI), Z7
+	VFMADD231PS (SI), Z0, Z4
+	VFMADD231PS 64(SI), Z0, Z5
+	VFMADD231PS 128(SI), Z0, Z6
+	VFMADD231PS 192(SI), Z0, Z7
+	VFMADD231PS (BX), Z2, Z4
+	VFMADD231PS 64(BX), Z2, Z5
+	VFMADD231PS 128(BX), Z2, Z6
+	VFMADD231PS 192(BX), Z2, Z7
+	VMOVUPS     Z4, (DI)
+	VMOVUPS     Z5, 64(DI)
+	VMOVUPS     Z6, 128(DI)
+	VMOVUPS     Z7, 192(DI)
+	ADDQ        $256, SI
+	ADDQ        $256, BX
+	ADDQ        $256, DI
+	SUBQ        $64, CX
+	CMPQ        CX, $64
+	JAE         r2c64
+
+r2c16:
+	CMPQ        CX, $16
+	JB          r2tail
+	VMOVUPS     (DI), Z4
+	VFMADD231PS (SI), Z0, Z4
+	VFMADD231PS (BX), Z2, Z4
+	VMOVUPS     Z4, (DI)
+	ADDQ        $64, SI
+	ADDQ        $64, BX
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         r2c16
+
+r2tail:
+	TESTQ       CX, CX
+	JZ          r2next
+	VMOVUPS.Z   (DI), K1, Z4
+	VFMADD231PS (SI), Z0, K1, Z4
+	VFMADD231PS (BX), Z2, K1, Z4
+	VMOVUPS     Z4, K1, (DI)
+	LEAQ        (DI)(CX*4), DI
+
+r2next:
+	ADDQ $4, R10
+	ADDQ $4, R12
+	DECQ R8
+	JNZ  r2row
+
+r2done:
+	VZEROUPPER
+	RET

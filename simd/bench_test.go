@@ -294,4 +294,62 @@ func BenchmarkRank1(b *testing.B) {
 	b.Run("300x300", func(b *testing.B) { runVariants(b, 2*n*n, vs) })
 }
 
+func BenchmarkRank2(b *testing.B) {
+	const n = 300
+	r := rand.New(rand.NewPCG(10, 10))
+	a, x1, y1, x2, y2 := randVec(r, n*n), randVec(r, n), randVec(r, n), randVec(r, n), randVec(r, n)
+	const alpha = 1e-6
+	vs := []variant{
+		{"plain", func() {
+			for i := range n {
+				row := a[i*n : (i+1)*n]
+				for j := range row {
+					row[j] += alpha * (x1[i]*y1[j] + x2[i]*y2[j])
+				}
+			}
+		}},
+		{"gonum", func() {
+			blas32.Ger(alpha, vec(x1), vec(y1), general(a, n, n))
+			blas32.Ger(alpha, vec(x2), vec(y2), general(a, n, n))
+		}},
+		{"rank1x2", func() {
+			Rank1(a, n, n, alpha, x1, y1)
+			Rank1(a, n, n, alpha, x2, y2)
+		}},
+		{"ours", func() { Rank2(a, n, n, alpha, x1, y1, x2, y2) }},
+	}
+	vs = withPaths(vs, func(k kernels) func() { return func() { k.rank2(a, n, n, alpha, x1, y1, x2, y2) } })
+	b.Run("300x300", func(b *testing.B) { runVariants(b, 4*n*n, vs) })
+}
+
 func sizeName(key string, n int) string { return key + "=" + strconv.Itoa(n) }
+
+// BenchmarkDotTail compares vek32.Dot with the avx2 kernel set's Dot (vek32
+// on the multiple-of-32 prefix, Go for the rest) at lengths with a long tail.
+func BenchmarkDotTail(b *testing.B) {
+	avx2, ok := kernelSet("avx2")
+	if !ok {
+		b.Skip("no AVX2+FMA kernel set on this CPU or build")
+	}
+	for _, d := range []int{31, 63, 127, 319} {
+		r := rand.New(rand.NewPCG(9, 9))
+		x, y := randVec(r, d), randVec(r, d)
+		b.Run(sizeName("d", d), func(b *testing.B) {
+			runVariants(b, 2*float64(d), []variant{
+				{"vek32", func() { sink = vek32.Dot(x, y) }},
+				{"ours-avx2", func() { sink = avx2.dot(x, y) }},
+			})
+		})
+	}
+}
+
+// kernelSet returns the kernel set with the given name if this CPU and
+// build can run it.
+func kernelSet(name string) (kernels, bool) {
+	for _, k := range allKernels() {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return kernels{}, false
+}

@@ -123,6 +123,15 @@ func rank1Go(a []float32, rows, cols int, alpha float32, x, y []float32) {
 	}
 }
 
+// rank2Go is Rank2 in pure Go: two Axpys per row of A while the row is in cache.
+func rank2Go(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32) {
+	for r := range rows {
+		row := a[r*cols : (r+1)*cols]
+		axpyGo(alpha*x1[r], y1, row)
+		axpyGo(alpha*x2[r], y2, row)
+	}
+}
+
 // mirrorLower copies the strict lower triangle of the m×m matrix g into its
 // upper triangle.
 func mirrorLower(g []float32, m int) {

@@ -89,6 +89,10 @@ func guardMatrixKernels(t *testing.T, r *rand.Rand, k kernels, m, n int, a []flo
 	k.rank1(x, m, n, 0.25, w, a)
 	goKernels.rank1(xRef, m, n, 0.25, w, a)
 	checkNear(t, "rank1", n, x, xRef)
+
+	k.rank2(x, m, n, 0.25, w, a, w, a)
+	goKernels.rank2(xRef, m, n, 0.25, w, a, w, a)
+	checkNear(t, "rank2", n, x, xRef)
 }
 
 // checkNear compares a kernel's output with the pure-Go kernel's.

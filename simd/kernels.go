@@ -15,6 +15,7 @@ type kernels struct {
 	matTVec     func(dst, a []float32, rows, cols int, x []float32)
 	gram        func(dst, x []float32, m, d int)
 	rank1       func(a []float32, rows, cols int, alpha float32, x, y []float32)
+	rank2       func(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
 }
 
 // goKernels is the portable pure-Go implementation.
@@ -30,6 +31,7 @@ var goKernels = kernels{
 	matTVec:     matTVecGo,
 	gram:        gramGo,
 	rank1:       rank1Go,
+	rank2:       rank2Go,
 }
 
 // impl is the table chosen at init from the CPU features; it is never

@@ -75,7 +75,7 @@ func Add(dst, x []float32) {
 
 // WeightedSum overwrites dst with Σ_i w[i]·x[i·d:(i+1)·d], where d = len(dst)
 // and m = len(w) rows of x are used. It panics if len(x) != m·d. With m = 0
-// dst is set to zero.
+// dst is set to zero. dst must not overlap w or x.
 func WeightedSum(dst, w, x []float32) {
 	checkLen("WeightedSum", "x", len(x), len(w)*len(dst))
 	impl.weightedSum(dst, w, x)
@@ -84,7 +84,7 @@ func WeightedSum(dst, w, x []float32) {
 // GatherSum overwrites dst with Σ_k table[ids[k]·d:(ids[k]+1)·d], where
 // d = len(dst): the sum of the table rows named by ids (the same id may occur
 // several times). It panics if len(table) is not a multiple of d or an id is
-// out of range. With no ids dst is set to zero.
+// out of range. With no ids dst is set to zero. dst must not overlap table.
 func GatherSum(dst, table []float32, ids []int32) {
 	d := len(dst)
 	if d == 0 {
@@ -104,6 +104,7 @@ func GatherSum(dst, table []float32, ids []int32) {
 
 // MatVec overwrites dst with A·x, where A is the row-major rows×cols matrix a.
 // It panics unless len(a) = rows·cols, len(x) = cols and len(dst) = rows.
+// dst must not overlap a or x.
 func MatVec(dst, a []float32, rows, cols int, x []float32) {
 	checkDims("MatVec", rows, cols)
 	checkLen("MatVec", "a", len(a), rows*cols)
@@ -114,6 +115,7 @@ func MatVec(dst, a []float32, rows, cols int, x []float32) {
 
 // MatTVec overwrites dst with Aᵀ·x, where A is the row-major rows×cols matrix
 // a. It panics unless len(a) = rows·cols, len(x) = rows and len(dst) = cols.
+// dst must not overlap a or x.
 func MatTVec(dst, a []float32, rows, cols int, x []float32) {
 	checkDims("MatTVec", rows, cols)
 	checkLen("MatTVec", "a", len(a), rows*cols)
@@ -124,7 +126,7 @@ func MatTVec(dst, a []float32, rows, cols int, x []float32) {
 
 // Gram overwrites dst (m×m, row-major) with X·Xᵀ, where X is the row-major
 // m×d matrix x. Both triangles of dst are written. It panics unless
-// len(x) = m·d and len(dst) = m·m.
+// len(x) = m·d and len(dst) = m·m. dst must not overlap x.
 func Gram(dst, x []float32, m, d int) {
 	checkDims("Gram", m, d)
 	checkLen("Gram", "x", len(x), m*d)
@@ -140,4 +142,18 @@ func Rank1(a []float32, rows, cols int, alpha float32, x, y []float32) {
 	checkLen("Rank1", "x", len(x), rows)
 	checkLen("Rank1", "y", len(y), cols)
 	impl.rank1(a, rows, cols, alpha, x, y)
+}
+
+// Rank2 computes A += alpha·(x1·y1ᵀ + x2·y2ᵀ) for the row-major rows×cols
+// matrix a: two rank-1 updates in one pass over A, which then crosses the
+// memory hierarchy once instead of twice. It panics unless len(a) = rows·cols,
+// len(x1) = len(x2) = rows and len(y1) = len(y2) = cols.
+func Rank2(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32) {
+	checkDims("Rank2", rows, cols)
+	checkLen("Rank2", "a", len(a), rows*cols)
+	checkLen("Rank2", "x1", len(x1), rows)
+	checkLen("Rank2", "y1", len(y1), cols)
+	checkLen("Rank2", "x2", len(x2), rows)
+	checkLen("Rank2", "y2", len(y2), cols)
+	impl.rank2(a, rows, cols, alpha, x1, y1, x2, y2)
 }

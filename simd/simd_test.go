@@ -359,6 +359,8 @@ func TestShapePanics(t *testing.T) {
 	mustPanic(t, "simd.Gram: dst has length 6, want 4", func() { Gram(v6, v6, 2, 3) })
 	mustPanic(t, "simd.Rank1: x has length 3, want 2", func() { Rank1(v6, 2, 3, 1, v3, v3) })
 	mustPanic(t, "simd.Rank1: y has length 2, want 3", func() { Rank1(v6, 2, 3, 1, v2, v2) })
+	mustPanic(t, "simd.Rank2: x2 has length 3, want 2", func() { Rank2(v6, 2, 3, 1, v2, v3, v3, v3) })
+	mustPanic(t, "simd.Rank2: y1 has length 2, want 3", func() { Rank2(v6, 2, 3, 1, v2, v2, v2, v3) })
 }
 
 // bytesToFloats turns fuzz bytes into finite float32 values in [-8, 8).
@@ -440,8 +442,33 @@ func TestNoAllocs(t *testing.T) {
 		MatTVec(dst, x, m, d, w)
 		Gram(g, x, m, d)
 		Rank1(x, m, d, 1e-3, w, a)
+		Rank2(x, m, d, 1e-3, w, a, w, b)
 	})
 	if allocs != 0 {
 		t.Fatalf("kernels allocate %.1f times per round, want 0", allocs)
 	}
+}
+
+func TestRank2(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, k kernels) {
+		r := rand.New(rand.NewPCG(21, 22))
+		for _, rows := range matDims {
+			for _, cols := range testLengths {
+				a := randVec(r, rows*cols)
+				x1, y1, x2, y2 := randVec(r, rows), randVec(r, cols), randVec(r, rows), randVec(r, cols)
+				alpha := float32(r.NormFloat64())
+				want, mag := make([]float64, rows*cols), make([]float64, rows*cols)
+				for i := range rows {
+					for j := range cols {
+						p1 := float64(alpha) * float64(x1[i]) * float64(y1[j])
+						p2 := float64(alpha) * float64(x2[i]) * float64(y2[j])
+						want[i*cols+j] = float64(a[i*cols+j]) + p1 + p2
+						mag[i*cols+j] = math.Abs(float64(a[i*cols+j])) + math.Abs(p1) + math.Abs(p2)
+					}
+				}
+				k.rank2(a, rows, cols, alpha, x1, y1, x2, y2)
+				checkVec(t, fmt.Sprintf("rank2 %d×%d", rows, cols), a, want, mag)
+			}
+		}
+	})
 }

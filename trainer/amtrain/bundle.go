@@ -1,6 +1,7 @@
 package amtrain
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -39,9 +40,11 @@ type BundleStats struct {
 // a generator fixed by (Seed, word), in parallel (model.InferBatch).
 // Contexts are looked up in d.Base, which is not modified.
 //
+// It stops with ctx's error when ctx is cancelled.
+//
 // f is d.Counts for base words; for other corpus words it is extra[word]
 // when present (a counts file), else the corpus count.
-func BuildBundle(m *model.Model, d *Data, extra map[string]int64, o BundleOptions) (*model.Embeddings, BundleStats, error) {
+func BuildBundle(ctx context.Context, m *model.Model, d *Data, extra map[string]int64, o BundleOptions) (*model.Embeddings, BundleStats, error) {
 	var st BundleStats
 	if o.MaxContexts < 1 {
 		return nil, st, fmt.Errorf("bundle: max contexts must be ≥ 1, got %d", o.MaxContexts)
@@ -101,6 +104,9 @@ func BuildBundle(m *model.Model, d *Data, extra map[string]int64, o BundleOption
 	outs := make([][]float32, 0, chunk)
 	am := make([]float32, chunk*dim)
 	for lo := 0; lo < len(jobs); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, st, fmt.Errorf("bundle: %w", err)
+		}
 		hi := min(lo+chunk, len(jobs))
 		queries, outs = queries[:0], outs[:0]
 		for i, j := range jobs[lo:hi] {

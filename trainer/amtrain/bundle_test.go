@@ -3,6 +3,7 @@ package amtrain
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestBundleRows(t *testing.T) {
 	for id, f := range rare {
 		d.Counts[id] = f
 	}
-	emb, st, err := BuildBundle(m, d, nil, BundleOptions{MaxContexts: 100000, Window: 25, OOVMaxCount: 5, Seed: 3})
+	emb, st, err := BuildBundle(context.Background(), m, d, nil, BundleOptions{MaxContexts: 100000, Window: 25, OOVMaxCount: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestBundleRows(t *testing.T) {
 		t.Errorf("OOV rows = %d, len %d", st.OOV, emb.Len())
 	}
 	// With a counts file saying zzunknown occurs 3 times, it gets a pure AM row.
-	emb2, st2, err := BuildBundle(m, d, map[string]int64{"zzunknown": 3}, BundleOptions{MaxContexts: 100000, Window: 25, OOVMaxCount: 5, Seed: 3})
+	emb2, st2, err := BuildBundle(context.Background(), m, d, map[string]int64{"zzunknown": 3}, BundleOptions{MaxContexts: 100000, Window: 25, OOVMaxCount: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestBundleRows(t *testing.T) {
 		t.Errorf("OOV row %v, want the AM vector %v", emb2.Row(id)[:3], v[:3])
 	}
 	// OOVMaxCount 0 disables those rows.
-	_, st3, _ := BuildBundle(m, d, map[string]int64{"zzunknown": 3}, BundleOptions{MaxContexts: 64, Window: 25, Seed: 3})
+	_, st3, _ := BuildBundle(context.Background(), m, d, map[string]int64{"zzunknown": 3}, BundleOptions{MaxContexts: 64, Window: 25, Seed: 3})
 	if st3.OOV != 0 {
 		t.Errorf("OOVMaxCount 0: %d OOV rows", st3.OOV)
 	}
@@ -122,7 +123,7 @@ func TestTrainCommand(t *testing.T) {
 	if err := runTrain(context.Background(), env); err != nil {
 		t.Fatalf("train: %v\n%s", err, stderr.String())
 	}
-	for _, want := range []string{"mode am", "instances/s", "held-out words: 4"} {
+	for _, want := range []string{"mode am", "inst/cpu_s", "held-out words: 4"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}
@@ -161,5 +162,22 @@ func TestTrainCommand(t *testing.T) {
 	err = runInfer(context.Background(), cli.Env{Stdout: &stdout, Stderr: &stderr, Args: []string{"--model", out, "--input", in, "--out", "-"}})
 	if err == nil || !strings.Contains(err.Error(), "--embeddings") {
 		t.Errorf("infer with a weights file and no embeddings: %v", err)
+	}
+}
+
+func TestBundleCancelled(t *testing.T) {
+	s := newSynth(t, 300)
+	d := s.data(t)
+	o := smallOptions()
+	o.Epochs = 1
+	m := train(t, d, o).Model
+	d.Counts[0] = 3
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := BuildBundle(ctx, m, d, nil, BundleOptions{MaxContexts: 64, Window: 25, Seed: 1}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled bundle: err = %v", err)
+	}
+	if _, _, err := BuildBundle(context.Background(), m, d, nil, BundleOptions{MaxContexts: 0, Window: 25}); err == nil {
+		t.Error("MaxContexts 0 must be refused")
 	}
 }

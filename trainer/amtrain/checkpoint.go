@@ -40,6 +40,7 @@ type state struct {
 	EpochLoss    float64 // partial sums of the interrupted epoch
 	EpochFlops   float64
 	EpochSeconds float64
+	EpochCPU     float64
 	History      []EpochStats
 }
 

@@ -42,18 +42,6 @@ func Commands() []cli.Command {
 // PeakGFLOPSPerCore is this project's machine's float32 peak per core (AVX-512 FMA).
 const PeakGFLOPSPerCore = 222
 
-func parseStorage(s string) (model.Storage, error) {
-	switch s {
-	case "float32":
-		return model.StorageFloat32, nil
-	case "float16":
-		return model.StorageFloat16, nil
-	case "int8":
-		return model.StorageInt8, nil
-	}
-	return 0, fmt.Errorf("unknown storage %q (want float32, float16 or int8)", s)
-}
-
 type trainFlags struct {
 	corpus, embeddings, counts, mode, include, includeMissing string
 	out, bundleOut, storage, checkpointDir, resume, workDir   string
@@ -106,7 +94,7 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	storage, err := parseStorage(f.storage)
+	storage, err := model.ParseStorage(f.storage)
 	if err != nil {
 		return cli.UsageError("--storage: %v", err)
 	}
@@ -164,7 +152,7 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	log.Info("weights written", "file", f.out)
 	if f.bundleOut != "" {
 		bt := time.Now()
-		emb, st, err := BuildBundle(m, d, extra, BundleOptions{MaxContexts: o.MaxContexts, Window: o.Window, OOVMaxCount: f.oovMaxCount, Seed: o.Seed})
+		emb, st, err := BuildBundle(ctx, m, d, extra, BundleOptions{MaxContexts: o.MaxContexts, Window: o.Window, OOVMaxCount: f.oovMaxCount, Seed: o.Seed})
 		if err != nil {
 			return err
 		}
@@ -303,22 +291,29 @@ func ReadInclude(path string, tok model.Tokenizer, base *model.Embeddings, x *In
 	return words, nil
 }
 
-// writeReport prints the per-epoch table and the held-out scores.
+// writeReport prints the per-epoch table and the held-out scores. Rates are
+// given per wall second (GFLOP/s against the machine's peak, peakGFLOPS) and
+// per CPU second (against one core's peak, PeakGFLOPSPerCore), which does not
+// depend on how busy the machine was.
 func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 	fmt.Fprintf(w, "mode %s: %d training words, %d instances/epoch, %d held out\n",
 		res.Model.Mode, len(res.Plan.Words), res.Plan.Instances, len(res.Plan.Holdout))
-	fmt.Fprintf(w, "%-5s %10s %9s %12s %10s %7s", "epoch", "loss", "seconds", "instances/s", "GFLOP/s", "peak%")
+	fmt.Fprintf(w, "%-5s %8s %7s %7s %8s %9s %8s %7s %9s", "epoch", "loss", "wall_s", "cpu_s", "inst/s", "inst/cpu_s", "GFLOP/s", "peak%", "core_pk%")
 	if res.Holdout != nil {
 		for _, k := range HoldoutContexts {
 			fmt.Fprintf(w, " %7s", fmt.Sprintf("cos@%d", k))
 		}
 	}
 	fmt.Fprintln(w)
-	var inst, sec, flops float64
+	row := func(label string, loss float64, inst, sec, cpu, flops float64) {
+		sec, cpu = math.Max(sec, 1e-9), math.Max(cpu, 1e-9)
+		gf := flops / sec / 1e9
+		fmt.Fprintf(w, "%-5s %8.4f %7.1f %7.1f %8.0f %9.0f %8.2f %6.2f%% %8.2f%%", label, loss, sec, cpu,
+			inst/sec, inst/cpu, gf, 100*gf/peakGFLOPS, 100*flops/cpu/1e9/PeakGFLOPSPerCore)
+	}
+	var inst, sec, cpu, flops float64
 	for _, e := range res.Epochs {
-		gf := e.Flops / math.Max(e.Seconds, 1e-9) / 1e9
-		fmt.Fprintf(w, "%-5d %10.4f %9.1f %12.0f %10.2f %6.2f%%", e.Epoch, e.Loss, e.Seconds,
-			float64(e.Instances)/math.Max(e.Seconds, 1e-9), gf, 100*gf/peakGFLOPS)
+		row(fmt.Sprint(e.Epoch), e.Loss, float64(e.Instances), e.Seconds, e.CPUSeconds, e.Flops)
 		if h := e.Holdout; h != nil {
 			for _, c := range h.Cos {
 				fmt.Fprintf(w, " %7.4f", c)
@@ -327,11 +322,15 @@ func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 		fmt.Fprintln(w)
 		inst += float64(e.Instances)
 		sec += e.Seconds
+		cpu += e.CPUSeconds
 		flops += e.Flops
 	}
-	gf := flops / math.Max(sec, 1e-9) / 1e9
-	fmt.Fprintf(w, "total: %.0f instances in %.1f s = %.0f instances/s, %.2f GFLOP/s = %.2f%% of %.0f GFLOP/s peak\n",
-		inst, sec, inst/math.Max(sec, 1e-9), gf, 100*gf/peakGFLOPS, peakGFLOPS)
+	if len(res.Epochs) > 0 {
+		row("all", res.Epochs[len(res.Epochs)-1].Loss, inst, sec, cpu, flops)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "peak%% = GFLOP/s over %.0f GFLOP/s (the machine); core_pk%% = flops per CPU second over %d GFLOP/s (one core)\n",
+		peakGFLOPS, PeakGFLOPSPerCore)
 	if h := res.Holdout; h != nil {
 		fmt.Fprintf(w, "held-out words: %d, mean cosine to base by contexts:", h.Words)
 		for j, k := range HoldoutContexts {

@@ -14,10 +14,17 @@ const DefaultWindow = 25
 // words without a base vector are dropped (they still count toward the window,
 // which is measured in corpus positions and never crosses a line boundary).
 type Sampler struct {
-	x      *Index
-	toBase []int32 // index id → base id, −1 when the word has no base vector
+	x *Index
+	// tokens is the index's token stream re-expressed in base ids: lineSep
+	// between lines, noBase for a word without a base vector. It costs 4 bytes
+	// per token of memory and saves a table lookup per context word.
+	tokens []int32
+	toBase []int32 // index id → base id, noBase when the word has no base vector
 	window int
 }
+
+// noBase marks a token without a base vector in Sampler.tokens.
+const noBase int32 = -2
 
 // NewSampler maps the index vocabulary onto base and returns a sampler with
 // the given window (tokens on either side of the occurrence).
@@ -27,16 +34,25 @@ func NewSampler(x *Index, base *model.Embeddings, window int) *Sampler {
 		if id, ok := base.ID(w); ok {
 			toBase[i] = id
 		} else {
-			toBase[i] = -1
+			toBase[i] = noBase
 		}
 	}
-	return &Sampler{x: x, toBase: toBase, window: window}
+	tokens := make([]int32, len(x.tokens))
+	for i, t := range x.tokens {
+		if t == lineSep {
+			tokens[i] = lineSep
+		} else {
+			tokens[i] = toBase[t]
+		}
+	}
+	return &Sampler{x: x, tokens: tokens, toBase: toBase, window: window}
 }
 
 // AppendContext appends the base ids of the context of the occurrence at
 // stream position pos of word type target (an Index id).
 func (s *Sampler) AppendContext(dst []int32, target int32, pos uint32) []int32 {
-	tokens := s.x.tokens
+	tokens := s.tokens
+	tb := s.toBase[target] // noBase never matches a kept token
 	p := int(pos)
 	start := p
 	for k := 0; k < s.window && tokens[start-1] != lineSep; k++ {
@@ -46,13 +62,14 @@ func (s *Sampler) AppendContext(dst []int32, target int32, pos uint32) []int32 {
 	for k := 0; k < s.window && tokens[end] != lineSep; k++ {
 		end++
 	}
-	for i := start; i < end; i++ {
-		t := tokens[i]
-		if i == p || t == target {
-			continue
+	for _, t := range tokens[start:p] {
+		if t >= 0 && t != tb {
+			dst = append(dst, t)
 		}
-		if b := s.toBase[t]; b >= 0 {
-			dst = append(dst, b)
+	}
+	for _, t := range tokens[p+1 : end] {
+		if t >= 0 && t != tb {
+			dst = append(dst, t)
 		}
 	}
 	return dst

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -274,8 +275,11 @@ type EpochStats struct {
 	Loss      float64 // mean squared distance per instance
 	Instances int
 	Seconds   float64
-	Flops     float64
-	Holdout   *HoldoutScore
+	// CPUSeconds is the process's user+system CPU time during the epoch: on a
+	// shared machine, instances per CPU second are what the code achieves.
+	CPUSeconds float64
+	Flops      float64
+	Holdout    *HoldoutScore
 }
 
 // Result is the outcome of Train.
@@ -377,16 +381,17 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		b0 := 0
 		if epoch == start.Epoch {
 			b0 = start.Batch
-			st.EpochLoss, st.EpochFlops, st.EpochSeconds = start.EpochLoss, start.EpochFlops, start.EpochSeconds
+			st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = start.EpochLoss, start.EpochFlops, start.EpochSeconds, start.EpochCPU
 		} else {
-			st.EpochLoss, st.EpochFlops, st.EpochSeconds = 0, 0, 0
+			st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = 0, 0, 0, 0
 		}
-		began := time.Now()
+		began, cpuBegan := time.Now(), cpuSeconds()
 		for b := b0; b < nb; b++ {
 			if err := ctx.Err(); err != nil {
 				prog.finish()
 				st.Epoch, st.Batch = epoch, b
 				st.EpochSeconds += time.Since(began).Seconds()
+				st.EpochCPU += cpuSeconds() - cpuBegan
 				st.History = res.Epochs
 				if o.CheckpointPath != "" {
 					if cerr := t.checkpoint(&st); cerr != nil {
@@ -411,8 +416,9 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 			}
 		}
 		st.EpochSeconds += time.Since(began).Seconds()
+		st.EpochCPU += cpuSeconds() - cpuBegan
 		es := EpochStats{Epoch: epoch + 1, Loss: st.EpochLoss / float64(len(sched)), Instances: len(sched),
-			Seconds: st.EpochSeconds, Flops: st.EpochFlops}
+			Seconds: st.EpochSeconds, CPUSeconds: st.EpochCPU, Flops: st.EpochFlops}
 		if len(plan.Holdout) > 0 {
 			es.Holdout = t.evalHoldout()
 			res.Holdout = es.Holdout
@@ -425,7 +431,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		}
 		log.Info("epoch done", attrs...)
 		st.Epoch, st.Batch, st.History = epoch+1, 0, res.Epochs
-		st.EpochLoss, st.EpochFlops, st.EpochSeconds = 0, 0, 0
+		st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = 0, 0, 0, 0
 		if o.CheckpointPath != "" {
 			if err := t.checkpoint(&st); err != nil {
 				return nil, err
@@ -572,6 +578,15 @@ func EvalHoldout(m *model.Model, s *Sampler, words []TrainWord, base *model.Embe
 		hs.Cos[j] /= float64(len(words))
 	}
 	return hs
+}
+
+// cpuSeconds returns the user+system CPU time of the process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func cosine(a, b []float32) float64 {

@@ -216,3 +216,36 @@ func TestProgressBar(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedule checks that an epoch holds every word exactly n(w) times, in
+// an order that depends on the epoch.
+func TestSchedule(t *testing.T) {
+	s := newSynth(t, 400)
+	d := s.data(t)
+	o := smallOptions()
+	p, err := MakePlan(d, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &trainer{o: &o, plan: p}
+	e0 := tr.schedule(nil, 0)
+	e1 := tr.schedule(nil, 1)
+	if len(e0) != p.Instances || len(e1) != p.Instances {
+		t.Fatalf("schedule lengths %d, %d; want %d", len(e0), len(e1), p.Instances)
+	}
+	count := make([]int, len(p.Words))
+	for _, i := range e0 {
+		count[i]++
+	}
+	for i, w := range p.Words {
+		if count[i] != w.N {
+			t.Errorf("%s appears %d times, want n(w) = %d", w.Word, count[i], w.N)
+		}
+	}
+	if slices.Equal(e0, e1) {
+		t.Error("epochs 0 and 1 have the same order")
+	}
+	if !slices.Equal(e0, tr.schedule(nil, 0)) {
+		t.Error("the order of an epoch is not reproducible")
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // sharedDir returns ../shared relative to the repository root (the directory
@@ -51,5 +53,21 @@ func TestGeneralCorpusCounts(t *testing.T) {
 	}
 	if v := c.Vocab(1); v.Words[0] != "the" || v.Counts[0] != 705958 {
 		t.Errorf("most frequent word %q (%d), want the (705958)", v.Words[0], v.Counts[0])
+	}
+	// Every count equals the one in the shared counts file, made with the same tokenizer.
+	ref, err := model.LoadCounts(filepath.Join(sharedDir(t), "data", "embeddings", "general-counts.txt.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref) != len(c.Words) {
+		t.Errorf("%d distinct words, the shared counts file has %d", len(c.Words), len(ref))
+	}
+	bad := 0
+	for i, w := range c.Words {
+		if ref[w] != c.Counts[i] {
+			if bad++; bad <= 5 {
+				t.Errorf("count of %q: %d, shared counts file %d", w, c.Counts[i], ref[w])
+			}
+		}
 	}
 }

@@ -42,7 +42,7 @@ func (b *baseFlags) load() (*model.Embeddings, error) {
 
 // withMode loads the model at path onto base and sets its mode.
 func withMode(path string, base *model.Embeddings, mode model.Mode) (*model.Model, error) {
-	m, err := loadModel(path, base)
+	m, err := loadModel(path, base, false)
 	if err != nil {
 		return nil, err
 	}

@@ -18,15 +18,17 @@ type CorpusContexts struct {
 	Contexts map[string][][]string
 }
 
-// SampleContexts reads the corpus at paths sentence by sentence with the
-// project's tokenizer, counts every word, and samples for every word in
-// targets up to maxContexts contexts of at most window words each side (the
-// target word included; model.ContextIDs drops it).
-func SampleContexts(ctx context.Context, paths []string, targets map[string]bool, maxContexts, window int, seed uint64) (*CorpusContexts, error) {
+// SampleContexts reads the corpus at paths line by line (sentence by
+// sentence with sentences set) with the project's tokenizer, counts every
+// word, and samples for every word in targets up to maxContexts contexts of at
+// most window words each side within the line or sentence (the target word
+// included; model.ContextIDs drops it). Lines match how `train` draws
+// contexts, so they are the default of the commands.
+func SampleContexts(ctx context.Context, paths []string, targets map[string]bool, maxContexts, window int, sentences bool, seed uint64) (*CorpusContexts, error) {
 	cc := &CorpusContexts{Counts: map[string]int64{}, Contexts: map[string][][]string{}}
 	counts := map[string]*int64{}
 	rng := rand.New(rand.NewPCG(seed, 0xc0de))
-	opts := corpus.Options{Tokenizer: model.DefaultTokenizer(), Sentences: true}
+	opts := corpus.Options{Tokenizer: model.DefaultTokenizer(), Sentences: sentences}
 	err := corpus.ForEachUnit(ctx, paths, opts, func(u corpus.Unit) error {
 		for i, t := range u.Tokens {
 			// Tokens alias the reader's buffer, and assigning to an existing

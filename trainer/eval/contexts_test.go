@@ -19,7 +19,7 @@ func TestSampleContexts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "c.txt"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cc, err := SampleContexts(context.Background(), []string{dir}, map[string]bool{"good": true, "zyxt": true, "absent": true}, 5, 2, 1)
+	cc, err := SampleContexts(context.Background(), []string{dir}, map[string]bool{"good": true, "zyxt": true, "absent": true}, 5, 2, true, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +35,14 @@ func TestSampleContexts(t *testing.T) {
 	}
 	if got := strings.Join(cc.Contexts["zyxt"][0], " "); got != "word appears zyxt" {
 		t.Fatalf("context of zyxt = %q", got)
+	}
+	// By lines, the window crosses the sentence boundary.
+	cc, err = SampleContexts(context.Background(), []string{dir}, map[string]bool{"runs": true}, 1, 2, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cc.Contexts["runs"][0], " "); got != "good dog runs a bad" {
+		t.Fatalf("line context of runs = %q", got)
 	}
 }
 

@@ -8,14 +8,14 @@ import (
 )
 
 // loadModel loads an AM weights file or serving bundle. With base set, base
-// becomes the model's context vocabulary (replacing a bundle's); without it,
-// the file must be a bundle.
-func loadModel(path string, base *model.Embeddings) (*model.Model, error) {
+// becomes the model's context vocabulary (replacing a bundle's, unless
+// keepBundle is set); without it, the file must be a bundle.
+func loadModel(path string, base *model.Embeddings, keepBundle bool) (*model.Model, error) {
 	m, err := model.LoadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if base != nil {
+	if base != nil && (m.Base == nil || !keepBundle) {
 		if err := m.AttachBase(base); err != nil {
 			return nil, fmt.Errorf("model %s: %w", path, err)
 		}

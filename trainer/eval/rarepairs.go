@@ -203,7 +203,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 		if r.path == "" {
 			continue
 		}
-		m, err := loadModel(r.path, e)
+		m, err := loadModel(r.path, e, false)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -75,9 +77,13 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval retrieval", env)
 	var base baseFlags
 	base.register(fs)
-	amPath := fs.String("model", "", "AM weights `FILE` or serving bundle (with --embeddings, they replace the bundle's base); adds the dense-AM and hybrid-AM rows")
+	amPath := fs.String("model", "", "AM serving bundle or weights `FILE` (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
 	weighting := fs.String("weighting", "sif", "word weighting of the dense rows: sif or mean")
-	alpha := fs.Float64("alpha", 0.5, "hybrid: weight of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha")
+	alphaList := fs.String("alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
+	defaults := vectorizer.DefaultOptions()
+	frequentMin := fs.Int64("frequent-min", defaults.FrequentMin, "dense AM: words with at least this count use their base row (the adapter's frequent_min)")
+	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
+	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
 	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion")
 	k1 := fs.Float64("k1", 1.2, "BM25 k1")
 	b := fs.Float64("b", 0.75, "BM25 b")
@@ -99,8 +105,13 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return cli.UsageError("--weighting: %v", err)
 	}
-	if !(*alpha >= 0 && *alpha <= 1) {
-		return cli.UsageError("--alpha must be in [0, 1], got %v", *alpha)
+	var alphas []float64
+	for _, f := range strings.Split(*alphaList, ",") {
+		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(a >= 0 && a <= 1) {
+			return cli.UsageError("--alpha: %q is not a number in [0, 1]", f)
+		}
+		alphas = append(alphas, a)
 	}
 	if *depth < 10 {
 		return cli.UsageError("--depth must be ≥ 10, got %d", *depth)
@@ -160,11 +171,13 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 			return err
 		}
 		add(name, m)
-		h, err := HybridRun(docs, queries, bmRuns, runs, *alpha)
-		if err != nil {
-			return err
+		for _, a := range alphas {
+			h, err := HybridRun(docs, queries, bmRuns, runs, a)
+			if err != nil {
+				return err
+			}
+			add(fmt.Sprintf("hybrid BM25 + %s (α %.2g)", name, a), h)
 		}
-		add(fmt.Sprintf("hybrid BM25 + %s (α %.2g)", name, *alpha), h)
 		return nil
 	}
 
@@ -185,7 +198,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 	}
 	if *amPath != "" {
-		m, err := loadModel(*amPath, e)
+		m, err := loadModel(*amPath, e, true)
 		if err != nil {
 			return err
 		}
@@ -196,6 +209,10 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		defer mem.Close()
 		opts := vectorizer.DefaultOptions()
 		opts.Weighting = w
+		opts.FrequentMin, opts.RareMin, opts.MaxContexts = *frequentMin, *rareMin, *maxContexts
+		if err := opts.Validate(); err != nil {
+			return cli.UsageError("%v", err)
+		}
 		v, err := vectorizer.New(m, mem, opts)
 		if err != nil {
 			return err
@@ -207,7 +224,8 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 		st := mem.Stats()
 		slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
-		if err := dense("dense AM ("+m.Mode.String()+")", v, opts); err != nil {
+		name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
+		if err := dense(name, v, opts); err != nil {
 			return err
 		}
 	}

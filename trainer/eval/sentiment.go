@@ -135,6 +135,7 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 	minTrain := fs.Int64("min-count-train", 100, "training words must occur at least this often in the corpus")
 	maxContexts := fs.Int("max-contexts", 64, "contexts sampled from the corpus per test word")
 	window := fs.Int("window", 25, "context words kept on either side of the test word")
+	sentences := fs.Bool("sentences", false, "draw contexts within sentences (default: within lines, as train does)")
 	freqList := fs.String("max-freqs", "10,50,100,500,1000", "maximum word frequencies of the columns (comma-separated)")
 	plotPath := fs.String("plot", "", "write a PNG plot of ρ by maximum frequency to `FILE`")
 	seed := fs.Uint64("seed", 1, "random seed (context sampling, logistic regression)")
@@ -195,7 +196,7 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 		testWords[i] = t.Term
 	}
 	slog.Info("sampling contexts of the test words from the corpus", "words", len(test))
-	cc, err := SampleContexts(ctx, corpusPaths, targets, *maxContexts, *window, *seed)
+	cc, err := SampleContexts(ctx, corpusPaths, targets, *maxContexts, *window, *sentences, *seed)
 	if err != nil {
 		return fmt.Errorf("sentiment: %w", err)
 	}
@@ -231,7 +232,7 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 		if r.path == "" {
 			continue
 		}
-		m, err := loadModel(r.path, e)
+		m, err := loadModel(r.path, e, false)
 		if err != nil {
 			return err
 		}

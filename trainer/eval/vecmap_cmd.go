@@ -397,7 +397,7 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 				return EmbeddingLookup(ftAll)(w)
 			}
 		default:
-			mod, err := loadModel(r.path(m+".am"), sg)
+			mod, err := loadModel(r.path(m+".am"), sg, false)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,121 @@
+package skipgram
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+func runCmd(ctx context.Context, args ...string) (string, error) {
+	var out, errOut bytes.Buffer
+	err := Commands()[0].Run(ctx, cli.Env{Args: args, Stdout: &out, Stderr: &errOut})
+	return errOut.String(), err
+}
+
+func TestTrainEmbeddingsCommand(t *testing.T) {
+	corpusPath := topicCorpus(t, 1000)
+	dir := t.TempDir()
+	for _, format := range []string{"text", "binary"} {
+		out := filepath.Join(dir, "emb-"+format)
+		counts := filepath.Join(dir, "counts-"+format+".txt")
+		stderr, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--format", format,
+			"--counts-out", counts, "--dim", "12", "--window", "3", "--min-count", "2", "--epochs", "2",
+			"--sample", "0", "--threads", "1", "--seed", "3")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", format, err, stderr)
+		}
+		e, err := model.LoadEmbeddings(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Dim != 12 || e.Len() != 17 {
+			t.Fatalf("%s: %d words of dimension %d, want 17 of 12", format, e.Len(), e.Dim)
+		}
+		c, err := model.LoadCounts(counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every corpus word is counted, also those below min-count.
+		if len(c) != 18 || c["rare"] != 2 || c["once"] != 1 {
+			t.Fatalf("counts: %d words, rare %d, once %d", len(c), c["rare"], c["once"])
+		}
+		var total int64
+		for _, n := range c {
+			total += n
+		}
+		if total != 1000*12+3 {
+			t.Fatalf("counts sum to %d, want %d tokens", total, 1000*12+3)
+		}
+		if !strings.Contains(stderr, "tokens/s") {
+			t.Errorf("no throughput in the log:\n%s", stderr)
+		}
+	}
+}
+
+func TestTrainEmbeddingsCancelled(t *testing.T) {
+	corpusPath := topicCorpus(t, 200)
+	out := filepath.Join(t.TempDir(), "emb.vec")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := runCmd(ctx, "--corpus", corpusPath, "--out", out, "--min-count", "1")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run returned %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 0 {
+		t.Fatalf("cancelled run left files: %v", entries)
+	}
+}
+
+func TestTrainEmbeddingsFlagErrors(t *testing.T) {
+	corpusPath := topicCorpus(t, 10)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "e.vec")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", out}, "--corpus is required"},
+		{[]string{"--corpus", corpusPath}, "--out is required"},
+		{[]string{"--corpus", corpusPath, "--out", out, "extra"}, `unexpected argument "extra"`},
+		{[]string{"--corpus", corpusPath, "--out", out, "--format", "glove"}, `--format "glove"`},
+		{[]string{"--corpus", corpusPath, "--out", out, "--dim", "0"}, "--dim 0 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--window", "-1"}, "--window -1 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--negative", "0"}, "--negative 0 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--min-count", "0"}, "--min-count 0"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--epochs", "0"}, "--epochs 0 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--sample", "1.5"}, "--sample 1.5 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--lr", "-0.1"}, "--lr -0.1 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--threads", "0"}, "--threads 0 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--neg-power", "2"}, "--neg-power 2 out of range"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--dim", "x"}, "invalid value"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", out}, "same file"},
+	} {
+		_, err := runCmd(context.Background(), tc.args...)
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want a usage error containing %q", tc.args, err, tc.want)
+		}
+	}
+	// Errors found before training: unwritable output, missing corpus, min-count too high.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--corpus", corpusPath, "--out", filepath.Join(dir, "missing", "e.vec")}, "cannot write to directory"},
+		{[]string{"--corpus", corpusPath, "--out", dir}, "is a directory"},
+		{[]string{"--corpus", filepath.Join(dir, "nope.txt"), "--out", out}, "nope.txt: no such file"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--min-count", "1000000"}, "no word occurs at least 1000000 times"},
+	} {
+		_, err := runCmd(context.Background(), tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want it to contain %q", tc.args, err, tc.want)
+		}
+	}
+}
