@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -259,7 +260,7 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 	if err := <-readErr; err != nil {
 		return nil, err
 	}
-	sortChunks(results)
+	slices.SortFunc(results, func(a, b *textChunk) int { return a.seq - b.seq })
 	total := 0
 	for _, c := range results {
 		if c.err != nil {
@@ -271,11 +272,21 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 		return nil, fmt.Errorf("%s:1: header declares %d words but the body has %d", name, wantRows, total)
 	}
 	words := make([]string, 0, total)
-	vecs := make([]float32, 0, total*dim)
+	vecs := make([]float32, total*dim)
+	// Concatenate the chunks' vectors in parallel: the copy (and the page
+	// faults of the fresh array) is a fair share of the loading time.
+	var cw sync.WaitGroup
+	next := 0
 	for _, c := range results {
 		words = append(words, c.words...)
-		vecs = append(vecs, c.vecs...)
+		cw.Add(1)
+		go func(dst, src []float32) {
+			defer cw.Done()
+			copy(dst, src)
+		}(vecs[next:next+len(c.vecs)], c.vecs)
+		next += len(c.vecs)
 	}
+	cw.Wait()
 	e, err := newEmbeddingsIndexed(dim, words, vecs, func(i int) string {
 		// Report the line of entry i.
 		for _, c := range results {
@@ -287,14 +298,6 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 		return name
 	})
 	return e, err
-}
-
-func sortChunks(cs []*textChunk) {
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].seq < cs[j-1].seq; j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
 }
 
 // parseTextChunk parses the lines of c into words and vectors.
@@ -453,8 +456,8 @@ func readBinaryBody(br *bufio.Reader, name string, rows, dim int) (*Embeddings, 
 // WriteEmbeddingsText writes e in word2vec text format with a "rows dim"
 // header; values use the shortest representation that reads back exactly.
 func WriteEmbeddingsText(w io.Writer, e *Embeddings) error {
-	return writeEmbeddings(w, e, func(buf []byte, row []float32) []byte {
-		for _, x := range row {
+	return writeWordLines(w, fmt.Sprintf("%d %d\n", e.Len(), e.Dim), e.Words, "write embeddings", func(buf []byte, i int) []byte {
+		for _, x := range e.Row(int32(i)) {
 			buf = append(buf, ' ')
 			buf = strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
 		}
@@ -466,31 +469,31 @@ func WriteEmbeddingsText(w io.Writer, e *Embeddings) error {
 // header line, then per word the word, a space, Dim little-endian float32
 // values and a line break.
 func WriteEmbeddingsBinary(w io.Writer, e *Embeddings) error {
-	return writeEmbeddings(w, e, func(buf []byte, row []float32) []byte {
+	return writeWordLines(w, fmt.Sprintf("%d %d\n", e.Len(), e.Dim), e.Words, "write embeddings", func(buf []byte, i int) []byte {
 		buf = append(buf, ' ')
-		return appendFloats(buf, row)
+		return appendFloats(buf, e.Row(int32(i)))
 	})
 }
 
-// writeEmbeddings writes the header line and, per word, the word, the bytes
-// appendRow appends for its vector and a line break.
-func writeEmbeddings(w io.Writer, e *Embeddings, appendRow func(buf []byte, row []float32) []byte) error {
+// writeWordLines writes header and, per word, the word, the bytes appendRest
+// appends for it and a line break. Words must be valid (validWord).
+func writeWordLines(w io.Writer, header string, words []string, what string, appendRest func(buf []byte, i int) []byte) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	fmt.Fprintf(bw, "%d %d\n", e.Len(), e.Dim)
+	bw.WriteString(header)
 	var buf []byte
-	for i, word := range e.Words {
+	for i, word := range words {
 		if err := validWord(word); err != nil {
-			return fmt.Errorf("write embeddings: entry %d: %w", i, err)
+			return fmt.Errorf("%s: entry %d: %w", what, i, err)
 		}
 		buf = append(buf[:0], word...)
-		buf = appendRow(buf, e.Row(int32(i)))
+		buf = appendRest(buf, i)
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("write embeddings: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write embeddings: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -604,22 +607,8 @@ func WriteCounts(w io.Writer, words []string, counts []int64) error {
 	if len(words) != len(counts) {
 		return fmt.Errorf("write counts: %d words but %d counts", len(words), len(counts))
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	buf := make([]byte, 0, 64)
-	for i, word := range words {
-		if err := validWord(word); err != nil {
-			return fmt.Errorf("write counts: entry %d: %w", i, err)
-		}
-		buf = append(buf[:0], word...)
+	return writeWordLines(w, "", words, "write counts", func(buf []byte, i int) []byte {
 		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, counts[i], 10)
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("write counts: %w", err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write counts: %w", err)
-	}
-	return nil
+		return strconv.AppendInt(buf, counts[i], 10)
+	})
 }

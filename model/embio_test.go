@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -107,10 +108,21 @@ func TestEmbeddingsRoundTrip(t *testing.T) {
 	}
 	// Headerless (GloVe) text: drop the first line.
 	glove := text.Bytes()[bytes.IndexByte(text.Bytes(), '\n')+1:]
+	// Binary without a line break after each vector (as some writers do).
+	var noNL bytes.Buffer
+	fmt.Fprintf(&noNL, "%d %d\n", e.Len(), e.Dim)
+	for i, w := range e.Words {
+		noNL.WriteString(w + " ")
+		for _, x := range e.Row(int32(i)) {
+			binary.Write(&noNL, binary.LittleEndian, x)
+		}
+	}
 	for name, data := range map[string][]byte{
 		"text": text.Bytes(), "binary": bin.Bytes(), "glove": glove,
 		"text.gz": gz(text.Bytes()), "binary.gz": gz(bin.Bytes()), "glove.gz": gz(glove),
-		"crlf": bytes.ReplaceAll(text.Bytes(), []byte("\n"), []byte("\r\n")),
+		"crlf":        bytes.ReplaceAll(text.Bytes(), []byte("\n"), []byte("\r\n")),
+		"tabs":        bytes.ReplaceAll(text.Bytes(), []byte(" "), []byte("\t ")),
+		"binary-nonl": noNL.Bytes(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := ReadEmbeddings(bytes.NewReader(data), name)

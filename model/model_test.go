@@ -366,3 +366,23 @@ func TestGradsAddReset(t *testing.T) {
 		t.Fatal("a row reused after Reset is not zero")
 	}
 }
+
+func TestInferPanicsOnBadInput(t *testing.T) {
+	m := testModel(t, ModeAM, 4, 1)
+	ws := m.NewWorkspace()
+	for name, f := range map[string]func(){
+		"id outside base": func() { m.Infer(ws, "x", [][]int32{{int32(m.Base.Len())}}, make([]float32, 4)) },
+		"negative id":     func() { m.Infer(ws, "x", [][]int32{{-1}}, make([]float32, 4)) },
+		"short dst":       func() { m.Infer(ws, "x", nil, make([]float32, 3)) },
+		"other workspace": func() { m.Infer(testModel(t, ModeAM, 5, 1).NewWorkspace(), "x", nil, make([]float32, 4)) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Infer did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -34,27 +34,13 @@ func parseFloatPrefix(b []byte, p int) (x float32, end int, ok bool) {
 		neg = b[i] == '-'
 		i++
 	}
-	var mant uint64
-	nd, exp := 0, 0
-	for ; i < len(b); i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			break
-		}
-		mant = mant*10 + uint64(c)
-		nd++
-	}
+	i, mant, nd := scanDigits(b, i, 0)
+	exp := 0
 	if i < len(b) && b[i] == '.' {
-		i++
-		for ; i < len(b); i++ {
-			c := b[i] - '0'
-			if c > 9 {
-				break
-			}
-			mant = mant*10 + uint64(c)
-			nd++
-			exp--
-		}
+		var nf int
+		i, mant, nf = scanDigits(b, i+1, mant)
+		nd += nf
+		exp -= nf
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') && nd > 0 {
 		i++
@@ -107,6 +93,22 @@ func parseFloatPrefix(b []byte, p int) (x float32, end int, ok bool) {
 		return x, i, ok
 	}
 	return float32(f), i, true
+}
+
+// scanDigits appends the decimal digits starting at b[i] to mant (wrapping
+// beyond 19 digits, which the caller rejects) and returns the position after
+// them and their number.
+func scanDigits(b []byte, i int, mant uint64) (int, uint64, int) {
+	n := 0
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		mant = mant*10 + uint64(c)
+		n++
+	}
+	return i, mant, n
 }
 
 // tokenEnd returns the position of the first space or tab at or after i.

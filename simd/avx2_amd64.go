@@ -28,6 +28,7 @@ var avx2Kernels = kernels{
 	gram:        gramAVX2,
 	rank1:       rank1AVX2,
 	rank2:       rank2AVX2,
+	pairAxpy:    pairAxpyAVX2,
 }
 
 // block32 is n rounded down to a multiple of 32.
@@ -112,4 +113,9 @@ func rank2AVX2(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []floa
 		axpyAVX2Tail(alpha*x1[r], y1, row)
 		axpyAVX2Tail(alpha*x2[r], y2, row)
 	}
+}
+
+func pairAxpyAVX2(alpha float32, a, b, acc []float32) {
+	axpyAVX2Tail(alpha, b, acc)
+	axpyAVX2Tail(alpha, a, b)
 }

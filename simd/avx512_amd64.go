@@ -44,6 +44,11 @@ func rank1AVX512(a []float32, rows, cols int, alpha float32, x, y []float32)
 //go:noescape
 func rank2AVX512(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
 
+// pairAxpyAVX512 computes acc += alpha·b and b += alpha·a in one pass.
+//
+//go:noescape
+func pairAxpyAVX512(alpha float32, a, b, acc []float32)
+
 // avx512Kernels is the AVX-512F kernel set.
 var avx512Kernels = kernels{
 	name:        "avx512",
@@ -58,6 +63,7 @@ var avx512Kernels = kernels{
 	gram:        gramAVX512,
 	rank1:       rank1AVX512,
 	rank2:       rank2AVX512,
+	pairAxpy:    pairAxpyAVX512,
 }
 
 // matVecAVX512 computes four rows per call of dotRows4AVX512.

@@ -81,18 +81,42 @@ GLOBL maskTab<>(SB), RODATA|NOPTR, $520
 	KMOVW 4(tmp)(reg*8), K3 \
 	KMOVW 6(tmp)(reg*8), K4
 
-// HSUM reduces the 16 lanes of Z0 into the low lane of X0 (clobbers Z1).
-#define HSUM \
-	VEXTRACTF64X4 $1, Z0, Y1 \
-	VADDPS        Y1, Y0, Y0 \
-	VEXTRACTF128  $1, Y0, X1 \
-	VADDPS        X1, X0, X0 \
-	VHADDPS       X0, X0, X0 \
-	VHADDPS       X0, X0, X0
+// TAILMASK sets K1 to the lanes of the last n mod 16 elements (clobbers AX, DX).
+#define TAILMASK(n) \
+	MOVQ  n, AX              \
+	ANDQ  $15, AX            \
+	LEAQ  maskTab<>(SB), DX  \
+	KMOVW (DX)(AX*8), K1
 
-// HSUMFAST reduces the 16 lanes of Z0 into the low lane of X0 with
+// AXPY64, AXPY16 and AXPYTAIL compute y += Z0·x on 64, 16 and the K1-masked
+// tail of elements, y at DI and x at SI (clobber Z4-Z7).
+#define AXPY64 \
+	VMOVUPS     (DI), Z4         \
+	VMOVUPS     64(DI), Z5       \
+	VMOVUPS     128(DI), Z6      \
+	VMOVUPS     192(DI), Z7      \
+	VFMADD231PS (SI), Z0, Z4     \
+	VFMADD231PS 64(SI), Z0, Z5   \
+	VFMADD231PS 128(SI), Z0, Z6  \
+	VFMADD231PS 192(SI), Z0, Z7  \
+	VMOVUPS     Z4, (DI)         \
+	VMOVUPS     Z5, 64(DI)       \
+	VMOVUPS     Z6, 128(DI)      \
+	VMOVUPS     Z7, 192(DI)
+
+#define AXPY16 \
+	VMOVUPS     (DI), Z4      \
+	VFMADD231PS (SI), Z0, Z4  \
+	VMOVUPS     Z4, (DI)
+
+#define AXPYTAIL \
+	VMOVUPS.Z   (DI), K1, Z4      \
+	VFMADD231PS (SI), Z0, K1, Z4  \
+	VMOVUPS     Z4, K1, (DI)
+
+// HSUM reduces the 16 lanes of Z0 into the low lane of X0 with
 // shuffles instead of horizontal adds (clobbers Z1).
-#define HSUMFAST \
+#define HSUM \
 	VEXTRACTF64X4 $1, Z0, Y1 \
 	VADDPS        Y1, Y0, Y0 \
 	VEXTRACTF128  $1, Y0, X1 \
@@ -107,10 +131,7 @@ TEXT ·dotAVX512(SB), NOSPLIT, $0-52
 	MOVQ   a_base+0(FP), SI
 	MOVQ   b_base+24(FP), DI
 	MOVQ   a_len+8(FP), CX
-	MOVQ   CX, AX
-	ANDQ   $15, AX
-	LEAQ   maskTab<>(SB), DX
-	KMOVW  (DX)(AX*8), K1    // tail mask, loaded early off the critical path
+	TAILMASK(CX)
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
 	VXORPS Z2, Z2, Z2
@@ -166,7 +187,7 @@ dottail:
 
 dotdone:
 	VADDPS Z1, Z0, Z0
-	HSUMFAST
+	HSUM
 	VZEROUPPER
 	MOVSS  X0, ret+48(FP)
 	RET
@@ -177,26 +198,12 @@ TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
 	MOVQ         x_base+8(FP), SI
 	MOVQ         y_base+32(FP), DI
 	MOVQ         x_len+16(FP), CX
-	MOVQ         CX, AX
-	ANDQ         $15, AX
-	LEAQ         maskTab<>(SB), DX
-	KMOVW        (DX)(AX*8), K1
+	TAILMASK(CX)
 	CMPQ         CX, $64
 	JB           axpy16
 
 axpy64:
-	VMOVUPS     (DI), Z4
-	VMOVUPS     64(DI), Z5
-	VMOVUPS     128(DI), Z6
-	VMOVUPS     192(DI), Z7
-	VFMADD231PS (SI), Z0, Z4
-	VFMADD231PS 64(SI), Z0, Z5
-	VFMADD231PS 128(SI), Z0, Z6
-	VFMADD231PS 192(SI), Z0, Z7
-	VMOVUPS     Z4, (DI)
-	VMOVUPS     Z5, 64(DI)
-	VMOVUPS     Z6, 128(DI)
-	VMOVUPS     Z7, 192(DI)
+	AXPY64
 	ADDQ        $256, SI
 	ADDQ        $256, DI
 	SUBQ        $64, CX
@@ -206,9 +213,7 @@ axpy64:
 axpy16:
 	CMPQ        CX, $16
 	JB          axpytail
-	VMOVUPS     (DI), Z4
-	VFMADD231PS (SI), Z0, Z4
-	VMOVUPS     Z4, (DI)
+	AXPY16
 	ADDQ        $64, SI
 	ADDQ        $64, DI
 	SUBQ        $16, CX
@@ -217,9 +222,7 @@ axpy16:
 axpytail:
 	TESTQ       CX, CX
 	JZ          axpydone
-	VMOVUPS.Z   (DI), K1, Z4
-	VFMADD231PS (SI), Z0, K1, Z4
-	VMOVUPS     Z4, K1, (DI)
+	AXPYTAIL
 
 axpydone:
 	VZEROUPPER
@@ -715,10 +718,7 @@ TEXT ·rank1AVX512(SB), NOSPLIT, $0-96
 	VBROADCASTSS alpha+40(FP), Z1
 	MOVQ         x_base+48(FP), R10
 	MOVQ         y_base+72(FP), R11
-	MOVQ         R9, AX
-	ANDQ         $15, AX
-	LEAQ         maskTab<>(SB), DX
-	KMOVW        (DX)(AX*8), K1
+	TAILMASK(R9)
 	TESTQ        R8, R8
 	JZ           r1done
 
@@ -731,18 +731,7 @@ r1row:
 	JB           r1c16
 
 r1c64:
-	VMOVUPS     (DI), Z4
-	VMOVUPS     64(DI), Z5
-	VMOVUPS     128(DI), Z6
-	VMOVUPS     192(DI), Z7
-	VFMADD231PS (SI), Z0, Z4
-	VFMADD231PS 64(SI), Z0, Z5
-	VFMADD231PS 128(SI), Z0, Z6
-	VFMADD231PS 192(SI), Z0, Z7
-	VMOVUPS     Z4, (DI)
-	VMOVUPS     Z5, 64(DI)
-	VMOVUPS     Z6, 128(DI)
-	VMOVUPS     Z7, 192(DI)
+	AXPY64
 	ADDQ        $256, SI
 	ADDQ        $256, DI
 	SUBQ        $64, CX
@@ -752,9 +741,7 @@ r1c64:
 r1c16:
 	CMPQ        CX, $16
 	JB          r1tail
-	VMOVUPS     (DI), Z4
-	VFMADD231PS (SI), Z0, Z4
-	VMOVUPS     Z4, (DI)
+	AXPY16
 	ADDQ        $64, SI
 	ADDQ        $64, DI
 	SUBQ        $16, CX
@@ -763,9 +750,7 @@ r1c16:
 r1tail:
 	TESTQ       CX, CX
 	JZ          r1next
-	VMOVUPS.Z   (DI), K1, Z4
-	VFMADD231PS (SI), Z0, K1, Z4
-	VMOVUPS     Z4, K1, (DI)
+	AXPYTAIL
 	LEAQ        (DI)(CX*4), DI
 
 r1next:
@@ -790,10 +775,7 @@ TEXT ·rank2AVX512(SB), NOSPLIT, $0-144
 	MOVQ         y1_base+72(FP), R11
 	MOVQ         x2_base+96(FP), R12
 	MOVQ         y2_base+120(FP), R13
-	MOVQ         R9, AX
-	ANDQ         $15, AX
-	LEAQ         maskTab<>(SB), DX
-	KMOVW        (DX)(AX*8), K1
+	TAILMASK(R9)
 	TESTQ        R8, R8
 	JZ           r2done
 
@@ -861,5 +843,62 @@ r2next:
 	JNZ  r2row
 
 r2done:
+	VZEROUPPER
+	RET
+
+// PAIRSTEP updates one 16-lane group at byte offset off: acc += alpha·b and
+// b += alpha·a, with the old b (Z0 holds alpha).
+#define PAIRSTEP(off, zb, zc) \
+	VMOVUPS     off(DI), zb      \
+	VMOVUPS     off(R8), zc      \
+	VFMADD231PS zb, Z0, zc       \
+	VFMADD231PS off(SI), Z0, zb  \
+	VMOVUPS     zc, off(R8)      \
+	VMOVUPS     zb, off(DI)
+
+// func pairAxpyAVX512(alpha float32, a, b, acc []float32)
+TEXT ·pairAxpyAVX512(SB), NOSPLIT, $0-80
+	VBROADCASTSS alpha+0(FP), Z0
+	MOVQ         a_base+8(FP), SI
+	MOVQ         b_base+32(FP), DI
+	MOVQ         acc_base+56(FP), R8
+	MOVQ         a_len+16(FP), CX
+	TAILMASK(CX)
+	CMPQ         CX, $64
+	JB           pair16
+
+pair64:
+	PAIRSTEP(0, Z4, Z8)
+	PAIRSTEP(64, Z5, Z9)
+	PAIRSTEP(128, Z6, Z10)
+	PAIRSTEP(192, Z7, Z11)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	ADDQ $256, R8
+	SUBQ $64, CX
+	CMPQ CX, $64
+	JAE  pair64
+
+pair16:
+	CMPQ CX, $16
+	JB   pairtail
+	PAIRSTEP(0, Z4, Z8)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R8
+	SUBQ $16, CX
+	JMP  pair16
+
+pairtail:
+	TESTQ       CX, CX
+	JZ          pairdone
+	VMOVUPS.Z   (DI), K1, Z4
+	VMOVUPS.Z   (R8), K1, Z8
+	VFMADD231PS Z4, Z0, Z8
+	VFMADD231PS (SI), Z0, K1, Z4
+	VMOVUPS     Z8, K1, (R8)
+	VMOVUPS     Z4, K1, (DI)
+
+pairdone:
 	VZEROUPPER
 	RET

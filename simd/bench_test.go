@@ -117,6 +117,37 @@ func BenchmarkAxpy(b *testing.B) {
 	}
 }
 
+// BenchmarkPairAxpy measures the skip-gram update acc += g·b, b += g·a
+// against the two Axpy calls it replaces.
+func BenchmarkPairAxpy(b *testing.B) {
+	for _, d := range []int{100, 300} {
+		b.Run(sizeName("d", d), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(11, 11))
+			x, y, acc := randVec(r, d), randVec(r, d), randVec(r, d)
+			const alpha = 1e-6
+			vs := []variant{
+				{"plain", func() {
+					for i := range x {
+						acc[i] += alpha * y[i]
+						y[i] += alpha * x[i]
+					}
+				}},
+				{"gonum", func() {
+					blas32.Axpy(alpha, vec(y), vec(acc))
+					blas32.Axpy(alpha, vec(x), vec(y))
+				}},
+				{"axpyx2", func() {
+					Axpy(alpha, y, acc)
+					Axpy(alpha, x, y)
+				}},
+				{"ours", func() { PairAxpy(alpha, x, y, acc) }},
+			}
+			vs = withPaths(vs, func(k kernels) func() { return func() { k.pairAxpy(alpha, x, y, acc) } })
+			runVariants(b, 4*float64(d), vs)
+		})
+	}
+}
+
 func BenchmarkWeightedSum(b *testing.B) {
 	const m, d = 64, 300
 	r := rand.New(rand.NewPCG(3, 3))

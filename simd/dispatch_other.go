@@ -16,3 +16,6 @@ func dotAVX512(a, b []float32) float32 { return dotGo(a, b) }
 
 // axpyAVX512 is never called in this build (useAVX512 is false).
 func axpyAVX512(alpha float32, x, y []float32) { axpyGo(alpha, x, y) }
+
+// pairAxpyAVX512 is never called in this build (useAVX512 is false).
+func pairAxpyAVX512(alpha float32, a, b, acc []float32) { pairAxpyGo(alpha, a, b, acc) }

@@ -132,6 +132,29 @@ func rank2Go(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float3
 	}
 }
 
+// pairAxpyGo is PairAxpy in unrolled pure Go.
+func pairAxpyGo(alpha float32, a, b, acc []float32) {
+	b, acc = b[:len(a)], acc[:len(a)]
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		aa, bb, cc := a[i:i+4:i+4], b[i:i+4:i+4], acc[i:i+4:i+4]
+		b0, b1, b2, b3 := bb[0], bb[1], bb[2], bb[3]
+		cc[0] += alpha * b0
+		cc[1] += alpha * b1
+		cc[2] += alpha * b2
+		cc[3] += alpha * b3
+		bb[0] = b0 + alpha*aa[0]
+		bb[1] = b1 + alpha*aa[1]
+		bb[2] = b2 + alpha*aa[2]
+		bb[3] = b3 + alpha*aa[3]
+	}
+	for ; i < len(a); i++ {
+		bi := b[i]
+		acc[i] += alpha * bi
+		b[i] = bi + alpha*a[i]
+	}
+}
+
 // mirrorLower copies the strict lower triangle of the m×m matrix g into its
 // upper triangle.
 func mirrorLower(g []float32, m int) {

@@ -45,6 +45,8 @@ func TestGuardPages(t *testing.T) {
 			if got := k.dot(a, b); !closeTo(got, want, mag) {
 				t.Errorf("dot n=%d: %g, want %g", n, got, want)
 			}
+			c := guarded(t, r, n)
+			k.pairAxpy(0.5, a, b, c)
 			k.axpy(0.5, a, b)
 			k.scale(0.5, b)
 			k.add(b, a)

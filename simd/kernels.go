@@ -16,6 +16,7 @@ type kernels struct {
 	gram        func(dst, x []float32, m, d int)
 	rank1       func(a []float32, rows, cols int, alpha float32, x, y []float32)
 	rank2       func(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
+	pairAxpy    func(alpha float32, a, b, acc []float32)
 }
 
 // goKernels is the portable pure-Go implementation.
@@ -32,6 +33,7 @@ var goKernels = kernels{
 	gram:        gramGo,
 	rank1:       rank1Go,
 	rank2:       rank2Go,
+	pairAxpy:    pairAxpyGo,
 }
 
 // impl is the table chosen at init from the CPU features; it is never

@@ -1,12 +1,15 @@
 // Package simd provides the float32 vector and small-matrix kernels that the
 // Attentive Mimicking model runs on: dot products, scaled sums, gathered row
-// sums, matrix–vector products, Gram matrices and rank-1 updates.
+// sums, matrix–vector products, Gram matrices, rank-1 and rank-2 updates, and
+// the fused update of skip-gram training (PairAxpy).
 //
 // The implementation is chosen once at program start from the CPU features
 // reported by golang.org/x/sys/cpu: hand-written AVX-512 assembly where the
-// CPU has AVX-512F, github.com/viterin/vek (AVX2+FMA) with the tail handled in
-// Go where the CPU has AVX2 and FMA, and unrolled pure Go otherwise. Building
-// with the purego tag forces the pure-Go kernels on every architecture.
+// CPU has AVX-512F; github.com/viterin/vek (AVX2+FMA) on the largest multiple
+// of 32 elements with the tail in Go, plus a small AVX2 assembly Axpy, where
+// the CPU has AVX2 and FMA; unrolled pure Go otherwise. Building with the
+// purego tag forces the pure-Go kernels on every architecture.
+// Implementation reports the choice.
 //
 // All slices are plain row-major float32 data with explicit dimensions, as in
 // gonum. Mismatched lengths are programming errors and panic with a message
@@ -156,4 +159,23 @@ func Rank2(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
 	checkLen("Rank2", "x2", len(x2), rows)
 	checkLen("Rank2", "y2", len(y2), cols)
 	impl.rank2(a, rows, cols, alpha, x1, y1, x2, y2)
+}
+
+// PairAxpy computes acc += alpha·b and then b += alpha·a, reading each
+// element of b once (the acc update uses b before its own update). It is the
+// update of skip-gram with negative sampling, where a is the input vector,
+// b the output vector and acc the input's gradient, fused into one pass.
+// It panics unless len(a) = len(b) = len(acc). acc must not overlap a or b.
+func PairAxpy(alpha float32, a, b, acc []float32) {
+	if len(b) != len(a) {
+		panicLen("PairAxpy", "b", len(b), len(a))
+	}
+	if len(acc) != len(a) {
+		panicLen("PairAxpy", "acc", len(acc), len(a))
+	}
+	if useAVX512 {
+		pairAxpyAVX512(alpha, a, b, acc)
+		return
+	}
+	impl.pairAxpy(alpha, a, b, acc)
 }

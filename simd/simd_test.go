@@ -359,6 +359,8 @@ func TestShapePanics(t *testing.T) {
 	mustPanic(t, "simd.Gram: dst has length 6, want 4", func() { Gram(v6, v6, 2, 3) })
 	mustPanic(t, "simd.Rank1: x has length 3, want 2", func() { Rank1(v6, 2, 3, 1, v3, v3) })
 	mustPanic(t, "simd.Rank1: y has length 2, want 3", func() { Rank1(v6, 2, 3, 1, v2, v2) })
+	mustPanic(t, "simd.PairAxpy: b has length 3, want 2", func() { PairAxpy(1, v2, v3, v2) })
+	mustPanic(t, "simd.PairAxpy: acc has length 3, want 2", func() { PairAxpy(1, v2, v2, v3) })
 	mustPanic(t, "simd.Rank2: x2 has length 3, want 2", func() { Rank2(v6, 2, 3, 1, v2, v3, v3, v3) })
 	mustPanic(t, "simd.Rank2: y1 has length 2, want 3", func() { Rank2(v6, 2, 3, 1, v2, v2, v2, v3) })
 }
@@ -443,6 +445,7 @@ func TestNoAllocs(t *testing.T) {
 		Gram(g, x, m, d)
 		Rank1(x, m, d, 1e-3, w, a)
 		Rank2(x, m, d, 1e-3, w, a, w, b)
+		PairAxpy(1e-3, a, b, dst)
 	})
 	if allocs != 0 {
 		t.Fatalf("kernels allocate %.1f times per round, want 0", allocs)
@@ -469,6 +472,29 @@ func TestRank2(t *testing.T) {
 				k.rank2(a, rows, cols, alpha, x1, y1, x2, y2)
 				checkVec(t, fmt.Sprintf("rank2 %d×%d", rows, cols), a, want, mag)
 			}
+		}
+	})
+}
+
+func TestPairAxpy(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, k kernels) {
+		r := rand.New(rand.NewPCG(23, 24))
+		for _, n := range testLengths {
+			a, b, acc := randVec(r, n), randVec(r, n), randVec(r, n)
+			alpha := float32(r.NormFloat64())
+			wantB, magB := make([]float64, n), make([]float64, n)
+			wantAcc, magAcc := make([]float64, n), make([]float64, n)
+			for i := range n {
+				pb := float64(alpha) * float64(b[i])
+				wantAcc[i] = float64(acc[i]) + pb
+				magAcc[i] = math.Abs(float64(acc[i])) + math.Abs(pb)
+				pa := float64(alpha) * float64(a[i])
+				wantB[i] = float64(b[i]) + pa
+				magB[i] = math.Abs(float64(b[i])) + math.Abs(pa)
+			}
+			k.pairAxpy(alpha, a, b, acc)
+			checkVec(t, fmt.Sprintf("pairAxpy acc n=%d", n), acc, wantAcc, magAcc)
+			checkVec(t, fmt.Sprintf("pairAxpy b n=%d", n), b, wantB, magB)
 		}
 	})
 }

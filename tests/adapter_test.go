@@ -56,12 +56,11 @@ func adapterMemory(t *testing.T, a *adapterServer) map[string]any {
 func TestTransformersAdapter(t *testing.T) {
 	e := requireE2E(t)
 	r := loadReference(t, e)
-	b := builtBinaries(t, e.repo)
 	tmp := t.TempDir()
 	memDir := filepath.Join(tmp, "memory")
 	adapterPort := freePorts(t, 1)[0]
-	a := startAdapter(t, b.text2vecAM, filepath.Join(tmp, "adapter.log"), adapterPort, adapterArgs(r, memDir, false))
-	w := startWeaviate(t, b.stock, filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
+	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), adapterPort, adapterArgs(r, memDir, false))
+	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
 		"ENABLE_MODULES=text2vec-transformers",
 		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
 	})

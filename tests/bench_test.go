@@ -25,15 +25,14 @@ func TestImportThroughput(t *testing.T) {
 	}
 	e := requireE2E(t)
 	r := loadReference(t, e)
-	b := builtBinaries(t, e.repo)
 	tmp := t.TempDir()
 
-	a := startAdapter(t, b.text2vecAM, filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, filepath.Join(tmp, "memory-a"), false))
-	stock := startWeaviate(t, b.stock, filepath.Join(tmp, "data-stock"), filepath.Join(tmp, "weaviate-stock.log"), newWeaviatePorts(t), []string{
+	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, filepath.Join(tmp, "memory-a"), false))
+	stock := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data-stock"), filepath.Join(tmp, "weaviate-stock.log"), newWeaviatePorts(t), []string{
 		"ENABLE_MODULES=text2vec-transformers",
 		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
 	})
-	custom := startWeaviate(t, b.custom, filepath.Join(tmp, "data-custom"), filepath.Join(tmp, "weaviate-custom.log"), newWeaviatePorts(t), customEnv(r))
+	custom := startWeaviate(t, customServer(t, e.repo), filepath.Join(tmp, "data-custom"), filepath.Join(tmp, "weaviate-custom.log"), newWeaviatePorts(t), customEnv(r))
 	sc, cc := newClient(t, stock), newClient(t, custom)
 
 	byov := func(class string) map[string]any {

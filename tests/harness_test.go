@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -150,87 +149,105 @@ func sourceHash(t testing.TB, repo string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// binaries holds the paths of the built binaries, built once per test process.
-type binaries struct {
-	once                      sync.Once
-	err                       error
-	stock, custom, text2vecAM string
+// builtOnce builds one binary once per test process.
+type builtOnce struct {
+	once sync.Once
+	path string
+	err  error
 }
 
-// builtBinaries builds (or finds in the cache) the stock weaviate-server, the
-// custom one with text2vec-am and the text2vec-am binary. stockOnly skips
-// the custom build.
-func builtBinaries(t testing.TB, repo string) *binaries {
+// get returns the binary, building it with build on first use.
+func (b *builtOnce) get(t testing.TB, build func() (string, error)) string {
 	t.Helper()
-	bins.once.Do(func() { bins.err = buildAll(t, repo) })
-	if bins.err != nil {
-		t.Fatal(bins.err)
+	b.once.Do(func() { b.path, b.err = build() })
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return &bins
+	return b.path
 }
 
-// bins is filled once per test process by builtBinaries (the test binary is
-// the only user; it is not shared state of any library package).
-var bins binaries
+// The binaries of this test process (the test binary is their only user).
+var stockBin, customBin, text2vecAMBin builtOnce
 
-func buildAll(t testing.TB, repo string) error {
-	dir := cacheDir(t)
-	unlock := lockCache(t, dir)
-	defer unlock()
-	ctx := context.Background()
-	hash := sourceHash(t, repo)
-
-	bins.stock = filepath.Join(dir, "weaviate-server-"+buildweaviate.WeaviateVersion)
-	if _, err := os.Stat(bins.stock); err != nil {
+// stockServer returns the stock weaviate-server, built by go install into the
+// cache on first use.
+func stockServer(t testing.TB) string {
+	return stockBin.get(t, func() (string, error) {
+		dir := cacheDir(t)
+		defer lockCache(t, dir)()
+		out := filepath.Join(dir, "weaviate-server-"+buildweaviate.WeaviateVersion)
+		if _, err := os.Stat(out); err == nil {
+			return out, nil
+		}
 		start := time.Now()
 		t.Logf("building stock weaviate-server %s into %s (minutes when the Go build cache is cold)", buildweaviate.WeaviateVersion, dir)
 		gobin := filepath.Join(dir, "gobin")
-		cmd := exec.CommandContext(ctx, "go", "install", "github.com/weaviate/weaviate/cmd/weaviate-server@"+buildweaviate.WeaviateVersion)
+		cmd := exec.Command("go", "install", "github.com/weaviate/weaviate/cmd/weaviate-server@"+buildweaviate.WeaviateVersion)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go install weaviate-server %s: %v\n%s", buildweaviate.WeaviateVersion, err, tailString(string(out), 4000))
+		if outb, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go install weaviate-server %s: %v\n%s", buildweaviate.WeaviateVersion, err, tailString(string(outb), 4000))
 		}
-		if err := os.Rename(filepath.Join(gobin, "weaviate-server"), bins.stock); err != nil {
-			return fmt.Errorf("stock weaviate-server: %w", err)
+		if err := os.Rename(filepath.Join(gobin, "weaviate-server"), out); err != nil {
+			return "", fmt.Errorf("stock weaviate-server: %w", err)
 		}
 		t.Logf("stock weaviate-server built in %v", time.Since(start).Round(time.Second))
-	}
+		return out, nil
+	})
+}
 
-	bins.custom = filepath.Join(dir, "weaviate-server-"+buildweaviate.WeaviateVersion+"-am-"+hash)
-	if _, err := os.Stat(bins.custom); err != nil {
+// customServer returns the weaviate-server with text2vec-am, built by
+// build-weaviate on first use and cached by a hash of the repository's sources.
+func customServer(t testing.TB, repo string) string {
+	return customBin.get(t, func() (string, error) {
+		dir := cacheDir(t)
+		defer lockCache(t, dir)()
+		prefix := "weaviate-server-" + buildweaviate.WeaviateVersion + "-am-"
+		out := filepath.Join(dir, prefix+sourceHash(t, repo))
+		if _, err := os.Stat(out); err == nil {
+			return out, nil
+		}
 		start := time.Now()
-		t.Logf("building weaviate-server %s with text2vec-am into %s (minutes when the Go build cache is cold)", buildweaviate.WeaviateVersion, bins.custom)
+		t.Logf("building weaviate-server %s with text2vec-am into %s (minutes when the Go build cache is cold)", buildweaviate.WeaviateVersion, out)
 		var log bytes.Buffer
-		err := buildweaviate.Build(ctx, buildweaviate.Options{
-			Out:     bins.custom + ".tmp",
+		err := buildweaviate.Build(context.Background(), buildweaviate.Options{
+			Out:     out + ".tmp",
 			Repo:    repo,
 			WorkDir: filepath.Join(dir, "weaviate-src"), // a stable path lets the build cache reuse Weaviate's packages
 			Log:     &log,
 		})
 		if err != nil {
-			return fmt.Errorf("build-weaviate: %w", err)
+			return "", fmt.Errorf("build-weaviate: %w", err)
 		}
-		if err := os.Rename(bins.custom+".tmp", bins.custom); err != nil {
-			return fmt.Errorf("custom weaviate-server: %w", err)
+		if err := os.Rename(out+".tmp", out); err != nil {
+			return "", fmt.Errorf("custom weaviate-server: %w", err)
 		}
 		t.Logf("custom weaviate-server built in %v", time.Since(start).Round(time.Second))
-		removeStale(dir, "weaviate-server-"+buildweaviate.WeaviateVersion+"-am-", bins.custom)
-	}
+		removeStale(dir, prefix, out)
+		return out, nil
+	})
+}
 
-	bins.text2vecAM = filepath.Join(dir, "text2vec-am-"+hash)
-	if _, err := os.Stat(bins.text2vecAM); err != nil {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bins.text2vecAM+".tmp", ".")
+// text2vecAM returns the text2vec-am binary built from repo.
+func text2vecAM(t testing.TB, repo string) string {
+	return text2vecAMBin.get(t, func() (string, error) {
+		dir := cacheDir(t)
+		defer lockCache(t, dir)()
+		out := filepath.Join(dir, "text2vec-am-"+sourceHash(t, repo))
+		if _, err := os.Stat(out); err == nil {
+			return out, nil
+		}
+		cmd := exec.Command("go", "build", "-o", out+".tmp", ".")
 		cmd.Dir = repo
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build text2vec-am: %v\n%s", err, tailString(string(out), 4000))
+		if outb, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build text2vec-am: %v\n%s", err, tailString(string(outb), 4000))
 		}
-		if err := os.Rename(bins.text2vecAM+".tmp", bins.text2vecAM); err != nil {
-			return fmt.Errorf("text2vec-am binary: %w", err)
+		if err := os.Rename(out+".tmp", out); err != nil {
+			return "", fmt.Errorf("text2vec-am binary: %w", err)
 		}
-		removeStale(dir, "text2vec-am-", bins.text2vecAM)
-	}
-	return nil
+		removeStale(dir, "text2vec-am-", out)
+		return out, nil
+	})
 }
 
 // removeStale deletes the cached binaries named prefix* other than keep.
@@ -284,8 +301,9 @@ type process struct {
 
 // startProcess starts bin with args and env (added to the test's own
 // environment) in a new process group, its output going to logPath. The
-// process is stopped when the test ends.
-func startProcess(t testing.TB, name, bin string, args, env []string, logPath string) *process {
+// process is stopped when owner (the top-level test, which may outlive t,
+// a subtest that restarts the process) ends.
+func startProcess(t, owner testing.TB, name, bin string, args, env []string, logPath string) *process {
 	t.Helper()
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -306,7 +324,7 @@ func startProcess(t testing.TB, name, bin string, args, env []string, logPath st
 		p.waitErr = cmd.Wait()
 		close(p.done)
 	}()
-	t.Cleanup(func() { p.stop(t) })
+	owner.Cleanup(func() { p.stop(owner) })
 	return p
 }
 
@@ -403,6 +421,7 @@ func newWeaviatePorts(t testing.TB) weaviatePorts {
 
 // weaviateServer is one running Weaviate instance.
 type weaviateServer struct {
+	owner                 testing.TB // the test that stops the server at its end
 	bin, dataDir, logPath string
 	ports                 weaviatePorts
 	env                   []string
@@ -413,7 +432,7 @@ type weaviateServer struct {
 // the extra environment env, and waits until it is ready.
 func startWeaviate(t testing.TB, bin, dataDir, logPath string, ports weaviatePorts, env []string) *weaviateServer {
 	t.Helper()
-	w := &weaviateServer{bin: bin, dataDir: dataDir, logPath: logPath, ports: ports, env: env}
+	w := &weaviateServer{owner: t, bin: bin, dataDir: dataDir, logPath: logPath, ports: ports, env: env}
 	w.start(t)
 	return w
 }
@@ -439,7 +458,7 @@ func (w *weaviateServer) start(t testing.TB) {
 		"LOG_LEVEL=info",
 		"QUERY_DEFAULTS_LIMIT=25",
 	}, w.env...)
-	w.proc = startProcess(t, "weaviate-server", w.bin,
+	w.proc = startProcess(t, w.owner, "weaviate-server", w.bin,
 		[]string{"--host", "127.0.0.1", "--port", strconv.Itoa(w.ports.HTTP), "--scheme", "http"},
 		env, w.logPath)
 	waitHTTP(t, w.proc, w.url("/v1/.well-known/ready"), 3*time.Minute)
@@ -458,6 +477,7 @@ func (w *weaviateServer) url(path string) string {
 
 // adapterServer is one running text2vec-am adapter (serve).
 type adapterServer struct {
+	owner        testing.TB // the test that stops the server at its end
 	bin, logPath string
 	port         int
 	args         []string
@@ -466,7 +486,7 @@ type adapterServer struct {
 
 func startAdapter(t testing.TB, bin, logPath string, port int, args []string) *adapterServer {
 	t.Helper()
-	a := &adapterServer{bin: bin, logPath: logPath, port: port, args: args}
+	a := &adapterServer{owner: t, bin: bin, logPath: logPath, port: port, args: args}
 	a.start(t)
 	return a
 }
@@ -474,15 +494,10 @@ func startAdapter(t testing.TB, bin, logPath string, port int, args []string) *a
 func (a *adapterServer) start(t testing.TB) {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:" + strconv.Itoa(a.port)}, a.args...)
-	a.proc = startProcess(t, "text2vec-am serve", a.bin, args, nil, a.logPath)
+	a.proc = startProcess(t, a.owner, "text2vec-am serve", a.bin, args, nil, a.logPath)
 	waitHTTP(t, a.proc, a.url("/.well-known/ready"), 2*time.Minute)
 }
 
 func (a *adapterServer) url(path string) string {
 	return "http://127.0.0.1:" + strconv.Itoa(a.port) + path
-}
-
-// errIsConnRefused reports whether err comes from a refused connection.
-func errIsConnRefused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED)
 }

@@ -63,9 +63,8 @@ func moduleMemory(t *testing.T, w *weaviateServer) map[string]any {
 func TestInProcessModule(t *testing.T) {
 	e := requireE2E(t)
 	r := loadReference(t, e)
-	b := builtBinaries(t, e.repo)
 	tmp := t.TempDir()
-	w := startWeaviate(t, b.custom, filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), customEnv(r))
+	w := startWeaviate(t, customServer(t, e.repo), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), customEnv(r))
 	c := newClient(t, w)
 	docs := collection{w: w, c: c, class: "DocsB", target: "am"}
 

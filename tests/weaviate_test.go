@@ -85,6 +85,7 @@ func refuseCollection(t testing.TB, w *weaviateServer, class map[string]any, wan
 		t.Errorf("collection with bad settings %v was accepted (status %d)", class["moduleConfig"], status)
 		return
 	}
+	t.Logf("refused (status %d): %s", status, bytes.TrimSpace(raw))
 	for _, s := range want {
 		if !strings.Contains(string(raw), s) {
 			t.Errorf("collection with bad settings %v refused (status %d) but the message does not name %q: %s", class["moduleConfig"], status, s, raw)

@@ -212,6 +212,7 @@ type work struct {
 	amDone    map[string]int // word → offset in amVecs, -1 dropped
 	amVecs    []float32
 	explain   map[string]int // word → index in Explanation.Words (Explain only)
+	sink      float32        // keeps touch's loads alive
 }
 
 // occNode links the sentences a non-frequent word occurs in.
@@ -376,6 +377,7 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 	acc := w.acc
 	clear(acc)
 	clear(w.amDone)
+	w.touch(v, w.info)
 	w.amVecs = w.amVecs[:0]
 	var nb, ns, na, nd int64
 	used := 0
@@ -439,6 +441,23 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 	}
 	simd.Scale(float32(1/norm), acc)
 	return nil
+}
+
+// touch loads one value from every cache line of the base rows the text
+// uses, before they are summed: independent loads the CPU overlaps, where the
+// Axpy calls that follow would otherwise wait for each row in turn.
+func (w *work) touch(v *Vectorizer, info []tokInfo) {
+	var s float32
+	for _, t := range info {
+		if t.id < 0 || t.src == SourceAM {
+			continue
+		}
+		row := v.base.Row(t.id)
+		for k := 0; k < len(row); k += 16 {
+			s += row[k]
+		}
+	}
+	w.sink = s
 }
 
 // amVector infers the AM vector of word into w.amVecs and returns its offset,

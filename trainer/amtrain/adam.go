@@ -15,10 +15,12 @@ import (
 // as they are. The bias correction uses the global step count. This keeps a
 // step O(rows touched · dim) instead of O(vocabulary · dim).
 type Adam struct {
+	// LR, Beta1, Beta2 and Eps are the usual Adam settings.
 	LR, Beta1, Beta2, Eps float64
 	// Step is the number of steps taken (t in the paper).
 	Step int64
-	// First and second moments, shaped like the parameters.
+	// MM, VM, MA, VA, MU, VU, MB, VB, MN and VN are the first (M·) and
+	// second (V·) moments of M, A, U, B and the n-gram table.
 	MM, VM, MA, VA, MU, VU []float32
 	MB, VB                 float32
 	MN, VN                 []float32
@@ -64,5 +66,23 @@ func (c adamCoef) update(p, g, m, v []float32) {
 		vi := c.b2*v[i] + (1-c.b2)*gi*gi
 		m[i], v[i] = mi, vi
 		p[i] -= c.lr * (mi * c.c1) / (float32(math.Sqrt(float64(vi*c.c2))) + c.eps)
+	}
+}
+
+// Apply takes one Adam step on m with gradient g scaled by scale (1/batch size).
+func (o *Adam) Apply(m *model.Model, g *model.Grads, scale float32) {
+	o.Step++
+	c := o.coef()
+	c.scale = scale
+	d := m.Dim
+	c.update(m.M, g.M, o.MM, o.VM)
+	c.update(m.A, g.A, o.MA, o.VA)
+	c.update(m.U, g.U, o.MU, o.VU)
+	b, mb, vb := []float32{m.B}, []float32{o.MB}, []float32{o.VB}
+	c.update(b, []float32{g.B}, mb, vb)
+	m.B, o.MB, o.VB = b[0], mb[0], vb[0]
+	for k, id := range g.Rows {
+		lo, hi := int(id)*d, int(id+1)*d
+		c.update(m.Ngrams[lo:hi], g.NgramGrads[k*d:(k+1)*d], o.MN[lo:hi], o.VN[lo:hi])
 	}
 }

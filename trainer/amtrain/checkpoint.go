@@ -30,39 +30,48 @@ import (
 // reproduces the uninterrupted run exactly for the same thread count.
 const checkpointMagic = "T2VAMCK1"
 
-// state is the part of a checkpoint that is not weights.
-type state struct {
-	Epoch        int // epochs completed
-	Batch        int // next batch of epoch Epoch
-	Seed         int64
-	Threads      int
-	Fingerprint  uint64
-	EpochLoss    float64 // partial sums of the interrupted epoch
+// TrainState is the part of a checkpoint that is not weights.
+type TrainState struct {
+	// Epoch is the number of epochs completed.
+	Epoch int
+	// Batch is the next batch of epoch Epoch (0 after a whole epoch).
+	Batch int
+	// Seed and Threads are the run's; Fingerprint identifies its words and options.
+	Seed        int64
+	Threads     int
+	Fingerprint uint64
+	// EpochLoss, EpochFlops, EpochSeconds and EpochCPU are the partial sums of
+	// the interrupted epoch.
+	EpochLoss    float64
 	EpochFlops   float64
 	EpochSeconds float64
 	EpochCPU     float64
-	History      []EpochStats
+	// History records the epochs completed.
+	History []EpochStats
 }
 
 // Checkpoint is a loaded checkpoint.
 type Checkpoint struct {
-	State state
+	// State is where training stopped (epoch, batch) and its history.
+	State TrainState
+	// Model holds the weights (no base embeddings attached).
 	Model *model.Model
-	Adam  *Adam
+	// Adam is the optimizer state.
+	Adam *Adam
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func (t *trainer) checkpoint(st *state) error {
-	if err := SaveCheckpoint(t.o.CheckpointPath, st, t.m, t.adam); err != nil {
+func (t *trainer) checkpoint(st *TrainState) error {
+	if err := saveCheckpoint(t.o.CheckpointPath, st, t.m, t.adam); err != nil {
 		return err
 	}
 	t.log.Info("checkpoint written", "file", t.o.CheckpointPath, "epoch", st.Epoch, "batch", st.Batch)
 	return nil
 }
 
-// SaveCheckpoint writes a checkpoint atomically (temporary file, fsync, rename).
-func SaveCheckpoint(path string, st *state, m *model.Model, o *Adam) error {
+// saveCheckpoint writes a checkpoint atomically (temporary file, fsync, rename).
+func saveCheckpoint(path string, st *TrainState, m *model.Model, o *Adam) error {
 	var buf bytes.Buffer
 	buf.WriteString(checkpointMagic)
 	js, err := json.Marshal(st)
@@ -87,7 +96,7 @@ func SaveCheckpoint(path string, st *state, m *model.Model, o *Adam) error {
 	return writeAtomic(path, buf.Bytes())
 }
 
-// LoadCheckpoint reads a checkpoint written by SaveCheckpoint. The returned
+// LoadCheckpoint reads a checkpoint written during training. The returned
 // model has no base embeddings attached.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
 	b, err := os.ReadFile(path)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"log/slog"
@@ -24,7 +25,8 @@ import (
 //
 //	header (indexHeaderSize bytes): magic "T2VAMIX1", then uint64 fields:
 //	  version, flags (bit 0: lowercase tokenizer), key (corpus key),
-//	  nTokens, nTypes, nLines, tokensOff, offsetsOff, positionsOff, vocabOff, vocabLen
+//	  nTokens, nTypes, nLines, tokensOff, offsetsOff, positionsOff, vocabOff, vocabLen,
+//	  crc (CRC-32C of everything after the header, checked on every load)
 //	tokens    [nTokens]int32: the token stream; lineSep before every line and
 //	          after the last one, so a window scan stops at a line boundary
 //	          without bounds checks
@@ -35,7 +37,7 @@ import (
 //	          (first occurrence in the corpus)
 const (
 	indexMagic      = "T2VAMIX1"
-	indexVersion    = 1
+	indexVersion    = 2
 	indexHeaderSize = 128
 	// lineSep is the reserved token id that separates lines in the stream.
 	lineSep int32 = -1
@@ -161,11 +163,12 @@ type indexHeader struct {
 	nTokens, nTypes, nLines             uint64
 	tokensOff, offsetsOff, positionsOff uint64
 	vocabOff, vocabLen                  uint64
+	crc                                 uint64
 }
 
 func (h *indexHeader) fields() []*uint64 {
 	return []*uint64{&h.version, &h.flags, &h.key, &h.nTokens, &h.nTypes, &h.nLines,
-		&h.tokensOff, &h.offsetsOff, &h.positionsOff, &h.vocabOff, &h.vocabLen}
+		&h.tokensOff, &h.offsetsOff, &h.positionsOff, &h.vocabOff, &h.vocabLen, &h.crc}
 }
 
 func (h *indexHeader) encode() []byte {
@@ -310,6 +313,12 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	if h.crc, err = fileCRC(tmp, indexHeaderSize); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
 	if _, err := tmp.WriteAt(h.encode(), 0); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
@@ -357,6 +366,10 @@ func loadIndex(path string, key uint64) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index %s: mmap: %w", path, err)
 	}
+	if uint64(crc32.Checksum(data[indexHeaderSize:], castagnoli)) != h.crc {
+		syscall.Munmap(data)
+		return nil, fmt.Errorf("index %s: checksum mismatch (corrupt file)", path)
+	}
 	x := &Index{data: data, nLines: int64(h.nLines)}
 	x.tokens = int32s(data, h.tokensOff, h.nTokens)
 	x.offsets = int64s(data, h.offsetsOff, h.nTypes+1)
@@ -381,6 +394,18 @@ func loadIndex(path string, key uint64) (*Index, error) {
 		x.Words = append(x.Words, word)
 	}
 	return x, nil
+}
+
+// fileCRC returns the CRC-32C of f from offset on.
+func fileCRC(f *os.File, offset int64) (uint64, error) {
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return 0, err
+	}
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, bufio.NewReaderSize(f, 1<<20)); err != nil {
+		return 0, err
+	}
+	return uint64(h.Sum32()), nil
 }
 
 func littleEndian() bool {

@@ -3,6 +3,7 @@ package amtrain
 import (
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,10 +163,15 @@ func TestIndexCache(t *testing.T) {
 	if id, _ := x3.ID("c"); x3.Count(id) != 3 {
 		t.Errorf("after editing the corpus: count(c) = %d, want 3", x3.Count(id))
 	}
-	// A corrupt cache file is rebuilt, not trusted.
+	// A corrupt cache file (one flipped byte in the token stream) is rebuilt, not trusted.
 	files, _ = filepath.Glob(filepath.Join(dir, "amindex-*.idx"))
 	for _, f := range files {
-		os.WriteFile(f, []byte("garbage"), 0o644)
+		b, _ := os.ReadFile(f)
+		b[indexHeaderSize+5] ^= 0x40
+		os.WriteFile(f, b, 0o644)
+		if _, err := loadIndex(f, binary.LittleEndian.Uint64(b[8+8*2:])); err == nil || !strings.Contains(err.Error(), "checksum") {
+			t.Errorf("corrupt index loaded: %v", err)
+		}
 	}
 	x4, err := OpenIndex(context.Background(), []string{p}, tok, dir, quietLog())
 	if err != nil {

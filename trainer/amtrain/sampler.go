@@ -80,6 +80,7 @@ func (s *Sampler) AppendContext(dst []int32, target int32, pos uint32) []int32 {
 // and training does not depend on which thread runs which instance.
 type rng struct{ s uint64 }
 
+// newRNG returns a generator whose state is derived from parts.
 func newRNG(parts ...uint64) rng {
 	r := rng{s: 0x9E3779B97F4A7C15}
 	for _, p := range parts {
@@ -89,6 +90,7 @@ func newRNG(parts ...uint64) rng {
 	return r
 }
 
+// next returns the next 64 random bits.
 func (r *rng) next() uint64 {
 	r.s += 0x9E3779B97F4A7C15
 	z := r.s
@@ -108,9 +110,6 @@ func (r *rng) intn(n int) int {
 		}
 	}
 }
-
-// float returns a uniform float32 in [0, 1).
-func (r *rng) float() float32 { return float32(r.next()>>40) / (1 << 24) }
 
 // sampleDistinct appends k distinct integers from [0, n) to dst (Floyd's
 // algorithm: O(k²) comparisons for the small k used here, no O(n) work).
@@ -139,6 +138,7 @@ type contextSet struct {
 	ends  []int
 	picks []int
 	ctx   [][]int32
+	touch int32 // keeps the prefetching loads of build alive
 }
 
 // sample draws k distinct occurrences of target (at most as many as there are)
@@ -150,11 +150,19 @@ func (cs *contextSet) sample(s *Sampler, r *rng, target int32, k int) [][]int32 
 	return cs.build(s, target, pos, cs.picks)
 }
 
-// all returns the non-empty contexts of the given occurrences (indices into
-// target's position list).
+// build returns the non-empty contexts of the occurrences picks (indices into
+// target's position list pos); the slices are owned by cs.
 func (cs *contextSet) build(s *Sampler, target int32, pos []uint32, picks []int) [][]int32 {
 	cs.flat = cs.flat[:0]
 	cs.ends = cs.ends[:0]
+	// Touch every window first: the loads are independent, so their cache
+	// misses overlap instead of being paid one after the other below.
+	var touch int32
+	for _, i := range picks {
+		p := pos[i]
+		touch += s.tokens[p-1] + s.tokens[p+1]
+	}
+	cs.touch = touch
 	for _, i := range picks {
 		before := len(cs.flat)
 		cs.flat = s.AppendContext(cs.flat, target, pos[i])

@@ -19,19 +19,25 @@ import (
 
 // Options configures AM training. DefaultOptions returns the paper's protocol.
 type Options struct {
-	Mode   model.Mode
+	// Mode selects AM, FCM, form-only or a context-only model.
+	Mode model.Mode
+	// Epochs is the number of passes over the training words.
 	Epochs int
-	Batch  int
+	// Batch is the number of instances per Adam step.
+	Batch int
 	// Adam settings.
 	LR, Beta1, Beta2, Eps float64
 	// Threads splits every batch; results are reproducible for a given Seed and Threads.
 	Threads int
-	Seed    int64
+	// Seed fixes the model's initialisation, the held-out words, the epoch
+	// orders and every instance's contexts.
+	Seed int64
 	// MinCountTrain: base-vocabulary words with at least this many occurrences are trained.
 	MinCountTrain int64
 	// A word w is trained n(w) = min(⌊f(w)/CountPerInstance⌋, MaxInstances) times per epoch.
 	CountPerInstance int64
-	MaxInstances     int
+	// MaxInstances caps n(w).
+	MaxInstances int
 	// Each instance samples uniformly between 1 and MaxContexts contexts.
 	MaxContexts int
 	// Window is the number of tokens kept on either side of the word.
@@ -41,14 +47,16 @@ type Options struct {
 	// Holdout training words are set aside (chosen with Seed), never trained on,
 	// and scored at the end of every epoch.
 	Holdout int
-	Ngram   model.NgramConfig
+	// Ngram configures the character n-gram vocabulary built from the training words.
+	Ngram model.NgramConfig
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
 	// Resume, when set, is a checkpoint to continue from.
 	Resume string
 	// Progress, when set, receives a progress bar.
 	Progress io.Writer
-	Log      *slog.Logger
+	// Log receives progress messages (nil: none).
+	Log *slog.Logger
 
 	// afterBatch, when set (tests), is called after every batch.
 	afterBatch func(epoch, batch int)
@@ -117,18 +125,22 @@ func (o *Options) Validate() error {
 // Data is what training reads: the corpus index, the base embeddings and the
 // word frequencies.
 type Data struct {
+	// Index holds the corpus occurrences.
 	Index *Index
-	Base  *model.Embeddings
+	// Base holds the base embeddings, the training targets and context vectors.
+	Base *model.Embeddings
 	// Counts[id] is f(w) for base word id (from a counts file or the corpus).
 	Counts []int64
 	// Include lists extra base words trained IncludeInstances times per epoch
 	// whatever their count (the paper's † variant).
-	Include   []string
+	Include []string
+	// Tokenizer is stored in the model; it must be the one the index was built with.
 	Tokenizer model.Tokenizer
 }
 
 // TrainWord is one word of the training plan.
 type TrainWord struct {
+	// Word is the word itself.
 	Word  string
 	Index int32 // id in the Index
 	Base  int32 // id in the base embeddings
@@ -137,7 +149,9 @@ type TrainWord struct {
 
 // Plan is the set of training and held-out words.
 type Plan struct {
-	Words   []TrainWord
+	// Words are the training words, in base-vocabulary order.
+	Words []TrainWord
+	// Holdout are the held-out words, never trained on.
 	Holdout []TrainWord
 	// Instances is the number of training instances per epoch.
 	Instances int
@@ -156,6 +170,9 @@ func NumInstances(f, perInstance int64, maxInstances int) int {
 // MakePlan selects the training words (base words with f ≥ MinCountTrain that
 // occur in the corpus, plus Include), their n(w), and the held-out words.
 func MakePlan(d *Data, o *Options) (*Plan, error) {
+	if len(d.Counts) != d.Base.Len() {
+		return nil, fmt.Errorf("training data: %d counts for %d base words", len(d.Counts), d.Base.Len())
+	}
 	p := &Plan{}
 	included := make(map[int32]bool, len(d.Include))
 	for _, w := range d.Include {
@@ -262,8 +279,10 @@ var HoldoutContexts = [...]int{1, 2, 4, 8, 16, 32, 64}
 // HoldoutScore is the mean cosine between inferred and base embeddings of the
 // held-out words, inferred from up to HoldoutContexts[i] contexts.
 type HoldoutScore struct {
+	// Words is the number of held-out words scored.
 	Words int
-	Cos   [len(HoldoutContexts)]float64
+	// Cos[i] is the mean cosine with up to HoldoutContexts[i] contexts.
+	Cos [len(HoldoutContexts)]float64
 }
 
 // Cos64 is the score with up to 64 contexts.
@@ -271,21 +290,30 @@ func (h *HoldoutScore) Cos64() float64 { return h.Cos[len(h.Cos)-1] }
 
 // EpochStats records one epoch.
 type EpochStats struct {
-	Epoch     int
-	Loss      float64 // mean squared distance per instance
+	// Epoch counts from 1.
+	Epoch int
+	// Loss is the mean squared distance to the target per instance.
+	Loss float64
+	// Instances is the number of training instances of the epoch.
 	Instances int
-	Seconds   float64
+	// Seconds is the wall time of the epoch (held-out scoring excluded).
+	Seconds float64
 	// CPUSeconds is the process's user+system CPU time during the epoch: on a
 	// shared machine, instances per CPU second are what the code achieves.
 	CPUSeconds float64
-	Flops      float64
-	Holdout    *HoldoutScore
+	// Flops counts the epoch's floating-point operations (InstanceFlops).
+	Flops float64
+	// Holdout is the held-out score after the epoch (nil without holdout).
+	Holdout *HoldoutScore
 }
 
 // Result is the outcome of Train.
 type Result struct {
-	Model  *model.Model
-	Plan   *Plan
+	// Model is the trained model, with the base embeddings attached.
+	Model *model.Model
+	// Plan is the set of training and held-out words used.
+	Plan *Plan
+	// Epochs records every epoch, those before a resume included.
 	Epochs []EpochStats
 	// Holdout is the final score on the held-out words (nil without holdout).
 	Holdout *HoldoutScore
@@ -332,7 +360,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		log.Warn("words with enough occurrences by their count do not occur in the corpus; skipped", "words", plan.NoContexts)
 	}
 	t := &trainer{o: &o, d: d, plan: plan, sampler: NewSampler(d.Index, d.Base, o.Window), log: log}
-	start := state{}
+	start := TrainState{}
 	fp := plan.fingerprint(&o)
 	if o.Resume != "" {
 		ck, err := LoadCheckpoint(o.Resume)

@@ -84,7 +84,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	frequentMin := fs.Int64("frequent-min", defaults.FrequentMin, "dense AM: words with at least this count use their base row (the adapter's frequent_min)")
 	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
 	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
-	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion")
+	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
 	k1 := fs.Float64("k1", 1.2, "BM25 k1")
 	b := fs.Float64("b", 0.75, "BM25 b")
 	fs.Usage = func() {
@@ -113,9 +113,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 		alphas = append(alphas, a)
 	}
-	if *depth < 10 {
-		return cli.UsageError("--depth must be ≥ 10, got %d", *depth)
-	}
+
 	if !(*k1 >= 0) || !(*b >= 0 && *b <= 1) {
 		return cli.UsageError("BM25 wants k1 ≥ 0 and 0 ≤ b ≤ 1, got k1 %v, b %v", *k1, *b)
 	}
@@ -126,6 +124,12 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	queries, err := LoadQueries(fs.Arg(1))
 	if err != nil {
 		return err
+	}
+	if *depth != 0 && *depth < 10 {
+		return cli.UsageError("--depth must be 0 (every document) or ≥ 10, got %d", *depth)
+	}
+	if *depth == 0 {
+		*depth = len(docs)
 	}
 	if base.embeddings == "" && *amPath == "" {
 		return cli.UsageError("give --embeddings (base vectors) and/or --model (a bundle)")

@@ -5,7 +5,10 @@ package testmodel
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strings"
 
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -63,4 +66,70 @@ func New(s Spec) (*model.Model, error) {
 		return nil, fmt.Errorf("test model: %w", err)
 	}
 	return m, nil
+}
+
+// BenchModel returns the model benchmarks run on and its description: the
+// file named by $T2VAM_BENCH_MODEL, else the embedded default model, else
+// (while no default model is embedded) a synthetic one of dimension 100 with
+// 50,000 words.
+func BenchModel() (*model.Model, string, error) {
+	if path := os.Getenv("T2VAM_BENCH_MODEL"); path != "" {
+		m, err := model.LoadFile(path)
+		if err != nil {
+			return nil, "", err
+		}
+		if m.Base == nil {
+			return nil, "", fmt.Errorf("T2VAM_BENCH_MODEL=%s has no base embeddings", path)
+		}
+		return m, path, nil
+	}
+	if m, err := defaultmodel.Load(); err == nil && m.Base != nil {
+		return m, "embedded default model", nil
+	}
+	m, err := New(Spec{Dim: 100, Frequent: 50_000, Rare: 1000, FrequentCount: 100, RareCount: 5, Seed: 1})
+	return m, "synthetic model (dim 100, 51,000 words; no default model embedded)", err
+}
+
+// FrequentWords returns up to n words of m whose base count is at least
+// minCount (every word when the model has no counts) and which the tokenizer
+// keeps as they are, in vocabulary order.
+func FrequentWords(m *model.Model, minCount int64, n int) []string {
+	var out []string
+	for i, w := range m.Base.Words {
+		if len(out) == n {
+			break
+		}
+		if m.Base.Counts != nil && m.Base.Counts[i] < minCount {
+			continue
+		}
+		if toks := m.Tokenizer.AppendTokens(nil, w); len(toks) != 1 || toks[0] != w {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// Passages returns count passages of words drawn at random from words, each
+// wordsPer long, with a full stop every 10 words.
+func Passages(words []string, count, wordsPer int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	out := make([]string, count)
+	var b strings.Builder
+	for i := range out {
+		b.Reset()
+		for j := range wordsPer {
+			if j > 0 {
+				if j%10 == 0 {
+					b.WriteString(". ")
+				} else {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		b.WriteByte('.')
+		out[i] = b.String()
+	}
+	return out
 }
