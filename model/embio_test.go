@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -309,6 +310,32 @@ func TestSharedReferenceEmbeddings(t *testing.T) {
 	id, _ := e.ID("the")
 	if e.Count(id) < 100000 {
 		t.Errorf(`count of "the" = %d, implausibly small`, e.Count(id))
+	}
+	// An untrained model over the real vocabulary: contexts found, output finite,
+	// and a bundle with float16 base vectors round-trips.
+	cfg := Config{Dim: e.Dim, Mode: ModeAM, Ngram: DefaultNgramConfig(), Tokenizer: DefaultTokenizer()}
+	m, err := New(cfg, BuildNgramVocab(e.Words, cfg.Ngram), e, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ctxs [][]int32
+	for _, s := range cfg.Tokenizer.AppendSentences(nil, "The Flurbix compiler emits code. A flurbix is a small program!") {
+		ctxs = append(ctxs, m.ContextIDs(nil, cfg.Tokenizer.AppendTokens(nil, s), "flurbix"))
+	}
+	if len(ctxs) != 2 || len(ctxs[0]) != 4 || len(ctxs[1]) != 5 {
+		t.Fatalf("context ids %v, want 2 contexts of 4 and 5 known words", ctxs)
+	}
+	v := make([]float32, e.Dim)
+	if exp := m.Infer(m.NewWorkspace(), "flurbix", ctxs, v); exp.FormOnly || slices.ContainsFunc(v, func(x float32) bool { return !finite32(x) }) {
+		t.Fatalf("inference on real contexts: %+v, %v", exp, v[:4])
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf, SaveOptions{IncludeBase: true, BaseStorage: StorageFloat16}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf, "bundle")
+	if err != nil || back.Base.Len() != e.Len() || back.Base.Count(id) != e.Count(id) {
+		t.Fatalf("bundle round trip: %v", err)
 	}
 }
 

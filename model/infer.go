@@ -24,16 +24,15 @@ type Workspace struct {
 	valid    bool
 	mode     Mode
 	formOnly bool    // no usable context
-	nctx     int     // number of contexts given
 	alpha    float32 // the gate
-	den      float64 // Σ num_i + ε (AM); 0 when clamped
+	den      float64 // max(Σ num_i, 0) + ε (AM)
 	clamped  bool    // Σ num_i was ≤ 0 and was replaced by 0
 
 	ids    []int32   // n-gram ids of the word
 	counts []int32   // words per context
-	means  []float32 // nctx × dim: v_Ci
-	num    []float32 // nctx: Σ_j s(C_i, C_j)
-	rho    []float32 // nctx
+	means  []float32 // contexts × dim: v_Ci
+	num    []float32 // per context: Σ_j s(C_i, C_j)
+	rho    []float32 // per context: ρ_i
 	form   []float32 // v_form
 	sum    []float32 // S = Σ v_Ci
 	ms     []float32 // M·S
@@ -102,9 +101,8 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	if len(dst) != d || ws.dim != d {
 		panic(fmt.Sprintf("model.Infer: dst has length %d and the workspace dimension %d, the model's dimension is %d", len(dst), ws.dim, d))
 	}
-	ws.valid = true
+	ws.valid = false // until this call completes
 	ws.mode = m.Mode
-	ws.nctx = len(contexts)
 	ws.formOnly = false
 	ws.alpha = 0
 	ws.grow(len(contexts))
@@ -127,6 +125,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 		ws.formOnly = true
 		copy(ws.out, ws.form) // zeros in the context-only modes
 		copy(dst, ws.out)
+		ws.valid = true
 		return Explanation{Rho: ws.rho, FormOnly: true}
 	}
 
@@ -153,6 +152,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 		copy(ws.out, ws.actx)
 	}
 	copy(dst, ws.out)
+	ws.valid = true
 	return Explanation{Alpha: ws.alpha, Rho: ws.rho}
 }
 

@@ -223,3 +223,40 @@ func (nw *naiveWorkspace) infer(m *Model, word string, contexts [][]int32, dst [
 		dst[k] = a*nw.actx[k] + (1-a)*nw.form[k]
 	}
 }
+
+// BenchmarkInferAMServing is a serving-sized query: 4 contexts of 20 words.
+func BenchmarkInferAMServing(b *testing.B) {
+	ib := newInferBench(b, ModeAM, true)
+	ctxs := make([][]int32, 4)
+	for i := range ctxs {
+		ctxs[i] = ib.ctxs[i][:20]
+	}
+	ws := ib.m.NewWorkspace()
+	ib.m.Infer(ws, ib.word, ctxs, ib.dst)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU()
+	for b.Loop() {
+		ib.m.Infer(ws, ib.word, ctxs, ib.dst)
+	}
+	cpu.report(b, "word")
+}
+
+// BenchmarkTrainStepAM is one training instance: Infer and Backward (64
+// contexts of 50 words, d = 300).
+func BenchmarkTrainStepAM(b *testing.B) {
+	ib := newInferBench(b, ModeAM, true)
+	ws := ib.m.NewWorkspace()
+	g := ib.m.NewGrads()
+	target := make([]float32, benchDim)
+	ib.m.Infer(ws, ib.word, ib.ctxs, ib.dst)
+	ib.m.Backward(ws, target, g)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU()
+	for b.Loop() {
+		ib.m.Infer(ws, ib.word, ib.ctxs, ib.dst)
+		ib.m.Backward(ws, target, g)
+	}
+	cpu.report(b, "instance")
+}

@@ -123,6 +123,9 @@ func (m *Model) validate() error {
 	if m.Vocab == nil {
 		return fmt.Errorf("no n-gram vocabulary")
 	}
+	if m.Vocab.Config() != m.Ngram {
+		return fmt.Errorf("n-gram vocabulary built with %+v, the config says %+v", m.Vocab.Config(), m.Ngram)
+	}
 	d := m.Dim
 	for _, c := range []struct {
 		name string

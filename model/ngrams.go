@@ -52,8 +52,10 @@ type NgramVocab struct {
 }
 
 // BuildNgramVocab collects the n-grams of words (each distinct word counted
-// once, as the reference counts over its vocabulary file) and keeps those that
-// occur at least cfg.MinCount times. cfg must be valid (see Validate).
+// once, each occurrence of an n-gram within it counted) and keeps those that
+// occur at least cfg.MinCount times. The reference passes every word of its
+// vocabulary (counts) file. cfg must be valid (see Validate); it panics
+// otherwise.
 func BuildNgramVocab(words []string, cfg NgramConfig) *NgramVocab {
 	if err := cfg.Validate(); err != nil {
 		panic("model.BuildNgramVocab: " + err.Error())

@@ -4,9 +4,12 @@ package e2e
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // adapterArgs are the serve flags of the adapter under test.
@@ -91,7 +94,7 @@ func TestTransformersAdapter(t *testing.T) {
 		a.start(t)
 		taught := collection{w: w, c: c, class: "TaughtA"}
 		createCollection(t, w, transformersCollection(taught.class, map[string]any{"vectorizeClassName": false}))
-		res, err := importDocs(context.Background(), c, taught.class, teachDocs(r), 0, batchSize, nil)
+		res, err := importDocs(context.Background(), c, taught.class, teachDocs(r), nil, batchSize, nil)
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("teaching import: %v %v", err, res.Failures)
 		}
@@ -136,21 +139,40 @@ func TestTransformersAdapter(t *testing.T) {
 		createCollection(t, w, transformersCollection(col.class, map[string]any{"vectorizeClassName": false}))
 		part := r.docs[:min(3000, len(r.docs))]
 		ctx := context.Background()
-		const up1, down = 500, 300 // documents imported before and during the outage
-		res, err := importDocs(ctx, c, col.class, part[:up1], 0, batchSize, nil)
+		const up1, down = 500, 1000 // documents imported before, and while the adapter is killed
+		res, err := importDocs(ctx, c, col.class, part, indexRange(0, up1), batchSize, nil)
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("import before the outage: %v %v", err, res.Failures)
 		}
-		a.proc.stop(t)
-		res, err = importDocs(ctx, c, col.class, part[up1:up1+down], up1, batchSize, nil)
-		if err != nil {
-			t.Fatalf("import during the outage: the batch request itself failed (want per-object errors): %v", err)
+		// Kill the adapter (SIGKILL, as a crash) while this import runs,
+		// once a few of its batches are in.
+		type outcome struct {
+			res importResult
+			err error
 		}
-		if len(res.Failures) != down {
-			t.Errorf("during the adapter outage %d of %d objects were refused, want all", len(res.Failures), down)
+		done := make(chan outcome, 1)
+		go func() {
+			res, err := importDocs(ctx, c, col.class, part, indexRange(up1, up1+down), batchSize, nil)
+			done <- outcome{res, err}
+		}()
+		for objectCount(t, w, col.class) < up1+150 {
+			select {
+			case out := <-done:
+				t.Fatalf("the import ended before the adapter was killed: %v, %d failures", out.err, len(out.res.Failures))
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
-		for i, msg := range res.Failures {
-			t.Logf("per-object error during the outage, document %s: %s", part[i].ID, msg)
+		a.proc.kill()
+		out := <-done
+		if out.err != nil {
+			t.Fatalf("import during the outage: the batch request itself failed (want per-object errors): %v", out.err)
+		}
+		failed := out.res.Failures
+		if len(failed) == 0 || len(failed) == down {
+			t.Errorf("adapter killed in mid-import: %d of %d objects refused, want some but not all", len(failed), down)
+		}
+		for i, msg := range failed {
+			t.Logf("%d per-object errors after the adapter was killed, e.g. document %s: %s", len(failed), part[i].ID, msg)
 			break
 		}
 		stored := listVectors(t, w, col.class, "")
@@ -159,17 +181,23 @@ func TestTransformersAdapter(t *testing.T) {
 				t.Errorf("object %d stored without its vector (dim %d) during the adapter outage", id, len(v))
 			}
 		}
-		if len(stored) != up1 {
-			t.Errorf("%d objects stored after the outage batches, want the %d imported before it", len(stored), up1)
+		for i := range failed {
+			if _, ok := stored[i]; ok {
+				t.Errorf("document %d was refused but is stored", i)
+			}
+		}
+		if len(stored) != up1+down-len(failed) {
+			t.Errorf("%d objects stored after the outage, want %d (%d refused)", len(stored), up1+down-len(failed), len(failed))
 		}
 		a.start(t)
-		res, err = importDocs(ctx, c, col.class, part[up1+down:], up1+down, batchSize, nil)
+		res, err = importDocs(ctx, c, col.class, part, indexRange(up1+down, len(part)), batchSize, nil)
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("import after the adapter came back: %v %v", err, res.Failures)
 		}
-		res, err = importDocs(ctx, c, col.class, part[up1:up1+down], up1, batchSize, nil)
+		retry := slices.Sorted(maps.Keys(failed)) // resume: send the refused documents again
+		res, err = importDocs(ctx, c, col.class, part, retry, batchSize, nil)
 		if err != nil || len(res.Failures) > 0 {
-			t.Fatalf("re-import of the documents refused during the outage: %v %v", err, res.Failures)
+			t.Fatalf("re-import of the %d documents refused during the outage: %v %v", len(retry), err, res.Failures)
 		}
 		stored = listVectors(t, w, col.class, "")
 		if len(stored) != len(part) {

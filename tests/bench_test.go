@@ -67,7 +67,7 @@ func TestImportThroughput(t *testing.T) {
 		if rn.vectors {
 			vecs = r.docVecs
 		}
-		res, err := importDocs(context.Background(), rn.col.c, rn.col.class, r.docs, 0, batchSize, vecs)
+		res, err := importDocs(context.Background(), rn.col.c, rn.col.class, r.docs, nil, batchSize, vecs)
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("%s: import: %v (%d failures)", rn.name, err, len(res.Failures))
 		}

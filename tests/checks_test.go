@@ -42,7 +42,7 @@ var hnswConfig = map[string]any{"ef": 512, "efConstruction": 256, "maxConnection
 // importAll imports every reference document and checks that none failed.
 func importAll(t *testing.T, col collection, r *reference) importResult {
 	t.Helper()
-	res, err := importDocs(context.Background(), col.c, col.class, r.docs, 0, batchSize, nil)
+	res, err := importDocs(context.Background(), col.c, col.class, r.docs, nil, batchSize, nil)
 	if err != nil {
 		t.Fatalf("import into %s: %v", col.class, err)
 	}
@@ -128,7 +128,7 @@ func teachDocs(r *reference) []eval.Document { return r.docs[:min(1000, len(r.do
 // and returns their vectors by docId.
 func insertProbes(t *testing.T, col collection, r *reference) map[int][]float32 {
 	t.Helper()
-	res, err := importDocs(context.Background(), col.c, col.class, probeDocs(r), 0, batchSize, nil)
+	res, err := importDocs(context.Background(), col.c, col.class, probeDocs(r), nil, batchSize, nil)
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("insert probes into %s: %v %v", col.class, err, res.Failures)
 	}

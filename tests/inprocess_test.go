@@ -90,7 +90,7 @@ func TestInProcessModule(t *testing.T) {
 	t.Run("Teaching", func(t *testing.T) {
 		taught := collection{w: w, c: c, class: "TaughtB", target: "am"}
 		createCollection(t, w, amCollection(taught.class, map[string]any{"teach": true}))
-		res, err := importDocs(context.Background(), c, taught.class, teachDocs(r), 0, batchSize, nil)
+		res, err := importDocs(context.Background(), c, taught.class, teachDocs(r), nil, batchSize, nil)
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("teaching import: %v %v", err, res.Failures)
 		}

@@ -133,31 +133,35 @@ type importResult struct {
 	Failures map[int]string // document index → first error message
 }
 
-// importDocs imports docs (global indices offset…) in batches of batchSize
-// over gRPC. vectors, when non-nil, supplies each document's vector.
-func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []eval.Document, offset, batchSize int, vectors [][]float32) (importResult, error) {
+// importDocs imports docs[i] for every i in idx (all documents when idx is
+// nil) in batches of batchSize over gRPC. vectors, when non-nil, supplies
+// each document's vector (by document index).
+func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []eval.Document, idx []int, batchSize int, vectors [][]float32) (importResult, error) {
+	if idx == nil {
+		idx = indexRange(0, len(docs))
+	}
 	res := importResult{Failures: map[int]string{}}
 	start := time.Now()
-	for lo := 0; lo < len(docs); lo += batchSize {
-		hi := min(lo+batchSize, len(docs))
+	for lo := 0; lo < len(idx); lo += batchSize {
+		batch := idx[lo:min(lo+batchSize, len(idx))]
 		b := c.Batch().ObjectsBatcher()
-		for i := lo; i < hi; i++ {
+		for _, i := range batch {
 			var v []float32
 			if vectors != nil {
 				v = vectors[i]
 			}
-			b = b.WithObjects(docObject(class, offset+i, docs[i], v))
+			b = b.WithObjects(docObject(class, i, docs[i], v))
 		}
 		resp, err := b.Do(ctx)
 		if err != nil {
-			return res, fmt.Errorf("batch %d–%d into %s: %w", offset+lo, offset+hi, class, err)
+			return res, fmt.Errorf("batch of documents %d… into %s: %w", batch[0], class, err)
 		}
-		if len(resp) != hi-lo {
-			return res, fmt.Errorf("batch %d–%d into %s: %d answers for %d objects", offset+lo, offset+hi, class, len(resp), hi-lo)
+		if len(resp) != len(batch) {
+			return res, fmt.Errorf("batch of documents %d… into %s: %d answers for %d objects", batch[0], class, len(resp), len(batch))
 		}
 		for j, r := range resp {
 			if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-				res.Failures[offset+lo+j] = r.Result.Errors.Error[0].Message
+				res.Failures[batch[j]] = r.Result.Errors.Error[0].Message
 			} else {
 				res.Objects++
 			}
@@ -165,6 +169,15 @@ func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []ev
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// indexRange returns lo, lo+1, …, hi-1.
+func indexRange(lo, hi int) []int {
+	idx := make([]int, 0, max(hi-lo, 0))
+	for i := lo; i < hi; i++ {
+		idx = append(idx, i)
+	}
+	return idx
 }
 
 // storedObject is an object as the REST listing returns it.

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -209,6 +210,7 @@ type Memory struct {
 	failed   error // sticky: a failed log write stops all further writes
 
 	snapshotBytes atomic.Int64
+	compacting    atomic.Bool // a background snapshot is pending
 	bg            sync.WaitGroup
 	stop          chan struct{}
 	unlock        func() error
@@ -233,7 +235,14 @@ func Open(dir string, opts Options) (*Memory, error) {
 	if dir == "" {
 		return m, nil
 	}
-	if err := m.openDir(); err != nil {
+	err := m.openDir()
+	// A read-only reader races with the writer's snapshots, which delete the
+	// files they replace: start over from a fresh directory listing.
+	for try := 0; opts.ReadOnly && errors.Is(err, fs.ErrNotExist) && try < 5; try++ {
+		m.words, m.bytes, m.nctx = make(map[string]*entry), 0, 0
+		err = m.openDir()
+	}
+	if err != nil {
 		if m.logFile != nil {
 			m.logFile.Close()
 		}
@@ -323,7 +332,12 @@ func (m *Memory) Remember(obs []Observation) error {
 	if cap(m.buf) > 1<<20 {
 		m.buf = nil // do not keep one huge batch's buffer forever
 	}
-	compact := m.records >= int64(m.opts.SnapshotEvery)
+	// Add to bg while holding mu and not closed: Close waits for bg only
+	// after setting closed under mu, so this Add happens before that Wait.
+	compact := m.records >= int64(m.opts.SnapshotEvery) && m.compacting.CompareAndSwap(false, true)
+	if compact {
+		m.bg.Add(1)
+	}
 	m.mu.Unlock()
 
 	if seq > 0 && m.opts.Sync == SyncAlways {
@@ -331,11 +345,18 @@ func (m *Memory) Remember(obs []Observation) error {
 			return err
 		}
 	}
-	if compact && m.compactMu.TryLock() {
-		m.bg.Add(1)
+	if compact {
 		go func() {
 			defer m.bg.Done()
+			defer m.compacting.Store(false)
+			m.compactMu.Lock()
 			defer m.compactMu.Unlock()
+			m.mu.RLock()
+			closed := m.closed
+			m.mu.RUnlock()
+			if closed {
+				return // Close writes the final snapshot
+			}
 			if err := m.compactLocked(); err != nil {
 				m.log.Error("context memory: snapshot failed; the log keeps growing until one succeeds", "dir", m.dir, "err", err)
 			}

@@ -88,12 +88,14 @@ type Options struct {
 	Repo string
 	// WeaviateVersion must be WeaviateVersion (empty means that).
 	WeaviateVersion string
-	// WorkDir, when set, is where Weaviate's source is copied and built; it
-	// is kept afterwards. It must not exist, be empty, or be a work
-	// directory of an earlier Build (its content is then replaced). A
-	// stable WorkDir lets the Go build cache reuse Weaviate's compiled
-	// packages between builds. Empty means a temporary directory that is
-	// removed afterwards.
+	// WorkDir is where Weaviate's source is copied and built; it is kept
+	// afterwards. It must not exist, be empty, or be a work directory of an
+	// earlier Build (its content is then replaced). Empty means DefaultWorkDir,
+	// or a temporary directory removed afterwards when there is no user
+	// cache directory. The go command keys Weaviate's compiled packages by
+	// their directory, so a stable work directory turns a rebuild into
+	// minutes of compiling this module and linking instead of a full build.
+	// Two builds must not share a work directory at the same time.
 	WorkDir string
 	// GoCmd is the go command to run; empty means "go".
 	GoCmd string
@@ -141,6 +143,9 @@ func Build(ctx context.Context, opts Options) error {
 
 	work := opts.WorkDir
 	if work == "" {
+		work = DefaultWorkDir()
+	}
+	if work == "" {
 		work, err = os.MkdirTemp("", "text2vec-am-weaviate-*")
 		if err != nil {
 			return fmt.Errorf("create work directory: %w", err)
@@ -183,6 +188,17 @@ func Build(ctx context.Context, opts Options) error {
 		return fmt.Errorf("go build ./cmd/weaviate-server in %s: %w\n%s", work, err, tail(stderr.String(), 4000))
 	}
 	return nil
+}
+
+// DefaultWorkDir is the work directory Build uses when none is given:
+// text2vec-am/build-weaviate-<version> in the user's cache directory, or ""
+// when there is none.
+func DefaultWorkDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "text2vec-am", "build-weaviate-"+WeaviateVersion)
 }
 
 // goEnv is the environment for go commands in the copy: module mode with

@@ -24,7 +24,7 @@ func runBuild(ctx context.Context, env cli.Env) error {
 	fs.StringVar(&opts.Out, "out", "", "path of the weaviate-server binary to write (required)")
 	fs.StringVar(&opts.Repo, "repo", "", "root of the text2vec-am source tree (default: the module root above the current directory)")
 	fs.StringVar(&opts.WeaviateVersion, "weaviate-version", WeaviateVersion, "Weaviate version to build; only "+WeaviateVersion+" is supported")
-	fs.StringVar(&opts.WorkDir, "work-dir", "", "copy and build Weaviate's source here and keep it (default: a temporary directory, removed afterwards)")
+	fs.StringVar(&opts.WorkDir, "work-dir", DefaultWorkDir(), "copy and build Weaviate's source here; kept, so that rebuilds reuse the Go build cache")
 	fs.BoolVar(&verbose, "v", false, "show the go command's output")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: text2vec-am build-weaviate --out PATH [flags]\n\n"+

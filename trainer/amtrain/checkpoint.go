@@ -159,7 +159,10 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	_, err = w.Write(data)
+	err = f.Chmod(0o644) // CreateTemp makes 0600 files
+	if err == nil {
+		_, err = w.Write(data)
+	}
 	if err == nil {
 		err = w.Flush()
 	}

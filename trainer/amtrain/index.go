@@ -104,7 +104,7 @@ func (x *Index) Close() error {
 // time. Editing, replacing or adding a file changes the key.
 func corpusKey(files []string, tok model.Tokenizer) (uint64, error) {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "v%d lower=%t\n", indexVersion, tok.Lowercase)
+	fmt.Fprintf(h, "v%d tokenizer=%+v\n", indexVersion, tok)
 	for _, f := range files {
 		st, err := os.Stat(f)
 		if err != nil {
@@ -119,7 +119,7 @@ func corpusKey(files []string, tok model.Tokenizer) (uint64, error) {
 	return h.Sum64(), nil
 }
 
-// IndexPath returns the cache file name of the index of files in dir.
+// indexPath returns the cache file name of the index of files in dir.
 func indexPath(dir string, key uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("amindex-%016x.idx", key))
 }
@@ -211,6 +211,9 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 			os.Remove(tmp.Name())
 		}
 	}()
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		return fmt.Errorf("occurrence index %s: %w", tmp.Name(), err)
+	}
 	if _, err := tmp.Write(make([]byte, indexHeaderSize)); err != nil {
 		return fmt.Errorf("occurrence index %s: %w", tmp.Name(), err)
 	}

@@ -266,3 +266,47 @@ func TestSampleDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestContextMatchesContextIDs checks the sampler against model.ContextIDs
+// on every occurrence of every word of a corpus: the window of ±3 tokens of
+// the raw line, target and unknown words dropped.
+func TestContextMatchesContextIDs(t *testing.T) {
+	lines := []string{
+		"a b c a d e f g a",
+		"x a y",
+		"a",
+		"b b b c unknownword c a b",
+	}
+	x, _ := openTiny(t, strings.Join(lines, "\n")+"\n")
+	base := tinyBase(t, "a", "b", "c", "d", "e", "f", "g", "x", "y")
+	m, err := model.New(model.Config{Dim: 2, Mode: model.ModeAM, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()},
+		model.BuildNgramVocab([]string{"a", "b"}, model.DefaultNgramConfig()), base, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const window = 3
+	s := NewSampler(x, base, window)
+	for _, target := range []string{"a", "b", "c", "unknownword"} {
+		id, _ := x.ID(target)
+		pos := x.Positions(id)
+		k := 0
+		for _, line := range lines {
+			toks := model.DefaultTokenizer().AppendTokens(nil, line)
+			for i, tk := range toks {
+				if tk != target {
+					continue
+				}
+				win := append(append([]string(nil), toks[max(0, i-window):i]...), toks[i+1:min(len(toks), i+1+window)]...)
+				want := m.ContextIDs(nil, win, target)
+				got := s.AppendContext(nil, id, pos[k])
+				if !slices.Equal(got, want) {
+					t.Errorf("%q occurrence %d: context %v, ContextIDs gives %v", target, k, words(base, got), words(base, want))
+				}
+				k++
+			}
+		}
+		if k != len(pos) {
+			t.Errorf("%q: %d occurrences in the text, %d in the index", target, k, len(pos))
+		}
+	}
+}
