@@ -118,6 +118,10 @@ func TestServeCommand(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("%d %s", status, body)
 	}
+	// stats reads the memory while the server runs.
+	if code, out, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", dir); code != 0 || !strings.Contains(out, `"words": 1,`) {
+		t.Errorf("stats while serving: %d %s %s", code, out, stderr)
+	}
 	// While the server runs the directory is locked: clear refuses.
 	if code, _, stderr := runCLI(context.Background(), "memory", "clear", "--yes", "--memory-dir", dir); code != 1 || !strings.Contains(stderr, "in use") {
 		t.Errorf("clear while serving: %d %s", code, stderr)

@@ -230,7 +230,9 @@ func renameKeys(msg string, pairs []string) string {
 		quoted = append(quoted, `"`+pairs[i]+`"`, `"`+pairs[i+1]+`"`)
 	}
 	msg = strings.NewReplacer(quoted...).Replace(msg)
-	return strings.NewReplacer(pairs...).Replace(msg)
+	msg = strings.NewReplacer(pairs...).Replace(msg)
+	msg = strings.TrimPrefix(msg, "config: ")
+	return strings.Replace(msg, "config key ", "", 1)
 }
 
 // knownSettings lists every collection setting name, sorted.

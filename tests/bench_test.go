@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 )
 
 // TestImportThroughput measures the import throughput of all debian-dev
@@ -35,50 +37,57 @@ func TestImportThroughput(t *testing.T) {
 	custom := startWeaviate(t, customServer(t, e.repo), filepath.Join(tmp, "data-custom"), filepath.Join(tmp, "weaviate-custom.log"), newWeaviatePorts(t), customEnv(r))
 	sc, cc := newClient(t, stock), newClient(t, custom)
 
-	byov := func(class string) map[string]any {
+	// Each (C) anchor has the shape of the path it anchors: the class vector
+	// on the stock server (as A), the named vector "am" on the custom one (as B).
+	byovStock := func(class string) map[string]any {
 		return map[string]any{"class": class, "vectorizer": "none", "vectorIndexConfig": hnswConfig, "properties": docProperties(nil)}
+	}
+	byovCustom := func(class string) map[string]any {
+		return map[string]any{"class": class, "properties": docProperties(nil), "vectorConfig": map[string]any{
+			"am": map[string]any{"vectorizer": map[string]any{"none": map[string]any{}}, "vectorIndexType": "hnsw", "vectorIndexConfig": hnswConfig},
+		}}
 	}
 	type run struct {
 		name, what string
 		w          *weaviateServer
-		col        collection
-		vectors    bool
+		c          *weaviate.Client
+		schema     func(class string) map[string]any
+		cv         *clientVectors
 	}
 	runs := []run{
-		{"C-stock", "client-supplied vectors, stock server", stock, collection{w: stock, c: sc, class: "ByovStock"}, true},
-		{"A", "stock server + text2vec-transformers → adapter (teach off)", stock, collection{w: stock, c: sc, class: "ThroughAdapter"}, false},
-		{"C-custom", "client-supplied vectors, custom server", custom, collection{w: custom, c: cc, class: "ByovCustom"}, true},
-		{"B", "custom server, in-process text2vec-am (teach off)", custom, collection{w: custom, c: cc, class: "InProcess"}, false},
-		{"B-teach", "custom server, in-process text2vec-am (teach on)", custom, collection{w: custom, c: cc, class: "InProcessTeach"}, false},
+		{"C-stock", "client-supplied vectors, stock server", stock, sc, byovStock, &clientVectors{vecs: r.docVecs}},
+		{"A", "stock server + text2vec-transformers → adapter (teach off)", stock, sc, func(class string) map[string]any {
+			return transformersCollection(class, map[string]any{"vectorizeClassName": false})
+		}, nil},
+		{"C-custom", "client-supplied vectors (named), custom server", custom, cc, byovCustom, &clientVectors{target: "am", vecs: r.docVecs}},
+		{"B", "custom server, in-process text2vec-am (teach off)", custom, cc, func(class string) map[string]any {
+			return amCollection(class, map[string]any{"vectorizeClassName": false, "teach": false})
+		}, nil},
+		{"B-teach", "custom server, in-process text2vec-am (teach on)", custom, cc, func(class string) map[string]any {
+			return amCollection(class, map[string]any{"vectorizeClassName": false, "teach": true})
+		}, nil},
 	}
+	// Two rounds, interleaved, so that a load change on the machine hits
+	// every path; each path's best round is reported.
 	rate := map[string]float64{}
-	for _, rn := range runs {
-		switch {
-		case rn.vectors:
-			createCollection(t, rn.w, byov(rn.col.class))
-		case rn.w == stock:
-			createCollection(t, rn.w, transformersCollection(rn.col.class, map[string]any{"vectorizeClassName": false}))
-		default:
-			teach := rn.name == "B-teach"
-			c := amCollection(rn.col.class, map[string]any{"vectorizeClassName": false, "teach": teach})
-			createCollection(t, rn.w, c)
+	for round := 1; round <= 2; round++ {
+		for _, rn := range runs {
+			class := fmt.Sprintf("Bench%s%d", strings.ReplaceAll(rn.name, "-", ""), round)
+			createCollection(t, rn.w, rn.schema(class))
+			res, err := importDocs(context.Background(), rn.c, class, r.docs, nil, batchSize, rn.cv)
+			if err != nil || len(res.Failures) > 0 {
+				t.Fatalf("%s: import: %v (%d failures)", rn.name, err, len(res.Failures))
+			}
+			ops := float64(res.Objects) / res.Elapsed.Seconds()
+			rate[rn.name] = max(rate[rn.name], ops)
+			t.Logf("round %d %-8s %-58s %6d objects in %6.1f s: %5.0f objects/s", round, rn.name, rn.what, res.Objects, res.Elapsed.Seconds(), ops)
 		}
-		var vecs [][]float32
-		if rn.vectors {
-			vecs = r.docVecs
-		}
-		res, err := importDocs(context.Background(), rn.col.c, rn.col.class, r.docs, nil, batchSize, vecs)
-		if err != nil || len(res.Failures) > 0 {
-			t.Fatalf("%s: import: %v (%d failures)", rn.name, err, len(res.Failures))
-		}
-		rate[rn.name] = float64(res.Objects) / res.Elapsed.Seconds()
-		t.Logf("%-8s %-60s %6d objects in %8.1f s: %7.0f objects/s", rn.name, rn.what, res.Objects, res.Elapsed.Seconds(), rate[rn.name])
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "| path | objects/s | ratio |\n|---|---:|---:|\n")
+	fmt.Fprintf(&sb, "| path | objects/s (best of 2) | ratio |\n|---|---:|---:|\n")
 	fmt.Fprintf(&sb, "| (C) client-supplied vectors, stock server | %.0f | 1 |\n", rate["C-stock"])
 	fmt.Fprintf(&sb, "| (A) stock + text2vec-transformers → adapter | %.0f | %.2f× (C stock) |\n", rate["A"], rate["A"]/rate["C-stock"])
-	fmt.Fprintf(&sb, "| (C) client-supplied vectors, custom server | %.0f | 1 |\n", rate["C-custom"])
+	fmt.Fprintf(&sb, "| (C) client-supplied vectors (named vector), custom server | %.0f | 1 |\n", rate["C-custom"])
 	fmt.Fprintf(&sb, "| (B) in-process text2vec-am, teach off | %.0f | %.2f× (C custom) |\n", rate["B"], rate["B"]/rate["C-custom"])
 	fmt.Fprintf(&sb, "| (B) in-process text2vec-am, teach on | %.0f | %.2f× (C custom) |\n", rate["B-teach"], rate["B-teach"]/rate["C-custom"])
 	t.Logf("import of %d documents, batch %d, GOMAXPROCS %d, dim %d:\n%s", len(r.docs), batchSize, runtime.GOMAXPROCS(0), r.vec.Dim(), sb.String())

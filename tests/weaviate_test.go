@@ -115,15 +115,29 @@ func docUUID(i int) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("text2vec-am-e2e:"+strconv.Itoa(i))).String()
 }
 
-// docObject is the Weaviate object of doc, at index i, in class; vector is
-// nil unless the client supplies it.
-func docObject(class string, i int, doc eval.Document, vector []float32) *models.Object {
-	return &models.Object{
+// clientVectors are vectors the client supplies (bring your own vectors):
+// vecs[i] for document i, as the named vector target ("" for the class vector).
+type clientVectors struct {
+	target string
+	vecs   [][]float32
+}
+
+// docObject is the Weaviate object of doc, at index i, in class, with its
+// vector when cv (which may be nil) supplies it.
+func docObject(class string, i int, doc eval.Document, cv *clientVectors) *models.Object {
+	o := &models.Object{
 		Class:      class,
 		ID:         strfmt.UUID(docUUID(i)),
 		Properties: map[string]any{"docId": doc.ID, "docIndex": i, "text": doc.Text},
-		Vector:     vector,
 	}
+	switch {
+	case cv == nil:
+	case cv.target == "":
+		o.Vector = cv.vecs[i]
+	default:
+		o.Vectors = models.Vectors{cv.target: cv.vecs[i]}
+	}
+	return o
 }
 
 // importResult counts an import's outcome.
@@ -134,9 +148,9 @@ type importResult struct {
 }
 
 // importDocs imports docs[i] for every i in idx (all documents when idx is
-// nil) in batches of batchSize over gRPC. vectors, when non-nil, supplies
-// each document's vector (by document index).
-func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []eval.Document, idx []int, batchSize int, vectors [][]float32) (importResult, error) {
+// nil) in batches of batchSize over gRPC. cv, when non-nil, supplies the
+// vectors.
+func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []eval.Document, idx []int, batchSize int, cv *clientVectors) (importResult, error) {
 	if idx == nil {
 		idx = indexRange(0, len(docs))
 	}
@@ -146,11 +160,7 @@ func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []ev
 		batch := idx[lo:min(lo+batchSize, len(idx))]
 		b := c.Batch().ObjectsBatcher()
 		for _, i := range batch {
-			var v []float32
-			if vectors != nil {
-				v = vectors[i]
-			}
-			b = b.WithObjects(docObject(class, i, docs[i], v))
+			b = b.WithObjects(docObject(class, i, docs[i], cv))
 		}
 		resp, err := b.Do(ctx)
 		if err != nil {

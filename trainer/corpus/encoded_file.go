@@ -82,6 +82,9 @@ func WriteEncoded(path string, e *Encoded, v *Vocab) (err error) {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write encoded corpus %s: %w", path, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		return fmt.Errorf("write encoded corpus %s: %w", path, err)
+	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("write encoded corpus %s: %w", path, err)
 	}

@@ -36,6 +36,8 @@ type ChimerasResult struct {
 	Undefined int
 	// MissingProbes counts probes without a vector (scored as cosine 0).
 	MissingProbes int
+	// PerInstance holds each instance's ρ (NaN when undefined).
+	PerInstance []float64
 }
 
 // Chimeras scores nonce vectors on CHIMERAS instances: for each instance the
@@ -60,6 +62,7 @@ func Chimeras(tok model.Tokenizer, insts []ChimeraInstance, nonce NonceFunc, pro
 		rhos[i] = Spearman(cos, in.Ratings)
 	}
 	res.Spearman, res.Undefined = MeanNaNZero(rhos)
+	res.PerInstance = rhos
 	return res
 }
 

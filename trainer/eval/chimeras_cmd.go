@@ -114,8 +114,10 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 		tab.Header = append(tab.Header, chimeraColumn(p, sets[i]))
 	}
 	tok := model.DefaultTokenizer()
-	for _, r := range rows {
+	perInstance := make([][][]float64, len(rows)) // row, file, instance
+	for ri, r := range rows {
 		cells := []string{r.name}
+		perInstance[ri] = make([][]float64, len(sets))
 		for i, insts := range sets {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -124,10 +126,24 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 			slog.Info("chimeras", "model", r.name, "file", fs.Arg(i), "instances", res.Instances,
 				"spearman", res.Spearman, "undefined", res.Undefined, "missing_probes", res.MissingProbes)
 			cells = append(cells, fmtNum(res.Spearman, 3))
+			perInstance[ri][i] = res.PerInstance
 		}
 		tab.AddRow(cells...)
 	}
-	return tab.WriteMarkdown(env.Stdout)
+	if err := tab.WriteMarkdown(env.Stdout); err != nil {
+		return err
+	}
+	// Paired comparison of the last two rows (AM-ctx vs FCM-ctx when both are given).
+	if *am != "" && *fcm != "" {
+		a, f := len(rows)-1, len(rows)-2
+		fmt.Fprintln(env.Stdout)
+		for i := range sets {
+			wins, losses := PairedWins(perInstance[a][i], perInstance[f][i])
+			fmt.Fprintf(env.Stdout, "%s: AM-ctx better on %d instances, FCM-ctx on %d (two-sided binomial p = %.3f)\n",
+				tab.Header[i+1], wins, losses, BinomialTest(wins, wins+losses, 0.5))
+		}
+	}
+	return nil
 }
 
 // chimeraColumn names a column "N sent." when all instances have N sentences.

@@ -76,8 +76,10 @@ func printTasks(w io.Writer) {
 // stringList is a repeatable string flag.
 type stringList []string
 
+// String joins the values with commas (flag.Value).
 func (s *stringList) String() string { return strings.Join(*s, ",") }
 
+// Set appends one value (flag.Value); an empty value is an error.
 func (s *stringList) Set(v string) error {
 	if v == "" {
 		return fmt.Errorf("empty value")

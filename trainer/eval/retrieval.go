@@ -100,16 +100,33 @@ func FuseMinMax(lists [][]Hit, weights []float64) []Hit {
 			sum[h.Doc] += s
 		}
 	}
+	return sortedHits(sum)
+}
+
+// FuseRRF combines ranked lists by reciprocal-rank fusion, as Weaviate's
+// rankedFusion does: a document at 0-based position j of list i gets
+// weights[i]/(j + 60), summed over lists; the result is sorted best first
+// (ties by lower index).
+func FuseRRF(lists [][]Hit, weights []float64) []Hit {
+	if len(lists) != len(weights) {
+		panic(fmt.Sprintf("eval: FuseRRF got %d lists and %d weights", len(lists), len(weights)))
+	}
+	sum := map[int]float64{}
+	for i, l := range lists {
+		for j, h := range l {
+			sum[h.Doc] += weights[i] / float64(j+60)
+		}
+	}
+	return sortedHits(sum)
+}
+
+// sortedHits returns the documents of sum with their scores, best first (ties by lower index).
+func sortedHits(sum map[int]float64) []Hit {
 	out := make([]Hit, 0, len(sum))
 	for d, s := range sum {
 		out = append(out, Hit{Doc: d, Score: s})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].Doc < out[j].Doc
-	})
+	sort.Slice(out, func(i, j int) bool { return worse(out[j], out[i]) })
 	return out
 }
 
@@ -366,16 +383,19 @@ func BM25Run(docs []Document, queries []RetrievalQuery, tokenize func(string) []
 	return acc.Metrics(), runs, nil
 }
 
-// HybridRun fuses two runs per query with FuseMinMax (weights 1 − alpha for
-// the first, alpha for the second, as Weaviate's hybrid alpha) and returns the metrics.
-func HybridRun(docs []Document, queries []RetrievalQuery, keyword, dense [][]Hit, alpha float64) (RetrievalMetrics, error) {
+// Fusion combines ranked lists with weights: FuseMinMax or FuseRRF.
+type Fusion func(lists [][]Hit, weights []float64) []Hit
+
+// HybridRun fuses two runs per query with fuse (weights 1 − alpha for the
+// first, alpha for the second, as Weaviate's hybrid alpha) and returns the metrics.
+func HybridRun(docs []Document, queries []RetrievalQuery, keyword, dense [][]Hit, alpha float64, fuse Fusion) (RetrievalMetrics, error) {
 	rel, err := relevantIndices(docs, queries)
 	if err != nil {
 		return RetrievalMetrics{}, err
 	}
 	var acc MetricsAccumulator
 	for i := range queries {
-		rel.add(&acc, i, FuseMinMax([][]Hit{keyword[i], dense[i]}, []float64{1 - alpha, alpha}))
+		rel.add(&acc, i, fuse([][]Hit{keyword[i], dense[i]}, []float64{1 - alpha, alpha}))
 	}
 	return acc.Metrics(), nil
 }

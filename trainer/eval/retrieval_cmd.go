@@ -84,6 +84,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	frequentMin := fs.Int64("frequent-min", defaults.FrequentMin, "dense AM: words with at least this count use their base row (the adapter's frequent_min)")
 	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
 	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
+	fusionName := fs.String("fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion) or ranked (reciprocal rank, Weaviate's rankedFusion)")
 	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
 	k1 := fs.Float64("k1", 1.2, "BM25 k1")
 	b := fs.Float64("b", 0.75, "BM25 b")
@@ -104,6 +105,15 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	w, err := vectorizer.ParseWeighting(*weighting)
 	if err != nil {
 		return cli.UsageError("--weighting: %v", err)
+	}
+	var fuse Fusion
+	switch *fusionName {
+	case "relative":
+		fuse = FuseMinMax
+	case "ranked":
+		fuse = FuseRRF
+	default:
+		return cli.UsageError("--fusion: want relative or ranked, got %q", *fusionName)
 	}
 	var alphas []float64
 	for _, f := range strings.Split(*alphaList, ",") {
@@ -176,11 +186,11 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 		add(name, m)
 		for _, a := range alphas {
-			h, err := HybridRun(docs, queries, bmRuns, runs, a)
+			h, err := HybridRun(docs, queries, bmRuns, runs, a, fuse)
 			if err != nil {
 				return err
 			}
-			add(fmt.Sprintf("hybrid BM25 + %s (α %.2g)", name, a), h)
+			add(fmt.Sprintf("hybrid %s BM25 + %s (α %.2g)", *fusionName, name, a), h)
 		}
 		return nil
 	}
@@ -234,4 +244,17 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 	}
 	return tab.WriteMarkdown(env.Stdout)
+}
+
+// AdapterVectorizer wraps the adapter's vectorizer as a TextVectorizer for
+// Retrieval: texts are vectorized as queries with opts (the memory is read,
+// never written) and a text without any usable word gets no vector.
+func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVectorizer {
+	return func(text string) ([]float32, error) {
+		vec, err := v.Vectorize(text, vectorizer.TaskQuery, opts)
+		if errors.Is(err, vectorizer.ErrNoWords) {
+			return nil, nil
+		}
+		return vec, err
+	}
 }

@@ -186,3 +186,14 @@ func TestRetrievalRepeatedIDCountsOnce(t *testing.T) {
 		t.Fatalf("metrics = %+v, want MRR 0.5 and recall 1 (the second document with id a counts as a)", m)
 	}
 }
+
+func TestFuseRRF(t *testing.T) {
+	kw := []Hit{{Doc: 0, Score: 10}, {Doc: 1, Score: 5}}
+	dense := []Hit{{Doc: 1, Score: 0.9}, {Doc: 2, Score: 0.8}}
+	got := FuseRRF([][]Hit{kw, dense}, []float64{0.5, 0.5})
+	// doc 1: 0.5/61 + 0.5/60; doc 0: 0.5/60; doc 2: 0.5/61.
+	if len(got) != 3 || got[0].Doc != 1 || got[1].Doc != 0 || got[2].Doc != 2 ||
+		math.Abs(got[0].Score-(0.5/61+0.5/60)) > 1e-15 {
+		t.Fatalf("fused = %+v", got)
+	}
+}

@@ -202,3 +202,27 @@ func MeanNaNZero(x []float64) (mean float64, nan int) {
 	}
 	return s / float64(len(x)), nan
 }
+
+// PairedWins counts the items where a is higher than b and where it is
+// lower; NaN counts as 0, ties count in neither.
+func PairedWins(a, b []float64) (wins, losses int) {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("eval: PairedWins length mismatch %d != %d", len(a), len(b)))
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if math.IsNaN(x) {
+			x = 0
+		}
+		if math.IsNaN(y) {
+			y = 0
+		}
+		switch {
+		case x > y:
+			wins++
+		case x < y:
+			losses++
+		}
+	}
+	return wins, losses
+}

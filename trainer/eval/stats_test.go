@@ -133,3 +133,10 @@ func TestMeanNaNZero(t *testing.T) {
 		t.Fatalf("MeanNaNZero = %v, %d; want 1, 1", m, nan)
 	}
 }
+
+func TestPairedWins(t *testing.T) {
+	w, l := PairedWins([]float64{1, 2, math.NaN(), 0.5}, []float64{0, 3, 0, 0.5})
+	if w != 1 || l != 1 {
+		t.Fatalf("PairedWins = %d, %d; want 1, 1 (NaN as 0 ties with 0)", w, l)
+	}
+}

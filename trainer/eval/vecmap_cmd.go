@@ -172,10 +172,23 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 		args = append(args, "--include", r.path("test-words.txt"), "--include-missing", "skip")
 	} else {
 		// The test words must not be training targets: the 128-occurrence
-		// bucket would otherwise pass the default threshold of 100.
-		args = append(args, "--min-count-train", "129")
+		// bucket would otherwise pass the threshold of 100. A counts file
+		// giving them count 0 excludes exactly them (train takes every other
+		// word's count from the corpus).
+		args = append(args, "--counts", r.path("exclude-counts.txt"))
 	}
 	if err := os.MkdirAll(r.path("am-index"), 0o755); err != nil {
+		return err
+	}
+	test, err := LoadVecMapWords(r.path("words.tsv"))
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, w := range test {
+		b.WriteString(w.Word + " 0\n")
+	}
+	if err := writeFileAtomic(r.path("exclude-counts.txt"), []byte(b.String())); err != nil {
 		return err
 	}
 	return r.command(ctx, filepath.Base(out)+".log", "", r.exe, args...)

@@ -225,6 +225,9 @@ func saveCounts(path string, v *corpus.Vocab) (int, error) {
 	if err := model.WriteCounts(f, words, counts); err != nil {
 		return fail(err)
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		return fail(err)
+	}
 	if err := f.Sync(); err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,170 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// run runs "eval args…" and returns stdout, stderr and the error.
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := Commands()[0].Run(context.Background(), cli.Env{Args: args, Stdout: &out, Stderr: &errb})
+	return out.String(), errb.String(), err
+}
+
+// tinyEmbeddings writes a small word2vec text file with counts and returns its path.
+func tinyEmbeddings(t *testing.T) (string, string) {
+	t.Helper()
+	words := []string{"the", "music", "food", "guitar", "bread", "linux", "kernel", "driver"}
+	vecs := [][]float32{{1, 1, 0}, {1, 0, 0}, {0, 1, 0}, {0.9, 0.1, 0}, {0.1, 0.9, 0}, {0, 0, 1}, {0, 0.2, 1}, {0.1, 0, 1}}
+	var flat []float32
+	for _, v := range vecs {
+		flat = append(flat, v...)
+	}
+	e, err := model.NewEmbeddings(3, words, flat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "emb.vec")
+	if err := model.SaveEmbeddings(p, e, false); err != nil {
+		t.Fatal(err)
+	}
+	counts := filepath.Join(dir, "counts.txt")
+	if err := os.WriteFile(counts, []byte("the 1000\nmusic 50\nfood 50\nguitar 10\nbread 10\nlinux 40\nkernel 40\ndriver 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, counts
+}
+
+func TestEvalUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing task"},
+		{[]string{"nosuch"}, `unknown task "nosuch"`},
+		{[]string{"wordsim", "x.txt"}, "--embeddings is required"},
+		{[]string{"wordsim", "--embeddings", "e.vec"}, "no word-pair files"},
+		{[]string{"chimeras", "--embeddings", "e.vec", "--stopwords", "-1", "c.txt"}, "--stopwords must be ≥ 0"},
+		{[]string{"retrieval", "--embeddings", "e.vec", "d.jsonl"}, "want DOCS and QUERIES"},
+		{[]string{"retrieval", "--alpha", "2", "d", "q"}, "--alpha"},
+		{[]string{"vecmap", "--corpus", "c"}, "--work-dir are required"},
+		{[]string{"vecmap", "--corpus", "c", "--work-dir", "w", "--models", "am,bogus"}, `unknown model "bogus"`},
+		{[]string{"sentiment", "--embeddings", "e"}, "is required"},
+		{[]string{"rare-pairs", "--embeddings", "e", "p"}, "want PAIRS and CONTEXT_DIR"},
+	} {
+		_, _, err := run(t, c.args...)
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("eval %q: error = %v, want a usage error with %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestEvalWordSimCommand(t *testing.T) {
+	emb, _ := tinyEmbeddings(t)
+	pairs := writeFile(t, "ws.txt", "music guitar 9\nmusic bread 2\nfood bread 8\nfood zzz 5\n")
+	out, _, err := run(t, "wordsim", "--embeddings", emb, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Covered: 3 pairs, cosines .99, .11, .99 vs 9, 2, 8: ranks 2.5,1,2.5 vs 3,1,2 → ρ 0.866.
+	if !strings.Contains(out, "0.866 (3/4)") || !strings.Contains(out, "| ws ρ (covered) |") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
+func TestEvalChimerasCommand(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	data := writeFile(t, "c.txt", "1\tthe ___ plays music @@ music the ___\tguitar,bread,kernel\t5,1,2\n"+
+		"2\ta ___ of bread @@ the food ___\tbread,guitar,driver\t5,1,3\n")
+	out, _, err := run(t, "chimeras", "--embeddings", emb, "--counts", counts, "--stopwords", "1", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| 2 sent. |") || !strings.Contains(out, "additive − sw") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
+func TestEvalRetrievalCommand(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	docs := writeFile(t, "d.jsonl", `{"id":"a","text":"The linux kernel driver."}`+"\n"+`{"id":"b","text":"Music for guitar."}`+"\n"+`{"id":"c","text":"Bread and food."}`+"\n")
+	qs := writeFile(t, "q.jsonl", `{"id":"q1","text":"kernel","relevant":["a"]}`+"\n"+`{"id":"q2","text":"guitar music","relevant":["b"]}`+"\n")
+	out, _, err := run(t, "retrieval", "--embeddings", emb, "--counts", counts, docs, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| BM25 ", "| dense base only ", "hybrid relative BM25 + dense base only (α 0.5)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Both queries find their document first with BM25 and with the base vectors.
+	for _, line := range strings.Split(out, "\n")[2:4] {
+		if !strings.Contains(line, "1.000 | 1.000 | 1.000 |") {
+			t.Fatalf("line %q: want perfect scores", line)
+		}
+	}
+}
+
+func TestVecMapStepSkipsDoneOutputs(t *testing.T) {
+	dir := t.TempDir()
+	r := &vecmapRun{dir: dir}
+	out := r.path("x.txt")
+	calls := 0
+	fn := func() error { calls++; return os.WriteFile(out, []byte("x"), 0o644) }
+	for i := 0; i < 2; i++ {
+		if err := r.step(context.Background(), "x", []string{out}, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("step ran %d times, want once (the second time its output exists)", calls)
+	}
+	failing := func() error { return errors.New("boom") }
+	if err := r.step(context.Background(), "y", []string{r.path("y")}, failing); err == nil || !strings.Contains(err.Error(), "vecmap step y: boom") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestBaseOnlyVectorizerDropsUnknownWords(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	e, err := model.LoadEmbeddings(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.LoadCounts(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.AttachCounts(c)
+	v, opts, err := BaseOnlyVectorizer(e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec := AdapterVectorizer(v, opts)
+	a, err := vec("music guitar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := vec("music zzzunknown guitar qqq.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Cosine(a, b) < 0.999999 {
+		t.Fatalf("unknown words changed the vector: %v vs %v", a, b)
+	}
+	if none, err := vec("zzzunknown qqq"); err != nil || none != nil {
+		t.Fatalf("only unknown words: %v, %v; want no vector and no error", none, err)
+	}
+}
