@@ -405,3 +405,95 @@ func sameVector(a, b []float32) bool {
 	}
 	return true
 }
+
+// TestInitFromEnvAndMemorySurvives initializes the module as Weaviate does
+// (model file, memory in the data path), teaches it, closes it, and checks a
+// second module over the same data path vectorizes with what was taught.
+func TestInitFromEnvAndMemorySurvives(t *testing.T) {
+	dir := t.TempDir()
+	modelPath := dir + "/model.am"
+	if err := testModel(t).SaveFile(modelPath, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	env, err := LoadEnvConfig(func(k string) string {
+		if k == EnvModel {
+			return modelPath
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataPath := dir + "/data"
+	query := fakeClassConfig{settings: map[string]any{"teach": false}}
+	probe := object(1, map[string]any{"text": "w1 quuxify w2"})
+
+	first := New()
+	if err := first.initWith(env, dataPath); err != nil {
+		t.Fatal(err)
+	}
+	before, _, err := first.VectorizeObject(context.Background(), probe, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*models.Object
+	for i := range 10 {
+		objs = append(objs, object(i, map[string]any{"text": fmt.Sprintf("w%d quuxify w%d r%d.", i, i+50, i)}))
+	}
+	if _, _, errs := first.VectorizeBatch(context.Background(), objs, make([]bool, len(objs)), fakeClassConfig{settings: map[string]any{"teach": true}}); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	taught, _, err := first.VectorizeObject(context.Background(), probe, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sameVector(before, taught) {
+		t.Fatal("teaching did not change the probe's vector")
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := New()
+	if err := second.initWith(env, dataPath); err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if d := second.mem.Dir(); d != dataPath+"/"+memoryDirName {
+		t.Errorf("memory in %s, want inside the data path", d)
+	}
+	after, _, err := second.VectorizeObject(context.Background(), probe, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameVector(taught, after) {
+		t.Error("after reopening, the probe's vector is not the taught one: the memory did not survive")
+	}
+}
+
+func TestMemoryOffAndNoDataPath(t *testing.T) {
+	dir := t.TempDir()
+	modelPath := dir + "/model.am"
+	if err := testModel(t).SaveFile(modelPath, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	env := EnvConfig{ModelPath: modelPath, MemoryDir: MemoryOff, Defaults: vectorizer.DefaultOptions(), Teach: true}
+	m := New()
+	if err := m.initWith(env, ""); err != nil {
+		t.Fatal(err)
+	}
+	if m.mem != nil {
+		t.Error("memory opened although it is off")
+	}
+	// Teaching without a memory is harmless.
+	if _, _, err := m.VectorizeObject(context.Background(), object(1, map[string]any{"text": "w1 zorblax"}), fakeClassConfig{}); err != nil {
+		t.Error(err)
+	}
+	if info, _ := m.MetaInfo(); info["memory"] != nil {
+		t.Errorf("meta shows a memory: %v", info["memory"])
+	}
+	env.MemoryDir = ""
+	if err := New().initWith(env, ""); err == nil || !strings.Contains(err.Error(), EnvMemoryDir) {
+		t.Errorf("no memory directory and no data path: error %v does not name %s", err, EnvMemoryDir)
+	}
+}

@@ -314,7 +314,7 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = lf
 	cmd.Stderr = lf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		lf.Close()
 		t.Fatalf("start %s: %v", name, err)
@@ -324,7 +324,12 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 		p.waitErr = cmd.Wait()
 		close(p.done)
 	}()
-	owner.Cleanup(func() { p.stop(owner) })
+	owner.Cleanup(func() {
+		p.stop(owner)
+		if owner.Failed() {
+			owner.Logf("%s log (%s), last lines:\n%s", name, logPath, p.logTail())
+		}
+	})
 	return p
 }
 

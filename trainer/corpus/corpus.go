@@ -209,7 +209,13 @@ func (e *Encoded) NumTokens() int64 { return int64(len(e.IDs)) }
 // corpus is memory-mapped).
 func (e *Encoded) Unit(i int) []int32 { return e.IDs[e.Offsets[i]:e.Offsets[i+1]] }
 
-// validate checks that Offsets delimit IDs and every id is below vocabLen (or Unknown).
+// Validate checks that Offsets delimit IDs (starting at 0, never decreasing,
+// ending at len(IDs)) and that every id is Unknown or below vocabLen.
+func (e *Encoded) Validate(vocabLen int) error {
+	return e.validate(int64(vocabLen))
+}
+
+// validate is Validate with a 64-bit vocabulary length, as read from a file.
 func (e *Encoded) validate(vocabLen int64) error {
 	if len(e.Offsets) == 0 || e.Offsets[0] != 0 {
 		return errors.New("offsets must start with 0")

@@ -125,8 +125,10 @@ func (r *vecmapRun) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteTokenized(r.path("full.txt"), c, nil); err != nil {
-		return err
+	if r.gold == "" { // the gold skipgram trains on the full corpus, tokenized the same way
+		if err := WriteTokenized(r.path("full.txt"), c, nil); err != nil {
+			return err
+		}
 	}
 	if err := WriteTokenized(r.path("down.txt"), c, del); err != nil {
 		return err
@@ -246,8 +248,11 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return fmt.Errorf("vecmap: work dir: %w", err)
 	}
-	if err := r.step(ctx, "prepare", []string{r.path("words.tsv"), r.path("full.txt"), r.path("down.txt"), r.path("contexts.jsonl"), r.path("down-counts.txt"), r.path("test-words.txt")},
-		func() error { return r.prepare(ctx) }); err != nil {
+	prepared := []string{r.path("words.tsv"), r.path("down.txt"), r.path("contexts.jsonl"), r.path("down-counts.txt"), r.path("test-words.txt")}
+	if r.gold == "" {
+		prepared = append(prepared, r.path("full.txt"))
+	}
+	if err := r.step(ctx, "prepare", prepared, func() error { return r.prepare(ctx) }); err != nil {
 		return err
 	}
 	if r.gold == "" {

@@ -187,13 +187,13 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 	if enc.NumTokens() == 0 {
 		return nil, errors.New("skipgram: empty corpus")
 	}
-	for i, id := range enc.IDs {
-		if id < 0 || int(id) >= n {
-			return nil, fmt.Errorf("skipgram: corpus token %d has id %d outside the vocabulary of %d words", i, id, n)
-		}
+	if err := enc.Validate(n); err != nil {
+		return nil, fmt.Errorf("skipgram: encoded corpus: %w", err)
 	}
-	if int64(n)*int64(cfg.Dim) > math.MaxInt32*8 {
-		return nil, fmt.Errorf("skipgram: %d words × %d dimensions is too large", n, cfg.Dim)
+	for i, id := range enc.IDs {
+		if id == corpus.Unknown {
+			return nil, fmt.Errorf("skipgram: encoded corpus: token %d is Unknown (encode without keeping unknown words)", i)
+		}
 	}
 	var trainWords int64
 	for _, c := range vocab.Counts {
