@@ -10,6 +10,7 @@
 // tokenized corpus and both sets of vectors; default a temporary directory),
 // T2V_SKIPGRAM_BENCH_THREADS (default 2), T2V_SKIPGRAM_BENCH_FASTTEXT (the
 // fastText binary, default "fasttext" on PATH), T2V_SKIPGRAM_BENCH_LR (the
-// learning rate given to both trainers; default: each trainer's own default,
-// 0.025 for ours and 0.05 for fastText's skipgram).
+// learning rate given to both trainers; default 0.05, fastText's skipgram
+// default), T2V_SKIPGRAM_BENCH_NEG_POWER (our negative-sampling exponent;
+// default 0.5, the value fastText uses and cannot change).
 package fasttextbench
