@@ -16,13 +16,13 @@ mkdir -p "$work"
 go build -o "$work/text2vec-am" .
 bin="$work/text2vec-am"
 
-# 1. Base embeddings: 100-d skipgram (window 5, 5 negatives, min-count 5, 5 epochs).
+# 1. Base embeddings: 200-d skipgram (window 5, 5 negatives from unigram^0.5, lr 0.05, min-count 5, 5 epochs).
 "$bin" train-embeddings --corpus "$corpus" --out "$work/base.vec" --counts-out "$work/counts.txt" \
-  --dim 100 --window 5 --negative 5 --min-count 5 --epochs 5 --threads 1 --seed 1
+  --dim 200 --window 5 --negative 5 --min-count 5 --epochs 5 --lr 0.05 --neg-power 0.5 --threads 1 --seed 1
 
 # 2. AM on them with the paper's protocol; the serving bundle stores vectors as int8.
 "$bin" train --corpus "$corpus" --embeddings "$work/base.vec" --counts "$work/counts.txt" \
-  --mode am --seed 1 --threads 2 --storage int8 --bundle-oov-max-count BUNDLE_OOV \
+  --mode am --seed 1 --threads 2 --storage int8 --bundle-oov-max-count 0 \
   --out "$work/am.am" --bundle-out "$work/default.am" --work-dir "$work" --quiet
 
 cp "$work/default.am" defaultmodel/default.am
