@@ -70,6 +70,7 @@ type Vectorizer struct {
 	zero      []uint64  // bitset of all-zero base rows
 	pool      sync.Pool
 	cache     amCache
+	df        docFreq // passages seen, for WeightSIFCollection
 
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
@@ -95,6 +96,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		opts:  opts,
 		dim:   m.Dim,
 		cache: amCache{entries: make(map[cacheKey]cacheEntry)},
+		df:    docFreq{df: make(map[string]int64)},
 	}
 	n := m.Base.Len()
 	v.zero = make([]uint64, (n+63)/64)
@@ -176,15 +178,22 @@ func (v *Vectorizer) classify(word string, o *Options) tokInfo {
 	return tokInfo{id: id, count: c, src: SourceAM}
 }
 
-// weight is the combination weight of a token.
-func (v *Vectorizer) weight(t tokInfo, o *Options) float32 {
+// weight is the combination weight of token word.
+func (v *Vectorizer) weight(word string, t tokInfo, o *Options) float32 {
 	if o.Weighting == WeightMean {
 		return 1
 	}
+	var wt float32
 	if t.id >= 0 && v.sifW != nil && o.SIFA == v.opts.SIFA {
-		return v.sifW[t.id]
+		wt = v.sifW[t.id]
+	} else {
+		wt = v.sifWeight(t.count, o.SIFA)
 	}
-	return v.sifWeight(t.count, o.SIFA)
+	if o.Weighting == WeightSIFCollection {
+		df, docs := v.df.get(word)
+		wt *= collectionWeight(df, docs, o.collectionB())
+	}
+	return wt
 }
 
 // work is the per-call scratch space, pooled.
@@ -212,7 +221,8 @@ type work struct {
 	amDone    map[string]int // word → offset in amVecs, -1 dropped
 	amVecs    []float32
 	explain   map[string]int // word → index in Explanation.Words (Explain only)
-	sink      float32        // keeps touch's loads alive
+	seen      map[string]struct{}
+	sink      float32 // keeps touch's loads alive
 }
 
 // occNode links the sentences a non-frequent word occurs in.
@@ -228,6 +238,7 @@ func (v *Vectorizer) newWork() *work {
 		acc:     make([]float32, v.dim),
 		amVec:   make([]float32, v.dim),
 		amDone:  make(map[string]int),
+		seen:    make(map[string]struct{}),
 	}
 }
 
@@ -302,9 +313,13 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 	}
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
-	if v.prepare(w, text, &opts) && task == TaskPassage {
-		if _, err := v.teach(w); err != nil {
-			return nil, err
+	rare := v.prepare(w, text, &opts)
+	if task == TaskPassage {
+		v.countPassage(w, &opts)
+		if rare {
+			if _, err := v.teach(w); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := v.combine(w, &opts, nil); err != nil {
@@ -355,20 +370,53 @@ var errNoMemory = errors.New("the vectorizer has no writable context memory")
 
 // Learn offers the sentences around the non-frequent words of text to the
 // memory without vectorizing it (used by "memory warm"); it returns the number
-// of observations offered.
+// of observations offered. Under WeightSIFCollection it also counts text as
+// a passage, as Observe does, even without a writable memory.
 func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
-	if v.store == nil || v.store.ReadOnly() {
-		return 0, errNoMemory
-	}
 	if err := opts.Validate(); err != nil {
 		return 0, err
 	}
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
-	if !v.prepare(w, text, &opts) {
+	rare := v.prepare(w, text, &opts)
+	v.countPassage(w, &opts)
+	if v.store == nil || v.store.ReadOnly() {
+		return 0, errNoMemory
+	}
+	if !rare {
 		return 0, nil
 	}
 	return v.teach(w)
+}
+
+// countPassage counts the prepared text as a passage when o weights by the
+// collection (the counting costs a passage of frequent words about a third
+// of its time, so other weightings skip it).
+func (v *Vectorizer) countPassage(w *work, o *Options) {
+	if o.Weighting == WeightSIFCollection {
+		v.df.add(w.tokens, w.seen)
+	}
+}
+
+// Observe counts text as a passage of the collection (the document
+// frequencies of WeightSIFCollection) without touching the memory.
+func (v *Vectorizer) Observe(text string) {
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	w.tokens = w.tokens[:0]
+	w.sentences = v.tok.AppendSentences(w.sentences[:0], text)
+	for _, sent := range w.sentences {
+		w.tokens = v.tok.AppendTokens(w.tokens, sent)
+	}
+	v.df.add(w.tokens, w.seen)
+	clear(w.tokens) // do not pin the text
+	clear(w.sentences)
+}
+
+// Passages returns the number of passages counted for WeightSIFCollection.
+func (v *Vectorizer) Passages() int64 {
+	_, n := v.df.get("")
+	return n
 }
 
 // combine computes the normalized vector of the prepared text into w.acc;
@@ -418,7 +466,7 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 		default:
 			na++
 		}
-		wt := v.weight(info, o)
+		wt := v.weight(t, info, o)
 		simd.Axpy(wt, vec, acc)
 		used++
 		if we != nil {
@@ -472,9 +520,10 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanat
 		}
 	}
 	w.ctxRem = len(w.ctxTexts)
-	// The sentences of this text, after the remembered ones, as room allows.
+	// The sentences of this text: when the memory holds no context for the
+	// word, or with MixTextContexts after the remembered ones as room allows.
 	// The result equals the memory-only one (and can be cached) when every
-	// sentence of the text is remembered already or does not fit.
+	// sentence of the text is remembered already, does not fit or is not used.
 	cacheable := true
 	w.sents = w.sents[:0]
 	if head, ok := w.occHead[word]; ok {
@@ -484,6 +533,9 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanat
 	}
 	w.ctxSent = w.ctxSent[:0]
 	for k := len(w.sents) - 1; k >= 0; k-- { // text order
+		if w.ctxRem > 0 && !o.MixTextContexts {
+			break // the remembered contexts alone: a word gets one vector in every text
+		}
 		s := w.sentences[w.sents[k]]
 		if len(w.ctxTexts) >= o.MaxContexts || containsString(w.ctxTexts[:w.ctxRem], s) {
 			continue

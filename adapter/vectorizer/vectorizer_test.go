@@ -298,8 +298,19 @@ func TestMemoryPassageAndQuery(t *testing.T) {
 	if same {
 		t.Error("a new remembered context did not change the vector")
 	}
-	// Explain shows the remembered contexts with ρ summing to 1.
+	// By default a word the memory knows uses the remembered contexts only.
 	ex, err := v.Explain("jargon9 f1", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := ex.Words[0]; w.Source != SourceAM || len(w.Contexts) != 3 || !w.Contexts[2].Remembered {
+		t.Fatalf("default explanation %+v: want the 3 remembered contexts only", w)
+	}
+	// With MixTextContexts, Explain shows the remembered contexts and then
+	// this text's sentence, with ρ summing to 1.
+	mix := o
+	mix.MixTextContexts = true
+	ex, err = v.Explain("jargon9 f1", mix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,6 +408,10 @@ func TestOverrides(t *testing.T) {
 		{map[string]any{"frequent_min": json.Number("1e2")}, ""},
 		{map[string]any{"frequent_min": json.Number("x")}, `"frequent_min"`},
 		{map[string]any{"rare_min": nil}, `"rare_min"`},
+		{map[string]any{"weighting": "sif-collection", "collection_b": 0.05, "mix_text_contexts": true}, ""},
+		{map[string]any{"collection_b": 2.0}, "collection_b"},
+		{map[string]any{"collection_b": "x"}, `"collection_b"`},
+		{map[string]any{"mix_text_contexts": 1.0}, `"mix_text_contexts"`},
 	} {
 		o, err := base.WithOverrides(c.cfg)
 		if c.want == "" {
@@ -427,6 +442,9 @@ func TestParse(t *testing.T) {
 	}
 	if w, err := ParseWeighting("mean"); err != nil || w.String() != "mean" {
 		t.Error("mean")
+	}
+	if w, err := ParseWeighting("sif-collection"); err != nil || w != WeightSIFCollection || w.String() != "sif-collection" {
+		t.Error("sif-collection")
 	}
 }
 
@@ -476,5 +494,83 @@ func TestAllocations(t *testing.T) {
 	})
 	if allocs > 1 {
 		t.Errorf("%v allocations per Vectorize, want 1 (the result)", allocs)
+	}
+}
+
+// TestSIFCollection: sif-collection multiplies SIF by b/(b + df/N) over the
+// passages seen, alike for queries and passages, and is SIF before any passage.
+func TestSIFCollection(t *testing.T) {
+	v := newVectorizer(t, nil)
+	m := v.Model()
+	o := DefaultOptions()
+	o.Weighting = WeightSIFCollection
+	o.CollectionB = 0.1
+	text := "F1 f2, f3. f1!"
+	sif, err := v.Vectorize(text, TaskQuery, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := v.Vectorize(text, TaskQuery, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, before, sif, 0) // no passage yet: plain SIF
+	// Four passages: f1 in all four (twice in one, counted once), f2 in one, f3 in none.
+	for _, p := range []string{"f1 f2 f9", "f1 f1 f8", "f1 f7"} {
+		v.Observe(p)
+	}
+	if _, err := v.Vectorize("f1. f6", TaskPassage, o); err != nil {
+		t.Fatal(err)
+	}
+	// A passage under another weighting is not counted.
+	if _, err := v.Vectorize("f1 f2 f3", TaskPassage, DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if v.Passages() != 4 {
+		t.Fatalf("passages = %d, want 4", v.Passages())
+	}
+	var total float64
+	for _, c := range m.Base.Counts {
+		total += float64(c)
+	}
+	df := map[string]float64{"f1": 4, "f2": 1, "f3": 0}
+	want := make([]float32, m.Dim)
+	for _, w := range []string{"f1", "f2", "f3", "f1"} {
+		id, _ := m.Base.ID(w)
+		wt := 1e-3 / (1e-3 + float64(m.Base.Count(id))/total) * 0.1 / (0.1 + df[w]/4)
+		for k, x := range m.Base.Row(id) {
+			want[k] += float32(wt) * x
+		}
+	}
+	normalize(want)
+	got, err := v.Vectorize(text, TaskQuery, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, got, want, 1e-5)
+	assertUnit(t, got)
+	// Plain SIF ignores the collection.
+	got, err = v.Vectorize(text, TaskQuery, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, got, sif, 0)
+	// The weighting keeps the query path free of allocations but the result.
+	if !raceEnabled {
+		lower := "f1 f2, f3. f1!" // capitals cost the tokenizer an allocation
+		allocs := testing.AllocsPerRun(50, func() {
+			if _, err := v.Vectorize(lower, TaskQuery, o); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs > 1 {
+			t.Errorf("%v allocations per sif-collection Vectorize, want 1", allocs)
+		}
+	}
+	if got := collectionWeight(0, 10, 0.01); got != 1 {
+		t.Errorf("collectionWeight of an unseen word = %v, want 1", got)
+	}
+	if got := collectionWeight(1, 100, 0.01); math.Abs(float64(got)-0.5) > 1e-6 {
+		t.Errorf("collectionWeight(df 1, N 100, b 0.01) = %v, want 0.5", got)
 	}
 }

@@ -20,14 +20,14 @@ import (
 // words are dropped (a context-only model given no context yields nothing).
 // It is the "dense, base vectors only" baseline, built exactly as the adapter
 // builds vectors otherwise (same tokenizer, SIF weights, normalization).
-func BaseOnlyVectorizer(base *model.Embeddings, weighting vectorizer.Weighting) (*vectorizer.Vectorizer, vectorizer.Options, error) {
+func BaseOnlyVectorizer(base *model.Embeddings, weighting vectorizer.Weighting, sifA, collectionB float64) (*vectorizer.Vectorizer, vectorizer.Options, error) {
 	cfg := model.Config{Dim: base.Dim, Mode: model.ModeContext, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
 	m, err := model.New(cfg, model.BuildNgramVocab(nil, cfg.Ngram), base, 1)
 	if err != nil {
 		return nil, vectorizer.Options{}, fmt.Errorf("base-only vectorizer: %w", err)
 	}
 	opts := vectorizer.DefaultOptions()
-	opts.Weighting = weighting
+	opts.Weighting, opts.SIFA, opts.CollectionB = weighting, sifA, collectionB
 	opts.FrequentMin, opts.RareMin, opts.MaxContexts = 1, 1, 0
 	v, err := vectorizer.New(m, nil, opts)
 	if err != nil {
@@ -78,12 +78,15 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	var base baseFlags
 	base.register(fs)
 	amPath := fs.String("model", "", "AM serving bundle or weights `FILE` (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
-	weighting := fs.String("weighting", "sif", "word weighting of the dense rows: sif or mean")
+	weighting := fs.String("weighting", "sif", "word weighting of the dense rows: sif, mean or sif-collection (SIF × b/(b + df/N), the documents counted first as an import does)")
+	sifA := fs.Float64("sif-a", vectorizer.DefaultOptions().SIFA, "the a of the SIF weight a/(a + p(w)) of the dense rows (the adapter's sif_a)")
+	collectionB := fs.Float64("collection-b", vectorizer.DefaultCollectionB, "sif-collection: the b of the collection factor b/(b + df/N) (the adapter's collection_b)")
 	alphaList := fs.String("alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
 	defaults := vectorizer.DefaultOptions()
 	frequentMin := fs.Int64("frequent-min", defaults.FrequentMin, "dense AM: words with at least this count use their base row (the adapter's frequent_min)")
 	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
 	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
+	mixText := fs.Bool("mix-text-contexts", false, "dense AM: add a text's own sentences after the remembered contexts of a word (the adapter's mix_text_contexts)")
 	fusionName := fs.String("fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion) or ranked (reciprocal rank, Weaviate's rankedFusion)")
 	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
 	k1 := fs.Float64("k1", 1.2, "BM25 k1")
@@ -203,9 +206,12 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		if e.Counts == nil && w == vectorizer.WeightSIF {
 			slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
 		}
-		v, opts, err := BaseOnlyVectorizer(e, w)
+		v, opts, err := BaseOnlyVectorizer(e, w, *sifA, *collectionB)
 		if err != nil {
-			return err
+			return cli.UsageError("%v", err)
+		}
+		for _, t := range docTexts {
+			v.Observe(t) // the document frequencies of sif-collection
 		}
 		if err := dense("dense base only", v, opts); err != nil {
 			return err
@@ -222,8 +228,8 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 		defer mem.Close()
 		opts := vectorizer.DefaultOptions()
-		opts.Weighting = w
-		opts.FrequentMin, opts.RareMin, opts.MaxContexts = *frequentMin, *rareMin, *maxContexts
+		opts.Weighting, opts.SIFA, opts.CollectionB = w, *sifA, *collectionB
+		opts.FrequentMin, opts.RareMin, opts.MaxContexts, opts.MixTextContexts = *frequentMin, *rareMin, *maxContexts, *mixText
 		if err := opts.Validate(); err != nil {
 			return cli.UsageError("%v", err)
 		}
