@@ -41,16 +41,20 @@ type vectorizerFlags struct {
 	frequentMin int64
 	rareMin     int64
 	maxContexts int
+	collectionB float64
+	mixText     bool
 }
 
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	d := vectorizer.DefaultOptions()
 	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); default: the embedded default model")
-	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif|mean`")
+	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif|sif-collection|mean` (sif-collection also down-weights words common in the imported passages; its counts live in RAM only)")
 	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
 	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
 	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
-	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (remembered first, then the text's own)")
+	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the text's own sentences when none is remembered)")
+	fs.Float64Var(&f.collectionB, "collection-b", d.CollectionB, "sif-collection: the b of the factor b/(b+df(w)/N) (0: the default 0.01)")
+	fs.BoolVar(&f.mixText, "mix-text-contexts", d.MixTextContexts, "feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)")
 }
 
 func (f *vectorizerFlags) options() (vectorizer.Options, error) {
@@ -58,9 +62,10 @@ func (f *vectorizerFlags) options() (vectorizer.Options, error) {
 	if err != nil {
 		return vectorizer.Options{}, cli.UsageError("--weighting: %v", err)
 	}
-	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts}
+	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts,
+		CollectionB: f.collectionB, MixTextContexts: f.mixText}
 	if err := o.Validate(); err != nil {
-		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts)", err)
+		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts, --collection-b)", err)
 	}
 	return o, nil
 }
