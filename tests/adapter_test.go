@@ -29,11 +29,11 @@ func adapterArgs(r *reference, memDir string, teach bool) []string {
 // text2vec-transformers module (which calls the adapter).
 func transformersCollection(class string, settings map[string]any) map[string]any {
 	return map[string]any{
-		"class":             class,
-		"vectorizer":        "text2vec-transformers",
-		"moduleConfig":      map[string]any{"text2vec-transformers": settings},
-		"vectorIndexConfig": hnswConfig,
-		"properties":        docProperties(map[string]any{"text2vec-transformers": map[string]any{"skip": true}}),
+		"class":           class,
+		"vectorizer":      "text2vec-transformers",
+		"moduleConfig":    map[string]any{"text2vec-transformers": settings},
+		"vectorIndexType": exactIndex,
+		"properties":      docProperties(map[string]any{"text2vec-transformers": map[string]any{"skip": true}}),
 	}
 }
 

@@ -57,14 +57,14 @@ func TestImportThroughput(t *testing.T) {
 	runs := []run{
 		{"C-stock", "client-supplied vectors, stock server", stock, sc, byovStock, &clientVectors{vecs: r.docVecs}},
 		{"A", "stock server + text2vec-transformers → adapter (teach off)", stock, sc, func(class string) map[string]any {
-			return transformersCollection(class, map[string]any{"vectorizeClassName": false})
+			return withHNSW(transformersCollection(class, map[string]any{"vectorizeClassName": false}))
 		}, nil},
 		{"C-custom", "client-supplied vectors (named), custom server", custom, cc, byovCustom, &clientVectors{target: "am", vecs: r.docVecs}},
 		{"B", "custom server, in-process text2vec-am (teach off)", custom, cc, func(class string) map[string]any {
-			return amCollection(class, map[string]any{"vectorizeClassName": false, "teach": false})
+			return withHNSW(amCollection(class, map[string]any{"vectorizeClassName": false, "teach": false}))
 		}, nil},
 		{"B-teach", "custom server, in-process text2vec-am (teach on)", custom, cc, func(class string) map[string]any {
-			return amCollection(class, map[string]any{"vectorizeClassName": false, "teach": true})
+			return withHNSW(amCollection(class, map[string]any{"vectorizeClassName": false, "teach": true}))
 		}, nil},
 	}
 	// Two rounds, interleaved, so that a load change on the machine hits

@@ -35,9 +35,27 @@ func docProperties(docIDModuleConfig map[string]any) []map[string]any {
 	return []map[string]any{docID, {"name": "docIndex", "dataType": []string{"int"}}, {"name": "text", "dataType": []string{"text"}}}
 }
 
-// hnswConfig makes HNSW search close to exact, so that Weaviate's ranking can
-// be compared with the in-process brute force.
+// exactIndex is the vector index of the collections whose search is compared
+// with the in-process brute force: "flat" searches exactly, so any difference
+// is the integration's, not HNSW's approximation.
+const exactIndex = "flat"
+
+// hnswConfig is the HNSW index of the throughput benchmark.
 var hnswConfig = map[string]any{"ef": 512, "efConstruction": 256, "maxConnections": 32}
+
+// withHNSW switches a collection definition (class vector or named vectors)
+// to the benchmark's HNSW index.
+func withHNSW(class map[string]any) map[string]any {
+	if vc, ok := class["vectorConfig"].(map[string]any); ok {
+		for _, v := range vc {
+			v := v.(map[string]any)
+			v["vectorIndexType"], v["vectorIndexConfig"] = "hnsw", hnswConfig
+		}
+		return class
+	}
+	class["vectorIndexType"], class["vectorIndexConfig"] = "hnsw", hnswConfig
+	return class
+}
 
 // importAll imports every reference document and checks that none failed.
 func importAll(t *testing.T, col collection, r *reference) importResult {

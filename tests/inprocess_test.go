@@ -29,9 +29,8 @@ func amCollection(class string, settings map[string]any) map[string]any {
 		"class": class,
 		"vectorConfig": map[string]any{
 			"am": map[string]any{
-				"vectorizer":        map[string]any{module.Name: settings},
-				"vectorIndexType":   "hnsw",
-				"vectorIndexConfig": hnswConfig,
+				"vectorizer":      map[string]any{module.Name: settings},
+				"vectorIndexType": exactIndex,
 			},
 		},
 		"properties": docProperties(map[string]any{module.Name: map[string]any{"skip": true}}),
