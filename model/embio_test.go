@@ -13,32 +13,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// sharedDir returns ../shared relative to the repository root (the directory
-// holding go.mod), skipping the test when it is absent.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data directory %s is absent", shared)
-	}
-	return shared
-}
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
+)
 
 func randomEmbeddings(t testing.TB, n, dim int, seed uint64) *Embeddings {
 	t.Helper()
@@ -291,7 +268,7 @@ func TestCounts(t *testing.T) {
 }
 
 func TestSharedReferenceEmbeddings(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "data", "embeddings")
+	dir := filepath.Join(shareddata.Dir(t), "data", "embeddings")
 	e, err := LoadEmbeddings(filepath.Join(dir, "general-sgns100.vec.gz"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,40 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
-
-// sharedDir returns ../shared relative to the repository root (the directory
-// holding go.mod), skipping when it is absent.
-func sharedDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data", "corpus", "general")); err != nil {
-		tb.Skipf("shared data %s is absent", shared)
-	}
-	return shared
-}
 
 // sharedData loads the general corpus (index cached in the system temp
 // directory) and its 100-d skipgram embeddings with counts.
 func sharedData(tb testing.TB) *Data {
 	tb.Helper()
-	shared := sharedDir(tb)
+	shared := shareddata.Dir(tb)
 	emb := filepath.Join(shared, "data", "embeddings")
 	base, err := model.LoadEmbeddings(filepath.Join(emb, "general-sgns100.vec.gz"))
 	if err != nil {
@@ -70,7 +46,7 @@ func TestSharedCorpusCounts(t *testing.T) {
 		t.Skip("reads the 80 MB shared corpus")
 	}
 	d := sharedData(t)
-	shared := sharedDir(t)
+	shared := shareddata.Dir(t)
 	counts, err := model.LoadCounts(filepath.Join(shared, "data", "embeddings", "general-counts.txt.gz"))
 	if err != nil {
 		t.Fatal(err)

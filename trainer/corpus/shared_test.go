@@ -2,37 +2,12 @@ package corpus
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/model"
 )
-
-// sharedDir returns ../shared relative to the repository root (the directory
-// holding go.mod), or skips the test when it is absent.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available at %s", shared)
-	}
-	return shared
-}
 
 // TestGeneralCorpusCounts checks the reader against the published statistics of
 // the shared general corpus: 13.47 M tokens, 74,504 words with count ≥ 5.
@@ -40,7 +15,7 @@ func TestGeneralCorpusCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 80 MB of text")
 	}
-	dir := filepath.Join(sharedDir(t), "data", "corpus", "general")
+	dir := filepath.Join(shareddata.Dir(t), "data", "corpus", "general")
 	c, err := Read(context.Background(), []string{dir}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +30,7 @@ func TestGeneralCorpusCounts(t *testing.T) {
 		t.Errorf("most frequent word %q (%d), want the (705958)", v.Words[0], v.Counts[0])
 	}
 	// Every count equals the one in the shared counts file, made with the same tokenizer.
-	ref, err := model.LoadCounts(filepath.Join(sharedDir(t), "data", "embeddings", "general-counts.txt.gz"))
+	ref, err := model.LoadCounts(filepath.Join(shareddata.Dir(t), "data", "embeddings", "general-counts.txt.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 )
 
 // writeFile writes content to a file in a fresh temporary directory and returns its path.
@@ -15,30 +17,6 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// sharedDir returns ../shared beside the repository root, skipping the test when it is absent.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data")); err != nil {
-		t.Skipf("shared data not found at %s (the evaluation data lives beside the repository)", shared)
-	}
-	return shared
 }
 
 func TestFixUTF8(t *testing.T) {
@@ -164,7 +142,7 @@ func TestLoadRetrieval(t *testing.T) {
 }
 
 func TestLoadSharedData(t *testing.T) {
-	shared := sharedDir(t)
+	shared := shareddata.Dir(t)
 	eval := filepath.Join(shared, "data", "eval")
 	for _, n := range []int{2, 4, 6} {
 		insts, err := LoadChimeras(filepath.Join(eval, "chimeras", "chimeras.dataset.l"+string(rune('0'+n))+".tokenised.train.txt"))

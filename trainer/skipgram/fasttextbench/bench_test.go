@@ -16,35 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval"
 	"github.com/text2vec-am/text2vec-am/trainer/skipgram"
 )
-
-// sharedDir returns ../shared beside the repository root, or skips.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available at %s", shared)
-	}
-	return shared
-}
 
 // tokenize writes the corpus as one line of space-separated tokens per line,
 // so that fastText and our trainer see exactly the same tokens.
@@ -114,7 +91,7 @@ func TestFastTextComparison(t *testing.T) {
 	if os.Getenv("T2V_SKIPGRAM_BENCH") == "" {
 		t.Skip("set T2V_SKIPGRAM_BENCH=1 to run the fastText comparison (about ten minutes on 2 cores)")
 	}
-	shared := sharedDir(t)
+	shared := shareddata.Dir(t)
 	ftBin := os.Getenv("T2V_SKIPGRAM_BENCH_FASTTEXT")
 	if ftBin == "" {
 		ftBin = "fasttext"
