@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func testCommands(ran *[]string) []Command {
+	return []Command{
+		{Name: "ok", Summary: "succeeds", Run: func(_ context.Context, env Env) error {
+			*ran = append(*ran, "ok:"+strings.Join(env.Args, ","))
+			return nil
+		}},
+		{Name: "flags", Summary: "parses a flag", Run: func(_ context.Context, env Env) error {
+			fs := NewFlagSet("flags", env)
+			n := fs.Int("n", 1, "a number")
+			if err := ParseFlags(fs, env.Args); err != nil {
+				return err
+			}
+			if *n < 0 {
+				return UsageError("--n: %d is negative", *n)
+			}
+			*ran = append(*ran, "flags")
+			return nil
+		}},
+		{Name: "fail", Summary: "fails", Run: func(context.Context, Env) error { return errors.New("disk full") }},
+		{Name: "cancel", Summary: "is interrupted", Run: func(context.Context, Env) error { return context.Canceled }},
+	}
+}
+
+func TestMainExitCodesAndMessages(t *testing.T) {
+	cases := []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+		ran    string
+	}{
+		{args: []string{"ok", "a", "b"}, code: 0, ran: "ok:a,b"},
+		{args: []string{"flags", "-n", "3"}, code: 0, ran: "flags"},
+		{args: []string{"flags", "-n", "x"}, code: 2, stderr: "invalid value"},
+		{args: []string{"flags", "-n", "-1"}, code: 2, stderr: "t2v flags: usage error: --n: -1 is negative"},
+		{args: []string{"flags", "-h"}, code: 0, stderr: "-n int"},
+		{args: []string{"fail"}, code: 1, stderr: "t2v fail: disk full"},
+		{args: []string{"cancel"}, code: 130, stderr: "interrupted"},
+		{args: []string{"nope"}, code: 2, stderr: `unknown command "nope"`},
+		{args: nil, code: 2, stdout: "Commands:"},
+		{args: []string{"help"}, code: 0, stdout: "  flags   parses a flag\n"},
+		{args: []string{"help", "flags"}, code: 0, stdout: "-n int"},
+	}
+	for _, c := range cases {
+		var ran []string
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), "t2v", testCommands(&ran), c.args, &out, &errOut)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errOut.String())
+		}
+		if c.stdout != "" && !strings.Contains(out.String(), c.stdout) {
+			t.Errorf("%v: stdout %q lacks %q", c.args, out.String(), c.stdout)
+		}
+		if c.stderr != "" && !strings.Contains(errOut.String(), c.stderr) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, errOut.String(), c.stderr)
+		}
+		if got := strings.Join(ran, ";"); got != c.ran {
+			t.Errorf("%v: ran %q, want %q", c.args, got, c.ran)
+		}
+	}
+}
