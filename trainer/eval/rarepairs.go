@@ -147,6 +147,9 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err := cli.ParseFlags(fset, env.Args); err != nil {
 		return err
 	}
+	if err := checkPlotFlag(*plotPath); err != nil {
+		return err
+	}
 	if fset.NArg() != 2 {
 		return cli.UsageError("want PAIRS and CONTEXT_DIR, got %d arguments", fset.NArg())
 	}

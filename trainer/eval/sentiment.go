@@ -150,6 +150,9 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
+	if err := checkPlotFlag(*plotPath); err != nil {
+		return err
+	}
 	if fs.NArg() != 0 {
 		return cli.UsageError("unexpected arguments %q (data files are given by flags)", fs.Args())
 	}

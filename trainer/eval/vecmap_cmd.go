@@ -226,6 +226,9 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
+	if err := checkPlotFlag(*plotPath); err != nil {
+		return err
+	}
 	r.corpus = corpusPaths
 	r.preferred = fs.Args()
 	if len(r.corpus) == 0 || r.dir == "" {
