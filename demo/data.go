@@ -1,6 +1,6 @@
 package demo
 
-//go:generate go run ./gendocs -goroot $GOROOT -out data/docs.jsonl
+//go:generate go run ./gendocs -goroot $GOROOT -out data/godocs.jsonl
 
 import (
 	"bufio"
@@ -13,13 +13,13 @@ import (
 	"strings"
 )
 
-// The bundled data set: demo/data/docs.jsonl is generated from the Go
+// The bundled data set: demo/data/godocs.jsonl is generated from the Go
 // distribution's package documentation (BSD-3-Clause, see demo/data/NOTICE);
-// demo/data/queries.jsonl is hand-written for this project.
+// demo/data/goqueries.jsonl is hand-written for this project.
 var (
-	//go:embed data/docs.jsonl
+	//go:embed data/godocs.jsonl
 	docsJSONL []byte
-	//go:embed data/queries.jsonl
+	//go:embed data/goqueries.jsonl
 	queriesJSONL []byte
 )
 
@@ -39,12 +39,12 @@ type Query struct {
 
 // BundledDocuments parses the embedded documents.
 func BundledDocuments() ([]Document, error) {
-	return ParseDocuments(bytes.NewReader(docsJSONL), "demo/data/docs.jsonl")
+	return ParseDocuments(bytes.NewReader(docsJSONL), "demo/data/godocs.jsonl")
 }
 
 // BundledQueries parses the embedded queries and checks them against docs.
 func BundledQueries(docs []Document) ([]Query, error) {
-	return ParseQueries(bytes.NewReader(queriesJSONL), "demo/data/queries.jsonl", docs)
+	return ParseQueries(bytes.NewReader(queriesJSONL), "demo/data/goqueries.jsonl", docs)
 }
 
 // maxLine bounds one JSONL line (a document of the bundled set is under 1 KB).

@@ -1,4 +1,4 @@
-// Command gendocs regenerates demo/data/docs.jsonl from a Go distribution's
+// Command gendocs regenerates demo/data/godocs.jsonl from a Go distribution's
 // package documentation. Run it through "go generate ./demo".
 package main
 
@@ -14,7 +14,7 @@ import (
 
 func main() {
 	goroot := flag.String("goroot", runtime.GOROOT(), "Go installation whose src/ is read")
-	out := flag.String("out", "data/docs.jsonl", "output JSONL file")
+	out := flag.String("out", "data/godocs.jsonl", "output JSONL file")
 	flag.Parse()
 	if err := run(*goroot, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)

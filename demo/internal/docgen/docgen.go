@@ -46,7 +46,7 @@ type Options struct {
 	MinWords int
 }
 
-// DefaultOptions are the settings behind demo/data/docs.jsonl.
+// DefaultOptions are the settings behind demo/data/godocs.jsonl.
 func DefaultOptions() Options {
 	return Options{MaxParagraphs: 3, MaxChars: 900, MinWords: 6}
 }

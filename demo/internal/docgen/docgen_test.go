@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// shippedGoVersion is the Go release demo/data/docs.jsonl was generated from
+// shippedGoVersion is the Go release demo/data/godocs.jsonl was generated from
 // (see demo/data/NOTICE); other releases document their packages differently.
 const shippedGoVersion = "go1.26.8"
 
 func TestGenerateMatchesShippedFile(t *testing.T) {
-	shipped, err := os.ReadFile(filepath.Join("..", "..", "data", "docs.jsonl"))
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "data", "godocs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestGenerateMatchesShippedFile(t *testing.T) {
 		t.Skipf("running %s, the shipped file is from %s: counts checked, bytes not compared", v, shippedGoVersion)
 	}
 	if !bytes.Equal(buf.Bytes(), shipped) {
-		t.Errorf("go generate ./demo would change demo/data/docs.jsonl (%d bytes now, %d generated): regenerate it", len(shipped), buf.Len())
+		t.Errorf("go generate ./demo would change demo/data/godocs.jsonl (%d bytes now, %d generated): regenerate it", len(shipped), buf.Len())
 	}
 }
 
