@@ -367,20 +367,36 @@ type vecRequest struct {
 	Config map[string]any `json:"config"`
 }
 
+// textRequest is what the bodies of /vectors and /explain share: one text and
+// the per-request config.
+type textRequest struct {
+	Text   *string        `json:"text"`
+	Config map[string]any `json:"config"`
+}
+
+// parseTextRequest checks a decoded single-text request: the text is present
+// and within the limits, the config keys are known and valid.
+func (s *Server) parseTextRequest(req textRequest) (string, requestConfig, error) {
+	if req.Text == nil {
+		return "", requestConfig{}, errorf(http.StatusBadRequest, "field \"text\" is required")
+	}
+	rc, err := s.parseConfig(req.Config)
+	if err != nil {
+		return "", requestConfig{}, err
+	}
+	if err := s.checkText(*req.Text, -1); err != nil {
+		return "", requestConfig{}, err
+	}
+	return *req.Text, rc, nil
+}
+
 func (s *Server) vectors(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
 	var req vecRequest
 	if err := decodeJSON(body.Bytes(), &req); err != nil {
 		return err
 	}
-	if req.Text == nil {
-		return errorf(http.StatusBadRequest, "field \"text\" is required")
-	}
-	rc, err := s.parseConfig(req.Config)
+	text, rc, err := s.parseTextRequest(textRequest{Text: req.Text, Config: req.Config})
 	if err != nil {
-		return err
-	}
-	text := *req.Text
-	if err := s.checkText(text, -1); err != nil {
 		return err
 	}
 	vec, err := s.vec.Vectorize(text, rc.task.task, rc.opts)
@@ -456,31 +472,19 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request, body *bytes.Buffe
 	return nil
 }
 
-// explainRequest is the body of /explain.
-type explainRequest struct {
-	Text   *string        `json:"text"`
-	Config map[string]any `json:"config"`
-}
-
 func (s *Server) explain(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
-	var req explainRequest
+	var req textRequest
 	if err := decodeJSON(body.Bytes(), &req); err != nil {
 		return err
 	}
-	if req.Text == nil {
-		return errorf(http.StatusBadRequest, "field \"text\" is required")
-	}
-	rc, err := s.parseConfig(req.Config)
+	text, rc, err := s.parseTextRequest(req)
 	if err != nil {
 		return err
 	}
 	if rc.task.set && rc.task.task == vectorizer.TaskPassage {
 		return errorf(http.StatusBadRequest, "config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
 	}
-	if err := s.checkText(*req.Text, -1); err != nil {
-		return err
-	}
-	ex, err := s.vec.Explain(*req.Text, rc.opts)
+	ex, err := s.vec.Explain(text, rc.opts)
 	if err != nil {
 		return vectorError(err, "explain")
 	}
@@ -488,7 +492,7 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request, body *bytes.Buf
 		Text string `json:"text"`
 		Dims int    `json:"dims"`
 		*vectorizer.Explanation
-	}{*req.Text, len(ex.Vector), ex})
+	}{text, len(ex.Vector), ex})
 	if err != nil {
 		return fmt.Errorf("encode explanation: %w", err)
 	}
