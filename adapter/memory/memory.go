@@ -353,9 +353,13 @@ func (m *Memory) Remember(obs []Observation) error {
 			defer m.compactMu.Unlock()
 			m.mu.RLock()
 			closed := m.closed
+			due := m.records >= int64(m.opts.SnapshotEvery)
 			m.mu.RUnlock()
 			if closed {
 				return // Close writes the final snapshot
+			}
+			if !due {
+				return // Snapshot or Clear compacted since this one was scheduled
 			}
 			if err := m.compactLocked(); err != nil {
 				m.log.Error("context memory: snapshot failed; the log keeps growing until one succeeds", "dir", m.dir, "err", err)
