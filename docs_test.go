@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+)
+
+// docFiles are the documents whose shell examples must match the binary.
+var docFiles = []string{"README.md", "EVAL.md", "BENCHMARKS.md", "MODEL.md", "ARCHITECTURE.md"}
+
+// invocation is one text2vec-am command line found in a document.
+type invocation struct {
+	where string   // file:line
+	args  []string // after the binary name
+}
+
+// binaryRE matches the start of a text2vec-am invocation in a shell line:
+// the built binary (./text2vec-am, text2vec-am, a path ending in it) or go run.
+var binaryRE = regexp.MustCompile(`(?:^|[\s;&|(])(?:\S*/)?(?:text2vec-am|go run \.)\s+`)
+
+// shellInvocations returns every text2vec-am command line inside the fenced
+// code blocks of the Markdown text, continuation lines joined.
+func shellInvocations(t *testing.T, file string, text []byte) []invocation {
+	t.Helper()
+	var out []invocation
+	inBlock := false
+	var pending strings.Builder
+	pendingLine := 0
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inBlock = !inBlock
+			pending.Reset()
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		if pending.Len() == 0 {
+			pendingLine = n
+		}
+		if strings.HasSuffix(line, `\`) {
+			pending.WriteString(strings.TrimSuffix(line, `\`) + " ")
+			continue
+		}
+		pending.WriteString(line)
+		full := pending.String()
+		pending.Reset()
+		if i := strings.Index(full, " #"); i >= 0 { // a trailing comment
+			full = full[:i]
+		}
+		if strings.HasPrefix(strings.TrimSpace(full), "#") {
+			continue
+		}
+		loc := binaryRE.FindStringIndex(full)
+		if loc == nil {
+			continue
+		}
+		rest := full[loc[1]:]
+		// The command ends at a pipe, a redirection or a command separator.
+		if i := strings.IndexAny(rest, "|;&>"); i >= 0 {
+			rest = rest[:i]
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "-") && fields[0] != "-h" {
+			continue
+		}
+		out = append(out, invocation{where: file + ":" + itoa(pendingLine), args: fields})
+	}
+	return out
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// helpOutput runs the binary's Main with args and returns what it printed.
+func helpOutput(args ...string) string {
+	var out bytes.Buffer
+	cli.Main(context.Background(), "text2vec-am", commands(), args, &out, &out)
+	return out.String()
+}
+
+// flagLineRE matches a flag of flag.PrintDefaults: "  -name" for a boolean,
+// "  -name type" for a flag that takes a value.
+var flagLineRE = regexp.MustCompile(`(?m)^\s+-([A-Za-z0-9][A-Za-z0-9-]*)(?:[ \t]+(\S+))?[ \t]*$`)
+
+// commandChecker checks documented command lines against the binary's
+// commands and their flags (learned from each command's -h output).
+type commandChecker struct {
+	names   map[string]bool
+	flagsOf map[string]map[string]bool // command path → flag name → takes a value
+}
+
+func newCommandChecker() *commandChecker {
+	c := &commandChecker{names: map[string]bool{}, flagsOf: map[string]map[string]bool{}}
+	for _, cmd := range commands() {
+		c.names[cmd.Name] = true
+	}
+	return c
+}
+
+// check returns the problems of the text2vec-am command lines in the
+// Markdown text and how many command lines it checked.
+func (c *commandChecker) check(t *testing.T, file string, text []byte) (problems []string, checked int) {
+	for _, inv := range shellInvocations(t, file, text) {
+		cmd := inv.args[0]
+		if cmd == "help" || cmd == "-h" || cmd == "." { // "go build -o text2vec-am ."
+			continue
+		}
+		if !c.names[cmd] {
+			problems = append(problems, fmt.Sprintf("%s: text2vec-am %s: no such command", inv.where, cmd))
+			continue
+		}
+		checked++
+		path := []string{cmd}
+		rest := inv.args[1:]
+		// eval and memory dispatch to a task named by the next word.
+		if (cmd == "eval" || cmd == "memory") && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			path = append(path, rest[0])
+			rest = rest[1:]
+		}
+		key := strings.Join(path, " ")
+		defined, ok := c.flagsOf[key]
+		if !ok {
+			defined = map[string]bool{}
+			usage := helpOutput(append(append([]string{}, path...), "-h")...)
+			for _, m := range flagLineRE.FindAllStringSubmatch(usage, -1) {
+				defined[m[1]] = m[2] != ""
+			}
+			if !strings.Contains(strings.ToLower(usage), "usage") {
+				problems = append(problems, fmt.Sprintf("%s: text2vec-am %s -h printed no usage: %q", inv.where, key, usage))
+			}
+			c.flagsOf[key] = defined
+		}
+		positional := ""
+		for i := 0; i < len(rest); i++ {
+			a := rest[i]
+			if a == "..." || a == "…" { // an elided part of the line
+				break
+			}
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				if positional == "" {
+					positional = a
+				}
+				continue
+			}
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if name == "h" || name == "help" {
+				continue
+			}
+			takesValue, ok := defined[name]
+			if !ok {
+				problems = append(problems, fmt.Sprintf("%s: text2vec-am %s has no flag -%s", inv.where, key, name))
+			}
+			if takesValue && !hasValue {
+				i++ // its value
+			}
+			if positional != "" && cmd != "memory" {
+				problems = append(problems, fmt.Sprintf("%s: text2vec-am %s: flag %s after the argument %q is read as an argument", inv.where, key, a, positional))
+			}
+		}
+	}
+	return problems, checked
+}
+
+// TestDocumentedCommandsExist checks every text2vec-am command line in the
+// project's Markdown documents against the binary: the (sub)command exists,
+// every flag it passes is one the command defines, and no flag comes after
+// a positional argument (Go's flag package would take it as an argument).
+func TestDocumentedCommandsExist(t *testing.T) {
+	c := newCommandChecker()
+	total := 0
+	for _, file := range docFiles {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("read %s: %v", file, err)
+		}
+		problems, n := c.check(t, file, text)
+		for _, p := range problems {
+			t.Error(p)
+		}
+		total += n
+	}
+	if total < 20 {
+		t.Fatalf("found only %d text2vec-am command lines in %v; the extraction is broken", total, docFiles)
+	}
+	t.Logf("checked %d documented command lines", total)
+}
+
+// TestCommandCheckerFindsMistakes feeds the checker a document with known
+// mistakes, so that TestDocumentedCommandsExist cannot pass by checking nothing.
+func TestCommandCheckerFindsMistakes(t *testing.T) {
+	doc := "Prose with text2vec-am serve --nope is not checked.\n" +
+		"```sh\n" +
+		"go build -o text2vec-am .\n" +
+		"./text2vec-am serve --addr 127.0.0.1:9 --no-such-flag 3\n" +
+		"text2vec-am eval retrieval --embeddings e.vec \\\n" +
+		"  docs.jsonl queries.jsonl --alpha 0.5\n" +
+		"go run . frobnicate\n" +
+		"./text2vec-am memory warm --memory-dir d a.txt # comment --bogus\n" +
+		"./text2vec-am eval chimeras --embeddings e.vec --am a.am x.txt | tee out.md\n" +
+		"```\n"
+	problems, n := newCommandChecker().check(t, "doc.md", []byte(doc))
+	want := []string{
+		"doc.md:4: text2vec-am serve has no flag -no-such-flag",
+		`doc.md:5: text2vec-am eval retrieval: flag --alpha after the argument "docs.jsonl" is read as an argument`,
+		"doc.md:7: text2vec-am frobnicate: no such command",
+	}
+	if n != 4 || !slices.Equal(problems, want) {
+		t.Fatalf("checked %d lines, problems:\n%s\nwant 4 lines and:\n%s", n, strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	}
+}
