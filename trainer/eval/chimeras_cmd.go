@@ -40,22 +40,47 @@ func (b *baseFlags) load() (*model.Embeddings, error) {
 	return e, nil
 }
 
-// withMode loads the model at path onto base and sets its mode.
-func withMode(path string, base *model.Embeddings, mode model.Mode) (*model.Model, error) {
+// contextPart loads the weights at path onto base and runs them context-only
+// in mode want (ModeContext for AM-ctx, ModeFCMContext for FCM-ctx). It
+// returns the model and the mode the weights were trained in. Weights trained
+// context-only in want itself (the reference implementation's context_only
+// combinator, which its CHIMERAS evaluator runs as trained) and weights of the
+// full model of the same family (am for AM-ctx, fcm for FCM-ctx: their context
+// part) are accepted; other weights are refused, naming the flag and the file:
+// FCM and form-only training never train AM's attention matrix M, and AM's A
+// was trained on attention-weighted contexts.
+func contextPart(flag, path string, base *model.Embeddings, want model.Mode) (*model.Model, model.Mode, error) {
+	full := model.ModeAM
+	if want == model.ModeFCMContext {
+		full = model.ModeFCM
+	}
 	m, err := loadModel(path, base, false)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	m.Mode = mode
-	return m, nil
+	trained := m.Mode
+	if trained != want && trained != full {
+		return nil, 0, fmt.Errorf("%s %s: weights trained in mode %s; %s needs weights trained in mode %s or %s",
+			flag, path, trained, chimeraRowName(want), want, full)
+	}
+	m.Mode = want
+	return m, trained, nil
+}
+
+// chimeraRowName is the table row of a context-only mode.
+func chimeraRowName(mode model.Mode) string {
+	if mode == model.ModeFCMContext {
+		return "FCM-ctx"
+	}
+	return "AM-ctx"
 }
 
 func runChimeras(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval chimeras", env)
 	var base baseFlags
 	base.register(fs)
-	am := fs.String("am", "", "AM weights `FILE` or bundle: the AM-ctx row (context-only mode, attention)")
-	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle: the FCM-ctx row (context-only mode, uniform weights)")
+	am := fs.String("am", "", "AM weights `FILE` or bundle, trained with --mode context (the paper's AM-ctx) or am (its context part): the AM-ctx row")
+	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle, trained with --mode fcm-context (the paper's FCM-ctx) or fcm (its context part): the FCM-ctx row")
 	nStop := fs.Int("stopwords", 50, "the additive − sw row leaves out this many most frequent words (by --counts, else vocabulary order)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval chimeras --embeddings FILE [--counts FILE] [--am FILE] [--fcm FILE] CHIMERAS_FILE…\n\n"+
@@ -96,18 +121,21 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 		{"additive", func() NonceFunc { return Additive(e, nil) }},
 		{"additive − sw", func() NonceFunc { return Additive(e, MostFrequent(e, *nStop)) }},
 	}
+	var weights []string // "row: file (trained in mode …)"
 	for _, r := range []struct {
-		name, path string
+		flag, path string
 		mode       model.Mode
-	}{{"FCM-ctx", *fcm, model.ModeFCMContext}, {"AM-ctx", *am, model.ModeContext}} {
+	}{{"--fcm", *fcm, model.ModeFCMContext}, {"--am", *am, model.ModeContext}} {
 		if r.path == "" {
 			continue
 		}
-		m, err := withMode(r.path, e, r.mode)
+		m, trained, err := contextPart(r.flag, r.path, e, r.mode)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{r.name, func() NonceFunc { return ModelNonce(m) }})
+		name := chimeraRowName(r.mode)
+		weights = append(weights, fmt.Sprintf("%s: %s (trained in mode %s)", name, r.path, trained))
+		rows = append(rows, row{name, func() NonceFunc { return ModelNonce(m) }})
 	}
 	tab := Table{Header: []string{"model"}}
 	for i, p := range fs.Args() {
@@ -132,6 +160,12 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 	}
 	if err := tab.WriteMarkdown(env.Stdout); err != nil {
 		return err
+	}
+	if len(weights) > 0 {
+		fmt.Fprintln(env.Stdout)
+		for _, w := range weights {
+			fmt.Fprintln(env.Stdout, w)
+		}
 	}
 	// Paired comparison of the last two rows (AM-ctx vs FCM-ctx when both are given).
 	if *am != "" && *fcm != "" {

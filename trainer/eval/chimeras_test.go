@@ -2,6 +2,8 @@ package eval
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -72,5 +74,98 @@ func TestModelNonceContextOnly(t *testing.T) {
 	}
 	if ModelNonce(m)([][]string{{"unknown", NonceToken}}) != nil {
 		t.Fatal("no known context word: want no vector")
+	}
+}
+
+// With two sentences AM-ctx weighs each by the paper's reliability, which
+// includes the context's similarity to itself: ρ_i = Σ_j s(C_i, C_j) / Σ_jk
+// s(C_j, C_k). With M = A = I, v_1 = (2, 0) and v_2 = (0, 1): s_11 = 4/√2,
+// s_22 = 1/√2, s_12 = 0, so ρ = (0.8, 0.2) and the nonce is (1.6, 0.2); FCM-ctx
+// weighs by known words (one each) and gives (1, 0.5).
+func TestModelNonceTwoSentencesAttention(t *testing.T) {
+	e := testEmbeddings(t, []string{"loud", "food"}, [][]float32{{2, 0}, {0, 1}}, nil)
+	sentences := [][]string{{"loud", NonceToken}, {NonceToken, "food"}}
+	for _, c := range []struct {
+		mode model.Mode
+		want [2]float64
+	}{{model.ModeContext, [2]float64{1.6, 0.2}}, {model.ModeFCMContext, [2]float64{1, 0.5}}} {
+		cfg := model.Config{Dim: 2, Mode: c.mode, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
+		m, err := model.New(cfg, model.BuildNgramVocab([]string{"loud", "food"}, cfg.Ngram), e, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(m.A, []float32{1, 0, 0, 1})
+		copy(m.M, []float32{1, 0, 0, 1})
+		v := ModelNonce(m)(sentences)
+		if math.Abs(float64(v[0])-c.want[0]) > 1e-5 || math.Abs(float64(v[1])-c.want[1]) > 1e-5 {
+			t.Errorf("%s nonce = %v, want %v", c.mode, v, c.want)
+		}
+	}
+}
+
+// saveTinyModel writes a model of the given mode over the embeddings at emb
+// and returns its path.
+func saveTinyModel(t *testing.T, emb string, mode model.Mode) string {
+	t.Helper()
+	e, err := model.LoadEmbeddings(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.Config{Dim: e.Dim, Mode: mode, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab(e.Words, cfg.Ngram), e, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), mode.String()+".am")
+	if err := m.SaveFile(p, model.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The AM-ctx and FCM-ctx rows accept weights trained context-only or in the
+// full mode of their family, say which, and refuse the other family's.
+func TestEvalChimerasWeightModes(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	data := writeFile(t, "c.txt", "1\tthe ___ plays music @@ music the ___\tguitar,bread,kernel\t5,1,2\n"+
+		"2\ta ___ of bread @@ the food ___\tbread,guitar,driver\t5,1,3\n")
+	w := map[model.Mode]string{}
+	for _, m := range []model.Mode{model.ModeAM, model.ModeFCM, model.ModeForm, model.ModeContext, model.ModeFCMContext} {
+		w[m] = saveTinyModel(t, emb, m)
+	}
+	for _, c := range []struct {
+		am, fcm model.Mode
+		lines   []string
+	}{
+		{model.ModeContext, model.ModeFCMContext, []string{"AM-ctx: " + w[model.ModeContext] + " (trained in mode context)",
+			"FCM-ctx: " + w[model.ModeFCMContext] + " (trained in mode fcm-context)"}},
+		{model.ModeAM, model.ModeFCM, []string{"AM-ctx: " + w[model.ModeAM] + " (trained in mode am)",
+			"FCM-ctx: " + w[model.ModeFCM] + " (trained in mode fcm)"}},
+	} {
+		out, _, err := run(t, "chimeras", "--embeddings", emb, "--counts", counts, "--am", w[c.am], "--fcm", w[c.fcm], data)
+		if err != nil {
+			t.Fatalf("--am %s --fcm %s: %v", c.am, c.fcm, err)
+		}
+		for _, l := range append(c.lines, "| AM-ctx ", "| FCM-ctx ", "2 sent.: AM-ctx better on") {
+			if !strings.Contains(out, l) {
+				t.Errorf("--am %s --fcm %s: output lacks %q:\n%s", c.am, c.fcm, l, out)
+			}
+		}
+	}
+	for _, c := range []struct {
+		flag string
+		mode model.Mode
+		want string
+	}{
+		{"--am", model.ModeFCM, "weights trained in mode fcm; AM-ctx needs weights trained in mode context or am"},
+		{"--am", model.ModeFCMContext, "weights trained in mode fcm-context; AM-ctx needs"},
+		{"--am", model.ModeForm, "weights trained in mode form; AM-ctx needs"},
+		{"--fcm", model.ModeAM, "weights trained in mode am; FCM-ctx needs weights trained in mode fcm-context or fcm"},
+		{"--fcm", model.ModeContext, "weights trained in mode context; FCM-ctx needs"},
+	} {
+		_, _, err := run(t, "chimeras", "--embeddings", emb, c.flag, w[c.mode], data)
+		if err == nil || !strings.Contains(err.Error(), c.flag+" "+w[c.mode]+": "+c.want) {
+			t.Errorf("%s with %s weights: error = %v, want %q", c.flag, c.mode, err, c.want)
+		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
@@ -355,12 +357,128 @@ type VecMapSpace struct {
 	Vector Lookup
 }
 
-// VecMapScores maps space onto gold by orthogonal Procrustes learned on the
-// dictionary words that have a vector in both (after VecMap's unit, center,
-// unit normalization of each space), and returns the cosine between mapped
-// and gold vector of every test word (0 when the space has no vector for it).
-// It also returns the number of dictionary pairs used.
-func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord) ([]float64, int, error) {
+// VecMapMapping selects how VecMapScores brings a space and gold together.
+type VecMapMapping int
+
+const (
+	// MappingSupervised is VecMap's recommended supervised recipe
+	// (map_embeddings.py --supervised; Artetxe et al. 2018, AAAI, the paper
+	// the AM paper cites for VecMap): whitening of both spaces, orthogonal
+	// mapping, re-weighting of both by the square root of the singular
+	// values, de-whitening of each side with its own whitening.
+	MappingSupervised VecMapMapping = iota
+	// MappingOrthogonal maps the space onto gold by orthogonal Procrustes only.
+	MappingOrthogonal
+)
+
+// String returns the flag value of m.
+func (m VecMapMapping) String() string {
+	if m == MappingOrthogonal {
+		return "orthogonal"
+	}
+	return "supervised"
+}
+
+// ParseVecMapMapping parses "supervised" or "orthogonal".
+func ParseVecMapMapping(s string) (VecMapMapping, error) {
+	switch s {
+	case "supervised":
+		return MappingSupervised, nil
+	case "orthogonal":
+		return MappingOrthogonal, nil
+	}
+	return 0, fmt.Errorf("unknown mapping %q (want supervised or orthogonal)", s)
+}
+
+// VecMapSupervised returns the d×d transforms tx, tz of VecMap's supervised
+// mapping learned on the n×d dictionary matrices x and z (row-major, row i
+// the same entry in both, already normalized): a source row r maps to r·tx,
+// a gold row to r·tz, and the two are compared by cosine. With Wx, Wz the
+// whitening matrices ((XᵀX)^−½, from the SVD of X), P·Σ·Qᵀ the SVD of
+// (X·Wx)ᵀ(Z·Wz):
+//
+//	tx = Wx·P·Σ^½·(Pᵀ·Wx⁻¹·P),  tz = Wz·Q·Σ^½·(Qᵀ·Wz⁻¹·Q)
+//
+// as map_embeddings.py computes them step by step (whiten, orthogonal
+// mapping, re-weight 0.5 on both sides, de-whiten source with source and
+// target with target).
+func VecMapSupervised(x, z []float64, n, d int) (tx, tz *mat.Dense, err error) {
+	if n < d || d == 0 {
+		return nil, nil, fmt.Errorf("vecmap mapping: %d dictionary pairs in dimension %d, need at least as many pairs as dimensions", n, d)
+	}
+	if len(x) != n*d || len(z) != n*d {
+		return nil, nil, fmt.Errorf("vecmap mapping: matrices have %d and %d values, want %d×%d", len(x), len(z), n, d)
+	}
+	wx, wxInv, err := whitening(mat.NewDense(n, d, x), "source")
+	if err != nil {
+		return nil, nil, err
+	}
+	wz, wzInv, err := whitening(mat.NewDense(n, d, z), "gold")
+	if err != nil {
+		return nil, nil, err
+	}
+	var xw, zw, m mat.Dense
+	xw.Mul(mat.NewDense(n, d, x), wx)
+	zw.Mul(mat.NewDense(n, d, z), wz)
+	m.Mul(xw.T(), &zw)
+	var svd mat.SVD
+	if !svd.Factorize(&m, mat.SVDFull) {
+		return nil, nil, fmt.Errorf("vecmap mapping: SVD of the %d×%d cross-covariance did not converge", d, d)
+	}
+	var p, q mat.Dense
+	svd.UTo(&p)
+	svd.VTo(&q)
+	sv := svd.Values(nil)
+	for i := range sv {
+		sv[i] = math.Sqrt(sv[i])
+	}
+	reweight := mat.NewDiagDense(d, sv)
+	transform := func(w, wInv, r *mat.Dense) *mat.Dense {
+		var a, back, t mat.Dense
+		a.Mul(w, r)
+		a.Mul(&a, reweight)
+		back.Mul(r.T(), wInv)
+		back.Mul(&back, r)
+		t.Mul(&a, &back)
+		return &t
+	}
+	return transform(wx, wxInv, &p), transform(wz, wzInv, &q), nil
+}
+
+// whitening returns (MᵀM)^−½ and its inverse (MᵀM)^½ from the thin SVD
+// M = U·S·Vᵀ: V·S⁻¹·Vᵀ and V·S·Vᵀ.
+func whitening(m *mat.Dense, side string) (w, wInv *mat.Dense, err error) {
+	var svd mat.SVD
+	if !svd.Factorize(m, mat.SVDThin) {
+		return nil, nil, fmt.Errorf("vecmap mapping: SVD of the %s dictionary did not converge", side)
+	}
+	var v mat.Dense
+	svd.VTo(&v)
+	s := svd.Values(nil)
+	_, d := m.Dims()
+	inv := make([]float64, d)
+	for i, x := range s {
+		if !(x > 1e-12*s[0]) {
+			return nil, nil, fmt.Errorf("vecmap mapping: the %s dictionary vectors span only %d of %d dimensions; cannot whiten", side, i, d)
+		}
+		inv[i] = 1 / x
+	}
+	w, wInv = mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
+	var t mat.Dense
+	t.Mul(&v, mat.NewDiagDense(d, inv))
+	w.Mul(&t, v.T())
+	t.Reset()
+	t.Mul(&v, mat.NewDiagDense(d, s))
+	wInv.Mul(&t, v.T())
+	return w, wInv, nil
+}
+
+// VecMapScores maps space and gold into a common space with mapping, learned
+// on the dictionary words that have a vector in both (after VecMap's unit,
+// center, unit normalization of each space), and returns the cosine between
+// the two mapped vectors of every test word (0 when the space has no vector
+// for it). It also returns the number of dictionary pairs used.
+func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord, mapping VecMapMapping) ([]float64, int, error) {
 	var xs, zs []float64
 	n := 0
 	for _, w := range dict {
@@ -397,18 +515,30 @@ func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord)
 	allZ := append(zs, tz...)
 	VecMapNormalize(allX, dim)
 	VecMapNormalize(allZ, dim)
-	w, err := Procrustes(allX[:n*dim], allZ[:n*dim], n, dim)
-	if err != nil {
-		return nil, 0, fmt.Errorf("vecmap: %w", err)
+	mappedX, mappedZ := allX[n*dim:], allZ[n*dim:]
+	switch mapping {
+	case MappingOrthogonal:
+		w, err := Procrustes(allX[:n*dim], allZ[:n*dim], n, dim)
+		if err != nil {
+			return nil, 0, fmt.Errorf("vecmap: %w", err)
+		}
+		mappedX = ApplyMap(mappedX, dim, w)
+	case MappingSupervised:
+		tx, tz, err := VecMapSupervised(allX[:n*dim], allZ[:n*dim], n, dim)
+		if err != nil {
+			return nil, 0, fmt.Errorf("vecmap: %w", err)
+		}
+		mappedX = ApplyMap(mappedX, dim, tx)
+		mappedZ = ApplyMap(mappedZ, dim, tz)
+	default:
+		return nil, 0, fmt.Errorf("vecmap: unknown mapping %d", mapping)
 	}
-	mapped := ApplyMap(allX[n*dim:], dim, w)
 	cos := make([]float64, len(test))
 	for i := range test {
 		if !has[i] {
 			continue
 		}
-		a, b := mapped[i*dim:(i+1)*dim], allZ[(n+i)*dim:(n+i+1)*dim]
-		cos[i] = cosine64(a, b)
+		cos[i] = cosine64(mappedX[i*dim:(i+1)*dim], mappedZ[i*dim:(i+1)*dim])
 	}
 	return cos, n, nil
 }

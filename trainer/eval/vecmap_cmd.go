@@ -43,6 +43,7 @@ type vecmapRun struct {
 	gold               string
 	dim, threads       int
 	dictMin            int64
+	mapping            VecMapMapping
 	sel                VecMapSelection
 	preferred          []string
 	models             []string
@@ -213,13 +214,14 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 	fs.IntVar(&r.sel.PerBucket, "per-bucket", r.sel.PerBucket, "test words per bucket")
 	fs.IntVar(&r.sel.Buckets, "buckets", r.sel.Buckets, "buckets (1, 2, 4 … 2^(buckets−1) occurrences)")
 	fs.Uint64Var(&r.sel.Seed, "seed", r.sel.Seed, "random seed (word choice, downsampling)")
+	mapping := fs.String("mapping", MappingSupervised.String(), "how each space and gold are brought together: supervised (VecMap's --supervised recipe: whiten, orthogonal map, re-weight, de-whiten) or orthogonal (Procrustes only)")
 	plotPath := fs.String("plot", "", "write a PNG plot of the mean cosine by occurrences to `FILE`")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval vecmap --corpus PATH --work-dir DIR [flags] [PAPER_LIST…]\n\n"+
 			"The paper's Table 1 (VecMap) protocol. PAPER_LIST files (selected-words-N.txt) name preferred\n"+
 			"test words for the bucket of N occurrences. Steps (each skipped when its output exists):\n"+
 			"prepare (select words, downsample, contexts) → gold skipgram → skipgram, fastText, FCM, AM,\n"+
-			"FCM†, AM† on the downsampled corpus → Procrustes onto gold, mean cosine ×100 per bucket and\n"+
+			"FCM†, AM† on the downsampled corpus → VecMap mapping with gold, mean cosine ×100 per bucket and\n"+
 			"the binomial significance table.")
 		fs.PrintDefaults()
 	}
@@ -229,6 +231,11 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 	if err := checkPlotFlag(*plotPath); err != nil {
 		return err
 	}
+	mp, err := ParseVecMapMapping(*mapping)
+	if err != nil {
+		return cli.UsageError("--mapping: %v", err)
+	}
+	r.mapping = mp
 	r.corpus = corpusPaths
 	r.preferred = fs.Args()
 	if len(r.corpus) == 0 || r.dir == "" {
@@ -435,7 +442,7 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 				return base(w)
 			}
 		}
-		cos, n, err := VecMapScores(EmbeddingLookup(gold), space, gold.Dim, dict, test)
+		cos, n, err := VecMapScores(EmbeddingLookup(gold), space, gold.Dim, dict, test, r.mapping)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
@@ -462,7 +469,7 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 		p.Series = append(p.Series, Series{Name: res.name, Y: mean})
 	}
 	w := bufio.NewWriter(r.env.Stdout)
-	fmt.Fprintln(w, "Mean cosine ×100 between each model's vector (mapped onto gold) and the gold vector:")
+	fmt.Fprintf(w, "Mean cosine ×100 between each model's vector and the gold vector, both mapped (%s mapping):\n", r.mapping)
 	fmt.Fprintln(w)
 	if err := tab.WriteMarkdown(w); err != nil {
 		return err

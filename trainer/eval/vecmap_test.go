@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -150,12 +154,19 @@ func TestVecMapScoresRotatedSpace(t *testing.T) {
 		return []float32{-g[1], g[0], g[2], g[3]}
 	}
 	gold := func(w string) []float32 { return goldV[w] }
-	cos, n, err := VecMapScores(gold, space, d, dict, test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 60 || math.Abs(cos[0]-1) > 1e-3 || cos[1] > 0.9 || cos[2] != 0 {
-		t.Fatalf("cosines %v over %d dictionary pairs: want t1 ≈ 1, t2 < 0.9, t3 = 0", cos, n)
+	// Both mappings undo a rotation exactly (for the supervised one, the
+	// whitened spaces then differ by the rotation only, and each side is
+	// de-whitened with matching matrices).
+	var cos []float64
+	for _, mapping := range []VecMapMapping{MappingSupervised, MappingOrthogonal} {
+		c, n, err := VecMapScores(gold, space, d, dict, test, mapping)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 60 || math.Abs(c[0]-1) > 1e-3 || c[1] > 0.9 || c[2] != 0 {
+			t.Fatalf("%v: cosines %v over %d dictionary pairs: want t1 ≈ 1, t2 < 0.9, t3 = 0", mapping, c, n)
+		}
+		cos = c
 	}
 	occ, mean := VecMapBuckets(test, cos)
 	if len(occ) != 2 || occ[0] != 1 || math.Abs(mean[0]-50*(cos[0]+cos[1])) > 1e-9 || mean[1] != 0 {
@@ -183,5 +194,117 @@ func TestLoadVecMapLists(t *testing.T) {
 	}
 	if _, err := LoadVecMapLists([]string{bad}); err == nil || !strings.Contains(err.Error(), "-N.txt") {
 		t.Fatalf("name without N: error = %v", err)
+	}
+}
+
+// TestVecMapSupervisedStepwise checks the composed transforms against
+// VecMap's map_embeddings.py --supervised applied step by step to the rows
+// (whiten each side, orthogonal mapping, re-weight both by Σ^½, de-whiten
+// each side with the inverse of its own whitening, inverted numerically).
+func TestVecMapSupervisedStepwise(t *testing.T) {
+	const n, d = 40, 3
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, n*d)
+	z := make([]float64, n*d)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+		z[i] = 0.5*x[i] + rng.NormFloat64() // correlated, not a rotation
+	}
+	for i := 0; i < n; i++ {
+		x[i*d] *= 4 // anisotropic: whitening matters
+	}
+	tx, tz, err := VecMapSupervised(x, z, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, Z := mat.NewDense(n, d, x), mat.NewDense(n, d, z)
+	white := func(m *mat.Dense) *mat.Dense {
+		var c mat.SymDense
+		c.SymOuterK(1, m.T())
+		var eig mat.EigenSym
+		if !eig.Factorize(&c, true) {
+			t.Fatal("eigen decomposition failed")
+		}
+		var v mat.Dense
+		eig.VectorsTo(&v)
+		vals := eig.Values(nil)
+		for i := range vals {
+			vals[i] = 1 / math.Sqrt(vals[i])
+		}
+		var w mat.Dense
+		w.Mul(&v, mat.NewDiagDense(d, vals))
+		w.Mul(&w, v.T())
+		return &w
+	}
+	wx1, wz1 := white(X), white(Z)
+	var xw, zw, m mat.Dense
+	xw.Mul(X, wx1)
+	zw.Mul(Z, wz1)
+	m.Mul(xw.T(), &zw)
+	var svd mat.SVD
+	if !svd.Factorize(&m, mat.SVDFull) {
+		t.Fatal("svd failed")
+	}
+	var wx2, wz2 mat.Dense
+	svd.UTo(&wx2)
+	svd.VTo(&wz2)
+	s := svd.Values(nil)
+	xw.Mul(&xw, &wx2)
+	zw.Mul(&zw, &wz2)
+	for j := 0; j < d; j++ {
+		for i := 0; i < n; i++ {
+			xw.Set(i, j, xw.At(i, j)*math.Sqrt(s[j]))
+			zw.Set(i, j, zw.At(i, j)*math.Sqrt(s[j]))
+		}
+	}
+	dewhiten := func(rows *mat.Dense, w1, w2 *mat.Dense) {
+		var inv, a mat.Dense
+		if err := inv.Inverse(w1); err != nil {
+			t.Fatal(err)
+		}
+		a.Mul(w2.T(), &inv)
+		a.Mul(&a, w2)
+		rows.Mul(rows, &a)
+	}
+	dewhiten(&xw, wx1, &wx2)
+	dewhiten(&zw, wz1, &wz2)
+	var gotX, gotZ mat.Dense
+	gotX.Mul(X, tx)
+	gotZ.Mul(Z, tz)
+	if !mat.EqualApprox(&gotX, &xw, 1e-9) || !mat.EqualApprox(&gotZ, &zw, 1e-9) {
+		t.Fatalf("composed transforms differ from the stepwise recipe:\n%v\nwant\n%v", mat.Formatted(&gotX), mat.Formatted(&xw))
+	}
+	// After whitening and the orthogonal step, the dictionary's
+	// cross-covariance is diagonal: the mapped spaces agree on the
+	// dictionary far better than the raw ones.
+	var raw, mapped float64
+	for i := 0; i < n; i++ {
+		raw += cosine64(x[i*d:(i+1)*d], z[i*d:(i+1)*d])
+		mapped += cosine64(gotX.RawRowView(i), gotZ.RawRowView(i))
+	}
+	if mapped <= raw {
+		t.Errorf("mean dictionary cosine %v after mapping, %v before: mapping should align the spaces", mapped/n, raw/n)
+	}
+	if _, _, err := VecMapSupervised(x[:2*d], z[:2*d], 2, d); err == nil || !strings.Contains(err.Error(), "at least as many pairs") {
+		t.Errorf("too few pairs: error = %v", err)
+	}
+	flat := make([]float64, n*d) // spans no dimension at all
+	if _, _, err := VecMapSupervised(flat, z, n, d); err == nil || !strings.Contains(err.Error(), "cannot whiten") {
+		t.Errorf("degenerate dictionary: error = %v", err)
+	}
+}
+
+func TestParseVecMapMapping(t *testing.T) {
+	for _, m := range []VecMapMapping{MappingSupervised, MappingOrthogonal} {
+		if got, err := ParseVecMapMapping(m.String()); err != nil || got != m {
+			t.Errorf("ParseVecMapMapping(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := ParseVecMapMapping("procrustes"); err == nil || !strings.Contains(err.Error(), `unknown mapping "procrustes"`) {
+		t.Errorf("bad mapping: error = %v", err)
+	}
+	_, _, err := run(t, "vecmap", "--corpus", "c", "--work-dir", t.TempDir(), "--mapping", "bogus")
+	if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), "--mapping") {
+		t.Errorf("eval vecmap --mapping bogus: error = %v, want a usage error naming --mapping", err)
 	}
 }
