@@ -149,7 +149,8 @@ func VecMapNormalize(x []float64, d int) {
 }
 
 // Procrustes returns the d×d orthogonal matrix W minimizing ‖X·W − Z‖ (the
-// orthogonal Procrustes problem, VecMap's supervised orthogonal mapping):
+// orthogonal Procrustes problem; VecMap's supervised mode adds whitening,
+// re-weighting and de-whitening around it, see VecMapSupervised):
 // W = U·Vᵀ where U·Σ·Vᵀ is the SVD of Xᵀ·Z. x and z are n×d row-major
 // matrices whose row i is the same dictionary entry in both spaces.
 func Procrustes(x, z []float64, n, d int) (*mat.Dense, error) {
