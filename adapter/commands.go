@@ -48,7 +48,7 @@ type vectorizerFlags struct {
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	d := vectorizer.DefaultOptions()
 	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); default: the embedded default model")
-	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif|sif-collection|mean` (sif-collection also down-weights words common in the imported passages; its counts live in RAM only)")
+	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif-collection|sif|mean` (sif-collection: SIF times b/(b+df(w)/N), df counted over the imported passages and kept in the context memory)")
 	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
 	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
 	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
@@ -98,6 +98,7 @@ type memoryFlags struct {
 	maxContexts int
 	maxBytes    int64
 	snapshot    int
+	maxDFWords  int
 }
 
 func (f *memoryFlags) register(fs *flag.FlagSet) {
@@ -109,6 +110,7 @@ func (f *memoryFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxContexts, "memory-max-contexts", d.MaxContexts, "contexts kept per word (reservoir size)")
 	fs.Int64Var(&f.maxBytes, "memory-max-bytes", d.MaxBytes, "cap on bytes of contexts in the memory")
 	fs.IntVar(&f.snapshot, "memory-snapshot-every", d.SnapshotEvery, "write a compacted snapshot after this many log records")
+	fs.IntVar(&f.maxDFWords, "memory-max-df-words", d.MaxDocFreqWords, "cap on distinct words whose document frequency (sif-collection) is counted; later new words weigh as unseen")
 }
 
 func (f *memoryFlags) options(log *slog.Logger, readOnly bool) (memory.Options, error) {
@@ -118,6 +120,7 @@ func (f *memoryFlags) options(log *slog.Logger, readOnly bool) (memory.Options, 
 		return o, cli.UsageError("--memory-sync: %v", err)
 	}
 	o.Sync, o.SyncEvery, o.MaxWords, o.MaxContexts, o.MaxBytes, o.SnapshotEvery = p, f.syncEvery, f.maxWords, f.maxContexts, f.maxBytes, f.snapshot
+	o.MaxDocFreqWords = f.maxDFWords
 	o.ReadOnly = readOnly
 	o.Logger = log
 	if err := o.Validate(); err != nil {
@@ -195,46 +198,37 @@ func runServe(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	var mem *memory.Memory
-	if mf.dir != "" || !readOnly {
-		mem, err = memory.Open(mf.dir, mopts)
-		if err != nil {
-			return err
-		}
-		if mf.dir == "" {
-			log.Warn("no --memory-dir: the context memory lives in RAM and is lost at exit")
-		}
-	}
-	var store vectorizer.ContextStore
-	if mem != nil {
-		store = mem
-	}
-	v, err := vectorizer.New(m, store, vopts)
+	// Always a memory: with --memory off and no directory an empty read-only
+	// one, so that passages count nowhere (sif-collection keeps its counts in
+	// the memory, and "off" writes nothing).
+	mem, err := memory.Open(mf.dir, mopts)
 	if err != nil {
-		if mem != nil {
-			mem.Close()
-		}
+		return err
+	}
+	if mf.dir == "" && !readOnly {
+		log.Warn("no --memory-dir: the context memory (contexts and sif-collection counts) lives in RAM and is lost at exit")
+	}
+	v, err := vectorizer.New(m, mem, vopts)
+	if err != nil {
+		mem.Close()
 		return err
 	}
 	srv, err := NewServer(v, mem, name, lim, log)
 	if err != nil {
-		if mem != nil {
-			mem.Close()
-		}
+		mem.Close()
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		if mem != nil {
-			mem.Close()
-		}
+		mem.Close()
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	return srv.Serve(ctx, ln, *drain)
 }
 
 const memoryUsage = `usage: text2vec-am memory <warm|stats|export|clear> --memory-dir DIR [flags] [FILES…]
-  warm FILES…   teach the memory from text files (plain or .gz; one paragraph or sentence per line)
+  warm FILES…   teach the memory from text files (plain or .gz; one passage per line): the contexts
+                of rare words and, for sif-collection, the document frequencies (each line counts once)
   stats         print a JSON summary
   export        print every word with its contexts as JSON lines
   clear --yes   forget everything
@@ -364,7 +358,11 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 		return err
 	}
 	st := mem.Stats()
-	fmt.Fprintf(env.Stdout, "read %d lines, offered %d contexts; the memory holds %d words, %d contexts\n", lines, offered, st.Words, st.Contexts)
+	fmt.Fprintf(env.Stdout, "read %d lines, offered %d contexts; the memory holds %d words, %d contexts, document frequencies of %d words over %d passages\n",
+		lines, offered, st.Words, st.Contexts, st.DocFreqWords, st.Passages)
+	if vopts.Weighting != vectorizer.WeightSIFCollection {
+		fmt.Fprintf(env.Stdout, "(--weighting %s: passages were not counted for sif-collection)\n", vopts.Weighting)
+	}
 	return nil
 }
 

@@ -118,6 +118,10 @@ func TestServeCommand(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("%d %s", status, body)
 	}
+	// sif-collection is the default, and the passage was counted in the memory.
+	if code, _, body := get(t, url+"/meta"); code != 200 || !strings.Contains(body, `"weighting":"sif-collection"`) || !strings.Contains(body, `"passages":1`) {
+		t.Errorf("meta: %d %s", code, body)
+	}
 	// stats reads the memory while the server runs.
 	if code, out, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", dir); code != 0 || !strings.Contains(out, `"words": 1,`) {
 		t.Errorf("stats while serving: %d %s %s", code, out, stderr)
@@ -147,20 +151,29 @@ func TestServeCommand(t *testing.T) {
 	var st struct {
 		Words    int `json:"words"`
 		Contexts int `json:"contexts"`
+		Passages int `json:"passages"`
+		DFWords  int `json:"df_words"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Words != 3 || st.Contexts != 4 {
+	// sif-collection (the default) counted the served passage and the three
+	// non-blank lines of the warm-up, and the counts survived both restarts.
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Words != 3 || st.Contexts != 4 || st.Passages != 4 || st.DFWords != 11 {
 		t.Fatalf("stats: %d %q %q", code, out, stderr)
 	}
 	code, out, _ = runCLI(context.Background(), "memory", "export", "--memory-dir", dir)
-	want := `{"word":"zqwarm","seen":2,"contexts":["Zqwarm f3 f4.","f9 zqwarm f5 f6."]}`
-	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, `"zqserve"`) {
-		t.Fatalf("export: %d %q", code, out)
+	for _, want := range []string{
+		`{"word":"zqwarm","seen":2,"contexts":["Zqwarm f3 f4.","f9 zqwarm f5 f6."],"df":2}`,
+		`{"word":"f1","seen":0,"contexts":[],"df":2}`, // the served passage and "zqother f1"
+		`"zqserve"`,
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("export lacks %s: %d %q", want, code, out)
+		}
 	}
 	if code, _, stderr := runCLI(context.Background(), "memory", "clear", "--yes", "--memory-dir", dir); code != 0 {
 		t.Fatalf("clear: %s", stderr)
 	}
 	_, out, _ = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
-	if json.Unmarshal([]byte(out), &st) != nil || st.Words != 0 {
+	if json.Unmarshal([]byte(out), &st) != nil || st.Words != 0 || st.Passages != 0 || st.DFWords != 0 {
 		t.Fatalf("after clear: %s", out)
 	}
 	fi, err := os.Stat(dir)

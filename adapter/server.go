@@ -185,7 +185,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 			serveErr = errors.Join(serveErr, fmt.Errorf("flush context memory: %w", err))
 		} else {
 			st := s.mem.Stats()
-			s.log.Info("context memory flushed", "dir", st.Dir, "words", st.Words, "contexts", st.Contexts)
+			s.log.Info("context memory flushed", "dir", st.Dir, "words", st.Words, "contexts", st.Contexts, "passages", st.Passages)
 		}
 	}
 	return serveErr
@@ -528,6 +528,7 @@ type metaVectorizer struct {
 type metaMemory struct {
 	Words    int    `json:"words"`
 	Contexts int    `json:"contexts"`
+	Passages int64  `json:"passages"` // counted for sif-collection
 	Bytes    int64  `json:"bytes"`
 	ReadOnly bool   `json:"read_only"`
 	Persist  bool   `json:"persistent"`
@@ -563,7 +564,7 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 	}
 	if s.mem != nil {
 		st := s.mem.Stats()
-		resp.Memory = &metaMemory{Words: st.Words, Contexts: st.Contexts, Bytes: st.ContextBytes,
+		resp.Memory = &metaMemory{Words: st.Words, Contexts: st.Contexts, Passages: st.Passages, Bytes: st.ContextBytes,
 			ReadOnly: st.ReadOnly, Persist: st.Dir != "", Sync: st.Sync}
 	}
 	out, err := json.Marshal(resp)

@@ -29,7 +29,9 @@ const (
 	EnvMemoryDir = "TEXT2VEC_AM_MEMORY_DIR"
 	// EnvMemorySync is the memory's fsync policy: always, interval (default) or never.
 	EnvMemorySync = "TEXT2VEC_AM_MEMORY_SYNC"
-	// EnvWeighting is the default word weighting: sif (default) or mean.
+	// EnvWeighting is the default word weighting: sif-collection (default:
+	// SIF times b/(b + df(w)/N), the document frequencies counted over the
+	// passages that teach the memory and persisted in it), sif or mean.
 	EnvWeighting = "TEXT2VEC_AM_WEIGHTING"
 	// EnvSIFA is the default SIF constant a.
 	EnvSIFA = "TEXT2VEC_AM_SIF_A"
@@ -46,7 +48,7 @@ const (
 // Collection settings (moduleConfig of the collection, or of a named vector's
 // vectorizer) besides Weaviate's usual vectorizeClassName and properties.
 const (
-	// SettingWeighting is "sif" or "mean".
+	// SettingWeighting is "sif-collection" (the default), "sif" or "mean".
 	SettingWeighting = "weighting"
 	// SettingSIFA is the SIF constant a (> 0).
 	SettingSIFA = "sifA"

@@ -342,6 +342,13 @@ func TestLoadEnvConfig(t *testing.T) {
 	if cfg.Defaults != want || cfg.Teach || cfg.MemorySync != memory.SyncAlways || cfg.ModelPath != "/m.am" || cfg.MemoryDir != MemoryOff {
 		t.Errorf("got %+v", cfg)
 	}
+	// Unset, the weighting is sif-collection; sif stays available.
+	for val, w := range map[string]vectorizer.Weighting{"": vectorizer.WeightSIFCollection, "sif": vectorizer.WeightSIF} {
+		cfg, err := LoadEnvConfig(env(map[string]string{EnvWeighting: val}))
+		if err != nil || cfg.Defaults.Weighting != w {
+			t.Errorf("%s=%q: weighting %v, %v; want %v", EnvWeighting, val, cfg.Defaults.Weighting, err, w)
+		}
+	}
 	for _, b := range []struct{ key, val string }{
 		{EnvWeighting, "idf"}, {EnvSIFA, "x"}, {EnvSIFA, "2"}, {EnvRareMin, "1.5"}, {EnvMaxContexts, "-1"},
 		{EnvTeach, "maybe"}, {EnvMemorySync, "sometimes"},

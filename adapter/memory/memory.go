@@ -25,6 +25,18 @@
 // fails because of one. Records set absolute state, so replaying one twice is
 // harmless.
 //
+// # Document frequencies
+//
+// Besides the contexts, the memory keeps the collection statistics of the
+// vectorizer's sif-collection weighting: the number of passages counted
+// (CountPassage) and, for every word, the number of those passages that
+// contain it. They are logged, snapshotted, recovered and cleared with the
+// contexts. At most MaxDocFreqWords distinct words are counted; a word first
+// seen after the table is full is not counted (Stats.DocFreqRejected) and
+// weighs as a word no passage holds, which is what a word first seen that
+// late almost always is. A memory written before document frequencies existed
+// (format version 1) opens with zero counts and says so in the log.
+//
 // # Reservoirs
 //
 // Each word keeps at most MaxContexts distinct contexts, chosen by reservoir
@@ -36,6 +48,7 @@ package memory
 
 import (
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,6 +131,9 @@ type Options struct {
 	SyncEvery time.Duration
 	// SnapshotEvery: a compacted snapshot is written after this many log records.
 	SnapshotEvery int
+	// MaxDocFreqWords caps the distinct words whose document frequency is
+	// counted; new words beyond it are counted in Stats.DocFreqRejected and ignored.
+	MaxDocFreqWords int
 	// ReadOnly loads the memory and never writes it (Remember returns
 	// ErrReadOnly); a missing directory is an empty memory.
 	ReadOnly bool
@@ -129,11 +145,13 @@ type Options struct {
 
 // DefaultOptions returns the defaults: 64 contexts per word, 1,000,000 words,
 // 512 MiB of contexts, contexts cut to 1024 bytes, words up to 64 bytes, fsync
-// every 200 ms, a snapshot every 100,000 records.
+// every 200 ms, a snapshot every 100,000 records, document frequencies of up to
+// 2,000,000 words (about 70 bytes of RAM and 10 of disk each).
 func DefaultOptions() Options {
 	return Options{
 		MaxContexts:     64,
 		MaxWords:        1_000_000,
+		MaxDocFreqWords: 2_000_000,
 		MaxBytes:        512 << 20,
 		MaxContextBytes: 1024,
 		MaxWordBytes:    64,
@@ -162,6 +180,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("memory option SyncEvery = %v: want > 0 with the interval policy", o.SyncEvery)
 	case o.SnapshotEvery < 1:
 		return fmt.Errorf("memory option SnapshotEvery = %d: want ≥ 1", o.SnapshotEvery)
+	case o.MaxDocFreqWords < 1:
+		return fmt.Errorf("memory option MaxDocFreqWords = %d: want ≥ 1", o.MaxDocFreqWords)
 	}
 	return nil
 }
@@ -207,7 +227,12 @@ type Memory struct {
 	writeSeq uint64
 	buf      []byte
 	closed   bool
-	failed   error // sticky: a failed log write stops all further writes
+
+	df         map[string]*docCount // passages containing each word
+	passages   int64                // passages counted
+	dfRejected int64                // new words not counted: the table was full or the word invalid
+	oldFormat  bool                 // a file of format version 1 was loaded
+	failed     error                // sticky: a failed log write stops all further writes
 
 	snapshotBytes atomic.Int64
 	compacting    atomic.Bool // a background snapshot is pending
@@ -227,6 +252,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 		dir:   dir,
 		log:   opts.Logger,
 		words: make(map[string]*entry),
+		df:    make(map[string]*docCount),
 		stop:  make(chan struct{}),
 	}
 	if m.log == nil {
@@ -240,6 +266,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 	// files they replace: start over from a fresh directory listing.
 	for try := 0; opts.ReadOnly && errors.Is(err, fs.ErrNotExist) && try < 5; try++ {
 		m.words, m.bytes, m.nctx = make(map[string]*entry), 0, 0
+		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
 		err = m.openDir()
 	}
 	if err != nil {
@@ -285,11 +312,138 @@ func (m *Memory) Options() Options { return m.opts }
 // word or context are skipped and counted as rejected. With SyncAlways it
 // returns after the changes are on disk.
 func (m *Memory) Remember(obs []Observation) error {
+	if len(obs) == 0 && !m.opts.ReadOnly {
+		return nil
+	}
+	return m.change(func(buf []byte, persist bool) ([]byte, int) {
+		n := 0
+		for _, o := range obs {
+			word, slot, seen, ctx, ok := m.offerLocked(o)
+			if !ok || !persist {
+				continue
+			}
+			var start int
+			buf, start = beginRecord(buf)
+			buf = appendOffer(buf, word, seen, slot, ctx)
+			endRecord(buf, start)
+			n++
+		}
+		return buf, n
+	})
+}
+
+// CountPassage counts one passage of the collection whose tokens are words
+// (a word occurring several times counts once): the passage count and the
+// document frequency of each word grow by one, durably as Remember's changes.
+// Empty, too long or invalid UTF-8 words, and new words beyond
+// MaxDocFreqWords, are not counted (Stats.DocFreqRejected).
+func (m *Memory) CountPassage(words []string) error {
+	return m.change(func(buf []byte, persist bool) ([]byte, int) {
+		m.passages++
+		dw := docFreqWriter{passages: uint64(m.passages), start: -1}
+		rejected := 0
+		for _, w := range words {
+			c := m.df[w]
+			if c == nil {
+				if w == "" || len(w) > m.opts.MaxWordBytes || len(m.df) >= m.opts.MaxDocFreqWords || !utf8.ValidString(w) {
+					rejected++
+					continue
+				}
+				c = &docCount{}
+				m.df[strings.Clone(w)] = c // never pin the caller's text
+			}
+			if c.last == m.passages {
+				continue // already counted in this passage
+			}
+			c.n++
+			c.last = m.passages
+			if persist {
+				buf = dw.add(buf, w, uint64(c.n))
+			}
+		}
+		if rejected > 0 {
+			m.dfRejected += int64(countDistinct(words, rejected, m.df))
+		}
+		if !persist {
+			return buf, 0
+		}
+		if dw.records == 0 { // no countable word: the record of the passage count alone
+			var start int
+			buf, start = beginRecord(buf)
+			buf = append(buf, recDocFreq)
+			buf = binary.AppendUvarint(buf, uint64(m.passages))
+			endRecord(buf, start)
+			return buf, 1
+		}
+		return dw.end(buf), dw.records
+	})
+}
+
+// docCount is the document frequency of one word.
+type docCount struct {
+	n    int64 // passages containing the word
+	last int64 // the passage that counted it last (duplicates in one passage count once)
+}
+
+// countDistinct returns the number of distinct words of words that are not in
+// df (the rejected ones; rejected is their number with repetitions, so the
+// common case of one rejection needs no set).
+func countDistinct(words []string, rejected int, df map[string]*docCount) int {
+	if rejected == 1 {
+		return 1
+	}
+	seen := make(map[string]struct{}, rejected)
+	for _, w := range words {
+		if df[w] == nil {
+			seen[w] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+// applyDocFreqLocked applies a recDocFreq record read from a file.
+func (m *Memory) applyDocFreqLocked(r record) {
+	m.passages = int64(r.passages)
+	for _, x := range r.dfs {
+		c := m.df[x.word]
+		if c == nil {
+			if len(m.df) >= m.opts.MaxDocFreqWords {
+				continue // MaxDocFreqWords was lowered since the record was written
+			}
+			c = &docCount{}
+			m.df[x.word] = c
+		}
+		c.n = int64(x.df)
+	}
+}
+
+// DocFreqs writes to dst[i] the number of counted passages that contain
+// words[i] (0 for a word never counted) and returns the number of passages.
+// dst must be at least as long as words.
+func (m *Memory) DocFreqs(dst []int64, words []string) (passages int64) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.passages == 0 {
+		clear(dst[:len(words)])
+		return 0
+	}
+	for i, w := range words {
+		if c := m.df[w]; c != nil {
+			dst[i] = c.n
+		} else {
+			dst[i] = 0
+		}
+	}
+	return m.passages
+}
+
+// change applies a change to the state under the lock: fn appends the log
+// records of the change to buf when persist is set and returns how many it
+// appended. change writes them to the log in one write, schedules a snapshot
+// when one is due, and with SyncAlways returns after the fsync.
+func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int)) error {
 	if m.opts.ReadOnly {
 		return ErrReadOnly
-	}
-	if len(obs) == 0 {
-		return nil
 	}
 	m.mu.Lock()
 	if m.closed {
@@ -301,20 +455,7 @@ func (m *Memory) Remember(obs []Observation) error {
 		m.mu.Unlock()
 		return err
 	}
-	persist := m.logFile != nil
-	buf := m.buf[:0]
-	n := 0
-	for _, o := range obs {
-		word, slot, seen, ctx, ok := m.offerLocked(o)
-		if !ok || !persist {
-			continue
-		}
-		var start int
-		buf, start = beginRecord(buf)
-		buf = appendOffer(buf, word, seen, slot, ctx)
-		endRecord(buf, start)
-		n++
-	}
+	buf, n := fn(m.buf[:0], m.logFile != nil)
 	m.buf = buf
 	var seq uint64
 	if n > 0 {
@@ -510,6 +651,12 @@ type Stats struct {
 	// Words and Contexts count the words with a reservoir and the stored contexts.
 	Words    int `json:"words"`
 	Contexts int `json:"contexts"`
+	// Passages counts the passages counted for document frequencies (CountPassage);
+	// DocFreqWords the distinct words counted; DocFreqRejected the words not
+	// counted since Open (MaxDocFreqWords reached, or an invalid word).
+	Passages        int64 `json:"passages"`
+	DocFreqWords    int   `json:"df_words"`
+	DocFreqRejected int64 `json:"df_rejected"`
 	// ContextBytes is the total size of the stored contexts.
 	ContextBytes int64 `json:"context_bytes"`
 	// Offered counts distinct contexts offered since Open; Rejected counts
@@ -534,34 +681,51 @@ func (m *Memory) Stats() Stats {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return Stats{
-		Words:         len(m.words),
-		Contexts:      m.nctx,
-		ContextBytes:  m.bytes,
-		Offered:       m.offered,
-		Rejected:      m.rejected,
-		Records:       m.appended,
-		LogBytes:      m.logSize,
-		SnapshotBytes: m.snapshotBytes.Load(),
-		Generation:    m.gen,
-		Dir:           m.dir,
-		ReadOnly:      m.opts.ReadOnly,
-		Sync:          m.opts.Sync.String(),
+		Words:           len(m.words),
+		Contexts:        m.nctx,
+		Passages:        m.passages,
+		DocFreqWords:    len(m.df),
+		DocFreqRejected: m.dfRejected,
+		ContextBytes:    m.bytes,
+		Offered:         m.offered,
+		Rejected:        m.rejected,
+		Records:         m.appended,
+		LogBytes:        m.logSize,
+		SnapshotBytes:   m.snapshotBytes.Load(),
+		Generation:      m.gen,
+		Dir:             m.dir,
+		ReadOnly:        m.opts.ReadOnly,
+		Sync:            m.opts.Sync.String(),
 	}
 }
 
 // ExportedWord is one line of Export.
 type ExportedWord struct {
-	Word     string   `json:"word"`
+	Word string `json:"word"`
+	// Seen counts the distinct contexts offered for the word; Contexts are the kept ones.
 	Seen     uint64   `json:"seen"`
 	Contexts []string `json:"contexts"`
+	// DocFreq is the number of counted passages that contain the word.
+	DocFreq int64 `json:"df"`
 }
 
-// Export writes the memory as JSON lines (one ExportedWord per line) sorted by word.
+// Export writes the memory as JSON lines (one ExportedWord per line) sorted
+// by word: every word with a reservoir or a document frequency. The passage
+// count is in Stats.
 func (m *Memory) Export(w io.Writer) error {
 	m.mu.RLock()
-	all := make([]ExportedWord, 0, len(m.words))
+	all := make([]ExportedWord, 0, max(len(m.words), len(m.df)))
 	for word, e := range m.words {
-		all = append(all, ExportedWord{Word: word, Seen: e.seen, Contexts: slices.Clone(e.ctx)})
+		var df int64
+		if c := m.df[word]; c != nil {
+			df = c.n
+		}
+		all = append(all, ExportedWord{Word: word, Seen: e.seen, Contexts: slices.Clone(e.ctx), DocFreq: df})
+	}
+	for word, c := range m.df {
+		if _, ok := m.words[word]; !ok {
+			all = append(all, ExportedWord{Word: word, Contexts: []string{}, DocFreq: c.n})
+		}
 	}
 	m.mu.RUnlock()
 	slices.SortFunc(all, func(a, b ExportedWord) int { return cmp.Compare(a.Word, b.Word) })
@@ -620,7 +784,8 @@ func (m *Memory) Snapshot() error {
 	return m.compactLocked()
 }
 
-// Clear forgets everything, durably: a new generation starts with an empty snapshot.
+// Clear forgets everything (contexts and document frequencies), durably: a
+// new generation starts with an empty snapshot.
 func (m *Memory) Clear() error {
 	if m.opts.ReadOnly {
 		return ErrReadOnly
@@ -636,6 +801,7 @@ func (m *Memory) Clear() error {
 	}
 	m.words = make(map[string]*entry)
 	m.bytes, m.nctx = 0, 0
+	m.df, m.passages = make(map[string]*docCount), 0
 	m.version++
 	m.mu.Unlock()
 	m.syncMu.Unlock()
@@ -661,7 +827,7 @@ func (m *Memory) Close() error {
 	var errs []error
 	if m.logFile != nil {
 		m.compactMu.Lock()
-		if m.records > 0 && failed == nil {
+		if (m.records > 0 || m.oldFormat) && failed == nil { // rewrite an older format's files too
 			if err := m.compactLocked(); err != nil {
 				errs = append(errs, err)
 			}

@@ -410,22 +410,30 @@ func FuzzScanRecords(f *testing.F) {
 	b, start = beginRecord(b)
 	b = appendWordState(b, "w", 2, []string{"x", "y"})
 	endRecord(b, start)
+	dw := docFreqWriter{passages: 5, start: -1}
+	b = dw.add(b, "df-word", 2)
+	b = dw.end(b)
 	f.Add(b)
 	f.Add(b[:len(b)-1])
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 7})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := 0
-		good, err := scanRecords(data, func(r record) error {
+		good, err := scanRecords(data, fileVersion, func(r record) error {
 			n++
-			if r.typ != recEnd && r.word == "" {
+			if (r.typ == recOffer || r.typ == recWord) && r.word == "" {
 				t.Fatal("accepted an empty word")
+			}
+			for _, x := range r.dfs {
+				if x.word == "" || x.df == 0 || x.df > r.passages {
+					t.Fatalf("accepted document frequency %+v with %d passages", x, r.passages)
+				}
 			}
 			return nil
 		})
 		if good < 0 || good > len(data) || (err == nil) != (good == len(data)) {
 			t.Fatalf("good %d of %d, err %v", good, len(data), err)
 		}
-		again, err2 := scanRecords(data[:good], func(record) error { return nil })
+		again, err2 := scanRecords(data[:good], fileVersion, func(record) error { return nil })
 		if again != good || err2 != nil {
 			t.Fatalf("prefix rescan %d, %v", again, err2)
 		}

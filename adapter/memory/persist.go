@@ -88,21 +88,31 @@ func (m *Memory) openDir() error {
 		}
 	}
 	active := uint64(0)
+	activeOld := false // the active log has an older format: never append to it
 	for _, g := range logs {
 		if g < base {
 			continue
 		}
 		last := g == logs[len(logs)-1]
-		if err := m.replayLog(m.path(kindLog, g), last); err != nil {
+		ver, err := m.replayLog(m.path(kindLog, g), last)
+		if err != nil {
 			return err
 		}
-		active = g
+		active, activeOld = g, ver < fileVersion
 	}
 	m.gen = max(base, active, 1)
+	if m.oldFormat {
+		m.log.Info("context memory was written by an older version without document frequencies: "+
+			"sif-collection weighting starts from zero counts (run `memory warm` over the collection's texts to count them)",
+			"dir", m.dir, "passages", m.passages)
+	}
 	if ro {
 		return nil
 	}
-	if active == 0 {
+	if active == 0 || activeOld {
+		if activeOld {
+			m.gen = active + 1
+		}
 		f, err := m.createFile(m.path(kindLog, m.gen), kindLog)
 		if err != nil {
 			return err
@@ -132,15 +142,18 @@ func (m *Memory) loadSnapshot(path string) error {
 		return fmt.Errorf("read context memory snapshot: %w", err)
 	}
 	m.snapshotBytes.Store(int64(len(b)))
-	if err := checkHeader(b, kindSnapshot); err != nil {
+	ver, err := checkHeader(b, kindSnapshot)
+	if err != nil {
 		if !errors.Is(err, errCorrupt) {
 			return fmt.Errorf("context memory snapshot %s: %w", path, err)
 		}
 		m.log.Warn("context memory snapshot has a bad header; starting from the logs after it", "file", path, "err", err)
 		return nil
 	}
+	m.oldFormat = m.oldFormat || ver < 2
 	ended := false
-	good, err := scanRecords(b[headerSize:], func(r record) error {
+	var dfRead uint64
+	good, err := scanRecords(b[headerSize:], ver, func(r record) error {
 		switch {
 		case ended:
 			return fmt.Errorf("%w: record after the end record", errCorrupt)
@@ -154,10 +167,17 @@ func (m *Memory) loadSnapshot(path string) error {
 			for i, c := range r.contexts {
 				m.setLocked(e, r.seen, i, c)
 			}
+		case r.typ == recDocFreq:
+			m.applyDocFreqLocked(r)
+			dfRead += uint64(len(r.dfs))
 		case r.typ == recEnd:
 			if r.words != uint64(len(m.words)) || r.nctx != uint64(m.nctx) {
 				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, len(m.words), m.nctx)
 			}
+			if r.dfWords != dfRead {
+				return fmt.Errorf("%w: end record says %d document frequencies, read %d", errCorrupt, r.dfWords, dfRead)
+			}
+			m.passages = int64(r.passages)
 			ended = true
 		default:
 			return fmt.Errorf("%w: record type %d in a snapshot", errCorrupt, r.typ)
@@ -169,34 +189,40 @@ func (m *Memory) loadSnapshot(path string) error {
 			err = errors.New("no end record")
 		}
 		m.log.Warn("context memory snapshot is damaged; keeping what was read before the damage",
-			"file", path, "offset", headerSize+good, "words", len(m.words), "err", err)
+			"file", path, "offset", headerSize+good, "words", len(m.words), "df_words", len(m.df), "err", err)
 	}
 	return nil
 }
 
-// replayLog applies the records of one log. A damaged tail is dropped with a
-// warning and, unless read-only, truncated away so appends continue after the
-// last intact record.
-func (m *Memory) replayLog(path string, last bool) error {
+// replayLog applies the records of one log and returns its format version. A
+// damaged tail is dropped with a warning and, unless read-only, truncated away
+// so appends continue after the last intact record.
+func (m *Memory) replayLog(path string, last bool) (byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("read context memory log: %w", err)
+		return 0, fmt.Errorf("read context memory log: %w", err)
 	}
 	good := 0
-	if err := checkHeader(b, kindLog); err != nil {
+	ver, err := checkHeader(b, kindLog)
+	if err != nil {
 		if !errors.Is(err, errCorrupt) {
-			return fmt.Errorf("context memory log %s: %w", path, err)
+			return 0, fmt.Errorf("context memory log %s: %w", path, err)
 		}
 		// A crash right after the file was created: the header is torn.
 		m.log.Warn("context memory log has a torn header; treating it as empty", "file", path, "bytes", len(b))
 		if !m.opts.ReadOnly {
 			if err := rewriteHeader(path); err != nil {
-				return err
+				return 0, err
 			}
 		}
-		return nil
+		return fileVersion, nil
 	}
-	n, err := scanRecords(b[headerSize:], func(r record) error {
+	m.oldFormat = m.oldFormat || ver < 2
+	n, err := scanRecords(b[headerSize:], ver, func(r record) error {
+		if r.typ == recDocFreq {
+			m.applyDocFreqLocked(r)
+			return nil
+		}
 		if r.typ != recOffer {
 			return fmt.Errorf("%w: record type %d in a log", errCorrupt, r.typ)
 		}
@@ -214,25 +240,25 @@ func (m *Memory) replayLog(path string, last bool) error {
 	})
 	good = headerSize + n
 	if err == nil {
-		return nil
+		return ver, nil
 	}
 	m.log.Warn("context memory log has a torn or corrupt tail; dropping it",
 		"file", path, "offset", good, "dropped_bytes", len(b)-good, "last_log", last, "err", err)
 	if m.opts.ReadOnly {
-		return nil
+		return ver, nil
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
 	if err != nil {
-		return fmt.Errorf("open context memory log to drop its torn tail: %w", err)
+		return 0, fmt.Errorf("open context memory log to drop its torn tail: %w", err)
 	}
 	defer f.Close()
 	if err := f.Truncate(int64(good)); err != nil {
-		return fmt.Errorf("truncate torn tail of context memory log %s: %w", path, err)
+		return 0, fmt.Errorf("truncate torn tail of context memory log %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("fsync context memory log %s: %w", path, err)
+		return 0, fmt.Errorf("fsync context memory log %s: %w", path, err)
 	}
-	return nil
+	return ver, nil
 }
 
 // rewriteHeader replaces a log whose header is torn by an empty log.
@@ -323,21 +349,27 @@ func (m *Memory) compactLocked() error {
 		states = append(states, entry{seen: e.seen, ctx: slices.Clone(e.ctx)})
 	}
 	nctx := m.nctx
+	df := make([]wordDF, 0, len(m.df))
+	for w, c := range m.df {
+		df = append(df, wordDF{w, uint64(c.n)})
+	}
+	passages := m.passages
 	m.mu.Unlock()
 	m.syncMu.Unlock()
 	if err := old.Close(); err != nil {
 		m.log.Warn("close old context memory log", "err", err)
 	}
-	if err := m.writeSnapshot(gen, words, states, nctx); err != nil {
+	if err := m.writeSnapshot(gen, words, states, nctx, df, passages); err != nil {
 		return err
 	}
+	m.oldFormat = false // the snapshot holds everything in the current format
 	m.removeOlder(gen)
 	return nil
 }
 
 // writeSnapshot writes the snapshot of generation gen: temporary file, fsync,
 // rename, directory fsync.
-func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx int) error {
+func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx int, df []wordDF, passages int64) error {
 	final := m.path(kindSnapshot, gen)
 	tmp := final + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -364,9 +396,22 @@ func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx 
 			buf = buf[:0]
 		}
 	}
+	dw := docFreqWriter{passages: uint64(passages), start: -1}
+	for _, x := range df {
+		buf = dw.add(buf, x.word, x.df)
+		if len(buf) >= 1<<20 {
+			buf = dw.end(buf)
+			if _, err := f.Write(buf); err != nil {
+				return fail(err)
+			}
+			size += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
+	buf = dw.end(buf)
 	var start int
 	buf, start = beginRecord(buf)
-	buf = appendEnd(buf, uint64(len(words)), uint64(nctx))
+	buf = appendEnd(buf, uint64(len(words)), uint64(nctx), uint64(passages), uint64(len(df)))
 	endRecord(buf, start)
 	if _, err := f.Write(buf); err != nil {
 		return fail(err)

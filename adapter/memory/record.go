@@ -19,23 +19,38 @@ import (
 //
 //	recOffer:    word | seen (uvarint) | slot+1 (uvarint; 0 = offer not kept) | context
 //	recWord:     word | seen (uvarint) | k (uvarint) | k × context        (snapshots only)
-//	recEnd:      words (uvarint) | contexts (uvarint)                     (last record of a snapshot)
+//	recDocFreq:  passages (uvarint) | (word | df (uvarint))* to the end    (version 2)
+//	recEnd:      words | contexts | passages | df words (uvarints)         (last record of a snapshot)
 //
 // where strings are a uvarint length followed by the bytes. Records are absolute
-// (they set state, they do not increment it), so replaying a record twice is harmless.
+// (they set state, they do not increment it), so replaying a record twice is harmless:
+// a recDocFreq sets the passage count and the document frequency of each word it
+// names (in a log: the words of one counted passage; a large passage, or a
+// snapshot's table, spans several records, each carrying the passage count).
+//
+// Version 1 files (before document frequencies) have no recDocFreq and a recEnd
+// of words | contexts only. This build reads versions 1 and 2 and writes 2; a
+// writable memory never appends to a version 1 log (Open starts a new generation).
 const (
-	fileMagic    = "T2VAMMEM"
-	fileVersion  = 1
-	kindLog      = 'L'
-	kindSnapshot = 'S'
-	headerSize   = 16
-	recHeader    = 8
+	fileMagic   = "T2VAMMEM"
+	fileVersion = 2
+	// minFileVersion is the oldest format this build reads.
+	minFileVersion = 1
+	kindLog        = 'L'
+	kindSnapshot   = 'S'
+	headerSize     = 16
+	recHeader      = 8
 	// maxPayload bounds a record; anything larger is corruption.
 	maxPayload = 4 << 20
 
 	recOffer byte = 1
 	recWord  byte = 2
 	recEnd   byte = 3
+	// recDocFreq sets the passage count and document frequencies (version 2).
+	recDocFreq byte = 4
+
+	// docFreqChunk bounds the payload of one recDocFreq record.
+	docFreqChunk = 64 << 10
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -51,21 +66,22 @@ func fileHeader(kind byte) []byte {
 	return h
 }
 
-// checkHeader reports whether b starts with a valid header of the given kind.
-func checkHeader(b []byte, kind byte) error {
+// checkHeader reports whether b starts with a valid header of the given kind
+// and returns the file's format version.
+func checkHeader(b []byte, kind byte) (version byte, err error) {
 	if len(b) < headerSize {
-		return fmt.Errorf("%w: header is %d bytes, want %d", errCorrupt, len(b), headerSize)
+		return 0, fmt.Errorf("%w: header is %d bytes, want %d", errCorrupt, len(b), headerSize)
 	}
 	if string(b[:8]) != fileMagic {
-		return fmt.Errorf("%w: bad magic %q", errCorrupt, b[:8])
+		return 0, fmt.Errorf("%w: bad magic %q", errCorrupt, b[:8])
 	}
-	if b[8] != fileVersion {
-		return fmt.Errorf("unsupported memory file version %d (this build reads %d)", b[8], fileVersion)
+	if b[8] < minFileVersion || b[8] > fileVersion {
+		return 0, fmt.Errorf("unsupported memory file version %d (this build reads %d to %d)", b[8], minFileVersion, fileVersion)
 	}
 	if b[9] != kind {
-		return fmt.Errorf("%w: file kind %q, want %q", errCorrupt, b[9], kind)
+		return 0, fmt.Errorf("%w: file kind %q, want %q", errCorrupt, b[9], kind)
 	}
-	return nil
+	return b[8], nil
 }
 
 // beginRecord appends room for a record header to dst; encode the payload after
@@ -108,8 +124,17 @@ type record struct {
 	seen     uint64
 	slot     int // recOffer: -1 = not kept
 	contexts []string
-	words    uint64 // recEnd
-	nctx     uint64 // recEnd
+	words    uint64   // recEnd
+	nctx     uint64   // recEnd
+	passages uint64   // recDocFreq, recEnd (version 2)
+	dfWords  uint64   // recEnd (version 2)
+	dfs      []wordDF // recDocFreq
+}
+
+// wordDF is one document frequency of a recDocFreq record.
+type wordDF struct {
+	word string
+	df   uint64
 }
 
 func appendString(dst []byte, s string) []byte {
@@ -139,10 +164,46 @@ func appendWordState(dst []byte, word string, seen uint64, contexts []string) []
 	return dst
 }
 
-func appendEnd(dst []byte, words, contexts uint64) []byte {
+// appendEnd appends a version 2 end record.
+func appendEnd(dst []byte, words, contexts, passages, dfWords uint64) []byte {
 	dst = append(dst, recEnd)
 	dst = binary.AppendUvarint(dst, words)
-	return binary.AppendUvarint(dst, contexts)
+	dst = binary.AppendUvarint(dst, contexts)
+	dst = binary.AppendUvarint(dst, passages)
+	return binary.AppendUvarint(dst, dfWords)
+}
+
+// docFreqWriter appends recDocFreq records of at most about docFreqChunk
+// bytes, each carrying the passage count.
+type docFreqWriter struct {
+	passages uint64
+	start    int // offset of the open record, -1: none
+	records  int
+}
+
+// add appends (word, df), opening a record first when none is open.
+func (w *docFreqWriter) add(dst []byte, word string, df uint64) []byte {
+	if w.start < 0 {
+		dst, w.start = beginRecord(dst)
+		dst = append(dst, recDocFreq)
+		dst = binary.AppendUvarint(dst, w.passages)
+		w.records++
+	}
+	dst = appendString(dst, word)
+	dst = binary.AppendUvarint(dst, df)
+	if len(dst)-w.start > docFreqChunk {
+		dst = w.end(dst)
+	}
+	return dst
+}
+
+// end closes the open record, if any.
+func (w *docFreqWriter) end(dst []byte) []byte {
+	if w.start >= 0 {
+		endRecord(dst, w.start)
+		w.start = -1
+	}
+	return dst
 }
 
 // decoder reads the fields of one payload.
@@ -178,8 +239,9 @@ func (d *decoder) str() string {
 	return s
 }
 
-// decodeRecord decodes a payload; the strings it returns are copies.
-func decodeRecord(p []byte) (record, error) {
+// decodeRecord decodes a payload of a file of the given format version; the
+// strings it returns are copies.
+func decodeRecord(p []byte, version byte) (record, error) {
 	if len(p) == 0 {
 		return record{}, fmt.Errorf("%w: empty payload", errCorrupt)
 	}
@@ -210,6 +272,23 @@ func decodeRecord(p []byte) (record, error) {
 	case recEnd:
 		r.words = d.uvarint()
 		r.nctx = d.uvarint()
+		if version >= 2 {
+			r.passages = d.uvarint()
+			r.dfWords = d.uvarint()
+		}
+	case recDocFreq:
+		if version < 2 {
+			return record{}, fmt.Errorf("%w: document frequencies in a version %d file", errCorrupt, version)
+		}
+		r.passages = d.uvarint()
+		for len(d.b) > 0 && d.err == nil {
+			w := d.str()
+			df := d.uvarint()
+			if d.err == nil && (w == "" || df == 0 || df > r.passages) {
+				return record{}, fmt.Errorf("%w: document frequency %d of word %q with %d passages", errCorrupt, df, w, r.passages)
+			}
+			r.dfs = append(r.dfs, wordDF{w, df})
+		}
 	default:
 		return record{}, fmt.Errorf("%w: unknown record type %d", errCorrupt, r.typ)
 	}
@@ -219,22 +298,23 @@ func decodeRecord(p []byte) (record, error) {
 	if len(d.b) != 0 {
 		return record{}, fmt.Errorf("%w: %d trailing bytes in record type %d", errCorrupt, len(d.b), r.typ)
 	}
-	if r.typ != recEnd && r.word == "" {
+	if (r.typ == recOffer || r.typ == recWord) && r.word == "" {
 		return record{}, fmt.Errorf("%w: empty word", errCorrupt)
 	}
 	return r, nil
 }
 
-// scanRecords decodes the records in b (after the header) and calls fn for each.
-// It returns the number of bytes of b that hold intact records; when that is less
-// than len(b), err says what is wrong with the rest.
-func scanRecords(b []byte, fn func(record) error) (good int, err error) {
+// scanRecords decodes the records in b (after the header of a file of the given
+// format version) and calls fn for each. It returns the number of bytes of b
+// that hold intact records; when that is less than len(b), err says what is
+// wrong with the rest.
+func scanRecords(b []byte, version byte, fn func(record) error) (good int, err error) {
 	for good < len(b) {
 		p, size, err := nextRecord(b[good:])
 		if err != nil {
 			return good, err
 		}
-		r, err := decodeRecord(p)
+		r, err := decodeRecord(p, version)
 		if err != nil {
 			return good, err
 		}

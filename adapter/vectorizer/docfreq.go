@@ -1,41 +1,17 @@
 package vectorizer
 
-import "sync"
-
-// docFreq counts, for every word, the passages (imported documents) that
-// contain it, and the passages seen: the collection statistics of
-// WeightSIFCollection. It lives as long as the vectorizer (it is not persisted).
-type docFreq struct {
-	mu   sync.RWMutex
-	df   map[string]int64
-	docs int64
-}
-
-// add counts one passage whose tokens are tokens; seen is scratch space.
-func (d *docFreq) add(tokens []string, seen map[string]struct{}) {
-	clear(seen)
-	for _, t := range tokens {
-		seen[t] = struct{}{}
-	}
-	d.mu.Lock()
-	d.docs++
-	for t := range seen {
-		if n, ok := d.df[t]; ok {
-			d.df[t] = n + 1
-		} else {
-			d.df[cloneString(t)] = 1 // do not pin the text
-		}
-	}
-	d.mu.Unlock()
-	clear(seen)
-}
-
-// get returns the number of passages containing word and the number of passages.
-func (d *docFreq) get(word string) (df, docs int64) {
-	d.mu.RLock()
-	df, docs = d.df[word], d.docs
-	d.mu.RUnlock()
-	return df, docs
+// DocFreqStore keeps the collection statistics of WeightSIFCollection: the
+// passages counted and, for every word, how many of them contain it.
+// *memory.Memory satisfies it (the counts are then persisted with the
+// contexts); a vectorizer without such a store counts in a memory of its own
+// in RAM (same caps, lost with the vectorizer).
+type DocFreqStore interface {
+	// CountPassage counts one passage whose tokens are words (a word
+	// occurring several times counts once).
+	CountPassage(words []string) error
+	// DocFreqs writes to dst[i] the number of counted passages containing
+	// words[i] and returns the number of passages; len(dst) ≥ len(words).
+	DocFreqs(dst []int64, words []string) (passages int64)
 }
 
 // collectionWeight is the collection factor b/(b + df(w)/N) of

@@ -48,14 +48,17 @@ const (
 	WeightSIF Weighting = iota
 	// WeightMean gives every word the same weight.
 	WeightMean
-	// WeightSIFCollection multiplies the SIF weight by a collection factor
-	// b/(b + df(w)/N), df(w) the number of passages seen so far that contain
-	// w and N the number of passages (b is Options.CollectionB): words shared
-	// by a large part of the collection ("package", "library") weigh little.
-	// Queries and passages are weighted alike; before any passage it is SIF.
-	// Passages are counted (Vectorize with TaskPassage, Learn) only when the
-	// call's weighting is WeightSIFCollection, or by Observe; the counts live
-	// in the Vectorizer and are not persisted.
+	// WeightSIFCollection (the default) multiplies the SIF weight by a
+	// collection factor b/(b + df(w)/N), df(w) the number of passages seen so
+	// far that contain w and N the number of passages (b is
+	// Options.CollectionB): words shared by a large part of the collection
+	// ("package", "library") weigh little. Queries and passages are weighted
+	// alike; before any passage it is SIF. Passages are counted (Vectorize
+	// with TaskPassage, Learn) only when the call's weighting is
+	// WeightSIFCollection, or by Observe. The counts live in the context
+	// memory when the store is a DocFreqStore (*memory.Memory: persisted with
+	// the contexts, not counted when it is read-only), else in the
+	// Vectorizer's RAM.
 	WeightSIFCollection
 )
 
@@ -87,7 +90,7 @@ func (w Weighting) String() string {
 
 // Options control how a text becomes a vector. Start from DefaultOptions.
 type Options struct {
-	// Weighting combines the word vectors (default WeightSIF).
+	// Weighting combines the word vectors (default WeightSIFCollection).
 	Weighting Weighting
 	// SIFA is the a of the SIF weight a/(a + p(w)) (default 1e-3).
 	SIFA float64
@@ -113,9 +116,11 @@ type Options struct {
 	CollectionB float64
 }
 
-// DefaultOptions returns SIF with a = 1e-3, FrequentMin 32, RareMin 1, 64 contexts.
+// DefaultOptions returns sif-collection with a = 1e-3 and b = 0.01,
+// FrequentMin 32, RareMin 1, 64 contexts. On debian-dev sif-collection lifts
+// dense AM MRR@10 from 0.390 (sif) to 0.434 (EVAL.md).
 func DefaultOptions() Options {
-	return Options{Weighting: WeightSIF, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64}
+	return Options{Weighting: WeightSIFCollection, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64}
 }
 
 // Validate reports the first option out of range, naming it by its config key.

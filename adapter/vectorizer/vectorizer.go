@@ -3,7 +3,9 @@
 // row for known rare words, and Attentive Mimicking from its form and contexts
 // (the sentences of the text that contain it plus the contexts remembered for
 // it) for words the model has never seen — and the word vectors are combined
-// with SIF weights a/(a + p(w)) (or a plain mean) and L2-normalized.
+// with sif-collection weights (SIF a/(a + p(w)) times b/(b + df(w)/N) over the
+// passages counted so far; see WeightSIFCollection), plain SIF or a plain
+// mean, and L2-normalized.
 //
 // A text whose words all yield nothing (no words, or only words without a
 // vector) is an error, ErrNoWords: the vectorizer never returns a zero or NaN
@@ -16,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -70,7 +73,10 @@ type Vectorizer struct {
 	zero      []uint64  // bitset of all-zero base rows
 	pool      sync.Pool
 	cache     amCache
-	df        docFreq // passages seen, for WeightSIFCollection
+	// df holds the collection statistics of WeightSIFCollection: the store
+	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
+	df        DocFreqStore
+	dfInStore bool
 
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
@@ -96,7 +102,16 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		opts:  opts,
 		dim:   m.Dim,
 		cache: amCache{entries: make(map[cacheKey]cacheEntry)},
-		df:    docFreq{df: make(map[string]int64)},
+	}
+	if ds, ok := store.(DocFreqStore); ok {
+		v.df, v.dfInStore = ds, true
+	} else {
+		// A memory in RAM holds nothing but the counts: no files, no goroutine, nothing to close.
+		ram, err := memory.Open("", memory.DefaultOptions())
+		if err != nil {
+			return nil, fmt.Errorf("new vectorizer: document frequencies in RAM: %w", err)
+		}
+		v.df = ram
 	}
 	n := m.Base.Len()
 	v.zero = make([]uint64, (n+63)/64)
@@ -178,8 +193,9 @@ func (v *Vectorizer) classify(word string, o *Options) tokInfo {
 	return tokInfo{id: id, count: c, src: SourceAM}
 }
 
-// weight is the combination weight of token word.
-func (v *Vectorizer) weight(word string, t tokInfo, o *Options) float32 {
+// weight is the combination weight of a token; df and docs are its document
+// frequency and the passage count (used by WeightSIFCollection only).
+func (v *Vectorizer) weight(t tokInfo, df, docs int64, o *Options) float32 {
 	if o.Weighting == WeightMean {
 		return 1
 	}
@@ -190,7 +206,6 @@ func (v *Vectorizer) weight(word string, t tokInfo, o *Options) float32 {
 		wt = v.sifWeight(t.count, o.SIFA)
 	}
 	if o.Weighting == WeightSIFCollection {
-		df, docs := v.df.get(word)
 		wt *= collectionWeight(df, docs, o.collectionB())
 	}
 	return wt
@@ -221,8 +236,8 @@ type work struct {
 	amDone    map[string]int // word → offset in amVecs, -1 dropped
 	amVecs    []float32
 	explain   map[string]int // word → index in Explanation.Words (Explain only)
-	seen      map[string]struct{}
-	sink      float32 // keeps touch's loads alive
+	dfs       []int64        // document frequency of each token (WeightSIFCollection)
+	sink      float32        // keeps touch's loads alive
 }
 
 // occNode links the sentences a non-frequent word occurs in.
@@ -238,7 +253,6 @@ func (v *Vectorizer) newWork() *work {
 		acc:     make([]float32, v.dim),
 		amVec:   make([]float32, v.dim),
 		amDone:  make(map[string]int),
-		seen:    make(map[string]struct{}),
 	}
 }
 
@@ -315,7 +329,9 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
 	if task == TaskPassage {
-		v.countPassage(w, &opts)
+		if err := v.countPassage(w, &opts); err != nil {
+			return nil, err
+		}
 		if rare {
 			if _, err := v.teach(w); err != nil {
 				return nil, err
@@ -371,7 +387,8 @@ var errNoMemory = errors.New("the vectorizer has no writable context memory")
 // Learn offers the sentences around the non-frequent words of text to the
 // memory without vectorizing it (used by "memory warm"); it returns the number
 // of observations offered. Under WeightSIFCollection it also counts text as
-// a passage, as Observe does, even without a writable memory.
+// a passage, as Observe does (in RAM without a memory; not at all with a
+// read-only one).
 func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
 	if err := opts.Validate(); err != nil {
 		return 0, err
@@ -379,7 +396,9 @@ func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
-	v.countPassage(w, &opts)
+	if err := v.countPassage(w, &opts); err != nil {
+		return 0, err
+	}
 	if v.store == nil || v.store.ReadOnly() {
 		return 0, errNoMemory
 	}
@@ -392,15 +411,30 @@ func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
 // countPassage counts the prepared text as a passage when o weights by the
 // collection (the counting costs a passage of frequent words about a third
 // of its time, so other weightings skip it).
-func (v *Vectorizer) countPassage(w *work, o *Options) {
-	if o.Weighting == WeightSIFCollection {
-		v.df.add(w.tokens, w.seen)
+func (v *Vectorizer) countPassage(w *work, o *Options) error {
+	if o.Weighting != WeightSIFCollection {
+		return nil
 	}
+	return v.count(w.tokens)
+}
+
+// count counts one passage of tokens, in the store when it keeps the counts
+// (a read-only store's counts are fixed: nothing is counted), else in RAM.
+// A text without tokens is not counted.
+func (v *Vectorizer) count(tokens []string) error {
+	if len(tokens) == 0 || (v.dfInStore && v.store.ReadOnly()) {
+		return nil // a text without words (a blank line of memory warm) is no passage
+	}
+	if err := v.df.CountPassage(tokens); err != nil {
+		return fmt.Errorf("count passage: %w", err)
+	}
+	return nil
 }
 
 // Observe counts text as a passage of the collection (the document
-// frequencies of WeightSIFCollection) without touching the memory.
-func (v *Vectorizer) Observe(text string) {
+// frequencies of WeightSIFCollection) without teaching the memory its
+// contexts. The counts go where Learn's go.
+func (v *Vectorizer) Observe(text string) error {
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	w.tokens = w.tokens[:0]
@@ -408,16 +442,21 @@ func (v *Vectorizer) Observe(text string) {
 	for _, sent := range w.sentences {
 		w.tokens = v.tok.AppendTokens(w.tokens, sent)
 	}
-	v.df.add(w.tokens, w.seen)
+	err := v.count(w.tokens)
 	clear(w.tokens) // do not pin the text
 	clear(w.sentences)
+	return err
 }
 
 // Passages returns the number of passages counted for WeightSIFCollection.
 func (v *Vectorizer) Passages() int64 {
-	_, n := v.df.get("")
-	return n
+	return v.df.DocFreqs(nil, nil)
 }
+
+// DocFreqInStore reports whether the document frequencies of
+// WeightSIFCollection are kept (and persisted) by the context store rather
+// than in the vectorizer's RAM.
+func (v *Vectorizer) DocFreqInStore() bool { return v.dfInStore }
 
 // combine computes the normalized vector of the prepared text into w.acc;
 // with ex != nil it records how every word was handled.
@@ -427,6 +466,11 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 	clear(w.amDone)
 	w.touch(v, w.info)
 	w.amVecs = w.amVecs[:0]
+	var docs int64
+	if o.Weighting == WeightSIFCollection {
+		w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
+		docs = v.df.DocFreqs(w.dfs, w.tokens)
+	}
 	var nb, ns, na, nd int64
 	used := 0
 	for i, t := range w.tokens {
@@ -466,7 +510,11 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 		default:
 			na++
 		}
-		wt := v.weight(t, info, o)
+		var df int64
+		if docs > 0 {
+			df = w.dfs[i]
+		}
+		wt := v.weight(info, df, docs, o)
 		simd.Axpy(wt, vec, acc)
 		used++
 		if we != nil {

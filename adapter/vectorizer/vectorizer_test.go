@@ -11,6 +11,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 func newModel(t testing.TB) *model.Model {
@@ -498,15 +499,38 @@ func TestAllocations(t *testing.T) {
 }
 
 // TestSIFCollection: sif-collection multiplies SIF by b/(b + df/N) over the
-// passages seen, alike for queries and passages, and is SIF before any passage.
+// passages seen, alike for queries and passages, and is SIF before any
+// passage; the counts live in RAM without a memory and in the memory with one.
 func TestSIFCollection(t *testing.T) {
-	v := newVectorizer(t, nil)
+	for _, tc := range []struct {
+		name  string
+		store ContextStore
+	}{{"in RAM", nil}, {"in the memory", newMemory(t)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVectorizer(t, tc.store)
+			if v.DocFreqInStore() != (tc.store != nil) {
+				t.Errorf("DocFreqInStore = %v with store %v", v.DocFreqInStore(), tc.store)
+			}
+			checkSIFCollection(t, v)
+		})
+	}
+}
+
+func sifOptions() Options {
+	o := DefaultOptions()
+	o.Weighting = WeightSIF
+	return o
+}
+
+func checkSIFCollection(t *testing.T, v *Vectorizer) {
 	m := v.Model()
 	o := DefaultOptions()
-	o.Weighting = WeightSIFCollection
+	if o.Weighting != WeightSIFCollection {
+		t.Errorf("default weighting %v, want sif-collection", o.Weighting)
+	}
 	o.CollectionB = 0.1
 	text := "F1 f2, f3. f1!"
-	sif, err := v.Vectorize(text, TaskQuery, DefaultOptions())
+	sif, err := v.Vectorize(text, TaskQuery, sifOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,13 +541,18 @@ func TestSIFCollection(t *testing.T) {
 	assertClose(t, before, sif, 0) // no passage yet: plain SIF
 	// Four passages: f1 in all four (twice in one, counted once), f2 in one, f3 in none.
 	for _, p := range []string{"f1 f2 f9", "f1 f1 f8", "f1 f7"} {
-		v.Observe(p)
+		if err := v.Observe(p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := v.Vectorize("f1. f6", TaskPassage, o); err != nil {
 		t.Fatal(err)
 	}
-	// A passage under another weighting is not counted.
-	if _, err := v.Vectorize("f1 f2 f3", TaskPassage, DefaultOptions()); err != nil {
+	// A passage under another weighting is not counted, nor a text without words.
+	if _, err := v.Vectorize("f1 f2 f3", TaskPassage, sifOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Observe(" ... "); err != nil {
 		t.Fatal(err)
 	}
 	if v.Passages() != 4 {
@@ -550,7 +579,7 @@ func TestSIFCollection(t *testing.T) {
 	assertClose(t, got, want, 1e-5)
 	assertUnit(t, got)
 	// Plain SIF ignores the collection.
-	got, err = v.Vectorize(text, TaskQuery, DefaultOptions())
+	got, err = v.Vectorize(text, TaskQuery, sifOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,5 +601,73 @@ func TestSIFCollection(t *testing.T) {
 	}
 	if got := collectionWeight(1, 100, 0.01); math.Abs(float64(got)-0.5) > 1e-6 {
 		t.Errorf("collectionWeight(df 1, N 100, b 0.01) = %v, want 0.5", got)
+	}
+}
+
+// TestSIFCollectionSurvivesRestart: the counts persist with the memory, so a
+// query weighs the same after a restart; a read-only memory counts nothing.
+func TestSIFCollectionSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	open := func(readOnly bool) *memory.Memory {
+		o := memory.DefaultOptions()
+		o.ReadOnly = readOnly
+		mem, err := memory.Open(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mem
+	}
+	mem := open(false)
+	v := newVectorizer(t, mem)
+	passages := []string{"f1 f2 zqa", "f1 f3 f4. f1 zqa f5", "f1 f6"}
+	vecs, errs := v.VectorizeBatch(passages, TaskPassage, v.Options())
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	query := "f1 f2 f3 zqa"
+	before, err := v.Vectorize(query, TaskQuery, v.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sif, err := v.Vectorize(query, TaskQuery, sifOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if simd.Dot(before, sif) > 0.99999 { // both unit vectors: their cosine
+		t.Fatal("three passages did not change the sif-collection vector")
+	}
+	if err := mem.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, readOnly := range []bool{false, true} {
+		mem = open(readOnly)
+		v = newVectorizer(t, mem)
+		if v.Passages() != 3 {
+			t.Errorf("read-only %v: %d passages after the restart, want 3", readOnly, v.Passages())
+		}
+		after, err := v.Vectorize(query, TaskQuery, v.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertClose(t, after, before, 0)
+		// The passages vectorize as before too: they were counted "so far".
+		again, err := v.Vectorize(passages[2], TaskQuery, v.Options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertClose(t, again, vecs[2], 1e-6)
+		if readOnly {
+			if _, err := v.Vectorize("f1 f9", TaskPassage, v.Options()); err != nil {
+				t.Fatalf("passage with a read-only memory: %v", err)
+			}
+			if v.Passages() != 3 {
+				t.Errorf("a read-only memory counted a passage: %d", v.Passages())
+			}
+		}
+		if err := mem.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

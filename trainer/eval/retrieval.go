@@ -120,6 +120,59 @@ func FuseRRF(lists [][]Hit, weights []float64) []Hit {
 	return sortedHits(sum)
 }
 
+// FuseZScore combines ranked lists by z-score fusion (distribution-based
+// score fusion): each list's scores are standardized by the mean and standard
+// deviation of that list (all equal: 0), multiplied by the list's weight and
+// summed per document; a document missing from a list gets that list's lowest
+// standardized score, as if it ranked last. The result is sorted best first
+// (ties by lower index). Weaviate has no such fusion; it is here to show
+// whether a fusion other than Weaviate's could use the dense scores better.
+func FuseZScore(lists [][]Hit, weights []float64) []Hit {
+	if len(lists) != len(weights) {
+		panic(fmt.Sprintf("eval: FuseZScore got %d lists and %d weights", len(lists), len(weights)))
+	}
+	sum := map[int]float64{}
+	for _, l := range lists {
+		for _, h := range l {
+			sum[h.Doc] = 0
+		}
+	}
+	for i, l := range lists {
+		if len(l) == 0 {
+			continue
+		}
+		var mean, sq float64
+		for _, h := range l {
+			mean += h.Score
+		}
+		mean /= float64(len(l))
+		for _, h := range l {
+			sq += (h.Score - mean) * (h.Score - mean)
+		}
+		sd := math.Sqrt(sq / float64(len(l)))
+		z := func(x float64) float64 {
+			if sd == 0 {
+				return 0
+			}
+			return (x - mean) / sd
+		}
+		present := make(map[int]bool, len(l))
+		lowest := math.Inf(1)
+		for _, h := range l {
+			present[h.Doc] = true
+			zs := z(h.Score)
+			lowest = math.Min(lowest, zs)
+			sum[h.Doc] += weights[i] * zs
+		}
+		for d := range sum {
+			if !present[d] {
+				sum[d] += weights[i] * lowest
+			}
+		}
+	}
+	return sortedHits(sum)
+}
+
 // sortedHits returns the documents of sum with their scores, best first (ties by lower index).
 func sortedHits(sum map[int]float64) []Hit {
 	out := make([]Hit, 0, len(sum))
@@ -138,17 +191,22 @@ type RetrievalMetrics struct {
 	MRR10    float64
 	Recall1  float64
 	Recall10 float64
+	// RR10 is each query's reciprocal rank within the top 10 (0 when no
+	// relevant document is there), in query order: for paired comparisons.
+	RR10 []float64
 }
 
 // MetricsAccumulator sums per-query retrieval metrics.
 type MetricsAccumulator struct {
 	n                int
 	rr, r1, r10, sum float64
+	perQuery         []float64
 }
 
 // Add scores one query's ranking (best first) against its relevant documents.
 func (a *MetricsAccumulator) Add(ranked []Hit, relevant []int) {
 	a.n++
+	a.perQuery = append(a.perQuery, 0)
 	if len(relevant) == 0 {
 		return
 	}
@@ -166,6 +224,7 @@ func (a *MetricsAccumulator) Add(ranked []Hit, relevant []int) {
 		}
 		if found == 0 {
 			a.rr += 1 / float64(i+1)
+			a.perQuery[len(a.perQuery)-1] = 1 / float64(i+1)
 		}
 		found++
 		if i == 0 {
@@ -181,7 +240,26 @@ func (a *MetricsAccumulator) Metrics() RetrievalMetrics {
 		return RetrievalMetrics{}
 	}
 	n := float64(a.n)
-	return RetrievalMetrics{Queries: a.n, MRR10: a.rr / n, Recall1: a.r1 / n, Recall10: a.r10 / n}
+	return RetrievalMetrics{Queries: a.n, MRR10: a.rr / n, Recall1: a.r1 / n, Recall10: a.r10 / n, RR10: append([]float64(nil), a.perQuery...)}
+}
+
+// PairedRR compares two runs over the same queries by their per-query
+// reciprocal ranks: the queries where a ranks the relevant document higher
+// (within the top 10), those where b does, and the two-sided sign-test p-value
+// of that split (ties left out; the paper's binomial test).
+func PairedRR(a, b RetrievalMetrics) (aBetter, bBetter int, p float64, err error) {
+	if len(a.RR10) != len(b.RR10) {
+		return 0, 0, 0, fmt.Errorf("paired comparison: runs over %d and %d queries", len(a.RR10), len(b.RR10))
+	}
+	for i := range a.RR10 {
+		switch {
+		case a.RR10[i] > b.RR10[i]:
+			aBetter++
+		case a.RR10[i] < b.RR10[i]:
+			bBetter++
+		}
+	}
+	return aBetter, bBetter, BinomialTest(aBetter, aBetter+bBetter, 0.5), nil
 }
 
 // TextVectorizer turns a text into a vector (all of one dimension). A nil or

@@ -54,6 +54,32 @@ func VectorizeAll(v *vectorizer.Vectorizer, texts []string, opts vectorizer.Opti
 	return vecs, empty, nil
 }
 
+// ImportSequentially vectorizes texts one after another as passages, as an
+// import without warm-up does: text i is weighted by the document
+// frequencies of texts 0…i (sif-collection) and AM draws on the contexts
+// they taught. A text without any word that yields a vector gets nil.
+func ImportSequentially(ctx context.Context, v *vectorizer.Vectorizer, texts []string, opts vectorizer.Options) ([][]float32, int, error) {
+	vecs := make([][]float32, len(texts))
+	empty := 0
+	for i, t := range texts {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		vec, err := v.Vectorize(t, vectorizer.TaskPassage, opts)
+		switch {
+		case err == nil:
+			vecs[i] = vec
+		case errors.Is(err, vectorizer.ErrNoWords):
+			empty++
+		default:
+			return nil, 0, fmt.Errorf("import text %d: %w", i, err)
+		}
+	}
+	return vecs, empty, nil
+}
+
 // TeachMemory offers the sentences of every text to the vectorizer's memory
 // (the contexts AM then draws on), as importing the texts as passages does.
 func TeachMemory(ctx context.Context, v *vectorizer.Vectorizer, texts []string, opts vectorizer.Options) (int, error) {
@@ -78,7 +104,8 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	var base baseFlags
 	base.register(fs)
 	amPath := fs.String("model", "", "AM serving bundle or weights `FILE` (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
-	weighting := fs.String("weighting", "sif", "word weighting of the dense rows: sif, mean or sif-collection (SIF × b/(b + df/N), the documents counted first as an import does)")
+	weighting := fs.String("weighting", vectorizer.DefaultOptions().Weighting.String(), "word weighting of the dense rows: sif, mean or sif-collection (SIF × b/(b + df/N), df counted over the documents)")
+	importMode := fs.String("import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
 	sifA := fs.Float64("sif-a", vectorizer.DefaultOptions().SIFA, "the a of the SIF weight a/(a + p(w)) of the dense rows (the adapter's sif_a)")
 	collectionB := fs.Float64("collection-b", vectorizer.DefaultCollectionB, "sif-collection: the b of the collection factor b/(b + df/N) (the adapter's collection_b)")
 	alphaList := fs.String("alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
@@ -87,7 +114,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
 	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
 	mixText := fs.Bool("mix-text-contexts", false, "dense AM: add a text's own sentences after the remembered contexts of a word (the adapter's mix_text_contexts)")
-	fusionName := fs.String("fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion) or ranked (reciprocal rank, Weaviate's rankedFusion)")
+	fusionName := fs.String("fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion), ranked (reciprocal rank, Weaviate's rankedFusion) or zscore (standardized scores; not in Weaviate)")
 	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
 	k1 := fs.Float64("k1", 1.2, "BM25 k1")
 	b := fs.Float64("b", 0.75, "BM25 b")
@@ -109,14 +136,20 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return cli.UsageError("--weighting: %v", err)
 	}
+	if *importMode != "warm" && *importMode != "sequential" {
+		return cli.UsageError("--import: want warm or sequential, got %q", *importMode)
+	}
+	sequential := *importMode == "sequential"
 	var fuse Fusion
 	switch *fusionName {
 	case "relative":
 		fuse = FuseMinMax
 	case "ranked":
 		fuse = FuseRRF
+	case "zscore":
+		fuse = FuseZScore
 	default:
-		return cli.UsageError("--fusion: want relative or ranked, got %q", *fusionName)
+		return cli.UsageError("--fusion: want relative, ranked or zscore, got %q", *fusionName)
 	}
 	var alphas []float64
 	for _, f := range strings.Split(*alphaList, ",") {
@@ -156,9 +189,17 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		queryTexts[i] = q.Text
 	}
 
-	tab := Table{Header: []string{"method", "MRR@10", "R@1", "R@10"}}
+	tab := Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}
+	var bmRef RetrievalMetrics
 	add := func(name string, m RetrievalMetrics) {
-		tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3))
+		paired := "–"
+		if name != "BM25" {
+			better, worse, p, err := PairedRR(m, bmRef)
+			if err == nil {
+				paired = fmt.Sprintf("%d / %d (%s)", better, worse, fmtNum(p, 3))
+			}
+		}
+		tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3), paired)
 		slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
 	}
 	tok := model.DefaultTokenizer()
@@ -166,11 +207,19 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
+	bmRef = bm
 	add("BM25", bm)
 
 	dense := func(name string, v *vectorizer.Vectorizer, opts vectorizer.Options) error {
 		start := time.Now()
-		dv, emptyDocs, err := VectorizeAll(v, docTexts, opts)
+		var dv [][]float32
+		var emptyDocs int
+		var err error
+		if sequential {
+			dv, emptyDocs, err = ImportSequentially(ctx, v, docTexts, opts)
+		} else {
+			dv, emptyDocs, err = VectorizeAll(v, docTexts, opts)
+		}
 		if err != nil {
 			return err
 		}
@@ -210,8 +259,12 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		if err != nil {
 			return cli.UsageError("%v", err)
 		}
-		for _, t := range docTexts {
-			v.Observe(t) // the document frequencies of sif-collection
+		if !sequential {
+			for i, t := range docTexts {
+				if err := v.Observe(t); err != nil { // the document frequencies of sif-collection
+					return fmt.Errorf("count document %d: %w", i, err)
+				}
+			}
 		}
 		if err := dense("dense base only", v, opts); err != nil {
 			return err
@@ -237,13 +290,15 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		if err != nil {
 			return err
 		}
-		start := time.Now()
-		n, err := TeachMemory(ctx, v, docTexts, opts)
-		if err != nil {
-			return err
+		if !sequential {
+			start := time.Now()
+			n, err := TeachMemory(ctx, v, docTexts, opts)
+			if err != nil {
+				return err
+			}
+			st := mem.Stats()
+			slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
 		}
-		st := mem.Stats()
-		slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
 		name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
 		if err := dense(name, v, opts); err != nil {
 			return err

@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -195,5 +196,56 @@ func TestFuseRRF(t *testing.T) {
 	if len(got) != 3 || got[0].Doc != 1 || got[1].Doc != 0 || got[2].Doc != 2 ||
 		math.Abs(got[0].Score-(0.5/61+0.5/60)) > 1e-15 {
 		t.Fatalf("fused = %+v", got)
+	}
+}
+
+func TestFuseZScore(t *testing.T) {
+	// kw scores 3, 1 (mean 2, sd 1): z +1, −1. dense 0.9, 0.5, 0.1 (mean 0.5,
+	// sd √(0.32/3)): z +1.2247, 0, −1.2247. Doc 3 is missing from kw: it gets
+	// kw's lowest z, −1.
+	kw := []Hit{{Doc: 0, Score: 3}, {Doc: 1, Score: 1}}
+	dense := []Hit{{Doc: 1, Score: 0.9}, {Doc: 3, Score: 0.5}, {Doc: 0, Score: 0.1}}
+	got := FuseZScore([][]Hit{kw, dense}, []float64{0.5, 0.5})
+	z := 0.4 / math.Sqrt(0.32/3)
+	want := map[int]float64{0: 0.5*1 - 0.5*z, 1: -0.5 + 0.5*z, 3: -0.5}
+	if len(got) != 3 {
+		t.Fatalf("fused = %+v", got)
+	}
+	for _, h := range got {
+		if math.Abs(h.Score-want[h.Doc]) > 1e-12 {
+			t.Fatalf("doc %d: fused score %v, want %v (all: %+v)", h.Doc, h.Score, want[h.Doc], got)
+		}
+	}
+	if got[0].Doc != 1 || got[1].Doc != 0 || got[2].Doc != 3 {
+		t.Fatalf("fused order = %+v", got)
+	}
+	flat := FuseZScore([][]Hit{{{Doc: 4, Score: 2}, {Doc: 5, Score: 2}}}, []float64{1})
+	if flat[0].Score != 0 || flat[1].Score != 0 {
+		t.Fatalf("equal scores standardize to 0: %+v", flat)
+	}
+}
+
+func TestPairedRR(t *testing.T) {
+	var a, b MetricsAccumulator
+	ranked := []Hit{{Doc: 0}, {Doc: 1}, {Doc: 2}}
+	// Query 0: a finds it at rank 1, b at 3. Query 1: both at 2. Query 2: a misses, b at 1.
+	a.Add(ranked, []int{0})
+	b.Add(ranked, []int{2})
+	a.Add(ranked, []int{1})
+	b.Add(ranked, []int{1})
+	a.Add(ranked, []int{9})
+	b.Add(ranked, []int{0})
+	ma, mb := a.Metrics(), b.Metrics()
+	if want := []float64{1, 0.5, 0}; !slices.Equal(ma.RR10, want) {
+		t.Fatalf("a's per-query RR = %v, want %v", ma.RR10, want)
+	}
+	better, worse, p, err := PairedRR(ma, mb)
+	if err != nil || better != 1 || worse != 1 || p != 1 {
+		t.Fatalf("PairedRR = %d, %d, %v, %v; want 1, 1, 1, nil", better, worse, p, err)
+	}
+	var c MetricsAccumulator
+	c.Add(ranked, []int{0})
+	if _, _, _, err := PairedRR(ma, c.Metrics()); err == nil {
+		t.Fatal("runs over different numbers of queries compared without an error")
 	}
 }

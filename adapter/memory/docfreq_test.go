@@ -1,0 +1,321 @@
+package memory
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// countPassages counts each text (split at spaces) as a passage.
+func countPassages(t testing.TB, m *Memory, texts ...string) {
+	t.Helper()
+	for _, text := range texts {
+		if err := m.CountPassage(strings.Fields(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// docFreqs returns the document frequencies of words and the passage count.
+func docFreqs(m *Memory, words ...string) ([]int64, int64) {
+	dst := make([]int64, len(words))
+	n := m.DocFreqs(dst, words)
+	return dst, n
+}
+
+func checkDocFreqs(t testing.TB, m *Memory, what string, passages int64, want map[string]int64) {
+	t.Helper()
+	words := make([]string, 0, len(want))
+	for w := range want {
+		words = append(words, w)
+	}
+	got, n := docFreqs(m, words...)
+	if n != passages {
+		t.Errorf("%s: %d passages, want %d", what, n, passages)
+	}
+	for i, w := range words {
+		if got[i] != want[w] {
+			t.Errorf("%s: df(%q) = %d, want %d", what, w, got[i], want[w])
+		}
+	}
+}
+
+func TestDocFreqCountsAndPersists(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	m := mustOpen(t, dir, o)
+	countPassages(t, m, "the package the library", "the tool", "a library of the tools", "")
+	want := map[string]int64{"the": 3, "package": 1, "library": 2, "tool": 1, "tools": 1, "a": 1, "of": 1, "never": 0}
+	checkDocFreqs(t, m, "counted", 4, want)
+	if s := m.Stats(); s.Passages != 4 || s.DocFreqWords != 7 {
+		t.Errorf("stats %+v: want 4 passages, 7 df words", s)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m = mustOpen(t, dir, o)
+	checkDocFreqs(t, m, "after Close and Open", 4, want)
+	// A crash: the log alone restores the later passages.
+	countPassages(t, m, "the end", "the")
+	want["the"], want["end"] = 5, 1
+	m.abandon()
+	ro := o
+	ro.ReadOnly = true
+	r := mustOpen(t, dir, ro)
+	checkDocFreqs(t, r, "read-only after a crash", 6, want)
+	if err := r.CountPassage([]string{"x"}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only CountPassage: %v", err)
+	}
+	r.Close()
+	m = mustOpen(t, dir, o)
+	checkDocFreqs(t, m, "after a crash", 6, want)
+
+	// Export carries df, also for words without contexts; Clear forgets them.
+	remember(t, m, "library", "a library of the tools")
+	out := export(t, m)
+	for _, line := range []string{
+		`{"word":"library","seen":1,"contexts":["a library of the tools"],"df":2}`,
+		`{"word":"the","seen":0,"contexts":[],"df":5}`,
+	} {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("export lacks %s:\n%s", line, out)
+		}
+	}
+	if err := m.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	checkDocFreqs(t, m, "after Clear", 0, map[string]int64{"the": 0, "library": 0})
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	if s := m.Stats(); s.Passages != 0 || s.DocFreqWords != 0 || s.Words != 0 {
+		t.Errorf("after Clear and reopen: %+v", s)
+	}
+	m.Close()
+}
+
+func TestDocFreqSnapshotsAndLargePassages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	o.SnapshotEvery = 7
+	m := mustOpen(t, dir, o)
+	for i := range 40 {
+		countPassages(t, m, fmt.Sprintf("common w%d w%d", i, i%5))
+		remember(t, m, fmt.Sprintf("w%d", i), fmt.Sprintf("common w%d", i))
+	}
+	// A passage too large for one record spans several.
+	big := make([]string, 30000)
+	for i := range big {
+		big[i] = fmt.Sprintf("bigword%05d", i)
+	}
+	if err := m.CountPassage(append(big, "common")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	countPassages(t, m, "common after") // in the log after the snapshot
+	want := export(t, m)
+	s := m.Stats()
+	if s.Generation < 3 || s.Passages != 42 || s.DocFreqWords != 1+40+30000+1 {
+		t.Errorf("stats %+v", s)
+	}
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	if got := export(t, m); got != want {
+		t.Fatal("state after snapshots and reopen differs")
+	}
+	checkDocFreqs(t, m, "after snapshots", 42, map[string]int64{"common": 42, "w3": 8, "w7": 1, "bigword29999": 1, "after": 1})
+	m.Close()
+}
+
+func TestDocFreqCap(t *testing.T) {
+	o := quietOptions()
+	o.MaxDocFreqWords = 3
+	o.MaxWordBytes = 8
+	m := mustOpen(t, "", o)
+	countPassages(t, m, "a b a", "b c d e", "toolongword a", "d")
+	checkDocFreqs(t, m, "capped", 4, map[string]int64{"a": 2, "b": 2, "c": 1, "d": 0, "e": 0, "toolongword": 0})
+	if s := m.Stats(); s.DocFreqWords != 3 || s.DocFreqRejected != 4 {
+		t.Errorf("stats %+v: want 3 df words, 4 rejected (d twice, e, toolongword)", s)
+	}
+	m.Close()
+	o.MaxDocFreqWords = 0
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "MaxDocFreqWords") {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestDocFreqTornTail cuts the log inside the record of the last passage.
+func TestDocFreqTornTail(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "mem")
+	m := mustOpen(t, dir, quietOptions())
+	countPassages(t, m, "alpha beta", "alpha gamma")
+	want := export(t, m)
+	logPath := logFile(t, dir)
+	st, _ := os.Stat(logPath)
+	lastStart := st.Size()
+	countPassages(t, m, "alpha delta epsilon")
+	m.abandon()
+	st, _ = os.Stat(logPath)
+	for _, cut := range []int64{lastStart + 3, lastStart + recHeader + 2, st.Size() - 1} {
+		d := filepath.Join(root, fmt.Sprintf("cut%d", cut))
+		copyDir(t, dir, d)
+		if err := os.Truncate(filepath.Join(d, filepath.Base(logPath)), cut); err != nil {
+			t.Fatal(err)
+		}
+		var wc warnCapture
+		m, err := Open(d, wc.options())
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		if got := export(t, m); got != want {
+			t.Errorf("cut at %d: state differs:\n%s\nwant\n%s", cut, got, want)
+		}
+		logged := wc.buf.String()
+		if !strings.Contains(logged, "torn or corrupt tail") || !strings.Contains(logged, filepath.Base(logPath)) ||
+			!strings.Contains(logged, fmt.Sprintf("offset=%d", lastStart)) {
+			t.Errorf("cut at %d: the warning does not name the file and offset %d: %s", cut, lastStart, logged)
+		}
+		countPassages(t, m, "alpha")
+		m.Close()
+		m = mustOpen(t, d, quietOptions())
+		checkDocFreqs(t, m, "appended after recovery", 3, map[string]int64{"alpha": 3, "beta": 1, "delta": 0})
+		m.Close()
+	}
+}
+
+// writeV1 writes a memory directory as the format version 1 wrote it: a
+// snapshot of generation 1 and a log of generation 2.
+func writeV1(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	header := func(kind byte) []byte {
+		h := fileHeader(kind)
+		h[8] = 1
+		return h
+	}
+	snap := header(kindSnapshot)
+	var start int
+	snap, start = beginRecord(snap)
+	snap = appendWordState(snap, "oldword", 2, []string{"an oldword context", "another oldword"})
+	endRecord(snap, start)
+	snap, start = beginRecord(snap)
+	snap = append(snap, recEnd)
+	snap = binary.AppendUvarint(snap, 1)
+	snap = binary.AppendUvarint(snap, 2)
+	endRecord(snap, start)
+	log := header(kindLog)
+	log, start = beginRecord(log)
+	log = appendOffer(log, "logword", 1, 0, "a logword context")
+	endRecord(log, start)
+	for name, b := range map[string][]byte{"snapshot-0000000000000001.amm": snap, "log-0000000000000002.amm": log} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOldFormatOpens(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	writeV1(t, dir)
+	var wc warnCapture
+	m, err := Open(dir, wc.options())
+	if err != nil {
+		t.Fatalf("open a version 1 memory: %v", err)
+	}
+	if c, _ := m.Contexts(nil, "oldword"); len(c) != 2 {
+		t.Errorf("oldword contexts %q", c)
+	}
+	if c, _ := m.Contexts(nil, "logword"); len(c) != 1 {
+		t.Errorf("logword contexts %q", c)
+	}
+	if s := m.Stats(); s.Passages != 0 || s.DocFreqWords != 0 {
+		t.Errorf("a version 1 memory has document frequencies: %+v", s)
+	}
+	if !strings.Contains(wc.buf.String(), "without document frequencies") {
+		t.Errorf("opening a version 1 memory is not logged: %s", wc.buf.String())
+	}
+	// New records go to a new version 2 log, never into the version 1 one.
+	countPassages(t, m, "oldword new")
+	if g := m.Stats().Generation; g != 3 {
+		t.Errorf("generation %d after opening a version 1 log of generation 2, want 3", g)
+	}
+	old, err := os.ReadFile(filepath.Join(dir, "log-0000000000000002.amm"))
+	if err != nil || old[8] != 1 {
+		t.Fatalf("the version 1 log was changed: %v", err)
+	}
+	m.abandon()
+	m = mustOpen(t, dir, quietOptions())
+	checkDocFreqs(t, m, "after reopen", 1, map[string]int64{"oldword": 1, "new": 1})
+	if s := m.Stats(); s.Words != 2 || s.Contexts != 3 {
+		t.Errorf("after reopen: %+v", s)
+	}
+	if err := m.Close(); err != nil { // compacts into version 2 files
+		t.Fatal(err)
+	}
+	var wc2 warnCapture
+	m, err = Open(dir, wc2.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if strings.Contains(wc2.buf.String(), "without document frequencies") {
+		t.Errorf("still reported as version 1 after compaction: %s", wc2.buf.String())
+	}
+	checkDocFreqs(t, m, "after compaction", 1, map[string]int64{"oldword": 1, "new": 1})
+}
+
+func TestNewerFormatRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	h := fileHeader(kindLog)
+	h[8] = fileVersion + 1
+	os.MkdirAll(dir, 0o700)
+	p := filepath.Join(dir, "log-0000000000000001.amm")
+	os.WriteFile(p, h, 0o600)
+	_, err := Open(dir, quietOptions())
+	if err == nil || !strings.Contains(err.Error(), "unsupported memory file version") || !strings.Contains(err.Error(), p) {
+		t.Fatalf("a newer format: %v", err)
+	}
+}
+
+func TestDocFreqRecordsInVersion1Refused(t *testing.T) {
+	var b []byte
+	dw := docFreqWriter{passages: 2, start: -1}
+	b = dw.add(b, "word", 1)
+	b = dw.end(b)
+	if _, err := scanRecords(b, 1, func(record) error { return nil }); err == nil {
+		t.Error("a document-frequency record was accepted in a version 1 file")
+	}
+	r, err := decodeRecord(b[recHeader:], 2)
+	if err != nil || r.passages != 2 || len(r.dfs) != 1 || r.dfs[0] != (wordDF{"word", 1}) {
+		t.Errorf("decode: %+v, %v", r, err)
+	}
+	// A document frequency above the passage count is corruption.
+	b = b[:0]
+	dw = docFreqWriter{passages: 1, start: -1}
+	b = dw.add(b, "word", 2)
+	b = dw.end(b)
+	if _, err := decodeRecord(b[recHeader:], 2); err == nil {
+		t.Error("df > passages accepted")
+	}
+}
+
+func TestStatsJSONNames(t *testing.T) {
+	m := mustOpen(t, "", quietOptions())
+	defer m.Close()
+	countPassages(t, m, "x y")
+	b, _ := json.Marshal(m.Stats())
+	for _, k := range []string{`"passages":1`, `"df_words":2`, `"df_rejected":0`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("stats JSON lacks %s: %s", k, b)
+		}
+	}
+}
