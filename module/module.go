@@ -119,6 +119,11 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		return fmt.Errorf("init %s: %w", Name, err)
 	}
 	m.vec = vec
+	if m.logger != nil && m.mem == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
+		m.logger.WithField("module", Name).Warnf("%s=%s: the passage counts of weighting %s live in RAM and are lost at restart, "+
+			"after which queries are weighted differently from the stored vectors; set %s=sif for a memory-less setup",
+			EnvMemoryDir, MemoryOff, env.Defaults.Weighting, EnvWeighting)
+	}
 	if m.logger != nil {
 		m.logger.WithField("module", Name).WithField("model", name).WithField("dim", vec.Dim()).
 			WithField("memory", dir).Info("text2vec-am ready")
@@ -332,6 +337,8 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 			"words":    st.Words,
 			"contexts": st.Contexts,
 			"records":  st.Records,
+			"passages": st.Passages,
+			"df_words": st.DocFreqWords,
 		}
 	}
 	return info, nil

@@ -369,6 +369,14 @@ func TestMetaInfoAndNearText(t *testing.T) {
 	if info["dim"] != 16 || info["memory"] == nil {
 		t.Errorf("meta info %v", info)
 	}
+	// Importing an object counts it as a passage of the collection, and /v1/meta shows it.
+	if _, _, err := m.VectorizeObject(context.Background(), object(7, map[string]any{"text": "w1 w2 zorblax"}), fakeClassConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	info, _ = m.MetaInfo()
+	if mem := info["memory"].(map[string]any); mem["passages"] != int64(1) || mem["df_words"] != 3 {
+		t.Errorf("meta memory after one import %v, want passages 1 and df_words 3", mem)
+	}
 	if _, ok := m.VectorSearches()["nearText"]; !ok {
 		t.Error("no nearText vector search")
 	}
