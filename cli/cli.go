@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // Env is what a command gets to run with: its arguments (after the command
@@ -117,4 +118,25 @@ func printHelp(w io.Writer, name string, cmds []Command) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, c.Summary)
 	}
 	fmt.Fprintf(w, "\nRun '%s help <command>' or '%s <command> -h' for a command's flags.\n", name, name)
+}
+
+// Paths is a repeatable flag of paths (a flag.Value): every use adds one
+// path, so "--corpus a --corpus b" means both. An empty value is an error.
+type Paths []string
+
+// String joins the paths with commas.
+func (p *Paths) String() string {
+	if p == nil {
+		return ""
+	}
+	return strings.Join(*p, ",")
+}
+
+// Set adds one path.
+func (p *Paths) Set(s string) error {
+	if s == "" {
+		return errors.New("empty path")
+	}
+	*p = append(*p, s)
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
+	"io"
 	"strings"
 	"testing"
 )
@@ -67,5 +69,21 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 		if got := strings.Join(ran, ";"); got != c.ran {
 			t.Errorf("%v: ran %q, want %q", c.args, got, c.ran)
 		}
+	}
+}
+
+func TestPathsRepeatable(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var p Paths
+	fs.Var(&p, "corpus", "")
+	if err := fs.Parse([]string{"--corpus", "a", "--corpus", "b,c"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p) != 2 || p[0] != "a" || p[1] != "b,c" || p.String() != "a,b,c" {
+		t.Fatalf("paths = %q (%s)", p, p.String())
+	}
+	if err := fs.Parse([]string{"--corpus", ""}); err == nil {
+		t.Fatal("empty path accepted")
 	}
 }

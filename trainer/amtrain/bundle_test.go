@@ -181,3 +181,15 @@ func TestBundleCancelled(t *testing.T) {
 		t.Error("MaxContexts 0 must be refused")
 	}
 }
+
+// TestTrainCorpusRepeatable: every --corpus is read, not just the last (a
+// missing first corpus must fail, not be silently dropped).
+func TestTrainCorpusRepeatable(t *testing.T) {
+	s := newSynth(t, 300)
+	missing := filepath.Join(s.dir, "no-such-corpus.txt")
+	err := runTrainArgs(t, "--corpus", missing, "--corpus", s.corpus, "--embeddings", s.embeddings,
+		"--out", filepath.Join(s.dir, "m.am"), "--epochs", "1")
+	if err == nil || !strings.Contains(err.Error(), "no-such-corpus.txt") {
+		t.Fatalf("train with a missing first --corpus: err = %v, want one naming it", err)
+	}
+}

@@ -43,21 +43,22 @@ func Commands() []cli.Command {
 const PeakGFLOPSPerCore = 222
 
 type trainFlags struct {
-	corpus, embeddings, counts, mode, include, includeMissing string
-	out, bundleOut, storage, checkpointDir, resume, workDir   string
-	seed                                                      int64
-	epochs, batch, threads, holdout, maxContexts, window      int
-	nmin, nmax, ngramMinCount                                 int
-	lr, peak                                                  float64
-	minCountTrain, oovMaxCount                                int64
-	quiet                                                     bool
+	embeddings, counts, mode, include, includeMissing       string
+	corpus                                                  cli.Paths
+	out, bundleOut, storage, checkpointDir, resume, workDir string
+	seed                                                    int64
+	epochs, batch, threads, holdout, maxContexts, window    int
+	nmin, nmax, ngramMinCount                               int
+	lr, peak                                                float64
+	minCountTrain, oovMaxCount                              int64
+	quiet                                                   bool
 }
 
 func runTrain(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("train", env)
 	def := DefaultOptions()
 	var f trainFlags
-	fs.StringVar(&f.corpus, "corpus", "", "corpus: text or .gz files or directories, comma-separated (required)")
+	fs.Var(&f.corpus, "corpus", "corpus `PATH`: a text or .gz file or a directory of them; repeatable, and a value may list paths separated by commas (required)")
 	fs.StringVar(&f.embeddings, "embeddings", "", "base embeddings, word2vec text/binary or GloVe, .gz ok (required)")
 	fs.StringVar(&f.counts, "counts", "", "word counts file (\"word count\" lines, .gz ok); default: counted from the corpus")
 	fs.StringVar(&f.mode, "mode", "am", "model: am, fcm, form, context (AM-ctx) or fcm-context (FCM-ctx)")
@@ -114,7 +115,7 @@ func runTrain(ctx context.Context, env cli.Env) error {
 		workDir = filepath.Dir(f.out)
 	}
 	began := time.Now()
-	x, err := OpenIndex(ctx, strings.Split(f.corpus, ","), tok, workDir, log)
+	x, err := OpenIndex(ctx, f.corpusPaths(), tok, workDir, log)
 	if err != nil {
 		return err
 	}
@@ -168,10 +169,19 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	return nil
 }
 
+// corpusPaths returns every --corpus path, comma-separated lists split.
+func (f *trainFlags) corpusPaths() []string {
+	var paths []string
+	for _, c := range f.corpus {
+		paths = append(paths, strings.Split(c, ",")...)
+	}
+	return paths
+}
+
 // options turns the flags into Options, or a usage error naming the flag.
 func (f *trainFlags) options(o Options) (Options, error) {
 	switch {
-	case f.corpus == "":
+	case len(f.corpus) == 0:
 		return o, cli.UsageError("--corpus is required")
 	case f.embeddings == "":
 		return o, cli.UsageError("--embeddings is required")
@@ -184,9 +194,11 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	case !(f.peak > 0):
 		return o, cli.UsageError("--peak-gflops must be positive, got %v", f.peak)
 	}
-	for _, p := range strings.Split(f.corpus, ",") {
-		if p == "" {
-			return o, cli.UsageError("--corpus %q has an empty path", f.corpus)
+	for _, c := range f.corpus {
+		for _, p := range strings.Split(c, ",") {
+			if p == "" {
+				return o, cli.UsageError("--corpus %q has an empty path", c)
+			}
 		}
 	}
 	mode, err := model.ParseMode(f.mode)

@@ -73,21 +73,6 @@ func printTasks(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'text2vec-am eval <task> -h' for a task's flags.")
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-// String joins the values with commas (flag.Value).
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-
-// Set appends one value (flag.Value); an empty value is an error.
-func (s *stringList) Set(v string) error {
-	if v == "" {
-		return fmt.Errorf("empty value")
-	}
-	*s = append(*s, v)
-	return nil
-}
-
 // datasetName is the file name of path without directory and extensions.
 func datasetName(path string) string {
 	base := filepath.Base(path)
@@ -106,7 +91,7 @@ func loadEmbeddings(path string) (*model.Embeddings, error) {
 
 func runWordSim(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval wordsim", env)
-	var embs stringList
+	var embs cli.Paths
 	fs.Var(&embs, "embeddings", "base embeddings `FILE` (word2vec text or binary, .gz ok); repeat to compare several")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim --embeddings FILE [--embeddings FILE…] PAIRS…\n\n"+

@@ -124,7 +124,7 @@ func SentimentScores(clf *LogReg, test []ScoredTerm, vectors [][]float32, counts
 func runSentiment(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval sentiment", env)
 	emb := fs.String("embeddings", "", "skipgram base embeddings `FILE` (the logistic regression is trained on them)")
-	var corpusPaths stringList
+	var corpusPaths cli.Paths
 	fs.Var(&corpusPaths, "corpus", "corpus `PATH` (file or directory; repeatable): word counts and the contexts AM infers from")
 	am := fs.String("am", "", "AM weights `FILE` or bundle: the AM and AM+skip rows")
 	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle: the FCM row")

@@ -200,7 +200,7 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 func runVecMap(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval vecmap", env)
 	r := &vecmapRun{env: env, sel: DefaultVecMapSelection()}
-	var corpusPaths stringList
+	var corpusPaths cli.Paths
 	fs.Var(&corpusPaths, "corpus", "full corpus `PATH` (file or directory; repeatable)")
 	fs.StringVar(&r.dir, "work-dir", "", "`DIR` for the downsampled corpus, models and logs; finished steps are skipped on a rerun")
 	fs.StringVar(&r.gold, "gold", "", "gold embeddings `FILE` (default: skipgram trained here on the full corpus)")

@@ -28,22 +28,9 @@ func Commands() []cli.Command {
 	}}
 }
 
-// pathList is a repeatable flag collecting paths.
-type pathList []string
-
-func (p *pathList) String() string { return strings.Join(*p, ",") }
-
-func (p *pathList) Set(s string) error {
-	if s == "" {
-		return errors.New("empty path")
-	}
-	*p = append(*p, s)
-	return nil
-}
-
 // options are the parsed flags of train-embeddings.
 type options struct {
-	corpus    pathList
+	corpus    cli.Paths
 	out       string
 	format    string
 	countsOut string
