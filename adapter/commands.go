@@ -363,10 +363,14 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 	if vopts.Weighting != vectorizer.WeightSIFCollection {
 		fmt.Fprintf(env.Stdout, "(--weighting %s: passages were not counted for sif-collection)\n", vopts.Weighting)
 	}
+	if st.DocFreqRejected > 0 {
+		fmt.Fprintf(env.Stdout, "%d new words were not counted (--memory-max-df-words %d reached, or too long or invalid)\n",
+			st.DocFreqRejected, o.MaxDocFreqWords)
+	}
 	return nil
 }
 
-// warmFile teaches the memory every line of one file.
+// warmFile teaches the memory every line of one file; each line is one passage.
 func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Options, path string) (offered, lines int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -382,20 +386,41 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 		defer gz.Close()
 		r = gz
 	}
-	// Lines longer than the buffer are taught in 1 MiB pieces.
+	// Lines longer than the buffer are taught in 1 MiB pieces, which are not
+	// passages of their own: the line is counted once, with the distinct
+	// words of all its pieces.
 	br := bufio.NewReaderSize(r, 1<<20)
+	var long *longLine
 	for {
 		if lines%1024 == 0 && ctx.Err() != nil {
 			return offered, lines, ctx.Err()
 		}
 		line, rerr := br.ReadSlice('\n')
+		full := !errors.Is(rerr, bufio.ErrBufferFull) // the line ends in this piece
+		if !full && long == nil {
+			long = newLongLine(o)
+		}
 		if len(line) > 0 {
-			lines++
-			n, err := v.Learn(strings.ToValidUTF8(string(line), "\uFFFD"), o)
+			text := strings.ToValidUTF8(string(line), "\uFFFD")
+			lo := o
+			if long != nil {
+				lo = long.opts
+				long.add(v, text)
+			}
+			n, err := v.Learn(text, lo)
 			if err != nil {
-				return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines, err)
+				return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines+1, err)
 			}
 			offered += int64(n)
+		}
+		if full && (len(line) > 0 || long != nil) {
+			lines++
+		}
+		if full && long != nil {
+			if err := long.count(v, o); err != nil {
+				return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines, err)
+			}
+			long = nil
 		}
 		switch {
 		case rerr == nil, errors.Is(rerr, bufio.ErrBufferFull):
@@ -405,6 +430,41 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 			return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines+1, rerr)
 		}
 	}
+}
+
+// longLine gathers the words of a line that memory warm reads in pieces.
+type longLine struct {
+	opts  vectorizer.Options // teach the pieces without counting them
+	words map[string]struct{}
+	toks  []string
+}
+
+func newLongLine(o vectorizer.Options) *longLine {
+	l := &longLine{opts: o, words: make(map[string]struct{})}
+	if o.Weighting == vectorizer.WeightSIFCollection {
+		l.opts.Weighting = vectorizer.WeightSIF // counts only under sif-collection
+	}
+	return l
+}
+
+func (l *longLine) add(v *vectorizer.Vectorizer, text string) {
+	l.toks = v.Model().Tokenizer.AppendTokens(l.toks[:0], text)
+	for _, t := range l.toks {
+		l.words[t] = struct{}{}
+	}
+}
+
+// count counts the whole line as one passage when o counts passages: its
+// distinct words, which the tokenizer splits back into themselves.
+func (l *longLine) count(v *vectorizer.Vectorizer, o vectorizer.Options) error {
+	if o.Weighting != vectorizer.WeightSIFCollection || len(l.words) == 0 {
+		return nil
+	}
+	words := make([]string, 0, len(l.words))
+	for w := range l.words {
+		words = append(words, w)
+	}
+	return v.Observe(strings.Join(words, " "))
 }
 
 func runHealthcheck(ctx context.Context, env cli.Env) error {

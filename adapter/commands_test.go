@@ -122,6 +122,10 @@ func TestServeCommand(t *testing.T) {
 	if code, _, body := get(t, url+"/meta"); code != 200 || !strings.Contains(body, `"weighting":"sif-collection"`) || !strings.Contains(body, `"passages":1`) {
 		t.Errorf("meta: %d %s", code, body)
 	}
+	if code, _, body := get(t, url+"/metrics"); code != 200 || !strings.Contains(body, "\nt2vam_memory_passages 1\n") ||
+		!strings.Contains(body, "\nt2vam_memory_df_words 3\n") || !strings.Contains(body, "\nt2vam_memory_df_rejected_total 0\n") {
+		t.Errorf("metrics: %d %s", code, body)
+	}
 	// stats reads the memory while the server runs.
 	if code, out, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", dir); code != 0 || !strings.Contains(out, `"words": 1,`) {
 		t.Errorf("stats while serving: %d %s %s", code, out, stderr)
@@ -243,5 +247,49 @@ func TestDockerCompose(t *testing.T) {
 		if !strings.Contains(string(df), want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}
+	}
+}
+
+// TestWarmLongLine: a line longer than warm's 1 MiB buffer is taught in
+// pieces but counted once, as one passage with the words of all its pieces,
+// and the lines read are lines, not pieces.
+func TestWarmLongLine(t *testing.T) {
+	mf := modelFile(t)
+	dir := filepath.Join(t.TempDir(), "memory")
+	corpus := filepath.Join(t.TempDir(), "corpus.txt")
+	long := "zqhead f1. " + strings.Repeat("f2 f3 f4. ", 200_000) + "zqtail f5.\n"
+	// The last line fills the buffer exactly, without a line break.
+	exact := "f7" + strings.Repeat(" ", 1<<20-4) + "f6"
+	if err := os.WriteFile(corpus, []byte("f1 f6\n"+long+"f6\n"+exact), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", dir, corpus)
+	if code != 0 || !strings.Contains(out, "read 4 lines") || !strings.Contains(out, "over 4 passages") {
+		t.Fatalf("warm: %d %q %q", code, out, stderr)
+	}
+	code, out, stderr = runCLI(context.Background(), "memory", "export", "--memory-dir", dir)
+	for _, want := range []string{`{"word":"f1","seen":0,"contexts":[],"df":2}`, `{"word":"f2","seen":0,"contexts":[],"df":1}`,
+		`"word":"zqhead"`, `"word":"zqtail"`, `{"word":"f6","seen":0,"contexts":[],"df":3}`,
+		`{"word":"f7","seen":0,"contexts":[],"df":1}`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("export lacks %s: %d %s", want, code, stderr)
+		}
+	}
+	for _, w := range []string{"zqhead", "zqtail"} {
+		if !strings.Contains(out, `"word":"`+w+`","seen":1,`) {
+			t.Errorf("%s not taught once", w)
+		}
+	}
+	if strings.Contains(out, `"df":0`) || !strings.Contains(out, `"word":"zqtail","seen":1,"contexts":["zqtail f5."],"df":1}`) {
+		t.Errorf("export: %.2000s", out)
+	}
+	// Words beyond --memory-max-df-words are reported.
+	small := filepath.Join(t.TempDir(), "small.txt")
+	os.WriteFile(small, []byte("f1 f2 f3\nf4 f1\n"), 0o600)
+	code, out, stderr = runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", filepath.Join(t.TempDir(), "m2"),
+		"--memory-max-df-words", "2", small)
+	if code != 0 || !strings.Contains(out, "document frequencies of 2 words over 2 passages") ||
+		!strings.Contains(out, "2 new words were not counted (--memory-max-df-words 2 reached") {
+		t.Errorf("warm with a df cap: %d %q %q", code, out, stderr)
 	}
 }

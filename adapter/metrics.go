@@ -114,12 +114,16 @@ var (
 	descMemBytes     = prometheus.NewDesc("t2vam_memory_context_bytes", "Bytes of contexts in the context memory.", nil, nil)
 	descMemRejected  = prometheus.NewDesc("t2vam_memory_rejected_total",
 		"Observations the memory ignored (caps, invalid words).", nil, nil)
-	descMemRecords = prometheus.NewDesc("t2vam_memory_log_records_total", "Records appended to the memory log.", nil, nil)
+	descMemRecords  = prometheus.NewDesc("t2vam_memory_log_records_total", "Records appended to the memory log.", nil, nil)
+	descMemPassages = prometheus.NewDesc("t2vam_memory_passages", "Passages counted for the sif-collection weighting.", nil, nil)
+	descMemDFWords  = prometheus.NewDesc("t2vam_memory_df_words", "Distinct words whose document frequency is counted.", nil, nil)
+	descMemDFReject = prometheus.NewDesc("t2vam_memory_df_rejected_total",
+		"New words of counted passages not counted (--memory-max-df-words reached, or an invalid word).", nil, nil)
 )
 
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
-		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords} {
+		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject} {
 		ch <- d
 	}
 }
@@ -140,5 +144,8 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMemBytes, prometheus.GaugeValue, float64(ms.ContextBytes))
 		ch <- prometheus.MustNewConstMetric(descMemRejected, prometheus.CounterValue, float64(ms.Rejected))
 		ch <- prometheus.MustNewConstMetric(descMemRecords, prometheus.CounterValue, float64(ms.Records))
+		ch <- prometheus.MustNewConstMetric(descMemPassages, prometheus.GaugeValue, float64(ms.Passages))
+		ch <- prometheus.MustNewConstMetric(descMemDFWords, prometheus.GaugeValue, float64(ms.DocFreqWords))
+		ch <- prometheus.MustNewConstMetric(descMemDFReject, prometheus.CounterValue, float64(ms.DocFreqRejected))
 	}
 }

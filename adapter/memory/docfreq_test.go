@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -317,5 +318,162 @@ func TestStatsJSONNames(t *testing.T) {
 		if !strings.Contains(string(b), k) {
 			t.Errorf("stats JSON lacks %s: %s", k, b)
 		}
+	}
+}
+
+// TestClearIsAtomic: a Clear whose empty snapshot cannot be written changes
+// nothing, in RAM or on disk, and the writes after it survive a crash with
+// the counts consistent (before the fix the records after such a Clear went
+// to a new log replayed on top of the old snapshot: 1 passage, df("the") 3).
+func TestClearIsAtomic(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	m := mustOpen(t, dir, o)
+	countPassages(t, m, "the old", "the older", "the oldest")
+	remember(t, m, "old", "an old context")
+	if err := m.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	before := export(t, m)
+	// A directory where the snapshot's temporary file goes makes it fail.
+	gen := m.Stats().Generation
+	blocker := m.path(kindSnapshot, gen+1) + ".tmp"
+	if err := os.Mkdir(blocker, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Clear(); err == nil {
+		t.Fatal("Clear succeeded without its snapshot")
+	}
+	if got := export(t, m); got != before {
+		t.Fatalf("a failed Clear changed the memory:\n%s\nwant\n%s", got, before)
+	}
+	os.Remove(blocker)
+	countPassages(t, m, "brand new")
+	want := map[string]int64{"the": 3, "old": 1, "new": 1}
+	checkDocFreqs(t, m, "after a failed Clear", 4, want)
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	checkDocFreqs(t, m, "after a failed Clear and a crash", 4, want)
+	if c, _ := m.Contexts(nil, "old"); len(c) != 1 {
+		t.Errorf("contexts after a failed Clear and a crash: %q", c)
+	}
+	// A Clear that succeeds is durable before anything is written after it.
+	if err := m.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	countPassages(t, m, "fresh start")
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	checkDocFreqs(t, m, "after Clear, a passage and a crash", 1, map[string]int64{"the": 0, "fresh": 1, "old": 0})
+	if s := m.Stats(); s.Words != 0 || s.DocFreqWords != 2 {
+		t.Errorf("after Clear, a passage and a crash: %+v", s)
+	}
+	m.Close()
+}
+
+// TestDocFreqConcurrentReplay: passages counted by many goroutines at once
+// (with log rotations and snapshots among them) are logged in the order they
+// were applied, so the absolute records replay to exactly the state in RAM
+// (a record "the=5" logged after "the=6" would replay to 5).
+func TestDocFreqConcurrentReplay(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	o.SnapshotEvery = 50
+	m := mustOpen(t, dir, o)
+	const workers, each = 8, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, workers+1)
+	for g := range workers {
+		wg.Go(func() {
+			for i := range each {
+				words := []string{"the", fmt.Sprintf("g%d", g), fmt.Sprintf("i%d", i%7)}
+				if err := m.CountPassage(words); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 5 {
+			if err := m.Snapshot(); err != nil {
+				errs <- err
+				return
+			}
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkDocFreqs(t, m, "in RAM", workers*each, map[string]int64{"the": workers * each, "g3": each})
+	want := export(t, m)
+	m.abandon()
+	m = mustOpen(t, dir, o)
+	defer m.Close()
+	if got := export(t, m); got != want {
+		t.Fatalf("replay differs from RAM:\n%s\nwant\n%s", got, want)
+	}
+	checkDocFreqs(t, m, "replayed", workers*each, map[string]int64{"the": workers * each, "g3": each})
+}
+
+// appendDocFreqRecord appends one recDocFreq record.
+func appendDocFreqRecord(b []byte, passages uint64, dfs ...wordDF) []byte {
+	dw := docFreqWriter{passages: passages, start: -1}
+	for _, x := range dfs {
+		b = dw.add(b, x.word, x.df)
+	}
+	if dw.records == 0 {
+		var start int
+		b, start = beginRecord(b)
+		b = append(b, recDocFreq)
+		b = binary.AppendUvarint(b, passages)
+		endRecord(b, start)
+		return b
+	}
+	return dw.end(b)
+}
+
+// TestDocFreqReplayChecks: a log whose passage count goes down (the counts of
+// two histories mixed) or whose count is absurd is corrupt from that record
+// on: dropped with a warning naming the file and offset, never df > N; words
+// CountPassage would not count are not loaded either.
+func TestDocFreqReplayChecks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b := fileHeader(kindLog)
+	b = appendDocFreqRecord(b, 5, wordDF{"the", 5}, wordDF{strings.Repeat("x", 65), 1}, wordDF{"bad\xff", 1})
+	good := len(b)
+	b = appendDocFreqRecord(b, 1, wordDF{"new", 1})
+	b = appendDocFreqRecord(b, 6, wordDF{"the", 6})
+	path := filepath.Join(dir, "log-0000000000000001.amm")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wc warnCapture
+	m, err := Open(dir, wc.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocFreqs(t, m, "a passage count going down", 5, map[string]int64{"the": 5, "new": 0})
+	if s := m.Stats(); s.DocFreqWords != 1 {
+		t.Errorf("loaded %d document frequencies, want 1 (a too long and an invalid word skipped)", s.DocFreqWords)
+	}
+	if w := wc.buf.String(); !strings.Contains(w, "passage count 1 after 5") || !strings.Contains(w, fmt.Sprintf("offset=%d", good)) ||
+		!strings.Contains(w, filepath.Base(path)) {
+		t.Errorf("warning does not name the problem, file and offset %d: %s", good, w)
+	}
+	m.Close()
+
+	rec := appendDocFreqRecord(nil, maxPassages+1)
+	if _, err := decodeRecord(rec[recHeader:], 2); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("passage count 2^62+1: %v", err)
+	}
+	rec = appendEnd(nil, 0, 0, 1<<63, 0)
+	if _, err := decodeRecord(rec, 2); err == nil {
+		t.Error("end record with passage count 2^63 accepted")
 	}
 }

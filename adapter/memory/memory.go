@@ -31,10 +31,14 @@
 // vectorizer's sif-collection weighting: the number of passages counted
 // (CountPassage) and, for every word, the number of those passages that
 // contain it. They are logged, snapshotted, recovered and cleared with the
-// contexts. At most MaxDocFreqWords distinct words are counted; a word first
-// seen after the table is full is not counted (Stats.DocFreqRejected) and
-// weighs as a word no passage holds, which is what a word first seen that
-// late almost always is. A memory written before document frequencies existed
+// contexts; the log is written in the order the counts change in RAM (under
+// one lock), so replaying its absolute records yields exactly the counts in
+// RAM at the crash, never more than were logged (a large passage torn across
+// its records by a crash keeps the words of its intact records). At most
+// MaxDocFreqWords distinct words are counted; a word first seen after the
+// table is full is not counted (Stats.DocFreqRejected) and weighs as a word
+// no passage holds, which is what a word first seen that late almost always
+// is. A memory written before document frequencies existed
 // (format version 1) opens with zero counts and says so in the log.
 //
 // # Reservoirs
@@ -345,7 +349,7 @@ func (m *Memory) CountPassage(words []string) error {
 		for _, w := range words {
 			c := m.df[w]
 			if c == nil {
-				if w == "" || len(w) > m.opts.MaxWordBytes || len(m.df) >= m.opts.MaxDocFreqWords || !utf8.ValidString(w) {
+				if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
 					rejected++
 					continue
 				}
@@ -401,20 +405,34 @@ func countDistinct(words []string, rejected int, df map[string]*docCount) int {
 	return len(seen)
 }
 
-// applyDocFreqLocked applies a recDocFreq record read from a file.
-func (m *Memory) applyDocFreqLocked(r record) {
+// countable reports whether CountPassage counts word (when there is room).
+func (m *Memory) countable(word string) bool {
+	return word != "" && len(word) <= m.opts.MaxWordBytes && utf8.ValidString(word)
+}
+
+// applyDocFreqLocked applies a recDocFreq record read from a file. Words that
+// CountPassage would not count (MaxWordBytes or MaxDocFreqWords lowered since
+// the record was written) are skipped, as CountPassage skips them. A passage
+// count lower than the one already read is corruption: the files of one
+// memory count passages up, and a smaller count under larger document
+// frequencies would weigh words by df > N.
+func (m *Memory) applyDocFreqLocked(r record) error {
+	if int64(r.passages) < m.passages {
+		return fmt.Errorf("%w: passage count %d after %d", errCorrupt, r.passages, m.passages)
+	}
 	m.passages = int64(r.passages)
 	for _, x := range r.dfs {
 		c := m.df[x.word]
 		if c == nil {
-			if len(m.df) >= m.opts.MaxDocFreqWords {
-				continue // MaxDocFreqWords was lowered since the record was written
+			if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(x.word) {
+				continue
 			}
 			c = &docCount{}
 			m.df[x.word] = c
 		}
 		c.n = int64(x.df)
 	}
+	return nil
 }
 
 // DocFreqs writes to dst[i] the number of counted passages that contain
@@ -785,27 +803,55 @@ func (m *Memory) Snapshot() error {
 }
 
 // Clear forgets everything (contexts and document frequencies), durably: a
-// new generation starts with an empty snapshot.
+// new generation starts with an empty snapshot. The empty snapshot is on disk
+// before anything is logged after the Clear; if it cannot be written, Clear
+// returns the error and the memory is unchanged.
 func (m *Memory) Clear() error {
 	if m.opts.ReadOnly {
 		return ErrReadOnly
 	}
 	m.compactMu.Lock()
 	defer m.compactMu.Unlock()
+	gen, err := m.clearLocked()
+	if err == nil && gen > 0 {
+		m.removeOlder(gen)
+	}
+	return err
+}
+
+// clearLocked (compactMu held) empties the memory and returns the generation
+// of its empty snapshot (0 in RAM only).
+func (m *Memory) clearLocked() (gen uint64, err error) {
 	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.closed {
-		m.mu.Unlock()
-		m.syncMu.Unlock()
-		return ErrClosed
+		return 0, ErrClosed
+	}
+	if m.dir != "" {
+		// The records logged after the Clear go to the new log, which Open
+		// replays on top of the newest snapshot: the empty one must be durable
+		// first (with mu held, nothing is logged meanwhile). Should it fail,
+		// the new log simply continues the old state.
+		var old *os.File
+		old, gen, err = m.rotateLocked()
+		if err != nil {
+			return 0, err
+		}
+		if err := old.Close(); err != nil {
+			m.log.Warn("close old context memory log", "err", err)
+		}
+		if err := m.writeSnapshot(gen, nil, nil, 0, nil, 0); err != nil {
+			return 0, fmt.Errorf("clear context memory: %w", err)
+		}
+		m.oldFormat = false
 	}
 	m.words = make(map[string]*entry)
 	m.bytes, m.nctx = 0, 0
 	m.df, m.passages = make(map[string]*docCount), 0
 	m.version++
-	m.mu.Unlock()
-	m.syncMu.Unlock()
-	return m.compactLocked()
+	return gen, nil
 }
 
 // Close fsyncs the log, writes a snapshot if anything changed since the last

@@ -3,6 +3,7 @@ package memory
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -400,21 +402,69 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// FuzzScanRecords: the log reader never panics, and what it accepts is a prefix.
-func FuzzScanRecords(f *testing.F) {
+// fuzzSeeds returns record sequences of every kind, well-formed and
+// corrupted: log records (offers, passages of one or several records, a
+// passage without countable words) and snapshot records (words, the count
+// table, the end record).
+func fuzzSeeds() (logs, snapshots [][]byte) {
 	var b []byte
 	var start int
 	b, start = beginRecord(b)
 	b = appendOffer(b, "word", 3, 1, "a context")
 	endRecord(b, start)
-	b, start = beginRecord(b)
-	b = appendWordState(b, "w", 2, []string{"x", "y"})
-	endRecord(b, start)
-	dw := docFreqWriter{passages: 5, start: -1}
-	b = dw.add(b, "df-word", 2)
-	b = dw.end(b)
-	f.Add(b)
-	f.Add(b[:len(b)-1])
+	b = appendDocFreqRecord(b, 5, wordDF{"df-word", 2}, wordDF{"word", 5})
+	b = appendDocFreqRecord(b, 6) // a passage without countable words
+	big := make([]wordDF, 7000)   // a passage of two records
+	for i := range big {
+		big[i] = wordDF{fmt.Sprintf("big%d", i), 1}
+	}
+	b = appendDocFreqRecord(b, 7, big...)
+	logs = append(logs, b)
+	// Corrupted: df > passages, df 0, an empty word, a passage count going
+	// down, an absurd passage count, a truncated record, a flipped bit.
+	for _, bad := range [][]byte{
+		appendDocFreqRecord(nil, 1, wordDF{"w", 2}),
+		appendDocFreqRecord(nil, 1, wordDF{"w", 0}),
+		appendDocFreqRecord(nil, 1, wordDF{"", 1}),
+		appendDocFreqRecord(appendDocFreqRecord(nil, 3, wordDF{"w", 3}), 2, wordDF{"v", 1}),
+		appendDocFreqRecord(nil, maxPassages+1, wordDF{"w", 1}),
+	} {
+		logs = append(logs, bad)
+	}
+	small := appendDocFreqRecord(nil, 2, wordDF{"alpha", 2}, wordDF{"beta", 1})
+	logs = append(logs, small[:len(small)-1])
+	flipped := slices.Clone(small)
+	flipped[len(flipped)-2] ^= 0x04
+	logs = append(logs, flipped)
+
+	var snap []byte
+	snap, start = beginRecord(snap)
+	snap = appendWordState(snap, "w", 2, []string{"x", "y"})
+	endRecord(snap, start)
+	snap = appendDocFreqRecord(snap, 4, wordDF{"w", 3}, wordDF{"v", 4})
+	snap, start = beginRecord(snap)
+	snap = appendEnd(snap, 1, 2, 4, 2)
+	endRecord(snap, start)
+	snapshots = append(snapshots, snap)
+	// Corrupted: the end record counts other document frequencies, or fewer passages.
+	for _, end := range [][4]uint64{{1, 2, 4, 3}, {1, 2, 3, 2}} {
+		s := slices.Clone(snap[:len(snap)-len(appendEnd(nil, 1, 2, 4, 2))-recHeader])
+		s, start = beginRecord(s)
+		s = appendEnd(s, end[0], end[1], end[2], end[3])
+		endRecord(s, start)
+		snapshots = append(snapshots, s)
+	}
+	snapshots = append(snapshots, snap[:len(snap)-3])
+	return logs, snapshots
+}
+
+// FuzzScanRecords: the log reader never panics, and what it accepts is a prefix.
+func FuzzScanRecords(f *testing.F) {
+	logs, snapshots := fuzzSeeds()
+	for _, b := range append(logs, snapshots...) {
+		f.Add(b)
+		f.Add(b[:len(b)-1])
+	}
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 7})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n := 0
@@ -422,6 +472,9 @@ func FuzzScanRecords(f *testing.F) {
 			n++
 			if (r.typ == recOffer || r.typ == recWord) && r.word == "" {
 				t.Fatal("accepted an empty word")
+			}
+			if r.passages > maxPassages {
+				t.Fatalf("accepted a passage count of %d", r.passages)
 			}
 			for _, x := range r.dfs {
 				if x.word == "" || x.df == 0 || x.df > r.passages {
@@ -437,11 +490,40 @@ func FuzzScanRecords(f *testing.F) {
 		if again != good || err2 != nil {
 			t.Fatalf("prefix rescan %d, %v", again, err2)
 		}
+		// A version 1 file has no document frequencies.
+		scanRecords(data, 1, func(r record) error {
+			if r.typ == recDocFreq || r.passages != 0 {
+				t.Fatalf("version 1 accepted counts: %+v", r)
+			}
+			return nil
+		})
 	})
 }
 
-// FuzzOpenLog: whatever bytes follow the header of the log, Open succeeds
-// and the memory is writable and persistent afterwards.
+// checkCounts fails unless no word is in more passages than were counted.
+func checkCounts(t *testing.T, m *Memory) {
+	t.Helper()
+	n := m.Stats().Passages
+	var b bytes.Buffer
+	if err := m.Export(&b); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(&b)
+	for {
+		var w ExportedWord
+		if err := dec.Decode(&w); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if w.DocFreq < 0 || w.DocFreq > n {
+			t.Fatalf("df(%q) = %d with %d passages", w.Word, w.DocFreq, n)
+		}
+	}
+}
+
+// FuzzOpenLog: whatever bytes follow the header of the log, Open succeeds,
+// the counts are consistent, and the memory is writable and persistent afterwards.
 func FuzzOpenLog(f *testing.F) {
 	var b []byte
 	var start int
@@ -451,34 +533,82 @@ func FuzzOpenLog(f *testing.F) {
 	f.Add(b)
 	f.Add(append(b, 0xff, 0xff, 0xff, 0x7f))
 	f.Add([]byte("garbage"))
+	logs, _ := fuzzSeeds()
+	for _, l := range logs {
+		f.Add(l)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, fmt.Sprintf("log-%016x.amm", 1))
 		if err := os.WriteFile(path, append(fileHeader(kindLog), data...), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		m, err := Open(dir, quietOptions())
-		if err != nil {
-			t.Fatalf("Open refused: %v", err)
-		}
-		remember(t, m, "probe", "probe context")
-		want := export(t, m)
-		m.abandon()
-		m, err = Open(dir, quietOptions())
-		if err != nil {
+		reopenProbe(t, dir)
+	})
+}
+
+// FuzzOpenSnapshot: whatever bytes follow the header of the snapshot, Open
+// succeeds, the counts are consistent, the log after the snapshot is applied
+// when it fits, and the memory is writable and persistent afterwards.
+func FuzzOpenSnapshot(f *testing.F) {
+	_, snapshots := fuzzSeeds()
+	for _, s := range snapshots {
+		f.Add(s)
+	}
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("snapshot-%016x.amm", 1)), append(fileHeader(kindSnapshot), data...), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got := export(t, m); got != want {
-			t.Fatalf("reopen differs:\n%s\nwant\n%s", got, want)
+		log := appendDocFreqRecord(fileHeader(kindLog), 5, wordDF{"v", 5}, wordDF{"u", 1})
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("log-%016x.amm", 1)), log, 0o600); err != nil {
+			t.Fatal(err)
 		}
-		m.Close()
+		reopenProbe(t, dir)
 	})
+}
+
+// reopenProbe opens dir (whatever it holds), checks the counts, writes a
+// probe, crashes and checks the reopened memory reads the same.
+func reopenProbe(t *testing.T, dir string) {
+	t.Helper()
+	m, err := Open(dir, quietOptions())
+	if err != nil {
+		t.Fatalf("Open refused: %v", err)
+	}
+	checkCounts(t, m)
+	remember(t, m, "probe", "probe context")
+	if err := m.CountPassage([]string{"probe", "v"}); err != nil {
+		t.Fatal(err)
+	}
+	want := export(t, m)
+	st := m.Stats()
+	m.abandon()
+	m, err = Open(dir, quietOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := export(t, m); got != want {
+		t.Fatalf("reopen differs:\n%s\nwant\n%s", got, want)
+	}
+	if got := m.Stats(); got.Passages != st.Passages || got.DocFreqWords != st.DocFreqWords {
+		t.Fatalf("reopen: %d passages, %d df words; want %d, %d", got.Passages, got.DocFreqWords, st.Passages, st.DocFreqWords)
+	}
+	checkCounts(t, m)
 }
 
 const crashEnv = "T2VAM_MEMORY_CRASH_CHILD"
 
+// crashBigWords is the number of extra words of every crashBigEvery-th
+// passage of TestCrashChild: enough for a passage of two log records.
+const crashBigWords, crashBigEvery = 8000, 25
+
 // TestCrashChild is the child of TestKill9: it writes observations with
-// SyncAlways and prints "ack N" after each durable Remember, until killed.
+// SyncAlways, counts a passage ("common", w(i mod 500), u(i), and every
+// crashBigEvery-th time crashBigWords more words, spanning two log records)
+// and prints "ack N" after each durable Remember and CountPassage, until killed.
 func TestCrashChild(t *testing.T) {
 	dir := os.Getenv(crashEnv)
 	if dir == "" {
@@ -502,13 +632,24 @@ func TestCrashChild(t *testing.T) {
 			fmt.Println("error", err)
 			os.Exit(3)
 		}
+		passage := []string{"common", obs[0].Word, obs[1].Word}
+		if i%crashBigEvery == 0 {
+			for j := range crashBigWords {
+				passage = append(passage, fmt.Sprintf("big%d", j))
+			}
+		}
+		if err := m.CountPassage(passage); err != nil {
+			fmt.Println("error", err)
+			os.Exit(3)
+		}
 		fmt.Fprintf(out, "ack %d\n", i)
 		out.Flush()
 	}
 }
 
 // TestKill9 kills a writing child process at random moments and checks that
-// every acknowledged observation survives and the files are consistent.
+// every acknowledged observation and passage survives, that no passage is
+// counted that was not logged, and that the counts are consistent.
 func TestKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -516,7 +657,9 @@ func TestKill9(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mem")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	acked := -1
+	var passages int64 // counted before this round
 	for round := range 3 {
+		roundAcked := -1
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
 		stdout, err := cmd.StdoutPipe()
@@ -545,6 +688,7 @@ func TestKill9(t *testing.T) {
 				}
 				first = false
 				acked = max(acked, i)
+				roundAcked = i
 			}
 		}
 		timer.Stop()
@@ -564,6 +708,14 @@ func TestKill9(t *testing.T) {
 				t.Fatalf("round %d: acknowledged observation %d lost (acked up to %d): %q", round, i, acked, c)
 			}
 		}
+		// Passages 0..roundAcked were acknowledged; passage roundAcked+1 may
+		// have been logged before the kill, no later one.
+		p := m.Stats().Passages
+		if n := p - passages; n < int64(roundAcked+1) || n > int64(roundAcked+2) {
+			t.Fatalf("round %d: %d passages counted, %d acknowledged", round, n, roundAcked+1)
+		}
+		passages = p
+		checkCrashCounts(t, m, round, acked)
 		state := export(t, m)
 		m.abandon()
 		m = mustOpen(t, dir, quietOptions())
@@ -572,5 +724,39 @@ func TestKill9(t *testing.T) {
 		}
 		m.Close()
 		t.Logf("round %d: killed after %v, %d acknowledged, warnings: %q", round, delay, acked+1, wc.buf.String())
+	}
+}
+
+// checkCrashCounts checks the counts of TestCrashChild's passages after a crash:
+// every passage holds "common" and one w word in its first record, so both
+// add up to the passage count; no word is in more passages than were counted;
+// the acknowledged u words are counted.
+func checkCrashCounts(t *testing.T, m *Memory, round, acked int) {
+	t.Helper()
+	words := []string{"common"}
+	for k := range 500 {
+		words = append(words, fmt.Sprintf("w%d", k))
+	}
+	for i := 0; i <= acked; i++ {
+		words = append(words, fmt.Sprintf("u%d", i))
+	}
+	for j := range crashBigWords {
+		words = append(words, fmt.Sprintf("big%d", j))
+	}
+	df := make([]int64, len(words))
+	p := m.DocFreqs(df, words)
+	var sumW int64
+	for i, w := range words {
+		switch {
+		case df[i] > p:
+			t.Fatalf("round %d: df(%s) = %d > %d passages", round, w, df[i], p)
+		case w[0] == 'w':
+			sumW += df[i]
+		case w[0] == 'u' && df[i] < 1:
+			t.Fatalf("round %d: acknowledged passage of %s not counted", round, w)
+		}
+	}
+	if df[0] != p || sumW != p {
+		t.Fatalf("round %d: %d passages, but df(common) = %d and the w words add up to %d", round, p, df[0], sumW)
 	}
 }

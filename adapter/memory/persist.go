@@ -168,14 +168,17 @@ func (m *Memory) loadSnapshot(path string) error {
 				m.setLocked(e, r.seen, i, c)
 			}
 		case r.typ == recDocFreq:
-			m.applyDocFreqLocked(r)
+			if err := m.applyDocFreqLocked(r); err != nil {
+				return err
+			}
 			dfRead += uint64(len(r.dfs))
 		case r.typ == recEnd:
 			if r.words != uint64(len(m.words)) || r.nctx != uint64(m.nctx) {
 				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, len(m.words), m.nctx)
 			}
-			if r.dfWords != dfRead {
-				return fmt.Errorf("%w: end record says %d document frequencies, read %d", errCorrupt, r.dfWords, dfRead)
+			if r.dfWords != dfRead || int64(r.passages) < m.passages {
+				return fmt.Errorf("%w: end record says %d document frequencies over %d passages, read %d over %d",
+					errCorrupt, r.dfWords, r.passages, dfRead, m.passages)
 			}
 			m.passages = int64(r.passages)
 			ended = true
@@ -220,8 +223,7 @@ func (m *Memory) replayLog(path string, last bool) (byte, error) {
 	m.oldFormat = m.oldFormat || ver < 2
 	n, err := scanRecords(b[headerSize:], ver, func(r record) error {
 		if r.typ == recDocFreq {
-			m.applyDocFreqLocked(r)
-			return nil
+			return m.applyDocFreqLocked(r)
 		}
 		if r.typ != recOffer {
 			return fmt.Errorf("%w: record type %d in a log", errCorrupt, r.typ)
@@ -280,23 +282,27 @@ func rewriteHeader(path string) error {
 	return nil
 }
 
-// createFile creates path with a header, fsyncs it and its directory.
+// createFile creates path with a header, fsyncs it and its directory. On
+// failure it removes the file again: a leftover would make every later
+// attempt at that generation fail (O_EXCL).
 func (m *Memory) createFile(path string, kind byte) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create context memory file: %w", err)
 	}
-	if _, err := f.Write(fileHeader(kind)); err != nil {
+	fail := func(err error) (*os.File, error) {
 		f.Close()
-		return nil, fmt.Errorf("write context memory file header %s: %w", path, err)
+		os.Remove(path)
+		return nil, err
+	}
+	if _, err := f.Write(fileHeader(kind)); err != nil {
+		return fail(fmt.Errorf("write context memory file header %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("fsync context memory file %s: %w", path, err)
+		return fail(fmt.Errorf("fsync context memory file %s: %w", path, err))
 	}
 	if err := syncDir(m.dir); err != nil {
-		f.Close()
-		return nil, err
+		return fail(err)
 	}
 	return f, nil
 }
@@ -321,27 +327,12 @@ func (m *Memory) compactLocked() error {
 	}
 	m.syncMu.Lock()
 	m.mu.Lock()
-	if m.failed != nil {
-		err := m.failed
-		m.mu.Unlock()
-		m.syncMu.Unlock()
-		return err
-	}
-	old := m.logFile
-	if err := old.Sync(); err != nil {
-		m.mu.Unlock()
-		m.syncMu.Unlock()
-		return fmt.Errorf("fsync context memory log %s: %w", old.Name(), err)
-	}
-	m.syncedSeq.Store(m.writeSeq)
-	gen := m.gen + 1
-	nf, err := m.createFile(m.path(kindLog, gen), kindLog)
+	old, gen, err := m.rotateLocked()
 	if err != nil {
 		m.mu.Unlock()
 		m.syncMu.Unlock()
 		return err
 	}
-	m.logFile, m.logSize, m.gen, m.records = nf, headerSize, gen, 0
 	words := make([]string, 0, len(m.words))
 	states := make([]entry, 0, len(m.words))
 	for w, e := range m.words {
@@ -365,6 +356,29 @@ func (m *Memory) compactLocked() error {
 	m.oldFormat = false // the snapshot holds everything in the current format
 	m.removeOlder(gen)
 	return nil
+}
+
+// rotateLocked (compactMu, syncMu and mu held) fsyncs the log and switches to
+// a new, empty log of the next generation. It returns the old log (to close)
+// and the new generation, whose snapshot must hold the state at the switch.
+// Until that snapshot exists, Open replays the old log and then the new one,
+// so the new log's records must follow the old log's state.
+func (m *Memory) rotateLocked() (old *os.File, gen uint64, err error) {
+	if m.failed != nil {
+		return nil, 0, m.failed
+	}
+	old = m.logFile
+	if err := old.Sync(); err != nil {
+		return nil, 0, fmt.Errorf("fsync context memory log %s: %w", old.Name(), err)
+	}
+	m.syncedSeq.Store(m.writeSeq)
+	gen = m.gen + 1
+	nf, err := m.createFile(m.path(kindLog, gen), kindLog)
+	if err != nil {
+		return nil, 0, err
+	}
+	m.logFile, m.logSize, m.gen, m.records = nf, headerSize, gen, 0
+	return old, gen, nil
 }
 
 // writeSnapshot writes the snapshot of generation gen: temporary file, fsync,

@@ -51,6 +51,9 @@ const (
 
 	// docFreqChunk bounds the payload of one recDocFreq record.
 	docFreqChunk = 64 << 10
+	// maxPassages bounds a passage count read from a file (it is an int64 in
+	// RAM; anything near that is corruption).
+	maxPassages = 1 << 62
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -276,11 +279,17 @@ func decodeRecord(p []byte, version byte) (record, error) {
 			r.passages = d.uvarint()
 			r.dfWords = d.uvarint()
 		}
+		if r.passages > maxPassages {
+			return record{}, fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
+		}
 	case recDocFreq:
 		if version < 2 {
 			return record{}, fmt.Errorf("%w: document frequencies in a version %d file", errCorrupt, version)
 		}
 		r.passages = d.uvarint()
+		if r.passages > maxPassages {
+			return record{}, fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
+		}
 		for len(d.b) > 0 && d.err == nil {
 			w := d.str()
 			df := d.uvarint()
