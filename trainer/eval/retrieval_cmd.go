@@ -252,7 +252,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		if e, err = base.load(); err != nil {
 			return err
 		}
-		if e.Counts == nil && w == vectorizer.WeightSIF {
+		if e.Counts == nil && w != vectorizer.WeightMean {
 			slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
 		}
 		v, opts, err := BaseOnlyVectorizer(e, w, *sifA, *collectionB)
