@@ -48,7 +48,7 @@ func adapterMemory(t *testing.T, a *adapterServer) map[string]any {
 		t.Fatalf("adapter /meta: status %d, %v, no memory summary: %.500s", status, err, raw)
 	}
 	summary := map[string]any{}
-	for _, k := range []string{"words", "contexts"} {
+	for _, k := range []string{"words", "contexts", "passages"} {
 		summary[k] = meta.Memory[k]
 	}
 	return summary
@@ -106,6 +106,7 @@ func TestTransformersAdapter(t *testing.T) {
 		if n, _ := memBefore["words"].(float64); n == 0 {
 			t.Fatalf("teaching import of %d documents left the context memory empty: %v", len(teachDocs(r)), memBefore)
 		}
+		checkPassagesCounted(t, memBefore, len(teachDocs(r)))
 		probe := collection{w: w, c: c, class: "ProbeA"}
 		createCollection(t, w, transformersCollection(probe.class, map[string]any{"vectorizeClassName": false}))
 		probesBefore = insertProbes(t, probe, r)

@@ -169,6 +169,16 @@ func checkTaught(t *testing.T, probes map[int][]float32, r *reference) {
 	}
 }
 
+// checkPassagesCounted checks that a teaching import of n documents counted
+// each as one passage for the default sif-collection weighting (the memory
+// summary's "passages"), so that the collection statistics match the import.
+func checkPassagesCounted(t *testing.T, mem map[string]any, n int) {
+	t.Helper()
+	if got, _ := mem["passages"].(float64); int(got) != n {
+		t.Errorf("teaching import of %d documents counted %v passages: %v", n, mem["passages"], mem)
+	}
+}
+
 // checkSameProbes checks that the probes vectorize as before a restart.
 func checkSameProbes(t *testing.T, before, after map[int][]float32) {
 	t.Helper()

@@ -97,6 +97,7 @@ func TestInProcessModule(t *testing.T) {
 		if n, _ := memBefore["words"].(float64); n == 0 {
 			t.Fatalf("teaching import of %d documents left the context memory empty: %v", len(teachDocs(r)), memBefore)
 		}
+		checkPassagesCounted(t, memBefore, len(teachDocs(r)))
 		probe := collection{w: w, c: c, class: "ProbeB", target: "am"}
 		createCollection(t, w, amCollection(probe.class, map[string]any{"teach": false}))
 		probesBefore = insertProbes(t, probe, r)
