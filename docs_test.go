@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,22 +77,9 @@ func shellInvocations(t *testing.T, file string, text []byte) []invocation {
 		if len(fields) == 0 || strings.HasPrefix(fields[0], "-") && fields[0] != "-h" {
 			continue
 		}
-		out = append(out, invocation{where: file + ":" + itoa(pendingLine), args: fields})
+		out = append(out, invocation{where: file + ":" + strconv.Itoa(pendingLine), args: fields})
 	}
 	return out
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
 }
 
 // helpOutput runs the binary's Main with args and returns what it printed.

@@ -189,26 +189,26 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		queryTexts[i] = q.Text
 	}
 
-	tab := Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}
-	var bmRef RetrievalMetrics
-	add := func(name string, m RetrievalMetrics) {
-		paired := "–"
-		if name != "BM25" {
-			better, worse, p, err := PairedRR(m, bmRef)
-			if err == nil {
-				paired = fmt.Sprintf("%d / %d (%s)", better, worse, fmtNum(p, 3))
-			}
-		}
-		tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3), paired)
-		slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
-	}
 	tok := model.DefaultTokenizer()
 	bm, bmRuns, err := BM25Run(docs, queries, func(s string) []string { return tok.AppendTokens(nil, s) }, *k1, *b, *depth)
 	if err != nil {
 		return err
 	}
-	bmRef = bm
-	add("BM25", bm)
+	tab := Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}
+	row := func(name string, m RetrievalMetrics, paired string) {
+		tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3), paired)
+		slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
+	}
+	row("BM25", bm, "–")
+	// add adds a row with its per-query sign test against BM25.
+	add := func(name string, m RetrievalMetrics) error {
+		better, worse, p, err := PairedRR(m, bm)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		row(name, m, fmt.Sprintf("%d / %d (%s)", better, worse, fmtNum(p, 3)))
+		return nil
+	}
 
 	dense := func(name string, v *vectorizer.Vectorizer, opts vectorizer.Options) error {
 		start := time.Now()
@@ -236,13 +236,17 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		if err != nil {
 			return err
 		}
-		add(name, m)
+		if err := add(name, m); err != nil {
+			return err
+		}
 		for _, a := range alphas {
 			h, err := HybridRun(docs, queries, bmRuns, runs, a, fuse)
 			if err != nil {
 				return err
 			}
-			add(fmt.Sprintf("hybrid %s BM25 + %s (α %.2g)", *fusionName, name, a), h)
+			if err := add(fmt.Sprintf("hybrid %s BM25 + %s (α %.2g)", *fusionName, name, a), h); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
