@@ -2,27 +2,59 @@
 
 package simd
 
-import "github.com/viterin/vek/vek32"
+// Go declarations of the AVX2+FMA kernels in avx2_amd64.s. They require
+// AVX2 and FMA and assume shapes already checked by the exported functions.
 
-// The AVX2+FMA kernel set: vek32's AVX2 kernels on the largest prefix whose
-// length is a multiple of 32 (vek finishes other lengths with a slow scalar
-// loop), our unrolled Go for the tail of at most 31 elements, and a small
-// assembly Axpy, which vek lacks.
+//go:noescape
+func dotAVX2(a, b []float32) float32
 
-// axpyAVX2 computes y += alpha·x on len(x) rounded down to a multiple of 32.
-//
 //go:noescape
 func axpyAVX2(alpha float32, x, y []float32)
+
+// axpy2AVX2 computes y += a1·x1 + a2·x2 in one pass over y.
+//
+//go:noescape
+func axpy2AVX2(a1 float32, x1 []float32, a2 float32, x2, y []float32)
+
+//go:noescape
+func scaleAVX2(alpha float32, x []float32)
+
+//go:noescape
+func addAVX2(dst, x []float32)
+
+//go:noescape
+func pairAxpyAVX2(alpha float32, a, b, acc []float32)
+
+//go:noescape
+func weightedSumAVX2(dst, w, x []float32)
+
+//go:noescape
+func gatherSumAVX2(dst, table []float32, ids []int32)
+
+//go:noescape
+func gatherAxpyAVX2(dst, table []float32, ids []int32, w []float32)
+
+// dotRows4AVX2 sets dst[k] = Σ_{j<n} a[k·stride+j]·x[j] for k = 0..3.
+//
+//go:noescape
+func dotRows4AVX2(a *float32, stride int, x *float32, n int, dst *float32)
+
+// dot4x2AVX2 sets dst[r·dstStride+c] = Σ_{j<n} a[r·stride+j]·b[c·stride+j]
+// for r = 0..3, c = 0..1.
+//
+//go:noescape
+func dot4x2AVX2(a, b *float32, stride, n int, dst *float32, dstStride int)
 
 // avx2Kernels is the AVX2+FMA kernel set.
 var avx2Kernels = kernels{
 	name:        "avx2",
 	dot:         dotAVX2,
-	axpy:        axpyAVX2Tail,
+	axpy:        axpyAVX2,
 	scale:       scaleAVX2,
 	add:         addAVX2,
 	weightedSum: weightedSumAVX2,
 	gatherSum:   gatherSumAVX2,
+	gatherAxpy:  gatherAxpyAVX2,
 	matVec:      matVecAVX2,
 	matTVec:     matTVecAVX2,
 	gram:        gramAVX2,
@@ -31,91 +63,63 @@ var avx2Kernels = kernels{
 	pairAxpy:    pairAxpyAVX2,
 }
 
-// block32 is n rounded down to a multiple of 32.
-func block32(n int) int { return n &^ 31 }
-
-func dotAVX2(a, b []float32) float32 {
-	n := block32(len(a))
-	if n == 0 {
-		return dotGo(a, b)
-	}
-	return vek32.Dot(a[:n], b[:n]) + dotGo(a[n:], b[n:len(a)])
-}
-
-func axpyAVX2Tail(alpha float32, x, y []float32) {
-	n := block32(len(x))
-	axpyAVX2(alpha, x[:n], y[:n])
-	axpyGo(alpha, x[n:], y[n:len(x)])
-}
-
-func scaleAVX2(alpha float32, x []float32) {
-	n := block32(len(x))
-	if n > 0 {
-		vek32.MulNumber_Inplace(x[:n], alpha)
-	}
-	scaleGo(alpha, x[n:])
-}
-
-func addAVX2(dst, x []float32) {
-	n := block32(len(dst))
-	if n > 0 {
-		vek32.Add_Inplace(dst[:n], x[:n])
-	}
-	addGo(dst[n:], x[n:len(dst)])
-}
-
-func weightedSumAVX2(dst, w, x []float32) {
-	d := len(dst)
-	clear(dst)
-	for i, wi := range w {
-		axpyAVX2Tail(wi, x[i*d:(i+1)*d], dst)
-	}
-}
-
-func gatherSumAVX2(dst, table []float32, ids []int32) {
-	d := len(dst)
-	clear(dst)
-	for _, id := range ids {
-		o := int(id) * d
-		addAVX2(dst, table[o:o+d])
-	}
-}
-
+// matVecAVX2 computes four rows per call of dotRows4AVX2.
 func matVecAVX2(dst, a []float32, rows, cols int, x []float32) {
-	for r := range rows {
+	if cols == 0 {
+		clear(dst)
+		return
+	}
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		dotRows4AVX2(&a[r*cols], cols, &x[0], cols, &dst[r])
+	}
+	for ; r < rows; r++ {
 		dst[r] = dotAVX2(a[r*cols:(r+1)*cols], x)
 	}
 }
 
+// matTVecAVX2 is Aᵀ·x = Σ_r x[r]·A[r,:], a weighted sum of the rows.
 func matTVecAVX2(dst, a []float32, rows, cols int, x []float32) {
 	weightedSumAVX2(dst, x, a)
 }
 
+// gramAVX2 fills the lower triangle in 4×2 blocks of dot4x2AVX2 (each 4-row
+// band up to and including its diagonal 4×4 block; the rows left over when
+// m is not a multiple of 4 use dotRows4AVX2 and dotAVX2) and mirrors it.
 func gramAVX2(dst, x []float32, m, d int) {
-	for i := range m {
+	if d == 0 {
+		clear(dst)
+		return
+	}
+	m4 := m &^ 3
+	for i := 0; i < m4; i += 4 {
+		for j := 0; j < i+4; j += 2 {
+			dot4x2AVX2(&x[i*d], &x[j*d], d, d, &dst[i*m+j], m)
+		}
+	}
+	for i := m4; i < m; i++ {
 		xi := x[i*d : (i+1)*d]
-		for j := 0; j <= i; j++ {
+		j := 0
+		for ; j+4 <= i+1; j += 4 {
+			dotRows4AVX2(&x[j*d], d, &xi[0], d, &dst[i*m+j])
+		}
+		for ; j <= i; j++ {
 			dst[i*m+j] = dotAVX2(xi, x[j*d:(j+1)*d])
 		}
 	}
 	mirrorLower(dst, m)
 }
 
+// rank1AVX2 is one Axpy per row of A.
 func rank1AVX2(a []float32, rows, cols int, alpha float32, x, y []float32) {
 	for r := range rows {
-		axpyAVX2Tail(alpha*x[r], y, a[r*cols:(r+1)*cols])
+		axpyAVX2(alpha*x[r], y, a[r*cols:(r+1)*cols])
 	}
 }
 
+// rank2AVX2 updates each row of A with both terms in one pass.
 func rank2AVX2(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32) {
 	for r := range rows {
-		row := a[r*cols : (r+1)*cols]
-		axpyAVX2Tail(alpha*x1[r], y1, row)
-		axpyAVX2Tail(alpha*x2[r], y2, row)
+		axpy2AVX2(alpha*x1[r], y1, alpha*x2[r], y2, a[r*cols:(r+1)*cols])
 	}
-}
-
-func pairAxpyAVX2(alpha float32, a, b, acc []float32) {
-	axpyAVX2Tail(alpha, b, acc)
-	axpyAVX2Tail(alpha, a, b)
 }

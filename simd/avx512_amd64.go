@@ -23,6 +23,9 @@ func weightedSumAVX512(dst, w, x []float32)
 //go:noescape
 func gatherSumAVX512(dst, table []float32, ids []int32)
 
+//go:noescape
+func gatherAxpyAVX512(dst, table []float32, ids []int32, w []float32)
+
 // dotRows4AVX512 sets dst[k] = Σ_{j<n} a[k·stride+j]·x[j] for k = 0..3.
 //
 //go:noescape
@@ -58,6 +61,7 @@ var avx512Kernels = kernels{
 	add:         addAVX512,
 	weightedSum: weightedSumAVX512,
 	gatherSum:   gatherSumAVX512,
+	gatherAxpy:  gatherAxpyAVX512,
 	matVec:      matVecAVX512,
 	matTVec:     matTVecAVX512,
 	gram:        gramAVX512,

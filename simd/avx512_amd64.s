@@ -902,3 +902,89 @@ pairtail:
 pairdone:
 	VZEROUPPER
 	RET
+
+// func gatherAxpyAVX512(dst, table []float32, ids []int32, w []float32)
+//
+// dst += Σ_k w[k]·table[ids[k]·d:]: as gatherSumAVX512 with weights,
+// starting from dst. R9 is the end of ids; R11 and CX walk ids and w.
+TEXT ·gatherAxpyAVX512(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), DX   // d
+	MOVQ table_base+24(FP), SI
+	MOVQ ids_base+48(FP), R8
+	MOVQ ids_len+56(FP), R9
+	LEAQ (R8)(R9*4), R9      // end of ids
+	MOVQ w_base+72(FP), R14
+	MOVQ DX, R12
+	SHLQ $2, R12             // row stride in bytes
+	XORQ BX, BX              // column of this block
+
+gablock:
+	CMPQ BX, DX
+	JAE  gadone
+	MOVQ DX, AX
+	SUBQ BX, AX
+	CMPQ AX, $64
+	JBE  gamask
+	MOVQ $64, AX
+
+gamask:
+	LOADMASKS(AX, CX)
+	LEAQ      (DI)(BX*4), R13
+	VMOVUPS.Z (R13), K1, Z0
+	VMOVUPS.Z 64(R13), K2, Z1
+	VMOVUPS.Z 128(R13), K3, Z2
+	VMOVUPS.Z 192(R13), K4, Z3
+	VXORPS    Z4, Z4, Z4
+	VXORPS    Z5, Z5, Z5
+	VXORPS    Z6, Z6, Z6
+	VXORPS    Z7, Z7, Z7
+	LEAQ      (SI)(BX*4), R10 // table at this block's column
+	MOVQ      R8, R11         // ids
+	MOVQ      R14, CX         // w
+
+gapair:
+	LEAQ         8(R11), AX
+	CMPQ         AX, R9
+	JA           gaodd
+	MOVLQSX      (R11), AX
+	MOVLQSX      4(R11), R13
+	IMULQ        R12, AX
+	IMULQ        R12, R13
+	ADDQ         R10, AX
+	ADDQ         R10, R13
+	VBROADCASTSS (CX), Z8
+	VBROADCASTSS 4(CX), Z9
+	VFMADD231PS  (AX), Z8, K1, Z0
+	VFMADD231PS  64(AX), Z8, K2, Z1
+	VFMADD231PS  128(AX), Z8, K3, Z2
+	VFMADD231PS  192(AX), Z8, K4, Z3
+	VFMADD231PS  (R13), Z9, K1, Z4
+	VFMADD231PS  64(R13), Z9, K2, Z5
+	VFMADD231PS  128(R13), Z9, K3, Z6
+	VFMADD231PS  192(R13), Z9, K4, Z7
+	ADDQ         $8, R11
+	ADDQ         $8, CX
+	JMP          gapair
+
+gaodd:
+	CMPQ         R11, R9
+	JAE          gastore
+	MOVLQSX      (R11), AX
+	IMULQ        R12, AX
+	ADDQ         R10, AX
+	VBROADCASTSS (CX), Z8
+	VFMADD231PS  (AX), Z8, K1, Z0
+	VFMADD231PS  64(AX), Z8, K2, Z1
+	VFMADD231PS  128(AX), Z8, K3, Z2
+	VFMADD231PS  192(AX), Z8, K4, Z3
+
+gastore:
+	LEAQ (DI)(BX*4), R13
+	STORE8(R13)
+	ADDQ $64, BX
+	JMP  gablock
+
+gadone:
+	VZEROUPPER
+	RET

@@ -164,3 +164,12 @@ func mirrorLower(g []float32, m int) {
 		}
 	}
 }
+
+// gatherAxpyGo is GatherAxpy in pure Go: one Axpy per row.
+func gatherAxpyGo(dst, table []float32, ids []int32, w []float32) {
+	d := len(dst)
+	for k, id := range ids {
+		o := int(id) * d
+		axpyGo(w[k], table[o:o+d], dst)
+	}
+}

@@ -73,6 +73,10 @@ func guardMatrixKernels(t *testing.T, r *rand.Rand, k kernels, m, n int, a []flo
 	goKernels.gatherSum(ref, x, ids)
 	checkNear(t, "gatherSum", n, dst, ref)
 
+	k.gatherAxpy(dst, x, ids, w[:len(ids)])
+	goKernels.gatherAxpy(ref, x, ids, w[:len(ids)])
+	checkNear(t, "gatherAxpy", n, dst, ref)
+
 	k.matTVec(dst, x, m, n, w)
 	goKernels.matTVec(ref, x, m, n, w)
 	checkNear(t, "matTVec", n, dst, ref)

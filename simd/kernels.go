@@ -1,8 +1,14 @@
 package simd
 
+import (
+	"log/slog"
+	"os"
+	"strings"
+)
+
 // kernels is one implementation of every kernel. The exported functions
-// check shapes and then call the table chosen at init (impl); tests call
-// every table in allKernels directly. Kernels assume checked shapes.
+// check shapes and then call the set chosen at init (impl); tests call
+// every set in allKernels directly. Kernels assume checked shapes.
 type kernels struct {
 	name        string
 	dot         func(a, b []float32) float32
@@ -11,6 +17,7 @@ type kernels struct {
 	add         func(dst, x []float32)
 	weightedSum func(dst, w, x []float32)
 	gatherSum   func(dst, table []float32, ids []int32)
+	gatherAxpy  func(dst, table []float32, ids []int32, w []float32)
 	matVec      func(dst, a []float32, rows, cols int, x []float32)
 	matTVec     func(dst, a []float32, rows, cols int, x []float32)
 	gram        func(dst, x []float32, m, d int)
@@ -28,6 +35,7 @@ var goKernels = kernels{
 	add:         addGo,
 	weightedSum: weightedSumGo,
 	gatherSum:   gatherSumGo,
+	gatherAxpy:  gatherAxpyGo,
 	matVec:      matVecGo,
 	matTVec:     matTVecGo,
 	gram:        gramGo,
@@ -36,10 +44,38 @@ var goKernels = kernels{
 	pairAxpy:    pairAxpyGo,
 }
 
-// impl is the table chosen at init from the CPU features; it is never
-// written after package initialisation.
-var impl = chooseKernels()
+// impl is the kernel set chosen once at package initialisation (see
+// chooseKernels); it is never written afterwards. The exported functions
+// check shapes and call its kernels: one indirect call to a function that
+// does not change, as cheap as a direct one.
+var impl = chooseKernels(os.Getenv(envSet))
 
-// Implementation returns the name of the kernel set chosen for this CPU:
-// "avx512", "avx2" or "go".
+// envSet names the environment variable that selects a kernel set by name
+// ("avx512", "avx2", "neon", "go") for tests and benchmarks; it is read once
+// at program start. Unset or empty selects the fastest set the CPU supports.
+const envSet = "T2V_SIMD"
+
+// chooseKernels returns the kernel set named want if this CPU and build can
+// run it, else (and when want is empty) the fastest one, logging a warning
+// when a named set is not available.
+func chooseKernels(want string) kernels {
+	ks := allKernels() // slowest first
+	best := ks[len(ks)-1]
+	if want == "" {
+		return best
+	}
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		if k.name == want {
+			return k
+		}
+		names[i] = k.name
+	}
+	slog.Warn("simd: the kernel set named by "+envSet+" is not available on this CPU or build; using the fastest",
+		envSet, want, "available", strings.Join(names, ","), "using", best.name)
+	return best
+}
+
+// Implementation returns the name of the kernel set in use: "avx512",
+// "avx2", "neon" or "go".
 func Implementation() string { return impl.name }

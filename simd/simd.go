@@ -3,13 +3,14 @@
 // sums, matrix–vector products, Gram matrices, rank-1 and rank-2 updates, and
 // the fused update of skip-gram training (PairAxpy).
 //
-// The implementation is chosen once at program start from the CPU features
+// The kernel set is chosen once at program start from the CPU features
 // reported by golang.org/x/sys/cpu: hand-written AVX-512 assembly where the
-// CPU has AVX-512F; github.com/viterin/vek (AVX2+FMA) on the largest multiple
-// of 32 elements with the tail in Go, plus a small AVX2 assembly Axpy, where
-// the CPU has AVX2 and FMA; unrolled pure Go otherwise. Building with the
-// purego tag forces the pure-Go kernels on every architecture.
-// Implementation reports the choice.
+// CPU has AVX-512F, hand-written AVX2+FMA assembly where it has AVX2 and FMA,
+// NEON assembly on arm64, unrolled pure Go otherwise. Building with the
+// purego tag forces the pure-Go kernels on every architecture; the
+// environment variable T2V_SIMD (avx512, avx2, neon or go), read once at
+// start, forces a set for tests and benchmarks. Implementation reports the
+// choice.
 //
 // All slices are plain row-major float32 data with explicit dimensions, as in
 // gonum. Mismatched lengths are programming errors and panic with a message
@@ -21,16 +22,47 @@ import "fmt"
 // checkLen panics when two lengths that must agree do not.
 func checkLen(fn, what string, got, want int) {
 	if got != want {
-		panicLen(fn, what, got, want)
+		panic(fmt.Sprintf("simd.%s: %s has length %d, want %d", fn, what, got, want))
 	}
 }
 
-// panicLen panics with a message naming the function and both lengths. It
-// is kept out of line so that the small exported kernels stay inlinable.
-//
-//go:noinline
-func panicLen(fn, what string, got, want int) {
-	panic(fmt.Sprintf("simd.%s: %s has length %d, want %d", fn, what, got, want))
+// lenError is the panic value of a length mismatch in the smallest
+// kernels. Panicking with a small value rather than calling a formatting
+// function keeps them within the compiler's inlining budget, so that a call
+// to Dot costs one call of the chosen kernel.
+type lenError struct {
+	arg       lenArg
+	got, want int
+}
+
+// lenArg names a function and its argument whose length is wrong.
+type lenArg uint8
+
+const (
+	dotB lenArg = iota
+	axpyY
+	addX
+)
+
+var lenArgNames = [...][2]string{
+	dotB:  {"Dot", "b"},
+	axpyY: {"Axpy", "y"},
+	addX:  {"Add", "x"},
+}
+
+func (e lenError) Error() string {
+	n := lenArgNames[e.arg]
+	return fmt.Sprintf("simd.%s: %s has length %d, want %d", n[0], n[1], e.got, e.want)
+}
+
+// pairLenError is the panic value of PairAxpy's length mismatches.
+type pairLenError struct{ a, b, acc int }
+
+func (e pairLenError) Error() string {
+	if e.b != e.a {
+		return fmt.Sprintf("simd.PairAxpy: b has length %d, want %d", e.b, e.a)
+	}
+	return fmt.Sprintf("simd.PairAxpy: acc has length %d, want %d", e.acc, e.a)
 }
 
 // checkDims panics when a matrix dimension is negative.
@@ -43,10 +75,7 @@ func checkDims(fn string, rows, cols int) {
 // Dot returns Σ a[i]·b[i]. It panics if len(a) != len(b).
 func Dot(a, b []float32) float32 {
 	if len(a) != len(b) {
-		panicLen("Dot", "b", len(b), len(a))
-	}
-	if useAVX512 { // a direct, inlinable call for the hottest kernel
-		return dotAVX512(a, b)
+		panic(lenError{dotB, len(b), len(a)})
 	}
 	return impl.dot(a, b)
 }
@@ -54,11 +83,7 @@ func Dot(a, b []float32) float32 {
 // Axpy computes y += alpha·x. It panics if len(x) != len(y).
 func Axpy(alpha float32, x, y []float32) {
 	if len(x) != len(y) {
-		panicLen("Axpy", "y", len(y), len(x))
-	}
-	if useAVX512 {
-		axpyAVX512(alpha, x, y)
-		return
+		panic(lenError{axpyY, len(y), len(x)})
 	}
 	impl.axpy(alpha, x, y)
 }
@@ -71,7 +96,7 @@ func Scale(alpha float32, x []float32) {
 // Add computes dst += x. It panics if len(dst) != len(x).
 func Add(dst, x []float32) {
 	if len(dst) != len(x) {
-		panicLen("Add", "x", len(x), len(dst))
+		panic(lenError{addX, len(x), len(dst)})
 	}
 	impl.add(dst, x)
 }
@@ -89,20 +114,40 @@ func WeightedSum(dst, w, x []float32) {
 // several times). It panics if len(table) is not a multiple of d or an id is
 // out of range. With no ids dst is set to zero. dst must not overlap table.
 func GatherSum(dst, table []float32, ids []int32) {
-	d := len(dst)
-	if d == 0 {
+	if len(dst) == 0 {
 		return
 	}
+	checkIDs("GatherSum", len(dst), table, ids)
+	impl.gatherSum(dst, table, ids)
+}
+
+// GatherAxpy adds to dst the weighted sum Σ_k w[k]·table[ids[k]·d:(ids[k]+1)·d],
+// where d = len(dst): the rows named by ids, each scaled by its weight, in
+// one pass over dst (the same id may occur several times). It is the
+// weighted bag-of-words sum of the vectorizer. It panics if len(w) !=
+// len(ids), len(table) is not a multiple of d or an id is out of range.
+// dst must not overlap table or w.
+func GatherAxpy(dst, table []float32, ids []int32, w []float32) {
+	checkLen("GatherAxpy", "w", len(w), len(ids))
+	if len(dst) == 0 {
+		return
+	}
+	checkIDs("GatherAxpy", len(dst), table, ids)
+	impl.gatherAxpy(dst, table, ids, w)
+}
+
+// checkIDs panics unless table holds whole rows of d values and every id
+// names one of them.
+func checkIDs(fn string, d int, table []float32, ids []int32) {
 	if len(table)%d != 0 {
-		panic(fmt.Sprintf("simd.GatherSum: table length %d is not a multiple of d = %d", len(table), d))
+		panic(fmt.Sprintf("simd.%s: table length %d is not a multiple of d = %d", fn, len(table), d))
 	}
 	n := len(table) / d
 	for _, id := range ids {
 		if id < 0 || int(id) >= n {
-			panic(fmt.Sprintf("simd.GatherSum: id %d out of range [0, %d)", id, n))
+			panic(fmt.Sprintf("simd.%s: id %d out of range [0, %d)", fn, id, n))
 		}
 	}
-	impl.gatherSum(dst, table, ids)
 }
 
 // MatVec overwrites dst with A·x, where A is the row-major rows×cols matrix a.
@@ -167,15 +212,8 @@ func Rank2(a []float32, rows, cols int, alpha float32, x1, y1, x2, y2 []float32)
 // b the output vector and acc the input's gradient, fused into one pass.
 // It panics unless len(a) = len(b) = len(acc). acc must not overlap a or b.
 func PairAxpy(alpha float32, a, b, acc []float32) {
-	if len(b) != len(a) {
-		panicLen("PairAxpy", "b", len(b), len(a))
-	}
-	if len(acc) != len(a) {
-		panicLen("PairAxpy", "acc", len(acc), len(a))
-	}
-	if useAVX512 {
-		pairAxpyAVX512(alpha, a, b, acc)
-		return
+	if len(b) != len(a) || len(acc) != len(a) {
+		panic(pairLenError{len(a), len(b), len(acc)})
 	}
 	impl.pairAxpy(alpha, a, b, acc)
 }

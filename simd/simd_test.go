@@ -10,7 +10,7 @@ import (
 
 // testLengths are the vector lengths every kernel is checked at: around the
 // 4-, 16- and 32-wide block boundaries and at the model's dimensions.
-var testLengths = []int{0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 255, 300, 400, 1000}
+var testLengths = []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 63, 64, 65, 100, 255, 300, 400, 1000}
 
 // matDims are the row counts used for the matrix kernels (m ≤ 64 matters most).
 var matDims = []int{0, 1, 2, 3, 7, 16, 17, 33, 64, 65}
@@ -195,6 +195,39 @@ func TestGatherSum(t *testing.T) {
 	})
 }
 
+func TestGatherAxpy(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, k kernels) {
+		r := rand.New(rand.NewPCG(25, 26))
+		const nrows = 97
+		for _, nids := range []int{0, 1, 2, 3, 5, 8, 50, 64} {
+			for _, d := range testLengths {
+				table := randVec(r, nrows*d)
+				ids, w := make([]int32, nids), randVec(r, nids)
+				for i := range ids {
+					ids[i] = int32(r.IntN(nrows))
+				}
+				if nids > 2 {
+					ids[1] = ids[0] // repeats are allowed
+				}
+				got := randVec(r, d) // the sum is added to it
+				want, mag := make([]float64, d), make([]float64, d)
+				for j := range d {
+					want[j], mag[j] = float64(got[j]), math.Abs(float64(got[j]))
+				}
+				for i, id := range ids {
+					for j := range d {
+						p := float64(w[i]) * float64(table[int(id)*d+j])
+						want[j] += p
+						mag[j] += math.Abs(p)
+					}
+				}
+				k.gatherAxpy(got, table, ids, w)
+				checkVec(t, fmt.Sprintf("ids=%d d=%d", nids, d), got, want, mag)
+			}
+		}
+	})
+}
+
 func TestMatVecAndTranspose(t *testing.T) {
 	forEachImpl(t, func(t *testing.T, k kernels) {
 		r := rand.New(rand.NewPCG(9, 10))
@@ -349,6 +382,8 @@ func TestShapePanics(t *testing.T) {
 	mustPanic(t, "simd.GatherSum: table length 3 is not a multiple of d = 2", func() { GatherSum(v2, v3, nil) })
 	mustPanic(t, "simd.GatherSum: id 3 out of range [0, 3)", func() { GatherSum(v2, v6, []int32{0, 3}) })
 	mustPanic(t, "simd.GatherSum: id -1 out of range", func() { GatherSum(v2, v6, []int32{-1}) })
+	mustPanic(t, "simd.GatherAxpy: w has length 1, want 2", func() { GatherAxpy(v2, v6, []int32{0, 1}, v2[:1]) })
+	mustPanic(t, "simd.GatherAxpy: id 3 out of range [0, 3)", func() { GatherAxpy(v2, v6, []int32{3}, v2[:1]) })
 	mustPanic(t, "simd.MatVec: a has length 6, want 4", func() { MatVec(v2, v6, 2, 2, v2) })
 	mustPanic(t, "simd.MatVec: x has length 2, want 3", func() { MatVec(v2, v6, 2, 3, v2) })
 	mustPanic(t, "simd.MatVec: dst has length 3, want 2", func() { MatVec(v3, v6, 2, 3, v3) })
@@ -440,6 +475,7 @@ func TestNoAllocs(t *testing.T) {
 		Add(b, a)
 		WeightedSum(dst, w, x)
 		GatherSum(dst, x, ids)
+		GatherAxpy(dst, x, ids, w[:len(ids)])
 		MatVec(mv, x, m, d, a)
 		MatTVec(dst, x, m, d, w)
 		Gram(g, x, m, d)

@@ -1,0 +1,9 @@
+//go:build arm64 && !purego
+
+package simd
+
+// directDot returns a variant calling the NEON Dot directly, without the
+// exported function's dispatch.
+func directDot(x, y []float32) []variant {
+	return []variant{{"direct-neon", func() { sink = dotNEON(x, y) }}}
+}
