@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -90,7 +89,7 @@ func (x *Index) Close() error {
 	if x.data == nil {
 		return nil
 	}
-	err := syscall.Munmap(x.data)
+	err := unmapFile(nil, x.data, false)
 	x.data = nil
 	x.tokens, x.offsets, x.positions = nil, nil, nil
 	if err != nil {
@@ -278,7 +277,7 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if err := tmp.Truncate(int64(h.vocabOff)); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
-	data, err := syscall.Mmap(int(tmp.Fd()), 0, int(h.vocabOff), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	data, err := mapFile(tmp, int(h.vocabOff), true)
 	if err != nil {
 		return fmt.Errorf("occurrence index: mmap: %w", err)
 	}
@@ -299,7 +298,7 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 			next[t]++
 		}
 	}
-	if err := syscall.Munmap(data); err != nil {
+	if err := unmapFile(tmp, data, true); err != nil {
 		return fmt.Errorf("occurrence index: munmap: %w", err)
 	}
 	if _, err := tmp.Seek(int64(h.vocabOff), io.SeekStart); err != nil {
@@ -365,12 +364,12 @@ func loadIndex(path string, key uint64) (*Index, error) {
 	if !littleEndian() {
 		return nil, errors.New("occurrence index: only little-endian machines are supported")
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, err := mapFile(f, int(st.Size()), false)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: mmap: %w", path, err)
 	}
 	if uint64(crc32.Checksum(data[indexHeaderSize:], castagnoli)) != h.crc {
-		syscall.Munmap(data)
+		_ = unmapFile(f, data, false)
 		return nil, fmt.Errorf("index %s: checksum mismatch (corrupt file)", path)
 	}
 	x := &Index{data: data, nLines: int64(h.nLines)}

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -606,15 +605,6 @@ func EvalHoldout(m *model.Model, s *Sampler, words []TrainWord, base *model.Embe
 		hs.Cos[j] /= float64(len(words))
 	}
 	return hs
-}
-
-// cpuSeconds returns the user+system CPU time of the process so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func cosine(a, b []float32) float64 {

@@ -387,8 +387,7 @@ func (w *worker) trainUnit(sen []int32) {
 			// Positive pair.
 			l2 := syn1neg[wo : wo+dim : wo+dim]
 			g := (1 - sigmoid(simd.Dot(l1, l2))) * alpha
-			simd.Axpy(g, l2, neu1e)
-			simd.Axpy(g, l1, l2)
+			simd.PairAxpy(g, l1, l2, neu1e) // neu1e += g·l2; l2 += g·l1
 			for d := 0; d < nneg; d++ {
 				target := t.neg.sample(&w.rng)
 				if target == word {
@@ -397,8 +396,7 @@ func (w *worker) trainUnit(sen []int32) {
 				o2 := int(target) * dim
 				l2 := syn1neg[o2 : o2+dim : o2+dim]
 				g := -sigmoid(simd.Dot(l1, l2)) * alpha
-				simd.Axpy(g, l2, neu1e)
-				simd.Axpy(g, l1, l2)
+				simd.PairAxpy(g, l1, l2, neu1e)
 			}
 			simd.Axpy(1, neu1e, l1)
 		}

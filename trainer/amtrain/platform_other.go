@@ -1,0 +1,35 @@
+//go:build !unix
+
+package amtrain
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// mapFile reads the first size bytes of f into memory: platforms without
+// mmap (Windows) pay one read of the index instead of mapping it.
+func mapFile(f *os.File, size int, writable bool) ([]byte, error) {
+	data := make([]byte, size)
+	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return data, nil
+}
+
+// unmapFile writes a writable mapping back to f; a read-only one needs
+// nothing.
+func unmapFile(f *os.File, data []byte, writable bool) error {
+	if !writable {
+		return nil
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// cpuSeconds returns 0: the process CPU time is not read on this platform
+// (the training report then gives no per-CPU-second rates).
+func cpuSeconds() float64 { return 0 }
