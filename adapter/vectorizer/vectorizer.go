@@ -237,7 +237,8 @@ type work struct {
 	amVecs    []float32
 	explain   map[string]int // word → index in Explanation.Words (Explain only)
 	dfs       []int64        // document frequency of each token (WeightSIFCollection)
-	sink      float32        // keeps touch's loads alive
+	rowIDs    []int32        // base rows of the text, summed by simd.GatherAxpy
+	rowW      []float32      // their weights
 }
 
 // occNode links the sentences a non-frequent word occurs in.
@@ -464,7 +465,7 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 	acc := w.acc
 	clear(acc)
 	clear(w.amDone)
-	w.touch(v, w.info)
+	w.rowIDs, w.rowW = w.rowIDs[:0], w.rowW[:0]
 	w.amVecs = w.amVecs[:0]
 	var docs int64
 	if o.Weighting == WeightSIFCollection {
@@ -483,7 +484,7 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 		switch info.src {
 		case SourceBase, SourceAMSkip:
 			if v.zero[info.id/64]&(1<<(info.id%64)) == 0 {
-				vec = v.base.Row(info.id)
+				vec = v.base.Row(info.id) // summed by GatherAxpy below
 			}
 		case SourceAM:
 			off, done := w.amDone[t]
@@ -515,12 +516,18 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 			df = w.dfs[i]
 		}
 		wt := v.weight(info, df, docs, o)
-		simd.Axpy(wt, vec, acc)
+		if info.src == SourceAM {
+			simd.Axpy(wt, vec, acc)
+		} else {
+			w.rowIDs, w.rowW = append(w.rowIDs, info.id), append(w.rowW, wt)
+		}
 		used++
 		if we != nil {
 			we.Weight += wt
 		}
 	}
+	// The base rows in one pass over acc, many rows' cache misses in flight.
+	simd.GatherAxpy(acc, v.base.Vectors, w.rowIDs, w.rowW)
 	v.nBase.Add(nb)
 	v.nAMSkip.Add(ns)
 	v.nAM.Add(na)
@@ -537,23 +544,6 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 	}
 	simd.Scale(float32(1/norm), acc)
 	return nil
-}
-
-// touch loads one value from every cache line of the base rows the text
-// uses, before they are summed: independent loads the CPU overlaps, where the
-// Axpy calls that follow would otherwise wait for each row in turn.
-func (w *work) touch(v *Vectorizer, info []tokInfo) {
-	var s float32
-	for _, t := range info {
-		if t.id < 0 || t.src == SourceAM {
-			continue
-		}
-		row := v.base.Row(t.id)
-		for k := 0; k < len(row); k += 16 {
-			s += row[k]
-		}
-	}
-	w.sink = s
 }
 
 // amVector infers the AM vector of word into w.amVecs and returns its offset,
