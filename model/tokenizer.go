@@ -29,6 +29,26 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
+// asciiClass classifies the ASCII bytes for AppendTokens: 0 separates
+// words, asciiWord is a lower-case letter or a digit, asciiUpper an
+// upper-case letter.
+var asciiClass = func() (c [utf8.RuneSelf]uint8) {
+	for b := range c {
+		switch {
+		case 'a' <= b && b <= 'z' || '0' <= b && b <= '9':
+			c[b] = asciiWord
+		case 'A' <= b && b <= 'Z':
+			c[b] = asciiUpper
+		}
+	}
+	return c
+}()
+
+const (
+	asciiWord  = 1
+	asciiUpper = 2
+)
+
 // AppendTokens appends the words of text to dst and returns the extended
 // slice. Words are substrings of text (no allocation) unless lowercasing
 // changes them. Invalid UTF-8 never panics: an invalid byte is a separator.
@@ -37,15 +57,24 @@ func (t Tokenizer) AppendTokens(dst []string, text string) []string {
 	upper := false // the current word contains a rune that lowercasing changes
 	for i := 0; i < len(text); {
 		c := text[i]
-		var r rune
-		size := 1
-		if c < utf8.RuneSelf {
-			r = rune(c)
-		} else {
-			r, size = utf8.DecodeRuneInString(text[i:])
-			if r == utf8.RuneError && size == 1 {
-				r = -1 // invalid byte: a separator
+		if c < utf8.RuneSelf { // ASCII: one table lookup
+			switch cl := asciiClass[c]; {
+			case cl == 0:
+				if start >= 0 {
+					dst = t.appendWord(dst, text[start:i], upper)
+					start = -1
+				}
+			case start < 0:
+				start, upper = i, t.Lowercase && cl == asciiUpper
+			default:
+				upper = upper || t.Lowercase && cl == asciiUpper
 			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			r = -1 // invalid byte: a separator
 		}
 		if r >= 0 && isWordRune(r) {
 			if start < 0 {
@@ -53,11 +82,7 @@ func (t Tokenizer) AppendTokens(dst []string, text string) []string {
 				upper = false
 			}
 			if t.Lowercase && !upper {
-				if r < utf8.RuneSelf {
-					upper = 'A' <= r && r <= 'Z'
-				} else {
-					upper = unicode.ToLower(r) != r
-				}
+				upper = unicode.ToLower(r) != r
 			}
 		} else if start >= 0 {
 			dst = t.appendWord(dst, text[start:i], upper)

@@ -60,7 +60,26 @@ func TestAppendSentences(t *testing.T) {
 }
 
 // checkTokens verifies the tokenizer's invariants on arbitrary input.
+// refTokens is the tokenizer's rule written plainly: maximal runs of letters
+// and digits (an invalid byte decodes to U+FFFD, a separator), each
+// lowercased with unicode.ToLower when lower is set.
+func refTokens(in string, lower bool) []string {
+	words := strings.FieldsFunc(in, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if lower {
+		for i, w := range words {
+			words[i] = strings.Map(unicode.ToLower, w)
+		}
+	}
+	return words
+}
+
 func checkTokens(t *testing.T, in string) {
+	for _, lower := range []bool{false, true} {
+		got, want := Tokenizer{Lowercase: lower}.AppendTokens(nil, in), refTokens(in, lower)
+		if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("Lowercase=%v: tokens of %q = %q, want %q", lower, in, got, want)
+		}
+	}
 	tok := DefaultTokenizer()
 	toks := tok.AppendTokens(nil, in)
 	for _, w := range toks {
@@ -93,7 +112,7 @@ func checkTokens(t *testing.T, in string) {
 }
 
 func FuzzTokenizer(f *testing.F) {
-	for _, s := range []string{"Hello, World!", "a\xffb", "ΣΊΣΥΦΟΣ. Next", "x86_64\n3.14", "İstanbul", "\u0130\u0131"} {
+	for _, s := range []string{"Hello, World!", "a\xffb", "ΣΊΣΥΦΟΣ. Next", "x86_64\n3.14", "İstanbul", "\u0130\u0131", "MiXeD CaSe ÀB", "ABC déf GHI"} {
 		f.Add(s)
 	}
 	f.Fuzz(checkTokens)
