@@ -180,6 +180,5 @@ func (m *Model) backwardAttention(ws *Workspace, g *Grads) {
 	simd.WeightedSum(ws.w, ws.drho, ws.means)
 	simd.Scale(float32(1/math.Sqrt(float64(d))), ws.w)
 	simd.MatVec(ws.mw, m.M, d, d, ws.w)
-	simd.Rank1(g.M, d, d, 1, ws.mw, ws.sum)
-	simd.Rank1(g.M, d, d, 1, ws.ms, ws.w)
+	simd.Rank2(g.M, d, d, 1, ws.mw, ws.sum, ws.ms, ws.w) // ∂M += mw·sumᵀ + ms·wᵀ in one pass
 }
