@@ -109,11 +109,10 @@ func gramGo(dst, x []float32, m, d int) {
 	for i := range m {
 		xi := x[i*d : (i+1)*d]
 		for j := 0; j <= i; j++ {
-			s := dotGo(xi, x[j*d:(j+1)*d])
-			dst[i*m+j] = s
-			dst[j*m+i] = s
+			dst[i*m+j] = dotGo(xi, x[j*d:(j+1)*d])
 		}
 	}
+	mirrorLower(dst, m)
 }
 
 // rank1Go is Rank1 in pure Go: one Axpy per row of A.
