@@ -535,7 +535,7 @@ func (m *Memory) offerLocked(o Observation) (word string, slot int, seen uint64,
 		m.rejected++
 		return "", 0, 0, "", false
 	}
-	ctx = cutContext(o.Context, o.Word, m.opts.MaxContextBytes)
+	ctx = CutContext(o.Context, o.Word, m.opts.MaxContextBytes)
 	if ctx == "" {
 		m.rejected++
 		return "", 0, 0, "", false
@@ -613,9 +613,9 @@ func pick(seed uint64, word string, n uint64) uint64 {
 	return h % n
 }
 
-// cutContext trims white space and cuts ctx to at most limit bytes around the
+// CutContext trims white space and cuts ctx to at most limit bytes around the
 // first occurrence of word, at rune and (where possible) word boundaries.
-func cutContext(ctx, word string, limit int) string {
+func CutContext(ctx, word string, limit int) string {
 	ctx = strings.TrimSpace(ctx)
 	if len(ctx) <= limit {
 		return ctx

@@ -114,6 +114,23 @@ type Options struct {
 	// CollectionB is the b of WeightSIFCollection's factor b/(b + df(w)/N);
 	// 0 (the default) means DefaultCollectionB.
 	CollectionB float64
+	// MaxAMWords bounds the distinct words of one text that need AM
+	// inference; a text with more is refused with ErrTooManyAMWords before
+	// any work (0: DefaultMaxAMWords). Not a per-request override key.
+	MaxAMWords int
+}
+
+// DefaultMaxAMWords is the MaxAMWords that 0 stands for. Each AM word costs at
+// most MaxContexts contexts of 2·model.ContextWindow tokens; on the reference
+// CPU 20,000 unseen words in one text take well under a second (BENCHMARKS.md).
+const DefaultMaxAMWords = 20_000
+
+// maxAMWords returns MaxAMWords, or its default when it is 0.
+func (o *Options) maxAMWords() int {
+	if o.MaxAMWords == 0 {
+		return DefaultMaxAMWords
+	}
+	return o.MaxAMWords
 }
 
 // DefaultOptions returns sif-collection with a = 1e-3 and b = 0.01,
@@ -138,6 +155,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("frequent_min = %d is below rare_min = %d", o.FrequentMin, o.RareMin)
 	case o.MaxContexts < 0 || o.MaxContexts > 4096:
 		return fmt.Errorf("max_contexts = %d: want 0..4096", o.MaxContexts)
+	case o.MaxAMWords < 0:
+		return fmt.Errorf("max_am_words = %d: want ≥ 0 (0: the default %d)", o.MaxAMWords, DefaultMaxAMWords)
 	}
 	return nil
 }
