@@ -43,6 +43,7 @@ type vectorizerFlags struct {
 	maxContexts int
 	collectionB float64
 	mixText     bool
+	maxAMWords  int
 }
 
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
@@ -55,6 +56,7 @@ func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the text's own sentences when none is remembered)")
 	fs.Float64Var(&f.collectionB, "collection-b", d.CollectionB, "sif-collection: the b of the factor b/(b+df(w)/N) (0: the default 0.01)")
 	fs.BoolVar(&f.mixText, "mix-text-contexts", d.MixTextContexts, "feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)")
+	fs.IntVar(&f.maxAMWords, "max-am-words", vectorizer.DefaultMaxAMWords, "most distinct words needing AM inference in one text (more: 413)")
 }
 
 func (f *vectorizerFlags) options() (vectorizer.Options, error) {
@@ -63,7 +65,7 @@ func (f *vectorizerFlags) options() (vectorizer.Options, error) {
 		return vectorizer.Options{}, cli.UsageError("--weighting: %v", err)
 	}
 	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts,
-		CollectionB: f.collectionB, MixTextContexts: f.mixText}
+		CollectionB: f.collectionB, MixTextContexts: f.mixText, MaxAMWords: f.maxAMWords}
 	if err := o.Validate(); err != nil {
 		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts, --collection-b)", err)
 	}
@@ -159,6 +161,12 @@ func runServe(ctx context.Context, env cli.Env) error {
 	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch request")
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once")
 	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
+	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "how long a client may take to send a request body (read before it waits for a slot; then 408)")
+	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
+	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
+	explain := fs.String("explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
+	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
+	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -171,6 +179,13 @@ func runServe(ctx context.Context, env cli.Env) error {
 	log, err := newLogger(env.Stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
+	}
+	switch *explain {
+	case "on":
+	case "off":
+		lim.NoExplain = true
+	default:
+		return cli.UsageError("--explain %q: want on or off", *explain)
 	}
 	if err := lim.Validate(); err != nil {
 		return cli.UsageError("%v", err)

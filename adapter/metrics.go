@@ -18,12 +18,10 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 	rejected prometheus.Counter
-}
-
-// knownPaths bounds the path label; anything else is "other".
-var knownPaths = map[string]bool{
-	"/vectors": true, "/vectors/": true, "/vectors/batch": true, "/explain": true, "/meta": true,
-	"/.well-known/ready": true, "/.well-known/live": true, "/metrics": true,
+	// stopped counts requests whose work was cut short, by reason.
+	stopped        *prometheus.CounterVec
+	bodyTimeouts   prometheus.Counter
+	amWordsRefused prometheus.Counter
 }
 
 func newMetrics(s *Server) *metrics {
@@ -47,7 +45,19 @@ func newMetrics(s *Server) *metrics {
 			Help: "Requests answered 503 because every concurrency slot stayed taken for --queue-wait.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.rejected,
+	m.stopped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "t2vam_requests_stopped_total",
+		Help: "Requests whose work was stopped: the client left (client_gone) or --request-timeout passed (deadline).",
+	}, []string{"reason"})
+	m.bodyTimeouts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_http_body_timeouts_total",
+		Help: "Requests answered 408 because the body did not arrive within --body-timeout.",
+	})
+	m.amWordsRefused = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_texts_refused_am_words_total",
+		Help: "Texts refused because they hold more distinct words needing AM inference than --max-am-words.",
+	})
+	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.amWordsRefused,
 		&statsCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -83,7 +93,7 @@ func (m *metrics) instrument(h http.Handler) http.Handler {
 		defer func() {
 			m.inFlight.Dec()
 			path := r.URL.Path
-			if !knownPaths[path] {
+			if _, ok := routes[path]; !ok {
 				path = "other"
 			}
 			code := sw.code
