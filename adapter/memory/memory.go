@@ -236,7 +236,8 @@ type Memory struct {
 	passages   int64                // passages counted
 	dfRejected int64                // new words not counted: the table was full or the word invalid
 	oldFormat  bool                 // a file of format version 1 was loaded
-	failed     error                // sticky: a failed log write stops all further writes
+	failed     error                // a failed log write stops further writes until the log is repaired
+	damage     []Damage             // damaged files found by Open
 
 	snapshotBytes atomic.Int64
 	compacting    atomic.Bool // a background snapshot is pending
@@ -692,6 +693,10 @@ type Stats struct {
 	Dir      string `json:"dir"`
 	ReadOnly bool   `json:"read_only"`
 	Sync     string `json:"sync"`
+	// Damaged lists the damaged files Open found and salvaged.
+	Damaged []Damage `json:"damaged,omitempty"`
+	// WriteError is why passages cannot be stored now ("" when they can).
+	WriteError string `json:"write_error,omitempty"`
 }
 
 // Stats returns a summary of the memory.
@@ -714,7 +719,16 @@ func (m *Memory) Stats() Stats {
 		Dir:             m.dir,
 		ReadOnly:        m.opts.ReadOnly,
 		Sync:            m.opts.Sync.String(),
+		Damaged:         slices.Clone(m.damage),
+		WriteError:      errString(m.failed),
 	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // ExportedWord is one line of Export.
