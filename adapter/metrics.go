@@ -129,11 +129,18 @@ var (
 	descMemDFWords  = prometheus.NewDesc("t2vam_memory_df_words", "Distinct words whose document frequency is counted.", nil, nil)
 	descMemDFReject = prometheus.NewDesc("t2vam_memory_df_rejected_total",
 		"New words of counted passages not counted (--memory-max-df-words reached, or an invalid word).", nil, nil)
+	descMemDamaged = prometheus.NewDesc("t2vam_memory_damaged_files",
+		"Damaged memory files found at startup (their intact records salvaged; see memory check).", nil, nil)
+	descMemSkipped = prometheus.NewDesc("t2vam_memory_damaged_bytes",
+		"Bytes of damaged memory files that held no intact record.", nil, nil)
+	descMemWriteFailed = prometheus.NewDesc("t2vam_memory_write_failed",
+		"1 while the memory cannot store passages (a failed write, e.g. a full disk), else 0.", nil, nil)
 )
 
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
-		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject} {
+		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject,
+		descMemDamaged, descMemSkipped, descMemWriteFailed} {
 		ch <- d
 	}
 }
@@ -157,5 +164,16 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMemPassages, prometheus.GaugeValue, float64(ms.Passages))
 		ch <- prometheus.MustNewConstMetric(descMemDFWords, prometheus.GaugeValue, float64(ms.DocFreqWords))
 		ch <- prometheus.MustNewConstMetric(descMemDFReject, prometheus.CounterValue, float64(ms.DocFreqRejected))
+		var skipped int64
+		for _, d := range ms.Damaged {
+			skipped += d.SkippedBytes
+		}
+		ch <- prometheus.MustNewConstMetric(descMemDamaged, prometheus.GaugeValue, float64(len(ms.Damaged)))
+		ch <- prometheus.MustNewConstMetric(descMemSkipped, prometheus.GaugeValue, float64(skipped))
+		failed := 0.0
+		if ms.WriteError != "" {
+			failed = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descMemWriteFailed, prometheus.GaugeValue, failed)
 	}
 }

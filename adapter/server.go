@@ -224,6 +224,13 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		s.writeError(w, errorf(http.StatusServiceUnavailable, "shutting down"))
 		return
 	}
+	if s.mem != nil {
+		if err := s.mem.WriteErr(); err != nil {
+			he := internalError(err)
+			s.writeError(w, errorf(http.StatusServiceUnavailable, "passages cannot be stored: %s", he.msg))
+			return
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -238,6 +238,7 @@ type Memory struct {
 	oldFormat  bool                 // a file of format version 1 was loaded
 	failed     error                // a failed log write stops further writes until the log is repaired
 	damage     []Damage             // damaged files found by Open
+	lastRepair time.Time            // last attempt to make the log writable again
 
 	snapshotBytes atomic.Int64
 	compacting    atomic.Bool // a background snapshot is pending
@@ -299,6 +300,7 @@ func (m *Memory) syncLoop() {
 		case <-m.stop:
 			return
 		case <-t.C:
+			m.WriteErr() // retries a failed log once space is back
 			if err := m.Sync(); err != nil && !errors.Is(err, ErrClosed) {
 				m.log.Error("context memory: periodic fsync failed", "dir", m.dir, "err", err)
 			}
@@ -469,6 +471,7 @@ func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int)) error {
 		m.mu.Unlock()
 		return ErrClosed
 	}
+	m.repairLocked()
 	if m.failed != nil {
 		err := m.failed
 		m.mu.Unlock()
@@ -917,4 +920,38 @@ func (m *Memory) path(kind byte, gen uint64) string {
 		name = "snapshot"
 	}
 	return filepath.Join(m.dir, fmt.Sprintf("%s-%016x.amm", name, gen))
+}
+
+// WriteErr reports why the memory cannot store anything now (nil: it can).
+// After a failed write (a full disk) it first retries, at most once a
+// second, to make the log writable again, so writing resumes by itself once
+// space returns.
+func (m *Memory) WriteErr() error {
+	if m.opts.ReadOnly || m.dir == "" {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.repairLocked()
+	return m.failed
+}
+
+// repairLocked (mu held) tries, at most once a second, to make the log
+// writable after a failed write or fsync: it cuts the log back to its last
+// complete record (a failed write may have left part of one) and fsyncs it.
+// The state in RAM keeps the changes whose records were not written; the next
+// snapshot stores them.
+func (m *Memory) repairLocked() {
+	if m.failed == nil || m.logFile == nil || m.closed || time.Since(m.lastRepair) < time.Second {
+		return
+	}
+	m.lastRepair = time.Now()
+	if err := m.logFile.Truncate(m.logSize); err != nil {
+		return
+	}
+	if err := m.logFile.Sync(); err != nil {
+		return
+	}
+	m.log.Info("context memory is writable again", "dir", m.dir, "after", m.failed)
+	m.failed = nil
 }
