@@ -59,7 +59,7 @@ func readBody(r *http.Request, limit int64, buf *bytes.Buffer) error {
 	}
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return errorf(http.StatusBadRequest, "read request body: %v", err)
+		return &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("read request body: %v", err), err: err}
 	}
 	if n > limit {
 		return errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes (--max-body-bytes)", limit)

@@ -937,7 +937,8 @@ func (m *Memory) WriteErr() error {
 }
 
 // repairLocked (mu held) tries, at most once a second, to make the log
-// writable after a failed write or fsync: it cuts the log back to its last
+// writable after a failed write or fsync: once a probe of probeBytes can be
+// written and synced in the directory, it cuts the log back to its last
 // complete record (a failed write may have left part of one) and fsyncs it.
 // The state in RAM keeps the changes whose records were not written; the next
 // snapshot stores them.
@@ -946,6 +947,9 @@ func (m *Memory) repairLocked() {
 		return
 	}
 	m.lastRepair = time.Now()
+	if err := probeSpace(m.dir); err != nil {
+		return
+	}
 	if err := m.logFile.Truncate(m.logSize); err != nil {
 		return
 	}
@@ -954,4 +958,24 @@ func (m *Memory) repairLocked() {
 	}
 	m.log.Info("context memory is writable again", "dir", m.dir, "after", m.failed)
 	m.failed = nil
+}
+
+// probeBytes is the free space repairLocked wants to see before writing again.
+const probeBytes = 64 << 10
+
+// probeSpace writes, fsyncs and removes a probe file of probeBytes in dir (a
+// .tmp name: Open removes a leftover).
+func probeSpace(dir string) error {
+	path := filepath.Join(dir, "space-probe.tmp")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	f.Close()
+	os.Remove(path)
+	return err
 }
