@@ -53,7 +53,7 @@ func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
 	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
 	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
-	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the text's own sentences when none is remembered)")
+	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the ±25-token windows around the word in the text when none is remembered)")
 	fs.Float64Var(&f.collectionB, "collection-b", d.CollectionB, "sif-collection: the b of the factor b/(b+df(w)/N) (0: the default 0.01)")
 	fs.BoolVar(&f.mixText, "mix-text-contexts", d.MixTextContexts, "feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)")
 	fs.IntVar(&f.maxAMWords, "max-am-words", vectorizer.DefaultMaxAMWords, "most distinct words needing AM inference in one text (more: 413)")

@@ -32,7 +32,7 @@ func explainBomb() string {
 	for i := range 4000 {
 		fmt.Fprintf(&b, "qx%06dvz ", i+1)
 		if i == 2000 {
-			b.WriteString(strings.Repeat("-", 780_000))
+			b.WriteString(strings.Repeat("-", 788_000))
 			b.WriteByte(' ')
 		}
 	}

@@ -103,10 +103,11 @@ type Options struct {
 	// contexts (source "am"). Default 1: only unseen words are inferred live.
 	RareMin int64
 	// MaxContexts bounds the contexts fed to AM for one word: the remembered
-	// ones, or the sentences of this text when the memory holds none for the
-	// word (see MixTextContexts). 0 means form only. Default 64.
+	// ones, or when the memory holds none for the word the windows of
+	// ±model.ContextWindow tokens around its occurrences in this text (see
+	// MixTextContexts). 0 means form only. Default 64.
 	MaxContexts int
-	// MixTextContexts adds the sentences of this text after the remembered
+	// MixTextContexts adds the contexts of this text after the remembered
 	// contexts of a word, as room allows. Default false: a word the memory
 	// knows gets its vector from the remembered contexts alone, the same in a
 	// query as in the passages (on debian-dev, dense AM MRR@10 0.374 → 0.403).

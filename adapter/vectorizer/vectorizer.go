@@ -692,7 +692,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		}
 		v.misses.Add(1)
 	}
-	// Context ids of every context; the sentences of this text are tokenized already.
+	// Context ids of every context; the contexts of this text are tokenized already.
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
 	for c, text := range w.ctxTexts {
 		var toks []string
