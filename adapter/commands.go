@@ -43,6 +43,7 @@ type vectorizerFlags struct {
 	maxContexts int
 	collectionB float64
 	mixText     bool
+	maxAMWords  int
 }
 
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
@@ -52,9 +53,10 @@ func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
 	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
 	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
-	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the text's own sentences when none is remembered)")
+	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the ±25-token windows around the word in the text when none is remembered)")
 	fs.Float64Var(&f.collectionB, "collection-b", d.CollectionB, "sif-collection: the b of the factor b/(b+df(w)/N) (0: the default 0.01)")
 	fs.BoolVar(&f.mixText, "mix-text-contexts", d.MixTextContexts, "feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)")
+	fs.IntVar(&f.maxAMWords, "max-am-words", vectorizer.DefaultMaxAMWords, "most distinct words needing AM inference in one text (more: 413)")
 }
 
 func (f *vectorizerFlags) options() (vectorizer.Options, error) {
@@ -63,7 +65,7 @@ func (f *vectorizerFlags) options() (vectorizer.Options, error) {
 		return vectorizer.Options{}, cli.UsageError("--weighting: %v", err)
 	}
 	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts,
-		CollectionB: f.collectionB, MixTextContexts: f.mixText}
+		CollectionB: f.collectionB, MixTextContexts: f.mixText, MaxAMWords: f.maxAMWords}
 	if err := o.Validate(); err != nil {
 		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts, --collection-b)", err)
 	}
@@ -159,6 +161,12 @@ func runServe(ctx context.Context, env cli.Env) error {
 	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch request")
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once")
 	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
+	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "how long a client may take to send a request body (read before it waits for a slot; then 408)")
+	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
+	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
+	explain := fs.String("explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
+	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
+	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")
 	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -171,6 +179,13 @@ func runServe(ctx context.Context, env cli.Env) error {
 	log, err := newLogger(env.Stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
+	}
+	switch *explain {
+	case "on":
+	case "off":
+		lim.NoExplain = true
+	default:
+		return cli.UsageError("--explain %q: want on or off", *explain)
 	}
 	if err := lim.Validate(); err != nil {
 		return cli.UsageError("%v", err)
@@ -226,10 +241,11 @@ func runServe(ctx context.Context, env cli.Env) error {
 	return srv.Serve(ctx, ln, *drain)
 }
 
-const memoryUsage = `usage: text2vec-am memory <warm|stats|export|clear> --memory-dir DIR [flags] [FILES…]
+const memoryUsage = `usage: text2vec-am memory <warm|stats|check|export|clear> --memory-dir DIR [flags] [FILES…]
   warm FILES…   teach the memory from text files (plain or .gz; one passage per line): the contexts
                 of rare words and, for sif-collection, the document frequencies (each line counts once)
-  stats         print a JSON summary
+  stats         print a JSON summary (with any damaged file Open salvaged)
+  check         report the directory's health as JSON and change nothing; exit status 1 if damaged
   export        print every word with its contexts as JSON lines
   clear --yes   forget everything
 Stop the server first for warm and clear (the directory is locked while it runs).`
@@ -238,7 +254,7 @@ func runMemory(ctx context.Context, env cli.Env) error {
 	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
 		fmt.Fprintln(env.Stderr, memoryUsage)
 		if len(env.Args) == 0 {
-			return cli.UsageError("memory needs a subcommand: warm, stats, export or clear")
+			return cli.UsageError("memory needs a subcommand: warm, stats, check, export or clear")
 		}
 		return flag.ErrHelp
 	}
@@ -251,9 +267,9 @@ func runMemory(ctx context.Context, env cli.Env) error {
 	switch sub {
 	case "warm":
 		vf.register(fs)
-	case "stats", "export", "clear":
+	case "stats", "check", "export", "clear":
 	default:
-		return cli.UsageError("unknown memory subcommand %q: want warm, stats, export or clear", sub)
+		return cli.UsageError("unknown memory subcommand %q: want warm, stats, check, export or clear", sub)
 	}
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -266,6 +282,8 @@ func runMemory(ctx context.Context, env cli.Env) error {
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	switch sub {
+	case "check":
+		return checkMemory(env, &mf, log)
 	case "stats", "export":
 		o, err := mf.options(log, true)
 		if err != nil {
@@ -490,6 +508,64 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("healthcheck %s: status %d", *url, resp.StatusCode)
+	}
+	return nil
+}
+
+// memoryHealth is what memory check prints.
+type memoryHealth struct {
+	Dir      string          `json:"dir"`
+	Healthy  bool            `json:"healthy"`
+	Files    []memoryFile    `json:"files"`
+	Damaged  []memory.Damage `json:"damaged"`
+	Words    int             `json:"words"`
+	Contexts int             `json:"contexts"`
+	Passages int64           `json:"passages"`
+}
+
+type memoryFile struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
+}
+
+// checkMemory reads a memory directory read-only (salvaging in RAM what a
+// writable Open would salvage) and reports its health; it changes nothing.
+func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
+	o, err := mf.options(log, true)
+	if err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(mf.dir)
+	if err != nil {
+		return fmt.Errorf("memory check: %w", err)
+	}
+	h := memoryHealth{Dir: mf.dir, Files: []memoryFile{}, Damaged: []memory.Damage{}}
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			h.Files = append(h.Files, memoryFile{Name: e.Name(), Bytes: info.Size()})
+		}
+	}
+	mem, err := memory.Open(mf.dir, o)
+	if err != nil {
+		return err
+	}
+	st := mem.Stats()
+	mem.Close()
+	h.Damaged = append(h.Damaged, st.Damaged...)
+	h.Words, h.Contexts, h.Passages = st.Words, st.Contexts, st.Passages
+	h.Healthy = len(h.Damaged) == 0
+	for _, f := range h.Files {
+		if strings.Contains(f.Name, ".damaged") {
+			h.Healthy = false // moved aside earlier: an operator should look at it
+		}
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(h); err != nil {
+		return err
+	}
+	if !h.Healthy {
+		return fmt.Errorf("memory check: %s is damaged (%d files salvaged in RAM; a writable open moves them aside)", mf.dir, len(h.Damaged))
 	}
 	return nil
 }

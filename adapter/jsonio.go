@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -18,9 +19,33 @@ type httpError struct {
 	msg    string
 	// retryAfter, if set, is sent as the Retry-After header (seconds).
 	retryAfter int
+	// err, if set, is the error answered (errors.Is sees it).
+	err error
 }
 
 func (e *httpError) Error() string { return e.msg }
+
+func (e *httpError) Unwrap() error { return e.err }
+
+// internalError answers an error that is not the request's fault without
+// its details (they name files and directories; the log has them): 507 when
+// the disk is full, else 500.
+func internalError(err error) *httpError {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return &httpError{status: http.StatusInsufficientStorage, retryAfter: 10, err: err,
+			msg: "the context memory cannot store passages: no space left on its disk; retry once space is freed"}
+	}
+	return &httpError{status: http.StatusInternalServerError, err: err, msg: "internal error (the server log has the details)"}
+}
+
+// decodeStrict is decodeJSON that also refuses top-level keys other than
+// fields (exact spelling) and duplicate keys at any depth.
+func decodeStrict(body []byte, dst any, fields ...string) error {
+	if err := checkKeys(body, fields...); err != nil {
+		return err
+	}
+	return decodeJSON(body, dst)
+}
 
 func errorf(status int, format string, args ...any) *httpError {
 	return &httpError{status: status, msg: fmt.Sprintf(format, args...)}
@@ -34,7 +59,7 @@ func readBody(r *http.Request, limit int64, buf *bytes.Buffer) error {
 	}
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return errorf(http.StatusBadRequest, "read request body: %v", err)
+		return &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("read request body: %v", err), err: err}
 	}
 	if n > limit {
 		return errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes (--max-body-bytes)", limit)

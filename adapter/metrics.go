@@ -18,12 +18,10 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 	rejected prometheus.Counter
-}
-
-// knownPaths bounds the path label; anything else is "other".
-var knownPaths = map[string]bool{
-	"/vectors": true, "/vectors/": true, "/vectors/batch": true, "/explain": true, "/meta": true,
-	"/.well-known/ready": true, "/.well-known/live": true, "/metrics": true,
+	// stopped counts requests whose work was cut short, by reason.
+	stopped        *prometheus.CounterVec
+	bodyTimeouts   prometheus.Counter
+	amWordsRefused prometheus.Counter
 }
 
 func newMetrics(s *Server) *metrics {
@@ -47,7 +45,19 @@ func newMetrics(s *Server) *metrics {
 			Help: "Requests answered 503 because every concurrency slot stayed taken for --queue-wait.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.rejected,
+	m.stopped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "t2vam_requests_stopped_total",
+		Help: "Requests whose work was stopped: the client left (client_gone) or --request-timeout passed (deadline).",
+	}, []string{"reason"})
+	m.bodyTimeouts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_http_body_timeouts_total",
+		Help: "Requests answered 408 because the body did not arrive within --body-timeout.",
+	})
+	m.amWordsRefused = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_texts_refused_am_words_total",
+		Help: "Texts refused because they hold more distinct words needing AM inference than --max-am-words.",
+	})
+	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.amWordsRefused,
 		&statsCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -67,6 +77,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection (read deadlines).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
@@ -83,7 +96,7 @@ func (m *metrics) instrument(h http.Handler) http.Handler {
 		defer func() {
 			m.inFlight.Dec()
 			path := r.URL.Path
-			if !knownPaths[path] {
+			if _, ok := routes[path]; !ok {
 				path = "other"
 			}
 			code := sw.code
@@ -119,11 +132,18 @@ var (
 	descMemDFWords  = prometheus.NewDesc("t2vam_memory_df_words", "Distinct words whose document frequency is counted.", nil, nil)
 	descMemDFReject = prometheus.NewDesc("t2vam_memory_df_rejected_total",
 		"New words of counted passages not counted (--memory-max-df-words reached, or an invalid word).", nil, nil)
+	descMemDamaged = prometheus.NewDesc("t2vam_memory_damaged_files",
+		"Damaged memory files found at startup (their intact records salvaged; see memory check).", nil, nil)
+	descMemSkipped = prometheus.NewDesc("t2vam_memory_damaged_bytes",
+		"Bytes of damaged memory files that held no intact record.", nil, nil)
+	descMemWriteFailed = prometheus.NewDesc("t2vam_memory_write_failed",
+		"1 while the memory cannot store passages (a failed write, e.g. a full disk), else 0.", nil, nil)
 )
 
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
-		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject} {
+		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject,
+		descMemDamaged, descMemSkipped, descMemWriteFailed} {
 		ch <- d
 	}
 }
@@ -147,5 +167,16 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMemPassages, prometheus.GaugeValue, float64(ms.Passages))
 		ch <- prometheus.MustNewConstMetric(descMemDFWords, prometheus.GaugeValue, float64(ms.DocFreqWords))
 		ch <- prometheus.MustNewConstMetric(descMemDFReject, prometheus.CounterValue, float64(ms.DocFreqRejected))
+		var skipped int64
+		for _, d := range ms.Damaged {
+			skipped += d.SkippedBytes
+		}
+		ch <- prometheus.MustNewConstMetric(descMemDamaged, prometheus.GaugeValue, float64(len(ms.Damaged)))
+		ch <- prometheus.MustNewConstMetric(descMemSkipped, prometheus.GaugeValue, float64(skipped))
+		failed := 0.0
+		if ms.WriteError != "" {
+			failed = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descMemWriteFailed, prometheus.GaugeValue, failed)
 	}
 }

@@ -54,18 +54,37 @@ type Limits struct {
 	MaxConcurrent int
 	// QueueWait is how long a request waits for a slot.
 	QueueWait time.Duration
+	// BodyTimeout bounds the reading of a request body, which happens before
+	// the request waits for a slot (408 when it passes).
+	BodyTimeout time.Duration
+	// RequestTimeout bounds the work of one request; the vectorizer stops
+	// when it passes (503) or when the client leaves.
+	RequestTimeout time.Duration
+	// ReadyDelay is how long /.well-known/ready answers 503 on shutdown
+	// before the listener closes (at most the drain time).
+	ReadyDelay time.Duration
+	// Explain bounds the /explain answers; NoExplain turns /explain off (403):
+	// it returns remembered contexts verbatim to anyone who can query.
+	Explain   vectorizer.ExplainLimits
+	NoExplain bool
 }
 
 // DefaultLimits returns 8 MiB bodies, 1 MiB texts, 100,000 words per text,
-// 1,024 texts per batch, 4×GOMAXPROCS concurrent requests and a 1 s queue wait.
+// 1,024 texts per batch, 4×GOMAXPROCS concurrent requests, a 1 s queue wait,
+// 30 s to send a body, 60 s of work per request, 1 s of not-ready before
+// the listener closes, and vectorizer.DefaultExplainLimits.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxBodyBytes:  8 << 20,
-		MaxTextBytes:  1 << 20,
-		MaxWords:      100_000,
-		MaxBatch:      1024,
-		MaxConcurrent: 4 * runtime.GOMAXPROCS(0),
-		QueueWait:     time.Second,
+		MaxBodyBytes:   8 << 20,
+		MaxTextBytes:   1 << 20,
+		MaxWords:       100_000,
+		MaxBatch:       1024,
+		MaxConcurrent:  4 * runtime.GOMAXPROCS(0),
+		QueueWait:      time.Second,
+		BodyTimeout:    30 * time.Second,
+		RequestTimeout: 60 * time.Second,
+		ReadyDelay:     time.Second,
+		Explain:        vectorizer.DefaultExplainLimits(),
 	}
 }
 
@@ -84,6 +103,12 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("--max-concurrent %d: want ≥ 1", l.MaxConcurrent)
 	case l.QueueWait < 0:
 		return fmt.Errorf("--queue-wait %v: want ≥ 0", l.QueueWait)
+	case l.BodyTimeout <= 0:
+		return fmt.Errorf("--body-timeout %v: want > 0", l.BodyTimeout)
+	case l.RequestTimeout <= 0:
+		return fmt.Errorf("--request-timeout %v: want > 0", l.RequestTimeout)
+	case l.ReadyDelay < 0:
+		return fmt.Errorf("--ready-delay %v: want ≥ 0", l.ReadyDelay)
 	}
 	return nil
 }
@@ -126,18 +151,16 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	mux.HandleFunc("GET /.well-known/ready", s.readyz)
 	mux.HandleFunc("GET /meta", s.meta)
 	mux.HandleFunc("POST /vectors", s.limited(s.vectors))
-	mux.HandleFunc("POST /vectors/", s.limited(s.vectors)) // the Python inference containers accept both
+	mux.HandleFunc("POST /vectors/{$}", s.limited(s.vectors)) // the Python inference containers accept both
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.limited(s.explain))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if knownPaths[r.URL.Path] {
-			s.writeError(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
-			return
-		}
-		s.writeError(w, errorf(http.StatusNotFound, "no endpoint %s %s", r.Method, r.URL.Path))
-	})
-	s.handler = s.metrics.instrument(mux)
+	mux.HandleFunc("/", s.notFound)
+	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
+	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.writeError(w, errorf(http.StatusForbidden, "cross-origin browser requests are refused"))
+	}))
+	s.handler = s.metrics.instrument(xo.Handler(mux))
 	s.ready.Store(true)
 	return s, nil
 }
@@ -170,6 +193,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		serveErr = fmt.Errorf("serve %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 		s.ready.Store(false)
+		// Load balancers and probes see 503 before the listener closes.
+		s.log.Info("shutting down: not ready", "ready_delay", min(s.limits.ReadyDelay, drain))
+		time.Sleep(min(s.limits.ReadyDelay, drain))
 		s.log.Info("shutting down: draining requests", "timeout", drain)
 		sctx, cancel := context.WithTimeout(context.Background(), drain)
 		if err := srv.Shutdown(sctx); err != nil {
@@ -198,12 +224,32 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		s.writeError(w, errorf(http.StatusServiceUnavailable, "shutting down"))
 		return
 	}
+	if s.mem != nil {
+		if err := s.mem.WriteErr(); err != nil {
+			he := internalError(err)
+			s.writeError(w, errorf(http.StatusServiceUnavailable, "passages cannot be stored: %s", he.msg))
+			return
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// limited runs h holding one of the MaxConcurrent slots.
-func (s *Server) limited(h func(http.ResponseWriter, *http.Request, *bytes.Buffer) error) http.HandlerFunc {
+// limited reads the body (admit), then runs h holding one of the
+// MaxConcurrent slots, under a context that ends with the client or after
+// RequestTimeout.
+func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buffer) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		buf := s.bufs.Get().(*bytes.Buffer)
+		buf.Reset()
+		defer func() {
+			if buf.Cap() <= 1<<20 {
+				s.bufs.Put(buf)
+			}
+		}()
+		if err := s.admit(w, r, buf); err != nil {
+			s.writeError(w, err)
+			return
+		}
 		select {
 		case s.sem <- struct{}{}:
 		default:
@@ -222,19 +268,10 @@ func (s *Server) limited(h func(http.ResponseWriter, *http.Request, *bytes.Buffe
 			}
 		}
 		defer func() { <-s.sem }()
-		buf := s.bufs.Get().(*bytes.Buffer)
-		buf.Reset()
-		defer func() {
-			if buf.Cap() <= 1<<20 {
-				s.bufs.Put(buf)
-			}
-		}()
-		if err := readBody(r, s.limits.MaxBodyBytes, buf); err != nil {
-			s.writeError(w, err)
-			return
-		}
-		if err := h(w, r, buf); err != nil {
-			s.writeError(w, err)
+		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
+		defer cancel()
+		if err := h(ctx, w, buf); err != nil {
+			s.writeError(w, s.stopped(err))
 		}
 	}
 }
@@ -243,9 +280,10 @@ func (s *Server) limited(h func(http.ResponseWriter, *http.Request, *bytes.Buffe
 func (s *Server) writeError(w http.ResponseWriter, err error) {
 	var he *httpError
 	if !errors.As(err, &he) {
-		he = &httpError{status: http.StatusInternalServerError, msg: err.Error()}
-	}
-	if he.status >= 500 && he.status != http.StatusServiceUnavailable {
+		// Internal errors name files and directories: the log gets them, the client not.
+		s.log.Error("request failed", "err", err)
+		he = internalError(err)
+	} else if he.status >= 500 && he.status != http.StatusServiceUnavailable {
 		s.log.Error("request failed", "status", he.status, "err", he.msg)
 	}
 	if he.retryAfter > 0 {
@@ -354,6 +392,9 @@ func vectorError(err error, where string) error {
 	if errors.Is(err, vectorizer.ErrNoWords) {
 		return errorf(http.StatusUnprocessableEntity, "%s: %v", where, err)
 	}
+	if errors.Is(err, vectorizer.ErrTooManyAMWords) {
+		return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("%s: %v (--max-am-words)", where, err), err: err}
+	}
 	return fmt.Errorf("%s: %w", where, err)
 }
 
@@ -390,16 +431,16 @@ func (s *Server) parseTextRequest(req textRequest) (string, requestConfig, error
 	return *req.Text, rc, nil
 }
 
-func (s *Server) vectors(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
+func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	var req vecRequest
-	if err := decodeJSON(body.Bytes(), &req); err != nil {
+	if err := decodeStrict(body.Bytes(), &req, "text", "dims", "vector", "error", "config"); err != nil {
 		return err
 	}
 	text, rc, err := s.parseTextRequest(textRequest{Text: req.Text, Config: req.Config})
 	if err != nil {
 		return err
 	}
-	vec, err := s.vec.Vectorize(text, rc.task.task, rc.opts)
+	vec, err := s.vec.VectorizeContext(ctx, text, rc.task.task, rc.opts)
 	if err != nil {
 		return vectorError(err, "vectorize")
 	}
@@ -421,9 +462,9 @@ type batchRequest struct {
 	Config map[string]any `json:"config"`
 }
 
-func (s *Server) batch(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
+func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	var req batchRequest
-	if err := decodeJSON(body.Bytes(), &req); err != nil {
+	if err := decodeStrict(body.Bytes(), &req, "texts", "config"); err != nil {
 		return err
 	}
 	if req.Texts == nil {
@@ -441,7 +482,15 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request, body *bytes.Buffe
 			return err
 		}
 	}
-	vecs, errs := s.vec.VectorizeBatch(req.Texts, rc.task.task, rc.opts)
+	vecs, errs := s.vec.VectorizeBatchContext(ctx, req.Texts, rc.task.task, rc.opts)
+	if err := ctx.Err(); err != nil {
+		return err // not a 200 with every text failed: the request was stopped
+	}
+	for _, e := range errs {
+		if errors.Is(e, vectorizer.ErrTooManyAMWords) {
+			s.metrics.amWordsRefused.Inc()
+		}
+	}
 	out := body.AvailableBuffer()[:0]
 	out = append(out, `{"dims":`...)
 	out = strconv.AppendInt(out, int64(s.vec.Dim()), 10)
@@ -472,9 +521,12 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request, body *bytes.Buffe
 	return nil
 }
 
-func (s *Server) explain(w http.ResponseWriter, r *http.Request, body *bytes.Buffer) error {
+func (s *Server) explain(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	if s.limits.NoExplain {
+		return errorf(http.StatusForbidden, "/explain is turned off on this server (--explain off)")
+	}
 	var req textRequest
-	if err := decodeJSON(body.Bytes(), &req); err != nil {
+	if err := decodeStrict(body.Bytes(), &req, "text", "config"); err != nil {
 		return err
 	}
 	text, rc, err := s.parseTextRequest(req)
@@ -484,7 +536,7 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request, body *bytes.Buf
 	if rc.task.set && rc.task.task == vectorizer.TaskPassage {
 		return errorf(http.StatusBadRequest, "config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
 	}
-	ex, err := s.vec.Explain(text, rc.opts)
+	ex, err := s.vec.ExplainContext(ctx, text, rc.opts, s.limits.Explain)
 	if err != nil {
 		return vectorError(err, "explain")
 	}

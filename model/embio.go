@@ -40,7 +40,7 @@ func openMaybeGzip(r io.Reader) (io.Reader, func() error, error) {
 // "rows dim" header line (GloVe's headerless text too), word2vec binary, or a
 // gzip of any of them (detected by magic bytes).
 func LoadEmbeddings(path string) (*Embeddings, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load embeddings: %w", err)
 	}
@@ -558,7 +558,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 // line: wrong number of fields, a count that is not a non-negative integer, a
 // duplicate word.
 func LoadCounts(path string) (map[string]int64, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load counts: %w", err)
 	}

@@ -53,6 +53,22 @@ const (
 // slice. Words are substrings of text (no allocation) unless lowercasing
 // changes them. Invalid UTF-8 never panics: an invalid byte is a separator.
 func (t Tokenizer) AppendTokens(dst []string, text string) []string {
+	dst, _ = t.appendTokens(dst, nil, text)
+	return dst
+}
+
+// AppendTokenOffsets is AppendTokens that also appends, for every word, its
+// byte offsets in text (start, end) to offs: word i spans
+// text[offs[2i]:offs[2i+1]] before lowercasing.
+func (t Tokenizer) AppendTokenOffsets(dst []string, offs []int32, text string) ([]string, []int32) {
+	if offs == nil {
+		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
+	}
+	return t.appendTokens(dst, offs, text)
+}
+
+// appendTokens splits text into words; offsets are recorded unless offs is nil.
+func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]string, []int32) {
 	start := -1    // start of the current word, -1 outside a word
 	upper := false // the current word contains a rune that lowercasing changes
 	for i := 0; i < len(text); {
@@ -86,14 +102,20 @@ func (t Tokenizer) AppendTokens(dst []string, text string) []string {
 			}
 		} else if start >= 0 {
 			dst = t.appendWord(dst, text[start:i], upper)
+			if offs != nil {
+				offs = append(offs, int32(start), int32(i))
+			}
 			start = -1
 		}
 		i += size
 	}
 	if start >= 0 {
 		dst = t.appendWord(dst, text[start:], upper)
+		if offs != nil {
+			offs = append(offs, int32(start), int32(len(text)))
+		}
 	}
-	return dst
+	return dst, offs
 }
 
 func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {

@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
 )
 
 // Storage is how a table of vectors is stored in the weights file.
@@ -348,7 +347,7 @@ func (d *decoder) table(rows, dim int, what string) []float32 {
 // errors. Every size is checked against the data actually present before
 // anything is allocated, and the checksum before anything is parsed.
 func Load(r io.Reader, name string) (*Model, error) {
-	data, err := io.ReadAll(r)
+	data, err := readWeights(r, -1)
 	if err != nil {
 		return nil, fmt.Errorf("load model %s: %w", name, err)
 	}
@@ -360,10 +359,18 @@ func Load(r io.Reader, name string) (*Model, error) {
 }
 
 // LoadFile reads a weights file.
+//
+// Only a regular file is read (a device or a FIFO is refused without
+// blocking), and never more than the sizes its header declares.
 func LoadFile(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
+	}
+	defer f.Close()
+	data, err := readWeights(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
 	m, err := decode(data)
 	if err != nil {

@@ -274,16 +274,34 @@ func TestOldFormatOpens(t *testing.T) {
 	checkDocFreqs(t, m, "after compaction", 1, map[string]int64{"oldword": 1, "new": 1})
 }
 
-func TestNewerFormatRefused(t *testing.T) {
+// TestNewerFormatSalvaged: a file of a version this build does not know is
+// neither refused nor rewritten: what decodes is read, the file moves aside.
+func TestNewerFormatSalvaged(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mem")
-	h := fileHeader(kindLog)
-	h[8] = fileVersion + 1
+	b := fileHeader(kindLog)
+	b[8] = fileVersion + 1
+	var start int
+	b, start = beginRecord(b)
+	b = appendOffer(b, "kept", 1, 0, "a context of kept")
+	endRecord(b, start)
 	os.MkdirAll(dir, 0o700)
 	p := filepath.Join(dir, "log-0000000000000001.amm")
-	os.WriteFile(p, h, 0o600)
-	_, err := Open(dir, quietOptions())
-	if err == nil || !strings.Contains(err.Error(), "unsupported memory file version") || !strings.Contains(err.Error(), p) {
+	os.WriteFile(p, b, 0o600)
+	m, err := Open(dir, quietOptions())
+	if err != nil {
 		t.Fatalf("a newer format: %v", err)
+	}
+	defer m.Close()
+	if c, _ := m.Contexts(nil, "kept"); len(c) != 1 {
+		t.Errorf("record of the newer-format file not salvaged: %q", c)
+	}
+	st := m.Stats()
+	if len(st.Damaged) != 1 || !strings.Contains(st.Damaged[0].Problem, "unsupported memory file version") ||
+		st.Damaged[0].MovedTo != filepath.Base(p)+damagedSuffix {
+		t.Errorf("damage report %+v", st.Damaged)
+	}
+	if _, err := os.Stat(p + damagedSuffix); err != nil {
+		t.Errorf("not moved aside: %v", err)
 	}
 }
 
@@ -435,10 +453,10 @@ func appendDocFreqRecord(b []byte, passages uint64, dfs ...wordDF) []byte {
 	return dw.end(b)
 }
 
-// TestDocFreqReplayChecks: a log whose passage count goes down (the counts of
-// two histories mixed) or whose count is absurd is corrupt from that record
-// on: dropped with a warning naming the file and offset, never df > N; words
-// CountPassage would not count are not loaded either.
+// TestDocFreqReplayChecks: a record whose passage count goes down (the counts
+// of two histories mixed) or whose count is absurd is refused with an error
+// naming the file and offset, never df > N, and the intact records after it
+// are still read; words CountPassage would not count are not loaded either.
 func TestDocFreqReplayChecks(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mem")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -458,11 +476,11 @@ func TestDocFreqReplayChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocFreqs(t, m, "a passage count going down", 5, map[string]int64{"the": 5, "new": 0})
+	checkDocFreqs(t, m, "a passage count going down", 6, map[string]int64{"the": 6, "new": 0})
 	if s := m.Stats(); s.DocFreqWords != 1 {
 		t.Errorf("loaded %d document frequencies, want 1 (a too long and an invalid word skipped)", s.DocFreqWords)
 	}
-	if w := wc.buf.String(); !strings.Contains(w, "passage count 1 after 5") || !strings.Contains(w, fmt.Sprintf("offset=%d", good)) ||
+	if w := wc.buf.String(); !strings.Contains(w, "passage count 1 after 5") || !strings.Contains(w, fmt.Sprintf("offset %d", good)) ||
 		!strings.Contains(w, filepath.Base(path)) {
 		t.Errorf("warning does not name the problem, file and offset %d: %s", good, w)
 	}

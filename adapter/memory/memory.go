@@ -236,7 +236,9 @@ type Memory struct {
 	passages   int64                // passages counted
 	dfRejected int64                // new words not counted: the table was full or the word invalid
 	oldFormat  bool                 // a file of format version 1 was loaded
-	failed     error                // sticky: a failed log write stops all further writes
+	failed     error                // a failed log write stops further writes until the log is repaired
+	damage     []Damage             // damaged files found by Open
+	lastRepair time.Time            // last attempt to make the log writable again
 
 	snapshotBytes atomic.Int64
 	compacting    atomic.Bool // a background snapshot is pending
@@ -298,6 +300,7 @@ func (m *Memory) syncLoop() {
 		case <-m.stop:
 			return
 		case <-t.C:
+			m.WriteErr() // retries a failed log once space is back
 			if err := m.Sync(); err != nil && !errors.Is(err, ErrClosed) {
 				m.log.Error("context memory: periodic fsync failed", "dir", m.dir, "err", err)
 			}
@@ -468,6 +471,7 @@ func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int)) error {
 		m.mu.Unlock()
 		return ErrClosed
 	}
+	m.repairLocked()
 	if m.failed != nil {
 		err := m.failed
 		m.mu.Unlock()
@@ -535,7 +539,7 @@ func (m *Memory) offerLocked(o Observation) (word string, slot int, seen uint64,
 		m.rejected++
 		return "", 0, 0, "", false
 	}
-	ctx = cutContext(o.Context, o.Word, m.opts.MaxContextBytes)
+	ctx = CutContext(o.Context, o.Word, m.opts.MaxContextBytes)
 	if ctx == "" {
 		m.rejected++
 		return "", 0, 0, "", false
@@ -613,9 +617,9 @@ func pick(seed uint64, word string, n uint64) uint64 {
 	return h % n
 }
 
-// cutContext trims white space and cuts ctx to at most limit bytes around the
+// CutContext trims white space and cuts ctx to at most limit bytes around the
 // first occurrence of word, at rune and (where possible) word boundaries.
-func cutContext(ctx, word string, limit int) string {
+func CutContext(ctx, word string, limit int) string {
 	ctx = strings.TrimSpace(ctx)
 	if len(ctx) <= limit {
 		return ctx
@@ -692,6 +696,10 @@ type Stats struct {
 	Dir      string `json:"dir"`
 	ReadOnly bool   `json:"read_only"`
 	Sync     string `json:"sync"`
+	// Damaged lists the damaged files Open found and salvaged.
+	Damaged []Damage `json:"damaged,omitempty"`
+	// WriteError is why passages cannot be stored now ("" when they can).
+	WriteError string `json:"write_error,omitempty"`
 }
 
 // Stats returns a summary of the memory.
@@ -714,7 +722,16 @@ func (m *Memory) Stats() Stats {
 		Dir:             m.dir,
 		ReadOnly:        m.opts.ReadOnly,
 		Sync:            m.opts.Sync.String(),
+		Damaged:         slices.Clone(m.damage),
+		WriteError:      errString(m.failed),
 	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // ExportedWord is one line of Export.
@@ -903,4 +920,62 @@ func (m *Memory) path(kind byte, gen uint64) string {
 		name = "snapshot"
 	}
 	return filepath.Join(m.dir, fmt.Sprintf("%s-%016x.amm", name, gen))
+}
+
+// WriteErr reports why the memory cannot store anything now (nil: it can).
+// After a failed write (a full disk) it first retries, at most once a
+// second, to make the log writable again, so writing resumes by itself once
+// space returns.
+func (m *Memory) WriteErr() error {
+	if m.opts.ReadOnly || m.dir == "" {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.repairLocked()
+	return m.failed
+}
+
+// repairLocked (mu held) tries, at most once a second, to make the log
+// writable after a failed write or fsync: once a probe of probeBytes can be
+// written and synced in the directory, it cuts the log back to its last
+// complete record (a failed write may have left part of one) and fsyncs it.
+// The state in RAM keeps the changes whose records were not written; the next
+// snapshot stores them.
+func (m *Memory) repairLocked() {
+	if m.failed == nil || m.logFile == nil || m.closed || time.Since(m.lastRepair) < time.Second {
+		return
+	}
+	m.lastRepair = time.Now()
+	if err := probeSpace(m.dir); err != nil {
+		return
+	}
+	if err := m.logFile.Truncate(m.logSize); err != nil {
+		return
+	}
+	if err := m.logFile.Sync(); err != nil {
+		return
+	}
+	m.log.Info("context memory is writable again", "dir", m.dir, "after", m.failed)
+	m.failed = nil
+}
+
+// probeBytes is the free space repairLocked wants to see before writing again.
+const probeBytes = 64 << 10
+
+// probeSpace writes, fsyncs and removes a probe file of probeBytes in dir (a
+// .tmp name: Open removes a leftover).
+func probeSpace(dir string) error {
+	path := filepath.Join(dir, "space-probe.tmp")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	f.Close()
+	os.Remove(path)
+	return err
 }

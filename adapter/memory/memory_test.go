@@ -149,18 +149,18 @@ func TestCaps(t *testing.T) {
 
 func TestCutContext(t *testing.T) {
 	long := strings.Repeat("alpha beta gamma ", 100) + "the jargon word here " + strings.Repeat("délta épsilon ", 100)
-	got := cutContext(long, "jargon", 64)
+	got := CutContext(long, "jargon", 64)
 	if len(got) > 64 || !strings.Contains(got, "jargon") || !utf8.ValidString(got) {
 		t.Errorf("cut %q (%d bytes)", got, len(got))
 	}
 	if strings.HasPrefix(got, " ") || strings.HasSuffix(got, " ") {
 		t.Errorf("cut %q has surrounding space", got)
 	}
-	if got := cutContext("  short one ", "x", 64); got != "short one" {
+	if got := CutContext("  short one ", "x", 64); got != "short one" {
 		t.Errorf("short context %q", got)
 	}
 	// Not found: a prefix, valid UTF-8.
-	got = cutContext(strings.Repeat("é", 100), "zz", 33)
+	got = CutContext(strings.Repeat("é", 100), "zz", 33)
 	if len(got) > 33 || !utf8.ValidString(got) {
 		t.Errorf("cut %q", got)
 	}

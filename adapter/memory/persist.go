@@ -93,12 +93,11 @@ func (m *Memory) openDir() error {
 		if g < base {
 			continue
 		}
-		last := g == logs[len(logs)-1]
-		ver, err := m.replayLog(m.path(kindLog, g), last)
+		ver, usable, err := m.replayLog(m.path(kindLog, g))
 		if err != nil {
 			return err
 		}
-		active, activeOld = g, ver < fileVersion
+		active, activeOld = g, ver < fileVersion || !usable
 	}
 	m.gen = max(base, active, 1)
 	if m.oldFormat {
@@ -132,6 +131,15 @@ func (m *Memory) openDir() error {
 		m.logFile, m.logSize = f, st.Size()
 	}
 	m.removeOlder(base)
+	if len(m.damage) > 0 {
+		// A snapshot of everything salvaged, then the damaged files move aside.
+		m.compactMu.Lock()
+		err := m.compactLocked()
+		m.compactMu.Unlock()
+		if err != nil {
+			m.log.Error("context memory: snapshot of the salvaged records failed; the damaged files stay in place", "dir", m.dir, "err", err)
+		}
+	}
 	return nil
 }
 
@@ -142,18 +150,11 @@ func (m *Memory) loadSnapshot(path string) error {
 		return fmt.Errorf("read context memory snapshot: %w", err)
 	}
 	m.snapshotBytes.Store(int64(len(b)))
-	ver, err := checkHeader(b, kindSnapshot)
-	if err != nil {
-		if !errors.Is(err, errCorrupt) {
-			return fmt.Errorf("context memory snapshot %s: %w", path, err)
-		}
-		m.log.Warn("context memory snapshot has a bad header; starting from the logs after it", "file", path, "err", err)
-		return nil
-	}
+	ver, herr := headerVersion(b, kindSnapshot)
 	m.oldFormat = m.oldFormat || ver < 2
 	ended := false
 	var dfRead uint64
-	good, err := scanRecords(b[headerSize:], ver, func(r record) error {
+	sv := salvageRecords(b[min(len(b), headerSize):], ver, func(r record) error {
 		switch {
 		case ended:
 			return fmt.Errorf("%w: record after the end record", errCorrupt)
@@ -187,98 +188,80 @@ func (m *Memory) loadSnapshot(path string) error {
 		}
 		return nil
 	})
-	if err != nil || !ended {
-		if err == nil {
-			err = errors.New("no end record")
-		}
-		m.log.Warn("context memory snapshot is damaged; keeping what was read before the damage",
-			"file", path, "offset", headerSize+good, "words", len(m.words), "df_words", len(m.df), "err", err)
+	switch {
+	case herr != nil:
+		m.noteDamage(path, fmt.Errorf("header: %w", herr), sv)
+	case sv.firstErr != nil:
+		m.noteDamage(path, fmt.Errorf("at offset %d: %w", headerSize+sv.firstAt, sv.firstErr), sv)
+	case !ended:
+		m.noteDamage(path, errors.New("no end record"), sv)
 	}
 	return nil
 }
 
-// replayLog applies the records of one log and returns its format version. A
-// damaged tail is dropped with a warning and, unless read-only, truncated away
-// so appends continue after the last intact record.
-func (m *Memory) replayLog(path string, last bool) (byte, error) {
+// replayLog applies the intact records of one log and returns its format
+// version and whether appends may continue in it. A torn tail (bytes at the
+// end that hold no intact record, as a crash mid-append leaves) is dropped
+// with a warning and, unless read-only, truncated away. Any other damage (a
+// bad header, an unknown version, bad bytes with intact records after them)
+// is salvaged: every intact record is applied, the file is never appended to
+// or rewritten, and Open moves it aside once a snapshot holds the records.
+func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("read context memory log: %w", err)
+		return 0, false, fmt.Errorf("read context memory log: %w", err)
 	}
-	good := 0
-	ver, err := checkHeader(b, kindLog)
-	if err != nil {
-		if !errors.Is(err, errCorrupt) {
-			return 0, fmt.Errorf("context memory log %s: %w", path, err)
-		}
-		// A crash right after the file was created: the header is torn.
-		m.log.Warn("context memory log has a torn header; treating it as empty", "file", path, "bytes", len(b))
-		if !m.opts.ReadOnly {
-			if err := rewriteHeader(path); err != nil {
-				return 0, err
-			}
-		}
-		return fileVersion, nil
-	}
+	ver, herr := headerVersion(b, kindLog)
 	m.oldFormat = m.oldFormat || ver < 2
-	n, err := scanRecords(b[headerSize:], ver, func(r record) error {
-		if r.typ == recDocFreq {
-			return m.applyDocFreqLocked(r)
-		}
-		if r.typ != recOffer {
-			return fmt.Errorf("%w: record type %d in a log", errCorrupt, r.typ)
-		}
-		e := m.words[r.word]
-		if e == nil {
-			e = &entry{}
-			m.words[r.word] = e
-		}
-		ctx := ""
-		if r.slot >= 0 {
-			ctx = r.contexts[0]
-		}
-		m.setLocked(e, r.seen, r.slot, ctx)
-		return nil
-	})
-	good = headerSize + n
-	if err == nil {
-		return ver, nil
+	sv := salvageRecords(b[min(len(b), headerSize):], ver, m.applyLogRecord)
+	switch {
+	case herr != nil:
+		m.noteDamage(path, fmt.Errorf("header: %w", herr), sv)
+		return ver, false, nil
+	case sv.firstErr == nil:
+		return ver, true, nil
+	case !sv.tornTail:
+		m.noteDamage(path, fmt.Errorf("at offset %d: %w", headerSize+sv.firstAt, sv.firstErr), sv)
+		return ver, false, nil
 	}
-	m.log.Warn("context memory log has a torn or corrupt tail; dropping it",
-		"file", path, "offset", good, "dropped_bytes", len(b)-good, "last_log", last, "err", err)
+	good := headerSize + sv.end
+	m.log.Warn("context memory log has a torn or corrupt tail (no intact record after it); dropping it",
+		"file", path, "offset", good, "dropped_bytes", len(b)-good, "err", sv.firstErr)
 	if m.opts.ReadOnly {
-		return ver, nil
+		return ver, true, nil
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
 	if err != nil {
-		return 0, fmt.Errorf("open context memory log to drop its torn tail: %w", err)
+		return 0, false, fmt.Errorf("open context memory log to drop its torn tail: %w", err)
 	}
 	defer f.Close()
 	if err := f.Truncate(int64(good)); err != nil {
-		return 0, fmt.Errorf("truncate torn tail of context memory log %s: %w", path, err)
+		return 0, false, fmt.Errorf("truncate torn tail of context memory log %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("fsync context memory log %s: %w", path, err)
+		return 0, false, fmt.Errorf("fsync context memory log %s: %w", path, err)
 	}
-	return ver, nil
+	return ver, true, nil
 }
 
-// rewriteHeader replaces a log whose header is torn by an empty log.
-func rewriteHeader(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("rewrite context memory log header: %w", err)
+// applyLogRecord applies one record of a log.
+func (m *Memory) applyLogRecord(r record) error {
+	if r.typ == recDocFreq {
+		return m.applyDocFreqLocked(r)
 	}
-	_, err = f.Write(fileHeader(kindLog))
-	if err == nil {
-		err = f.Sync()
+	if r.typ != recOffer {
+		return fmt.Errorf("%w: record type %d in a log", errCorrupt, r.typ)
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	e := m.words[r.word]
+	if e == nil {
+		e = &entry{}
+		m.words[r.word] = e
 	}
-	if err != nil {
-		return fmt.Errorf("rewrite context memory log header %s: %w", path, err)
+	ctx := ""
+	if r.slot >= 0 {
+		ctx = r.contexts[0]
 	}
+	m.setLocked(e, r.seen, r.slot, ctx)
 	return nil
 }
 
@@ -354,6 +337,7 @@ func (m *Memory) compactLocked() error {
 		return err
 	}
 	m.oldFormat = false // the snapshot holds everything in the current format
+	m.moveAside()       // the snapshot holds what the damaged files held
 	m.removeOlder(gen)
 	return nil
 }

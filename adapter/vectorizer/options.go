@@ -103,10 +103,11 @@ type Options struct {
 	// contexts (source "am"). Default 1: only unseen words are inferred live.
 	RareMin int64
 	// MaxContexts bounds the contexts fed to AM for one word: the remembered
-	// ones, or the sentences of this text when the memory holds none for the
-	// word (see MixTextContexts). 0 means form only. Default 64.
+	// ones, or when the memory holds none for the word the windows of
+	// ±model.ContextWindow tokens around its occurrences in this text (see
+	// MixTextContexts). 0 means form only. Default 64.
 	MaxContexts int
-	// MixTextContexts adds the sentences of this text after the remembered
+	// MixTextContexts adds the contexts of this text after the remembered
 	// contexts of a word, as room allows. Default false: a word the memory
 	// knows gets its vector from the remembered contexts alone, the same in a
 	// query as in the passages (on debian-dev, dense AM MRR@10 0.374 → 0.403).
@@ -114,6 +115,23 @@ type Options struct {
 	// CollectionB is the b of WeightSIFCollection's factor b/(b + df(w)/N);
 	// 0 (the default) means DefaultCollectionB.
 	CollectionB float64
+	// MaxAMWords bounds the distinct words of one text that need AM
+	// inference; a text with more is refused with ErrTooManyAMWords before
+	// any work (0: DefaultMaxAMWords). Not a per-request override key.
+	MaxAMWords int
+}
+
+// DefaultMaxAMWords is the MaxAMWords that 0 stands for. Each AM word costs at
+// most MaxContexts contexts of 2·model.ContextWindow tokens; on the reference
+// CPU 20,000 unseen words in one text take well under a second (BENCHMARKS.md).
+const DefaultMaxAMWords = 20_000
+
+// maxAMWords returns MaxAMWords, or its default when it is 0.
+func (o *Options) maxAMWords() int {
+	if o.MaxAMWords == 0 {
+		return DefaultMaxAMWords
+	}
+	return o.MaxAMWords
 }
 
 // DefaultOptions returns sif-collection with a = 1e-3 and b = 0.01,
@@ -138,6 +156,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("frequent_min = %d is below rare_min = %d", o.FrequentMin, o.RareMin)
 	case o.MaxContexts < 0 || o.MaxContexts > 4096:
 		return fmt.Errorf("max_contexts = %d: want 0..4096", o.MaxContexts)
+	case o.MaxAMWords < 0:
+		return fmt.Errorf("max_am_words = %d: want ≥ 0 (0: the default %d)", o.MaxAMWords, DefaultMaxAMWords)
 	}
 	return nil
 }

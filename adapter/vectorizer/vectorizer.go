@@ -14,6 +14,7 @@
 package vectorizer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -41,6 +42,10 @@ type ContextStore interface {
 
 // ErrNoWords reports a text with no word that yields a vector.
 var ErrNoWords = errors.New("the text has no word that yields a vector")
+
+// ErrTooManyAMWords reports a text with more distinct words needing AM
+// inference than Options.MaxAMWords allows; nothing of it was done.
+var ErrTooManyAMWords = errors.New("too many distinct words that need AM inference")
 
 // Source says where a word's vector came from.
 type Source string
@@ -217,15 +222,17 @@ type work struct {
 	sentences []string
 	sentEnd   []int     // tokens[sentEnd[i-1]:sentEnd[i]] are the tokens of sentence i
 	tokens    []string  // all tokens, sentence after sentence
+	tokOff    []int32   // byte offsets of token i in its sentence: tokOff[2i], tokOff[2i+1]
 	info      []tokInfo // parallel to tokens
 	tokSent   []int32   // sentence of each token
 	occHead   map[string]int32
 	occ       []occNode
+	amWords   int // distinct words of source AM
 	obs       []memory.Observation
 	ctxTexts  []string
 	ctxRem    int     // ctxTexts[:ctxRem] came from the memory
-	ctxSent   []int32 // sentence of each in-text context ctxTexts[ctxRem:]
-	sents     []int32
+	ctxWin    []int32 // token window [a, b) of each in-text context ctxTexts[ctxRem:], two values each
+	occPos    []int32
 	ctxTok    []string
 	idBuf     []int32
 	idEnd     []int
@@ -241,9 +248,9 @@ type work struct {
 	rowW      []float32      // their weights
 }
 
-// occNode links the sentences a non-frequent word occurs in.
+// occNode links the occurrences (token positions) of a non-frequent word.
 type occNode struct {
-	sent int32
+	pos  int32
 	next int32 // -1 ends the list
 }
 
@@ -258,18 +265,20 @@ func (v *Vectorizer) newWork() *work {
 }
 
 // prepare splits text into sentences and tokens, classifies every token, and
-// links the sentences of every non-frequent word. It reports whether any
-// token is non-frequent.
+// links the occurrences of every non-frequent word. It reports whether any
+// token is non-frequent; w.amWords counts the distinct words of source AM.
 func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 	w.sentences = v.tok.AppendSentences(w.sentences[:0], text)
 	w.tokens, w.info, w.tokSent, w.sentEnd = w.tokens[:0], w.info[:0], w.tokSent[:0], w.sentEnd[:0]
+	w.tokOff = w.tokOff[:0]
 	clear(w.occHead)
 	w.occ = w.occ[:0]
+	w.amWords = 0
 	rare := false
 	for s, sent := range w.sentences {
 		start := len(w.tokens)
-		w.tokens = v.tok.AppendTokens(w.tokens, sent)
-		for _, t := range w.tokens[start:] {
+		w.tokens, w.tokOff = v.tok.AppendTokenOffsets(w.tokens, w.tokOff, sent)
+		for i, t := range w.tokens[start:] {
 			info := v.classify(t, o)
 			w.info = append(w.info, info)
 			w.tokSent = append(w.tokSent, int32(s))
@@ -278,18 +287,47 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 			}
 			rare = true
 			head, ok := w.occHead[t]
-			if ok && w.occ[head].sent == int32(s) {
-				continue // already linked to this sentence
-			}
 			if !ok {
 				head = -1
+				if info.src == SourceAM {
+					w.amWords++
+				}
 			}
-			w.occ = append(w.occ, occNode{sent: int32(s), next: head})
+			w.occ = append(w.occ, occNode{pos: int32(start + i), next: head})
 			w.occHead[t] = int32(len(w.occ) - 1)
 		}
 		w.sentEnd = append(w.sentEnd, len(w.tokens))
 	}
 	return rare
+}
+
+// checkAMWords refuses a prepared text with more distinct AM words than o allows.
+func checkAMWords(w *work, o *Options) error {
+	if limit := o.maxAMWords(); w.amWords > limit {
+		return fmt.Errorf("%w: %d, more than the limit of %d", ErrTooManyAMWords, w.amWords, limit)
+	}
+	return nil
+}
+
+// window returns the context window [a, b) of the token at pos: at most
+// model.ContextWindow tokens on either side, inside its sentence, as training
+// cuts contexts; and its text, the span of the sentence from the window's
+// first to its last token (to the sentence's ends where the window reaches
+// them, so a short sentence is its own context).
+func (w *work) window(pos int) (a, b int, text string) {
+	s := int(w.tokSent[pos])
+	lo, hi := sentStart(w, s), w.sentEnd[s]
+	a = max(lo, pos-model.ContextWindow)
+	b = min(hi, pos+model.ContextWindow+1)
+	sent := w.sentences[s]
+	from, to := int(w.tokOff[2*a]), int(w.tokOff[2*(b-1)+1])
+	if a == lo {
+		from = 0
+	}
+	if b == hi {
+		to = len(sent)
+	}
+	return a, b, sent[from:to]
 }
 
 // teach offers the sentences of every non-frequent word of the prepared text
@@ -302,9 +340,13 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 	}
 	w.obs = w.obs[:0]
 	for t, head := range w.occHead {
+		if v.frequentByDefault(t) {
+			continue // a request's frequent_min never widens what the memory stores
+		}
 		start := len(w.obs)
 		for n := head; n >= 0; n = w.occ[n].next {
-			w.obs = append(w.obs, memory.Observation{Word: t, Context: w.sentences[w.occ[n].sent]})
+			_, _, ctx := w.window(int(w.occ[n].pos))
+			w.obs = append(w.obs, memory.Observation{Word: t, Context: ctx})
 		}
 		// The list runs last sentence first.
 		for a, b := start, len(w.obs)-1; a < b; a, b = a+1, b-1 {
@@ -320,15 +362,33 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 	return n, nil
 }
 
+// frequentByDefault reports whether word is frequent under the defaults given
+// to New: the memory only ever stores contexts of words that are not.
+func (v *Vectorizer) frequentByDefault(word string) bool {
+	id, ok := v.base.ID(word)
+	return ok && (!v.hasCounts || v.base.Count(id) >= v.opts.FrequentMin)
+}
+
 // Vectorize returns the L2-normalized vector of text (len Dim). TaskPassage
-// first offers the sentences around the text's non-frequent words to the memory.
+// first offers the contexts around the text's non-frequent words to the memory.
 func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32, error) {
+	return v.VectorizeContext(context.Background(), text, task, opts)
+}
+
+// VectorizeContext is Vectorize that stops, returning ctx.Err(), once ctx is done.
+func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Task, opts Options) ([]float32, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
+	if err := checkAMWords(w, &opts); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if task == TaskPassage {
 		if err := v.countPassage(w, &opts); err != nil {
 			return nil, err
@@ -339,7 +399,7 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 			}
 		}
 	}
-	if err := v.combine(w, &opts, nil); err != nil {
+	if err := v.combine(ctx, w, &opts, nil); err != nil {
 		return nil, err
 	}
 	return append([]float32(nil), w.acc...), nil
@@ -348,6 +408,12 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 // VectorizeBatch vectorizes texts in parallel; errs[i] is nil or the error of
 // texts[i]. For TaskPassage all texts teach the memory first, in order.
 func (v *Vectorizer) VectorizeBatch(texts []string, task Task, opts Options) (vecs [][]float32, errs []error) {
+	return v.VectorizeBatchContext(context.Background(), texts, task, opts)
+}
+
+// VectorizeBatchContext is VectorizeBatch that stops once ctx is done: the
+// texts not finished by then get ctx.Err().
+func (v *Vectorizer) VectorizeBatchContext(ctx context.Context, texts []string, task Task, opts Options) (vecs [][]float32, errs []error) {
 	vecs = make([][]float32, len(texts))
 	errs = make([]error, len(texts))
 	if err := opts.Validate(); err != nil {
@@ -358,7 +424,10 @@ func (v *Vectorizer) VectorizeBatch(texts []string, task Task, opts Options) (ve
 	}
 	if task == TaskPassage {
 		for i, t := range texts {
-			if _, err := v.Learn(t, opts); err != nil && !errors.Is(err, errNoMemory) {
+			if errs[i] = ctx.Err(); errs[i] != nil {
+				continue
+			}
+			if _, err := v.learn(t, opts, true); err != nil && !errors.Is(err, errNoMemory) {
 				errs[i] = err
 			}
 		}
@@ -374,7 +443,7 @@ func (v *Vectorizer) VectorizeBatch(texts []string, task Task, opts Options) (ve
 					return
 				}
 				if errs[i] == nil {
-					vecs[i], errs[i] = v.Vectorize(texts[i], TaskQuery, opts)
+					vecs[i], errs[i] = v.VectorizeContext(ctx, texts[i], TaskQuery, opts)
 				}
 			}
 		})
@@ -391,12 +460,23 @@ var errNoMemory = errors.New("the vectorizer has no writable context memory")
 // a passage, as Observe does (in RAM without a memory; not at all with a
 // read-only one).
 func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
+	return v.learn(text, opts, false)
+}
+
+// learn is Learn; with bounded it first refuses a text over MaxAMWords (a
+// passage of a batch is refused as a whole, as Vectorize refuses it).
+func (v *Vectorizer) learn(text string, opts Options, bounded bool) (int, error) {
 	if err := opts.Validate(); err != nil {
 		return 0, err
 	}
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
+	if bounded {
+		if err := checkAMWords(w, &opts); err != nil {
+			return 0, err
+		}
+	}
 	if err := v.countPassage(w, &opts); err != nil {
 		return 0, err
 	}
@@ -461,7 +541,7 @@ func (v *Vectorizer) DocFreqInStore() bool { return v.dfInStore }
 
 // combine computes the normalized vector of the prepared text into w.acc;
 // with ex != nil it records how every word was handled.
-func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
+func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Explanation) error {
 	acc := w.acc
 	clear(acc)
 	clear(w.amDone)
@@ -489,7 +569,10 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 		case SourceAM:
 			off, done := w.amDone[t]
 			if !done {
-				off = v.amVector(w, t, o, we)
+				if err := ctx.Err(); err != nil {
+					return err // the caller is gone or out of time: stop inferring
+				}
+				off = v.amVector(w, t, o, ex, we)
 				w.amDone[t] = off
 			}
 			if off >= 0 {
@@ -522,6 +605,9 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 			w.rowIDs, w.rowW = append(w.rowIDs, info.id), append(w.rowW, wt)
 		}
 		used++
+		if ex != nil {
+			ex.total += wt
+		}
 		if we != nil {
 			we.Weight += wt
 		}
@@ -548,7 +634,7 @@ func (v *Vectorizer) combine(w *work, o *Options, ex *Explanation) error {
 
 // amVector infers the AM vector of word into w.amVecs and returns its offset,
 // or -1 if the word yields nothing. With we != nil it records α and ρ.
-func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanation) int {
+func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation, we *WordExplanation) int {
 	w.ctxTexts = w.ctxTexts[:0]
 	var version uint64
 	if v.store != nil && o.MaxContexts > 0 {
@@ -558,31 +644,29 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanat
 		}
 	}
 	w.ctxRem = len(w.ctxTexts)
-	// The sentences of this text: when the memory holds no context for the
-	// word, or with MixTextContexts after the remembered ones as room allows.
-	// The result equals the memory-only one (and can be cached) when every
-	// sentence of the text is remembered already, does not fit or is not used.
+	// The contexts of this text (the window around each occurrence): when the
+	// memory holds no context for the word, or with MixTextContexts after the
+	// remembered ones as room allows. The result equals the memory-only one
+	// (and can be cached) when every such context is remembered already, does
+	// not fit or is not used.
 	cacheable := true
-	w.sents = w.sents[:0]
-	if head, ok := w.occHead[word]; ok {
+	w.occPos = w.occPos[:0]
+	if head, ok := w.occHead[word]; ok && (w.ctxRem == 0 || o.MixTextContexts) {
 		for n := head; n >= 0; n = w.occ[n].next {
-			w.sents = append(w.sents, w.occ[n].sent)
+			w.occPos = append(w.occPos, w.occ[n].pos)
 		}
 	}
-	w.ctxSent = w.ctxSent[:0]
-	for k := len(w.sents) - 1; k >= 0; k-- { // text order
-		if w.ctxRem > 0 && !o.MixTextContexts {
-			break // the remembered contexts alone: a word gets one vector in every text
-		}
-		s := w.sentences[w.sents[k]]
-		if len(w.ctxTexts) >= o.MaxContexts || containsString(w.ctxTexts[:w.ctxRem], s) {
+	w.ctxWin = w.ctxWin[:0]
+	for k := len(w.occPos) - 1; k >= 0 && len(w.ctxTexts) < o.MaxContexts; k-- { // text order
+		a, b, s := w.window(int(w.occPos[k]))
+		if containsString(w.ctxTexts[:w.ctxRem], s) {
 			continue
 		}
-		if !v.hasContext(w.tokens[sentStart(w, int(w.sents[k])):w.sentEnd[w.sents[k]]], word) {
+		if !v.hasContext(w.tokens[a:b], word) {
 			continue // no known word besides the target: contributes nothing
 		}
 		w.ctxTexts = append(w.ctxTexts, s)
-		w.ctxSent = append(w.ctxSent, w.sents[k])
+		w.ctxWin = append(w.ctxWin, int32(a), int32(b))
 		cacheable = false
 	}
 	key := cacheKey{word: word, maxCtx: o.MaxContexts}
@@ -598,13 +682,13 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanat
 		}
 		v.misses.Add(1)
 	}
-	// Context ids of every context; the sentences of this text are tokenized already.
+	// Context ids of every context; the contexts of this text are tokenized already.
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
 	for c, text := range w.ctxTexts {
 		var toks []string
 		if c >= w.ctxRem {
-			s := int(w.ctxSent[c-w.ctxRem])
-			toks = w.tokens[sentStart(w, s):w.sentEnd[s]]
+			k := 2 * (c - w.ctxRem)
+			toks = w.tokens[w.ctxWin[k]:w.ctxWin[k+1]]
 		} else {
 			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
 			toks = w.ctxTok
@@ -628,13 +712,12 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, we *WordExplanat
 	if we != nil {
 		we.Alpha = exp.Alpha
 		we.FormOnly = exp.FormOnly
-		we.Contexts = make([]ContextWeight, len(w.ctxUsed))
 		for k, c := range w.ctxUsed {
 			cw := ContextWeight{Text: w.ctxTexts[c], Remembered: c < w.ctxRem}
 			if k < len(exp.Rho) {
 				cw.Rho = exp.Rho[k]
 			}
-			we.Contexts[k] = cw
+			ex.addContext(we, cw)
 		}
 	}
 	if cacheable && we == nil {

@@ -6,8 +6,9 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// DefaultWindow is the paper's context cut: at most 25 tokens on either side.
-const DefaultWindow = 25
+// DefaultWindow is the paper's context cut, model.ContextWindow: at most 25
+// tokens on either side (serving cuts its contexts the same way).
+const DefaultWindow = model.ContextWindow
 
 // Sampler draws contexts of corpus words from an Index, as ids of a base
 // vocabulary, with model.Model.ContextIDs semantics: the target word and
