@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -80,8 +81,20 @@ func datasetName(path string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
+// loadEmbeddings loads base embeddings from an embeddings file (word2vec
+// text or binary, .gz ok) or from a serving bundle: "default" (the embedded
+// model) or a .am bundle, whose base vectors and counts are used.
 func loadEmbeddings(path string) (*model.Embeddings, error) {
+	if path == "" {
+		return nil, cli.UsageError("empty embeddings path")
+	}
 	slog.Info("loading embeddings", "path", path)
+	if e, ok, err := defaultmodel.OpenBase(path); ok || err != nil {
+		if err != nil {
+			return nil, fmt.Errorf("load embeddings %s: %w", path, err)
+		}
+		return e, nil
+	}
 	e, err := model.LoadEmbeddings(path)
 	if err != nil {
 		return nil, fmt.Errorf("load embeddings %s: %w", path, err)
@@ -92,7 +105,7 @@ func loadEmbeddings(path string) (*model.Embeddings, error) {
 func runWordSim(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval wordsim", env)
 	var embs cli.Paths
-	fs.Var(&embs, "embeddings", "base embeddings `FILE` (word2vec text or binary, .gz ok); repeat to compare several")
+	fs.Var(&embs, "embeddings", "base embeddings: a `FILE` (word2vec text or binary, .gz ok), a serving bundle (.am) or \"default\" (the embedded model); repeat to compare several")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim --embeddings FILE [--embeddings FILE…] PAIRS…\n\n"+
 			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
