@@ -28,7 +28,7 @@ import (
 func Commands() []cli.Command {
 	return []cli.Command{{
 		Name:    "eval",
-		Summary: "evaluate embeddings and AM models: chimeras, vecmap, wordsim, rare-pairs, sentiment, retrieval",
+		Summary: "evaluate embeddings and AM models: chimeras, nonce, vecmap, wordsim, rare-pairs, sentiment, retrieval",
 		Run:     runEval,
 	}}
 }
@@ -41,7 +41,9 @@ type task struct {
 func tasks() []task {
 	return []task{
 		{"chimeras", "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", runChimeras},
-		{"rare-pairs", "rare-word pairs with contexts (the CRW protocol): ρ for k = 1, 2, 4 … contexts", runRarePairs},
+		{"nonce", "definitional nonces (Herbelot & Baroni 2017): rank of the gold vector, MRR and median rank", runNonce},
+		{"rare-dev", "build a rare-word development set (pairs + contexts) for rare-pairs from a corpus", runRareDev},
+		{"rare-pairs", "rare-word pairs with contexts (the CRW protocol): ρ for k = 0, 1, 2, 4 … contexts", runRarePairs},
 		{"retrieval", "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", runRetrieval},
 		{"sentiment", "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", runSentiment},
 		{"vecmap", "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", runVecMap},
