@@ -3,6 +3,9 @@ package amtrain
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"math/rand"
 	"reflect"
 	"testing"
 
@@ -101,5 +104,54 @@ func TestPretrainedNgrams(t *testing.T) {
 	o.Pretrained, o.NgramLRScale = p, -1
 	if _, err := Train(context.Background(), d, o); err == nil {
 		t.Error("negative n-gram lr scale accepted")
+	}
+}
+
+// TestFitLinearMap recovers a known map from word vectors related by it, and
+// a pretrained table with Space set comes out mapped.
+func TestFitLinearMap(t *testing.T) {
+	const d, n = 6, 50
+	rng := rand.New(rand.NewSource(3))
+	w := make([]float32, d*d)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64())
+	}
+	words := make([]string, n)
+	x, y := make([]float32, n*d), make([]float32, n*d)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+		for k := 0; k < d; k++ {
+			x[i*d+k] = float32(rng.NormFloat64())
+		}
+		simd.MatTVec(y[i*d:(i+1)*d], w, d, d, x[i*d:(i+1)*d])
+	}
+	from, _ := model.NewEmbeddings(d, words, x, nil)
+	to, _ := model.NewEmbeddings(d, words, y, nil)
+	got, err := FitLinearMap(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range w {
+		if math.Abs(float64(got[i]-w[i])) > 1e-3 {
+			t.Fatalf("W[%d] = %v, want %v", i, got[i], w[i])
+		}
+	}
+	few, _ := model.NewEmbeddings(d, words[:5], x[:5*d], nil)
+	if _, err := FitLinearMap(few, to); !errors.Is(err, ErrNgramTable) {
+		t.Errorf("5 shared words: %v", err)
+	}
+	// newPretrainedModel maps the table rows: row g becomes g W.
+	ng, _ := model.NewEmbeddings(d, []string{"<w1", "w1>"}, x[:2*d], nil)
+	p := &PretrainedNgrams{Vectors: ng, Space: from}
+	m, err := newPretrainedModel(p, model.ModeAM, model.DefaultTokenizer(), to, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 2; r++ {
+		for k := 0; k < d; k++ {
+			if diff := m.Ngrams[(r+1)*d+k] - y[r*d+k]; math.Abs(float64(diff)) > 1e-3 {
+				t.Fatalf("mapped row %d differs at %d by %v", r, k, diff)
+			}
+		}
 	}
 }
