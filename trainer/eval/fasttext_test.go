@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // tinyFastText trains a small fastText model on the words of tinyEmbeddings
@@ -65,5 +67,27 @@ func TestEvalFastTextRows(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Fatalf("rare-pairs output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestEvalRetrievalFastText(t *testing.T) {
+	ft := tinyFastText(t)
+	docs := writeFile(t, "d.jsonl", `{"id":"a","text":"The linux kernel driver."}`+"\n"+`{"id":"b","text":"Music for guitars."}`+"\n"+`{"id":"c","text":"Bread and food."}`+"\n")
+	qs := writeFile(t, "q.jsonl", `{"id":"q1","text":"kernel","relevant":["a"]}`+"\n"+`{"id":"q2","text":"guitars","relevant":["b"]}`+"\n")
+	out, _, err := run(t, "retrieval", "--fasttext", ft, docs, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| dense fastText (n-grams for OOV words) ") {
+		t.Fatalf("output:\n%s", out)
+	}
+	// "guitars" is not in the tiny model's dictionary: FastTextEmbeddings adds it from its n-grams.
+	e, oov, err := FastTextEmbeddings(ft, []string{"Music for guitars."}, model.DefaultTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := e.ID("guitars")
+	if !ok || e.Count(id) != 1 || oov != 2 { // "for" and "guitars" are outside the dictionary
+		t.Fatalf("guitars: in %v, count %d; %d OOV words", ok, e.Count(id), oov)
 	}
 }
