@@ -194,6 +194,10 @@ func TestEvalWordSimOOVForm(t *testing.T) {
 	if err != nil || !strings.Contains(out, "(3 + 1 / 4)") || !strings.Contains(out, "ρ (own + form / pairs)") {
 		t.Fatalf("--oov form: %v\n%s", err, out)
 	}
+	out, _, err = run(t, "wordsim", "--embeddings", bundle, "--oov", "form-all", pairs)
+	if err != nil || !strings.Contains(out, "(0 + 4 / 4)") || !strings.Contains(out, "b.am (form only)") {
+		t.Fatalf("--oov form-all: %v\n%s", err, out)
+	}
 	// A plain embeddings file needs --model for the form.
 	if _, _, err := run(t, "wordsim", "--embeddings", emb, "--oov", "form", pairs); !errors.Is(err, cli.ErrUsage) {
 		t.Fatalf("--oov form without a form model: %v", err)

@@ -36,7 +36,7 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	var embs, fts cli.Paths
 	fs.Var(&embs, "embeddings", "base embeddings: a `FILE` (word2vec text or binary, .gz ok), a serving bundle (.am) or \"default\" (the embedded model); repeat to compare several")
 	fs.Var(&fts, "fasttext", "a fastText model `FILE.bin` (repeatable): its word vectors (own row + n-grams) and, with --oov form, n-gram vectors for words outside its dictionary")
-	oov := fs.String("oov", "none", "words without a vector: `none` (the pair is skipped) or form (the vector of the surface form: AM's form part for --embeddings, fastText's n-grams for --fasttext)")
+	oov := fs.String("oov", "none", "words without a vector: `none` (the pair is skipped) or form (the vector of the surface form: AM's form part for --embeddings, fastText's n-grams for --fasttext); form-all scores every word by its form vector alone (the form model on its own)")
 	formModel := fs.String("model", "", "AM weights `FILE`, bundle or \"default\" whose form part gives OOV vectors (--oov form) for --embeddings files that are not bundles")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim [--embeddings FILE|BUNDLE|default…] [--fasttext FILE.bin…] [--oov none|form] [--model FILE] PAIRS…\n\n"+
@@ -53,10 +53,10 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("give --embeddings and/or --fasttext")
 	case fs.NArg() == 0:
 		return cli.UsageError("no word-pair files given")
-	case *oov != "none" && *oov != "form":
-		return cli.UsageError("--oov: want none or form, got %q", *oov)
+	case *oov != "none" && *oov != "form" && *oov != "form-all":
+		return cli.UsageError("--oov: want none, form or form-all, got %q", *oov)
 	}
-	useForm := *oov == "form"
+	useForm, formAll := *oov != "none", *oov == "form-all"
 	sets := make([][]WordPair, fs.NArg())
 	tab := Table{Header: []string{"embeddings"}}
 	for i, path := range fs.Args() {
@@ -85,6 +85,9 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		sp, err := load()
 		if err != nil {
 			return err
+		}
+		if formAll {
+			sp.own, sp.name = func(string) []float32 { return nil }, sp.name+" (form only)"
 		}
 		row := []string{sp.name}
 		for _, pairs := range sets {
