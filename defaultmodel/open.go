@@ -24,24 +24,24 @@ func Open(ref string) (*model.Model, error) {
 	return model.LoadFile(ref)
 }
 
-// OpenBase returns the base embeddings (with their counts) of the serving
-// bundle ref names (the embedded default model included). ok is false, with
-// no error, when ref is a file that is not a weights file: the caller then
-// reads it as an embeddings file. A weights file without base embeddings is
-// an error.
-func OpenBase(ref string) (base *model.Embeddings, ok bool, err error) {
+// OpenBundle loads the serving bundle ref names (the embedded default model
+// included), for commands that take base embeddings and accept a bundle in
+// their place. ok is false, with no error, when ref is a file that is not a
+// weights file: the caller then reads it as an embeddings file. A weights
+// file without base embeddings is an error.
+func OpenBundle(ref string) (m *model.Model, ok bool, err error) {
 	if !IsDefault(ref) {
 		isWeights, err := model.IsWeightsFile(ref)
 		if err != nil || !isWeights {
 			return nil, false, err
 		}
 	}
-	m, err := Open(ref)
+	m, err = Open(ref)
 	if err != nil {
 		return nil, true, err
 	}
 	if m.Base == nil {
 		return nil, true, fmt.Errorf("%s holds AM weights without base embeddings (not a serving bundle)", ref)
 	}
-	return m.Base, true, nil
+	return m, true, nil
 }

@@ -28,12 +28,15 @@ func writeModel(t *testing.T, dir string, bundle bool) string {
 	return path
 }
 
-func TestOpenAndOpenBase(t *testing.T) {
+func TestOpenAndOpenBundle(t *testing.T) {
 	dir := t.TempDir()
 	bundle := writeModel(t, dir, true)
-	base, ok, err := OpenBase(bundle)
-	if err != nil || !ok || base.Len() != 2 || base.Row(1)[1] != 4 || base.Counts[0] != 7 {
-		t.Fatalf("OpenBase(bundle) = %v, %v, %v", base, ok, err)
+	bm, ok, err := OpenBundle(bundle)
+	if err != nil || !ok {
+		t.Fatalf("OpenBundle(bundle) = %v, %v", ok, err)
+	}
+	if base := bm.Base; base.Len() != 2 || base.Row(1)[1] != 4 || base.Counts[0] != 7 {
+		t.Fatalf("OpenBundle(bundle): base %v", base)
 	}
 	m, err := Open(bundle)
 	if err != nil || m.Base == nil {
@@ -43,18 +46,18 @@ func TestOpenAndOpenBase(t *testing.T) {
 	if err := os.MkdirAll(wdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := OpenBase(writeModel(t, wdir, false)); !ok || err == nil || !strings.Contains(err.Error(), "not a serving bundle") {
-		t.Fatalf("OpenBase(weights without base) = %v, %v; want an error naming the problem", ok, err)
+	if _, ok, err := OpenBundle(writeModel(t, wdir, false)); !ok || err == nil || !strings.Contains(err.Error(), "not a serving bundle") {
+		t.Fatalf("OpenBundle(weights without base) = %v, %v; want an error naming the problem", ok, err)
 	}
 	text := filepath.Join(dir, "e.vec")
 	if err := os.WriteFile(text, []byte("2 2\na 1 2\nb 3 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := OpenBase(text); ok || err != nil {
-		t.Fatalf("OpenBase(text embeddings) = %v, %v; want not a bundle, no error", ok, err)
+	if _, ok, err := OpenBundle(text); ok || err != nil {
+		t.Fatalf("OpenBundle(text embeddings) = %v, %v; want not a bundle, no error", ok, err)
 	}
-	if _, _, err := OpenBase(filepath.Join(dir, "missing")); err == nil {
-		t.Fatal("OpenBase(missing file): no error")
+	if _, _, err := OpenBundle(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("OpenBundle(missing file): no error")
 	}
 	for _, ref := range []string{"", Ref} {
 		m, err := Open(ref)
@@ -67,9 +70,9 @@ func TestOpenAndOpenBase(t *testing.T) {
 		if err != nil || m.Base == nil {
 			t.Fatalf("Open(%q): %v", ref, err)
 		}
-		b, ok, err := OpenBase(ref)
-		if err != nil || !ok || b.Len() != m.Base.Len() || b.Counts == nil {
-			t.Fatalf("OpenBase(%q) = %v, %v", ref, ok, err)
+		b, ok, err := OpenBundle(ref)
+		if err != nil || !ok || b.Base.Len() != m.Base.Len() || b.Base.Counts == nil {
+			t.Fatalf("OpenBundle(%q) = %v, %v", ref, ok, err)
 		}
 	}
 }

@@ -87,66 +87,26 @@ func datasetName(path string) string {
 // text or binary, .gz ok) or from a serving bundle: "default" (the embedded
 // model) or a .am bundle, whose base vectors and counts are used.
 func loadEmbeddings(path string) (*model.Embeddings, error) {
+	e, _, err := loadBaseOrBundle(path)
+	return e, err
+}
+
+// loadBaseOrBundle is loadEmbeddings that also returns the bundle's model
+// (nil for an embeddings file).
+func loadBaseOrBundle(path string) (*model.Embeddings, *model.Model, error) {
 	if path == "" {
-		return nil, cli.UsageError("empty embeddings path")
+		return nil, nil, cli.UsageError("empty embeddings path")
 	}
 	slog.Info("loading embeddings", "path", path)
-	if e, ok, err := defaultmodel.OpenBase(path); ok || err != nil {
+	if m, ok, err := defaultmodel.OpenBundle(path); ok || err != nil {
 		if err != nil {
-			return nil, fmt.Errorf("load embeddings %s: %w", path, err)
+			return nil, nil, fmt.Errorf("load embeddings %s: %w", path, err)
 		}
-		return e, nil
+		return m.Base, m, nil
 	}
 	e, err := model.LoadEmbeddings(path)
 	if err != nil {
-		return nil, fmt.Errorf("load embeddings %s: %w", path, err)
+		return nil, nil, fmt.Errorf("load embeddings %s: %w", path, err)
 	}
-	return e, nil
-}
-
-func runWordSim(ctx context.Context, env cli.Env) error {
-	fs := cli.NewFlagSet("eval wordsim", env)
-	var embs cli.Paths
-	fs.Var(&embs, "embeddings", "base embeddings: a `FILE` (word2vec text or binary, .gz ok), a serving bundle (.am) or \"default\" (the embedded model); repeat to compare several")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim --embeddings FILE [--embeddings FILE…] PAIRS…\n\n"+
-			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
-			"similarity vs gold, over the pairs where both words have a vector, and the coverage.")
-		fs.PrintDefaults()
-	}
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
-	}
-	if len(embs) == 0 {
-		return cli.UsageError("--embeddings is required")
-	}
-	if fs.NArg() == 0 {
-		return cli.UsageError("no word-pair files given")
-	}
-	sets := make([][]WordPair, fs.NArg())
-	tab := Table{Header: []string{"embeddings"}}
-	for i, path := range fs.Args() {
-		p, err := LoadWordPairs(path)
-		if err != nil {
-			return err
-		}
-		sets[i] = p
-		tab.Header = append(tab.Header, datasetName(path)+" ρ (covered)")
-	}
-	for _, path := range embs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e, err := loadEmbeddings(path)
-		if err != nil {
-			return err
-		}
-		row := []string{filepath.Base(path)}
-		for _, pairs := range sets {
-			r := WordSim(EmbeddingLookup(e), pairs)
-			row = append(row, fmt.Sprintf("%s (%d/%d)", fmtNum(r.Spearman, 3), r.Covered, r.Pairs))
-		}
-		tab.AddRow(row...)
-	}
-	return tab.WriteMarkdown(env.Stdout)
+	return e, nil, nil
 }

@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
 )
 
@@ -125,4 +127,34 @@ func fastTextRareRows(m *fasttext.Model, stop map[string]bool, rareWords []strin
 		}},
 		{name: "fastText own vector (all corpus occurrences)", common: s.Word, constant: true, infer: constant(own)},
 	}, nil
+}
+
+// FastTextEmbeddings opens the fastText model at path and returns its word
+// vectors as embeddings for the words of texts: every dictionary word with
+// its vector and count, and every other word of texts (tokenized with tok)
+// with its n-gram vector and count 1 (the SIF weight of a word seen once), as
+// fastText vectorizes words it never saw.
+func FastTextEmbeddings(path string, texts []string, tok model.Tokenizer) (*model.Embeddings, int, error) {
+	m, err := fasttext.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer m.Close()
+	var extra []string
+	seen := map[string]bool{}
+	var toks []string
+	for _, t := range texts {
+		toks = tok.AppendTokens(toks[:0], t)
+		for _, w := range toks {
+			if _, ok := m.ID(w); !ok && !seen[w] {
+				seen[w] = true
+				extra = append(extra, strings.Clone(w))
+			}
+		}
+	}
+	e, err := m.Embeddings(extra, 1)
+	if err != nil {
+		return nil, 0, fmt.Errorf("fasttext %s: %w", path, err)
+	}
+	return e, len(extra), nil
 }

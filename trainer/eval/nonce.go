@@ -46,6 +46,9 @@ type NonceResult struct {
 	// MRR is the mean reciprocal rank of the gold vector among the vocabulary
 	// (an instance without a gold vector or without an inferred vector counts 0).
 	MRR float64
+	// MRRGold is the mean reciprocal rank over the instances whose word has
+	// a gold vector.
+	MRRGold float64
 	// MedianRank is the median rank (those instances rank last, |V|).
 	MedianRank float64
 	// MissingGold counts words without a base vector; NoVector instances
@@ -118,6 +121,9 @@ func Nonces(tok model.Tokenizer, defs []NonceDefinition, nonce NonceFunc, ix *Vo
 		rr += 1 / float64(r)
 	}
 	res.MRR = rr / float64(len(defs))
+	if n := len(defs) - res.MissingGold; n > 0 {
+		res.MRRGold = rr / float64(n)
+	}
 	sorted := append([]int(nil), res.Ranks...)
 	sort.Ints(sorted)
 	if n := len(sorted); n%2 == 1 {

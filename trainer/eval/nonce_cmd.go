@@ -71,7 +71,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		}
 	}
 	ix := NewVocabIndex(e)
-	tab := Table{Header: []string{"model", "MRR", "median rank", "no vector"}}
+	tab := Table{Header: []string{"model", "MRR (all)", "MRR (words with a gold vector)", "median rank", "no vector"}}
 	tok := model.DefaultTokenizer()
 	var missingGold int
 	for _, r := range rows {
@@ -81,7 +81,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		res := Nonces(tok, defs, r.nonce, ix)
 		missingGold = res.MissingGold
 		slog.Info("nonce", "model", r.name, "mrr", res.MRR, "median_rank", res.MedianRank, "no_vector", res.NoVector)
-		tab.AddRow(r.name, fmtNum(res.MRR, 4), fmt.Sprintf("%.0f", res.MedianRank), fmt.Sprint(res.NoVector))
+		tab.AddRow(r.name, fmtNum(res.MRR, 4), fmtNum(res.MRRGold, 4), fmt.Sprintf("%.0f", res.MedianRank), fmt.Sprint(res.NoVector))
 	}
 	if err := tab.WriteMarkdown(env.Stdout); err != nil {
 		return err

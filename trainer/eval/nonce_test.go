@@ -27,7 +27,7 @@ func TestNonceRanking(t *testing.T) {
 	if res.Ranks[0] != 2 || res.Ranks[1] != 2 || res.MissingGold != 1 || res.NoVector != 1 || res.Ranks[2] != 6 || res.Ranks[3] != 6 {
 		t.Fatalf("ranks %v, missing gold %d, no vector %d", res.Ranks, res.MissingGold, res.NoVector)
 	}
-	if math.Abs(res.MRR-(0.5+0.5)/4) > 1e-12 || res.MedianRank != 4 {
+	if math.Abs(res.MRR-(0.5+0.5)/4) > 1e-12 || math.Abs(res.MRRGold-1.0/3) > 1e-12 || res.MedianRank != 4 {
 		t.Fatalf("MRR %v, median %v; want 0.25 and 4", res.MRR, res.MedianRank)
 	}
 	// Without "the" bread's vector is food's (cos food 1, bread .994: rank 2 again).

@@ -162,3 +162,25 @@ func TestReadErrors(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// FuzzRead feeds corrupted models to Read: an error or a usable model, never
+// a panic or an allocation the file cannot back.
+func FuzzRead(f *testing.F) {
+	f.Add(writeBin(&testing.T{}, synthModel{dim: 2, minn: 3, maxn: 3, bucket: 7, words: []string{"</s>", "ab", "café"}, counts: []int64{9, 5, 3}}))
+	f.Add(writeBin(&testing.T{}, synthModel{dim: 1, minn: 1, maxn: 2, bucket: 2, words: []string{"x"}, counts: []int64{1}}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v is not ErrFormat", err)
+			}
+			return
+		}
+		v := make([]float32, m.Dim)
+		for _, w := range append([]string{"ab", "zzz", "é"}, m.Words...) {
+			if _, err := m.WordVector(v, w); err != nil {
+				t.Fatalf("WordVector(%q): %v", w, err)
+			}
+		}
+	})
+}
