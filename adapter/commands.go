@@ -48,7 +48,7 @@ type vectorizerFlags struct {
 
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	d := vectorizer.DefaultOptions()
-	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); default: the embedded default model")
+	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); empty or \"default\": the embedded default model")
 	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif-collection|sif|mean` (sif-collection: SIF times b/(b+df(w)/N), df counted over the imported passages and kept in the context memory)")
 	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
 	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
@@ -74,16 +74,12 @@ func (f *vectorizerFlags) options() (vectorizer.Options, error) {
 
 // loadModel loads --model or the embedded default; it returns the model name for /meta.
 func (f *vectorizerFlags) loadModel() (*model.Model, string, error) {
-	if f.model == "" {
-		m, err := defaultmodel.Load()
-		if err != nil {
-			return nil, "", err
-		}
-		return m, defaultmodel.Name, nil
-	}
-	m, err := model.LoadFile(f.model)
+	m, err := defaultmodel.Open(f.model)
 	if err != nil {
 		return nil, "", err
+	}
+	if defaultmodel.IsDefault(f.model) {
+		return m, defaultmodel.Name, nil
 	}
 	if m.Base == nil {
 		return nil, "", fmt.Errorf("model %s has no base embeddings: serve a serving bundle (trainer: --bundle)", f.model)

@@ -88,16 +88,12 @@ func runDemo(ctx context.Context, env cli.Env) error {
 
 // loadModel loads path, or the embedded default model when path is "".
 func loadModel(path string) (*model.Model, string, error) {
-	if path == "" {
-		m, err := defaultmodel.Load()
-		if err != nil {
-			return nil, "", err
-		}
-		return m, "embedded default (" + defaultmodel.Name + ")", nil
-	}
-	m, err := model.LoadFile(path)
+	m, err := defaultmodel.Open(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("--model: %w", err)
+	}
+	if defaultmodel.IsDefault(path) {
+		return m, "embedded default (" + defaultmodel.Name + ")", nil
 	}
 	return m, path, nil
 }

@@ -36,6 +36,13 @@
 // any. Deviation: the reference also reserves id 1 for batch padding, which a
 // per-word implementation does not need.
 //
+// The fastText style (NgramFastText, weights format version 2) cuts words as
+// fastText does ('<' and '>' as boundaries, n = 3…6 by default, the padded
+// word itself when short enough) and leaves n-grams missing from the
+// vocabulary out of the mean, so that a model whose n-gram table holds the
+// subword vectors of train-embeddings (`train --ngrams`) starts from
+// fastText's vector of an out-of-vocabulary word as its form embedding.
+//
 // # Forward pass
 //
 // With d the dimension, n-gram embeddings E and base vectors e_w:
@@ -90,10 +97,12 @@
 //
 // Little-endian throughout:
 //
-//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1) | payload length uint64
+//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1 or 2) | payload length uint64
 //	payload  dim uint32 | mode uint8 | tokenizer rule uint8 (1: split on non letter/digit)
-//	         | lowercase uint8 | MinN, MaxN, MinCount uint32 | n-gram vocabulary size N uint32 (UNK included)
-//	         | N−1 × (length uint16, UTF-8 bytes)            n-grams of ids 1…N−1, Boundary = 0x00
+//	         | lowercase uint8 | MinN, MaxN, MinCount uint32
+//	         | version 2 only: n-gram style uint8 (0 reference, 1 fastText; version 1 means 0)
+//	         | n-gram vocabulary size N uint32 (UNK included)
+//	         | N−1 × (length uint16, UTF-8 bytes)            n-grams of ids 1…N−1 (Boundary = 0x00, or '<' '>')
 //	         | table(N × dim)                                n-gram embeddings
 //	         | M (dim×dim float32) | A (dim×dim float32) | U (2·dim float32) | B float32
 //	         | base flag uint8; when 1 (a serving bundle):

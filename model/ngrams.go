@@ -23,6 +23,36 @@ type NgramConfig struct {
 	// MinCount is how many times an n-gram must occur in the training words
 	// (each word type counted once) to get its own embedding.
 	MinCount int
+	// Style selects the padding and how n-grams missing from the
+	// vocabulary count (NgramReference or NgramFastText).
+	Style NgramStyle
+}
+
+// NgramStyle is how a word is cut into character n-grams.
+type NgramStyle uint8
+
+const (
+	// NgramReference is form-context-model's: the word padded with Boundary
+	// on both sides; an n-gram missing from the vocabulary maps to the
+	// trained UNK row (UnknownNgram).
+	NgramReference NgramStyle = iota
+	// NgramFastText is fastText's: the word padded with '<' and '>', the
+	// padded word itself included when it is short enough, single boundary
+	// symbols never; n-grams missing from the vocabulary are left out (a word
+	// with no known n-gram gets UnknownNgram), so the form embedding of a word
+	// is fastText's vector of an out-of-vocabulary word.
+	NgramFastText
+)
+
+// String returns "reference" or "fasttext".
+func (s NgramStyle) String() string {
+	switch s {
+	case NgramReference:
+		return "reference"
+	case NgramFastText:
+		return "fasttext"
+	}
+	return fmt.Sprintf("NgramStyle(%d)", uint8(s))
 }
 
 // DefaultNgramConfig returns the reference implementation's settings:
@@ -36,6 +66,9 @@ func (c NgramConfig) Validate() error {
 	}
 	if c.MinCount < 1 {
 		return fmt.Errorf("n-gram minimum count %d: want ≥ 1", c.MinCount)
+	}
+	if c.Style > NgramFastText {
+		return fmt.Errorf("unknown n-gram style %d", c.Style)
 	}
 	return nil
 }
@@ -63,27 +96,21 @@ func BuildNgramVocab(words []string, cfg NgramConfig) *NgramVocab {
 	counts := make(map[string]int)
 	var order []string
 	seen := make(map[string]struct{}, len(words))
-	var padded []byte
-	var offs []int32
+	var sc ngramScratch
 	for _, w := range words {
 		if _, dup := seen[w]; dup {
 			continue
 		}
 		seen[w] = struct{}{}
-		padded, offs = padWord(padded[:0], offs[:0], w)
-		nsym := len(offs) - 1
-		for i := 0; i < nsym; i++ {
-			for n := cfg.MinN; n <= cfg.MaxN && i+n <= nsym; n++ {
-				g := padded[offs[i]:offs[i+n]]
-				if c, ok := counts[string(g)]; ok {
-					counts[string(g)] = c + 1
-					continue
-				}
-				s := string(g)
-				counts[s] = 1
-				order = append(order, s)
+		cfg.forEach(&sc, w, func(g []byte) {
+			if c, ok := counts[string(g)]; ok {
+				counts[string(g)] = c + 1
+				return
 			}
-		}
+			s := string(g)
+			counts[s] = 1
+			order = append(order, s)
+		})
 	}
 	kept := make([]string, 0, len(order))
 	for _, g := range order {
@@ -97,6 +124,14 @@ func BuildNgramVocab(words []string, cfg NgramConfig) *NgramVocab {
 		panic("model.BuildNgramVocab: " + err.Error()) // cannot happen: n-grams are distinct
 	}
 	return v
+}
+
+// NewNgramVocab returns a vocabulary whose ids 1… are ngrams, in order (id 0
+// is UnknownNgram): for a table of n-grams learned elsewhere, such as the
+// subword vectors of train-embeddings. The n-grams must be distinct and
+// non-empty.
+func NewNgramVocab(cfg NgramConfig, ngrams []string) (*NgramVocab, error) {
+	return newNgramVocab(cfg, ngrams)
 }
 
 // newNgramVocab builds a vocabulary whose ids 1… are ngrams, in order.
@@ -128,21 +163,30 @@ func (v *NgramVocab) Config() NgramConfig { return v.cfg }
 // the word's ends.
 func (v *NgramVocab) Ngram(id int32) string { return v.ngrams[id] }
 
-// AppendIDs appends the ids of word's n-grams to dst, UnknownNgram for those
-// not in the vocabulary, repeated n-grams repeated; a word too short for any
-// n-gram gives the single id UnknownNgram. The order is the reference's: by
-// start position, then by length. It does not allocate beyond growing dst
-// (for words of up to 254 bytes).
+// AppendIDs appends the ids of word's n-grams to dst, in order of start
+// position, then length, repeated n-grams repeated. In the reference style an
+// n-gram not in the vocabulary gives UnknownNgram; in the fastText style it
+// is left out. A word without any (known) n-gram gives the single id
+// UnknownNgram. It does not allocate beyond growing dst (for words of up to
+// 254 bytes).
 func (v *NgramVocab) AppendIDs(dst []int32, word string) []int32 {
 	var pstack [256]byte
 	var ostack [257]int32
-	padded, offs := padWord(pstack[:0], ostack[:0], word)
+	bow, eow := v.cfg.boundaries()
+	padded, offs := padWord(pstack[:0], ostack[:0], word, bow, eow)
 	nsym := len(offs) - 1
 	n0 := len(dst)
+	fast := v.cfg.Style == NgramFastText
 	for i := 0; i < nsym; i++ {
 		for n := v.cfg.MinN; n <= v.cfg.MaxN && i+n <= nsym; n++ {
+			if n == 1 && fast && (i == 0 || i == nsym-1) {
+				continue
+			}
 			id, ok := v.index[string(padded[offs[i]:offs[i+n]])]
 			if !ok {
+				if fast {
+					continue
+				}
 				id = UnknownNgram
 			}
 			dst = append(dst, id)
@@ -154,19 +198,72 @@ func (v *NgramVocab) AppendIDs(dst []int32, word string) []int32 {
 	return dst
 }
 
-// padWord appends Boundary+word+Boundary to padded and the byte offset of
-// every symbol (a rune; an invalid UTF-8 byte is one symbol), plus the end
-// offset, to offs: symbol k is padded[offs[k]:offs[k+1]].
-func padWord(padded []byte, offs []int32, word string) ([]byte, []int32) {
-	padded = append(padded, Boundary...)
+// boundaries returns the symbols padding a word on the left and the right.
+func (c NgramConfig) boundaries() (bow, eow string) {
+	if c.Style == NgramFastText {
+		return "<", ">"
+	}
+	return Boundary, Boundary
+}
+
+// AppendNgrams appends the character n-grams of word under cfg to dst, in the
+// order of AppendIDs (fastText's order in the fastText style).
+func (c NgramConfig) AppendNgrams(dst []string, word string) []string {
+	var sc ngramScratch
+	c.forEach(&sc, word, func(g []byte) { dst = append(dst, string(g)) })
+	return dst
+}
+
+// ngramScratch holds the padded word and its symbol offsets.
+type ngramScratch struct {
+	padded []byte
+	offs   []int32
+}
+
+// forEach calls fn with every n-gram of word (valid only during the call),
+// in the order of AppendIDs.
+func (c NgramConfig) forEach(sc *ngramScratch, word string, fn func(g []byte)) {
+	bow, eow := c.boundaries()
+	sc.padded, sc.offs = padWord(sc.padded[:0], sc.offs[:0], word, bow, eow)
+	padded, offs := sc.padded, sc.offs
+	nsym := len(offs) - 1
+	for i := 0; i < nsym; i++ {
+		for n := c.MinN; n <= c.MaxN && i+n <= nsym; n++ {
+			// fastText never takes a boundary symbol alone as a 1-gram.
+			if n == 1 && c.Style == NgramFastText && (i == 0 || i == nsym-1) {
+				continue
+			}
+			fn(padded[offs[i]:offs[i+n]])
+		}
+	}
+}
+
+// padWord appends bow+word+eow to padded and the byte offset of every symbol
+// (bow, eow, and each rune of word; an invalid UTF-8 byte is one symbol),
+// plus the end offset, to offs: symbol k is padded[offs[k]:offs[k+1]].
+func padWord(padded []byte, offs []int32, word, bow, eow string) ([]byte, []int32) {
+	padded = append(padded, bow...)
 	padded = append(padded, word...)
-	padded = append(padded, Boundary...)
+	padded = append(padded, eow...)
 	offs = append(offs, 0)
-	for p := len(Boundary); p < len(padded)-len(Boundary); {
+	end := len(padded) - len(eow)
+	for p := len(bow); p < end; {
 		offs = append(offs, int32(p))
-		_, size := utf8.DecodeRune(padded[p : len(padded)-len(Boundary)])
+		_, size := utf8.DecodeRune(padded[p:end])
 		p += size
 	}
-	offs = append(offs, int32(len(padded)-len(Boundary)), int32(len(padded)))
+	offs = append(offs, int32(end), int32(len(padded)))
 	return padded, offs
+}
+
+// FastTextHash is the hash fastText gives a word or an n-gram (32-bit FNV-1a
+// over the bytes, each byte sign-extended first as fastText's int8_t cast
+// does); an n-gram's row is nwords + FastTextHash(g) % bucket.
+func FastTextHash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(int32(int8(s[i])))
+		h *= 16777619
+	}
+	return h
 }

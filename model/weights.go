@@ -56,9 +56,13 @@ type SaveOptions struct {
 
 // The weights file: see the package documentation for the layout.
 const (
-	weightsMagic   = "T2VAM\r\n\x1a"
-	weightsVersion = 1
-	headerLen      = 8 + 4 + 8
+	weightsMagic = "T2VAM\r\n\x1a"
+	// weightsVersion is written for reference-style n-grams (files stay
+	// byte-identical to those of earlier releases); weightsVersionStyle adds
+	// the n-gram style byte after MinCount and is written for any other style.
+	weightsVersion      = 1
+	weightsVersionStyle = 2
+	headerLen           = 8 + 4 + 8
 	// maxNgramBytes bounds one n-gram's length in the file.
 	maxNgramBytes = 32 * 4
 )
@@ -117,13 +121,20 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	}
 	b := make([]byte, headerLen, size)
 	copy(b, weightsMagic)
-	binary.LittleEndian.PutUint32(b[8:], weightsVersion)
+	version := uint32(weightsVersion)
+	if m.Ngram.Style != NgramReference {
+		version = weightsVersionStyle
+	}
+	binary.LittleEndian.PutUint32(b[8:], version)
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(d))
 	b = append(b, byte(m.Mode), tokenizerSplitLetterDigit, boolByte(m.Tokenizer.Lowercase))
 	b = le.AppendUint32(b, uint32(m.Ngram.MinN))
 	b = le.AppendUint32(b, uint32(m.Ngram.MaxN))
 	b = le.AppendUint32(b, uint32(m.Ngram.MinCount))
+	if version >= weightsVersionStyle {
+		b = append(b, byte(m.Ngram.Style))
+	}
 	b = le.AppendUint32(b, uint32(m.Vocab.Len()))
 	for id := 1; id < m.Vocab.Len(); id++ {
 		g := m.Vocab.ngrams[id]
@@ -387,8 +398,9 @@ func decode(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("truncated: %d bytes, the header alone takes %d", len(data), headerLen+4)
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(data[8:]); v != weightsVersion {
-		return nil, fmt.Errorf("format version %d, this program reads version %d", v, weightsVersion)
+	version := le.Uint32(data[8:])
+	if version != weightsVersion && version != weightsVersionStyle {
+		return nil, fmt.Errorf("format version %d, this program reads versions %d and %d", version, weightsVersion, weightsVersionStyle)
 	}
 	plen := le.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen - 4); plen != have {
@@ -419,6 +431,12 @@ func decode(data []byte) (*Model, error) {
 	cfg.Ngram.MinN = d.count("n-gram minimum length", 1, 32)
 	cfg.Ngram.MaxN = d.count("n-gram maximum length", 1, 32)
 	cfg.Ngram.MinCount = d.count("n-gram minimum count", 1, math.MaxInt32)
+	if version >= weightsVersionStyle {
+		cfg.Ngram.Style = NgramStyle(d.u8("n-gram style"))
+		if d.err == nil && cfg.Ngram.Style > NgramFastText {
+			d.fail("unknown n-gram style %d", cfg.Ngram.Style)
+		}
+	}
 	if d.err != nil {
 		return nil, d.err
 	}

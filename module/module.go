@@ -133,16 +133,14 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 
 // loadModel loads the model at path, or the embedded default when path is empty.
 func loadModel(path string) (*model.Model, string, error) {
-	if path == "" {
-		mdl, err := defaultmodel.Load()
-		if err != nil {
-			return nil, "", fmt.Errorf("%w (set %s to a model file)", err, EnvModel)
-		}
-		return mdl, defaultmodel.Name, nil
-	}
-	mdl, err := model.LoadFile(path)
-	if err != nil {
+	mdl, err := defaultmodel.Open(path)
+	switch {
+	case err != nil && defaultmodel.IsDefault(path):
+		return nil, "", fmt.Errorf("%w (set %s to a model file)", err, EnvModel)
+	case err != nil:
 		return nil, "", fmt.Errorf("load model %s (%s): %w", path, EnvModel, err)
+	case defaultmodel.IsDefault(path):
+		return mdl, defaultmodel.Name, nil
 	}
 	return mdl, path, nil
 }

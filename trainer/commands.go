@@ -10,10 +10,11 @@ import (
 	"github.com/text2vec-am/text2vec-am/trainer/skipgram"
 )
 
-// Commands returns the trainer's subcommands: train-embeddings, train and infer.
+// Commands returns the trainer's subcommands: train-embeddings, train, infer and export.
 func Commands() []cli.Command {
 	var cmds []cli.Command
 	cmds = append(cmds, skipgram.Commands()...)
 	cmds = append(cmds, amtrain.Commands()...)
+	cmds = append(cmds, exportCommand())
 	return cmds
 }

@@ -17,6 +17,9 @@ import (
 type Adam struct {
 	// LR, Beta1, Beta2 and Eps are the usual Adam settings.
 	LR, Beta1, Beta2, Eps float64
+	// NgramScale multiplies LR for the n-gram table (0 freezes it; NewAdam
+	// sets 1). It is a training option, not part of the checkpointed state.
+	NgramScale float64
 	// Step is the number of steps taken (t in the paper).
 	Step int64
 	// MM, VM, MA, VA, MU, VU, MB, VB, MN and VN are the first (M·) and
@@ -29,7 +32,7 @@ type Adam struct {
 // NewAdam returns the optimizer state for m with zero moments.
 func NewAdam(m *model.Model, lr, beta1, beta2, eps float64) *Adam {
 	return &Adam{
-		LR: lr, Beta1: beta1, Beta2: beta2, Eps: eps,
+		LR: lr, Beta1: beta1, Beta2: beta2, Eps: eps, NgramScale: 1,
 		MM: make([]float32, len(m.M)), VM: make([]float32, len(m.M)),
 		MA: make([]float32, len(m.A)), VA: make([]float32, len(m.A)),
 		MU: make([]float32, len(m.U)), VU: make([]float32, len(m.U)),
@@ -81,6 +84,10 @@ func (o *Adam) Apply(m *model.Model, g *model.Grads, scale float32) {
 	b, mb, vb := []float32{m.B}, []float32{o.MB}, []float32{o.VB}
 	c.update(b, []float32{g.B}, mb, vb)
 	m.B, o.MB, o.VB = b[0], mb[0], vb[0]
+	if o.NgramScale == 0 {
+		return
+	}
+	c.lr *= float32(o.NgramScale)
 	for k, id := range g.Rows {
 		lo, hi := int(id)*d, int(id+1)*d
 		c.update(m.Ngrams[lo:hi], g.NgramGrads[k*d:(k+1)*d], o.MN[lo:hi], o.VN[lo:hi])

@@ -44,6 +44,9 @@ const PeakGFLOPSPerCore = 222
 
 type trainFlags struct {
 	embeddings, counts, mode, include, includeMissing       string
+	ngrams, ngramsSpace                                     string
+	ngramMax                                                int
+	ngramLRScale                                            float64
 	corpus                                                  cli.Paths
 	out, bundleOut, storage, checkpointDir, resume, workDir string
 	seed                                                    int64
@@ -75,6 +78,10 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	fs.IntVar(&f.nmin, "nmin", def.Ngram.MinN, "shortest character n-gram")
 	fs.IntVar(&f.nmax, "nmax", def.Ngram.MaxN, "longest character n-gram")
 	fs.IntVar(&f.ngramMinCount, "ngram-min-count", def.Ngram.MinCount, "keep n-grams found in at least this many training words")
+	fs.StringVar(&f.ngrams, "ngrams", "", "start the n-gram table from these subword vectors (train-embeddings --ngrams-out, the same base); --nmin/--nmax/--ngram-min-count are then ignored")
+	fs.StringVar(&f.ngramsSpace, "ngrams-space", "", "with --ngrams: the word vectors trained with them (train-embeddings --out); the n-grams are mapped into the --embeddings space by least squares over the shared words")
+	fs.IntVar(&f.ngramMax, "ngram-max", 0, "with --ngrams: keep the first N n-grams of the file (0: all)")
+	fs.Float64Var(&f.ngramLRScale, "ngram-lr-scale", def.NgramLRScale, "multiplies --lr for the n-gram table (0 freezes it)")
 	fs.IntVar(&f.holdout, "holdout", 0, "hold out N training words (never trained) and report mean cosine to their base vectors")
 	fs.StringVar(&f.out, "out", "", "output weights file (required)")
 	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")
@@ -130,6 +137,21 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	counts, missing := baseCounts(base, x, extra)
 	if missing > 0 {
 		log.Warn("base words missing from the counts file; using their corpus counts", "file", f.counts, "words", missing)
+	}
+	if f.ngrams != "" {
+		nv, err := model.LoadEmbeddings(f.ngrams)
+		if err != nil {
+			return fmt.Errorf("--ngrams: %w", err)
+		}
+		o.Pretrained = &PretrainedNgrams{Vectors: nv, Max: f.ngramMax}
+		if f.ngramsSpace != "" {
+			if o.Pretrained.Space, err = model.LoadEmbeddings(f.ngramsSpace); err != nil {
+				return fmt.Errorf("--ngrams-space: %w", err)
+			}
+		}
+		if _, err := o.Pretrained.config(base.Dim); err != nil {
+			return fmt.Errorf("--ngrams %s: %w", f.ngrams, err)
+		}
 	}
 	d := &Data{Index: x, Base: base, Counts: counts, Tokenizer: tok}
 	if f.include != "" {
@@ -208,6 +230,13 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
+	o.NgramLRScale = f.ngramLRScale
+	if f.ngramMax < 0 {
+		return o, cli.UsageError("--ngram-max must be ≥ 0, got %d", f.ngramMax)
+	}
+	if (f.ngramMax > 0 || f.ngramsSpace != "") && f.ngrams == "" {
+		return o, cli.UsageError("--ngram-max and --ngrams-space need --ngrams")
+	}
 	o.Ngram = model.NgramConfig{MinN: f.nmin, MaxN: f.nmax, MinCount: f.ngramMinCount}
 	if err := o.Ngram.Validate(); err != nil {
 		return o, cli.UsageError("--nmin/--nmax/--ngram-min-count: %v", err)

@@ -48,6 +48,11 @@ type Options struct {
 	Holdout int
 	// Ngram configures the character n-gram vocabulary built from the training words.
 	Ngram model.NgramConfig
+	// Pretrained, when set, replaces that vocabulary: the n-gram table starts
+	// from these vectors (fastText-style n-grams; Ngram is then ignored).
+	Pretrained *PretrainedNgrams
+	// NgramLRScale multiplies LR for the n-gram table (0 freezes it).
+	NgramLRScale float64
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
 	// Resume, when set, is a checkpoint to continue from.
@@ -82,6 +87,7 @@ func DefaultOptions() Options {
 		Window:           DefaultWindow,
 		IncludeInstances: 5,
 		Ngram:            model.DefaultNgramConfig(),
+		NgramLRScale:     1,
 	}
 }
 
@@ -114,6 +120,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("include instances must be ≥ 1, got %d", o.IncludeInstances)
 	case o.Holdout < 0:
 		return fmt.Errorf("holdout must be ≥ 0, got %d", o.Holdout)
+	case !(o.NgramLRScale >= 0) || math.IsInf(o.NgramLRScale, 0):
+		return fmt.Errorf("n-gram learning-rate scale must be a number ≥ 0, got %v", o.NgramLRScale)
 	}
 	if err := o.Ngram.Validate(); err != nil {
 		return err
@@ -253,6 +261,9 @@ func (p *Plan) fingerprint(o *Options) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%v|%d|%g|%g|%g|%g|%d|%d|%d|%d|%v\n", o.Mode, o.Batch, o.LR, o.Beta1, o.Beta2, o.Eps,
 		o.Seed, o.MaxContexts, o.Window, o.Holdout, o.Ngram)
+	if o.Pretrained != nil { // only then, so that earlier checkpoints still match
+		fmt.Fprintf(h, "pretrained n-grams %d %g\n", o.Pretrained.rows(), o.NgramLRScale)
+	}
 	for _, w := range p.Words {
 		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
 	}
@@ -383,15 +394,21 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		for i, w := range plan.Words {
 			words[i] = w.Word
 		}
-		vocab := model.BuildNgramVocab(words, o.Ngram)
-		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer}
-		m, err := model.New(cfg, vocab, d.Base, o.Seed)
+		var m *model.Model
+		if o.Pretrained != nil {
+			m, err = newPretrainedModel(o.Pretrained, o.Mode, d.Tokenizer, d.Base, o.Seed)
+		} else {
+			vocab := model.BuildNgramVocab(words, o.Ngram)
+			cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer}
+			m, err = model.New(cfg, vocab, d.Base, o.Seed)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("new model: %w", err)
 		}
 		t.m = m
 		t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
 	}
+	t.adam.NgramScale = o.NgramLRScale
 	start.Fingerprint, start.Threads, start.Seed = fp, o.Threads, o.Seed
 	for i := 0; i < o.Threads; i++ {
 		t.workers = append(t.workers, &worker{ws: t.m.NewWorkspace(), g: t.m.NewGrads(), v: make([]float32, t.m.Dim)})

@@ -17,7 +17,7 @@ type baseFlags struct {
 func (b *baseFlags) register(fs interface {
 	StringVar(p *string, name, value, usage string)
 }) {
-	fs.StringVar(&b.embeddings, "embeddings", "", "base embeddings `FILE` (word2vec text or binary, .gz ok)")
+	fs.StringVar(&b.embeddings, "embeddings", "", "base embeddings: a `FILE` (word2vec text or binary, .gz ok), a serving bundle (.am, its base vectors and counts) or \"default\" (the embedded model)")
 	fs.StringVar(&b.counts, "counts", "", "word counts `FILE` (\"word count\" lines, .gz ok) attached to the base embeddings")
 }
 

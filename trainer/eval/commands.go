@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -27,7 +28,7 @@ import (
 func Commands() []cli.Command {
 	return []cli.Command{{
 		Name:    "eval",
-		Summary: "evaluate embeddings and AM models: chimeras, vecmap, wordsim, rare-pairs, sentiment, retrieval",
+		Summary: "evaluate embeddings and AM models: chimeras, nonce, vecmap, wordsim, rare-pairs, sentiment, retrieval",
 		Run:     runEval,
 	}}
 }
@@ -40,7 +41,9 @@ type task struct {
 func tasks() []task {
 	return []task{
 		{"chimeras", "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", runChimeras},
-		{"rare-pairs", "rare-word pairs with contexts (the CRW protocol): ρ for k = 1, 2, 4 … contexts", runRarePairs},
+		{"nonce", "definitional nonces (Herbelot & Baroni 2017): rank of the gold vector, MRR and median rank", runNonce},
+		{"rare-dev", "build a rare-word development set (pairs + contexts) for rare-pairs from a corpus", runRareDev},
+		{"rare-pairs", "rare-word pairs with contexts (the CRW protocol): ρ for k = 0, 1, 2, 4 … contexts", runRarePairs},
 		{"retrieval", "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", runRetrieval},
 		{"sentiment", "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", runSentiment},
 		{"vecmap", "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", runVecMap},
@@ -80,58 +83,30 @@ func datasetName(path string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
+// loadEmbeddings loads base embeddings from an embeddings file (word2vec
+// text or binary, .gz ok) or from a serving bundle: "default" (the embedded
+// model) or a .am bundle, whose base vectors and counts are used.
 func loadEmbeddings(path string) (*model.Embeddings, error) {
-	slog.Info("loading embeddings", "path", path)
-	e, err := model.LoadEmbeddings(path)
-	if err != nil {
-		return nil, fmt.Errorf("load embeddings %s: %w", path, err)
-	}
-	return e, nil
+	e, _, err := loadBaseOrBundle(path)
+	return e, err
 }
 
-func runWordSim(ctx context.Context, env cli.Env) error {
-	fs := cli.NewFlagSet("eval wordsim", env)
-	var embs cli.Paths
-	fs.Var(&embs, "embeddings", "base embeddings `FILE` (word2vec text or binary, .gz ok); repeat to compare several")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim --embeddings FILE [--embeddings FILE…] PAIRS…\n\n"+
-			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
-			"similarity vs gold, over the pairs where both words have a vector, and the coverage.")
-		fs.PrintDefaults()
+// loadBaseOrBundle is loadEmbeddings that also returns the bundle's model
+// (nil for an embeddings file).
+func loadBaseOrBundle(path string) (*model.Embeddings, *model.Model, error) {
+	if path == "" {
+		return nil, nil, cli.UsageError("empty embeddings path")
 	}
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
-	}
-	if len(embs) == 0 {
-		return cli.UsageError("--embeddings is required")
-	}
-	if fs.NArg() == 0 {
-		return cli.UsageError("no word-pair files given")
-	}
-	sets := make([][]WordPair, fs.NArg())
-	tab := Table{Header: []string{"embeddings"}}
-	for i, path := range fs.Args() {
-		p, err := LoadWordPairs(path)
+	slog.Info("loading embeddings", "path", path)
+	if m, ok, err := defaultmodel.OpenBundle(path); ok || err != nil {
 		if err != nil {
-			return err
+			return nil, nil, fmt.Errorf("load embeddings %s: %w", path, err)
 		}
-		sets[i] = p
-		tab.Header = append(tab.Header, datasetName(path)+" ρ (covered)")
+		return m.Base, m, nil
 	}
-	for _, path := range embs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e, err := loadEmbeddings(path)
-		if err != nil {
-			return err
-		}
-		row := []string{filepath.Base(path)}
-		for _, pairs := range sets {
-			r := WordSim(EmbeddingLookup(e), pairs)
-			row = append(row, fmt.Sprintf("%s (%d/%d)", fmtNum(r.Spearman, 3), r.Covered, r.Pairs))
-		}
-		tab.AddRow(row...)
+	e, err := model.LoadEmbeddings(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load embeddings %s: %w", path, err)
 	}
-	return tab.WriteMarkdown(env.Stdout)
+	return e, nil, nil
 }

@@ -53,7 +53,7 @@ func TestEvalUsageErrors(t *testing.T) {
 	}{
 		{nil, "missing task"},
 		{[]string{"nosuch"}, `unknown task "nosuch"`},
-		{[]string{"wordsim", "x.txt"}, "--embeddings is required"},
+		{[]string{"wordsim", "x.txt"}, "give --embeddings and/or --fasttext"},
 		{[]string{"wordsim", "--embeddings", "e.vec"}, "no word-pair files"},
 		{[]string{"chimeras", "--embeddings", "e.vec", "--stopwords", "-1", "c.txt"}, "--stopwords must be ≥ 0"},
 		{[]string{"retrieval", "--embeddings", "e.vec", "d.jsonl"}, "want DOCS and QUERIES"},
@@ -166,5 +166,66 @@ func TestBaseOnlyVectorizerDropsUnknownWords(t *testing.T) {
 	}
 	if none, err := vec("zzzunknown qqq"); err != nil || none != nil {
 		t.Fatalf("only unknown words: %v, %v; want no vector and no error", none, err)
+	}
+}
+
+func TestEvalWordSimOOVForm(t *testing.T) {
+	emb, _ := tinyEmbeddings(t)
+	e, err := model.LoadEmbeddings(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.Config{Dim: 3, Mode: model.ModeAM, Ngram: model.NgramConfig{MinN: 3, MaxN: 5, MinCount: 1}, Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab([]string{"guitars", "guitar"}, cfg.Ngram), e, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(t.TempDir(), "b.am")
+	if err := m.SaveFile(bundle, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	pairs := writeFile(t, "ws.txt", "music guitar 9\nmusic bread 2\nfood bread 8\nfood guitars 5\n")
+	out, _, err := run(t, "wordsim", "--embeddings", bundle, pairs)
+	if err != nil || !strings.Contains(out, "(3/4)") {
+		t.Fatalf("--oov none: %v\n%s", err, out)
+	}
+	// --oov form: "guitars" gets the form vector of the bundle's model; all 4 pairs scored.
+	out, _, err = run(t, "wordsim", "--embeddings", bundle, "--oov", "form", pairs)
+	if err != nil || !strings.Contains(out, "(3 + 1 / 4)") || !strings.Contains(out, "ρ (own + form / pairs)") {
+		t.Fatalf("--oov form: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "wordsim", "--embeddings", bundle, "--oov", "form-all", pairs)
+	if err != nil || !strings.Contains(out, "(0 + 4 / 4)") || !strings.Contains(out, "b.am (form only)") {
+		t.Fatalf("--oov form-all: %v\n%s", err, out)
+	}
+	// A plain embeddings file needs --model for the form.
+	if _, _, err := run(t, "wordsim", "--embeddings", emb, "--oov", "form", pairs); !errors.Is(err, cli.ErrUsage) {
+		t.Fatalf("--oov form without a form model: %v", err)
+	}
+	out, _, err = run(t, "wordsim", "--embeddings", emb, "--oov", "form", "--model", bundle, pairs)
+	if err != nil || !strings.Contains(out, "(3 + 1 / 4)") {
+		t.Fatalf("--oov form --model: %v\n%s", err, out)
+	}
+	v := FormLookup(m)("guitars")
+	if g := FormLookup(m)("GUITARS"); len(v) != 3 || v[0] != g[0] {
+		t.Fatalf("form vector %v vs %v: want the lowercased word's", v, g)
+	}
+}
+
+func TestEvalWordSimDefaultModel(t *testing.T) {
+	pairs := writeFile(t, "ws.txt", "music guitar 9\nmusic bread 2\nfood bread 8\nfood zzzqqq 5\n")
+	out, _, err := run(t, "wordsim", "--embeddings", "default", pairs)
+	if err != nil {
+		if strings.Contains(err.Error(), "embeds no default model") {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| default ") || !strings.Contains(out, "(3/4)") {
+		t.Fatalf("output:\n%s", out)
+	}
+	out, _, err = run(t, "wordsim", "--embeddings", "default", "--oov", "form", pairs)
+	if err != nil || !strings.Contains(out, "(3 + 1 / 4)") {
+		t.Fatalf("--oov form on the default model: %v\n%s", err, out)
 	}
 }

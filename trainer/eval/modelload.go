@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// loadModel loads an AM weights file or serving bundle. With base set, base
+// loadModel loads an AM weights file or serving bundle, or the embedded
+// default model for "default" (defaultmodel.Open). With base set, base
 // becomes the model's context vocabulary (replacing a bundle's, unless
 // keepBundle is set); without it, the file must be a bundle.
 func loadModel(path string, base *model.Embeddings, keepBundle bool) (*model.Model, error) {
-	m, err := model.LoadFile(path)
+	m, err := defaultmodel.Open(path)
 	if err != nil {
 		return nil, err
 	}

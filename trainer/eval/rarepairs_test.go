@@ -1,18 +1,20 @@
 package eval
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-func TestRarePairs(t *testing.T) {
+func TestRarePairsSetup(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "zorb.txt"), []byte("the zorb plays music\n\nmusic by a zorb\nzorb songs\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "zorb.txt"), []byte("the zorb plays music\n\nmusic by a zorb\nzorb zorb\nzorb songs\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "blip.txt"), []byte("blip bread food\n"), 0o644); err != nil {
@@ -20,26 +22,135 @@ func TestRarePairs(t *testing.T) {
 	}
 	pairs := []WordPair{{"guitar", "zorb", 9}, {"blip", "bread", 8}, {"bread", "zorb", 1}, {"x", "y", 3}}
 	tok := model.DefaultTokenizer()
-	rp, ctx, skipped, err := RarePairsSetup(pairs, dir, tok)
+	rp, ctx, without, err := RarePairsSetup(pairs, dir, tok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if skipped != 1 || len(rp) != 3 || rp[1] != (RarePair{Common: "bread", Rare: "blip", Score: 8}) || len(ctx["zorb"]) != 3 || len(ctx) != 2 {
-		t.Fatalf("setup: %+v, %d skipped, contexts %v", rp, skipped, ctx)
+	// Every pair is kept; the one without contexts takes its second word as the rare one.
+	if without != 1 || len(rp) != 4 || rp[1] != (RarePair{Common: "bread", Rare: "blip", Score: 8}) || rp[3] != (RarePair{Common: "x", Rare: "y", Score: 3}) {
+		t.Fatalf("setup: %+v, %d without contexts", rp, without)
+	}
+	// The rare word is removed from its sentences; "zorb zorb" leaves nothing and is dropped.
+	if len(ctx) != 2 || len(ctx["zorb"]) != 3 || strings.Join(ctx["zorb"][0], " ") != "the plays music" || strings.Join(ctx["zorb"][2], " ") != "songs" {
+		t.Fatalf("contexts: %q", ctx)
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	s := SampleK(ctx, []string{"zorb", "blip"}, 2, rng)
 	if len(s["zorb"]) != 2 || len(s["blip"]) != 1 {
 		t.Fatalf("SampleK: %v", s)
 	}
-	e := testEmbeddings(t, []string{"guitar", "bread", "music"}, [][]float32{{1, 0}, {0, 1}, {1, 0.1}}, nil)
-	rare := map[string][]float32{"zorb": {1, 0.2}} // blip has no vector: cosine 0
-	rho, used := RarePairsScore(rp, EmbeddingLookup(e), rare)
-	// cosines: guitar·zorb 0.98, bread·blip 0, bread·zorb 0.196 vs gold 9, 8, 1: ranks 3,1,2 vs 3,2,1 → ρ 0.5.
-	if used != 3 || math.Abs(rho-0.5) > 1e-12 {
-		t.Fatalf("ρ = %v over %d pairs, want 0.5 over 3", rho, used)
-	}
 	if c, err := LoadRareContexts(dir, "missing", tok); err != nil || c != nil {
 		t.Fatalf("missing context file: %v, %v", c, err)
+	}
+}
+
+func TestRarePairsScoreEveryPair(t *testing.T) {
+	rp := []RarePair{{"guitar", "zorb", 9}, {"bread", "blip", 8}, {"bread", "zorb", 1}, {"nothing", "zorb", 5}}
+	e := testEmbeddings(t, []string{"guitar", "bread", "music"}, [][]float32{{1, 0}, {0, 1}, {1, 0.1}}, nil)
+	rare := map[string][]float32{"zorb": {1, 0.2}} // blip has no vector, nor has "nothing"
+	rho, missing := RarePairsScore(rp, EmbeddingLookup(e), rare)
+	// cosines .98, 0, .196, 0 vs gold 9, 8, 1, 5: ranks 4, 1.5, 3, 1.5 vs 4, 3, 1, 2.
+	want := Spearman([]float64{0.98, 0, 0.196, 0}, []float64{9, 8, 1, 5})
+	if missing != 2 || math.Abs(rho-want) > 1e-12 {
+		t.Fatalf("ρ = %v with %d missing, want %v with 2", rho, missing, want)
+	}
+}
+
+func TestRarePairsRunAveragesTrials(t *testing.T) {
+	rp := []RarePair{{"a", "r1", 1}, {"b", "r2", 2}, {"c", "r3", 3}}
+	common := func(w string) []float32 { return []float32{0, 1} }
+	calls := 0
+	// Call n gives ρ = +1 (n even) or −1 (n odd): cosines rising or falling with the gold.
+	flip := func(map[string][][]string) (map[string][]float32, error) {
+		s := float32(1)
+		if calls%2 == 1 {
+			s = -1
+		}
+		calls++
+		return map[string][]float32{"r1": {1, -s * 1}, "r2": {1, 0}, "r3": {1, s * 1}}, nil
+	}
+	constCalls := 0
+	fixed := func(map[string][][]string) (map[string][]float32, error) {
+		constCalls++
+		return map[string][]float32{"r1": {1, 0}}, nil
+	}
+	rows := []rareRow{{name: "flip", common: common, minK: 1, infer: flip}, {name: "fixed", common: common, constant: true, infer: fixed}}
+	contexts := map[string][][]string{"r1": {{"x"}, {"y"}}}
+	res, err := rarePairsRun(context.Background(), rp, contexts, []string{"r1", "r2", "r3"}, rows, []int{0, 1, 2}, 3, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flip: k = 1 calls 0, 1, 2 → (1 − 1 + 1)/3; k = 2 calls 3, 4, 5 → (−1 + 1 − 1)/3; no k = 0.
+	if calls != 6 || math.Abs(res[0].rho[1]-1.0/3) > 1e-12 || math.Abs(res[0].rho[2]+1.0/3) > 1e-12 || res[0].rho[0] != 0 {
+		t.Fatalf("flip: %d calls, ρ %v", calls, res[0].rho)
+	}
+	// fixed: computed once, two of three pairs without a rare vector at every k.
+	if constCalls != 1 || res[1].missing[0] != 2 || res[1].missing[2] != 2 {
+		t.Fatalf("fixed: %d calls, missing %v", constCalls, res[1].missing)
+	}
+}
+
+func TestMixUnit(t *testing.T) {
+	got := MixUnit([]float32{3, 0}, []float32{0, 0.5})
+	if math.Abs(float64(got[0])-0.5) > 1e-6 || math.Abs(float64(got[1])-0.5) > 1e-6 {
+		t.Fatalf("MixUnit = %v, want [0.5 0.5]", got)
+	}
+	if MixUnit(nil, nil) != nil || MixUnit([]float32{0, 0}, []float32{1, 2})[1] != 2 {
+		t.Fatal("MixUnit with a missing side must return the other")
+	}
+}
+
+func TestEvalRarePairsCommand(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := t.TempDir()
+	// zorb's sentences: music words and the stop word "the" (the most frequent word).
+	if err := os.WriteFile(filepath.Join(dir, "zorb.txt"), []byte("the zorb guitar music\nthe the zorb music\nzorb the guitar\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "blip.txt"), []byte("the blip bread food\nthe blip food\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pairs := writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\nfood blip 8\nguitar blip 2\nunknownword qqq 5\n")
+	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--max-k", "2", "--trials", "2", pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every pair is scored, the one without any vector too (cosine 0).
+	if !strings.Contains(out, "All 5 pairs scored (1 with a rare word without contexts)") {
+		t.Fatalf("output:\n%s", out)
+	}
+	var addLine, missLine string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| additive − sw") {
+			if addLine == "" {
+				addLine = l
+			} else {
+				missLine = l
+			}
+		}
+	}
+	cells := strings.Split(addLine, "|")
+	if len(cells) < 6 || strings.TrimSpace(cells[2]) != "–" {
+		t.Fatalf("additive row %q: want no value at k = 0", addLine)
+	}
+	// The additive row's missing count: the unknown pair at every k ≥ 1.
+	if mc := strings.Split(missLine, "|"); strings.TrimSpace(mc[3]) != "1" || strings.TrimSpace(mc[4]) != "1" {
+		t.Fatalf("missing row %q: want 1 pair without a vector at k = 1, 2", missLine)
+	}
+	// Without stop-word removal "the" dominates both additive vectors and ρ falls.
+	outSW, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "0", "--max-k", "2", "--trials", "2", pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "| additive − sw") {
+				return strings.TrimSpace(strings.Split(l, "|")[4])
+			}
+		}
+		return ""
+	}
+	if rho(out) == rho(outSW) {
+		t.Fatalf("stop words removed or not, the same ρ at k = 2 (%s): the stop list has no effect", rho(out))
 	}
 }

@@ -103,7 +103,8 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval retrieval", env)
 	var base baseFlags
 	base.register(fs)
-	amPath := fs.String("model", "", "AM serving bundle or weights `FILE` (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
+	amPath := fs.String("model", "", "AM serving bundle or weights `FILE`, or \"default\" (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
+	ftPath := fs.String("fasttext", "", "a fastText model `FILE.bin`: adds the dense-fastText row (its word vectors, n-gram vectors for words outside its dictionary, weighted like the other dense rows)")
 	weighting := fs.String("weighting", vectorizer.DefaultOptions().Weighting.String(), "word weighting of the dense rows: sif, mean or sif-collection (SIF × b/(b + df/N), df counted over the documents)")
 	importMode := fs.String("import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
 	sifA := fs.Float64("sif-a", vectorizer.DefaultOptions().SIFA, "the a of the SIF weight a/(a + p(w)) of the dense rows (the adapter's sif_a)")
@@ -177,8 +178,8 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	if *depth == 0 {
 		*depth = len(docs)
 	}
-	if base.embeddings == "" && *amPath == "" {
-		return cli.UsageError("give --embeddings (base vectors) and/or --model (a bundle)")
+	if base.embeddings == "" && *amPath == "" && *ftPath == "" {
+		return cli.UsageError("give --embeddings (base vectors), --model (a bundle) and/or --fasttext")
 	}
 	docTexts := make([]string, len(docs))
 	for i, d := range docs {
@@ -264,13 +265,16 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 			return cli.UsageError("%v", err)
 		}
 		if !sequential {
-			for i, t := range docTexts {
-				if err := v.Observe(t); err != nil { // the document frequencies of sif-collection
-					return fmt.Errorf("count document %d: %w", i, err)
-				}
+			if err := observeAll(v, docTexts); err != nil {
+				return err
 			}
 		}
 		if err := dense("dense base only", v, opts); err != nil {
+			return err
+		}
+	}
+	if *ftPath != "" {
+		if err := denseFastText(*ftPath, append(append([]string{}, docTexts...), queryTexts...), docTexts, sequential, w, *sifA, *collectionB, dense); err != nil {
 			return err
 		}
 	}
@@ -322,4 +326,36 @@ func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVe
 		}
 		return vec, err
 	}
+}
+
+// denseFastText runs the dense row of fastText's vectors (see
+// FastTextEmbeddings) through the base-only vectorizer, so that they are
+// weighted exactly like the other dense rows.
+func denseFastText(path string, texts, docTexts []string, sequential bool, w vectorizer.Weighting, sifA, collectionB float64,
+	dense func(string, *vectorizer.Vectorizer, vectorizer.Options) error) error {
+	fe, oov, err := FastTextEmbeddings(path, texts, model.DefaultTokenizer())
+	if err != nil {
+		return err
+	}
+	slog.Info("fastText vectors", "words", fe.Len(), "from_ngrams_only", oov)
+	v, opts, err := BaseOnlyVectorizer(fe, w, sifA, collectionB)
+	if err != nil {
+		return err
+	}
+	if !sequential {
+		if err := observeAll(v, docTexts); err != nil {
+			return err
+		}
+	}
+	return dense("dense fastText (n-grams for OOV words)", v, opts)
+}
+
+// observeAll counts every document for the document frequencies of sif-collection.
+func observeAll(v *vectorizer.Vectorizer, docTexts []string) error {
+	for i, t := range docTexts {
+		if err := v.Observe(t); err != nil {
+			return fmt.Errorf("count document %d: %w", i, err)
+		}
+	}
+	return nil
 }

@@ -24,7 +24,8 @@ func EmbeddingLookup(e *model.Embeddings) Lookup {
 // WordSimResult is the score of one embedding space on one word-similarity set.
 type WordSimResult struct {
 	Pairs    int     // pairs in the file
-	Covered  int     // pairs where both words have a vector
+	Covered  int     // pairs where both words have a vector (own or from the form)
+	FromForm int     // covered pairs where at least one vector came from the form
 	Spearman float64 // Spearman of cosine vs gold over the covered pairs (NaN if < 2)
 }
 
@@ -32,12 +33,31 @@ type WordSimResult struct {
 // similarity of the two words and the gold score, over the pairs where both
 // words have a vector (the others are skipped and counted).
 func WordSim(vec Lookup, pairs []WordPair) WordSimResult {
+	return WordSimOOV(vec, nil, pairs)
+}
+
+// WordSimOOV is WordSim where a word without its own vector takes its vector
+// from form (nil: none), as a form model gives words it never saw.
+func WordSimOOV(vec, form Lookup, pairs []WordPair) WordSimResult {
 	res := WordSimResult{Pairs: len(pairs)}
+	get := func(w string) ([]float32, bool) {
+		if v := vec(w); v != nil {
+			return v, false
+		}
+		if form == nil {
+			return nil, false
+		}
+		return form(w), true
+	}
 	var cos, gold []float64
 	for _, p := range pairs {
-		a, b := vec(p.A), vec(p.B)
+		a, fa := get(p.A)
+		b, fb := get(p.B)
 		if a == nil || b == nil {
 			continue
+		}
+		if fa || fb {
+			res.FromForm++
 		}
 		cos = append(cos, Cosine(a, b))
 		gold = append(gold, p.Score)

@@ -34,6 +34,8 @@ type options struct {
 	out       string
 	format    string
 	countsOut string
+	ngramsOut string
+	ngramsMax int
 	minCount  int64
 	cfg       Config
 }
@@ -42,6 +44,7 @@ type options struct {
 var flagNames = map[string]string{
 	"Dim": "dim", "Window": "window", "Negative": "negative", "NegativePower": "neg-power",
 	"Epochs": "epochs", "Sample": "sample", "LR": "lr", "Threads": "threads",
+	"MaxN": "maxn", "Bucket": "bucket",
 }
 
 // parseFlags parses and validates the flags of train-embeddings.
@@ -68,6 +71,11 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.Float64Var(&o.cfg.LR, "lr", o.cfg.LR, "initial learning rate (falls linearly to lr·1e-4)")
 	fs.IntVar(&o.cfg.Threads, "threads", runtime.GOMAXPROCS(0), "parallel SGD workers")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed (runs with 1 thread and the same seed are identical)")
+	fs.IntVar(&o.cfg.MinN, "minn", 3, "shortest character n-gram of subword training")
+	fs.IntVar(&o.cfg.MaxN, "maxn", 0, "longest character n-gram: > 0 trains fastText's subword skipgram (word vector = mean of the word's and its n-grams' rows); 0 trains words only")
+	fs.IntVar(&o.cfg.Bucket, "bucket", 2000000, "hash buckets shared by the n-grams (subword training)")
+	fs.StringVar(&o.ngramsOut, "ngrams-out", "", "subword training: also write the n-gram vectors (one per n-gram of the vocabulary's words, '<' '>' marking word ends; word2vec format) to this `file`, for train --ngrams")
+	fs.IntVar(&o.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the N n-grams found in the most vocabulary words (0: all)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, err
 	}
@@ -87,6 +95,12 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--min-count %d: must be at least 1", o.minCount)
 	case o.countsOut != "" && filepath.Clean(o.countsOut) == filepath.Clean(o.out):
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
+	case o.ngramsOut != "" && o.cfg.MaxN == 0:
+		return nil, cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
+	case o.ngramsOut != "" && (filepath.Clean(o.ngramsOut) == filepath.Clean(o.out) || filepath.Clean(o.ngramsOut) == filepath.Clean(o.countsOut)):
+		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
+	case o.ngramsMax < 0:
+		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
 	}
 	if err := o.cfg.Validate(); err != nil {
 		var pe *ParamError
@@ -95,7 +109,7 @@ func parseFlags(env cli.Env) (*options, error) {
 		}
 		return nil, cli.UsageError("%v", err)
 	}
-	for _, p := range []string{o.out, o.countsOut} {
+	for _, p := range []string{o.out, o.countsOut, o.ngramsOut} {
 		if p == "" {
 			continue
 		}
@@ -155,7 +169,16 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
 			thousands(int64(p.Rate())), p.LR, p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
 	}
-	emb, err := Train(ctx, enc, vocab, o.cfg)
+	var emb, ngrams *model.Embeddings
+	if o.cfg.MaxN > 0 {
+		var sw *Subwords
+		sw, err = TrainSubwords(ctx, enc, vocab, o.cfg)
+		if sw != nil {
+			emb, ngrams = sw.Words, sw.Ngrams
+		}
+	} else {
+		emb, err = Train(ctx, enc, vocab, o.cfg)
+	}
 	pr.end()
 	if err != nil {
 		return err
@@ -170,6 +193,18 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	log.Info("wrote embeddings", "file", o.out, "words", emb.Len(), "dim", emb.Dim, "format", o.format)
+	if o.ngramsOut != "" {
+		if o.ngramsMax > 0 && ngrams.Len() > o.ngramsMax {
+			ngrams, err = model.NewEmbeddings(ngrams.Dim, ngrams.Words[:o.ngramsMax], ngrams.Vectors[:o.ngramsMax*ngrams.Dim], ngrams.Counts[:o.ngramsMax])
+			if err != nil {
+				return err
+			}
+		}
+		if err := model.SaveEmbeddings(o.ngramsOut, ngrams, o.format == "binary"); err != nil {
+			return err
+		}
+		log.Info("wrote n-gram vectors", "file", o.ngramsOut, "ngrams", ngrams.Len(), "minn", o.cfg.MinN, "maxn", o.cfg.MaxN)
+	}
 	if o.countsOut != "" {
 		n, err := saveCounts(o.countsOut, all)
 		if err != nil {

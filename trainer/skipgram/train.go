@@ -46,6 +46,11 @@ type Config struct {
 	Threads int
 	// Seed makes runs reproducible: with Threads = 1 the same seed gives the same vectors.
 	Seed uint64
+	// MinN and MaxN are the character n-gram lengths of subword training
+	// (TrainSubwords; fastText's -minn/-maxn). MaxN = 0 trains words only.
+	MinN, MaxN int
+	// Bucket is the number of hash buckets the n-grams share (fastText's -bucket).
+	Bucket int
 	// Progress, when set, is called about every ProgressEvery from a separate
 	// goroutine while training runs, and once at the end.
 	Progress func(Progress)
@@ -91,6 +96,8 @@ func (c Config) Validate() error {
 		check(c.LR > 0 && c.LR <= 10, "LR", "%v out of range (0, 10]", c.LR),
 		check(c.Threads >= 1 && c.Threads <= 4096, "Threads", "%d out of range 1..4096", c.Threads),
 		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
+		check(c.MaxN == 0 || (c.MinN >= 1 && c.MinN <= c.MaxN && c.MaxN <= 32), "MaxN", "n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32 (or max 0: no subwords)", c.MinN, c.MaxN),
+		check(c.MaxN == 0 || (c.Bucket >= 1 && c.Bucket <= MaxBucket), "Bucket", "%d out of range 1..%d", c.Bucket, MaxBucket),
 	} {
 		if err != nil {
 			return err
@@ -167,9 +174,10 @@ type trainer struct {
 	syn1neg   []float32 // output vectors, vocabLen × Dim
 	keep      []uint64  // keep[id]: a token is kept when a uniform uint32 is below it
 	neg       aliasTable
-	total     int64        // Epochs × corpus tokens
-	processed atomic.Int64 // tokens processed by all workers
-	stop      atomic.Bool  // set on cancellation
+	sub       *subwordTable // subword training: each word's input rows (nil: words only)
+	total     int64         // Epochs × corpus tokens
+	processed atomic.Int64  // tokens processed by all workers
+	stop      atomic.Bool   // set on cancellation
 }
 
 // Train learns skipgram embeddings for the words of vocab from enc, a corpus
@@ -178,6 +186,33 @@ type trainer struct {
 // vocabulary's words and counts. On cancellation of ctx it returns ctx.Err()
 // promptly (within lrUpdateEvery tokens per worker).
 func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*model.Embeddings, error) {
+	t, err := newTrainer(enc, vocab, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if t.cfg.MaxN != 0 {
+		return nil, errors.New("skipgram: Train learns words only; use TrainSubwords for MaxN > 0")
+	}
+	n := vocab.Len()
+	t.syn0 = make([]float32, n*cfg.Dim)
+	// word2vec.c's initialisation: input vectors uniform in ±0.5/dim, output vectors zero.
+	rng := newRNG(cfg.Seed, 0)
+	for i := range t.syn0 {
+		t.syn0[i] = (float32(rng.next()>>40)/(1<<24) - 0.5) / float32(cfg.Dim)
+	}
+	if err := t.run(ctx); err != nil {
+		return nil, err
+	}
+	e, err := model.NewEmbeddings(cfg.Dim, vocab.Words, t.syn0, vocab.Counts)
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	return e, nil
+}
+
+// newTrainer checks the configuration and the corpus and builds the state
+// shared by both trainers, all but the input vectors.
+func newTrainer(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
@@ -207,29 +242,15 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
-	t := &trainer{
+	return &trainer{
 		cfg:      cfg,
 		enc:      enc,
 		vocabLen: n,
-		syn0:     make([]float32, n*cfg.Dim),
 		syn1neg:  make([]float32, n*cfg.Dim),
 		keep:     keepThresholds(vocab.Counts, trainWords, cfg.Sample),
 		neg:      neg,
 		total:    int64(cfg.Epochs) * enc.NumTokens(),
-	}
-	// word2vec.c's initialisation: input vectors uniform in ±0.5/dim, output vectors zero.
-	rng := newRNG(cfg.Seed, 0)
-	for i := range t.syn0 {
-		t.syn0[i] = (float32(rng.next()>>40)/(1<<24) - 0.5) / float32(cfg.Dim)
-	}
-	if err := t.run(ctx); err != nil {
-		return nil, err
-	}
-	e, err := model.NewEmbeddings(cfg.Dim, vocab.Words, t.syn0, vocab.Counts)
-	if err != nil {
-		return nil, fmt.Errorf("skipgram: %w", err)
-	}
-	return e, nil
+	}, nil
 }
 
 // keepThresholds computes word2vec's subsampling: a word with count c among
@@ -315,17 +336,19 @@ func splitUnits(enc *corpus.Encoded, k int) []int {
 
 // worker is one SGD thread with its own random numbers and buffers.
 type worker struct {
-	t     *trainer
-	rng   rng
-	sen   []int32   // the current unit after subsampling
-	neu1e []float32 // gradient accumulated for the current context vector
-	alpha float32
-	local int64 // tokens processed by this worker
-	sent  int64 // part of local already added to t.processed
+	t      *trainer
+	rng    rng
+	sen    []int32   // the current unit after subsampling
+	neu1e  []float32 // gradient accumulated for the current context vector
+	hidden []float32 // subword training: the mean of the word's input rows
+	alpha  float32
+	local  int64 // tokens processed by this worker
+	sent   int64 // part of local already added to t.processed
 }
 
 func newWorker(t *trainer, stream uint64) *worker {
-	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), neu1e: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
+	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), neu1e: make([]float32, t.cfg.Dim),
+		hidden: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
 }
 
 // train runs all epochs over units lo..hi-1.
@@ -348,7 +371,11 @@ func (w *worker) train(lo, hi int) {
 					return
 				}
 			}
-			w.trainUnit(sen)
+			if t.sub != nil {
+				w.trainUnitSubwords(sen)
+			} else {
+				w.trainUnit(sen)
+			}
 		}
 	}
 	w.sync()

@@ -104,21 +104,31 @@ func TestFastTextComparison(t *testing.T) {
 		out = t.TempDir()
 	}
 	threads := envInt(t, "T2V_SKIPGRAM_BENCH_THREADS", 2)
-	const epochs = 5
+	epochs := envInt(t, "T2V_SKIPGRAM_BENCH_EPOCHS", 5)
+	// Subwords: T2V_SKIPGRAM_BENCH_MAXN=6 runs both with character n-grams 3–6
+	// (fastText's skipgram defaults, 2,000,000 buckets).
+	maxn := 0
+	if os.Getenv("T2V_SKIPGRAM_BENCH_MAXN") != "" {
+		maxn = envInt(t, "T2V_SKIPGRAM_BENCH_MAXN", 6)
+	}
 
 	tok := filepath.Join(out, "general.tok")
 	ntok := tokenize(t, filepath.Join(shared, "data", "corpus", "general"), tok)
+	if lines := os.Getenv("T2V_SKIPGRAM_BENCH_LINES"); lines != "" {
+		ntok = truncateLines(t, tok, envInt(t, "T2V_SKIPGRAM_BENCH_LINES", 1))
+	}
 	t.Logf("tokenized corpus: %d tokens in %s", ntok, tok)
 
 	// fastText first.
 	ftArgs := []string{"skipgram", "-input", tok, "-output", filepath.Join(out, "fasttext"),
 		"-dim", "100", "-ws", "5", "-neg", "5", "-minCount", "5", "-epoch", strconv.Itoa(epochs),
-		"-thread", strconv.Itoa(threads), "-maxn", "0", "-t", "1e-4", "-verbose", "1"}
+		"-thread", strconv.Itoa(threads), "-minn", "3", "-maxn", strconv.Itoa(maxn), "-bucket", "2000000", "-t", "1e-4", "-verbose", "1"}
 	// fastText's skipgram defaults where ours differ: learning rate 0.05 and
 	// negatives from unigram^0.5 (fastText's table; it has no option for it).
 	cfg := skipgram.DefaultConfig()
 	cfg.Threads = threads
 	cfg.Epochs = epochs
+	cfg.MinN, cfg.MaxN, cfg.Bucket = 3, maxn, 2000000
 	cfg.LR = 0.05
 	cfg.NegativePower = 0.5
 	lr := os.Getenv("T2V_SKIPGRAM_BENCH_LR")
@@ -156,7 +166,15 @@ func TestFastTextComparison(t *testing.T) {
 	enc := c.Encode(vocab, false)
 	c = nil
 	trainStart := time.Now()
-	emb, err := skipgram.Train(context.Background(), enc, vocab, cfg)
+	var emb *model.Embeddings
+	if maxn > 0 {
+		var sw *skipgram.Subwords
+		if sw, err = skipgram.TrainSubwords(context.Background(), enc, vocab, cfg); err == nil {
+			emb = sw.Words
+		}
+	} else {
+		emb, err = skipgram.Train(context.Background(), enc, vocab, cfg)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +185,8 @@ func TestFastTextComparison(t *testing.T) {
 	ourSecs := time.Since(start).Seconds()
 	ourCPU := cpuSeconds(t) - cpu0
 
-	ftRate := float64(ntok) * epochs / ftSecs
-	ourRate := float64(ntok) * epochs / ourSecs
+	ftRate := float64(ntok) * float64(epochs) / ftSecs
+	ourRate := float64(ntok) * float64(epochs) / ourSecs
 	ft := scores(t, shared, filepath.Join(out, "fasttext.vec"))
 	ours := scores(t, shared, ourVec)
 	ref := scores(t, shared, filepath.Join(shared, "data", "embeddings", "general-sgns100.vec.gz"))
@@ -176,10 +194,10 @@ func TestFastTextComparison(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%d tokens × %d epochs, %d threads, GOMAXPROCS %d, lr %g, our negative power %g\n", ntok, epochs, threads, runtime.GOMAXPROCS(0), cfg.LR, cfg.NegativePower)
 	fmt.Fprintf(&b, "| trainer | wall time | tokens/s (whole command) | ratio to fastText | CPU time | tokens per CPU-second | ratio | WS-353 | SimLex-999 | MEN |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| fastText skipgram -maxn 0 | %.0f s | %.0f | 1.00 | %.0f s | %.0f | 1.00 | %.3f | %.3f | %.3f |\n",
-		ftSecs, ftRate, ftCPU, float64(ntok)*epochs/ftCPU, ft[0], ft[1], ft[2])
+	fmt.Fprintf(&b, "| fastText skipgram -maxn %d | %.0f s | %.0f | 1.00 | %.0f s | %.0f | 1.00 | %.3f | %.3f | %.3f |\n",
+		maxn, ftSecs, ftRate, ftCPU, float64(ntok)*float64(epochs)/ftCPU, ft[0], ft[1], ft[2])
 	fmt.Fprintf(&b, "| text2vec-am skipgram | %.0f s (training %.0f s) | %.0f | %.2f | %.0f s | %.0f | %.2f | %.3f | %.3f | %.3f |\n",
-		ourSecs, trainSecs, ourRate, ourRate/ftRate, ourCPU, float64(ntok)*epochs/ourCPU, ftCPU/ourCPU, ours[0], ours[1], ours[2])
+		ourSecs, trainSecs, ourRate, ourRate/ftRate, ourCPU, float64(ntok)*float64(epochs)/ourCPU, ftCPU/ourCPU, ours[0], ours[1], ours[2])
 	fmt.Fprintf(&b, "| reference general-sgns100 | | | | | | | %.3f | %.3f | %.3f |\n", ref[0], ref[1], ref[2])
 	t.Log(b.String())
 	if os.Getenv("T2V_SKIPGRAM_BENCH_OUT") != "" {
@@ -187,6 +205,28 @@ func TestFastTextComparison(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// truncateLines keeps the first n lines of path and returns their tokens.
+func truncateLines(t *testing.T, path string, n int) int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, ntok := 0, int64(0)
+	for i := 0; i < n && end < len(data); i++ {
+		nl := strings.IndexByte(string(data[end:]), '\n')
+		if nl < 0 {
+			nl = len(data) - end - 1
+		}
+		ntok += int64(len(strings.Fields(string(data[end : end+nl]))))
+		end += nl + 1
+	}
+	if err := os.WriteFile(path, data[:end], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ntok
 }
 
 // cpuSeconds returns the user plus system CPU time of this process so far.

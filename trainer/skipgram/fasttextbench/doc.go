@@ -12,5 +12,8 @@
 // fastText binary, default "fasttext" on PATH), T2V_SKIPGRAM_BENCH_LR (the
 // learning rate given to both trainers; default 0.05, fastText's skipgram
 // default), T2V_SKIPGRAM_BENCH_NEG_POWER (our negative-sampling exponent;
-// default 0.5, the value fastText uses and cannot change).
+// default 0.5, the value fastText uses and cannot change), T2V_SKIPGRAM_BENCH_MAXN
+// (6: both train subwords, character n-grams 3–6 in 2,000,000 buckets: fastText's
+// skipgram defaults against TrainSubwords), T2V_SKIPGRAM_BENCH_EPOCHS (default 5),
+// T2V_SKIPGRAM_BENCH_LINES (keep only the first N lines of the tokenized corpus).
 package fasttextbench

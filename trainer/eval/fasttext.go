@@ -1,0 +1,160 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
+)
+
+// ftSpace gives the vectors of a fastText model to the evaluations, cached
+// per word. Lookups cannot return errors, so the first read error is kept in
+// err and the lookup returns nil; check Err after using them.
+type ftSpace struct {
+	m     *fasttext.Model
+	words map[string][]float32
+	forms map[string][]float32
+	err   error
+}
+
+func newFTSpace(m *fasttext.Model) *ftSpace {
+	return &ftSpace{m: m, words: map[string][]float32{}, forms: map[string][]float32{}}
+}
+
+// Err returns the first error a lookup met.
+func (s *ftSpace) Err() error { return s.err }
+
+// lookup caches fn's vector of the lowercased word (nil: none).
+func (s *ftSpace) lookup(cache map[string][]float32, w string, fn func([]float32, string) (bool, error)) []float32 {
+	w = strings.ToLower(w)
+	if v, ok := cache[w]; ok {
+		return v
+	}
+	v := make([]float32, s.m.Dim)
+	ok, err := fn(v, w)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	if !ok || err != nil {
+		v = nil
+	}
+	cache[w] = v
+	return v
+}
+
+// Word is fastText's vector of w (print-word-vectors: own row and n-grams;
+// n-grams alone for a word outside its dictionary).
+func (s *ftSpace) Word(w string) []float32 { return s.lookup(s.words, w, s.m.WordVector) }
+
+// Form is the mean of w's n-gram rows: its vector from the form alone.
+func (s *ftSpace) Form(w string) []float32 { return s.lookup(s.forms, w, s.m.FormVector) }
+
+// InDict is Word for the words of fastText's dictionary, nil for others.
+func (s *ftSpace) InDict(w string) []float32 {
+	if _, ok := s.m.ID(strings.ToLower(w)); !ok {
+		return nil
+	}
+	return s.Word(w)
+}
+
+// Additive is the additive baseline in fastText's space: the mean of the
+// vectors of the context words in its dictionary, the words in stop left out.
+func (s *ftSpace) Additive(stop map[string]bool) NonceFunc {
+	return func(sentences [][]string) []float32 {
+		sum := make([]float32, s.m.Dim)
+		n := 0
+		for _, sent := range sentences {
+			for _, w := range sent {
+				if w == NonceToken || stop[w] {
+					continue
+				}
+				v := s.InDict(w)
+				if v == nil {
+					continue
+				}
+				for k, x := range v {
+					sum[k] += x
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+		for k := range sum {
+			sum[k] /= float32(n)
+		}
+		return sum
+	}
+}
+
+// fastTextRareRows are the rare-pairs rows of a fastText model, common words
+// by fastText's own vectors: its form-only vector of the rare word (n-grams;
+// no context), ½ form + ½ additive − sw in its space, and its own vector of
+// the rare word (trained on all the word's occurrences).
+func fastTextRareRows(m *fasttext.Model, stop map[string]bool, rareWords []string, rp []RarePair) ([]rareRow, error) {
+	s := newFTSpace(m)
+	form, own := map[string][]float32{}, map[string][]float32{}
+	for _, w := range rareWords {
+		if v := s.Form(w); v != nil {
+			form[w] = v
+		}
+		if v := s.InDict(w); v != nil {
+			own[w] = v
+		}
+	}
+	for _, p := range rp {
+		s.Word(p.Common)
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	additive := s.Additive(stop)
+	constant := func(v map[string][]float32) func(map[string][][]string) (map[string][]float32, error) {
+		return func(map[string][][]string) (map[string][]float32, error) { return v, nil }
+	}
+	return []rareRow{
+		{name: "fastText form (n-grams only)", common: s.Word, constant: true, infer: constant(form)},
+		{name: "½ fastText form + ½ fastText additive − sw", common: s.Word, infer: func(c map[string][][]string) (map[string][]float32, error) {
+			out := make(map[string][]float32, len(rareWords))
+			for _, w := range rareWords {
+				if v := MixUnit(form[w], additive(c[w])); v != nil {
+					out[w] = v
+				}
+			}
+			return out, s.Err()
+		}},
+		{name: "fastText own vector (all corpus occurrences)", common: s.Word, constant: true, infer: constant(own)},
+	}, nil
+}
+
+// FastTextEmbeddings opens the fastText model at path and returns its word
+// vectors as embeddings for the words of texts: every dictionary word with
+// its vector and count, and every other word of texts (tokenized with tok)
+// with its n-gram vector and count 1 (the SIF weight of a word seen once), as
+// fastText vectorizes words it never saw.
+func FastTextEmbeddings(path string, texts []string, tok model.Tokenizer) (*model.Embeddings, int, error) {
+	m, err := fasttext.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer m.Close()
+	var extra []string
+	seen := map[string]bool{}
+	var toks []string
+	for _, t := range texts {
+		toks = tok.AppendTokens(toks[:0], t)
+		for _, w := range toks {
+			if _, ok := m.ID(w); !ok && !seen[w] {
+				seen[w] = true
+				extra = append(extra, strings.Clone(w))
+			}
+		}
+	}
+	e, err := m.Embeddings(extra, 1)
+	if err != nil {
+		return nil, 0, fmt.Errorf("fasttext %s: %w", path, err)
+	}
+	return e, len(extra), nil
+}

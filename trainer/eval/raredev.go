@@ -1,0 +1,186 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// RareDevOptions select the pairs and contexts of a rare-word development set.
+type RareDevOptions struct {
+	MinSentences int   // the rare word needs this many distinct contexts
+	MaxCount     int64 // and at most this many corpus occurrences
+	MinCommon    int64 // the other word needs this many occurrences
+	MaxContexts  int   // contexts kept per rare word (reservoir-sampled)
+	Window       int   // words kept each side of the occurrence, within its sentence
+	Seed         uint64
+}
+
+// RareDevSet is a rare-word development set: pairs (common word, rare word,
+// score) and the contexts of every rare word (the rare word included, as a
+// corpus gives it).
+type RareDevSet struct {
+	Pairs    []RarePair
+	Contexts map[string][][]string
+	Counts   map[string]int64
+}
+
+// BuildRareDev selects the pairs of a word-similarity set whose first word
+// (the rare word of the Stanford Rare Words set) occurs at most MaxCount
+// times in the corpus and has at least MinSentences distinct contexts, and
+// whose second word occurs at least MinCommon times. Contexts are windows of
+// the rare word's sentences (lines split at . ! ?), sampled uniformly over
+// its occurrences.
+func BuildRareDev(ctx context.Context, corpus []string, pairs []WordPair, o RareDevOptions) (*RareDevSet, error) {
+	tok := model.DefaultTokenizer()
+	targets := map[string]bool{}
+	for _, p := range pairs {
+		if w := strings.ToLower(p.A); isOneToken(tok, w) {
+			targets[w] = true
+		}
+	}
+	cc, err := SampleContexts(ctx, corpus, targets, o.MaxContexts, o.Window, true, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	set := &RareDevSet{Contexts: map[string][][]string{}, Counts: cc.Counts}
+	for w := range targets {
+		distinct := dedupContexts(cc.Contexts[w])
+		if cc.Counts[w] <= o.MaxCount && len(distinct) >= o.MinSentences {
+			set.Contexts[w] = distinct
+		}
+	}
+	for _, p := range pairs {
+		rare, common := strings.ToLower(p.A), strings.ToLower(p.B)
+		if set.Contexts[rare] != nil && cc.Counts[common] >= o.MinCommon && isOneToken(tok, common) {
+			set.Pairs = append(set.Pairs, RarePair{Common: common, Rare: rare, Score: p.Score})
+		}
+	}
+	used := map[string]bool{}
+	for _, p := range set.Pairs {
+		used[p.Rare] = true
+	}
+	for w := range set.Contexts {
+		if !used[w] {
+			delete(set.Contexts, w)
+		}
+	}
+	return set, nil
+}
+
+func isOneToken(tok model.Tokenizer, w string) bool {
+	t := tok.AppendTokens(nil, w)
+	return len(t) == 1 && t[0] == w
+}
+
+// dedupContexts drops repeated contexts, keeping the first of each.
+func dedupContexts(cs [][]string) [][]string {
+	seen := map[string]bool{}
+	var out [][]string
+	for _, c := range cs {
+		k := strings.Join(c, " ")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Write writes dir/pairs.txt ("common rare score" lines, the format eval
+// rare-pairs reads) and dir/contexts/<rare>.txt (one context per line).
+func (s *RareDevSet) Write(dir string) error {
+	cdir := filepath.Join(dir, "contexts")
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, p := range s.Pairs {
+		fmt.Fprintf(&b, "%s\t%s\t%g\n", p.Common, p.Rare, p.Score)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	for w, cs := range s.Contexts {
+		f, err := os.Create(filepath.Join(cdir, w+".txt"))
+		if err != nil {
+			return err
+		}
+		bw := bufio.NewWriter(f)
+		for _, c := range cs {
+			bw.WriteString(strings.Join(c, " "))
+			bw.WriteByte('\n')
+		}
+		err = bw.Flush()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runRareDev(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("eval rare-dev", env)
+	var corpus cli.Paths
+	fs.Var(&corpus, "corpus", "corpus `FILE` or directory (repeatable; .gz ok)")
+	out := fs.String("out", "", "output `DIR` (pairs.txt and contexts/; keep it outside the repository)")
+	var o RareDevOptions
+	fs.IntVar(&o.MinSentences, "min-sentences", 16, "the rare word needs at least this many distinct contexts")
+	fs.Int64Var(&o.MaxCount, "max-count", 99, "the rare word may occur at most this many times (99: below the 100 occurrences from which train mimics a word)")
+	fs.Int64Var(&o.MinCommon, "min-common", 100, "the other word must occur at least this many times")
+	fs.IntVar(&o.MaxContexts, "max-contexts", 256, "contexts kept per rare word")
+	fs.IntVar(&o.Window, "window", 25, "words kept each side of the rare word, within its sentence")
+	fs.Uint64Var(&o.Seed, "seed", 1, "random seed of the context sample")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval rare-dev --corpus DIR --out DIR PAIRS\n\n"+
+			"Builds a rare-word development set for eval rare-pairs from a word-similarity file whose first\n"+
+			"word is the rare one (the Stanford Rare Words set): the pairs whose rare word is rare in the\n"+
+			"corpus but has enough sentences, with those sentences.")
+		fs.PrintDefaults()
+	}
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() != 1:
+		return cli.UsageError("want one PAIRS file, got %d arguments", fs.NArg())
+	case len(corpus) == 0 || *out == "":
+		return cli.UsageError("--corpus and --out are required")
+	case o.MinSentences < 1 || o.MaxContexts < o.MinSentences || o.Window < 1 || o.MaxCount < 1:
+		return cli.UsageError("want --min-sentences ≥ 1, --max-contexts ≥ --min-sentences, --window ≥ 1, --max-count ≥ 1")
+	}
+	pairs, err := LoadWordPairs(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	set, err := BuildRareDev(ctx, corpus, pairs, o)
+	if err != nil {
+		return err
+	}
+	if len(set.Pairs) == 0 {
+		return fmt.Errorf("rare-dev: no pair of %s qualifies", fs.Arg(0))
+	}
+	if err := set.Write(*out); err != nil {
+		return fmt.Errorf("rare-dev: %w", err)
+	}
+	words := make([]string, 0, len(set.Contexts))
+	nctx := 0
+	for w, c := range set.Contexts {
+		words = append(words, w)
+		nctx += len(c)
+	}
+	sort.Strings(words)
+	fmt.Fprintf(env.Stdout, "%d of %d pairs, %d rare words (≤ %d occurrences, ≥ %d distinct contexts; %.1f contexts on average), written to %s\n",
+		len(set.Pairs), len(pairs), len(words), o.MaxCount, o.MinSentences, float64(nctx)/float64(len(words)), *out)
+	return nil
+}

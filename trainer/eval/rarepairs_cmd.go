@@ -1,0 +1,264 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
+)
+
+// rareRow is one row of the rare-pairs table: how the common word is looked
+// up and how the rare words' vectors are inferred from sampled contexts.
+type rareRow struct {
+	name     string
+	common   Lookup
+	minK     int  // 0: the row has a value without contexts (its form); 1: it needs contexts
+	constant bool // the same vectors at every k: computed once
+	infer    func(contexts map[string][][]string) (map[string][]float32, error)
+}
+
+// rareResult is a row's mean ρ and mean count of pairs without a vector, per k.
+type rareResult struct {
+	rho, missing []float64
+}
+
+func runRarePairs(ctx context.Context, env cli.Env) error {
+	fset := cli.NewFlagSet("eval rare-pairs", env)
+	var base baseFlags
+	base.register(fset)
+	am := fset.String("am", "", "AM weights `FILE`, bundle or \"default\": the AM rows (k = 0 is its form alone)")
+	fcm := fset.String("fcm", "", "FCM weights `FILE`, bundle or \"default\": the FCM row")
+	ftPath := fset.String("fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
+	maxK := fset.Int("max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k)")
+	trials := fset.Int("trials", 5, "random context samples per k (ρ and the missing counts are averaged)")
+	seed := fset.Uint64("seed", 1, "random seed of the context samples")
+	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
+	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE`")
+	fset.Usage = func() {
+		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] PAIRS CONTEXT_DIR\n\n"+
+			"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n"+
+			"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n"+
+			"Every pair is scored: a pair without a vector scores cosine 0 (counted in the second table). For\n"+
+			"k = 0 (form only), 1, 2, 4 … max-k the rare word's vector is inferred from k contexts sampled\n"+
+			"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n"+
+			"--trials seeded samples shared by every row.")
+		fset.PrintDefaults()
+	}
+	if err := cli.ParseFlags(fset, env.Args); err != nil {
+		return err
+	}
+	if err := checkPlotFlag(*plotPath); err != nil {
+		return err
+	}
+	if fset.NArg() != 2 {
+		return cli.UsageError("want PAIRS and CONTEXT_DIR, got %d arguments", fset.NArg())
+	}
+	if *maxK < 1 || *trials < 1 || *nStop < 0 {
+		return cli.UsageError("--max-k and --trials must be ≥ 1 and --stopwords ≥ 0")
+	}
+	if st, err := os.Stat(fset.Arg(1)); err != nil || !st.IsDir() {
+		return fmt.Errorf("rare-pairs: context directory %s: not a directory (%v)", fset.Arg(1), err)
+	}
+	pairs, err := LoadWordPairs(fset.Arg(0))
+	if err != nil {
+		return err
+	}
+	e, err := base.load()
+	if err != nil {
+		return err
+	}
+	rp, contexts, without, err := RarePairsSetup(pairs, fset.Arg(1), model.DefaultTokenizer())
+	if err != nil {
+		return err
+	}
+	rareWords := make([]string, 0, len(rp))
+	seen := map[string]bool{}
+	for _, p := range rp {
+		if !seen[p.Rare] {
+			seen[p.Rare] = true
+			rareWords = append(rareWords, p.Rare)
+		}
+	}
+	sort.Strings(rareWords)
+	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
+	stop := MostFrequent(e, *nStop)
+	rows, closeFT, err := rareRows(e, stop, rareWords, *am, *fcm, *ftPath, rp)
+	if err != nil {
+		return err
+	}
+	defer closeFT()
+	ks := []int{0}
+	for k := 1; k <= *maxK; k *= 2 {
+		ks = append(ks, k)
+	}
+	res, err := rarePairsRun(ctx, rp, contexts, rareWords, rows, ks, *trials, *seed)
+	if err != nil {
+		return err
+	}
+	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
+}
+
+// rareRows builds the rows: additive − sw, FCM, AM, ½ AM form + ½ additive,
+// the base vector, and the fastText rows.
+func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath, ftPath string, rp []RarePair) ([]rareRow, func(), error) {
+	base := EmbeddingLookup(e)
+	additive := Additive(e, stop)
+	addAll := func(c map[string][][]string) map[string][]float32 {
+		out := make(map[string][]float32, len(rareWords))
+		for _, w := range rareWords {
+			if v := additive(c[w]); v != nil {
+				out[w] = v
+			}
+		}
+		return out
+	}
+	rows := []rareRow{{name: "additive − sw", common: base, minK: 1, infer: func(c map[string][][]string) (map[string][]float32, error) { return addAll(c), nil }}}
+	for _, r := range []struct{ name, path string }{{"FCM", fcmPath}, {"AM", amPath}} {
+		if r.path == "" {
+			continue
+		}
+		m, err := loadModel(r.path, e, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		infer := func(c map[string][][]string) map[string][]float32 {
+			vecs := InferWords(m, rareWords, c)
+			out := make(map[string][]float32, len(rareWords))
+			for i, w := range rareWords {
+				out[w] = vecs[i]
+			}
+			return out
+		}
+		rows = append(rows, rareRow{name: fmt.Sprintf("%s (%s)", r.name, m.Mode), common: base,
+			infer: func(c map[string][][]string) (map[string][]float32, error) { return infer(c), nil }})
+		if r.name == "AM" {
+			form := infer(nil)
+			rows = append(rows, rareRow{name: "½ AM form + ½ additive − sw", common: base, infer: func(c map[string][][]string) (map[string][]float32, error) {
+				add := addAll(c)
+				out := make(map[string][]float32, len(rareWords))
+				for _, w := range rareWords {
+					if v := MixUnit(form[w], add[w]); v != nil {
+						out[w] = v
+					}
+				}
+				return out, nil
+			}})
+		}
+	}
+	own := map[string][]float32{}
+	for _, w := range rareWords {
+		if v := base(w); v != nil {
+			own[w] = v
+		}
+	}
+	rows = append(rows, rareRow{name: "base vector (all corpus occurrences)", common: base, constant: true,
+		infer: func(map[string][][]string) (map[string][]float32, error) { return own, nil }})
+	if ftPath == "" {
+		return rows, func() {}, nil
+	}
+	ft, err := fasttext.Open(ftPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ftRows, err := fastTextRareRows(ft, stop, rareWords, rp)
+	if err != nil {
+		ft.Close()
+		return nil, nil, err
+	}
+	return append(rows, ftRows...), func() { ft.Close() }, nil
+}
+
+// rarePairsRun scores every row at every k, averaging over trials; the
+// samples of a (k, trial) are shared by all rows.
+func rarePairsRun(ctx context.Context, rp []RarePair, contexts map[string][][]string, rareWords []string, rows []rareRow, ks []int, trials int, seed uint64) ([]rareResult, error) {
+	res := make([]rareResult, len(rows))
+	for i := range res {
+		res[i] = rareResult{rho: make([]float64, len(ks)), missing: make([]float64, len(ks))}
+	}
+	type cached struct {
+		rho     float64
+		missing int
+	}
+	constants := make([]*cached, len(rows))
+	for ki, k := range ks {
+		for trial := range trials {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var sample map[string][][]string
+			if k > 0 {
+				sample = SampleK(contexts, rareWords, k, rand.New(rand.NewPCG(seed, uint64(k)<<16|uint64(trial))))
+			}
+			for ri, r := range rows {
+				if k < r.minK {
+					continue
+				}
+				c := constants[ri]
+				if c == nil {
+					vecs, err := r.infer(sample)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", r.name, err)
+					}
+					rho, missing := RarePairsScore(rp, r.common, vecs)
+					c = &cached{rho, missing}
+					if r.constant {
+						constants[ri] = c
+					}
+				}
+				res[ri].rho[ki] += c.rho / float64(trials)
+				res[ri].missing[ki] += float64(c.missing) / float64(trials)
+			}
+		}
+	}
+	return res, nil
+}
+
+// writeRarePairs prints the ρ table, the table of pairs without a vector and the plot.
+func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pairs, without, trials int, plotPath string) error {
+	header := []string{"model"}
+	for _, k := range ks {
+		if k == 0 {
+			header = append(header, "k=0 (form)")
+		} else {
+			header = append(header, fmt.Sprintf("k=%d", k))
+		}
+	}
+	rhoTab, missTab := Table{Header: header}, Table{Header: header}
+	p := LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true}
+	for _, k := range ks[1:] {
+		p.X = append(p.X, float64(k))
+	}
+	for ri, r := range rows {
+		rc, mc := []string{r.name}, []string{r.name}
+		for ki, k := range ks {
+			if k < r.minK {
+				rc, mc = append(rc, "–"), append(mc, "–")
+				continue
+			}
+			rc = append(rc, fmtNum(res[ri].rho[ki], 3))
+			mc = append(mc, strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", res[ri].missing[ki]), "0"), "."))
+		}
+		rhoTab.AddRow(rc...)
+		missTab.AddRow(mc...)
+		p.Series = append(p.Series, Series{Name: r.name, Y: res[ri].rho[1:]})
+	}
+	if err := rhoTab.WriteMarkdown(env.Stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nAll %d pairs scored (%d with a rare word without contexts); ρ is the mean over %d trials.\n"+
+		"Pairs scored 0 for want of a vector (common or rare word), mean over the trials:\n\n", pairs, without, trials)
+	if err := missTab.WriteMarkdown(env.Stdout); err != nil {
+		return err
+	}
+	if plotPath != "" {
+		return p.WritePNG(plotPath)
+	}
+	return nil
+}

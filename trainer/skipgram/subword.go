@@ -1,0 +1,219 @@
+package skipgram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// MaxBucket bounds Config.Bucket (2²⁶ rows).
+const MaxBucket = 1 << 26
+
+// Subwords is the result of subword training: the word vectors (fastText's:
+// the mean of the word's own input row and its n-gram rows) and the n-gram
+// vectors, one row per distinct n-gram of the vocabulary's words (n-grams
+// sharing a hash bucket share the row).
+type Subwords struct {
+	// Words holds the vocabulary's word vectors, with its counts.
+	Words *model.Embeddings
+	// Ngrams holds the n-gram vectors; its words are the n-grams in fastText's
+	// form ('<' and '>' mark the word's ends) and its counts the number of
+	// vocabulary words containing each, in decreasing order of that number
+	// (ties by decreasing summed word count, then by n-gram).
+	Ngrams *model.Embeddings
+	// Config is how words were cut into n-grams (the fastText style).
+	Config model.NgramConfig
+}
+
+// NgramConfig returns the n-gram settings of subword training (fastText's
+// style, cfg.MinN…cfg.MaxN).
+func (c Config) NgramConfig() model.NgramConfig {
+	return model.NgramConfig{MinN: c.MinN, MaxN: c.MaxN, MinCount: 1, Style: model.NgramFastText}
+}
+
+// subwordTable lists, for every vocabulary word, its input rows: the word's
+// own row first, then nwords + hash(g) % bucket for each of its n-grams g in
+// fastText's order (computeSubwords).
+type subwordTable struct {
+	rows []int32
+	offs []int32 // word i: rows[offs[i]:offs[i+1]]
+}
+
+func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
+	ncfg := cfg.NgramConfig()
+	t := &subwordTable{offs: make([]int32, 1, len(words)+1)}
+	var grams []string
+	n := int64(len(words))
+	for i, w := range words {
+		t.rows = append(t.rows, int32(i))
+		grams = ncfg.AppendNgrams(grams[:0], w)
+		for _, g := range grams {
+			t.rows = append(t.rows, int32(n+int64(model.FastTextHash(g)%uint32(cfg.Bucket))))
+		}
+		if len(t.rows) > 1<<31-1 {
+			return nil, errors.New("subword table exceeds 2³¹ entries")
+		}
+		t.offs = append(t.offs, int32(len(t.rows)))
+	}
+	return t, nil
+}
+
+// TrainSubwords learns word and character n-gram vectors as fastText's
+// skipgram does (Bojanowski et al. 2017): a word's input vector is the mean of
+// its own row and the rows of its n-grams (hashed into cfg.Bucket buckets by
+// model.FastTextHash), each context word within the shrunk window is
+// predicted from it with negative sampling, and the gradient of the mean is
+// added in full to every one of those rows (fastText does not normalise it
+// for skipgram). Subsampling, negatives, the learning-rate schedule and the
+// Hogwild workers are Train's. cfg.MaxN must be > 0.
+func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*Subwords, error) {
+	if cfg.MaxN == 0 {
+		return nil, errors.New("skipgram: subword training needs MaxN > 0")
+	}
+	t, err := newTrainer(enc, vocab, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n := vocab.Len()
+	if t.sub, err = newSubwordTable(vocab.Words, cfg); err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	dim := cfg.Dim
+	t.syn0 = make([]float32, (n+cfg.Bucket)*dim)
+	// fastText's initialisation: input rows uniform in ±1/dim, output rows zero.
+	rng := newRNG(cfg.Seed, 0)
+	for i := range t.syn0 {
+		t.syn0[i] = (float32(rng.next()>>40)/(1<<24)*2 - 1) / float32(dim)
+	}
+	if err := t.run(ctx); err != nil {
+		return nil, err
+	}
+	vecs := make([]float32, n*dim)
+	for i := 0; i < n; i++ {
+		ids := t.sub.rows[t.sub.offs[i]:t.sub.offs[i+1]]
+		row := vecs[i*dim : (i+1)*dim]
+		simd.GatherSum(row, t.syn0, ids)
+		simd.Scale(1/float32(len(ids)), row)
+	}
+	words, err := model.NewEmbeddings(dim, vocab.Words, vecs, vocab.Counts)
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	ngrams, err := ngramTable(vocab, cfg, t.syn0[n*dim:])
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
+	return &Subwords{Words: words, Ngrams: ngrams, Config: cfg.NgramConfig()}, nil
+}
+
+// ngramTable collects the distinct n-grams of the vocabulary's words with
+// their bucket rows, ordered by the number of words containing them.
+func ngramTable(vocab *corpus.Vocab, cfg Config, buckets []float32) (*model.Embeddings, error) {
+	ncfg := cfg.NgramConfig()
+	type stat struct{ types, tokens int64 }
+	stats := make(map[string]*stat)
+	var grams []string
+	for i, w := range vocab.Words {
+		grams = ncfg.AppendNgrams(grams[:0], w)
+		for _, g := range grams {
+			s := stats[g]
+			if s == nil {
+				s = &stat{}
+				stats[g] = s
+			}
+			s.types++
+			s.tokens += vocab.Counts[i]
+		}
+	}
+	names := make([]string, 0, len(stats))
+	for g := range stats {
+		names = append(names, g)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		sa, sb := stats[a], stats[b]
+		switch {
+		case sa.types != sb.types:
+			return int(sb.types - sa.types)
+		case sa.tokens != sb.tokens:
+			if sa.tokens > sb.tokens {
+				return -1
+			}
+			return 1
+		}
+		return compareStrings(a, b)
+	})
+	dim := cfg.Dim
+	vecs := make([]float32, len(names)*dim)
+	counts := make([]int64, len(names))
+	for i, g := range names {
+		b := int(model.FastTextHash(g) % uint32(cfg.Bucket))
+		copy(vecs[i*dim:(i+1)*dim], buckets[b*dim:(b+1)*dim])
+		counts[i] = stats[g].types
+	}
+	return model.NewEmbeddings(dim, names, vecs, counts)
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// trainUnitSubwords runs fastText's skipgram update over one subsampled unit:
+// for each word and each context word within the shrunk window, the mean of
+// the word's input rows predicts the context word (label 1) and Negative
+// sampled words (label 0); the gradient of the mean goes to every input row.
+func (w *worker) trainUnitSubwords(sen []int32) {
+	t := w.t
+	dim, window, nneg := t.cfg.Dim, t.cfg.Window, t.cfg.Negative
+	syn0, syn1neg := t.syn0, t.syn1neg
+	hidden, grad := w.hidden, w.neu1e
+	alpha := w.alpha
+	rows, offs := t.sub.rows, t.sub.offs
+	n := len(sen)
+	for pos, word := range sen {
+		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
+		lo, hi := max(pos-win, 0), min(pos+win+1, n)
+		ids := rows[offs[word]:offs[word+1]]
+		inv := 1 / float32(len(ids))
+		for c := lo; c < hi; c++ {
+			if c == pos {
+				continue
+			}
+			simd.GatherSum(hidden, syn0, ids)
+			simd.Scale(inv, hidden)
+			clear(grad)
+			target := sen[c]
+			o := int(target) * dim
+			out := syn1neg[o : o+dim : o+dim]
+			g := (1 - sigmoid(simd.Dot(hidden, out))) * alpha
+			simd.PairAxpy(g, hidden, out, grad)
+			for d := 0; d < nneg; d++ {
+				neg := t.neg.sample(&w.rng)
+				for tries := 0; neg == target && tries < 8; tries++ { // fastText draws again
+					neg = t.neg.sample(&w.rng)
+				}
+				if neg == target {
+					continue
+				}
+				o := int(neg) * dim
+				out := syn1neg[o : o+dim : o+dim]
+				g := -sigmoid(simd.Dot(hidden, out)) * alpha
+				simd.PairAxpy(g, hidden, out, grad)
+			}
+			for _, id := range ids {
+				r := int(id) * dim
+				simd.Add(syn0[r:r+dim:r+dim], grad)
+			}
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package skipgram
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// TestFastTextHashKnownValues checks the hash against values computed with
+// fastText's Dictionary::hash (FNV-1a over int8_t-cast bytes): non-ASCII bytes
+// are sign-extended before the XOR, which differs from plain FNV-1a.
+func TestFastTextHashKnownValues(t *testing.T) {
+	for s, want := range map[string]uint32{
+		"":        2166136261,
+		"<wh":     1048167652,
+		"her":     4105473420,
+		"ere>":    2257568469,
+		"<where>": 2319392596,
+		"é":       1023043777,
+		"<café>":  3312017187,
+		"</s>":    3617362777,
+	} {
+		if got := model.FastTextHash(s); got != want {
+			t.Errorf("FastTextHash(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestNgramsAsFastText checks the n-grams of known words against fastText's
+// computeSubwords with minn 3, maxn 6.
+func TestNgramsAsFastText(t *testing.T) {
+	cfg := Config{MinN: 3, MaxN: 6}.NgramConfig()
+	got := cfg.AppendNgrams(nil, "where")
+	want := []string{"<wh", "<whe", "<wher", "<where", "whe", "wher", "where", "where>", "her", "here", "here>", "ere", "ere>", "re>"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("n-grams of where = %q, want %q", got, want)
+	}
+	if got, want := cfg.AppendNgrams(nil, "a"), []string{"<a>"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("n-grams of a = %q, want %q", got, want)
+	}
+	if got, want := cfg.AppendNgrams(nil, "né"), []string{"<né", "<né>", "né>"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("n-grams of né = %q, want %q (characters, not bytes)", got, want)
+	}
+}
+
+// TestNgramsAgainstFastTextBinary trains a tiny fastText model and compares,
+// for every word, the n-grams `fasttext print-ngrams` lists with ours, and the
+// bucket of each (n-grams in the same bucket share one vector in fastText;
+// with 97 buckets there are many collisions to check). Skipped without fastText.
+func TestNgramsAgainstFastTextBinary(t *testing.T) {
+	ft, err := exec.LookPath("fasttext")
+	if err != nil {
+		t.Skip("fasttext not installed")
+	}
+	dir := t.TempDir()
+	words := []string{"where", "here", "there", "café", "naïve", "a", "xylophone", "kernel", "kernels"}
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		b.WriteString(strings.Join(words, " ") + "\n")
+	}
+	in := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m")
+	if msg, err := exec.Command(ft, "skipgram", "-input", in, "-output", out, "-minCount", "1", "-bucket", "97",
+		"-dim", "8", "-epoch", "5", "-minn", "3", "-maxn", "6", "-thread", "1", "-verbose", "0").CombinedOutput(); err != nil {
+		t.Fatalf("fasttext skipgram: %v\n%s", err, msg)
+	}
+	cfg := Config{MinN: 3, MaxN: 6}.NgramConfig()
+	bucketVec := map[uint32]string{}
+	bucketGram := map[uint32]string{}
+	collisions := 0
+	for _, w := range words {
+		msg, err := exec.Command(ft, "print-ngrams", out+".bin", w).Output()
+		if err != nil {
+			t.Fatalf("fasttext print-ngrams %s: %v", w, err)
+		}
+		var grams []string
+		lines := strings.Split(strings.TrimSpace(string(msg)), "\n")
+		if len(lines) == 0 || !strings.HasPrefix(lines[0], w+" ") {
+			t.Fatalf("print-ngrams %s: want the word's own row first, got %q", w, lines[0])
+		}
+		for _, line := range lines[1:] { // the word's own row first, then its n-grams
+			g, vec, _ := strings.Cut(strings.TrimSpace(line), " ")
+			grams = append(grams, g)
+			bucket := model.FastTextHash(g) % 97
+			if _, ok := bucketVec[bucket]; ok && bucketGram[bucket] != g {
+				collisions++
+			}
+			if prev, ok := bucketVec[bucket]; ok && prev != vec {
+				t.Errorf("n-grams %q and %q: our bucket %d, different vectors in fastText (%s, %s)", bucketGram[bucket], g, bucket, prev, vec)
+			}
+			bucketVec[bucket], bucketGram[bucket] = vec, g
+		}
+		if got := cfg.AppendNgrams(nil, w); !reflect.DeepEqual(got, grams) {
+			t.Errorf("n-grams of %q: ours %q, fastText %q", w, got, grams)
+		}
+	}
+	if len(bucketVec) < 20 || collisions < 10 {
+		t.Errorf("%d buckets seen, %d shared by different n-grams: the check has too little to compare", len(bucketVec), collisions)
+	}
+}
+
+// TestSubwordUpdateMatchesNaive runs one unit through trainUnitSubwords and
+// through a float64 transcription of fastText's Model::update (skipgram,
+// negative sampling, unnormalised gradient) with the same random draws.
+func TestSubwordUpdateMatchesNaive(t *testing.T) {
+	words := []string{"alpha", "beta", "gamma", "delta"}
+	counts := []int64{40, 30, 20, 10}
+	vocab, err := corpus.NewVocab(words, counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := &corpus.Encoded{IDs: []int32{0, 1, 2, 3, 0, 2}, Offsets: []int64{0, 6}}
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.Window, cfg.Negative, cfg.MinN, cfg.MaxN, cfg.Bucket = 8, 2, 3, 3, 4, 11
+	tr, err := newTrainer(enc, vocab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.sub, err = newSubwordTable(words, cfg); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	tr.syn0 = make([]float32, (len(words)+cfg.Bucket)*cfg.Dim)
+	for i := range tr.syn0 {
+		tr.syn0[i] = float32(r.NormFloat64() * 0.3)
+	}
+	for i := range tr.syn1neg {
+		tr.syn1neg[i] = float32(r.NormFloat64() * 0.3)
+	}
+	syn0 := toF64(tr.syn0)
+	syn1 := toF64(tr.syn1neg)
+	w := newWorker(tr, 1)
+	w.alpha = 0.05
+	rng := w.rng // the naive replay draws the same numbers
+	sen := enc.IDs
+	w.trainUnitSubwords(sen)
+
+	dim := cfg.Dim
+	for pos, word := range sen {
+		win := cfg.Window - int((uint64(uint32(rng.next()))*uint64(cfg.Window))>>32)
+		ids := tr.sub.rows[tr.sub.offs[word]:tr.sub.offs[word+1]]
+		for c := max(pos-win, 0); c < min(pos+win+1, len(sen)); c++ {
+			if c == pos {
+				continue
+			}
+			hidden := make([]float64, dim)
+			for _, id := range ids {
+				for k := range hidden {
+					hidden[k] += syn0[int(id)*dim+k] / float64(len(ids))
+				}
+			}
+			grad := make([]float64, dim)
+			step := func(target int32, label float64) {
+				out := syn1[int(target)*dim : int(target+1)*dim]
+				var dot float64
+				for k := range out {
+					dot += out[k] * hidden[k]
+				}
+				g := 0.05 * (label - float64(sigmoid(float32(dot))))
+				for k := range out {
+					grad[k] += g * out[k]
+					out[k] += g * hidden[k]
+				}
+			}
+			step(sen[c], 1)
+			for d := 0; d < cfg.Negative; d++ {
+				neg := tr.neg.sample(&rng)
+				for tries := 0; neg == sen[c] && tries < 8; tries++ {
+					neg = tr.neg.sample(&rng)
+				}
+				if neg != sen[c] {
+					step(neg, 0)
+				}
+			}
+			for _, id := range ids {
+				for k := range grad {
+					syn0[int(id)*dim+k] += grad[k]
+				}
+			}
+		}
+	}
+	for name, p := range map[string][2][]float64{"input": {syn0, toF64(tr.syn0)}, "output": {syn1, toF64(tr.syn1neg)}} {
+		for i := range p[0] {
+			if math.Abs(p[0][i]-p[1][i]) > 1e-4 {
+				t.Fatalf("%s value %d: naive %v, trainer %v", name, i, p[0][i], p[1][i])
+			}
+		}
+	}
+	if reflect.DeepEqual(syn0, toF64(tr.syn0)) && reflect.DeepEqual(syn1, toF64(tr.syn1neg)) {
+		t.Log("bit-identical")
+	}
+}
+
+func toF64(x []float32) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
+}
+
+// morphCorpus writes lines from two topics whose words share a stem: topic a
+// words all contain "zork", topic b words "blim"; each line also holds topic
+// context words.
+func morphCorpus(t *testing.T, lines int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(3, 3))
+	stems := [2]string{"zork", "blim"}
+	affixes := []string{"el", "in", "ish", "er", "ous", "ate", "ing", "ed"}
+	var b strings.Builder
+	for i := range lines {
+		topic := i % 2
+		for j := range 10 {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			if j%2 == 0 {
+				fmt.Fprintf(&b, "%s%s", stems[topic], affixes[r.IntN(len(affixes))])
+			} else {
+				fmt.Fprintf(&b, "ctx%c%d", 'a'+topic, r.IntN(6))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "morph.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSubwordsOOVNearRelatedWords trains subwords on morphCorpus and checks
+// that an unseen word's vector from its n-grams alone (the fastText style
+// NgramVocab over the trained n-gram table, as AM's form embedding sees it)
+// is closer to the words of its stem's topic than to the other topic's.
+func TestSubwordsOOVNearRelatedWords(t *testing.T) {
+	_, vocab, enc := readCorpus(t, morphCorpus(t, 3000), 5)
+	cfg := smallConfig(2)
+	cfg.MinN, cfg.MaxN, cfg.Bucket, cfg.Epochs = 3, 6, 5000, 3
+	sw, err := TrainSubwords(context.Background(), enc, vocab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Ngrams.Len() == 0 || sw.Words.Len() != vocab.Len() {
+		t.Fatalf("%d n-grams, %d words", sw.Ngrams.Len(), sw.Words.Len())
+	}
+	nv, err := model.NewNgramVocab(sw.Config, sw.Ngrams.Words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oov := func(word string) []float32 {
+		ids := nv.AppendIDs(nil, word)
+		v := make([]float32, cfg.Dim)
+		for _, id := range ids {
+			if id == model.UnknownNgram {
+				t.Fatalf("%s: an n-gram-less word", word)
+			}
+			simd.Add(v, sw.Ngrams.Row(id-1))
+		}
+		return v
+	}
+	for _, c := range []struct{ word, own, other string }{
+		{"zorkless", "zork", "blim"}, {"blimful", "blim", "zork"}, {"unzorkable", "zork", "blim"},
+	} {
+		if _, ok := sw.Words.ID(c.word); ok {
+			t.Fatalf("%s is in the vocabulary", c.word)
+		}
+		v := oov(c.word)
+		var own, other float64
+		var nOwn, nOther int
+		for i, w := range sw.Words.Words {
+			cos := cosine(v, sw.Words.Row(int32(i)))
+			switch {
+			case strings.Contains(w, c.own):
+				own += cos
+				nOwn++
+			case strings.Contains(w, c.other):
+				other += cos
+				nOther++
+			}
+		}
+		own, other = own/float64(nOwn), other/float64(nOther)
+		if own < other+0.3 {
+			t.Errorf("%s: mean cosine %.3f to %s words, %.3f to %s words: want the own stem clearly ahead", c.word, own, c.own, other, c.other)
+		}
+	}
+	// The word vector is the mean of the word's row and its n-gram rows: a
+	// word's vector and its n-grams' mean agree more than two unrelated words.
+	id, _ := sw.Words.ID("zorkish")
+	if cos := cosine(sw.Words.Row(id), oov("zorkish")); cos < 0.5 {
+		t.Errorf("zorkish: cosine %.3f between its vector and its n-grams' mean", cos)
+	}
+}
+
+func TestSubwordConfigErrors(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxN, cfg.MinN, cfg.Bucket = 6, 3, 0
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "Bucket") {
+		t.Errorf("bucket 0: %v", err)
+	}
+	cfg.Bucket, cfg.MinN = 10, 7
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "MaxN") {
+		t.Errorf("minn > maxn: %v", err)
+	}
+	_, vocab, enc := readCorpus(t, topicCorpus(t, 50), 1)
+	if _, err := TrainSubwords(context.Background(), enc, vocab, DefaultConfig()); err == nil {
+		t.Error("TrainSubwords with MaxN 0: no error")
+	}
+	cfg = DefaultConfig()
+	cfg.MaxN, cfg.Bucket = 6, 10
+	if _, err := Train(context.Background(), enc, vocab, cfg); err == nil {
+		t.Error("Train with MaxN 6: no error")
+	}
+}
