@@ -54,6 +54,12 @@ type Stats struct {
 	Unchanged int `json:"unchanged"` // objects whose vectors were current
 	Empty     int `json:"empty"`     // objects with no text to vectorize (no vector, as Weaviate)
 	Failed    int `json:"failed"`    // objects the vectorizer gave no vector (left as they are)
+	// Repeated counts objects the cursor listed again within a pass (ids not
+	// after the cursor): they are not processed twice, and their presence
+	// makes refresh check the collection with another pass.
+	Repeated int `json:"repeated"`
+	// Passes is the number of passes over the collection.
+	Passes int `json:"passes"`
 	// Elapsed is this run's time.
 	Elapsed time.Duration `json:"-"`
 }
@@ -133,26 +139,114 @@ type run struct {
 	readAtRun  int // objects read before this run (resumed)
 }
 
+// maxPasses bounds the passes over a collection whose cursor moved while
+// refresh wrote (Weaviate's cursor walks an LSM store that the writes
+// change; on large collections it has been seen to list pages again).
+const maxPasses = 4
+
 func (r *run) loop(ctx context.Context) error {
 	r.readAtRun = r.state.Stats.Read
+	if r.state.Pass > 0 {
+		r.o.All = false // a resumed check pass
+	}
+	for {
+		if err := r.pass(ctx); err != nil {
+			return err
+		}
+		r.state.Stats.Passes = r.state.Pass + 1
+		total, err := r.count(ctx)
+		if err != nil {
+			return err
+		}
+		clean := r.state.PassRepeated == 0 && r.state.PassRead >= total
+		if clean || r.state.Pass+1 >= maxPasses {
+			if !clean && r.o.Progress != nil {
+				fmt.Fprintf(r.o.Progress, "refresh: after %d passes the cursor still lists %d objects again or misses some (%d read of %d): run refresh again\n",
+					maxPasses, r.state.PassRepeated, r.state.PassRead, total)
+			}
+			r.state.Done = true
+			return r.state.save(r.o.State)
+		}
+		// Check the whole collection again: only changed vectors are written.
+		if r.o.Progress != nil {
+			fmt.Fprintf(r.o.Progress, "refresh: pass %d listed %d objects again and read %d of %d: checking the collection again\n",
+				r.state.Pass+1, r.state.PassRepeated, r.state.PassRead, total)
+		}
+		r.state.Pass++
+		r.state.After, r.state.PassRead, r.state.PassRepeated = "", 0, 0
+		r.o.All = false
+	}
+}
+
+// pass walks the collection once from the cursor.
+func (r *run) pass(ctx context.Context) error {
 	for {
 		page, err := r.list(ctx)
 		if err != nil {
 			return err
 		}
 		if len(page) == 0 {
-			r.state.Done = true
-			return r.state.save(r.o.State)
+			return nil
 		}
-		if err := r.page(ctx, page); err != nil {
+		last := page[len(page)-1].ID
+		// Ids come in ascending order: one not after the cursor was listed before.
+		fresh := page[:0]
+		for _, o := range page {
+			if r.state.After != "" && strings.ToLower(o.ID) <= r.state.After {
+				r.state.Stats.Repeated++
+				r.state.PassRepeated++
+				continue
+			}
+			fresh = append(fresh, o)
+		}
+		if err := r.page(ctx, fresh); err != nil {
 			return err
 		}
-		r.state.After = page[len(page)-1].ID
+		r.state.PassRead += len(fresh)
+		if l := strings.ToLower(last); l > r.state.After {
+			r.state.After = l
+		}
 		if err := r.state.save(r.o.State); err != nil {
 			return err
 		}
 		r.report(false)
 	}
+}
+
+// count returns the number of objects in the collection.
+func (r *run) count(ctx context.Context) (int, error) {
+	q := fmt.Sprintf("{ Aggregate { %s%s { meta { count } } } }", r.class, tenantArg(r.o.Tenant))
+	var ans struct {
+		Data struct {
+			Aggregate map[string][]struct {
+				Meta struct {
+					Count int `json:"count"`
+				} `json:"meta"`
+			} `json:"Aggregate"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.o.Weaviate+"/v1/graphql", map[string]any{"query": q}, &ans); err != nil {
+		return 0, fmt.Errorf("refresh: count %s: %w", r.class, err)
+	}
+	if len(ans.Errors) > 0 {
+		return 0, fmt.Errorf("refresh: count %s: %s", r.class, ans.Errors[0].Message)
+	}
+	agg := ans.Data.Aggregate[r.class]
+	if len(agg) != 1 {
+		return 0, fmt.Errorf("refresh: count %s: no answer", r.class)
+	}
+	return agg[0].Meta.Count, nil
+}
+
+func tenantArg(tenant string) string {
+	if tenant == "" {
+		return ""
+	}
+	b, _ := json.Marshal(tenant)
+	return "(tenant: " + string(b) + ")"
 }
 
 // list returns the next page of objects after the cursor, with vectors.

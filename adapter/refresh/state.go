@@ -16,8 +16,13 @@ type state struct {
 	Class   string   `json:"class"`
 	Targets []string `json:"targets"`
 	After   string   `json:"after"` // the last object id written (the cursor)
-	Stats   Stats    `json:"stats"`
-	Done    bool     `json:"done"`
+	// Pass is the pass over the collection (0 first); PassRead and
+	// PassRepeated count this pass's objects read and listed again.
+	Pass         int   `json:"pass"`
+	PassRead     int   `json:"pass_read"`
+	PassRepeated int   `json:"pass_repeated"`
+	Stats        Stats `json:"stats"`
+	Done         bool  `json:"done"`
 }
 
 // loadState reads path (a fresh state when path is "", missing, or records
