@@ -64,7 +64,8 @@ fi
 goroot=$(go env GOROOT)
 gover=$(go env GOVERSION)
 case "$gover" in go1.26*) ;; *) echo "standins: golang:1.26 needs a Go 1.26 toolchain, have $gover" >&2; exit 1 ;; esac
-go_key=$( (echo "$gover $base_key"; cat go.mod go.sum) | hash)
+# Keyed by the modules the binary imports (and the toolchain): a new import rebuilds it.
+go_key=$( (echo "$gover $base_key"; GOWORK=off go list -deps -f '{{with .Module}}{{.Path}}@{{.Version}}{{end}}' . | sort -u) | hash)
 if needs golang:1.26 "$go_key"; then
   echo "standins: golang:1.26 from $goroot ($gover)" >&2
   mkdir -p "$work/go/ctx"
