@@ -129,4 +129,6 @@ EOF
   docker build -q -t "$wv" "$work/wv" >/dev/null
   rm -rf "$work/wv"
 fi
+# Rebuilt stand-ins leave their predecessors untagged: remove those.
+docker image prune -f --filter "label=$label" >/dev/null
 echo "standins: ready" >&2

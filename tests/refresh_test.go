@@ -75,9 +75,22 @@ func TestRefreshStock(t *testing.T) {
 	}
 
 	t.Run("NothingLeftToRefresh", func(t *testing.T) {
+		stored := listVectors(t, w, docs.class, "")
+		now := currentVectors(t, a, r.docs)
+		var differ []int
+		for i := range r.docs {
+			if cosine(stored[i], now[i]) < 1-1e-6 {
+				differ = append(differ, i)
+			}
+		}
 		st := refreshRun(t, w, a, docs.class, false, "", nil)
 		if st.Updated != 0 || st.Unchanged != len(r.docs) {
 			t.Errorf("a second refresh with the same memory: %+v, want 0 updated and %d unchanged", st, len(r.docs))
+			for k, i := range differ[:min(len(differ), 10)] {
+				t.Logf("differ %d: document %d (%s): stored·now %.9f, stored·before-restart %.9f, now·before-restart %.9f",
+					k, i, docUUID(i), cosine(stored[i], now[i]), cosine(stored[i], current[i]), cosine(now[i], current[i]))
+			}
+			t.Logf("%d stored vectors differ from the current ones (cosine < 1 − 1e-6)", len(differ))
 		}
 	})
 	t.Run("ResumesFromState", func(t *testing.T) { checkResume(t, w, a, docs.class, len(r.docs), tmp) })
