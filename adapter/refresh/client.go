@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -81,12 +80,6 @@ func doJSON(ctx context.Context, hc *http.Client, method, url string, body, out 
 		}
 		return nil
 	}
-}
-
-// isStatus reports whether err is an HTTPError with the given status.
-func isStatus(err error, status int) bool {
-	var he *HTTPError
-	return errors.As(err, &he) && he.Status == status
 }
 
 // object is an object as Weaviate's REST API lists it.
