@@ -201,13 +201,13 @@ func checkLockedDown(t *testing.T, s *composeStack) {
 	if ro := s.inspect(t, "t2v-am", "{{.HostConfig.ReadonlyRootfs}}"); ro != "true" {
 		t.Errorf("t2v-am root file system read-only = %s", ro)
 	}
-	top, err := exec.Command("docker", "top", s.container(t, "t2v-am"), "-o", "uid,args").CombinedOutput()
+	top, err := exec.Command("docker", "top", s.container(t, "t2v-am"), "-o", "pid,uid,args").CombinedOutput()
 	if err != nil {
 		t.Fatalf("docker top t2v-am: %v: %s", err, top)
 	}
 	lines := strings.Split(strings.TrimSpace(string(top)), "\n")
 	for _, l := range lines[1:] {
-		if f := strings.Fields(l); len(f) > 0 && f[0] == "0" {
+		if f := strings.Fields(l); len(f) > 1 && f[1] == "0" {
 			t.Errorf("t2v-am runs a process as root: %s", l)
 		}
 	}
