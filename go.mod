@@ -3,6 +3,7 @@ module github.com/text2vec-am/text2vec-am
 go 1.26.0
 
 require (
+	github.com/fatih/camelcase v1.0.0
 	github.com/go-openapi/strfmt v0.25.0
 	github.com/google/uuid v1.6.0
 	github.com/prometheus/client_golang v1.25.0
@@ -31,7 +32,6 @@ require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/danaugrs/go-tsne v0.0.0-20200708172100-6b7d1d577fd3 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/fatih/camelcase v1.0.0 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/getsentry/sentry-go v0.30.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect

@@ -74,14 +74,15 @@ func runDemo(ctx context.Context, env cli.Env) error {
 		show = -1
 	}
 	_, err = Run(ctx, env.Stdout, m, data, Options{
-		ModelName: name,
-		LoadTime:  time.Since(began),
-		Top:       *top,
-		Show:      show,
-		Query:     *query,
-		Explain:   toks[0],
-		NextNote:  nextNote(*modelPath),
-		Color:     colorOK(env.Stdout),
+		ModelName:  name,
+		LoadTime:   time.Since(began),
+		Top:        *top,
+		Show:       show,
+		Query:      *query,
+		Explain:    toks[0],
+		NextNote:   nextNote(*modelPath),
+		ServeModel: *modelPath,
+		Color:      colorOK(env.Stdout),
 	})
 	return err
 }
@@ -114,5 +115,5 @@ func nextNote(modelPath string) string {
 	if modelPath == "" {
 		return ""
 	}
-	return "it serves the embedded default model; to serve " + modelPath + ", mount it as docker-compose.yml's comment shows"
+	return "the compose stack serves the embedded default model; to serve " + modelPath + ", mount it as docker-compose.yml's comment shows"
 }

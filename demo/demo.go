@@ -54,6 +54,9 @@ type Options struct {
 	Explain string
 	// NextNote is an extra line under the closing NextCommand ("" for none).
 	NextNote string
+	// ServeModel is the --model the closing ServeCommand names ("" for the
+	// embedded default model).
+	ServeModel string
 	// Color turns on ANSI styling (only for a terminal).
 	Color bool
 	// Vectorizer overrides the server's default vectorizer options when
@@ -315,7 +318,7 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 		}
 	}
 	res.Elapsed = time.Since(start)
-	p.footer(opts.NextNote, opts.LoadTime, res.Elapsed)
+	p.footer(opts.NextNote, opts.ServeModel, opts.LoadTime, res.Elapsed)
 	return res, p.err
 }
 

@@ -314,19 +314,35 @@ func runeIndex(s, sub []rune) int {
 	return -1
 }
 
-// NextCommand is how to run Weaviate with the default model, printed at the
-// end of the demo (docker-compose.yml; README "Running with Weaviate").
+// ServeCommand and CurlCommand are the first next step the demo prints:
+// the inference server on loopback and one request to it, no Docker needed.
+const (
+	ServeCommand = "go run . serve"
+	CurlCommand  = `curl -s localhost:8080/vectors -d '{"text":"nftables replaces iptables"}'`
+)
+
+// NextCommand is how to run Weaviate with the default model in containers,
+// the second next step (docker-compose.yml).
 const NextCommand = "docker compose up -d --build"
 
-// composeNote explains NextCommand under it.
-const composeNote = "starts Weaviate 1.39.0 and the text2vec-am server (docker-compose.yml); README: \"Running with Weaviate\""
+// ReadmeSections are the README sections the demo's last lines point at
+// (demo_test checks that they exist).
+var ReadmeSections = []string{"Serving with a stock Weaviate", "Docker Compose"}
 
-func (p *printer) footer(note string, load, elapsed time.Duration) {
-	p.section("Next: run Weaviate with text2vec-am")
+func (p *printer) footer(note, modelPath string, load, elapsed time.Duration) {
+	serve := ServeCommand
+	if modelPath != "" {
+		serve += " --model " + modelPath
+	}
+	p.section("Next: serve it to Weaviate")
+	p.printf("   %s\n", p.style(styleBold, serve))
+	p.printf("   %s\n", p.style(styleDim, "the text2vec-am server on 127.0.0.1:8080, no Docker needed; then, in another terminal:"))
+	p.printf("   %s\n", p.style(styleBold, CurlCommand))
 	p.printf("   %s\n", p.style(styleBold, NextCommand))
-	p.printf("   %s\n", p.style(styleDim, composeNote))
+	p.printf("   %s\n", p.style(styleDim, "Weaviate 1.39.0 and the text2vec-am server in containers (docker-compose.yml)"))
 	if note != "" {
 		p.printf("   %s\n", p.style(styleDim, note))
 	}
+	p.printf("   %s\n", p.style(styleDim, "README: \""+strings.Join(ReadmeSections, "\", \"")+"\""))
 	p.printf("\n%s\n", p.style(styleDim, "demo finished in "+seconds(load+elapsed)))
 }

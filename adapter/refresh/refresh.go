@@ -1,0 +1,447 @@
+package refresh
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Options configure one refresh.
+type Options struct {
+	// Weaviate is the base URL of Weaviate's REST API, e.g. http://127.0.0.1:8080.
+	Weaviate string
+	// Class is the collection.
+	Class string
+	// Targets are the named vectors to refresh; empty: every one made by a
+	// module refresh knows (or the class vector).
+	Targets []string
+	// Vectorizer is the base URL of a text2vec-am server (its /vectors/batch).
+	// Empty: for the in-process module, Weaviate's module endpoint
+	// <Weaviate>/v1/modules/text2vec-am; for the other modules it is required.
+	Vectorizer string
+	// All writes every object's vector; otherwise only the vectors that
+	// differ from the vectorizer's current ones (cosine < 1 − Tolerance).
+	All       bool
+	Tolerance float64
+	// Batch is the number of objects per page, vectorizer call and write.
+	Batch int
+	// State is a file recording the cursor after every written page; a run
+	// with the same State resumes after it. Empty: no state.
+	State string
+	// LowerCase mirrors Weaviate's LOWERCASE_VECTORIZATION_INPUT.
+	LowerCase bool
+	// Tenant is the tenant of a multi-tenant collection.
+	Tenant string
+	// Progress receives one line per page (at most every ProgressEvery) and a
+	// summary; nil: none.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+	// HTTP is the client (default: one with a 5-minute timeout).
+	HTTP *http.Client
+}
+
+// Stats count one refresh (a resumed run includes the runs before it).
+type Stats struct {
+	Read      int `json:"read"`      // objects listed
+	Updated   int `json:"updated"`   // objects written with new vectors
+	Unchanged int `json:"unchanged"` // objects whose vectors were current
+	Empty     int `json:"empty"`     // objects with no text to vectorize (no vector, as Weaviate)
+	Failed    int `json:"failed"`    // objects the vectorizer gave no vector (left as they are)
+	// Repeated counts objects the cursor listed again within a pass (ids not
+	// after the cursor): they are not processed twice, and their presence
+	// makes refresh check the collection with another pass.
+	Repeated int `json:"repeated"`
+	// Passes is the number of passes over the collection.
+	Passes int `json:"passes"`
+	// Elapsed is this run's time.
+	Elapsed time.Duration `json:"-"`
+}
+
+// ErrSchema marks a collection refresh cannot work on.
+var ErrSchema = errors.New("refresh: collection")
+
+// Run refreshes the collection's vectors. It returns the counts so far with
+// any error; with a State file the next run continues where it stopped.
+func Run(ctx context.Context, o Options) (Stats, error) {
+	if err := o.defaults(); err != nil {
+		return Stats{}, err
+	}
+	var raw json.RawMessage
+	if err := doJSON(ctx, o.HTTP, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw); err != nil {
+		return Stats{}, fmt.Errorf("refresh: read the definition of class %s: %w", o.Class, err)
+	}
+	class, targets, err := parseTargets(raw, o.Targets, o.LowerCase)
+	if err != nil {
+		return Stats{}, fmt.Errorf("%w: %w", ErrSchema, err)
+	}
+	vecURLs := make([]string, len(targets))
+	for i, t := range targets {
+		switch {
+		case o.Vectorizer != "":
+			vecURLs[i] = o.Vectorizer + "/vectors/batch"
+		case t.Module == ModuleAM:
+			vecURLs[i] = o.Weaviate + "/v1/modules/" + ModuleAM + "/vectors/batch"
+		default:
+			return Stats{}, fmt.Errorf("%w: %s of class %s is made by %s, which calls a text2vec-am server: give its URL (--vectorizer)", ErrSchema, t.label(), class, t.Module)
+		}
+	}
+	st, err := loadState(o.State, class, targets)
+	if err != nil {
+		return Stats{}, err
+	}
+	r := &run{o: o, class: class, targets: targets, vecURLs: vecURLs, state: st, start: time.Now()}
+	err = r.loop(ctx)
+	r.state.Stats.Elapsed = time.Since(r.start)
+	r.report(true)
+	return r.state.Stats, err
+}
+
+func (o *Options) defaults() error {
+	if o.Weaviate == "" || o.Class == "" {
+		return errors.New("refresh: the Weaviate URL and the class are required")
+	}
+	o.Weaviate = strings.TrimRight(o.Weaviate, "/")
+	o.Vectorizer = strings.TrimRight(o.Vectorizer, "/")
+	if o.Batch <= 0 {
+		o.Batch = 100
+	}
+	if o.Batch > 1000 {
+		return fmt.Errorf("refresh: batch %d is more than 1,000 (a vectorizer batch takes at most 1,024 texts)", o.Batch)
+	}
+	if o.Tolerance < 0 || o.Tolerance >= 1 || math.IsNaN(o.Tolerance) {
+		return fmt.Errorf("refresh: tolerance %v outside [0, 1)", o.Tolerance)
+	}
+	if o.HTTP == nil {
+		o.HTTP = &http.Client{Timeout: 5 * time.Minute}
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 2 * time.Second
+	}
+	return nil
+}
+
+// run is one refresh in progress.
+type run struct {
+	o          Options
+	class      string
+	targets    []Target
+	vecURLs    []string
+	state      *state
+	start      time.Time
+	lastReport time.Time
+	readAtRun  int // objects read before this run (resumed)
+}
+
+// maxPasses bounds the passes over a collection whose cursor moved while
+// refresh wrote (Weaviate's cursor walks an LSM store that the writes
+// change; on large collections it has been seen to list pages again).
+const maxPasses = 4
+
+func (r *run) loop(ctx context.Context) error {
+	r.readAtRun = r.state.Stats.Read
+	if r.state.Pass > 0 {
+		r.o.All = false // a resumed check pass
+	}
+	for {
+		if err := r.pass(ctx); err != nil {
+			return err
+		}
+		r.state.Stats.Passes = r.state.Pass + 1
+		total, err := r.count(ctx)
+		if err != nil {
+			return err
+		}
+		clean := r.state.PassRepeated == 0 && r.state.PassRead >= total
+		if clean || r.state.Pass+1 >= maxPasses {
+			if !clean && r.o.Progress != nil {
+				fmt.Fprintf(r.o.Progress, "refresh: after %d passes the cursor still lists %d objects again or misses some (%d read of %d): run refresh again\n",
+					maxPasses, r.state.PassRepeated, r.state.PassRead, total)
+			}
+			r.state.Done = true
+			return r.state.save(r.o.State)
+		}
+		// Check the whole collection again: only changed vectors are written.
+		if r.o.Progress != nil {
+			fmt.Fprintf(r.o.Progress, "refresh: pass %d listed %d objects again and read %d of %d: checking the collection again\n",
+				r.state.Pass+1, r.state.PassRepeated, r.state.PassRead, total)
+		}
+		r.state.Pass++
+		r.state.After, r.state.PassRead, r.state.PassRepeated = "", 0, 0
+		r.o.All = false
+	}
+}
+
+// pass walks the collection once from the cursor.
+func (r *run) pass(ctx context.Context) error {
+	for {
+		page, err := r.list(ctx)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		last := page[len(page)-1].ID
+		// Ids come in ascending order: one not after the cursor was listed before.
+		fresh := page[:0]
+		for _, o := range page {
+			if r.state.After != "" && strings.ToLower(o.ID) <= r.state.After {
+				r.state.Stats.Repeated++
+				r.state.PassRepeated++
+				continue
+			}
+			fresh = append(fresh, o)
+		}
+		if err := r.page(ctx, fresh); err != nil {
+			return err
+		}
+		r.state.PassRead += len(fresh)
+		if l := strings.ToLower(last); l > r.state.After {
+			r.state.After = l
+		}
+		if err := r.state.save(r.o.State); err != nil {
+			return err
+		}
+		r.report(false)
+	}
+}
+
+// count returns the number of objects in the collection.
+func (r *run) count(ctx context.Context) (int, error) {
+	q := fmt.Sprintf("{ Aggregate { %s%s { meta { count } } } }", r.class, tenantArg(r.o.Tenant))
+	var ans struct {
+		Data struct {
+			Aggregate map[string][]struct {
+				Meta struct {
+					Count int `json:"count"`
+				} `json:"meta"`
+			} `json:"Aggregate"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.o.Weaviate+"/v1/graphql", map[string]any{"query": q}, &ans); err != nil {
+		return 0, fmt.Errorf("refresh: count %s: %w", r.class, err)
+	}
+	if len(ans.Errors) > 0 {
+		return 0, fmt.Errorf("refresh: count %s: %s", r.class, ans.Errors[0].Message)
+	}
+	agg := ans.Data.Aggregate[r.class]
+	if len(agg) != 1 {
+		return 0, fmt.Errorf("refresh: count %s: no answer", r.class)
+	}
+	return agg[0].Meta.Count, nil
+}
+
+func tenantArg(tenant string) string {
+	if tenant == "" {
+		return ""
+	}
+	b, _ := json.Marshal(tenant)
+	return "(tenant: " + string(b) + ")"
+}
+
+// list returns the next page of objects after the cursor, with vectors.
+func (r *run) list(ctx context.Context) ([]object, error) {
+	q := url.Values{"class": {r.class}, "include": {"vector"}, "limit": {fmt.Sprint(r.o.Batch)}}
+	if r.state.After != "" {
+		q.Set("after", r.state.After)
+	}
+	if r.o.Tenant != "" {
+		q.Set("tenant", r.o.Tenant)
+	}
+	var page struct {
+		Objects []object `json:"objects"`
+	}
+	if err := doJSON(ctx, r.o.HTTP, http.MethodGet, r.o.Weaviate+"/v1/objects?"+q.Encode(), nil, &page); err != nil {
+		return nil, fmt.Errorf("refresh: list %s after %q: %w", r.class, r.state.After, err)
+	}
+	return page.Objects, nil
+}
+
+// page vectorizes one page for every target and writes the objects whose
+// vectors changed.
+func (r *run) page(ctx context.Context, objs []object) error {
+	fresh := make([][][]float32, len(r.targets)) // fresh[t][i]: target t's new vector of objs[i]
+	failed := make([]bool, len(objs))
+	texted := make([]bool, len(objs)) // some target has text for objs[i]
+	for ti, t := range r.targets {
+		vecs, fails, err := r.vectorize(ctx, ti, t, objs)
+		if err != nil {
+			return err
+		}
+		fresh[ti] = vecs
+		for i := range objs {
+			failed[i] = failed[i] || fails[i]
+			texted[i] = texted[i] || vecs[i] != nil || fails[i]
+		}
+	}
+	var writes []map[string]any
+	for i := range objs {
+		r.state.Stats.Read++
+		switch {
+		case failed[i]:
+			r.state.Stats.Failed++
+			continue
+		case !texted[i]:
+			r.state.Stats.Empty++
+			continue
+		}
+		w, changed := r.rewrite(&objs[i], fresh, i)
+		if !changed {
+			r.state.Stats.Unchanged++
+			continue
+		}
+		writes = append(writes, w)
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	if err := r.write(ctx, writes); err != nil {
+		return err
+	}
+	r.state.Stats.Updated += len(writes)
+	return nil
+}
+
+// rewrite returns obj as it is with the new vectors, and whether any of
+// them differs from the stored one (always with All).
+func (r *run) rewrite(obj *object, fresh [][][]float32, i int) (map[string]any, bool) {
+	changed := r.o.All
+	named := map[string]any{}
+	for name, raw := range obj.Vectors {
+		named[name] = raw
+	}
+	w := map[string]any{"class": r.class, "id": obj.ID, "properties": obj.Properties}
+	if r.o.Tenant != "" {
+		w["tenant"] = r.o.Tenant
+	}
+	for ti, t := range r.targets {
+		v := fresh[ti][i]
+		if v == nil {
+			continue
+		}
+		if !changed {
+			changed = cosine(obj.vectorOf(t.Name), v) < 1-r.o.Tolerance
+		}
+		if t.Name == "" {
+			w["vector"] = v
+		} else {
+			named[t.Name] = v
+		}
+	}
+	if len(named) > 0 {
+		w["vectors"] = named
+	}
+	return w, changed
+}
+
+// vectorize returns target t's current vector of every object (nil for an
+// object with no text, or one the vectorizer refused: fails[i]).
+func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([][]float32, []bool, error) {
+	vecs := make([][]float32, len(objs))
+	fails := make([]bool, len(objs))
+	var texts []string
+	var index []int
+	for i := range objs {
+		text, isEmpty := t.Text.Text(r.class, objs[i].Properties)
+		if isEmpty {
+			continue
+		}
+		texts = append(texts, text)
+		index = append(index, i)
+	}
+	if len(texts) == 0 {
+		return vecs, fails, nil
+	}
+	body := map[string]any{"texts": texts, "config": map[string]any{"task_type": "query"}}
+	if t.Module == ModuleAM {
+		body = map[string]any{"texts": texts, "settings": t.Settings}
+	}
+	var ans batchVectors
+	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], body, &ans); err != nil {
+		return nil, nil, fmt.Errorf("refresh: vectorize %d objects of %s (%s): %w", len(texts), r.class, t.label(), err)
+	}
+	if len(ans.Vectors) != len(texts) {
+		return nil, nil, fmt.Errorf("refresh: the vectorizer returned %d vectors for %d texts", len(ans.Vectors), len(texts))
+	}
+	for j, i := range index {
+		if ans.Vectors[j] == nil {
+			fails[i] = true
+			if r.state.Stats.Failed < 5 && r.o.Progress != nil {
+				msg := "no vector"
+				if j < len(ans.Errors) && ans.Errors[j] != nil {
+					msg = *ans.Errors[j]
+				}
+				fmt.Fprintf(r.o.Progress, "refresh: object %s (%s) keeps its vector: %s\n", objs[i].ID, t.label(), msg)
+			}
+			continue
+		}
+		vecs[i] = ans.Vectors[j]
+	}
+	return vecs, fails, nil
+}
+
+// write sends the rewritten objects in one batch and fails on any object
+// Weaviate refused.
+func (r *run) write(ctx context.Context, writes []map[string]any) error {
+	var answers []batchAnswer
+	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.o.Weaviate+"/v1/batch/objects", map[string]any{"objects": writes}, &answers); err != nil {
+		return fmt.Errorf("refresh: write %d objects of %s: %w", len(writes), r.class, err)
+	}
+	if len(answers) != len(writes) {
+		return fmt.Errorf("refresh: write %d objects of %s: %d answers", len(writes), r.class, len(answers))
+	}
+	for i, a := range answers {
+		if a.Result.Errors != nil && len(a.Result.Errors.Error) > 0 {
+			return fmt.Errorf("refresh: Weaviate refused object %v of %s: %s", writes[i]["id"], r.class, a.Result.Errors.Error[0].Message)
+		}
+	}
+	return nil
+}
+
+// report prints a progress line (at most every ProgressEvery) or, when
+// final, the summary.
+func (r *run) report(final bool) {
+	if r.o.Progress == nil || (!final && time.Since(r.lastReport) < r.o.ProgressEvery) {
+		return
+	}
+	r.lastReport = time.Now()
+	s := r.state.Stats
+	el := time.Since(r.start)
+	rate := float64(s.Read-r.readAtRun) / math.Max(el.Seconds(), 1e-9)
+	word := "refresh"
+	if final {
+		word = "refresh done"
+		if !r.state.Done {
+			word = "refresh stopped"
+		}
+	}
+	fmt.Fprintf(r.o.Progress, "%s %s: %d objects read, %d updated, %d unchanged, %d without text, %d without a vector · %.0f objects/s, %v\n",
+		word, r.class, s.Read, s.Updated, s.Unchanged, s.Empty, s.Failed, rate, el.Round(time.Millisecond))
+}
+
+// cosine of a and b; 0 when either is missing or their lengths differ.
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}

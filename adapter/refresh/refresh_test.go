@@ -1,0 +1,283 @@
+package refresh
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeWeaviate serves the REST calls refresh makes over objects held in
+// memory: schema, cursor listing, batch writes and the Aggregate count.
+type fakeWeaviate struct {
+	mu      sync.Mutex
+	schema  string
+	objs    map[string]*object
+	writes  int
+	repeat  bool // list the first page again once, as a moving cursor may
+	busy    int  // answer 503 to this many vectorizer calls first
+	vecURL  string
+	batches int
+}
+
+func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case r.URL.Path == "/v1/schema/Doc":
+		io.WriteString(w, f.schema)
+	case r.URL.Path == "/v1/objects":
+		f.list(w, r)
+	case r.URL.Path == "/v1/batch/objects":
+		var body struct {
+			Objects []object `json:"objects"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		var ans []map[string]any
+		for _, o := range body.Objects {
+			old := f.objs[o.ID]
+			if !equalProps(old.Properties, o.Properties) {
+				http.Error(w, "properties changed", http.StatusBadRequest)
+				return
+			}
+			cp := o
+			f.objs[o.ID] = &cp
+			f.writes++
+			ans = append(ans, map[string]any{"id": o.ID, "result": map[string]any{}})
+		}
+		json.NewEncoder(w).Encode(ans)
+	case r.URL.Path == "/v1/graphql":
+		fmt.Fprintf(w, `{"data":{"Aggregate":{"Doc":[{"meta":{"count":%d}}]}}}`, len(f.objs))
+	case r.URL.Path == "/vec/vectors/batch":
+		f.vectorize(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (f *fakeWeaviate) list(w http.ResponseWriter, r *http.Request) {
+	ids := make([]string, 0, len(f.objs))
+	for id := range f.objs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	after := r.URL.Query().Get("after")
+	var limit int
+	fmt.Sscan(r.URL.Query().Get("limit"), &limit)
+	if f.repeat && after != "" {
+		f.repeat = false
+		after = "" // the cursor jumps back to the start
+	}
+	var page []*object
+	for _, id := range ids {
+		if id > after && len(page) < limit {
+			page = append(page, f.objs[id])
+		}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"objects": page})
+}
+
+// vectorize gives "text" the vector (len(text), number of 'x' + version): a
+// text containing "fail" gets no vector.
+func (f *fakeWeaviate) vectorize(w http.ResponseWriter, r *http.Request) {
+	if f.busy > 0 {
+		f.busy--
+		w.Header().Set("Retry-After", "0")
+		http.Error(w, `{"error":"busy"}`, http.StatusServiceUnavailable)
+		return
+	}
+	f.batches++
+	var req struct {
+		Texts  []string       `json:"texts"`
+		Config map[string]any `json:"config"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	if req.Config["task_type"] != "query" {
+		http.Error(w, "refresh must vectorize as a query", http.StatusBadRequest)
+		return
+	}
+	vecs := make([][]float32, len(req.Texts))
+	errs := make([]*string, len(req.Texts))
+	for i, t := range req.Texts {
+		if strings.Contains(t, "fail") {
+			msg := "no word yields a vector"
+			errs[i] = &msg
+			continue
+		}
+		vecs[i] = []float32{float32(len(t)), float32(strings.Count(t, "x")) + 1}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"dims": 2, "vectors": vecs, "errors": errs})
+}
+
+func equalProps(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+const namedSchema = `{"class":"Doc","vectorConfig":{
+ "am":{"vectorizer":{"text2vec-transformers":{"vectorizeClassName":false}}},
+ "other":{"vectorizer":{"none":{}}}},
+ "properties":[{"name":"text","dataType":["text"]},{"name":"note","dataType":["text"],"moduleConfig":{"text2vec-transformers":{"skip":true}}}]}`
+
+// newFake holds n objects; the stored "am" vector is current for the even
+// ones and stale for the odd ones; "other" is a vector refresh must keep.
+func newFake(t *testing.T, n int) (*fakeWeaviate, *httptest.Server) {
+	f := &fakeWeaviate{schema: namedSchema, objs: map[string]*object{}}
+	for i := range n {
+		id := fmt.Sprintf("00000000-0000-0000-0000-%012d", i)
+		text := fmt.Sprintf("doc %d %s", i, strings.Repeat("x", i%5))
+		if i == 7 {
+			text = "fail here"
+		}
+		am := []float32{float32(len(text)), float32(i%5) + 1}
+		if i%2 == 1 {
+			am = []float32{1, 0}
+		}
+		amRaw, _ := json.Marshal(am)
+		f.objs[id] = &object{ID: id, Class: "Doc", Properties: map[string]any{"text": text, "note": "skipped"},
+			Vectors: map[string]json.RawMessage{"am": amRaw, "other": json.RawMessage(`[9,9,9]`)}}
+	}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	f.vecURL = srv.URL + "/vec"
+	return f, srv
+}
+
+func TestRunWritesOnlyChangedVectorsAndKeepsOthers(t *testing.T) {
+	f, srv := newFake(t, 25)
+	f.busy = 2
+	var progress strings.Builder
+	st, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10, Progress: &progress})
+	if err != nil {
+		t.Fatalf("refresh: %v\n%s", err, progress.String())
+	}
+	// 12 odd ids are stale, one of them (7) gets no vector.
+	if st.Read != 25 || st.Updated != 11 || st.Unchanged != 13 || st.Failed != 1 || st.Passes != 1 {
+		t.Errorf("stats %+v, want 25 read, 11 updated, 13 unchanged, 1 failed, 1 pass", st)
+	}
+	if f.writes != 11 {
+		t.Errorf("%d objects written, want 11", f.writes)
+	}
+	for id, o := range f.objs {
+		if string(o.Vectors["other"]) != "[9,9,9]" {
+			t.Errorf("object %s: the other named vector became %s", id, o.Vectors["other"])
+		}
+		text := o.Properties["text"].(string)
+		want := []float32{float32(len(text)), float32(strings.Count(text, "x")) + 1}
+		if got := o.vectorOf("am"); text != "fail here" && cosine(got, want) < 1-1e-9 {
+			t.Errorf("object %s: am vector %v, want %v", id, got, want)
+		}
+	}
+	if !strings.Contains(progress.String(), "refresh done Doc: 25 objects read, 11 updated") {
+		t.Errorf("progress output lacks the summary:\n%s", progress.String())
+	}
+	// --all writes every object that gets a vector.
+	f.writes = 0
+	st, err = Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10, All: true})
+	if err != nil || st.Updated != 24 || f.writes != 24 {
+		t.Errorf("--all: %+v, %v, %d writes; want 24 updated", st, err, f.writes)
+	}
+}
+
+func TestRunRepeatedPageMakesACheckPass(t *testing.T) {
+	f, srv := newFake(t, 30)
+	f.repeat = true
+	st, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Repeated != 10 || st.Passes != 2 || st.Updated != 14 {
+		t.Errorf("stats %+v, want 10 repeated, 2 passes, 14 updated (each stale object once)", st)
+	}
+}
+
+func TestRunResumesFromState(t *testing.T) {
+	f, srv := newFake(t, 40)
+	state := filepath.Join(t.TempDir(), "state.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	lines := 0
+	progress := writerFunc(func() {
+		if lines++; lines == 2 {
+			cancel()
+		}
+	})
+	st, err := Run(ctx, Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10, All: true, State: state, Progress: progress, ProgressEvery: 1})
+	if err == nil || st.Read == 0 || st.Read >= 40 {
+		t.Fatalf("interrupted run: %+v, %v", st, err)
+	}
+	first := f.writes
+	st, err = Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10, All: true, State: state})
+	if err != nil || st.Read != 40 || f.writes != 39 {
+		t.Errorf("resumed run: %+v, %v; %d writes (%d before the stop), want 40 read, 39 written in all", st, err, f.writes, first)
+	}
+	// A finished state starts over; a state of another class is refused.
+	if _, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", State: state}); err != nil {
+		t.Errorf("run after a finished state: %v", err)
+	}
+	os.WriteFile(state, []byte(`{"class":"Other","targets":["am"],"after":"x"}`), 0o644)
+	if _, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", State: state}); err == nil || !strings.Contains(err.Error(), "Other") {
+		t.Errorf("state of another class: %v, want an error naming it", err)
+	}
+}
+
+type writerFunc func()
+
+func (f writerFunc) Write(p []byte) (int, error) { f(); return len(p), nil }
+
+func TestRunRefusesWhatItCannotDo(t *testing.T) {
+	f, srv := newFake(t, 3)
+	for _, c := range []struct {
+		schema, vectorizer string
+		targets            []string
+		want               string
+	}{
+		{namedSchema, "", nil, "--vectorizer"},
+		{namedSchema, f.vecURL, []string{"nope"}, `no named vector "nope"`},
+		{namedSchema, f.vecURL, []string{"other"}, `made by "none"`},
+		{`{"class":"Doc","vectorizer":"text2vec-openai"}`, f.vecURL, nil, "text2vec-openai"},
+		{`{"class":"Doc","vectorizer":"none","vectorConfig":{"x":{"vectorizer":{"none":{}}}}}`, f.vecURL, nil, "no named vector"},
+		{`not json`, f.vecURL, nil, "decode answer"},
+	} {
+		f.schema = c.schema
+		_, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: c.vectorizer, Class: "Doc", Targets: c.targets})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("schema %.40s, vectorizer %q, targets %v: error %v, want one naming %q", c.schema, c.vectorizer, c.targets, err, c.want)
+		}
+	}
+	if _, err := Run(context.Background(), Options{Weaviate: srv.URL, Class: "Missing", Vectorizer: f.vecURL}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("missing class: %v", err)
+	}
+	for _, o := range []Options{{Class: "Doc"}, {Weaviate: srv.URL, Class: "Doc", Batch: 5000}, {Weaviate: srv.URL, Class: "Doc", Tolerance: 2}} {
+		if _, err := Run(context.Background(), o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
+func TestTextSettings(t *testing.T) {
+	s := TextSettings{VectorizeClassName: true, Skip: map[string]bool{"secret": true}, PropertyName: map[string]bool{"titleText": true},
+		DataTypes: map[string]string{"titleText": "text", "body": "text", "secret": "text", "n": "int", "tags": "text[]"}}
+	got, empty := s.Text("MyDocs", map[string]any{"body": "Body", "titleText": "Hello", "secret": "x", "n": 3.0, "tags": []any{"a", "b"}})
+	// Class name, then the properties by name (secret skipped, the int left out
+	// without a properties list), the property name split as Weaviate does.
+	if want := "My Docs Body a b title Text Hello"; empty || got != want {
+		t.Errorf("text %q (empty %v), want %q", got, empty, want)
+	}
+	s = TextSettings{Properties: []string{"n"}, DataTypes: s.DataTypes}
+	if got, _ := s.Text("MyDocs", map[string]any{"n": 3.0, "body": "b"}); got != "3" {
+		t.Errorf("with properties [n]: %q, want \"3\"", got)
+	}
+	s = TextSettings{DataTypes: s.DataTypes}
+	if got, empty := s.Text("MyDocs", map[string]any{"n": 3.0}); got != "My Docs" || empty {
+		t.Errorf("no text property: %q (empty %v), want the class name", got, empty)
+	}
+}

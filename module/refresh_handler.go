@@ -1,0 +1,106 @@
+package module
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/weaviate/weaviate/entities/schema"
+	"github.com/weaviate/weaviate/usecases/config"
+
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// Limits of the module's /vectors/batch endpoint (those of text2vec-am serve).
+const (
+	maxBatchTexts = 1024
+	maxBatchBytes = 8 << 20
+)
+
+// RootHandler serves Weaviate's /v1/modules/text2vec-am/: POST /vectors/batch
+// vectorizes texts as queries (it never teaches the memory) with a
+// collection's settings, for "text2vec-am refresh" on the in-process path.
+// Body {"texts": […], "settings": {the collection's text2vec-am settings}};
+// answer {"dims", "vectors", "errors"} as the text2vec-am server's.
+// Weaviate mounts module handlers ahead of its authentication: like the
+// inference server, this endpoint is for a private network.
+func (m *Module) RootHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /vectors/batch", m.serveBatch)
+	return mux
+}
+
+// batchRequest is the body of POST /vectors/batch.
+type batchRequest struct {
+	Texts    []string       `json:"texts"`
+	Settings map[string]any `json:"settings"`
+}
+
+func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
+	fail := func(status int, format string, args ...any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]string{"error": fmt.Sprintf(format, args...)})
+	}
+	if m.vec == nil {
+		fail(http.StatusServiceUnavailable, "%s is not initialized", Name)
+		return
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBatchBytes))
+	dec.DisallowUnknownFields()
+	var req batchRequest
+	if err := dec.Decode(&req); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			fail(http.StatusRequestEntityTooLarge, "body larger than %d bytes", maxBatchBytes)
+			return
+		}
+		fail(http.StatusBadRequest, "body: %v", err)
+		return
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		fail(http.StatusBadRequest, "body: data after the JSON object")
+		return
+	}
+	if req.Texts == nil {
+		fail(http.StatusBadRequest, "field \"texts\" is required")
+		return
+	}
+	if len(req.Texts) > maxBatchTexts {
+		fail(http.StatusRequestEntityTooLarge, "%d texts, more than %d per batch", len(req.Texts), maxBatchTexts)
+		return
+	}
+	cr, err := m.request(settingsConfig(req.Settings))
+	if err != nil {
+		fail(http.StatusBadRequest, "settings: %v", err)
+		return
+	}
+	vecs, verrs := m.vec.VectorizeBatch(req.Texts, vectorizer.TaskQuery, cr.opts)
+	msgs := make([]*string, len(req.Texts))
+	for i, e := range verrs {
+		if e != nil {
+			s := e.Error()
+			msgs[i] = &s
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(struct {
+		Dims    int         `json:"dims"`
+		Vectors [][]float32 `json:"vectors"`
+		Errors  []*string   `json:"errors"`
+	}{m.vec.Dim(), vecs, msgs})
+}
+
+// settingsConfig is a collection's text2vec-am settings as the ClassConfig
+// the module reads them from.
+type settingsConfig map[string]any
+
+func (c settingsConfig) TargetVector() string                            { return "" }
+func (c settingsConfig) Tenant() string                                  { return "" }
+func (c settingsConfig) Class() map[string]any                           { return c }
+func (c settingsConfig) ClassByModuleName(string) map[string]any         { return c }
+func (c settingsConfig) Property(string) map[string]any                  { return nil }
+func (c settingsConfig) PropertiesDataTypes() map[string]schema.DataType { return nil }
+func (c settingsConfig) Config() *config.Config                          { return nil }
