@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"net/http"
 	"strconv"
 	"time"
@@ -24,6 +25,7 @@ type metrics struct {
 var knownPaths = map[string]bool{
 	"/vectors": true, "/vectors/": true, "/vectors/batch": true, "/explain": true, "/meta": true,
 	"/.well-known/ready": true, "/.well-known/live": true, "/metrics": true,
+	memoryapi.PathLearn: true, memoryapi.PathLookup: true,
 }
 
 func newMetrics(s *Server) *metrics {

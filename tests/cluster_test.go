@@ -1,0 +1,393 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/module"
+	"github.com/text2vec-am/text2vec-am/trainer/eval"
+)
+
+// clusterSize is the number of nodes of the cluster tests.
+const clusterSize = 3
+
+// clusterQueries is the number of debian-dev queries sent through each node.
+const clusterQueries = 200
+
+// clusterData returns the documents the cluster tests import (the first
+// T2V_CLUSTER_DOCS, default 6000, 0 = all: every query's relevant document is
+// among the first 2000) and the queries they send.
+func clusterData(t *testing.T, r *reference) ([]eval.Document, []eval.RetrievalQuery) {
+	t.Helper()
+	n := 6000
+	if s := os.Getenv("T2V_CLUSTER_DOCS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			t.Fatalf("T2V_CLUSTER_DOCS=%q: want a count ≥ 0", s)
+		}
+		n = v
+	}
+	if n == 0 || n > len(r.docs) {
+		n = len(r.docs)
+	}
+	docs := r.docs[:n]
+	in := make(map[string]bool, n)
+	for _, d := range docs {
+		in[d.ID] = true
+	}
+	var qs []eval.RetrievalQuery
+	for _, q := range r.queries {
+		ok := true
+		for _, id := range q.Relevant {
+			ok = ok && in[id]
+		}
+		if ok {
+			qs = append(qs, q)
+		}
+		if len(qs) == clusterQueries {
+			break
+		}
+	}
+	return docs, qs
+}
+
+// clusterClass is one collection of the cluster tests.
+type clusterClass struct {
+	name                string
+	shards, replication int
+}
+
+// clusterClasses: one collection replicated on every node, one sharded over them.
+var clusterClasses = []clusterClass{{"Rep", 1, clusterSize}, {"Shard", clusterSize, 1}}
+
+// clusterPath is one of the two integrations.
+type clusterPath struct {
+	name   string
+	bin    string
+	target string                            // named vector ("" = the class vector)
+	schema func(class string) map[string]any // a teaching collection
+	deploy func(t *testing.T, dir string, n int, shared bool) deployment
+}
+
+// deployment is a running cluster (or single node) and how to read the
+// vector each node gives a query.
+type deployment struct {
+	nodes       []*weaviateServer
+	queryVector func(node int, class, text string) ([]float32, error)
+}
+
+// clusterOutcome is what one deployment measured.
+type clusterOutcome struct {
+	importRate map[string]float64      // class → objects/s of the import spread over the nodes
+	top        map[string][][][]string // class → node → query → top-10 docIds
+	qvecs      [][][]float32           // node → query → vector (collection Rep)
+	mrr        map[string][]float64    // class → node → MRR@10
+}
+
+// exercise creates the collections, imports docs batch by batch round-robin
+// over the nodes (batch k through node k mod n, in order, so that a cluster
+// and a single node see the same sequence), then sends every query through
+// every node.
+func exercise(t *testing.T, d deployment, p clusterPath, docs []eval.Document, queries []eval.RetrievalQuery) clusterOutcome {
+	t.Helper()
+	n := len(d.nodes)
+	out := clusterOutcome{importRate: map[string]float64{}, top: map[string][][][]string{}, mrr: map[string][]float64{}}
+	for _, cc := range clusterClasses {
+		class := p.schema(cc.name)
+		class["shardingConfig"] = map[string]any{"desiredCount": cc.shards}
+		class["replicationConfig"] = map[string]any{"factor": min(cc.replication, n)}
+		createCollection(t, d.nodes[0], class)
+		for _, w := range d.nodes {
+			waitCollection(t, w, cc.name)
+		}
+		clients := make([]*collection, n)
+		for i, w := range d.nodes {
+			clients[i] = &collection{w: w, c: newClient(t, w), class: cc.name, target: p.target}
+		}
+		idx := indexRange(0, len(docs))
+		var objects int
+		start := time.Now()
+		for k, lo := 0, 0; lo < len(idx); k, lo = k+1, lo+batchSize {
+			col := clients[k%n]
+			res, err := importDocs(context.Background(), col.c, cc.name, docs, idx[lo:min(lo+batchSize, len(idx))], batchSize, nil)
+			if err != nil {
+				t.Fatalf("import into %s through node %d: %v", cc.name, k%n, err)
+			}
+			for i, msg := range res.Failures {
+				t.Fatalf("import into %s through node %d: document %s: %s", cc.name, k%n, docs[i].ID, msg)
+			}
+			objects += res.Objects
+		}
+		out.importRate[cc.name] = float64(objects) / time.Since(start).Seconds()
+		if got := objectCount(t, d.nodes[n-1], cc.name); got != len(docs) {
+			t.Fatalf("%s holds %d objects, want %d", cc.name, got, len(docs))
+		}
+		for i, w := range d.nodes {
+			top, failed := searchAll(t, w, cc.name, queries, func(q eval.RetrievalQuery) string {
+				return fmt.Sprintf("nearText: {concepts: [%s]%s}", gqlString(q.Text), targetClause(p.target))
+			})
+			if failed > 0 {
+				t.Errorf("%s through node %d: %d of %d nearText queries failed", cc.name, i, failed, len(queries))
+			}
+			out.top[cc.name] = append(out.top[cc.name], top)
+			out.mrr[cc.name] = append(out.mrr[cc.name], metricsOf(t, docs, queries, top).MRR10)
+		}
+	}
+	out.qvecs = make([][][]float32, n)
+	for i := range d.nodes {
+		for _, q := range queries {
+			v, err := d.queryVector(i, "Rep", q.Text)
+			if err != nil {
+				t.Fatalf("query vector of %q on node %d: %v", q.Text, i, err)
+			}
+			out.qvecs[i] = append(out.qvecs[i], v)
+		}
+	}
+	return out
+}
+
+// waitCollection waits until w knows class (the schema reaches every node through Raft).
+func waitCollection(t *testing.T, w *weaviateServer, class string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		status, raw, err := doJSON(context.Background(), http.MethodGet, w.url("/v1/schema/"+class), nil, nil)
+		if err == nil && status == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node on port %d does not know %s after a minute (status %d, %v): %.300s", w.ports.HTTP, class, status, err, raw)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// divergence is how far the nodes of one deployment disagree.
+type divergence struct {
+	minCos, meanCos float64        // cosine of the query vectors of every node pair
+	sameVec         int            // queries whose vectors agree on every node (cosine > 0.9999)
+	sameTop         map[string]int // class → queries whose top 10 is the same list on every node
+	overlap         map[string]float64
+	queries         int
+}
+
+func measureDivergence(o clusterOutcome) divergence {
+	d := divergence{minCos: 1, sameTop: map[string]int{}, overlap: map[string]float64{}, queries: len(o.qvecs[0])}
+	var sum float64
+	var pairs int
+	for q := range o.qvecs[0] {
+		same := true
+		for a := range o.qvecs {
+			for b := a + 1; b < len(o.qvecs); b++ {
+				c := cosine(o.qvecs[a][q], o.qvecs[b][q])
+				d.minCos = math.Min(d.minCos, c)
+				sum += c
+				pairs++
+				same = same && c > 0.9999
+			}
+		}
+		if same {
+			d.sameVec++
+		}
+	}
+	if pairs > 0 {
+		d.meanCos = sum / float64(pairs)
+	}
+	for class, nodes := range o.top {
+		var ov float64
+		var cmp int
+		for q := range nodes[0] {
+			same := true
+			for a := range nodes {
+				same = same && strings.Join(nodes[a][q], ",") == strings.Join(nodes[0][q], ",")
+				for b := a + 1; b < len(nodes); b++ {
+					ov += overlap10(nodes[a][q], nodes[b][q])
+					cmp++
+				}
+			}
+			if same {
+				d.sameTop[class]++
+			}
+		}
+		if cmp > 0 {
+			d.overlap[class] = ov / float64(cmp)
+		}
+	}
+	return d
+}
+
+// overlap10 is |a ∩ b| / 10.
+func overlap10(a, b []string) float64 {
+	in := map[string]bool{}
+	for _, x := range a {
+		in[x] = true
+	}
+	n := 0
+	for _, x := range b {
+		if in[x] {
+			n++
+		}
+	}
+	return float64(n) / 10
+}
+
+func (d divergence) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "query vectors: min cosine %.6f, mean %.6f, %d/%d queries equal on every node;", d.minCos, d.meanCos, d.sameVec, d.queries)
+	for _, cc := range clusterClasses {
+		fmt.Fprintf(&sb, " %s: %d/%d identical top-10 lists, mean overlap@10 %.3f;", cc.name, d.sameTop[cc.name], d.queries, d.overlap[cc.name])
+	}
+	return sb.String()
+}
+
+// clusterPaths are the two integrations under test.
+func clusterPaths(t *testing.T, e e2eEnv, r *reference) []clusterPath {
+	return []clusterPath{
+		{
+			name: "A", bin: stockServer(t),
+			schema: func(class string) map[string]any {
+				return transformersCollection(class, map[string]any{"vectorizeClassName": false})
+			},
+			deploy: func(t *testing.T, dir string, n int, shared bool) deployment { return deployA(t, e, r, dir, n, shared) },
+		},
+		{
+			name: "B", bin: customServer(t, e.repo), target: "am",
+			schema: func(class string) map[string]any {
+				return amCollection(class, map[string]any{"vectorizeClassName": false, "teach": true})
+			},
+			deploy: func(t *testing.T, dir string, n int, shared bool) deployment { return deployB(t, e, r, dir, n, shared) },
+		},
+	}
+}
+
+// deployA starts n stock nodes with text2vec-transformers calling
+// text2vec-am serve (teaching on): one adapter with its own memory per node,
+// or one adapter (one memory) all nodes call.
+func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared bool) deployment {
+	bin := text2vecAM(t, e.repo)
+	adapters := make([]*adapterServer, n)
+	for i := range adapters {
+		if shared && i > 0 {
+			adapters[i] = adapters[0]
+			continue
+		}
+		adapters[i] = startAdapter(t, bin, filepath.Join(dir, fmt.Sprintf("adapter%d.log", i)), freePorts(t, 1)[0],
+			adapterArgs(r, filepath.Join(dir, fmt.Sprintf("memory%d", i)), true))
+	}
+	env := func(i int) []string {
+		return []string{"ENABLE_MODULES=text2vec-transformers", "TRANSFORMERS_INFERENCE_API=" + adapters[i].url("")}
+	}
+	var nodes []*weaviateServer
+	if n == 1 {
+		nodes = []*weaviateServer{startWeaviate(t, stockServer(t), filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), newWeaviatePorts(t), env(0))}
+	} else {
+		nodes = startCluster(t, stockServer(t), dir, n, env)
+	}
+	return deployment{nodes: nodes, queryVector: func(node int, _, text string) ([]float32, error) {
+		var resp struct {
+			Vector []float32 `json:"vector"`
+		}
+		status, raw, err := doJSON(context.Background(), http.MethodPost, adapters[node].url("/vectors"), map[string]any{"text": text}, &resp)
+		if err != nil || status != http.StatusOK {
+			return nil, fmt.Errorf("adapter /vectors: status %d, %v: %.300s", status, err, raw)
+		}
+		return resp.Vector, nil
+	}}
+}
+
+// deployB starts n custom nodes with the in-process module: each with a
+// memory of its own (in its data directory), or all using the memory of one
+// text2vec-am serve (TEXT2VEC_AM_MEMORY_URL).
+func deployB(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared bool) deployment {
+	env := append(customEnv(r), module.EnvVectorsEndpoint+"=true")
+	if shared {
+		holder := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(dir, "holder.log"), freePorts(t, 1)[0],
+			adapterArgs(r, filepath.Join(dir, "memory"), true))
+		env = append(env, module.EnvMemoryURL+"="+holder.url(""))
+	}
+	bin := customServer(t, e.repo)
+	var nodes []*weaviateServer
+	if n == 1 {
+		nodes = []*weaviateServer{startWeaviate(t, bin, filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), newWeaviatePorts(t), env)}
+	} else {
+		nodes = startCluster(t, bin, dir, n, func(int) []string { return env })
+	}
+	return deployment{nodes: nodes, queryVector: func(node int, class, text string) ([]float32, error) {
+		var resp struct {
+			Vector []float32 `json:"vector"`
+		}
+		u := nodes[node].url("/v1/modules/" + module.Name + "/vectors")
+		status, raw, err := doJSON(context.Background(), http.MethodPost, u, map[string]any{"text": text, "collection": class}, &resp)
+		if err != nil || status != http.StatusOK {
+			return nil, fmt.Errorf("%s: status %d, %v: %.300s", u, status, err, raw)
+		}
+		return resp.Vector, nil
+	}}
+}
+
+// TestClusterOneMemory runs three-node Weaviate clusters on loopback, on
+// both paths: with a memory per node (the nodes must disagree: the test can
+// see the divergence one memory removes), then with one memory for the
+// cluster (every node must give the same query vector and the same top 10),
+// and a single node for comparison (MRR@10 and import throughput).
+func TestClusterOneMemory(t *testing.T) {
+	e := requireE2E(t)
+	r := loadReference(t, e)
+	docs, queries := clusterData(t, r)
+	if len(queries) < clusterQueries {
+		t.Fatalf("only %d queries have their relevant documents among the %d imported", len(queries), len(docs))
+	}
+	t.Logf("%d documents, %d queries, %d nodes", len(docs), len(queries), clusterSize)
+	for _, p := range clusterPaths(t, e, r) {
+		t.Run(p.name, func(t *testing.T) {
+			var single, separate, one clusterOutcome
+			t.Run("SeparateMemoriesDiverge", func(t *testing.T) {
+				separate = exercise(t, p.deploy(t, t.TempDir(), clusterSize, false), p, docs, queries)
+				d := measureDivergence(separate)
+				t.Logf("path %s, a memory per node: %v", p.name, d)
+				if d.sameVec == d.queries {
+					t.Errorf("with a memory per node every query vector agrees on all %d nodes: the test cannot see the divergence", clusterSize)
+				}
+			})
+			t.Run("OneMemoryAgrees", func(t *testing.T) {
+				one = exercise(t, p.deploy(t, t.TempDir(), clusterSize, true), p, docs, queries)
+				d := measureDivergence(one)
+				t.Logf("path %s, one memory: %v", p.name, d)
+				if d.sameVec != d.queries || d.minCos <= 0.9999 {
+					t.Errorf("one memory: %d of %d query vectors agree on every node (min cosine %.6f), want all (> 0.9999)", d.sameVec, d.queries, d.minCos)
+				}
+				for _, cc := range clusterClasses {
+					if d.sameTop[cc.name] != d.queries {
+						t.Errorf("one memory, %s: %d of %d queries have the same top 10 on every node, want all", cc.name, d.sameTop[cc.name], d.queries)
+					}
+				}
+			})
+			t.Run("SingleNode", func(t *testing.T) {
+				single = exercise(t, p.deploy(t, t.TempDir(), 1, false), p, docs, queries)
+			})
+			if single.mrr == nil || one.mrr == nil {
+				return
+			}
+			for _, cc := range clusterClasses {
+				s := single.mrr[cc.name][0]
+				t.Logf("path %s %s: MRR@10 single node %.4f; cluster, one memory, per node %.4f; a memory per node %.4f; import objects/s single %.0f, cluster one memory %.0f, a memory per node %.0f",
+					p.name, cc.name, s, one.mrr[cc.name], separate.mrr[cc.name], single.importRate[cc.name], one.importRate[cc.name], separate.importRate[cc.name])
+				for i, m := range one.mrr[cc.name] {
+					if math.Abs(m-s) > 0.005 {
+						t.Errorf("path %s %s: MRR@10 through node %d %.4f, single node %.4f (differ by more than 0.005)", p.name, cc.name, i, m, s)
+					}
+				}
+			}
+		})
+	}
+}
