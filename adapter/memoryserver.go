@@ -6,36 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
-	"regexp"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
-
-// maxCollections bounds the collections whose passage counts a holder keeps.
-const maxCollections = 1024
-
-// collectionName is a Weaviate class name (what the module sends).
-var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
 
 // memoryAPI answers the shared-memory endpoints (package memoryapi) from the
 // server's memory: contexts and the shared passage counts from it, the counts
-// of each named collection from a memory of its own in
-// <memory-dir>/collections/<name> (in RAM when the memory is).
+// of each named collection from memory.Collections beside it.
 type memoryAPI struct {
-	mem   *memory.Memory
-	epoch string
-
-	mu          sync.Mutex
-	collections map[string]*memory.Memory
+	mem         *memory.Memory
+	collections *memory.Collections
+	epoch       string
 }
 
 func newMemoryAPI(mem *memory.Memory) *memoryAPI {
-	return &memoryAPI{mem: mem, epoch: strconv.FormatInt(time.Now().UnixNano(), 36), collections: map[string]*memory.Memory{}}
+	return &memoryAPI{mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options()),
+		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
 // register adds the endpoints to mux, each holding a request slot.
@@ -44,48 +34,26 @@ func (a *memoryAPI) register(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("POST "+memoryapi.PathLookup, s.limited(a.lookup))
 }
 
-// counts returns the memory holding the passage counts of collection
-// (the shared memory for ""), opening it on first use.
-func (a *memoryAPI) counts(collection string) (*memory.Memory, error) {
+// counts returns the passage counts of collection (the shared ones for "").
+func (a *memoryAPI) counts(collection string) (vectorizer.DocFreqStore, error) {
 	if collection == "" {
 		return a.mem, nil
 	}
-	if !collectionName.MatchString(collection) {
-		return nil, errorf(http.StatusBadRequest, "collection %q: want a Weaviate class name ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)", collection)
+	if err := memory.ValidCollectionName(collection); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if m := a.collections[collection]; m != nil {
-		return m, nil
+	m, err := a.collections.Get(collection)
+	if errors.Is(err, memory.ErrTooManyCollections) {
+		return nil, errorf(http.StatusInsufficientStorage, "%v", err)
 	}
-	if len(a.collections) >= maxCollections {
-		return nil, errorf(http.StatusInsufficientStorage, "collection %q: the memory keeps the counts of at most %d collections", collection, maxCollections)
-	}
-	opts := a.mem.Options()
-	dir := ""
-	if d := a.mem.Dir(); d != "" {
-		dir = filepath.Join(d, "collections", collection)
-	}
-	m, err := memory.Open(dir, opts)
 	if err != nil {
-		return nil, fmt.Errorf("passage counts of collection %q: %w", collection, err)
+		return nil, err
 	}
-	a.collections[collection] = m
-	return m, nil
+	return memory.CollectionCounts{Collection: m, Shared: a.mem}, nil
 }
 
 // close flushes every collection's counts.
-func (a *memoryAPI) close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var errs []error
-	for name, m := range a.collections {
-		if err := m.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("passage counts of collection %q: %w", name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
+func (a *memoryAPI) close() error { return a.collections.Close() }
 
 func (a *memoryAPI) learn(w http.ResponseWriter, _ *http.Request, body *bytes.Buffer) error {
 	var req memoryapi.LearnRequest
@@ -107,13 +75,8 @@ func (a *memoryAPI) learn(w http.ResponseWriter, _ *http.Request, body *bytes.Bu
 		return fmt.Errorf("remember contexts: %w", err)
 	}
 	for _, p := range req.Passages {
-		if err := a.mem.CountPassage(p); err != nil {
+		if err := coll.CountPassage(p); err != nil {
 			return fmt.Errorf("count passage: %w", err)
-		}
-		if coll != a.mem {
-			if err := coll.CountPassage(p); err != nil {
-				return fmt.Errorf("count passage of collection %q: %w", req.Collection, err)
-			}
 		}
 	}
 	resp := memoryapi.LearnResponse{Epoch: a.epoch, Passages: coll.DocFreqs(nil, nil)}

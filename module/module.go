@@ -51,8 +51,10 @@ type Module struct {
 	env       EnvConfig
 	modelName string
 	vec       *vectorizer.Vectorizer
-	mem       *memory.Memory    // nil: no memory of this node's own
-	shared    *memoryapi.Client // the cluster's memory (TEXT2VEC_AM_MEMORY_URL); nil: none
+	mem       *memory.Memory      // nil: no memory of this node's own
+	shared    *memoryapi.Client   // the cluster's memory (TEXT2VEC_AM_MEMORY_URL); nil: none
+	colls     *memory.Collections // passage counts per collection beside mem
+	collCache *vectorizer.Cache   // AM vectors over mem for the per-collection vectorizers
 	objects   *objectsvectorizer.ObjectVectorizer
 	logger    logrus.FieldLogger
 
@@ -121,6 +123,8 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		}
 		m.mem = mem
 		store = mem
+		m.colls = memory.NewCollections(dir, opts)
+		m.collCache = vectorizer.NewCache()
 	}
 	vec, err := vectorizer.New(mdl, store, env.Defaults)
 	if err != nil {
@@ -181,7 +185,14 @@ func (m *Module) closeMemory() error {
 	if m.mem == nil {
 		return nil
 	}
-	if err := m.mem.Close(); err != nil {
+	var err error
+	if m.colls != nil {
+		err = m.colls.Close()
+	}
+	if cerr := m.mem.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	if err != nil {
 		return fmt.Errorf("close %s context memory: %w", Name, err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/moduletools"
 
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
@@ -73,7 +74,11 @@ func classOf(ctx context.Context) string {
 // error of the whole call (the shared memory unreachable).
 func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
 	if m.shared == nil {
-		vecs, errs := m.vec.VectorizeBatch(texts, task, opts)
+		v, err := m.collectionVectorizer(collection)
+		if err != nil {
+			return nil, nil, err
+		}
+		vecs, errs := v.VectorizeBatch(texts, task, opts)
 		return vecs, errs, nil
 	}
 	vecs, errs, err := m.shared.VectorizeBatch(ctx, m.vec, collection, texts, task, opts)
@@ -81,6 +86,25 @@ func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []
 		return nil, nil, fmt.Errorf("%s: %w (%s=%s)", Name, err, EnvMemoryURL, m.shared.URL())
 	}
 	return vecs, errs, nil
+}
+
+// collectionVectorizer returns the vectorizer of collection on a node with
+// a memory of its own: it reads the node's contexts and the collection's
+// passage counts (and counts passages in both the collection's and the
+// node's shared counts). With no collection named, or no memory, m.vec.
+func (m *Module) collectionVectorizer(collection string) (*vectorizer.Vectorizer, error) {
+	if collection == "" || m.mem == nil || m.colls == nil {
+		return m.vec, nil
+	}
+	coll, err := m.colls.Get(collection)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	v, err := m.vec.WithStores(m.mem, memory.CollectionCounts{Collection: coll, Shared: m.mem}, m.collCache)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return v, nil
 }
 
 // RootHandler serves POST /v1/modules/text2vec-am/vectors when

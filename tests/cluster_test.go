@@ -83,6 +83,7 @@ type clusterPath struct {
 // vector each node gives a query.
 type deployment struct {
 	nodes       []*weaviateServer
+	holder      *adapterServer // the one memory's holder (nil: a memory per node)
 	queryVector func(node int, class, text string) ([]float32, error)
 }
 
@@ -293,7 +294,11 @@ func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 	} else {
 		nodes = startCluster(t, stockServer(t), dir, n, env)
 	}
-	return deployment{nodes: nodes, queryVector: func(node int, _, text string) ([]float32, error) {
+	var holder *adapterServer
+	if shared {
+		holder = adapters[0]
+	}
+	return deployment{nodes: nodes, holder: holder, queryVector: func(node int, _, text string) ([]float32, error) {
 		var resp struct {
 			Vector []float32 `json:"vector"`
 		}
@@ -310,8 +315,9 @@ func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 // text2vec-am serve (TEXT2VEC_AM_MEMORY_URL).
 func deployB(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared bool) deployment {
 	env := append(customEnv(r), module.EnvVectorsEndpoint+"=true")
+	var holder *adapterServer
 	if shared {
-		holder := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(dir, "holder.log"), freePorts(t, 1)[0],
+		holder = startAdapter(t, text2vecAM(t, e.repo), filepath.Join(dir, "holder.log"), freePorts(t, 1)[0],
 			adapterArgs(r, filepath.Join(dir, "memory"), true))
 		env = append(env, module.EnvMemoryURL+"="+holder.url(""))
 	}
@@ -322,7 +328,7 @@ func deployB(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 	} else {
 		nodes = startCluster(t, bin, dir, n, func(int) []string { return env })
 	}
-	return deployment{nodes: nodes, queryVector: func(node int, class, text string) ([]float32, error) {
+	return deployment{nodes: nodes, holder: holder, queryVector: func(node int, class, text string) ([]float32, error) {
 		var resp struct {
 			Vector []float32 `json:"vector"`
 		}
@@ -360,15 +366,17 @@ func TestClusterOneMemory(t *testing.T) {
 				}
 			})
 			t.Run("OneMemoryAgrees", func(t *testing.T) {
-				one = exercise(t, p.deploy(t, t.TempDir(), clusterSize, true), p, docs, queries)
-				d := measureDivergence(one)
-				t.Logf("path %s, one memory: %v", p.name, d)
-				if d.sameVec != d.queries || d.minCos <= 0.9999 {
-					t.Errorf("one memory: %d of %d query vectors agree on every node (min cosine %.6f), want all (> 0.9999)", d.sameVec, d.queries, d.minCos)
+				d := p.deploy(t, t.TempDir(), clusterSize, true)
+				one = exercise(t, d, p, docs, queries)
+				defer t.Run("HolderDown", func(t *testing.T) { checkHolderDown(t, d, p, r) })
+				div := measureDivergence(one)
+				t.Logf("path %s, one memory: %v", p.name, div)
+				if div.sameVec != div.queries || div.minCos <= 0.9999 {
+					t.Errorf("one memory: %d of %d query vectors agree on every node (min cosine %.6f), want all (> 0.9999)", div.sameVec, div.queries, div.minCos)
 				}
 				for _, cc := range clusterClasses {
-					if d.sameTop[cc.name] != d.queries {
-						t.Errorf("one memory, %s: %d of %d queries have the same top 10 on every node, want all", cc.name, d.sameTop[cc.name], d.queries)
+					if div.sameTop[cc.name] != div.queries {
+						t.Errorf("one memory, %s: %d of %d queries have the same top 10 on every node, want all", cc.name, div.sameTop[cc.name], div.queries)
 					}
 				}
 			})
@@ -389,5 +397,56 @@ func TestClusterOneMemory(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkHolderDown kills the memory's holder: an import through any node
+// must refuse every object (none stored, never one without its vector) with
+// an error naming the cause, nearText must fail; once the holder is back
+// the same objects import.
+func checkHolderDown(t *testing.T, d deployment, p clusterPath, r *reference) {
+	class := p.schema("Outage")
+	class["replicationConfig"] = map[string]any{"factor": len(d.nodes)}
+	createCollection(t, d.nodes[0], class)
+	for _, w := range d.nodes {
+		waitCollection(t, w, "Outage")
+	}
+	d.holder.proc.kill()
+	idx := indexRange(0, 20)
+	for i, w := range d.nodes {
+		res, err := importDocs(context.Background(), newClient(t, w), "Outage", r.docs, idx, batchSize, nil)
+		if err != nil {
+			t.Fatalf("import through node %d with the holder down: the batch request failed (want per-object errors): %v", i, err)
+		}
+		if len(res.Failures) != len(idx) {
+			t.Errorf("import through node %d with the holder down: %d of %d objects refused, want all", i, len(res.Failures), len(idx))
+		}
+		for _, msg := range res.Failures {
+			t.Logf("node %d, holder down: %s", i, msg)
+			want := "connection refused"
+			if p.name == "B" {
+				want = module.EnvMemoryURL
+			}
+			if !strings.Contains(msg, want) {
+				t.Errorf("node %d, holder down: the error %q does not name %q", i, msg, want)
+			}
+			break
+		}
+		if _, err := searchTop10(context.Background(), w, "Rep", fmt.Sprintf("nearText: {concepts: [\"debian\"]%s}", targetClause(p.target))); err == nil {
+			t.Errorf("nearText through node %d succeeded with the holder down", i)
+		}
+	}
+	if n := objectCount(t, d.nodes[0], "Outage"); n != 0 {
+		t.Errorf("%d objects stored while the holder was down, want none", n)
+	}
+	d.holder.start(t)
+	res, err := importDocs(context.Background(), newClient(t, d.nodes[1]), "Outage", r.docs, idx, batchSize, nil)
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("import once the holder is back: %v %v", err, res.Failures)
+	}
+	for i, v := range listVectors(t, d.nodes[2], "Outage", p.target) {
+		if len(v) != r.vec.Dim() {
+			t.Errorf("document %d stored with a vector of dimension %d", i, len(v))
+		}
 	}
 }

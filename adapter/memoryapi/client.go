@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
@@ -34,6 +35,10 @@ type Client struct {
 	base  string
 	http  *http.Client
 	cache contextCache
+
+	mu      sync.Mutex
+	amEpoch string
+	am      map[*vectorizer.Vectorizer]*vectorizer.Cache // AM vectors of the holder's epoch amEpoch
 }
 
 // maxAnswerBytes bounds an answer of the holder.
@@ -131,7 +136,7 @@ func (c *Client) lookup(ctx context.Context, collection string, words, am []stri
 			}
 			return nil, fmt.Errorf("%w: %s%s: contexts omitted that were not asked for", ErrUnavailable, c.base, PathLookup)
 		}
-		v := &view{passages: resp.Passages, df: make(map[string]int64, len(words)), ctx: make(map[string]Contexts, len(am))}
+		v := &view{epoch: resp.Epoch, passages: resp.Passages, df: make(map[string]int64, len(words)), ctx: make(map[string]Contexts, len(am))}
 		for i, w := range words {
 			v.df[w] = resp.DF[i]
 		}
@@ -140,6 +145,22 @@ func (c *Client) lookup(ctx context.Context, collection string, words, am []stri
 		}
 		return v, nil
 	}
+}
+
+// amCache returns the AM vectors computed by v over the holder's epoch
+// (versions of another epoch may name other contexts).
+func (c *Client) amCache(v *vectorizer.Vectorizer, epoch string) *vectorizer.Cache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if epoch != c.amEpoch || c.am == nil {
+		c.amEpoch, c.am = epoch, map[*vectorizer.Vectorizer]*vectorizer.Cache{}
+	}
+	vc := c.am[v]
+	if vc == nil {
+		vc = vectorizer.NewCache()
+		c.am[v] = vc
+	}
+	return vc
 }
 
 // VectorizeBatch vectorizes texts with v against the shared memory: with
@@ -155,7 +176,7 @@ func (c *Client) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, c
 	}
 	if task == vectorizer.TaskPassage {
 		rec := &recorder{}
-		rv, err := v.WithStores(rec, rec)
+		rv, err := v.WithStores(rec, rec, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -176,7 +197,7 @@ func (c *Client) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, c
 	if err != nil {
 		return nil, nil, err
 	}
-	qv, err := v.WithStores(snap, snap)
+	qv, err := v.WithStores(snap, snap, c.amCache(v, snap.epoch))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,6 +26,22 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // holder starts a text2vec-am server holding a memory in RAM (read-only if asked).
 func holder(t *testing.T, m *model.Model, readOnly bool) (*httptest.Server, *memory.Memory) {
+	return holderWith(t, m, readOnly)
+}
+
+func holderOf(b *testing.B, m *model.Model) (*httptest.Server, *memory.Memory) {
+	return holderWith(b, m, false)
+}
+
+func mustClient(tb testing.TB, ts *httptest.Server) *memoryapi.Client {
+	c, err := memoryapi.NewClient(ts.URL, memoryapi.ClientOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func holderWith(t testing.TB, m *model.Model, readOnly bool) (*httptest.Server, *memory.Memory) {
 	t.Helper()
 	mo := memory.DefaultOptions()
 	mo.Logger, mo.ReadOnly = quiet(), readOnly

@@ -9,6 +9,7 @@ import (
 // view is a read-only snapshot of what the holder answered for one request:
 // the vectorizer's ContextStore and DocFreqStore for that request.
 type view struct {
+	epoch    string
 	passages int64
 	df       map[string]int64
 	ctx      map[string]Contexts

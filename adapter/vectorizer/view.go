@@ -2,15 +2,29 @@ package vectorizer
 
 import "errors"
 
+// Cache holds AM vectors by word and context version for vectorizers made by
+// WithStores: share one among the vectorizers whose stores give versions of
+// the same memory (a version names one state of a word's contexts only
+// within one memory). It is safe for concurrent use.
+type Cache struct{ c *amCache }
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{c: newAMCache()} }
+
+func newAMCache() *amCache { return &amCache{entries: make(map[cacheKey]cacheEntry)} }
+
 // WithStores returns a vectorizer that shares v's model, options and
 // precomputed tables but reads and writes the contexts in store and the
 // passage counts in df: for example a snapshot of a remote memory taken for
 // one request (adapter/memoryapi). It does no per-row work, so it is cheap
-// enough to make per request; it has an AM cache of its own (versions of
-// another store are not comparable) and its own statistics.
-func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore) (*Vectorizer, error) {
+// enough to make per request. cache (nil: a new one) keeps its AM vectors;
+// its statistics are its own.
+func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cache) (*Vectorizer, error) {
 	if store == nil || df == nil {
 		return nil, errors.New("vectorizer with stores: want a context store and a document-frequency store")
+	}
+	if cache == nil {
+		cache = NewCache()
 	}
 	c := &Vectorizer{
 		m:         v.m,
@@ -23,7 +37,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore) (*Vectorize
 		total:     v.total,
 		sifW:      v.sifW,
 		zero:      v.zero,
-		cache:     amCache{entries: make(map[cacheKey]cacheEntry)},
+		cache:     cache.c,
 		df:        df,
 		dfInStore: true,
 	}
