@@ -77,12 +77,12 @@ func TestSharedMemoryAcrossNodes(t *testing.T) {
 	if err := postJSON(ts.URL+memoryapi.PathLookup, memoryapi.LookupRequest{Collection: "Doc"}, &lookup); err != nil || lookup.Passages != int64(len(objs)) {
 		t.Errorf("passages counted for collection Doc: %d (%v), want %d", lookup.Passages, err, len(objs))
 	}
-	searches := func(m *Module) context.Context { return context.WithValue(ctx, classKey{}, "Doc") }
-	qa, err := a.Texts(searches(a), []string{"zorblax w9"}, cfg)
+	search := context.WithValue(ctx, classKey{}, "Doc") // as withClass passes a nearText search's class
+	qa, err := a.Texts(search, []string{"zorblax w9"}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qb, err := b.Texts(searches(b), []string{"zorblax w9"}, cfg)
+	qb, err := b.Texts(search, []string{"zorblax w9"}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

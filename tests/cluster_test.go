@@ -3,12 +3,14 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,7 +92,8 @@ type deployment struct {
 // clusterOutcome is what one deployment measured.
 type clusterOutcome struct {
 	importRate map[string]float64      // class → objects/s of the import spread over the nodes
-	top        map[string][][][]string // class → node → query → top-10 docIds
+	top        map[string][][][]string // class → node → query → top-10 docIds, documents at equal distance sorted by docId
+	rawSame    map[string]int          // class → queries whose top 10 is the same list on every node before that sort
 	qvecs      [][][]float32           // node → query → vector (collection Rep)
 	mrr        map[string][]float64    // class → node → MRR@10
 }
@@ -102,7 +105,7 @@ type clusterOutcome struct {
 func exercise(t *testing.T, d deployment, p clusterPath, docs []eval.Document, queries []eval.RetrievalQuery) clusterOutcome {
 	t.Helper()
 	n := len(d.nodes)
-	out := clusterOutcome{importRate: map[string]float64{}, top: map[string][][][]string{}, mrr: map[string][]float64{}}
+	out := clusterOutcome{importRate: map[string]float64{}, top: map[string][][][]string{}, rawSame: map[string]int{}, mrr: map[string][]float64{}}
 	for _, cc := range clusterClasses {
 		class := p.schema(cc.name)
 		class["shardingConfig"] = map[string]any{"desiredCount": cc.shards}
@@ -133,15 +136,29 @@ func exercise(t *testing.T, d deployment, p clusterPath, docs []eval.Document, q
 		if got := objectCount(t, d.nodes[n-1], cc.name); got != len(docs) {
 			t.Fatalf("%s holds %d objects, want %d", cc.name, got, len(docs))
 		}
+		waitReplicas(t, d.nodes, cc.name, len(docs)*min(cc.replication, n))
+		var raw [][]string // node → query → the top 10 as returned, joined
 		for i, w := range d.nodes {
-			top, failed := searchAll(t, w, cc.name, queries, func(q eval.RetrievalQuery) string {
-				return fmt.Sprintf("nearText: {concepts: [%s]%s}", gqlString(q.Text), targetClause(p.target))
-			})
-			if failed > 0 {
-				t.Errorf("%s through node %d: %d of %d nearText queries failed", cc.name, i, failed, len(queries))
+			top, ties := make([][]string, len(queries)), make([]string, len(queries))
+			for qi, q := range queries {
+				hits, err := searchHits(w, cc.name, q.Text, p.target)
+				if err != nil {
+					t.Errorf("%s through node %d: query %s: %v", cc.name, i, q.ID, err)
+				}
+				top[qi], ties[qi] = sortTies(hits)
 			}
+			raw = append(raw, ties)
 			out.top[cc.name] = append(out.top[cc.name], top)
 			out.mrr[cc.name] = append(out.mrr[cc.name], metricsOf(t, docs, queries, top).MRR10)
+		}
+		for qi := range queries {
+			same := true
+			for i := range raw {
+				same = same && raw[i][qi] == raw[0][qi]
+			}
+			if same {
+				out.rawSame[cc.name]++
+			}
 		}
 	}
 	out.qvecs = make([][][]float32, n)
@@ -155,6 +172,75 @@ func exercise(t *testing.T, d deployment, p clusterPath, docs []eval.Document, q
 		}
 	}
 	return out
+}
+
+// hit is one search result.
+type hit struct {
+	DocID      string `json:"docId"`
+	Additional struct {
+		Distance float64 `json:"distance"`
+	} `json:"_additional"`
+}
+
+// searchHits runs nearText for text and returns the top 10 with distances.
+func searchHits(w *weaviateServer, class, text, target string) ([]hit, error) {
+	q := fmt.Sprintf("{ Get { %s(nearText: {concepts: [%s]%s}, limit: 10) { docId _additional { distance } } } }", class, gqlString(text), targetClause(target))
+	var hits []hit
+	err := graphQL(context.Background(), w, q, class, &hits)
+	return hits, err
+}
+
+// sortTies returns the docIds of hits with documents at exactly the same
+// distance (debian-dev repeats some texts: their vectors are equal, and a
+// replica may return them in any order) sorted by docId, and the list as
+// returned.
+func sortTies(hits []hit) (ids []string, asReturned string) {
+	sorted := slices.Clone(hits)
+	slices.SortStableFunc(sorted, func(a, b hit) int {
+		if a.Additional.Distance != b.Additional.Distance {
+			return cmp.Compare(a.Additional.Distance, b.Additional.Distance)
+		}
+		return strings.Compare(a.DocID, b.DocID)
+	})
+	var raw []string
+	for i := range hits {
+		ids = append(ids, sorted[i].DocID)
+		raw = append(raw, hits[i].DocID)
+	}
+	return ids, strings.Join(raw, ",")
+}
+
+// waitReplicas waits (at most a minute) until the cluster reports want
+// objects of class over all shards and replicas: a replica may apply the
+// last batches after the import returned (the write consistency is QUORUM).
+func waitReplicas(t *testing.T, nodes []*weaviateServer, class string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	got := 0
+	for time.Now().Before(deadline) {
+		var resp struct {
+			Nodes []struct {
+				Shards []struct {
+					Class       string `json:"class"`
+					ObjectCount int    `json:"objectCount"`
+				} `json:"shards"`
+			} `json:"nodes"`
+		}
+		status, _, err := doJSON(context.Background(), http.MethodGet, nodes[0].url("/v1/nodes?output=verbose"), nil, &resp)
+		got = 0
+		for _, nd := range resp.Nodes {
+			for _, sh := range nd.Shards {
+				if sh.Class == class {
+					got += sh.ObjectCount
+				}
+			}
+		}
+		if err == nil && status == http.StatusOK && got == want {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("%s: the cluster reports %d objects over its shards and replicas, want %d (object counts lag): searching anyway", class, got, want)
 }
 
 // waitCollection waits until w knows class (the schema reaches every node through Raft).
@@ -175,15 +261,16 @@ func waitCollection(t *testing.T, w *weaviateServer, class string) {
 
 // divergence is how far the nodes of one deployment disagree.
 type divergence struct {
-	minCos, meanCos float64        // cosine of the query vectors of every node pair
-	sameVec         int            // queries whose vectors agree on every node (cosine > 0.9999)
-	sameTop         map[string]int // class → queries whose top 10 is the same list on every node
+	minCos, meanCos float64          // cosine of the query vectors of every node pair
+	sameVec         int              // queries whose vectors agree on every node (cosine > 0.9999)
+	sameTop         map[string]int   // class → queries whose top 10 is the same list on every node
+	differ          map[string][]int // class → the queries whose top 10 differ between nodes
 	overlap         map[string]float64
 	queries         int
 }
 
 func measureDivergence(o clusterOutcome) divergence {
-	d := divergence{minCos: 1, sameTop: map[string]int{}, overlap: map[string]float64{}, queries: len(o.qvecs[0])}
+	d := divergence{minCos: 1, sameTop: map[string]int{}, differ: map[string][]int{}, overlap: map[string]float64{}, queries: len(o.qvecs[0])}
 	var sum float64
 	var pairs int
 	for q := range o.qvecs[0] {
@@ -218,6 +305,8 @@ func measureDivergence(o clusterOutcome) divergence {
 			}
 			if same {
 				d.sameTop[class]++
+			} else {
+				d.differ[class] = append(d.differ[class], q)
 			}
 		}
 		if cmp > 0 {
@@ -360,7 +449,7 @@ func TestClusterOneMemory(t *testing.T) {
 			t.Run("SeparateMemoriesDiverge", func(t *testing.T) {
 				separate = exercise(t, p.deploy(t, t.TempDir(), clusterSize, false), p, docs, queries)
 				d := measureDivergence(separate)
-				t.Logf("path %s, a memory per node: %v", p.name, d)
+				t.Logf("path %s, a memory per node: %v top 10 identical as returned: Rep %d, Shard %d", p.name, d, separate.rawSame["Rep"], separate.rawSame["Shard"])
 				if d.sameVec == d.queries {
 					t.Errorf("with a memory per node every query vector agrees on all %d nodes: the test cannot see the divergence", clusterSize)
 				}
@@ -370,13 +459,16 @@ func TestClusterOneMemory(t *testing.T) {
 				one = exercise(t, d, p, docs, queries)
 				defer t.Run("HolderDown", func(t *testing.T) { checkHolderDown(t, d, p, r) })
 				div := measureDivergence(one)
-				t.Logf("path %s, one memory: %v", p.name, div)
+				t.Logf("path %s, one memory: %v top 10 identical as returned (documents at equal distance in the order the node gave): Rep %d, Shard %d", p.name, div, one.rawSame["Rep"], one.rawSame["Shard"])
 				if div.sameVec != div.queries || div.minCos <= 0.9999 {
 					t.Errorf("one memory: %d of %d query vectors agree on every node (min cosine %.6f), want all (> 0.9999)", div.sameVec, div.queries, div.minCos)
 				}
 				for _, cc := range clusterClasses {
 					if div.sameTop[cc.name] != div.queries {
 						t.Errorf("one memory, %s: %d of %d queries have the same top 10 on every node, want all", cc.name, div.sameTop[cc.name], div.queries)
+						for _, q := range div.differ[cc.name][:min(3, len(div.differ[cc.name]))] {
+							logDistances(t, d, p, cc.name, queries[q])
+						}
 					}
 				}
 			})
@@ -448,5 +540,27 @@ func checkHolderDown(t *testing.T, d deployment, p clusterPath, r *reference) {
 		if len(v) != r.vec.Dim() {
 			t.Errorf("document %d stored with a vector of dimension %d", i, len(v))
 		}
+	}
+}
+
+// logDistances logs the top 10 of q with distances through every node.
+func logDistances(t *testing.T, d deployment, p clusterPath, class string, q eval.RetrievalQuery) {
+	for i, w := range d.nodes {
+		query := fmt.Sprintf("{ Get { %s(nearText: {concepts: [%s]%s}, limit: 10) { docId _additional { distance } } } }", class, gqlString(q.Text), targetClause(p.target))
+		var hits []struct {
+			DocID      string `json:"docId"`
+			Additional struct {
+				Distance float64 `json:"distance"`
+			} `json:"_additional"`
+		}
+		if err := graphQL(context.Background(), w, query, class, &hits); err != nil {
+			t.Logf("query %s through node %d: %v", q.ID, i, err)
+			continue
+		}
+		var sb strings.Builder
+		for _, h := range hits {
+			fmt.Fprintf(&sb, " %s(%.7f)", h.DocID, h.Additional.Distance)
+		}
+		t.Logf("query %s through node %d:%s", q.ID, i, sb.String())
 	}
 }
