@@ -12,6 +12,8 @@
 //	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
 //	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
 //	GET  /metrics             Prometheus metrics
+//	POST /memory/v1/learn     the shared-memory API (package memoryapi), when the server has a memory
+//	POST /memory/v1/lookup
 //
 // Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
 // Weaviate's client reads it.
@@ -125,6 +127,7 @@ type Server struct {
 	bufs      sync.Pool
 	metrics   *metrics
 	handler   http.Handler
+	memAPI    *memoryAPI // nil without a memory
 }
 
 // NewServer returns a server for v. mem is the memory v uses (nil: none); the
@@ -155,6 +158,10 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.limited(s.explain))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	if mem != nil {
+		s.memAPI = newMemoryAPI(mem)
+		s.memAPI.register(s, mux)
+	}
 	mux.HandleFunc("/", s.notFound)
 	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
 	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -204,6 +211,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		}
 		cancel()
 		<-errc
+	}
+	if s.memAPI != nil {
+		if err := s.memAPI.close(); err != nil {
+			serveErr = errors.Join(serveErr, err)
+		}
 	}
 	if s.mem != nil {
 		if err := s.mem.Close(); err != nil {

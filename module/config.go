@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/moduletools"
@@ -43,6 +44,19 @@ const (
 	EnvMaxContexts = "TEXT2VEC_AM_MAX_CONTEXTS"
 	// EnvTeach is the default of the collection setting teach: true (default) or false.
 	EnvTeach = "TEXT2VEC_AM_TEACH"
+	// EnvMemoryURL is the URL of a `text2vec-am serve` that holds the context
+	// memory of the whole cluster (its memory API): every node then reads and
+	// teaches that one memory, and keeps none of its own. Exclusive with
+	// EnvMemoryDir.
+	EnvMemoryURL = "TEXT2VEC_AM_MEMORY_URL"
+	// EnvMemoryTimeout bounds one request to the memory holder (a Go
+	// duration, default 30s).
+	EnvMemoryTimeout = "TEXT2VEC_AM_MEMORY_TIMEOUT"
+	// EnvVectorsEndpoint set to true serves POST /v1/modules/text2vec-am/vectors
+	// (the vector this node gives a text as a query), a diagnostic for
+	// comparing nodes. Off by default: Weaviate does not authenticate module
+	// endpoints.
+	EnvVectorsEndpoint = "TEXT2VEC_AM_VECTORS_ENDPOINT"
 )
 
 // Collection settings (moduleConfig of the collection, or of a named vector's
@@ -96,6 +110,12 @@ type EnvConfig struct {
 	Defaults vectorizer.Options
 	// Teach is the default of the collection setting teach.
 	Teach bool
+	// MemoryURL is the shared memory's holder ("" = a memory of this node's own).
+	MemoryURL string
+	// MemoryTimeout bounds one request to the holder.
+	MemoryTimeout time.Duration
+	// VectorsEndpoint serves the diagnostic vectors endpoint.
+	VectorsEndpoint bool
 }
 
 // MemoryOff as EnvMemoryDir disables the context memory.
@@ -117,6 +137,9 @@ func LoadEnvConfig(getenv func(string) string) (EnvConfig, error) {
 			return cfg, fmt.Errorf("environment variable %s=%q: %w", EnvMemorySync, s, err)
 		}
 		cfg.MemorySync = p
+	}
+	if err := cfg.loadShared(getenv); err != nil {
+		return cfg, err
 	}
 	if s := strings.TrimSpace(getenv(EnvTeach)); s != "" {
 		b, err := strconv.ParseBool(s)

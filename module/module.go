@@ -33,6 +33,7 @@ import (
 	libvectorizer "github.com/weaviate/weaviate/usecases/vectorizer"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -50,7 +51,10 @@ type Module struct {
 	env       EnvConfig
 	modelName string
 	vec       *vectorizer.Vectorizer
-	mem       *memory.Memory // nil: no memory
+	mem       *memory.Memory      // nil: no memory of this node's own
+	shared    *memoryapi.Client   // the cluster's memory (TEXT2VEC_AM_MEMORY_URL); nil: none
+	colls     *memory.Collections // passage counts per collection beside mem
+	collCache *vectorizer.Cache   // AM vectors over mem for the per-collection vectorizers
 	objects   *objectsvectorizer.ObjectVectorizer
 	logger    logrus.FieldLogger
 
@@ -96,6 +100,13 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 	m.modelName = name
 
 	dir := env.MemoryDir
+	if env.MemoryURL != "" {
+		m.shared, err = memoryapi.NewClient(env.MemoryURL, memoryapi.ClientOptions{Timeout: env.MemoryTimeout})
+		if err != nil {
+			return fmt.Errorf("init %s: %s: %w", Name, EnvMemoryURL, err)
+		}
+		dir = MemoryOff
+	}
 	if dir == "" {
 		if dataPath == "" {
 			return fmt.Errorf("init %s: no memory directory: set %s (or %s=%s) or Weaviate's PERSISTENCE_DATA_PATH", Name, EnvMemoryDir, EnvMemoryDir, MemoryOff)
@@ -112,6 +123,8 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		}
 		m.mem = mem
 		store = mem
+		m.colls = memory.NewCollections(dir, opts)
+		m.collCache = vectorizer.NewCache()
 	}
 	vec, err := vectorizer.New(mdl, store, env.Defaults)
 	if err != nil {
@@ -119,14 +132,14 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		return fmt.Errorf("init %s: %w", Name, err)
 	}
 	m.vec = vec
-	if m.logger != nil && m.mem == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
+	if m.logger != nil && m.mem == nil && m.shared == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
 		m.logger.WithField("module", Name).Warnf("%s=%s: the passage counts of weighting %s live in RAM and are lost at restart, "+
 			"after which queries are weighted differently from the stored vectors; set %s=sif for a memory-less setup",
 			EnvMemoryDir, MemoryOff, env.Defaults.Weighting, EnvWeighting)
 	}
 	if m.logger != nil {
 		m.logger.WithField("module", Name).WithField("model", name).WithField("dim", vec.Dim()).
-			WithField("memory", dir).Info("text2vec-am ready")
+			WithField("memory", dir).WithField("memory_url", env.MemoryURL).Info("text2vec-am ready")
 	}
 	return nil
 }
@@ -170,7 +183,14 @@ func (m *Module) closeMemory() error {
 	if m.mem == nil {
 		return nil
 	}
-	if err := m.mem.Close(); err != nil {
+	var err error
+	if m.colls != nil {
+		err = m.colls.Close()
+	}
+	if cerr := m.mem.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	if err != nil {
 		return fmt.Errorf("close %s context memory: %w", Name, err)
 	}
 	return nil
@@ -207,11 +227,14 @@ func (m *Module) VectorizeObject(ctx context.Context, obj *models.Object, cfg mo
 	if empty {
 		return nil, nil, nil
 	}
-	vec, err := m.vec.Vectorize(text, req.task, req.opts)
+	vecs, errs, err := m.vectorizeTexts(ctx, obj.Class, []string{text}, req.task, req.opts)
+	if err == nil {
+		err = errs[0]
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: vectorize object %s: %w", Name, obj.ID, err)
 	}
-	return vec, nil, nil
+	return vecs[0], nil, nil
 }
 
 // VectorizeBatch vectorizes objs in parallel. Result i belongs to objs[i];
@@ -258,7 +281,13 @@ func (m *Module) VectorizeBatch(ctx context.Context, objs []*models.Object, skip
 		}
 		return vecs, addProps, errs
 	}
-	out, verrs := m.vec.VectorizeBatch(texts, req.task, req.opts)
+	out, verrs, err := m.vectorizeTexts(ctx, objs[index[0]].Class, texts, req.task, req.opts)
+	if err != nil {
+		for _, i := range index {
+			errs[i] = err
+		}
+		return vecs, addProps, errs
+	}
 	for j, i := range index {
 		if j < len(verrs) && verrs[j] != nil {
 			errs[i] = fmt.Errorf("%s: vectorize object %s: %w", Name, objs[i].ID, verrs[j])
@@ -294,13 +323,14 @@ func (m *Module) Texts(ctx context.Context, inputs []string, cfg moduletools.Cla
 	if err != nil {
 		return nil, err
 	}
-	vecs := make([][]float32, len(inputs))
-	for i, in := range inputs {
-		v, err := m.vec.Vectorize(in, vectorizer.TaskQuery, req.opts)
+	vecs, errs, err := m.vectorizeTexts(ctx, classOf(ctx), inputs, vectorizer.TaskQuery, req.opts)
+	if err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("%s: vectorize %q: %w", Name, in, err)
+			return nil, fmt.Errorf("%s: vectorize %q: %w", Name, inputs[i], err)
 		}
-		vecs[i] = v
 	}
 	if len(vecs) == 1 {
 		return vecs[0], nil
@@ -328,6 +358,9 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 			SettingTeach:       m.env.Teach,
 		},
 	}
+	if m.shared != nil {
+		info["memory"] = map[string]any{"url": m.shared.URL()}
+	}
 	if m.mem != nil {
 		st := m.mem.Stats()
 		info["memory"] = map[string]any{
@@ -354,7 +387,7 @@ func (m *Module) Arguments() map[string]modulecapabilities.GraphQLArgument {
 
 // VectorSearches are the vector searches (nearText).
 func (m *Module) VectorSearches() map[string]modulecapabilities.VectorForParams[[]float32] {
-	return m.searcher.VectorSearches()
+	return withClass(m.searcher.VectorSearches())
 }
 
 // Interfaces the module implements.
@@ -369,4 +402,5 @@ var (
 	_ = modulecapabilities.GraphQLArguments(New())
 	_ = modulecapabilities.Searcher[[]float32](New())
 	_ = modulecapabilities.ClassConfigurator(New())
+	_ = modulecapabilities.ModuleWithHTTPHandlers(New())
 )

@@ -21,21 +21,25 @@ const (
 
 // RootHandler serves Weaviate's /v1/modules/text2vec-am/: POST /vectors/batch
 // vectorizes texts as queries (it never teaches the memory) with a
-// collection's settings, for "text2vec-am refresh" on the in-process path.
-// Body {"texts": […], "settings": {the collection's text2vec-am settings}};
+// collection's settings and passage counts, for "text2vec-am refresh" on the
+// in-process path; POST /vectors is the diagnostic endpoint of serveVector.
+// Body {"texts": […], "settings": {the collection's text2vec-am settings},
+// "collection": the class name};
 // answer {"dims", "vectors", "errors"} as the text2vec-am server's.
 // Weaviate mounts module handlers ahead of its authentication: like the
 // inference server, this endpoint is for a private network.
 func (m *Module) RootHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /vectors/batch", m.serveBatch)
+	mux.HandleFunc("POST /vectors", m.serveVector)
 	return mux
 }
 
 // batchRequest is the body of POST /vectors/batch.
 type batchRequest struct {
-	Texts    []string       `json:"texts"`
-	Settings map[string]any `json:"settings"`
+	Texts      []string       `json:"texts"`
+	Settings   map[string]any `json:"settings"`
+	Collection string         `json:"collection"`
 }
 
 func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +81,11 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "settings: %v", err)
 		return
 	}
-	vecs, verrs := m.vec.VectorizeBatch(req.Texts, vectorizer.TaskQuery, cr.opts)
+	vecs, verrs, err := m.vectorizeTexts(r.Context(), req.Collection, req.Texts, vectorizer.TaskQuery, cr.opts)
+	if err != nil {
+		fail(http.StatusServiceUnavailable, "%v", err)
+		return
+	}
 	msgs := make([]*string, len(req.Texts))
 	for i, e := range verrs {
 		if e != nil {

@@ -444,6 +444,20 @@ func startWeaviate(t testing.TB, bin, dataDir, logPath string, ports weaviatePor
 
 func (w *weaviateServer) start(t testing.TB) {
 	t.Helper()
+	w.launch(t)
+	w.waitReady(t)
+}
+
+// waitReady waits until the server answers ready.
+func (w *weaviateServer) waitReady(t testing.TB) {
+	t.Helper()
+	waitHTTP(t, w.proc, w.url("/v1/.well-known/ready"), 3*time.Minute)
+}
+
+// launch starts the process without waiting for it to be ready (the nodes
+// of a cluster are ready only once all of them run).
+func (w *weaviateServer) launch(t testing.TB) {
+	t.Helper()
 	env := append([]string{
 		"PERSISTENCE_DATA_PATH=" + w.dataDir,
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true",
@@ -466,7 +480,6 @@ func (w *weaviateServer) start(t testing.TB) {
 	w.proc = startProcess(t, w.owner, "weaviate-server", w.bin,
 		[]string{"--host", "127.0.0.1", "--port", strconv.Itoa(w.ports.HTTP), "--scheme", "http"},
 		env, w.logPath)
-	waitHTTP(t, w.proc, w.url("/v1/.well-known/ready"), 3*time.Minute)
 }
 
 // restart stops the server and starts it again on the same ports and data.

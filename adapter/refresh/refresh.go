@@ -364,7 +364,7 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([
 	}
 	body := map[string]any{"texts": texts, "config": map[string]any{"task_type": "query"}}
 	if t.Module == ModuleAM {
-		body = map[string]any{"texts": texts, "settings": t.Settings}
+		body = map[string]any{"texts": texts, "settings": t.Settings, "collection": r.class}
 	}
 	var ans batchVectors
 	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], body, &ans); err != nil {

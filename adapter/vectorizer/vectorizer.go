@@ -77,7 +77,7 @@ type Vectorizer struct {
 	sifW      []float32 // SIF weight of each base row at opts.SIFA; nil without counts
 	zero      []uint64  // bitset of all-zero base rows
 	pool      sync.Pool
-	cache     amCache
+	cache     *amCache
 	// df holds the collection statistics of WeightSIFCollection: the store
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
@@ -106,7 +106,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		store: store,
 		opts:  opts,
 		dim:   m.Dim,
-		cache: amCache{entries: make(map[cacheKey]cacheEntry)},
+		cache: newAMCache(),
 	}
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true

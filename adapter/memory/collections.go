@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sync"
+)
+
+// MaxCollections bounds the collections whose passage counts a Collections keeps.
+const MaxCollections = 1024
+
+// ErrTooManyCollections is returned by Collections.Get beyond MaxCollections.
+var ErrTooManyCollections = fmt.Errorf("more than %d collections", MaxCollections)
+
+// collectionName is a Weaviate class name.
+var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
+
+// ValidCollectionName checks that name is a Weaviate class name (it becomes
+// a directory name).
+func ValidCollectionName(name string) error {
+	if !collectionName.MatchString(name) {
+		return fmt.Errorf("collection %q: want a Weaviate class name ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)", name)
+	}
+	return nil
+}
+
+// Collections keeps the passage counts (CountPassage, DocFreqs) of each
+// collection in a Memory of its own, <dir>/collections/<name> (in RAM when
+// dir is ""), opened on first use with opts. It is safe for concurrent use.
+type Collections struct {
+	dir  string
+	opts Options
+	mu   sync.Mutex
+	m    map[string]*Memory
+}
+
+// NewCollections returns the collections' counts beside the memory in dir.
+func NewCollections(dir string, opts Options) *Collections {
+	return &Collections{dir: dir, opts: opts, m: map[string]*Memory{}}
+}
+
+// Get returns the counts of collection name, opening them on first use.
+func (c *Collections) Get(name string) (*Memory, error) {
+	if err := ValidCollectionName(name); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.m[name]; m != nil {
+		return m, nil
+	}
+	if len(c.m) >= MaxCollections {
+		return nil, fmt.Errorf("passage counts of collection %q: %w", name, ErrTooManyCollections)
+	}
+	dir := ""
+	if c.dir != "" {
+		dir = filepath.Join(c.dir, "collections", name)
+	}
+	m, err := Open(dir, c.opts)
+	if err != nil {
+		return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+	}
+	c.m[name] = m
+	return m, nil
+}
+
+// Close closes every collection's counts (fsync and snapshot).
+func (c *Collections) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for name, m := range c.m {
+		if err := m.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("passage counts of collection %q: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CollectionCounts are the passage counts of one collection that also count
+// every passage in the shared counts (read by those that cannot name the
+// collection): CountPassage counts in both, DocFreqs reads the collection's.
+type CollectionCounts struct {
+	Collection, Shared *Memory
+}
+
+// CountPassage counts words as a passage of the collection and of the shared counts.
+func (c CollectionCounts) CountPassage(words []string) error {
+	if err := c.Shared.CountPassage(words); err != nil {
+		return err
+	}
+	return c.Collection.CountPassage(words)
+}
+
+// DocFreqs reads the collection's counts.
+func (c CollectionCounts) DocFreqs(dst []int64, words []string) int64 {
+	return c.Collection.DocFreqs(dst, words)
+}

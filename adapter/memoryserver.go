@@ -1,0 +1,116 @@
+package adapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// memoryAPI answers the shared-memory endpoints (package memoryapi) from the
+// server's memory: contexts and the shared passage counts from it, the counts
+// of each named collection from memory.Collections beside it.
+type memoryAPI struct {
+	mem         *memory.Memory
+	collections *memory.Collections
+	epoch       string
+}
+
+func newMemoryAPI(mem *memory.Memory) *memoryAPI {
+	return &memoryAPI{mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options()),
+		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
+}
+
+// register adds the endpoints to mux, each holding a request slot.
+func (a *memoryAPI) register(s *Server, mux *http.ServeMux) {
+	mux.HandleFunc("POST "+memoryapi.PathLearn, s.limited(a.learn))
+	mux.HandleFunc("POST "+memoryapi.PathLookup, s.limited(a.lookup))
+}
+
+// counts returns the passage counts of collection (the shared ones for "").
+func (a *memoryAPI) counts(collection string) (vectorizer.DocFreqStore, error) {
+	if collection == "" {
+		return a.mem, nil
+	}
+	if err := memory.ValidCollectionName(collection); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	m, err := a.collections.Get(collection)
+	if errors.Is(err, memory.ErrTooManyCollections) {
+		return nil, errorf(http.StatusInsufficientStorage, "%v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return memory.CollectionCounts{Collection: m, Shared: a.mem}, nil
+}
+
+// close flushes every collection's counts.
+func (a *memoryAPI) close() error { return a.collections.Close() }
+
+func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	var req memoryapi.LearnRequest
+	if err := decodeJSON(body.Bytes(), &req); err != nil {
+		return err
+	}
+	if a.mem.ReadOnly() {
+		return errorf(http.StatusConflict, "the context memory is read-only (serve --memory off): it learns nothing")
+	}
+	coll, err := a.counts(req.Collection)
+	if err != nil {
+		return err
+	}
+	obs := make([]memory.Observation, len(req.Observations))
+	for i, o := range req.Observations {
+		obs[i] = memory.Observation{Word: o.Word, Context: o.Context}
+	}
+	if err := a.mem.Remember(obs); err != nil {
+		return fmt.Errorf("remember contexts: %w", err)
+	}
+	for _, p := range req.Passages {
+		if err := coll.CountPassage(p); err != nil {
+			return fmt.Errorf("count passage: %w", err)
+		}
+	}
+	resp := memoryapi.LearnResponse{Epoch: a.epoch, Passages: coll.DocFreqs(nil, nil)}
+	return writeValue(w, resp)
+}
+
+func (a *memoryAPI) lookup(_ context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	var req memoryapi.LookupRequest
+	if err := decodeJSON(body.Bytes(), &req); err != nil {
+		return err
+	}
+	coll, err := a.counts(req.Collection)
+	if err != nil {
+		return err
+	}
+	resp := memoryapi.LookupResponse{Epoch: a.epoch, DF: make([]int64, len(req.Words)), Contexts: make([]memoryapi.Contexts, len(req.Contexts))}
+	resp.Passages = coll.DocFreqs(resp.DF, req.Words)
+	for i, q := range req.Contexts {
+		ctx, version := a.mem.Contexts(nil, q.Word)
+		resp.Contexts[i].Version = version
+		if version != q.Have || q.Have == 0 {
+			resp.Contexts[i].Contexts = ctx
+		}
+	}
+	return writeValue(w, resp)
+}
+
+// writeValue answers v as JSON.
+func writeValue(w http.ResponseWriter, v any) error {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	writeJSON(w, out)
+	return nil
+}

@@ -1,0 +1,72 @@
+package vectorizer
+
+import "errors"
+
+// Cache holds AM vectors by word and context version for vectorizers made by
+// WithStores: share one among the vectorizers whose stores give versions of
+// the same memory (a version names one state of a word's contexts only
+// within one memory). It is safe for concurrent use.
+type Cache struct{ c *amCache }
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{c: newAMCache()} }
+
+func newAMCache() *amCache { return &amCache{entries: make(map[cacheKey]cacheEntry)} }
+
+// WithStores returns a vectorizer that shares v's model, options and
+// precomputed tables but reads and writes the contexts in store and the
+// passage counts in df: for example a snapshot of a remote memory taken for
+// one request (adapter/memoryapi). It does no per-row work, so it is cheap
+// enough to make per request. cache (nil: a new one) keeps its AM vectors;
+// its statistics are its own.
+func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cache) (*Vectorizer, error) {
+	if store == nil || df == nil {
+		return nil, errors.New("vectorizer with stores: want a context store and a document-frequency store")
+	}
+	if cache == nil {
+		cache = NewCache()
+	}
+	c := &Vectorizer{
+		m:         v.m,
+		base:      v.base,
+		tok:       v.tok,
+		store:     store,
+		opts:      v.opts,
+		dim:       v.dim,
+		hasCounts: v.hasCounts,
+		total:     v.total,
+		sifW:      v.sifW,
+		zero:      v.zero,
+		cache:     cache.c,
+		df:        df,
+		dfInStore: true,
+	}
+	c.pool.New = func() any { return c.newWork() }
+	return c, nil
+}
+
+// MemoryWords returns what vectorizing texts under opts reads from the
+// memory: the distinct words of all texts (their passage counts) and, among
+// them, the words whose vector AM infers (their remembered contexts), each
+// in order of first occurrence.
+func (v *Vectorizer) MemoryWords(texts []string, opts Options) (words, am []string) {
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	seen := make(map[string]bool)
+	for _, text := range texts {
+		v.prepare(w, text, &opts)
+		for i, t := range w.tokens {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			words = append(words, t)
+			if w.info[i].src == SourceAM {
+				am = append(am, t)
+			}
+		}
+	}
+	clear(w.tokens) // do not pin the texts
+	clear(w.sentences)
+	return words, am
+}

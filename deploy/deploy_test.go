@@ -1,0 +1,276 @@
+// Package deploy holds the deployment files (deploy/kubernetes) and the test
+// that checks them against the binary: the holder's arguments start a real
+// `text2vec-am serve`, its probes answer, and the Weaviate values point at
+// the holder with settings the module accepts.
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/module"
+)
+
+// readDocs parses every YAML document of path.
+func readDocs(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []map[string]any
+	for {
+		var d map[string]any
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			t.Fatalf("%s: document %d: %v", path, len(docs)+1, err)
+		}
+		docs = append(docs, d)
+	}
+}
+
+// get walks keys (string map keys, int list indexes) into v.
+func get(t *testing.T, v any, keys ...any) any {
+	t.Helper()
+	for _, k := range keys {
+		switch k := k.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("no key %q in %v (path %v)", k, v, keys)
+			}
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				t.Fatalf("no item %d in %v (path %v)", k, v, keys)
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func kind(t *testing.T, docs []map[string]any, k string) map[string]any {
+	t.Helper()
+	for _, d := range docs {
+		if d["kind"] == k {
+			return d
+		}
+	}
+	t.Fatalf("no %s in the manifest", k)
+	return nil
+}
+
+// TestMemoryHolderManifest checks the holder's Service and StatefulSet and
+// runs `serve` with the manifest's arguments.
+func TestMemoryHolderManifest(t *testing.T) {
+	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-memory.yaml"))
+	svc, sts := kind(t, docs, "Service"), kind(t, docs, "StatefulSet")
+	name := get(t, svc, "metadata", "name")
+	if get(t, sts, "spec", "serviceName") != name {
+		t.Errorf("StatefulSet serviceName %v, Service %v", get(t, sts, "spec", "serviceName"), name)
+	}
+	if r := get(t, sts, "spec", "replicas"); r != 1 {
+		t.Errorf("the memory holder has %v replicas: each would be a memory of its own; want 1", r)
+	}
+	labels := get(t, sts, "spec", "template", "metadata", "labels").(map[string]any)
+	for k, v := range get(t, svc, "spec", "selector").(map[string]any) {
+		if labels[k] != v {
+			t.Errorf("Service selects %s=%v, the pods are labelled %v", k, v, labels)
+		}
+	}
+	for k, v := range get(t, sts, "spec", "selector", "matchLabels").(map[string]any) {
+		if labels[k] != v {
+			t.Errorf("StatefulSet selects %s=%v, its pods are labelled %v", k, v, labels)
+		}
+	}
+	c := get(t, sts, "spec", "template", "spec", "containers", 0)
+	port := get(t, c, "ports", 0, "containerPort").(int)
+	if get(t, c, "ports", 0, "name") != get(t, svc, "spec", "ports", 0, "targetPort") {
+		t.Errorf("Service targets port %v, the container names its port %v", get(t, svc, "spec", "ports", 0, "targetPort"), get(t, c, "ports", 0, "name"))
+	}
+	var args []string
+	for _, a := range get(t, c, "args").([]any) {
+		args = append(args, fmt.Sprint(a))
+	}
+	mount := get(t, c, "volumeMounts", 0, "mountPath").(string)
+	if get(t, c, "volumeMounts", 0, "name") != get(t, sts, "spec", "volumeClaimTemplates", 0, "metadata", "name") {
+		t.Error("the container does not mount the volume claim")
+	}
+	if grace, drain := get(t, sts, "spec", "template", "spec", "terminationGracePeriodSeconds").(int), flagValue(t, args, "--shutdown-timeout"); drain != "" {
+		d, err := time.ParseDuration(drain)
+		if err != nil || d >= time.Duration(grace)*time.Second {
+			t.Errorf("--shutdown-timeout %s must end before terminationGracePeriodSeconds %d", drain, grace)
+		}
+	}
+	if addr := flagValue(t, args, "--addr"); addr != "0.0.0.0:"+strconv.Itoa(port) {
+		t.Errorf("--addr %q, want 0.0.0.0:%d (the containerPort)", addr, port)
+	}
+	if dir := flagValue(t, args, "--memory-dir"); !strings.HasPrefix(dir, mount+"/") {
+		t.Errorf("--memory-dir %q is not on the volume mounted at %s: the memory would be lost with the pod", dir, mount)
+	}
+	if flagValue(t, args, "--memory") != "on" {
+		t.Error("the holder must run with --memory on (it learns from every node's imports)")
+	}
+	var probes []string
+	for _, p := range []string{"startupProbe", "readinessProbe", "livenessProbe"} {
+		if get(t, c, p, "httpGet", "port") != get(t, c, "ports", 0, "name") {
+			t.Errorf("%s probes port %v, not the container's", p, get(t, c, p, "httpGet", "port"))
+		}
+		probes = append(probes, get(t, c, p, "httpGet", "path").(string))
+	}
+	runServe(t, args, probes)
+}
+
+// flagValue returns the value after flag in args ("" if absent).
+func flagValue(t *testing.T, args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// runServe runs `text2vec-am serve` with args (address and memory directory
+// moved to loopback and a temporary directory) and checks that every probe
+// path and the memory API answer.
+func runServe(t *testing.T, args, probes []string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	args = append([]string(nil), args...)
+	for i := range args {
+		switch {
+		case i > 0 && args[i-1] == "--addr":
+			args[i] = addr
+		case i > 0 && args[i-1] == "--memory-dir":
+			args[i] = filepath.Join(t.TempDir(), "memory")
+		}
+	}
+	var serve func(context.Context, cli.Env) error
+	for _, c := range adapter.Commands() {
+		if c.Name == "serve" {
+			serve = c.Run
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr bytes.Buffer
+	go func() { done <- serve(ctx, cli.Env{Args: args, Stdout: io.Discard, Stderr: &stderr}) }()
+	exited := false
+	defer func() {
+		cancel()
+		if exited {
+			return
+		}
+		if err := <-done; err != nil {
+			t.Errorf("serve %v: %v\n%s", args, err, stderr.String())
+		}
+	}()
+	base := "http://" + addr
+	deadline := time.Now().Add(time.Minute)
+	for _, p := range probes {
+		for {
+			resp, err := http.Get(base + p)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode/100 == 2 {
+					break
+				}
+			}
+			select {
+			case err := <-done:
+				exited = true
+				t.Fatalf("serve %v exited: %v\n%s", args, err, stderr.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("probe %s does not answer 2xx: %v", p, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	resp, err := http.Post(base+memoryapi.PathLookup, "application/json", strings.NewReader(`{"words":["debian"],"contexts":[{"word":"debian"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the memory API answers %d", resp.StatusCode)
+	}
+}
+
+// holderURL is the URL the Weaviate nodes reach the holder at.
+func holderURL(t *testing.T) string {
+	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-memory.yaml"))
+	svc := kind(t, docs, "Service")
+	return fmt.Sprintf("http://%v:%v", get(t, svc, "metadata", "name"), get(t, svc, "spec", "ports", 0, "port"))
+}
+
+// TestWeaviateValues checks both sets of Helm values: three nodes, Raft
+// expecting all three, and the holder's URL; the in-process module's
+// environment is accepted by the module itself.
+func TestWeaviateValues(t *testing.T) {
+	want := holderURL(t)
+	for _, f := range []string{"weaviate-values-inprocess.yaml", "weaviate-values-stock.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			v := readDocs(t, filepath.Join("kubernetes", f))[0]
+			replicas := get(t, v, "replicas")
+			if replicas != 3 || get(t, v, "env", "RAFT_BOOTSTRAP_EXPECT") != replicas {
+				t.Errorf("replicas %v, RAFT_BOOTSTRAP_EXPECT %v: want 3 and 3", replicas, get(t, v, "env", "RAFT_BOOTSTRAP_EXPECT"))
+			}
+			if tag := fmt.Sprint(get(t, v, "image", "tag")); tag != "1.39.0" {
+				t.Errorf("image tag %q: text2vec-am targets Weaviate 1.39.0", tag)
+			}
+			env := map[string]string{}
+			for k, val := range get(t, v, "env").(map[string]any) {
+				env[k] = fmt.Sprint(val)
+			}
+			if f == "weaviate-values-stock.yaml" {
+				if u := get(t, v, "modules", "text2vec-transformers", "inferenceUrl"); u != want {
+					t.Errorf("text2vec-transformers inferenceUrl %v, want the holder %s", u, want)
+				}
+				return
+			}
+			if env["ENABLE_MODULES"] != module.Name {
+				t.Errorf("ENABLE_MODULES %q, want %s", env["ENABLE_MODULES"], module.Name)
+			}
+			if u, err := url.Parse(env[module.EnvMemoryURL]); err != nil || "http://"+u.Host != want {
+				t.Errorf("%s=%q, want the holder %s", module.EnvMemoryURL, env[module.EnvMemoryURL], want)
+			}
+			cfg, err := module.LoadEnvConfig(func(k string) string { return env[k] })
+			if err != nil || cfg.MemoryURL == "" {
+				t.Errorf("the module refuses the values' environment: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,144 @@
+package module
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weaviate/weaviate/entities/modulecapabilities"
+	"github.com/weaviate/weaviate/entities/moduletools"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// loadShared reads the settings of a cluster-wide memory and of the
+// diagnostic endpoint.
+func (cfg *EnvConfig) loadShared(getenv func(string) string) error {
+	cfg.MemoryURL = strings.TrimSpace(getenv(EnvMemoryURL))
+	cfg.MemoryTimeout = 30 * time.Second
+	if cfg.MemoryURL != "" {
+		if cfg.MemoryDir != "" {
+			return fmt.Errorf("environment variables %s and %s are both set: a node uses either the shared memory at the URL or a memory of its own", EnvMemoryURL, EnvMemoryDir)
+		}
+		if _, err := memoryapi.NewClient(cfg.MemoryURL, memoryapi.ClientOptions{}); err != nil {
+			return fmt.Errorf("environment variable %s: %w", EnvMemoryURL, err)
+		}
+	}
+	if s := strings.TrimSpace(getenv(EnvMemoryTimeout)); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("environment variable %s=%q: want a positive duration such as 30s", EnvMemoryTimeout, s)
+		}
+		cfg.MemoryTimeout = d
+	}
+	if s := strings.TrimSpace(getenv(EnvVectorsEndpoint)); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("environment variable %s=%q: want true or false", EnvVectorsEndpoint, s)
+		}
+		cfg.VectorsEndpoint = b
+	}
+	return nil
+}
+
+// classKey carries the collection a nearText search runs on to Texts.
+type classKey struct{}
+
+// withClass wraps the searches so that Texts knows the collection searched
+// (Weaviate passes the class name to searches but not to Texts).
+func withClass(searches map[string]modulecapabilities.VectorForParams[[]float32]) map[string]modulecapabilities.VectorForParams[[]float32] {
+	out := make(map[string]modulecapabilities.VectorForParams[[]float32], len(searches))
+	for name, fn := range searches {
+		out[name] = func(ctx context.Context, params any, className string, find modulecapabilities.FindVectorFn[[]float32], cfg moduletools.ClassConfig) ([]float32, error) {
+			return fn(context.WithValue(ctx, classKey{}, className), params, className, find, cfg)
+		}
+	}
+	return out
+}
+
+// classOf returns the collection a search runs on ("" when unknown: hybrid
+// search does not say).
+func classOf(ctx context.Context) string {
+	s, _ := ctx.Value(classKey{}).(string)
+	return s
+}
+
+// vectorizeTexts vectorizes texts as task for collection: against the
+// cluster's shared memory when one is configured, else locally. err is the
+// error of the whole call (the shared memory unreachable).
+func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
+	if m.shared == nil {
+		v, err := m.collectionVectorizer(collection)
+		if err != nil {
+			return nil, nil, err
+		}
+		vecs, errs := v.VectorizeBatch(texts, task, opts)
+		return vecs, errs, nil
+	}
+	vecs, errs, err := m.shared.VectorizeBatch(ctx, m.vec, collection, texts, task, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w (%s=%s)", Name, err, EnvMemoryURL, m.shared.URL())
+	}
+	return vecs, errs, nil
+}
+
+// collectionVectorizer returns the vectorizer of collection on a node with
+// a memory of its own: it reads the node's contexts and the collection's
+// passage counts (and counts passages in both the collection's and the
+// node's shared counts). With no collection named, or no memory, m.vec.
+func (m *Module) collectionVectorizer(collection string) (*vectorizer.Vectorizer, error) {
+	if collection == "" || m.mem == nil || m.colls == nil {
+		return m.vec, nil
+	}
+	coll, err := m.colls.Get(collection)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	v, err := m.vec.WithStores(m.mem, memory.CollectionCounts{Collection: coll, Shared: m.mem}, m.collCache)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return v, nil
+}
+
+// serveVector answers POST /v1/modules/text2vec-am/vectors when
+// TEXT2VEC_AM_VECTORS_ENDPOINT is on: {"text","collection"} → {"vector"},
+// the vector nearText on collection would search with on this node.
+func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
+	if !m.env.VectorsEndpoint {
+		http.Error(w, `{"error":"the vectors endpoint is off (`+EnvVectorsEndpoint+`)"}`, http.StatusNotFound)
+		return
+	}
+	var req struct {
+		Text       string `json:"text"`
+		Collection string `json:"collection"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("body: %w", err))
+		return
+	}
+	vecs, errs, err := m.vectorizeTexts(r.Context(), req.Collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
+	if err == nil {
+		err = errs[0]
+	}
+	if err != nil {
+		writeModuleError(w, http.StatusUnprocessableEntity, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"vector": vecs[0]})
+}
+
+func writeModuleError(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+}

@@ -1,0 +1,230 @@
+package module
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/weaviate/weaviate/entities/models"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// memoryHolder serves a memory in RAM over the memory API.
+func memoryHolder(t *testing.T) (*httptest.Server, *memory.Memory) {
+	t.Helper()
+	mo := memory.DefaultOptions()
+	mo.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	mem, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vectorizer.New(testModel(t), mem, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := adapter.NewServer(v, mem, "test", adapter.DefaultLimits(), mo.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts, mem
+}
+
+// sharedModule is a module node without a memory of its own, using url's.
+func sharedModule(t *testing.T, url string) *Module {
+	t.Helper()
+	m := newTestModule(t, false)
+	m.env.MemoryURL = url
+	c, err := memoryapi.NewClient(url, memoryapi.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.shared = c
+	return m
+}
+
+// TestSharedMemoryAcrossNodes: what one node's import teaches, another
+// node's nearText uses; both give a query the same vector; the passages
+// count for the object's collection.
+func TestSharedMemoryAcrossNodes(t *testing.T) {
+	ts, mem := memoryHolder(t)
+	a, b := sharedModule(t, ts.URL), sharedModule(t, ts.URL)
+	ctx := context.Background()
+	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	var objs []*models.Object
+	for i := range 6 {
+		objs = append(objs, object(i, map[string]any{"text": "w1 w2 zorblax w3 w4. w5 quuxify w6 w7 w8."}))
+	}
+	_, _, errs := a.VectorizeBatch(ctx, objs, make([]bool, len(objs)), cfg)
+	for i, err := range errs {
+		t.Fatalf("object %d: %v", i, err)
+	}
+	if st := mem.Stats(); st.Words == 0 || st.Passages != int64(len(objs)) {
+		t.Fatalf("the holder's memory after the import through node a: %d words, %d passages; want some words and %d passages", st.Words, st.Passages, len(objs))
+	}
+	var lookup memoryapi.LookupResponse
+	if err := postJSON(ts.URL+memoryapi.PathLookup, memoryapi.LookupRequest{Collection: "Doc"}, &lookup); err != nil || lookup.Passages != int64(len(objs)) {
+		t.Errorf("passages counted for collection Doc: %d (%v), want %d", lookup.Passages, err, len(objs))
+	}
+	search := context.WithValue(ctx, classKey{}, "Doc") // as withClass passes a nearText search's class
+	qa, err := a.Texts(search, []string{"zorblax w9"}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qb, err := b.Texts(search, []string{"zorblax w9"}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range qa {
+		if qa[i] != qb[i] {
+			t.Fatalf("nodes a and b give the query different vectors: %v vs %v", qa[:4], qb[:4])
+		}
+	}
+	local := newTestModule(t, true) // a node with its own, empty memory
+	ql, err := local.Texts(ctx, []string{"zorblax w9"}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := true
+	for i := range qa {
+		same = same && qa[i] == ql[i]
+	}
+	if same {
+		t.Error("the shared memory's contexts did not change the query vector (equal to an empty memory's)")
+	}
+}
+
+// TestSharedMemoryDown: with the holder unreachable every object of a
+// batch fails with an error naming the URL (Weaviate then stores none of
+// them), and nearText fails.
+func TestSharedMemoryDown(t *testing.T) {
+	ts, _ := memoryHolder(t)
+	m := sharedModule(t, ts.URL)
+	ts.Close()
+	objs := []*models.Object{object(1, map[string]any{"text": "w1 zorblax"}), object(2, map[string]any{"text": "w2 w3"})}
+	vecs, _, errs := m.VectorizeBatch(context.Background(), objs, make([]bool, 2), fakeClassConfig{})
+	for i := range objs {
+		if errs[i] == nil || !strings.Contains(errs[i].Error(), ts.URL) || !strings.Contains(errs[i].Error(), EnvMemoryURL) || vecs[i] != nil {
+			t.Errorf("object %d with the memory down: vector %v, error %v; want no vector and an error naming %s and %s", i, vecs[i] != nil, errs[i], EnvMemoryURL, ts.URL)
+		}
+	}
+	if _, _, err := m.VectorizeObject(context.Background(), objs[0], fakeClassConfig{}); err == nil {
+		t.Error("VectorizeObject with the memory down succeeded")
+	}
+	if _, err := m.Texts(context.Background(), []string{"w1"}, fakeClassConfig{}); err == nil {
+		t.Error("nearText with the memory down succeeded")
+	}
+}
+
+func TestSharedMemoryEnv(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{EnvMemoryURL: "http://holder:8080", EnvMemoryDir: "/data"}, EnvMemoryDir},
+		{map[string]string{EnvMemoryURL: "holder:8080"}, EnvMemoryURL},
+		{map[string]string{EnvMemoryTimeout: "soon"}, EnvMemoryTimeout},
+		{map[string]string{EnvVectorsEndpoint: "maybe"}, EnvVectorsEndpoint},
+	} {
+		if _, err := LoadEnvConfig(func(k string) string { return c.env[k] }); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("environment %v: error %v, want one naming %s", c.env, err, c.want)
+		}
+	}
+	cfg, err := LoadEnvConfig(func(k string) string {
+		return map[string]string{EnvMemoryURL: "http://holder:8080", EnvMemoryTimeout: "5s", EnvVectorsEndpoint: "true"}[k]
+	})
+	if err != nil || cfg.MemoryURL != "http://holder:8080" || cfg.MemoryTimeout.Seconds() != 5 || !cfg.VectorsEndpoint {
+		t.Errorf("good environment: %+v, %v", cfg, err)
+	}
+}
+
+func TestVectorsEndpoint(t *testing.T) {
+	m := newTestModule(t, true)
+	h := m.RootHandler()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(`{"text":"w1 w2"}`)))
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), EnvVectorsEndpoint) {
+		t.Errorf("endpoint off: status %d %s, want 404 naming %s", rec.Code, rec.Body, EnvVectorsEndpoint)
+	}
+	m.env.VectorsEndpoint = true
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(`{"text":"w1 w2","collection":"Doc"}`)))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"vector":[`) {
+		t.Errorf("endpoint on: status %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(`{"txt":"w1"}`)))
+	if rec.Code != http.StatusBadRequest {
+		t.Errorf("unknown field: status %d, want 400", rec.Code)
+	}
+}
+
+func postJSON(url string, body, out any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	resp, err := http.Post(url, "application/json", bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// TestCountsPerCollectionLocal: on a node with its own memory, teaching
+// imports count passages for their collection (read by that collection's
+// vectors) and in the node's shared counts (/v1/meta, hybrid search).
+func TestCountsPerCollectionLocal(t *testing.T) {
+	env, err := LoadEnvConfig(func(k string) string { return map[string]string{EnvMemoryDir: t.TempDir()}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New()
+	if err := m.initWith(env, ""); err != nil {
+		t.Fatal(err)
+	}
+	m.vec, err = vectorizer.New(testModel(t), m.mem, env.Defaults) // the small test model
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.InitExtension(nil); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	for class, n := range map[string]int{"Books": 3, "Songs": 1} {
+		var objs []*models.Object
+		for i := range n {
+			o := object(i, map[string]any{"text": fmt.Sprintf("w%d w2 zorblax w3.", i)})
+			o.Class = class
+			objs = append(objs, o)
+		}
+		if _, _, errs := m.VectorizeBatch(context.Background(), objs, make([]bool, n), cfg); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	}
+	for class, n := range map[string]int64{"Books": 3, "Songs": 1} {
+		c, err := m.colls.Get(class)
+		if err != nil || c.Stats().Passages != n {
+			t.Errorf("collection %s counted %d passages (%v), want %d", class, c.Stats().Passages, err, n)
+		}
+	}
+	if p := m.mem.Stats().Passages; p != 4 {
+		t.Errorf("the node's shared counts hold %d passages, want 4", p)
+	}
+	if _, _, errs := m.VectorizeBatch(context.Background(), []*models.Object{{Class: "../x", Properties: map[string]any{"text": "w1"}}}, []bool{false}, cfg); errs[0] == nil {
+		t.Error("a class name that is no Weaviate class name was accepted as a directory")
+	}
+}
