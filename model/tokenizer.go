@@ -78,6 +78,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 			case cl == 0:
 				if start >= 0 {
 					dst = t.appendWord(dst, text[start:i], upper)
+					if offs != nil {
+						offs = append(offs, int32(start), int32(i))
+					}
 					start = -1
 				}
 			case start < 0:

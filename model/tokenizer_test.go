@@ -117,3 +117,23 @@ func FuzzTokenizer(f *testing.F) {
 	}
 	f.Fuzz(checkTokens)
 }
+
+// TestAppendTokenOffsets: every word's offsets span it in the text (before
+// lowercasing), whether it ends at an ASCII separator, a non-ASCII one, an
+// invalid byte or the end of the text.
+func TestAppendTokenOffsets(t *testing.T) {
+	tok := DefaultTokenizer()
+	for _, text := range []string{
+		"", "one", "The qx000001vz, and more.", "naïve café–bar\xffend", "  lead trail  ", "a—b c",
+	} {
+		words, offs := tok.AppendTokenOffsets(nil, nil, text)
+		if len(offs) != 2*len(words) {
+			t.Fatalf("%q: %d words, %d offsets", text, len(words), len(offs))
+		}
+		for i, w := range words {
+			if got := strings.ToLower(text[offs[2*i]:offs[2*i+1]]); got != w {
+				t.Errorf("%q: word %d is %q, its offsets span %q", text, i, w, got)
+			}
+		}
+	}
+}
