@@ -2,20 +2,12 @@
 
 package amtrain
 
-import (
-	"fmt"
-	"io"
-	"os"
-)
+import "os"
 
 // mapFile reads the first size bytes of f into memory: platforms without
 // mmap (Windows) pay one read of the index instead of mapping it.
-func mapFile(f *os.File, size int, writable bool) ([]byte, error) {
-	data := make([]byte, size)
-	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
-	}
-	return data, nil
+func mapFile(f *os.File, size int, _ bool) ([]byte, error) {
+	return readMapping(f, size)
 }
 
 // unmapFile writes a writable mapping back to f; a read-only one needs
@@ -24,10 +16,7 @@ func unmapFile(f *os.File, data []byte, writable bool) error {
 	if !writable {
 		return nil
 	}
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	return nil
+	return writeMapping(f, data)
 }
 
 // cpuSeconds returns 0: the process CPU time is not read on this platform
