@@ -44,8 +44,8 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // those are refused before admit (http.CrossOriginProtection).
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) // unsupported only in tests (ResponseRecorder)
-	defer rc.SetReadDeadline(time.Time{})
+	_ = rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout))
+	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if cs := params["charset"]; err != nil || mt != "application/json" || (cs != "" && !strings.EqualFold(cs, "utf-8")) {
@@ -107,57 +107,83 @@ const statusClientClosed = 499
 
 // checkKeys refuses JSON whose top-level object has a key that is not one of
 // allowed, spelled exactly (encoding/json would match "Text" to "text"), and
-// any object, at any depth, with a duplicate key (encoding/json keeps the last).
+// any object, at any depth, with a duplicate key (encoding/json keeps the
+// last). It scans the bytes without allocating (an escaped key is unquoted);
+// malformed JSON passes, for decodeJSON to report with its offset.
 func checkKeys(body []byte, allowed ...string) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	type frame struct {
-		keys   map[string]bool // nil for an array
-		expect bool            // the next token of this object is a key
+		object, expectKey bool
+		keys              [][]byte
 	}
 	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return nil // decodeJSON reports malformed JSON with its offset
-		}
+	for i := 0; i < len(body); {
+		c := body[i]
 		top := len(stack) - 1
-		if top >= 0 && stack[top].keys != nil && stack[top].expect {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:top]
-				if top > 0 && stack[top-1].keys != nil {
-					stack[top-1].expect = true // the object was a value of its parent
-				}
-				continue
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':':
+			i++
+		case c == '{' || c == '[':
+			stack = append(stack, frame{object: c == '{', expectKey: c == '{'})
+			i++
+		case c == '}' || c == ']':
+			if top < 0 {
+				return nil
 			}
-			k, _ := tok.(string)
-			if stack[top].keys[k] {
-				return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", k)
-			}
-			stack[top].keys[k] = true
-			if top == 0 && !contains(allowed, k) {
-				return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", k, strings.Join(allowed, ", "))
-			}
-			stack[top].expect = false
-			continue
-		}
-		switch d, _ := tok.(json.Delim); d {
-		case '{':
-			stack = append(stack, frame{keys: map[string]bool{}, expect: true})
-			continue // a nested object is a value: the parent expects a key after it
-		case '[':
-			stack = append(stack, frame{})
-			continue
-		case ']':
 			stack = stack[:top]
-		}
-		if top := len(stack) - 1; top >= 0 && stack[top].keys != nil {
-			stack[top].expect = true
+			i++
+		case c == ',':
+			if top >= 0 && stack[top].object {
+				stack[top].expectKey = true
+			}
+			i++
+		case c == '"':
+			end, escaped := stringEnd(body, i)
+			if end < 0 {
+				return nil
+			}
+			if top >= 0 && stack[top].expectKey {
+				key := body[i+1 : end]
+				if escaped {
+					var k string
+					if json.Unmarshal(body[i:end+1], &k) != nil {
+						return nil
+					}
+					key = []byte(k)
+				}
+				f := &stack[top]
+				for _, k := range f.keys {
+					if string(k) == string(key) {
+						return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", key)
+					}
+				}
+				if top == 0 && !contains(allowed, string(key)) {
+					return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", key, strings.Join(allowed, ", "))
+				}
+				f.keys = append(f.keys, key)
+				f.expectKey = false
+			}
+			i = end + 1
+		default: // a number, true, false, null (or garbage)
+			i++
 		}
 	}
+	return nil
+}
+
+// stringEnd returns the index of the quote closing the JSON string that
+// starts at body[start], and whether it holds an escape; -1 if unterminated.
+func stringEnd(body []byte, start int) (int, bool) {
+	escaped := false
+	for j := start + 1; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
 }
 
 func contains(list []string, s string) bool {
