@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -62,6 +63,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, errBodyBuffer):
+		s.metrics.rejected.Inc()
+		s.drain(w, r)
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+			msg: fmt.Sprintf("server busy: request bodies held exceed %d bytes (--max-body-buffer); retry later", s.limits.MaxBodyBuffer)}
 	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
 		s.drain(w, r)
 		return err
@@ -77,7 +83,40 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 // and within the body deadline, and marks the connection to be closed.
 func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
-	io.CopyN(io.Discard, r.Body, 4*s.limits.MaxBodyBytes)
+	body := r.Body
+	if br, ok := body.(budgetReader); ok {
+		body = br.ReadCloser // discarded bytes hold no memory
+	}
+	io.CopyN(io.Discard, body, 4*s.limits.MaxBodyBytes)
+}
+
+// errBodyBuffer reports a body refused because MaxBodyBuffer is reached.
+var errBodyBuffer = errors.New("request bodies held exceed --max-body-buffer")
+
+// bodyBudget counts the body bytes one request holds against MaxBodyBuffer.
+type bodyBudget struct {
+	s    *Server
+	held int64
+}
+
+func (b *bodyBudget) release() { b.s.bodyBytes.Add(-b.held) }
+
+// budgetReader charges the bytes it reads to a bodyBudget as they arrive, so
+// a slow client holds only what it has sent.
+type budgetReader struct {
+	io.ReadCloser
+	b *bodyBudget
+}
+
+func (r budgetReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.b.held += int64(n)
+		if r.b.s.bodyBytes.Add(int64(n)) > r.b.s.limits.MaxBodyBuffer {
+			return n, errBodyBuffer
+		}
+	}
+	return n, err
 }
 
 func isTimeout(err error) bool {

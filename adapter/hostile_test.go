@@ -404,3 +404,43 @@ func TestHostileDiskFull(t *testing.T) {
 		t.Fatalf("after space returned: %d %s", st, b)
 	}
 }
+
+// TestHostileBodyBuffer: bodies are read before a slot, so their total is
+// bounded on its own (--max-body-buffer), counted as bytes arrive: clients
+// holding half-sent bodies make a new body 503, and once they leave, 200.
+func TestHostileBodyBuffer(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.MaxBodyBuffer = 8192
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	var conns []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /vectors HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n{\"text\":\"%s", strings.Repeat("f1 ", 1000))
+		conns = append(conns, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	body := `{"text":"` + strings.Repeat("f2 ", 1000) + `"}`
+	status, hdr, resp := post(t, url, "/vectors", body)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(resp, "--max-body-buffer") {
+		t.Errorf("over the body buffer: %d %s", status, resp)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, _, resp = post(t, url, "/vectors", body)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the clients left: %d %s", status, resp)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
