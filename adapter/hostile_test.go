@@ -444,3 +444,54 @@ func TestHostileBodyBuffer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestHostileBusyBigBodyAnswered: a large batch refused because every slot
+// is busy is answered 503 (its body was read first), never reset.
+func TestHostileBusyBigBodyAnswered(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxConcurrent = 1
+	lim.QueueWait = time.Millisecond
+	_, _, url := startServer(t, lim)
+	heavy, _ := json.Marshal(map[string]string{"text": heavyText(15000)})
+	stop := make(chan struct{})
+	held := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := http.Post(url+"/vectors", "application/json", bytes.NewReader(heavy))
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	defer close(stop)
+	<-held
+	texts := make([]string, 1000)
+	for i := range texts {
+		texts[i] = strings.Repeat("f1 f2 f3 ", 100)
+	}
+	big, _ := json.Marshal(map[string][]string{"texts": texts})
+	busy := 0
+	for range 20 {
+		status, _, body := rawStatus(t, "POST", url+"/vectors/batch", "application/json", nil, string(big))
+		switch status {
+		case http.StatusServiceUnavailable:
+			busy++
+		case http.StatusOK:
+		default:
+			t.Fatalf("%d %.200s", status, body)
+		}
+	}
+	if busy == 0 {
+		t.Log("the slot was never busy when the batch arrived (timing); every batch answered 200")
+	}
+}
