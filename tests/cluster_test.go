@@ -27,11 +27,11 @@ const clusterSize = 3
 const clusterQueries = 200
 
 // clusterData returns the documents the cluster tests import (the first
-// T2V_CLUSTER_DOCS, default 6000, 0 = all: every query's relevant document is
+// T2V_CLUSTER_DOCS, default 4000, 0 = all: every query's relevant document is
 // among the first 2000) and the queries they send.
 func clusterData(t *testing.T, r *reference) ([]eval.Document, []eval.RetrievalQuery) {
 	t.Helper()
-	n := 6000
+	n := 4000
 	if s := os.Getenv("T2V_CLUSTER_DOCS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
