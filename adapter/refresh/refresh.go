@@ -149,8 +149,11 @@ type run struct {
 }
 
 // maxPasses bounds the passes over a collection whose cursor moved while
-// refresh wrote (Weaviate's cursor walks an LSM store that the writes
-// change; on large collections it has been seen to list pages again).
+// refresh wrote. Weaviate's cursor walks an LSM store that the writes (and
+// any concurrent import) change; refresh does not assume it lists each
+// object exactly once: ids not after the cursor are skipped, and a pass that
+// met any, or read fewer objects than the collection holds at its end, is
+// followed by a check pass that writes only changed vectors.
 const maxPasses = 4
 
 func (r *run) loop(ctx context.Context) error {
