@@ -48,6 +48,12 @@ needs() {
 
 hash() { sha256sum | cut -c1-16; }
 
+# retire OLD_ID IMAGE: removes a stand-in's predecessor once the new one is tagged (not
+# "docker image prune": the Dockerfile's build-stage layers inherit the stand-in label,
+# and pruning them would throw away the build cache of text2vec-am:local).
+retire() { [ -z "$1" ] || [ "$1" = "$(old_id "$2")" ] || docker rmi "$1" >/dev/null 2>&1 || true; }
+old_id() { docker image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
+
 # 1. Debian bookworm root file system, the base of the golang and Weaviate stand-ins.
 base_key=$(echo "bookworm minbase ca-certificates wget" | hash)
 if needs "$base" "$base_key"; then
@@ -83,7 +89,9 @@ ENV GOLANG_VERSION=${gover#go} GOTOOLCHAIN=local GOPATH=/go GOPROXY=off \
 WORKDIR /go
 LABEL $label=$go_key
 EOF
+  old=$(old_id golang:1.26)
   docker build -q -t golang:1.26 "$work/go/ctx" >/dev/null
+  retire "$old" golang:1.26
   rm -rf "$work/go"
 fi
 
@@ -106,7 +114,9 @@ USER 65532
 WORKDIR /home/nonroot
 LABEL $label=$dl_key
 EOF
+  old=$(old_id "$dl")
   docker build -q -t "$dl" "$work/dl" >/dev/null
+  retire "$old" "$dl"
   rm -rf "$work/dl"
 fi
 
@@ -126,9 +136,9 @@ ENTRYPOINT ["/bin/weaviate"]
 CMD ["--host", "0.0.0.0", "--port", "8080", "--scheme", "http"]
 LABEL $label=$wv_key
 EOF
+  old=$(old_id "$wv")
   docker build -q -t "$wv" "$work/wv" >/dev/null
+  retire "$old" "$wv"
   rm -rf "$work/wv"
 fi
-# Rebuilt stand-ins leave their predecessors untagged: remove those.
-docker image prune -f --filter "label=$label" >/dev/null
 echo "standins: ready" >&2

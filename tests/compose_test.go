@@ -212,9 +212,8 @@ func checkLockedDown(t *testing.T, s *composeStack) {
 		}
 	}
 	t.Logf("t2v-am: no published port, read-only root, processes: %s", strings.Join(lines[1:], "; "))
-	// Writing outside the volume fails (memory clear creates its directory; memory stats
-	// only reads); writing the memory volume works (it holds the memory).
-	out, err := s.try(time.Minute, nil, "exec", "-T", "t2v-am", "/usr/local/bin/text2vec-am", "memory", "clear", "--yes", "--memory-dir", "/probe")
+	// Writing outside the volume fails; writing the memory volume works (it holds the memory).
+	out, err := s.try(time.Minute, nil, "exec", "-T", "t2v-am", "/usr/local/bin/text2vec-am", "memory", "warm", "--memory-dir", "/probe", "/proc/version")
 	if err == nil || !strings.Contains(out, "read-only file system") {
 		t.Errorf("t2v-am creating /probe on its root file system: %v, %s; want a read-only file system error", err, out)
 	}

@@ -280,3 +280,59 @@ func checkAssembly(t *testing.T, w *weaviateServer, a *adapterServer) {
 		t.Errorf("refresh of %s with an unchanged memory: %+v, want %d read, all unchanged: the text it assembles differs from Weaviate's", class, st, len(objs))
 	}
 }
+
+// TestRefreshInProcess is the learning loop on path (B): the custom
+// weaviate-server with the in-process module teaching while a part of
+// debian-dev is imported, then refresh through the module's own endpoint
+// (no --vectorizer): every stored vector becomes the module's current one
+// and a second refresh finds nothing to write.
+func TestRefreshInProcess(t *testing.T) {
+	e := requireE2E(t)
+	r := loadReference(t, e)
+	tmp := t.TempDir()
+	w := startWeaviate(t, customServer(t, e.repo), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), customEnv(r))
+	c := newClient(t, w)
+	docs := collection{w: w, c: c, class: "DocsRefreshB", target: "am"}
+	createCollection(t, w, amCollection(docs.class, map[string]any{"vectorizeClassName": false, "teach": true}))
+	part := r.docs[:min(4000, len(r.docs))]
+	if res, err := importDocs(context.Background(), c, docs.class, part, nil, batchSize, nil); err != nil || len(res.Failures) > 0 {
+		t.Fatalf("teaching import: %v %v", err, res.Failures)
+	}
+	endpoint := w.url("/v1/modules/text2vec-am")
+	current := func() [][]float32 {
+		var out [][]float32
+		settings := map[string]any{"vectorizeClassName": false, "teach": true}
+		for lo := 0; lo < len(part); lo += 500 {
+			var texts []string
+			for _, d := range part[lo:min(lo+500, len(part))] {
+				texts = append(texts, d.Text)
+			}
+			var ans struct {
+				Vectors [][]float32 `json:"vectors"`
+			}
+			status, raw, err := doJSON(context.Background(), http.MethodPost, endpoint+"/vectors/batch", map[string]any{"texts": texts, "settings": settings}, &ans)
+			if err != nil || status != http.StatusOK || len(ans.Vectors) != len(texts) {
+				t.Fatalf("module /vectors/batch: status %d, %v: %.300s", status, err, raw)
+			}
+			out = append(out, ans.Vectors...)
+		}
+		return out
+	}
+	mem := moduleMemory(t, w)
+	st, err := refresh.Run(context.Background(), refresh.Options{Weaviate: w.url(""), Class: docs.class})
+	if err != nil {
+		t.Fatalf("refresh: %v", err)
+	}
+	t.Logf("refresh through the module's endpoint: %+v", st)
+	if st.Updated == 0 || st.Read != len(part) {
+		t.Errorf("refresh after a teaching import: %+v, want some of %d objects updated", st, len(part))
+	}
+	if after := moduleMemory(t, w); !equalJSON(mem, after) {
+		t.Errorf("refresh changed the module's memory: %v → %v", mem, after)
+	}
+	checkVectors(t, listVectors(t, w, docs.class, docs.target), part, current())
+	st, err = refresh.Run(context.Background(), refresh.Options{Weaviate: w.url(""), Class: docs.class})
+	if err != nil || st.Updated != 0 || st.Unchanged != len(part) {
+		t.Errorf("a second refresh: %+v, %v; want nothing to write", st, err)
+	}
+}

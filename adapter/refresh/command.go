@@ -25,7 +25,7 @@ func runRefresh(ctx context.Context, env cli.Env) error {
 	fs.Var(&targets, "vector", "named vector to refresh (repeatable); default: every one made by text2vec-transformers, text2vec-model2vec or text2vec-am")
 	fs.StringVar(&o.Vectorizer, "vectorizer", "", "`URL` of the text2vec-am server (its /vectors/batch); required for text2vec-transformers and text2vec-model2vec, default for text2vec-am: Weaviate's /v1/modules/text2vec-am")
 	fs.BoolVar(&o.All, "all", false, "write every object's vector, not only those the current memory changes")
-	fs.Float64Var(&o.Tolerance, "tolerance", 1e-6, "a vector is current when its cosine with the new one is ≥ 1 − tolerance")
+	fs.Float64Var(&o.Tolerance, "tolerance", DefaultTolerance, "a vector is current when its cosine with the new one is ≥ 1 − tolerance (0 < tolerance < 1)")
 	fs.IntVar(&o.Batch, "batch", 100, "objects per page, vectorizer call and write (≤ 1000)")
 	fs.StringVar(&o.State, "state", "", "state `file`: records the cursor after every page; a run with the same file resumes after it")
 	fs.BoolVar(&o.LowerCase, "lowercase", false, "lower-case the text, as Weaviate does with LOWERCASE_VECTORIZATION_INPUT=true")
@@ -42,8 +42,8 @@ func runRefresh(ctx context.Context, env cli.Env) error {
 	if o.Batch < 1 || o.Batch > 1000 {
 		return cli.UsageError("--batch %d: want 1 to 1000", o.Batch)
 	}
-	if o.Tolerance < 0 || o.Tolerance >= 1 {
-		return cli.UsageError("--tolerance %v: want 0 ≤ tolerance < 1", o.Tolerance)
+	if !(o.Tolerance > 0 && o.Tolerance < 1) {
+		return cli.UsageError("--tolerance %v: want 0 < tolerance < 1", o.Tolerance)
 	}
 	o.Targets = targets
 	o.Progress = env.Stderr

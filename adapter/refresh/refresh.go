@@ -27,7 +27,8 @@ type Options struct {
 	// <Weaviate>/v1/modules/text2vec-am; for the other modules it is required.
 	Vectorizer string
 	// All writes every object's vector; otherwise only the vectors that
-	// differ from the vectorizer's current ones (cosine < 1 − Tolerance).
+	// differ from the vectorizer's current ones (cosine < 1 − Tolerance;
+	// 0 means DefaultTolerance).
 	All       bool
 	Tolerance float64
 	// Batch is the number of objects per page, vectorizer call and write.
@@ -63,6 +64,11 @@ type Stats struct {
 	// Elapsed is this run's time.
 	Elapsed time.Duration `json:"-"`
 }
+
+// DefaultTolerance is the Tolerance when none is given: vectors computed
+// from the same memory by different requests agree to about 1e-12 in
+// cosine, so only a real change of the memory moves a vector past it.
+const DefaultTolerance = 1e-6
 
 // ErrSchema marks a collection refresh cannot work on.
 var ErrSchema = errors.New("refresh: collection")
@@ -115,6 +121,9 @@ func (o *Options) defaults() error {
 	if o.Batch > 1000 {
 		return fmt.Errorf("refresh: batch %d is more than 1,000 (a vectorizer batch takes at most 1,024 texts)", o.Batch)
 	}
+	if o.Tolerance == 0 {
+		o.Tolerance = DefaultTolerance
+	}
 	if o.Tolerance < 0 || o.Tolerance >= 1 || math.IsNaN(o.Tolerance) {
 		return fmt.Errorf("refresh: tolerance %v outside [0, 1)", o.Tolerance)
 	}
@@ -140,8 +149,11 @@ type run struct {
 }
 
 // maxPasses bounds the passes over a collection whose cursor moved while
-// refresh wrote (Weaviate's cursor walks an LSM store that the writes
-// change; on large collections it has been seen to list pages again).
+// refresh wrote. Weaviate's cursor walks an LSM store that the writes (and
+// any concurrent import) change; refresh does not assume it lists each
+// object exactly once: ids not after the cursor are skipped, and a pass that
+// met any, or read fewer objects than the collection holds at its end, is
+// followed by a check pass that writes only changed vectors.
 const maxPasses = 4
 
 func (r *run) loop(ctx context.Context) error {

@@ -141,6 +141,8 @@ func newFake(t *testing.T, n int) (*fakeWeaviate, *httptest.Server) {
 		am := []float32{float32(len(text)), float32(i%5) + 1}
 		if i%2 == 1 {
 			am = []float32{1, 0}
+		} else if i%4 == 2 {
+			am[0] += 1e-5 // float noise, as two requests may give: still current
 		}
 		amRaw, _ := json.Marshal(am)
 		f.objs[id] = &object{ID: id, Class: "Doc", Properties: map[string]any{"text": text, "note": "skipped"},
