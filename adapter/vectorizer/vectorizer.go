@@ -74,8 +74,7 @@ type Vectorizer struct {
 	dim       int
 	hasCounts bool
 	total     float64   // sum of base counts
-	sifW      []float32 // SIF weight of each base row at opts.SIFA; nil without counts
-	zero      []uint64  // bitset of all-zero base rows
+	rows      []rowMeta // count, SIF weight at opts.SIFA and zero flag of each base row
 	pool      sync.Pool
 	cache     *amCache
 	// df holds the collection statistics of WeightSIFCollection: the store
@@ -118,13 +117,6 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		}
 		v.df = ram
 	}
-	n := m.Base.Len()
-	v.zero = make([]uint64, (n+63)/64)
-	for i := range n {
-		if isZero(m.Base.Row(int32(i))) {
-			v.zero[i/64] |= 1 << (i % 64)
-		}
-	}
 	if m.Base.Counts != nil {
 		v.hasCounts = true
 		for _, c := range m.Base.Counts {
@@ -134,12 +126,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 			v.hasCounts = false
 		}
 	}
-	if v.hasCounts {
-		v.sifW = make([]float32, n)
-		for i := range n {
-			v.sifW[i] = v.sifWeight(m.Base.Counts[i], opts.SIFA)
-		}
-	}
+	v.rows = v.newRowMeta(m.Base)
 	v.pool.New = func() any { return v.newWork() }
 	return v, nil
 }
@@ -188,7 +175,7 @@ func (v *Vectorizer) classify(word string, o *Options) tokInfo {
 	if !v.hasCounts {
 		return tokInfo{id: id, src: SourceBase}
 	}
-	c := v.base.Count(id)
+	c := v.rows[id].count
 	switch {
 	case c >= o.FrequentMin:
 		return tokInfo{id: id, count: c, src: SourceBase}
@@ -205,8 +192,8 @@ func (v *Vectorizer) weight(t tokInfo, df, docs int64, o *Options) float32 {
 		return 1
 	}
 	var wt float32
-	if t.id >= 0 && v.sifW != nil && o.SIFA == v.opts.SIFA {
-		wt = v.sifW[t.id]
+	if t.id >= 0 && v.hasCounts && o.SIFA == v.opts.SIFA {
+		wt = v.rows[t.id].sifW
 	} else {
 		wt = v.sifWeight(t.count, o.SIFA)
 	}
@@ -366,7 +353,7 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 // to New: the memory only ever stores contexts of words that are not.
 func (v *Vectorizer) frequentByDefault(word string) bool {
 	id, ok := v.base.ID(word)
-	return ok && (!v.hasCounts || v.base.Count(id) >= v.opts.FrequentMin)
+	return ok && (!v.hasCounts || v.rows[id].count >= v.opts.FrequentMin)
 }
 
 // Vectorize returns the L2-normalized vector of text (len Dim). TaskPassage
@@ -563,7 +550,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		}
 		switch info.src {
 		case SourceBase, SourceAMSkip:
-			if v.zero[info.id/64]&(1<<(info.id%64)) == 0 {
+			if !v.rows[info.id].zero {
 				vec = v.base.Row(info.id) // summed by GatherAxpy below
 			}
 		case SourceAM:
