@@ -81,6 +81,7 @@ type Vectorizer struct {
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
 	dfInStore bool
+	ram       *ramDocFreq // df when it is the vectorizer's own (counted by base row)
 
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
@@ -110,12 +111,8 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
 	} else {
-		// A memory in RAM holds nothing but the counts: no files, no goroutine, nothing to close.
-		ram, err := memory.Open("", memory.DefaultOptions())
-		if err != nil {
-			return nil, fmt.Errorf("new vectorizer: document frequencies in RAM: %w", err)
-		}
-		v.df = ram
+		v.ram = newRAMDocFreq(v)
+		v.df = v.ram
 	}
 	if m.Base.Counts != nil {
 		v.hasCounts = true
@@ -483,15 +480,20 @@ func (v *Vectorizer) countPassage(w *work, o *Options) error {
 	if o.Weighting != WeightSIFCollection {
 		return nil
 	}
-	return v.count(w.tokens)
+	return v.count(w.tokens, w.info)
 }
 
 // count counts one passage of tokens, in the store when it keeps the counts
 // (a read-only store's counts are fixed: nothing is counted), else in RAM.
-// A text without tokens is not counted.
-func (v *Vectorizer) count(tokens []string) error {
+// A text without tokens is not counted. info is nil or the classification
+// of tokens (their base rows).
+func (v *Vectorizer) count(tokens []string, info []tokInfo) error {
 	if len(tokens) == 0 || (v.dfInStore && v.store.ReadOnly()) {
 		return nil // a text without words (a blank line of memory warm) is no passage
+	}
+	if v.ram != nil {
+		v.ram.countIDs(tokens, info)
+		return nil
 	}
 	if err := v.df.CountPassage(tokens); err != nil {
 		return fmt.Errorf("count passage: %w", err)
@@ -510,7 +512,7 @@ func (v *Vectorizer) Observe(text string) error {
 	for _, sent := range w.sentences {
 		w.tokens = v.tok.AppendTokens(w.tokens, sent)
 	}
-	err := v.count(w.tokens)
+	err := v.count(w.tokens, nil)
 	clear(w.tokens) // do not pin the text
 	clear(w.sentences)
 	return err
@@ -537,7 +539,11 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	var docs int64
 	if o.Weighting == WeightSIFCollection {
 		w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
-		docs = v.df.DocFreqs(w.dfs, w.tokens)
+		if v.ram != nil {
+			docs = v.ram.docFreqIDs(w.dfs, w.tokens, w.info)
+		} else {
+			docs = v.df.DocFreqs(w.dfs, w.tokens)
+		}
 	}
 	var nb, ns, na, nd int64
 	used := 0
