@@ -202,34 +202,26 @@ func (v *Vectorizer) weight(t tokInfo, df, docs int64, o *Options) float32 {
 
 // work is the per-call scratch space, pooled.
 type work struct {
-	ws        *model.Workspace
-	sentences []string
-	sentEnd   []int     // tokens[sentEnd[i-1]:sentEnd[i]] are the tokens of sentence i
-	tokens    []string  // all tokens, sentence after sentence
-	tokOff    []int32   // byte offsets of token i in its sentence: tokOff[2i], tokOff[2i+1]
-	info      []tokInfo // parallel to tokens
-	tokSent   []int32   // sentence of each token
-	occHead   map[string]int32
-	occ       []occNode
-	amWords   int // distinct words of source AM
-	obs       []memory.Observation
-	ctxTexts  []string
-	ctxRem    int     // ctxTexts[:ctxRem] came from the memory
-	ctxWin    []int32 // token window [a, b) of each in-text context ctxTexts[ctxRem:], two values each
-	occPos    []int32
-	ctxTok    []string
-	idBuf     []int32
-	idEnd     []int
-	ctxUsed   []int // index in ctxTexts of each context in ctxIDs
-	ctxIDs    [][]int32
-	acc       []float32
-	amVec     []float32
-	amDone    map[string]int // word → offset in amVecs, -1 dropped
-	amVecs    []float32
-	explain   map[string]int // word → index in Explanation.Words (Explain only)
-	dfs       []int64        // document frequency of each token (WeightSIFCollection)
-	rowIDs    []int32        // base rows of the text, summed by simd.GatherAxpy
-	rowW      []float32      // their weights
+	parsed
+	ws       *model.Workspace
+	obs      []memory.Observation
+	ctxTexts []string
+	ctxRem   int     // ctxTexts[:ctxRem] came from the memory
+	ctxWin   []int32 // token window [a, b) of each in-text context ctxTexts[ctxRem:], two values each
+	occPos   []int32
+	ctxTok   []string
+	idBuf    []int32
+	idEnd    []int
+	ctxUsed  []int // index in ctxTexts of each context in ctxIDs
+	ctxIDs   [][]int32
+	acc      []float32
+	amVec    []float32
+	amDone   map[string]int // word → offset in amVecs, -1 dropped
+	amVecs   []float32
+	explain  map[string]int // word → index in Explanation.Words (Explain only)
+	dfs      []int64        // document frequency of each token (WeightSIFCollection)
+	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
+	rowW     []float32      // their weights
 }
 
 // occNode links the occurrences (token positions) of a non-frequent word.
@@ -240,11 +232,10 @@ type occNode struct {
 
 func (v *Vectorizer) newWork() *work {
 	return &work{
-		ws:      v.m.NewWorkspace(),
-		occHead: make(map[string]int32),
-		acc:     make([]float32, v.dim),
-		amVec:   make([]float32, v.dim),
-		amDone:  make(map[string]int),
+		ws:     v.m.NewWorkspace(),
+		acc:    make([]float32, v.dim),
+		amVec:  make([]float32, v.dim),
+		amDone: make(map[string]int),
 	}
 }
 
@@ -278,6 +269,9 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 				}
 			}
 			w.occ = append(w.occ, occNode{pos: int32(start + i), next: head})
+			if w.occHead == nil {
+				w.occHead = make(map[string]int32)
+			}
 			w.occHead[t] = int32(len(w.occ) - 1)
 		}
 		w.sentEnd = append(w.sentEnd, len(w.tokens))
@@ -383,7 +377,12 @@ func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Tas
 			}
 		}
 	}
-	if err := v.combine(ctx, w, &opts, nil); err != nil {
+	return v.vectorizePrepared(ctx, w, &opts)
+}
+
+// vectorizePrepared returns the vector of the text prepared in w.
+func (v *Vectorizer) vectorizePrepared(ctx context.Context, w *work, o *Options) ([]float32, error) {
+	if err := v.combine(ctx, w, o, nil); err != nil {
 		return nil, err
 	}
 	return append([]float32(nil), w.acc...), nil
@@ -407,14 +406,8 @@ func (v *Vectorizer) VectorizeBatchContext(ctx context.Context, texts []string, 
 		return vecs, errs
 	}
 	if task == TaskPassage {
-		for i, t := range texts {
-			if errs[i] = ctx.Err(); errs[i] != nil {
-				continue
-			}
-			if _, err := v.learn(t, opts, true); err != nil && !errors.Is(err, errNoMemory) {
-				errs[i] = err
-			}
-		}
+		v.batchPassages(ctx, texts, opts, vecs, errs)
+		return vecs, errs
 	}
 	var next atomic.Int64
 	workers := min(runtime.GOMAXPROCS(0), len(texts))
@@ -456,12 +449,18 @@ func (v *Vectorizer) learn(text string, opts Options, bounded bool) (int, error)
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
+	return v.learnPrepared(w, rare, &opts, bounded)
+}
+
+// learnPrepared is learn of the text prepared in w; rare is what prepare
+// returned.
+func (v *Vectorizer) learnPrepared(w *work, rare bool, o *Options, bounded bool) (int, error) {
 	if bounded {
-		if err := checkAMWords(w, &opts); err != nil {
+		if err := checkAMWords(w, o); err != nil {
 			return 0, err
 		}
 	}
-	if err := v.countPassage(w, &opts); err != nil {
+	if err := v.countPassage(w, o); err != nil {
 		return 0, err
 	}
 	if v.store == nil || v.store.ReadOnly() {
