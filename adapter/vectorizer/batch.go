@@ -29,22 +29,23 @@ type parsed struct {
 // contexts of the whole batch.
 func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Options, vecs [][]float32, errs []error) {
 	parses := make([]parsed, len(texts))
+	var keep parseArena
 	w := v.pool.Get().(*work)
-	own := w.parsed
 	for i, t := range texts {
 		if errs[i] = ctx.Err(); errs[i] != nil {
 			continue
 		}
-		w.parsed = parses[i] // empty: the parse gets buffers of its own
 		rare := v.prepare(w, t, &opts)
 		if _, err := v.learnPrepared(w, rare, &opts, true); err != nil && !errors.Is(err, errNoMemory) {
 			errs[i] = err
 		}
 		if errs[i] == nil {
-			parses[i] = w.parsed
+			if keep.tokens == nil { // size the arena by the first text
+				keep.reserve(w, len(texts)-i)
+			}
+			parses[i] = keep.keep(w)
 		}
 	}
-	w.parsed = own
 	v.pool.Put(w)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -70,4 +71,50 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 		})
 	}
 	wg.Wait()
+}
+
+// parseArena holds the parses of a batch in a few shared arrays (a fresh
+// set of slices per text would cost more allocation than tokenizing twice).
+type parseArena struct {
+	sentences, tokens []string
+	sentEnd           []int
+	tokOff, tokSent   []int32
+	info              []tokInfo
+	occ               []occNode
+}
+
+// reserve sizes the arena for n parses like the one in w, plus a quarter.
+func (a *parseArena) reserve(w *work, n int) {
+	n += n / 4
+	a.sentences = make([]string, 0, n*len(w.sentences))
+	a.tokens = make([]string, 0, n*len(w.tokens))
+	a.sentEnd = make([]int, 0, n*len(w.sentEnd))
+	a.tokOff = make([]int32, 0, n*len(w.tokOff))
+	a.tokSent = make([]int32, 0, n*len(w.tokSent))
+	a.info = make([]tokInfo, 0, n*len(w.info))
+}
+
+// keep copies the parse of w into the arena and returns the copy; w keeps
+// its buffers, but its map of occurrences (when it has one) moves to the copy.
+func (a *parseArena) keep(w *work) parsed {
+	p := parsed{amWords: w.amWords}
+	a.sentences, p.sentences = appendKept(a.sentences, w.sentences)
+	a.tokens, p.tokens = appendKept(a.tokens, w.tokens)
+	a.sentEnd, p.sentEnd = appendKept(a.sentEnd, w.sentEnd)
+	a.tokOff, p.tokOff = appendKept(a.tokOff, w.tokOff)
+	a.tokSent, p.tokSent = appendKept(a.tokSent, w.tokSent)
+	a.info, p.info = appendKept(a.info, w.info)
+	a.occ, p.occ = appendKept(a.occ, w.occ)
+	if len(w.occHead) > 0 {
+		p.occHead, w.occHead = w.occHead, nil
+	}
+	return p
+}
+
+// appendKept appends src to arena and returns the arena and the appended
+// part (its capacity cut, so that appending to it never writes into the arena).
+func appendKept[T any](arena, src []T) ([]T, []T) {
+	start := len(arena)
+	arena = append(arena, src...)
+	return arena, arena[start:len(arena):len(arena)]
 }
