@@ -167,6 +167,14 @@ type tokInfo struct {
 func (v *Vectorizer) classify(word string, o *Options) tokInfo {
 	id, ok := v.base.ID(word)
 	if !ok {
+		id = -1
+	}
+	return v.classifyID(id, o)
+}
+
+// classifyID is classify of the word of base row id (-1: not a base word).
+func (v *Vectorizer) classifyID(id int32, o *Options) tokInfo {
+	if id < 0 {
 		return tokInfo{id: -1, src: SourceAM}
 	}
 	if !v.hasCounts {
@@ -253,28 +261,39 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 	for s, sent := range w.sentences {
 		start := len(w.tokens)
 		w.tokens, w.tokOff = v.tok.AppendTokenOffsets(w.tokens, w.tokOff, sent)
-		for i, t := range w.tokens[start:] {
-			info := v.classify(t, o)
-			w.info = append(w.info, info)
+		for range len(w.tokens) - start {
 			w.tokSent = append(w.tokSent, int32(s))
-			if info.src == SourceBase {
-				continue
-			}
-			rare = true
-			head, ok := w.occHead[t]
-			if !ok {
-				head = -1
-				if info.src == SourceAM {
-					w.amWords++
-				}
-			}
-			w.occ = append(w.occ, occNode{pos: int32(start + i), next: head})
-			if w.occHead == nil {
-				w.occHead = make(map[string]int32)
-			}
-			w.occHead[t] = int32(len(w.occ) - 1)
 		}
 		w.sentEnd = append(w.sentEnd, len(w.tokens))
+	}
+	// All lookups first: independent loads, their cache misses overlap.
+	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
+	for i, t := range w.tokens {
+		id, ok := v.base.ID(t)
+		if !ok {
+			id = -1
+		}
+		w.info[i].id = id
+	}
+	for i, t := range w.tokens {
+		info := v.classifyID(w.info[i].id, o)
+		w.info[i] = info
+		if info.src == SourceBase {
+			continue
+		}
+		rare = true
+		head, ok := w.occHead[t]
+		if !ok {
+			head = -1
+			if info.src == SourceAM {
+				w.amWords++
+			}
+		}
+		w.occ = append(w.occ, occNode{pos: int32(i), next: head})
+		if w.occHead == nil {
+			w.occHead = make(map[string]int32)
+		}
+		w.occHead[t] = int32(len(w.occ) - 1)
 	}
 	return rare
 }
