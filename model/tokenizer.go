@@ -74,7 +74,8 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf { // ASCII: one table lookup
-			switch cl := asciiClass[c]; {
+			cl := asciiClass[c]
+			switch {
 			case cl == 0:
 				if start >= 0 {
 					dst = t.appendWord(dst, text[start:i], upper)
@@ -89,6 +90,11 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 				upper = upper || t.Lowercase && cl == asciiUpper
 			}
 			i++
+			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
+				for i < len(text) && text[i] < utf8.RuneSelf && asciiClass[text[i]] == asciiWord {
+					i++
+				}
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
