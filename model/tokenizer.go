@@ -134,6 +134,9 @@ func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {
 	return append(dst, w)
 }
 
+// sentenceByte marks the bytes AppendSentences may split at.
+var sentenceByte = [256]bool{'\n': true, '\r': true, '.': true, '!': true, '?': true}
+
 // AppendSentences appends the sentences of text to dst: raw spans (not
 // tokenized, surrounding white space trimmed, empty spans dropped) split after
 // '.', '!' or '?' followed by white space, and at every line break. Tokenize
@@ -146,6 +149,12 @@ func (t Tokenizer) AppendSentences(dst []string, text string) []string {
 		}
 	}
 	for i := 0; i < len(text); i++ {
+		for i < len(text) && !sentenceByte[text[i]] { // most bytes end no sentence
+			i++
+		}
+		if i == len(text) {
+			break
+		}
 		switch c := text[i]; c {
 		case '\n', '\r':
 			emit(i)
