@@ -399,15 +399,12 @@ func (s *Server) checkText(text string, i int) error {
 	// Every word takes at least one byte and a separator, so short texts
 	// cannot exceed the word limit; count only when they might.
 	if (len(text)+1)/2 > s.limits.MaxWords {
-		if n := countWords(s.vec, text); n > s.limits.MaxWords {
+		// Counting builds no word; the vectorizer tokenizes the text once.
+		if n := s.vec.Model().Tokenizer.CountWords(text, len(text)); n > s.limits.MaxWords {
 			return errorf(http.StatusRequestEntityTooLarge, "%s has %d words, more than the limit of %d (--max-words)", where, n, s.limits.MaxWords)
 		}
 	}
 	return nil
-}
-
-func countWords(v *vectorizer.Vectorizer, text string) int {
-	return len(v.Model().Tokenizer.AppendTokens(nil, text))
 }
 
 // vectorError maps a vectorizer error to an HTTP error.

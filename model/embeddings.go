@@ -27,7 +27,7 @@ type Embeddings struct {
 	// Counts is nil, or holds the corpus frequency of each word.
 	Counts []int64
 
-	index map[string]int32
+	index *vocabIndex
 }
 
 // validWord returns a non-nil error when w cannot be a vocabulary entry: it
@@ -62,15 +62,14 @@ func NewEmbeddings(dim int, words []string, vectors []float32, counts []int64) (
 	if len(words) > 1<<31-1 {
 		return nil, fmt.Errorf("new embeddings: %d words exceed the int32 id range", len(words))
 	}
-	e := &Embeddings{Dim: dim, Words: words, Vectors: vectors, Counts: counts, index: make(map[string]int32, len(words))}
+	e := &Embeddings{Dim: dim, Words: words, Vectors: vectors, Counts: counts, index: newVocabIndex(words)}
 	for i, w := range words {
 		if err := validWord(w); err != nil {
 			return nil, fmt.Errorf("new embeddings: word %d: %w", i, err)
 		}
-		if j, dup := e.index[w]; dup {
+		if j, dup := e.index.insert(int32(i)); dup {
 			return nil, fmt.Errorf("new embeddings: duplicate word %q (entries %d and %d)", w, j, i)
 		}
-		e.index[w] = int32(i)
 		if counts != nil && counts[i] < 0 {
 			return nil, fmt.Errorf("new embeddings: word %q has negative count %d", w, counts[i])
 		}
@@ -88,8 +87,7 @@ func (e *Embeddings) Len() int { return len(e.Words) }
 
 // ID returns the row of word, and whether it is in the vocabulary.
 func (e *Embeddings) ID(word string) (int32, bool) {
-	id, ok := e.index[word]
-	return id, ok
+	return e.index.lookup(word)
 }
 
 // Row returns the vector of id (a sub-slice of Vectors, not a copy).

@@ -384,12 +384,11 @@ func countFields(l []byte) int {
 // newEmbeddingsIndexed builds the index, reporting a duplicate word with the
 // place (file:line or record) of its second occurrence from where.
 func newEmbeddingsIndexed(dim int, words []string, vecs []float32, where func(i int) string) (*Embeddings, error) {
-	e := &Embeddings{Dim: dim, Words: words, Vectors: vecs, index: make(map[string]int32, len(words))}
+	e := &Embeddings{Dim: dim, Words: words, Vectors: vecs, index: newVocabIndex(words)}
 	for i, w := range words {
-		if j, dup := e.index[w]; dup {
+		if j, dup := e.index.insert(int32(i)); dup {
 			return nil, fmt.Errorf("%s: duplicate word %q (first at %s)", where(i), w, where(int(j)))
 		}
-		e.index[w] = int32(i)
 	}
 	return e, nil
 }

@@ -152,7 +152,7 @@ func (m *Model) ContextIDs(dst []int32, tokens []string, target string) []int32 
 		if t == target {
 			continue
 		}
-		if id, ok := m.Base.index[t]; ok {
+		if id, ok := m.Base.index.lookup(t); ok {
 			dst = append(dst, id)
 		}
 	}

@@ -74,7 +74,8 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf { // ASCII: one table lookup
-			switch cl := asciiClass[c]; {
+			cl := asciiClass[c]
+			switch {
 			case cl == 0:
 				if start >= 0 {
 					dst = t.appendWord(dst, text[start:i], upper)
@@ -89,6 +90,11 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 				upper = upper || t.Lowercase && cl == asciiUpper
 			}
 			i++
+			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
+				for i < len(text) && text[i] < utf8.RuneSelf && asciiClass[text[i]] == asciiWord {
+					i++
+				}
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -128,6 +134,9 @@ func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {
 	return append(dst, w)
 }
 
+// sentenceByte marks the bytes AppendSentences may split at.
+var sentenceByte = [256]bool{'\n': true, '\r': true, '.': true, '!': true, '?': true}
+
 // AppendSentences appends the sentences of text to dst: raw spans (not
 // tokenized, surrounding white space trimmed, empty spans dropped) split after
 // '.', '!' or '?' followed by white space, and at every line break. Tokenize
@@ -140,6 +149,12 @@ func (t Tokenizer) AppendSentences(dst []string, text string) []string {
 		}
 	}
 	for i := 0; i < len(text); i++ {
+		for i < len(text) && !sentenceByte[text[i]] { // most bytes end no sentence
+			i++
+		}
+		if i == len(text) {
+			break
+		}
 		switch c := text[i]; c {
 		case '\n', '\r':
 			emit(i)

@@ -74,14 +74,14 @@ type Vectorizer struct {
 	dim       int
 	hasCounts bool
 	total     float64   // sum of base counts
-	sifW      []float32 // SIF weight of each base row at opts.SIFA; nil without counts
-	zero      []uint64  // bitset of all-zero base rows
+	rows      []rowMeta // count, SIF weight at opts.SIFA and zero flag of each base row
 	pool      sync.Pool
 	cache     *amCache
 	// df holds the collection statistics of WeightSIFCollection: the store
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
 	dfInStore bool
+	ram       *ramDocFreq // df when it is the vectorizer's own (counted by base row)
 
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
@@ -111,19 +111,8 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
 	} else {
-		// A memory in RAM holds nothing but the counts: no files, no goroutine, nothing to close.
-		ram, err := memory.Open("", memory.DefaultOptions())
-		if err != nil {
-			return nil, fmt.Errorf("new vectorizer: document frequencies in RAM: %w", err)
-		}
-		v.df = ram
-	}
-	n := m.Base.Len()
-	v.zero = make([]uint64, (n+63)/64)
-	for i := range n {
-		if isZero(m.Base.Row(int32(i))) {
-			v.zero[i/64] |= 1 << (i % 64)
-		}
+		v.ram = newRAMDocFreq(v)
+		v.df = v.ram
 	}
 	if m.Base.Counts != nil {
 		v.hasCounts = true
@@ -134,12 +123,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 			v.hasCounts = false
 		}
 	}
-	if v.hasCounts {
-		v.sifW = make([]float32, n)
-		for i := range n {
-			v.sifW[i] = v.sifWeight(m.Base.Counts[i], opts.SIFA)
-		}
-	}
+	v.rows = v.newRowMeta(m.Base)
 	v.pool.New = func() any { return v.newWork() }
 	return v, nil
 }
@@ -183,12 +167,20 @@ type tokInfo struct {
 func (v *Vectorizer) classify(word string, o *Options) tokInfo {
 	id, ok := v.base.ID(word)
 	if !ok {
+		id = -1
+	}
+	return v.classifyID(id, o)
+}
+
+// classifyID is classify of the word of base row id (-1: not a base word).
+func (v *Vectorizer) classifyID(id int32, o *Options) tokInfo {
+	if id < 0 {
 		return tokInfo{id: -1, src: SourceAM}
 	}
 	if !v.hasCounts {
 		return tokInfo{id: id, src: SourceBase}
 	}
-	c := v.base.Count(id)
+	c := v.rows[id].count
 	switch {
 	case c >= o.FrequentMin:
 		return tokInfo{id: id, count: c, src: SourceBase}
@@ -205,8 +197,8 @@ func (v *Vectorizer) weight(t tokInfo, df, docs int64, o *Options) float32 {
 		return 1
 	}
 	var wt float32
-	if t.id >= 0 && v.sifW != nil && o.SIFA == v.opts.SIFA {
-		wt = v.sifW[t.id]
+	if t.id >= 0 && v.hasCounts && o.SIFA == v.opts.SIFA {
+		wt = v.rows[t.id].sifW
 	} else {
 		wt = v.sifWeight(t.count, o.SIFA)
 	}
@@ -218,34 +210,26 @@ func (v *Vectorizer) weight(t tokInfo, df, docs int64, o *Options) float32 {
 
 // work is the per-call scratch space, pooled.
 type work struct {
-	ws        *model.Workspace
-	sentences []string
-	sentEnd   []int     // tokens[sentEnd[i-1]:sentEnd[i]] are the tokens of sentence i
-	tokens    []string  // all tokens, sentence after sentence
-	tokOff    []int32   // byte offsets of token i in its sentence: tokOff[2i], tokOff[2i+1]
-	info      []tokInfo // parallel to tokens
-	tokSent   []int32   // sentence of each token
-	occHead   map[string]int32
-	occ       []occNode
-	amWords   int // distinct words of source AM
-	obs       []memory.Observation
-	ctxTexts  []string
-	ctxRem    int     // ctxTexts[:ctxRem] came from the memory
-	ctxWin    []int32 // token window [a, b) of each in-text context ctxTexts[ctxRem:], two values each
-	occPos    []int32
-	ctxTok    []string
-	idBuf     []int32
-	idEnd     []int
-	ctxUsed   []int // index in ctxTexts of each context in ctxIDs
-	ctxIDs    [][]int32
-	acc       []float32
-	amVec     []float32
-	amDone    map[string]int // word → offset in amVecs, -1 dropped
-	amVecs    []float32
-	explain   map[string]int // word → index in Explanation.Words (Explain only)
-	dfs       []int64        // document frequency of each token (WeightSIFCollection)
-	rowIDs    []int32        // base rows of the text, summed by simd.GatherAxpy
-	rowW      []float32      // their weights
+	parsed
+	ws       *model.Workspace
+	obs      []memory.Observation
+	ctxTexts []string
+	ctxRem   int     // ctxTexts[:ctxRem] came from the memory
+	ctxWin   []int32 // token window [a, b) of each in-text context ctxTexts[ctxRem:], two values each
+	occPos   []int32
+	ctxTok   []string
+	idBuf    []int32
+	idEnd    []int
+	ctxUsed  []int // index in ctxTexts of each context in ctxIDs
+	ctxIDs   [][]int32
+	acc      []float32
+	amVec    []float32
+	amDone   map[string]int // word → offset in amVecs, -1 dropped
+	amVecs   []float32
+	explain  map[string]int // word → index in Explanation.Words (Explain only)
+	dfs      []int64        // document frequency of each token (WeightSIFCollection)
+	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
+	rowW     []float32      // their weights
 }
 
 // occNode links the occurrences (token positions) of a non-frequent word.
@@ -256,11 +240,10 @@ type occNode struct {
 
 func (v *Vectorizer) newWork() *work {
 	return &work{
-		ws:      v.m.NewWorkspace(),
-		occHead: make(map[string]int32),
-		acc:     make([]float32, v.dim),
-		amVec:   make([]float32, v.dim),
-		amDone:  make(map[string]int),
+		ws:     v.m.NewWorkspace(),
+		acc:    make([]float32, v.dim),
+		amVec:  make([]float32, v.dim),
+		amDone: make(map[string]int),
 	}
 }
 
@@ -278,25 +261,39 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 	for s, sent := range w.sentences {
 		start := len(w.tokens)
 		w.tokens, w.tokOff = v.tok.AppendTokenOffsets(w.tokens, w.tokOff, sent)
-		for i, t := range w.tokens[start:] {
-			info := v.classify(t, o)
-			w.info = append(w.info, info)
+		for range len(w.tokens) - start {
 			w.tokSent = append(w.tokSent, int32(s))
-			if info.src == SourceBase {
-				continue
-			}
-			rare = true
-			head, ok := w.occHead[t]
-			if !ok {
-				head = -1
-				if info.src == SourceAM {
-					w.amWords++
-				}
-			}
-			w.occ = append(w.occ, occNode{pos: int32(start + i), next: head})
-			w.occHead[t] = int32(len(w.occ) - 1)
 		}
 		w.sentEnd = append(w.sentEnd, len(w.tokens))
+	}
+	// All lookups first: independent loads, their cache misses overlap.
+	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
+	for i, t := range w.tokens {
+		id, ok := v.base.ID(t)
+		if !ok {
+			id = -1
+		}
+		w.info[i].id = id
+	}
+	for i, t := range w.tokens {
+		info := v.classifyID(w.info[i].id, o)
+		w.info[i] = info
+		if info.src == SourceBase {
+			continue
+		}
+		rare = true
+		head, ok := w.occHead[t]
+		if !ok {
+			head = -1
+			if info.src == SourceAM {
+				w.amWords++
+			}
+		}
+		w.occ = append(w.occ, occNode{pos: int32(i), next: head})
+		if w.occHead == nil {
+			w.occHead = make(map[string]int32)
+		}
+		w.occHead[t] = int32(len(w.occ) - 1)
 	}
 	return rare
 }
@@ -366,7 +363,7 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 // to New: the memory only ever stores contexts of words that are not.
 func (v *Vectorizer) frequentByDefault(word string) bool {
 	id, ok := v.base.ID(word)
-	return ok && (!v.hasCounts || v.base.Count(id) >= v.opts.FrequentMin)
+	return ok && (!v.hasCounts || v.rows[id].count >= v.opts.FrequentMin)
 }
 
 // Vectorize returns the L2-normalized vector of text (len Dim). TaskPassage
@@ -399,7 +396,12 @@ func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Tas
 			}
 		}
 	}
-	if err := v.combine(ctx, w, &opts, nil); err != nil {
+	return v.vectorizePrepared(ctx, w, &opts)
+}
+
+// vectorizePrepared returns the vector of the text prepared in w.
+func (v *Vectorizer) vectorizePrepared(ctx context.Context, w *work, o *Options) ([]float32, error) {
+	if err := v.combine(ctx, w, o, nil); err != nil {
 		return nil, err
 	}
 	return append([]float32(nil), w.acc...), nil
@@ -423,14 +425,8 @@ func (v *Vectorizer) VectorizeBatchContext(ctx context.Context, texts []string, 
 		return vecs, errs
 	}
 	if task == TaskPassage {
-		for i, t := range texts {
-			if errs[i] = ctx.Err(); errs[i] != nil {
-				continue
-			}
-			if _, err := v.learn(t, opts, true); err != nil && !errors.Is(err, errNoMemory) {
-				errs[i] = err
-			}
-		}
+		v.batchPassages(ctx, texts, opts, vecs, errs)
+		return vecs, errs
 	}
 	var next atomic.Int64
 	workers := min(runtime.GOMAXPROCS(0), len(texts))
@@ -472,12 +468,18 @@ func (v *Vectorizer) learn(text string, opts Options, bounded bool) (int, error)
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
+	return v.learnPrepared(w, rare, &opts, bounded)
+}
+
+// learnPrepared is learn of the text prepared in w; rare is what prepare
+// returned.
+func (v *Vectorizer) learnPrepared(w *work, rare bool, o *Options, bounded bool) (int, error) {
 	if bounded {
-		if err := checkAMWords(w, &opts); err != nil {
+		if err := checkAMWords(w, o); err != nil {
 			return 0, err
 		}
 	}
-	if err := v.countPassage(w, &opts); err != nil {
+	if err := v.countPassage(w, o); err != nil {
 		return 0, err
 	}
 	if v.store == nil || v.store.ReadOnly() {
@@ -496,15 +498,20 @@ func (v *Vectorizer) countPassage(w *work, o *Options) error {
 	if o.Weighting != WeightSIFCollection {
 		return nil
 	}
-	return v.count(w.tokens)
+	return v.count(w.tokens, w.info)
 }
 
 // count counts one passage of tokens, in the store when it keeps the counts
 // (a read-only store's counts are fixed: nothing is counted), else in RAM.
-// A text without tokens is not counted.
-func (v *Vectorizer) count(tokens []string) error {
+// A text without tokens is not counted. info is nil or the classification
+// of tokens (their base rows).
+func (v *Vectorizer) count(tokens []string, info []tokInfo) error {
 	if len(tokens) == 0 || (v.dfInStore && v.store.ReadOnly()) {
 		return nil // a text without words (a blank line of memory warm) is no passage
+	}
+	if v.ram != nil {
+		v.ram.countIDs(tokens, info)
+		return nil
 	}
 	if err := v.df.CountPassage(tokens); err != nil {
 		return fmt.Errorf("count passage: %w", err)
@@ -523,7 +530,7 @@ func (v *Vectorizer) Observe(text string) error {
 	for _, sent := range w.sentences {
 		w.tokens = v.tok.AppendTokens(w.tokens, sent)
 	}
-	err := v.count(w.tokens)
+	err := v.count(w.tokens, nil)
 	clear(w.tokens) // do not pin the text
 	clear(w.sentences)
 	return err
@@ -550,7 +557,11 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	var docs int64
 	if o.Weighting == WeightSIFCollection {
 		w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
-		docs = v.df.DocFreqs(w.dfs, w.tokens)
+		if v.ram != nil {
+			docs = v.ram.docFreqIDs(w.dfs, w.tokens, w.info)
+		} else {
+			docs = v.df.DocFreqs(w.dfs, w.tokens)
+		}
 	}
 	var nb, ns, na, nd int64
 	used := 0
@@ -563,7 +574,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		}
 		switch info.src {
 		case SourceBase, SourceAMSkip:
-			if v.zero[info.id/64]&(1<<(info.id%64)) == 0 {
+			if !v.rows[info.id].zero {
 				vec = v.base.Row(info.id) // summed by GatherAxpy below
 			}
 		case SourceAM:

@@ -1,0 +1,120 @@
+package vectorizer
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// parsed is what prepare makes of a text: its sentences and tokens, every
+// token classified, and the occurrences of the non-frequent words linked.
+type parsed struct {
+	sentences []string
+	sentEnd   []int     // tokens[sentEnd[i-1]:sentEnd[i]] are the tokens of sentence i
+	tokens    []string  // all tokens, sentence after sentence
+	tokOff    []int32   // byte offsets of token i in its sentence: tokOff[2i], tokOff[2i+1]
+	info      []tokInfo // parallel to tokens
+	tokSent   []int32   // sentence of each token
+	occHead   map[string]int32
+	occ       []occNode
+	amWords   int // distinct words of source AM
+}
+
+// batchPassages is VectorizeBatchContext for TaskPassage. Every text is
+// prepared (tokenized and classified) once: in order, each is prepared,
+// counted and taught to the memory, and its parse kept; then the texts are
+// combined in parallel from their parses, so that every vector sees the
+// contexts of the whole batch.
+func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Options, vecs [][]float32, errs []error) {
+	parses := make([]parsed, len(texts))
+	var keep parseArena
+	w := v.pool.Get().(*work)
+	for i, t := range texts {
+		if errs[i] = ctx.Err(); errs[i] != nil {
+			continue
+		}
+		rare := v.prepare(w, t, &opts)
+		if _, err := v.learnPrepared(w, rare, &opts, true); err != nil && !errors.Is(err, errNoMemory) {
+			errs[i] = err
+		}
+		if errs[i] == nil {
+			if keep.tokens == nil { // size the arena by the first text
+				keep.reserve(w, len(texts)-i)
+			}
+			parses[i] = keep.keep(w)
+		}
+	}
+	v.pool.Put(w)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(texts)) {
+		wg.Go(func() {
+			w := v.pool.Get().(*work)
+			own := w.parsed
+			defer func() { w.parsed = own; v.pool.Put(w) }()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(texts) {
+					return
+				}
+				if errs[i] != nil {
+					continue
+				}
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					w.parsed = parses[i]
+					vecs[i], errs[i] = v.vectorizePrepared(ctx, w, &opts)
+				}
+				parses[i] = parsed{} // do not pin the text longer than needed
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// parseArena holds the parses of a batch in a few shared arrays (a fresh
+// set of slices per text would cost more allocation than tokenizing twice).
+type parseArena struct {
+	sentences, tokens []string
+	sentEnd           []int
+	tokOff, tokSent   []int32
+	info              []tokInfo
+	occ               []occNode
+}
+
+// reserve sizes the arena for n parses like the one in w, plus a quarter.
+func (a *parseArena) reserve(w *work, n int) {
+	n += n / 4
+	a.sentences = make([]string, 0, n*len(w.sentences))
+	a.tokens = make([]string, 0, n*len(w.tokens))
+	a.sentEnd = make([]int, 0, n*len(w.sentEnd))
+	a.tokOff = make([]int32, 0, n*len(w.tokOff))
+	a.tokSent = make([]int32, 0, n*len(w.tokSent))
+	a.info = make([]tokInfo, 0, n*len(w.info))
+}
+
+// keep copies the parse of w into the arena and returns the copy; w keeps
+// its buffers, but its map of occurrences (when it has one) moves to the copy.
+func (a *parseArena) keep(w *work) parsed {
+	p := parsed{amWords: w.amWords}
+	a.sentences, p.sentences = appendKept(a.sentences, w.sentences)
+	a.tokens, p.tokens = appendKept(a.tokens, w.tokens)
+	a.sentEnd, p.sentEnd = appendKept(a.sentEnd, w.sentEnd)
+	a.tokOff, p.tokOff = appendKept(a.tokOff, w.tokOff)
+	a.tokSent, p.tokSent = appendKept(a.tokSent, w.tokSent)
+	a.info, p.info = appendKept(a.info, w.info)
+	a.occ, p.occ = appendKept(a.occ, w.occ)
+	if len(w.occHead) > 0 {
+		p.occHead, w.occHead = w.occHead, nil
+	}
+	return p
+}
+
+// appendKept appends src to arena and returns the arena and the appended
+// part (its capacity cut, so that appending to it never writes into the arena).
+func appendKept[T any](arena, src []T) ([]T, []T) {
+	start := len(arena)
+	arena = append(arena, src...)
+	return arena, arena[start:len(arena):len(arena)]
+}

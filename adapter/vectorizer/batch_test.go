@@ -1,0 +1,98 @@
+package vectorizer
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
+)
+
+// TestBatchPassagesMatchesLearnThenVectorize: a passage batch, which
+// tokenizes each text once, gives the vectors, errors, memory contents and
+// passage counts of the two-step definition: every text learned in order
+// (refused as a whole over MaxAMWords), then every text vectorized as a query.
+func TestBatchPassagesMatchesLearnThenVectorize(t *testing.T) {
+	texts := []string{
+		"f1 f2 jargonx. f3 jargonx f4", "", "r3 r4 f6 jargony", "Jargonx f8. zq3x f9 f1",
+		"many new words: " + strings.Repeat("qa qb qc qd qe ", 3), "f5 f7 jargony.",
+	}
+	opts := DefaultOptions()
+	opts.MaxAMWords = 4
+	for _, store := range []bool{true, false} {
+		var a, b *Vectorizer
+		if store {
+			a, b = newVectorizer(t, newMemory(t)), newVectorizer(t, newMemory(t))
+		} else {
+			a, b = newVectorizer(t, nil), newVectorizer(t, nil)
+		}
+		vecs, errs := a.VectorizeBatch(texts, TaskPassage, opts)
+		learnErr := make([]error, len(texts))
+		for i, text := range texts {
+			if _, err := b.learn(text, opts, true); err != nil && !errors.Is(err, errNoMemory) {
+				learnErr[i] = err
+			}
+		}
+		for i, text := range texts {
+			want, werr := learnErr[i], error(nil)
+			var wantVec []float32
+			if want == nil {
+				wantVec, werr = b.Vectorize(text, TaskQuery, opts)
+				want = werr
+			}
+			if (want == nil) != (errs[i] == nil) || want != nil && want.Error() != errs[i].Error() {
+				t.Fatalf("store %v, text %d: batch error %v, two-step %v", store, i, errs[i], want)
+			}
+			if want == nil {
+				assertClose(t, vecs[i], wantVec, 0)
+			}
+		}
+		if !errors.Is(errs[1], ErrNoWords) || !errors.Is(errs[4], ErrTooManyAMWords) {
+			t.Errorf("store %v: errors %v", store, errs)
+		}
+		if a.Passages() != b.Passages() || a.Passages() != 4 {
+			t.Errorf("store %v: %d and %d passages counted, want 4", store, a.Passages(), b.Passages())
+		}
+		if store {
+			for _, word := range []string{"jargonx", "jargony", "r3", "zq3x"} {
+				ca, _ := a.Store().Contexts(nil, word)
+				cb, _ := b.Store().Contexts(nil, word)
+				if strings.Join(ca, "|") != strings.Join(cb, "|") {
+					t.Errorf("contexts of %q: batch %q, two-step %q", word, ca, cb)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkVectorizeBatchPassages vectorizes batches of 64 passages of 50
+// frequent words with TaskPassage (the import path) into a vectorizer without
+// a memory (the counts in RAM), one goroutine; cpu-ns per passage.
+func BenchmarkVectorizeBatchPassages(b *testing.B) {
+	m, _, err := testmodel.BenchModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	words := testmodel.FrequentWords(m, 32, 20_000)
+	passages := testmodel.Passages(words, 1024, 50, 1)
+	v, err := New(m, nil, DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	const batch = 64
+	c0, ok := testmodel.ProcessCPUTime()
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		from := (i * batch) % len(passages)
+		_, errs := v.VectorizeBatch(passages[from:from+batch], TaskPassage, v.Options())
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		n += batch
+	}
+	if c1, _ := testmodel.ProcessCPUTime(); ok {
+		b.ReportMetric(float64(c1-c0)/float64(n), "cpu-ns/passage")
+	}
+}

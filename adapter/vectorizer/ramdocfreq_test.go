@@ -1,0 +1,77 @@
+package vectorizer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+)
+
+// TestRAMDocFreqMatchesMemory counts the same passages in the vectorizer's
+// RAM counter (by base row and by word) and in a memory.Memory in RAM, with
+// a cap on the distinct words, and compares every document frequency.
+func TestRAMDocFreqMatchesMemory(t *testing.T) {
+	v := newVectorizer(t, nil)
+	const maxWords = 40
+	opts := memory.DefaultOptions()
+	opts.MaxDocFreqWords = maxWords
+	mem, err := memory.Open("", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRow, byWord := newRAMDocFreq(v), newRAMDocFreq(v)
+	byRow.maxWords, byWord.maxWords = maxWords, maxWords
+	rng := rand.New(rand.NewPCG(3, 4))
+	vocab := []string{strings.Repeat("x", opts.MaxWordBytes+1), "unseen\xff"}
+	for i := range 30 {
+		vocab = append(vocab, testmodel.FrequentWord(i), testmodel.RareWord(i), fmt.Sprintf("oov%d", i))
+	}
+	o := DefaultOptions()
+	var all []string
+	for range 200 {
+		words := make([]string, 1+rng.IntN(12))
+		for i := range words {
+			words[i] = vocab[rng.IntN(len(vocab))]
+		}
+		all = append(all, words...)
+		info := make([]tokInfo, len(words))
+		for i, w := range words {
+			info[i] = v.classify(w, &o)
+		}
+		byRow.countIDs(words, info)
+		if err := byWord.CountPassage(words); err != nil {
+			t.Fatal(err)
+		}
+		if err := mem.CountPassage(words); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	want := make([]int64, len(all))
+	got := make([]int64, len(all))
+	info := make([]tokInfo, len(all))
+	for i, w := range all {
+		info[i] = v.classify(w, &o)
+	}
+	wantN := mem.DocFreqs(want, all)
+	counted := 0
+	for i := range want {
+		if want[i] > 0 {
+			counted++
+		}
+	}
+	if counted != maxWords {
+		t.Fatalf("memory counted %d distinct words, want the cap %d (test too weak)", counted, maxWords)
+	}
+	if n := byRow.docFreqIDs(got, all, info); n != wantN || !slices.Equal(got, want) {
+		t.Fatalf("by row: %d passages, dfs %v; memory: %d, %v", n, got, wantN, want)
+	}
+	if n := byWord.DocFreqs(got, all); n != wantN || !slices.Equal(got, want) {
+		t.Fatalf("by word: %d passages, dfs %v; memory: %d, %v", n, got, wantN, want)
+	}
+}
