@@ -323,7 +323,7 @@ func parseTextChunk(c *textChunk, dim int) {
 		}
 		j := skipWord(l, i)
 		word := l[i:j]
-		if len(word) > MaxWordBytes || bytes.IndexAny(word, "\r\x00") >= 0 {
+		if len(word) > MaxWordBytes || bytes.ContainsAny(word, "\r\x00") {
 			c.err, c.line = validWord(string(word)), line
 			return
 		}

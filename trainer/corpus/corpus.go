@@ -205,18 +205,12 @@ func (e *Encoded) NumUnits() int { return len(e.Offsets) - 1 }
 // NumTokens returns the number of ids.
 func (e *Encoded) NumTokens() int64 { return int64(len(e.IDs)) }
 
-// Unit returns the ids of unit i (a subslice of IDs: do not modify it when the
-// corpus is memory-mapped).
+// Unit returns the ids of unit i (a subslice of IDs).
 func (e *Encoded) Unit(i int) []int32 { return e.IDs[e.Offsets[i]:e.Offsets[i+1]] }
 
 // Validate checks that Offsets delimit IDs (starting at 0, never decreasing,
 // ending at len(IDs)) and that every id is Unknown or below vocabLen.
 func (e *Encoded) Validate(vocabLen int) error {
-	return e.validate(int64(vocabLen))
-}
-
-// validate is Validate with a 64-bit vocabulary length, as read from a file.
-func (e *Encoded) validate(vocabLen int64) error {
 	if len(e.Offsets) == 0 || e.Offsets[0] != 0 {
 		return errors.New("offsets must start with 0")
 	}
@@ -229,7 +223,7 @@ func (e *Encoded) validate(vocabLen int64) error {
 		return fmt.Errorf("last offset %d, want the number of ids %d", last, len(e.IDs))
 	}
 	for i, id := range e.IDs {
-		if id < Unknown || int64(id) >= vocabLen {
+		if id < Unknown || int(id) >= vocabLen {
 			return fmt.Errorf("id %d at position %d outside the vocabulary of %d words", id, i, vocabLen)
 		}
 	}

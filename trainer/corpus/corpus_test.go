@@ -175,51 +175,6 @@ func TestNewVocabErrors(t *testing.T) {
 	}
 }
 
-func TestEncodedFileRoundTrip(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "c.txt"), []byte("x y z\ny\nz z x y\n"))
-	c, err := Read(context.Background(), []string{dir}, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := c.Vocab(1)
-	e := c.Encode(v, false)
-	path := filepath.Join(dir, "ids.bin")
-	if err := WriteEncoded(path, e, v); err != nil {
-		t.Fatal(err)
-	}
-	m, err := OpenEncoded(path, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(m.IDs, e.IDs) || !reflect.DeepEqual(m.Offsets, e.Offsets) || m.NumUnits() != 3 {
-		t.Fatalf("mapped %v %v, want %v %v", m.IDs, m.Offsets, e.IDs, e.Offsets)
-	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	other := mustVocab(t, []string{"z", "x", "y"})
-	if _, err := OpenEncoded(path, other); err == nil || !strings.Contains(err.Error(), "another vocabulary") {
-		t.Fatalf("wrong vocabulary: %v", err)
-	}
-	data, _ := os.ReadFile(path)
-	writeFile(t, path, data[:len(data)-3])
-	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("truncated file: %v", err)
-	}
-	corrupt := append([]byte(nil), data...)
-	corrupt[headerSize] = 99 // first id out of range
-	writeFile(t, path, corrupt)
-	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "outside the vocabulary") {
-		t.Fatalf("bad id: %v", err)
-	}
-	writeFile(t, path, []byte("hello"))
-	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "bad magic") {
-		t.Fatalf("not a corpus: %v", err)
-	}
-}
-
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.txt")

@@ -198,9 +198,9 @@ type RetrievalMetrics struct {
 
 // MetricsAccumulator sums per-query retrieval metrics.
 type MetricsAccumulator struct {
-	n                int
-	rr, r1, r10, sum float64
-	perQuery         []float64
+	n           int
+	rr, r1, r10 float64
+	perQuery    []float64
 }
 
 // Add scores one query's ranking (best first) against its relevant documents.
