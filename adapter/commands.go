@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -391,15 +390,11 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 		return 0, 0, fmt.Errorf("memory warm: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return 0, 0, fmt.Errorf("memory warm %s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
+	r, closeZ, err := model.MaybeGunzip(f, 1<<20)
+	if err != nil {
+		return 0, 0, fmt.Errorf("memory warm %s: %w", path, err)
 	}
+	defer closeZ()
 	// Lines longer than the buffer are taught in 1 MiB pieces, which are not
 	// passages of their own: the line is counted once, with the distinct
 	// words of all its pieces.

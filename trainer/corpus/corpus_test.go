@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -246,3 +248,47 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("progress: %d calls, last %d/%d, want %d", calls, last, total, len(data))
 	}
 }
+
+// NumUnits returns the number of units (lines or sentences) in the corpus.
+func (c *Corpus) NumUnits() int { return len(c.Offsets) - 1 }
+
+// NewVocab wraps a given word list (for instance the vocabulary of a set of
+// base embeddings) in a Vocab. counts may be nil (all zero); otherwise it has
+// one non-negative entry per word. Words must be distinct and non-empty.
+func NewVocab(words []string, counts []int64) (*Vocab, error) {
+	if counts == nil {
+		counts = make([]int64, len(words))
+	}
+	if len(counts) != len(words) {
+		return nil, fmt.Errorf("new vocabulary: %d counts for %d words", len(counts), len(words))
+	}
+	if len(words) > math.MaxInt32 {
+		return nil, fmt.Errorf("new vocabulary: %d words, more than %d", len(words), math.MaxInt32)
+	}
+	v := &Vocab{Words: words, Counts: counts, index: make(map[string]int32, len(words))}
+	for i, w := range words {
+		if w == "" {
+			return nil, fmt.Errorf("new vocabulary: word %d is empty", i)
+		}
+		if counts[i] < 0 {
+			return nil, fmt.Errorf("new vocabulary: word %q has negative count %d", w, counts[i])
+		}
+		if j, dup := v.index[w]; dup {
+			return nil, fmt.Errorf("new vocabulary: word %q at %d and %d", w, j, i)
+		}
+		v.index[w] = int32(i)
+	}
+	return v, nil
+}
+
+// Total returns the sum of the counts.
+func (v *Vocab) Total() int64 {
+	var t int64
+	for _, n := range v.Counts {
+		t += n
+	}
+	return t
+}
+
+// Unit returns the ids of unit i (a subslice of IDs).
+func (e *Encoded) Unit(i int) []int32 { return e.IDs[e.Offsets[i]:e.Offsets[i+1]] }

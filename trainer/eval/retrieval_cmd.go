@@ -315,19 +315,6 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	return tab.WriteMarkdown(env.Stdout)
 }
 
-// AdapterVectorizer wraps the adapter's vectorizer as a TextVectorizer for
-// Retrieval: texts are vectorized as queries with opts (the memory is read,
-// never written) and a text without any usable word gets no vector.
-func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVectorizer {
-	return func(text string) ([]float32, error) {
-		vec, err := v.Vectorize(text, vectorizer.TaskQuery, opts)
-		if errors.Is(err, vectorizer.ErrNoWords) {
-			return nil, nil
-		}
-		return vec, err
-	}
-}
-
 // denseFastText runs the dense row of fastText's vectors (see
 // FastTextEmbeddings) through the base-only vectorizer, so that they are
 // weighted exactly like the other dense rows.
