@@ -27,7 +27,7 @@ import (
 func Commands() []cli.Command {
 	return []cli.Command{
 		{Name: "serve", Summary: "serve vectors to a stock Weaviate (text2vec-transformers contract)", Run: runServe},
-		{Name: "memory", Summary: "inspect, warm or reset the context memory: memory warm FILES…|stats|export|clear", Run: runMemory},
+		memoryCommand(),
 		{Name: "healthcheck", Summary: "exit 0 if a text2vec-am server answers ready (for container health checks)", Run: runHealthcheck},
 	}
 }
@@ -236,24 +236,27 @@ func runServe(ctx context.Context, env cli.Env) error {
 	return srv.Serve(ctx, ln, *drain)
 }
 
-const memoryUsage = `usage: text2vec-am memory <warm|stats|check|export|clear> --memory-dir DIR [flags] [FILES…]
-  warm FILES…   teach the memory from text files (plain or .gz; one passage per line): the contexts
-                of rare words and, for sif-collection, the document frequencies (each line counts once)
-  stats         print a JSON summary (with any damaged file Open salvaged)
-  check         report the directory's health as JSON and change nothing; exit status 1 if damaged
-  export        print every word with its contexts as JSON lines
-  clear --yes   forget everything
-Stop the server first for warm and clear (the directory is locked while it runs).`
-
-func runMemory(ctx context.Context, env cli.Env) error {
-	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
-		fmt.Fprintln(env.Stderr, memoryUsage)
-		if len(env.Args) == 0 {
-			return cli.UsageError("memory needs a subcommand: warm, stats, check, export or clear")
-		}
-		return flag.ErrHelp
+// memoryCommand is "memory": a group of subcommands over one --memory-dir.
+func memoryCommand() cli.Command {
+	sub := func(name, summary string) cli.Command {
+		return cli.Command{Name: name, Summary: summary, Run: func(ctx context.Context, env cli.Env) error {
+			return runMemory(ctx, env, name)
+		}}
 	}
-	sub, args := env.Args[0], env.Args[1:]
+	return cli.Group("memory", "inspect, warm or reset the context memory: memory warm FILES…|stats|check|export|clear", "subcommand",
+		"Every subcommand takes --memory-dir DIR. Stop the server first for warm and clear (the directory is locked while it runs).",
+		[]cli.Command{
+			sub("warm", "teach the memory from text files (FILES…, plain or gzip; one passage per line): the contexts of rare words and, for sif-collection, the document frequencies (each line counts once)"),
+			sub("stats", "print a JSON summary (with any damaged file Open salvaged)"),
+			sub("check", "report the directory's health as JSON and change nothing; exit status 1 if damaged"),
+			sub("export", "print every word with its contexts as JSON lines"),
+			sub("clear", "forget everything (needs --yes)"),
+		})
+}
+
+// runMemory runs "memory sub" with env.Args after the subcommand's name.
+func runMemory(ctx context.Context, env cli.Env, sub string) error {
+	args := env.Args
 	fs := cli.NewFlagSet("memory "+sub, env)
 	var mf memoryFlags
 	mf.register(fs)
