@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -46,8 +47,8 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // those are refused before admit (http.CrossOriginProtection).
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) // unsupported only in tests (ResponseRecorder)
-	defer rc.SetReadDeadline(time.Time{})
+	_ = rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout))
+	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if cs := params["charset"]; err != nil || mt != "application/json" || (cs != "" && !strings.EqualFold(cs, "utf-8")) {
@@ -64,6 +65,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, errBodyBuffer):
+		s.metrics.rejected.Inc()
+		s.drain(w, r)
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+			msg: fmt.Sprintf("server busy: request bodies held exceed %d bytes (--max-body-buffer); retry later", s.limits.MaxBodyBuffer)}
 	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
 		s.drain(w, r)
 		return err
@@ -79,7 +85,40 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 // and within the body deadline, and marks the connection to be closed.
 func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
-	io.CopyN(io.Discard, r.Body, 4*s.limits.MaxBodyBytes)
+	body := r.Body
+	if br, ok := body.(budgetReader); ok {
+		body = br.ReadCloser // discarded bytes hold no memory
+	}
+	io.CopyN(io.Discard, body, 4*s.limits.MaxBodyBytes)
+}
+
+// errBodyBuffer reports a body refused because MaxBodyBuffer is reached.
+var errBodyBuffer = errors.New("request bodies held exceed --max-body-buffer")
+
+// bodyBudget counts the body bytes one request holds against MaxBodyBuffer.
+type bodyBudget struct {
+	s    *Server
+	held int64
+}
+
+func (b *bodyBudget) release() { b.s.bodyBytes.Add(-b.held) }
+
+// budgetReader charges the bytes it reads to a bodyBudget as they arrive, so
+// a slow client holds only what it has sent.
+type budgetReader struct {
+	io.ReadCloser
+	b *bodyBudget
+}
+
+func (r budgetReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.b.held += int64(n)
+		if r.b.s.bodyBytes.Add(int64(n)) > r.b.s.limits.MaxBodyBuffer {
+			return n, errBodyBuffer
+		}
+	}
+	return n, err
 }
 
 func isTimeout(err error) bool {
@@ -109,57 +148,83 @@ const statusClientClosed = 499
 
 // checkKeys refuses JSON whose top-level object has a key that is not one of
 // allowed, spelled exactly (encoding/json would match "Text" to "text"), and
-// any object, at any depth, with a duplicate key (encoding/json keeps the last).
+// any object, at any depth, with a duplicate key (encoding/json keeps the
+// last). It scans the bytes without allocating (an escaped key is unquoted);
+// malformed JSON passes, for decodeJSON to report with its offset.
 func checkKeys(body []byte, allowed ...string) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	type frame struct {
-		keys   map[string]bool // nil for an array
-		expect bool            // the next token of this object is a key
+		object, expectKey bool
+		keys              [][]byte
 	}
 	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return nil // decodeJSON reports malformed JSON with its offset
-		}
+	for i := 0; i < len(body); {
+		c := body[i]
 		top := len(stack) - 1
-		if top >= 0 && stack[top].keys != nil && stack[top].expect {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:top]
-				if top > 0 && stack[top-1].keys != nil {
-					stack[top-1].expect = true // the object was a value of its parent
-				}
-				continue
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':':
+			i++
+		case c == '{' || c == '[':
+			stack = append(stack, frame{object: c == '{', expectKey: c == '{'})
+			i++
+		case c == '}' || c == ']':
+			if top < 0 {
+				return nil
 			}
-			k, _ := tok.(string)
-			if stack[top].keys[k] {
-				return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", k)
-			}
-			stack[top].keys[k] = true
-			if top == 0 && !contains(allowed, k) {
-				return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", k, strings.Join(allowed, ", "))
-			}
-			stack[top].expect = false
-			continue
-		}
-		switch d, _ := tok.(json.Delim); d {
-		case '{':
-			stack = append(stack, frame{keys: map[string]bool{}, expect: true})
-			continue // a nested object is a value: the parent expects a key after it
-		case '[':
-			stack = append(stack, frame{})
-			continue
-		case ']':
 			stack = stack[:top]
-		}
-		if top := len(stack) - 1; top >= 0 && stack[top].keys != nil {
-			stack[top].expect = true
+			i++
+		case c == ',':
+			if top >= 0 && stack[top].object {
+				stack[top].expectKey = true
+			}
+			i++
+		case c == '"':
+			end, escaped := stringEnd(body, i)
+			if end < 0 {
+				return nil
+			}
+			if top >= 0 && stack[top].expectKey {
+				key := body[i+1 : end]
+				if escaped {
+					var k string
+					if json.Unmarshal(body[i:end+1], &k) != nil {
+						return nil
+					}
+					key = []byte(k)
+				}
+				f := &stack[top]
+				for _, k := range f.keys {
+					if string(k) == string(key) {
+						return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", key)
+					}
+				}
+				if top == 0 && !contains(allowed, string(key)) {
+					return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", key, strings.Join(allowed, ", "))
+				}
+				f.keys = append(f.keys, key)
+				f.expectKey = false
+			}
+			i = end + 1
+		default: // a number, true, false, null (or garbage)
+			i++
 		}
 	}
+	return nil
+}
+
+// stringEnd returns the index of the quote closing the JSON string that
+// starts at body[start], and whether it holds an escape; -1 if unterminated.
+func stringEnd(body []byte, start int) (int, bool) {
+	escaped := false
+	for j := start + 1; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
 }
 
 func contains(list []string, s string) bool {

@@ -404,3 +404,94 @@ func TestHostileDiskFull(t *testing.T) {
 		t.Fatalf("after space returned: %d %s", st, b)
 	}
 }
+
+// TestHostileBodyBuffer: bodies are read before a slot, so their total is
+// bounded on its own (--max-body-buffer), counted as bytes arrive: clients
+// holding half-sent bodies make a new body 503, and once they leave, 200.
+func TestHostileBodyBuffer(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.MaxBodyBuffer = 8192
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	var conns []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /vectors HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n{\"text\":\"%s", strings.Repeat("f1 ", 1000))
+		conns = append(conns, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	body := `{"text":"` + strings.Repeat("f2 ", 1000) + `"}`
+	status, hdr, resp := post(t, url, "/vectors", body)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(resp, "--max-body-buffer") {
+		t.Errorf("over the body buffer: %d %s", status, resp)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, _, resp = post(t, url, "/vectors", body)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the clients left: %d %s", status, resp)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHostileBusyBigBodyAnswered: a large batch refused because every slot
+// is busy is answered 503 (its body was read first), never reset.
+func TestHostileBusyBigBodyAnswered(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxConcurrent = 1
+	lim.QueueWait = time.Millisecond
+	_, _, url := startServer(t, lim)
+	heavy, _ := json.Marshal(map[string]string{"text": heavyText(15000)})
+	stop := make(chan struct{})
+	held := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := http.Post(url+"/vectors", "application/json", bytes.NewReader(heavy))
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	defer close(stop)
+	<-held
+	texts := make([]string, 1000)
+	for i := range texts {
+		texts[i] = strings.Repeat("f1 f2 f3 ", 100)
+	}
+	big, _ := json.Marshal(map[string][]string{"texts": texts})
+	busy := 0
+	for range 20 {
+		status, _, body := rawStatus(t, "POST", url+"/vectors/batch", "application/json", nil, string(big))
+		switch status {
+		case http.StatusServiceUnavailable:
+			busy++
+		case http.StatusOK:
+		default:
+			t.Fatalf("%d %.200s", status, body)
+		}
+	}
+	if busy == 0 {
+		t.Log("the slot was never busy when the batch arrived (timing); every batch answered 200")
+	}
+}

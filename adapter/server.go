@@ -59,6 +59,10 @@ type Limits struct {
 	// BodyTimeout bounds the reading of a request body, which happens before
 	// the request waits for a slot (408 when it passes).
 	BodyTimeout time.Duration
+	// MaxBodyBuffer bounds the bytes of request bodies held at once (being
+	// received, waiting for a slot or being served), counted as they arrive;
+	// a body that would exceed it gets 503 + Retry-After.
+	MaxBodyBuffer int64
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.
 	RequestTimeout time.Duration
@@ -84,6 +88,7 @@ func DefaultLimits() Limits {
 		MaxConcurrent:  4 * runtime.GOMAXPROCS(0),
 		QueueWait:      time.Second,
 		BodyTimeout:    30 * time.Second,
+		MaxBodyBuffer:  256 << 20,
 		RequestTimeout: 60 * time.Second,
 		ReadyDelay:     time.Second,
 		Explain:        vectorizer.DefaultExplainLimits(),
@@ -105,6 +110,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("--max-concurrent %d: want ≥ 1", l.MaxConcurrent)
 	case l.QueueWait < 0:
 		return fmt.Errorf("--queue-wait %v: want ≥ 0", l.QueueWait)
+	case l.MaxBodyBuffer < l.MaxBodyBytes:
+		return fmt.Errorf("--max-body-buffer %d: want ≥ --max-body-bytes (%d)", l.MaxBodyBuffer, l.MaxBodyBytes)
 	case l.BodyTimeout <= 0:
 		return fmt.Errorf("--body-timeout %v: want > 0", l.BodyTimeout)
 	case l.RequestTimeout <= 0:
@@ -123,6 +130,7 @@ type Server struct {
 	limits    Limits
 	log       *slog.Logger
 	sem       chan struct{}
+	bodyBytes atomic.Int64 // bytes of bodies held now (Limits.MaxBodyBuffer)
 	ready     atomic.Bool
 	bufs      sync.Pool
 	metrics   *metrics
@@ -258,6 +266,9 @@ func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buf
 				s.bufs.Put(buf)
 			}
 		}()
+		held := &bodyBudget{s: s}
+		defer held.release()
+		r.Body = budgetReader{r.Body, held}
 		if err := s.admit(w, r, buf); err != nil {
 			s.writeError(w, err)
 			return

@@ -20,10 +20,29 @@
 // Every SnapshotEvery records a new log generation is started and the full state
 // is written to a snapshot file (temporary file, fsync, atomic rename, directory
 // fsync); older files are deleted afterwards. Open loads the newest snapshot and
-// replays the logs of its generation and later. A torn or corrupt tail of a log
-// (a crash in the middle of a write) is truncated with a slog warning; Open never
-// fails because of one. Records set absolute state, so replaying one twice is
-// harmless.
+// replays the logs of its generation and later. A torn tail of a log (a crash
+// in the middle of a write: bytes at the end with no intact record after them)
+// is truncated with a slog warning. Records set absolute state, so replaying
+// one twice is harmless.
+//
+// # Damage
+//
+// Open never refuses or discards what it can read. A file with a damaged
+// header, a format version this build does not know, or bad bytes followed by
+// intact records is salvaged: every record whose checksum holds is applied
+// (the reader resynchronizes after the damage; a record whose content is
+// refused is counted and skipped), the damage is logged as an error and
+// listed in Stats.Damaged, and a writable memory writes a snapshot of the
+// result and then renames the file to NAME.damaged (never rewritten in place,
+// never deleted). A read-only Open (memory stats, memory check) salvages in
+// RAM and changes nothing.
+//
+// # Write failures
+//
+// A failed log write or fsync (a full disk) stops writes; WriteErr reports it.
+// At most once a second, the next write or WriteErr probes for 64 KiB of free
+// space and, if there is, cuts the log back to its last complete record, so
+// writing resumes by itself once space returns.
 //
 // # Document frequencies
 //

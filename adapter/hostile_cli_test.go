@@ -1,0 +1,148 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+)
+
+// TestHostileModelFiles: --model /dev/zero and a FIFO are refused at once
+// (the FIFO used to block open and ignore SIGTERM).
+func TestHostileModelFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "model.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, p := range []string{"/dev/zero", fifo, t.TempDir()} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		code, _, stderr := runCLI(ctx, "serve", "--model", p, "--addr", "127.0.0.1:0")
+		cancel()
+		if code != 1 || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("--model %s: exit %d, %q", p, code, stderr)
+		}
+	}
+}
+
+// damagedMemoryDir writes a memory whose log header has a flipped version
+// byte (the "unsupported memory file version 10" that stopped serve, stats
+// and export) and returns it with the number of words it holds.
+func damagedMemoryDir(t *testing.T) (string, int) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := memory.DefaultOptions()
+	o.Logger = quietLog()
+	m, err := memory.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if err := m.Remember([]memory.Observation{{Word: fmt.Sprintf("zqw%d", i), Context: fmt.Sprintf("context %d of zqw%d", i, i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "log-*.amm"))
+	data, _ := os.ReadFile(logs[0])
+	m.Close() // the final snapshot replaces the log: damage the snapshot instead
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.amm"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots %v (log was %d bytes)", snaps, len(data))
+	}
+	b, _ := os.ReadFile(snaps[0])
+	b[8] ^= 8 // version 2 → 10
+	os.WriteFile(snaps[0], b, 0o600)
+	return dir, 30
+}
+
+// TestHostileMemoryCheckAndStats: memory check reports the damage and changes
+// nothing; memory stats and export work on the damaged directory.
+func TestHostileMemoryCheckAndStats(t *testing.T) {
+	dir, words := damagedMemoryDir(t)
+	before, _ := os.ReadDir(dir)
+	code, out, stderr := runCLI(context.Background(), "memory", "check", "--memory-dir", dir)
+	if code != 1 || !strings.Contains(stderr, "damaged") {
+		t.Errorf("check: exit %d, %q", code, stderr)
+	}
+	var h struct {
+		Healthy bool
+		Damaged []memory.Damage
+		Words   int
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatalf("check output %q: %v", out, err)
+	}
+	if h.Healthy || len(h.Damaged) != 1 || !strings.Contains(h.Damaged[0].Problem, "version 10") || h.Words != words {
+		t.Errorf("check report %+v", h)
+	}
+	after, _ := os.ReadDir(dir)
+	if len(after) != len(before) {
+		t.Errorf("check changed the directory: %v → %v", before, after)
+	}
+	code, out, stderr = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	if code != 0 || !strings.Contains(out, `"damaged"`) || !strings.Contains(out, fmt.Sprintf(`"words": %d`, words)) {
+		t.Errorf("stats: exit %d, %s %s", code, out, stderr)
+	}
+	if code, out, _ = runCLI(context.Background(), "memory", "export", "--memory-dir", dir); code != 0 || strings.Count(out, "\n") != words {
+		t.Errorf("export: exit %d, %d lines", code, strings.Count(out, "\n"))
+	}
+}
+
+// TestHostileServeDamagedMemory: serve starts on the damaged directory, keeps
+// every word, reports the damage in /metrics, and moves the file aside.
+func TestHostileServeDamagedMemory(t *testing.T) {
+	dir, words := damagedMemoryDir(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var stderr string
+	go func() {
+		var code int
+		code, _, stderr = runCLI(ctx, "serve", "--model", modelFile(t), "--memory-dir", dir, "--addr", addr, "--ready-delay", "0s")
+		done <- code
+	}()
+	url := "http://" + addr
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("serve never listened: %s", stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := metricsText(t, url)
+	if !strings.Contains(m, "t2vam_memory_damaged_files 1") || !strings.Contains(m, fmt.Sprintf("t2vam_memory_words %d", words)) {
+		t.Errorf("metrics:\n%s", grepLines(m, "t2vam_memory"))
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "damaged") {
+		t.Errorf("damage not logged: %s", stderr)
+	}
+	moved, _ := filepath.Glob(filepath.Join(dir, "*.damaged"))
+	if len(moved) != 1 {
+		t.Errorf("moved aside: %v", moved)
+	}
+}
