@@ -35,15 +35,21 @@ func (a *memoryAPI) register(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("POST "+memoryapi.PathLookup, s.limited(a.lookup))
 }
 
-// counts returns the passage counts of collection (the shared ones for "").
-func (a *memoryAPI) counts(collection string) (vectorizer.DocFreqStore, error) {
+// counts returns the passage counts of collection (the shared ones for "");
+// create opens a collection's counts on first use, else a collection
+// without counts reads as empty.
+func (a *memoryAPI) counts(collection string, create bool) (vectorizer.DocFreqStore, error) {
 	if collection == "" {
 		return a.mem, nil
 	}
 	if err := memory.ValidCollectionName(collection); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	m, err := a.collections.Get(collection)
+	find := a.collections.Find
+	if create {
+		find = a.collections.Get
+	}
+	m, err := find(collection)
 	if errors.Is(err, memory.ErrTooManyCollections) {
 		return nil, errorf(http.StatusInsufficientStorage, "%v", err)
 	}
@@ -64,7 +70,7 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	if a.mem.ReadOnly() {
 		return errorf(http.StatusConflict, "the context memory is read-only (serve --memory off): it learns nothing")
 	}
-	coll, err := a.counts(req.Collection)
+	coll, err := a.counts(req.Collection, true)
 	if err != nil {
 		return err
 	}
@@ -89,7 +95,7 @@ func (a *memoryAPI) lookup(_ context.Context, w http.ResponseWriter, body *bytes
 	if err := decodeJSON(body.Bytes(), &req); err != nil {
 		return err
 	}
-	coll, err := a.counts(req.Collection)
+	coll, err := a.counts(req.Collection, false)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func classOf(ctx context.Context) string {
 // error of the whole call (the shared memory unreachable).
 func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
 	if m.shared == nil {
-		v, err := m.collectionVectorizer(collection)
+		v, err := m.collectionVectorizer(collection, task == vectorizer.TaskPassage)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -91,12 +91,17 @@ func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []
 // collectionVectorizer returns the vectorizer of collection on a node with
 // a memory of its own: it reads the node's contexts and the collection's
 // passage counts (and counts passages in both the collection's and the
-// node's shared counts). With no collection named, or no memory, m.vec.
-func (m *Module) collectionVectorizer(collection string) (*vectorizer.Vectorizer, error) {
+// node's shared counts). teach opens the collection's counts on first use;
+// a query never creates them. With no collection named, or no memory, m.vec.
+func (m *Module) collectionVectorizer(collection string, teach bool) (*vectorizer.Vectorizer, error) {
 	if collection == "" || m.mem == nil || m.colls == nil {
 		return m.vec, nil
 	}
-	coll, err := m.colls.Get(collection)
+	find := m.colls.Find
+	if teach {
+		find = m.colls.Get
+	}
+	coll, err := find(collection)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -237,11 +237,17 @@ func text2vecAM(t testing.TB, repo string) string {
 	})
 }
 
-// removeStale deletes the cached binaries named prefix* other than keep.
+// staleAfter is how old a cached binary of another source tree must be
+// before a build removes it: several checkouts (worktrees) share the cache,
+// and a test run of one may still be starting servers from its binary.
+const staleAfter = 6 * time.Hour
+
+// removeStale deletes the cached binaries named prefix* other than keep that
+// were built more than staleAfter ago.
 func removeStale(dir, prefix, keep string) {
 	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
 	for _, m := range matches {
-		if m != keep {
+		if st, err := os.Stat(m); m != keep && err == nil && time.Since(st.ModTime()) > staleAfter {
 			os.Remove(m)
 		}
 	}

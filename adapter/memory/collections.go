@@ -3,6 +3,8 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
@@ -43,6 +45,16 @@ func NewCollections(dir string, opts Options) *Collections {
 
 // Get returns the counts of collection name, opening them on first use.
 func (c *Collections) Get(name string) (*Memory, error) {
+	return c.get(name, true)
+}
+
+// Find returns the counts of collection name if any were ever kept (nil
+// otherwise): a read never creates a collection's counts.
+func (c *Collections) Find(name string) (*Memory, error) {
+	return c.get(name, false)
+}
+
+func (c *Collections) get(name string, create bool) (*Memory, error) {
 	if err := ValidCollectionName(name); err != nil {
 		return nil, err
 	}
@@ -50,6 +62,14 @@ func (c *Collections) Get(name string) (*Memory, error) {
 	defer c.mu.Unlock()
 	if m := c.m[name]; m != nil {
 		return m, nil
+	}
+	if !create {
+		if c.dir == "" {
+			return nil, nil
+		}
+		if _, err := os.Stat(filepath.Join(c.dir, "collections", name)); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
 	}
 	if len(c.m) >= MaxCollections {
 		return nil, fmt.Errorf("passage counts of collection %q: %w", name, ErrTooManyCollections)
@@ -82,12 +102,17 @@ func (c *Collections) Close() error {
 // CollectionCounts are the passage counts of one collection that also count
 // every passage in the shared counts (read by those that cannot name the
 // collection): CountPassage counts in both, DocFreqs reads the collection's.
+// A nil Collection (one that never counted a passage, read without
+// creating it) reads as empty and counts nothing.
 type CollectionCounts struct {
 	Collection, Shared *Memory
 }
 
 // CountPassage counts words as a passage of the collection and of the shared counts.
 func (c CollectionCounts) CountPassage(words []string) error {
+	if c.Collection == nil {
+		return ErrReadOnly
+	}
 	if err := c.Shared.CountPassage(words); err != nil {
 		return err
 	}
@@ -96,5 +121,9 @@ func (c CollectionCounts) CountPassage(words []string) error {
 
 // DocFreqs reads the collection's counts.
 func (c CollectionCounts) DocFreqs(dst []int64, words []string) int64 {
+	if c.Collection == nil {
+		clear(dst[:len(words)])
+		return 0
+	}
 	return c.Collection.DocFreqs(dst, words)
 }
