@@ -21,6 +21,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
@@ -32,43 +33,25 @@ func Commands() []cli.Command {
 	}
 }
 
-// vectorizerFlags are the flags shared by serve and memory warm.
+// vectorizerFlags are the flags shared by serve and memory warm: --model and
+// the vectorizer's settings (vectorizer.RegisterFlags).
 type vectorizerFlags struct {
-	model       string
-	weighting   string
-	sifA        float64
-	frequentMin int64
-	rareMin     int64
-	maxContexts int
-	collectionB float64
-	mixText     bool
-	maxAMWords  int
+	model string
+	opts  vectorizer.Options
 }
 
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
-	d := vectorizer.DefaultOptions()
 	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); empty or \"default\": the embedded default model")
-	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif-collection|sif|mean` (sif-collection: SIF times b/(b+df(w)/N), df counted over the imported passages and kept in the context memory)")
-	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
-	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
-	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
-	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the ±25-token windows around the word in the text when none is remembered)")
-	fs.Float64Var(&f.collectionB, "collection-b", d.CollectionB, "sif-collection: the b of the factor b/(b+df(w)/N) (0: the default 0.01)")
-	fs.BoolVar(&f.mixText, "mix-text-contexts", d.MixTextContexts, "feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)")
-	fs.IntVar(&f.maxAMWords, "max-am-words", vectorizer.DefaultMaxAMWords, "most distinct words needing AM inference in one text (more: 413)")
+	f.opts = vectorizer.DefaultOptions()
+	f.opts.MaxAMWords = vectorizer.DefaultMaxAMWords
+	vectorizer.RegisterFlags(fs, &f.opts)
 }
 
 func (f *vectorizerFlags) options() (vectorizer.Options, error) {
-	w, err := vectorizer.ParseWeighting(f.weighting)
-	if err != nil {
-		return vectorizer.Options{}, cli.UsageError("--weighting: %v", err)
+	if err := f.opts.Validate(); err != nil {
+		return f.opts, cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
 	}
-	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts,
-		CollectionB: f.collectionB, MixTextContexts: f.mixText, MaxAMWords: f.maxAMWords}
-	if err := o.Validate(); err != nil {
-		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts, --collection-b)", err)
-	}
-	return o, nil
+	return f.opts, nil
 }
 
 // loadModel loads --model or the embedded default; it returns the model name for /meta.
@@ -209,6 +192,7 @@ func runServe(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
+	log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.Implementation())
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
 	// the memory, and "off" writes nothing).

@@ -75,3 +75,7 @@ func chooseKernels(want string) kernels {
 		envSet, want, "available", strings.Join(names, ","), "using", best.name)
 	return best
 }
+
+// Implementation returns the name of the kernel set in use: "avx512",
+// "avx2", "neon" or "go".
+func Implementation() string { return impl.name }

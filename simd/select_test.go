@@ -45,7 +45,3 @@ func TestChooseKernels(t *testing.T) {
 		t.Errorf("Implementation() = %q, not the set %s=%q selects", Implementation(), envSet, os.Getenv(envSet))
 	}
 }
-
-// Implementation returns the name of the kernel set in use: "avx512",
-// "avx2", "neon" or "go".
-func Implementation() string { return impl.name }

@@ -105,16 +105,12 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	base.register(fs)
 	amPath := fs.String("model", "", "AM serving bundle or weights `FILE`, or \"default\" (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
 	ftPath := fs.String("fasttext", "", "a fastText model `FILE.bin`: adds the dense-fastText row (its word vectors, n-gram vectors for words outside its dictionary, weighted like the other dense rows)")
-	weighting := fs.String("weighting", vectorizer.DefaultOptions().Weighting.String(), "word weighting of the dense rows: sif, mean or sif-collection (SIF × b/(b + df/N), df counted over the documents)")
+	// The vectorizer settings of the dense rows (dense AM: all of them), as serve's flags.
+	vopts := vectorizer.DefaultOptions()
+	vopts.CollectionB = vectorizer.DefaultCollectionB
+	vectorizer.RegisterFlags(fs, &vopts)
 	importMode := fs.String("import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
-	sifA := fs.Float64("sif-a", vectorizer.DefaultOptions().SIFA, "the a of the SIF weight a/(a + p(w)) of the dense rows (the adapter's sif_a)")
-	collectionB := fs.Float64("collection-b", vectorizer.DefaultCollectionB, "sif-collection: the b of the collection factor b/(b + df/N) (the adapter's collection_b)")
 	alphaList := fs.String("alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
-	defaults := vectorizer.DefaultOptions()
-	frequentMin := fs.Int64("frequent-min", defaults.FrequentMin, "dense AM: words with at least this count use their base row (the adapter's frequent_min)")
-	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
-	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
-	mixText := fs.Bool("mix-text-contexts", false, "dense AM: add a text's own sentences after the remembered contexts of a word (the adapter's mix_text_contexts)")
 	fusionName := fs.String("fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion), ranked (reciprocal rank, Weaviate's rankedFusion) or zscore (standardized scores; not in Weaviate)")
 	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
 	k1 := fs.Float64("k1", 1.2, "BM25 k1")
@@ -133,10 +129,10 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 	if fs.NArg() != 2 {
 		return cli.UsageError("want DOCS and QUERIES files, got %d arguments", fs.NArg())
 	}
-	w, err := vectorizer.ParseWeighting(*weighting)
-	if err != nil {
-		return cli.UsageError("--weighting: %v", err)
+	if err := vopts.Validate(); err != nil {
+		return cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
 	}
+	w := vopts.Weighting
 	if *importMode != "warm" && *importMode != "sequential" {
 		return cli.UsageError("--import: want warm or sequential, got %q", *importMode)
 	}
@@ -260,7 +256,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		if e.Counts == nil && w != vectorizer.WeightMean {
 			slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
 		}
-		v, opts, err := BaseOnlyVectorizer(e, w, *sifA, *collectionB)
+		v, opts, err := BaseOnlyVectorizer(e, w, vopts.SIFA, vopts.CollectionB)
 		if err != nil {
 			return cli.UsageError("%v", err)
 		}
@@ -274,7 +270,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 		}
 	}
 	if *ftPath != "" {
-		if err := denseFastText(*ftPath, append(append([]string{}, docTexts...), queryTexts...), docTexts, sequential, w, *sifA, *collectionB, dense); err != nil {
+		if err := denseFastText(*ftPath, append(append([]string{}, docTexts...), queryTexts...), docTexts, sequential, w, vopts.SIFA, vopts.CollectionB, dense); err != nil {
 			return err
 		}
 	}
@@ -288,12 +284,7 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 			return fmt.Errorf("context memory: %w", err)
 		}
 		defer mem.Close()
-		opts := vectorizer.DefaultOptions()
-		opts.Weighting, opts.SIFA, opts.CollectionB = w, *sifA, *collectionB
-		opts.FrequentMin, opts.RareMin, opts.MaxContexts, opts.MixTextContexts = *frequentMin, *rareMin, *maxContexts, *mixText
-		if err := opts.Validate(); err != nil {
-			return cli.UsageError("%v", err)
-		}
+		opts := vopts
 		v, err := vectorizer.New(m, mem, opts)
 		if err != nil {
 			return err
