@@ -314,9 +314,6 @@ func (o Options) WithOverrides(cfg map[string]any) (Options, error) {
 	return o.WithValues(SurfaceRequest, cfg)
 }
 
-// OverrideKeys returns the per-request config keys WithOverrides accepts.
-func OverrideKeys() []string { return Names(SurfaceRequest) }
-
 // RegisterFlags defines a flag for every setting with a flag name, each
 // writing its field of o (whose current values are the defaults shown).
 // Check o.Validate() after parsing and print errors with Describe(err,
@@ -341,7 +338,7 @@ func (f *settingFlag) String() string {
 	if f.o == nil { // the zero value flag.PrintDefaults makes
 		return ""
 	}
-	return fmt.Sprint(reflectValue(f.s.field(f.o)))
+	return fmt.Sprint(fieldValue(f.s.field(f.o)))
 }
 
 func (f *settingFlag) Set(v string) error {
@@ -358,7 +355,8 @@ func (f *settingFlag) Set(v string) error {
 // IsBoolFlag lets a boolean setting be given as --name alone.
 func (f *settingFlag) IsBoolFlag() bool { return f.isBool }
 
-func reflectValue(p any) any {
+// fieldValue is the value the field pointer p points to (a Weighting by name).
+func fieldValue(p any) any {
 	switch x := p.(type) {
 	case *Weighting:
 		return x.String()
