@@ -198,6 +198,15 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 }
 
 func runVecMap(ctx context.Context, env cli.Env) error {
+	r, plotPath, err := parseVecMap(env)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx, plotPath)
+}
+
+// parseVecMap parses eval vecmap's flags into a run and the plot path.
+func parseVecMap(env cli.Env) (*vecmapRun, string, error) {
 	fs := cli.NewFlagSet("eval vecmap", env)
 	r := &vecmapRun{env: env, sel: DefaultVecMapSelection()}
 	var corpusPaths cli.Paths
@@ -226,30 +235,35 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := checkPlotFlag(*plotPath); err != nil {
-		return err
+		return nil, "", err
 	}
 	mp, err := ParseVecMapMapping(*mapping)
 	if err != nil {
-		return cli.UsageError("--mapping: %v", err)
+		return nil, "", cli.UsageError("--mapping: %v", err)
 	}
 	r.mapping = mp
 	r.corpus = corpusPaths
 	r.preferred = fs.Args()
 	if len(r.corpus) == 0 || r.dir == "" {
-		return cli.UsageError("--corpus and --work-dir are required")
+		return nil, "", cli.UsageError("--corpus and --work-dir are required")
 	}
 	if r.dim < 1 || r.threads < 1 {
-		return cli.UsageError("--dim and --threads must be ≥ 1")
+		return nil, "", cli.UsageError("--dim and --threads must be ≥ 1")
 	}
 	for _, m := range strings.Split(*models, ",") {
 		if !containsStr(vecmapModels, m) {
-			return cli.UsageError("--models: unknown model %q (want %s)", m, strings.Join(vecmapModels, ","))
+			return nil, "", cli.UsageError("--models: unknown model %q (want %s)", m, strings.Join(vecmapModels, ","))
 		}
 		r.models = append(r.models, m)
 	}
+	return r, *plotPath, nil
+}
+
+// run takes every step not done yet (prepare, gold, the models) and scores.
+func (r *vecmapRun) run(ctx context.Context, plotPath string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("vecmap: find own executable: %w", err)
@@ -283,33 +297,38 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 		}
 	}
 	for _, m := range r.models {
-		var err error
-		switch m {
-		case "fasttext":
-			err = r.step(ctx, "fastText (downsampled corpus)", []string{r.path("ft.bin"), r.path("ft.vec"), r.path("ft-test.txt")}, func() error {
-				if err := r.command(ctx, "ft.log", "", r.fasttext, "skipgram", "-input", r.path("down.txt"), "-output", r.path("ft"),
-					"-dim", strconv.Itoa(r.dim), "-thread", strconv.Itoa(r.threads)); err != nil {
-					return err
-				}
-				return r.command(ctx, "ft-test.txt.tmp", r.path("test-words.txt"), r.fasttext, "print-word-vectors", r.path("ft.bin"))
-			})
-			if err == nil {
-				err = os.Rename(r.path("ft-test.txt.tmp"), r.path("ft-test.txt"))
-				if os.IsNotExist(err) {
-					err = nil
-				}
-			}
-		case "fcm", "am", "fcm-dagger", "am-dagger":
-			mode := strings.TrimSuffix(m, "-dagger")
-			err = r.step(ctx, vecmapRowName(m), []string{r.path(m + ".am")}, func() error {
-				return r.am(ctx, mode, r.path(m+".am"), strings.HasSuffix(m, "-dagger"))
-			})
-		}
-		if err != nil {
+		if err := r.trainModel(ctx, m); err != nil {
 			return err
 		}
 	}
-	return r.score(ctx, *plotPath)
+	return r.score(ctx, plotPath)
+}
+
+// trainModel builds the row m on the downsampled corpus unless it is built.
+func (r *vecmapRun) trainModel(ctx context.Context, m string) error {
+	var err error
+	switch m {
+	case "fasttext":
+		err = r.step(ctx, "fastText (downsampled corpus)", []string{r.path("ft.bin"), r.path("ft.vec"), r.path("ft-test.txt")}, func() error {
+			if err := r.command(ctx, "ft.log", "", r.fasttext, "skipgram", "-input", r.path("down.txt"), "-output", r.path("ft"),
+				"-dim", strconv.Itoa(r.dim), "-thread", strconv.Itoa(r.threads)); err != nil {
+				return err
+			}
+			return r.command(ctx, "ft-test.txt.tmp", r.path("test-words.txt"), r.fasttext, "print-word-vectors", r.path("ft.bin"))
+		})
+		if err == nil {
+			err = os.Rename(r.path("ft-test.txt.tmp"), r.path("ft-test.txt"))
+			if os.IsNotExist(err) {
+				err = nil
+			}
+		}
+	case "fcm", "am", "fcm-dagger", "am-dagger":
+		mode := strings.TrimSuffix(m, "-dagger")
+		err = r.step(ctx, vecmapRowName(m), []string{r.path(m + ".am")}, func() error {
+			return r.am(ctx, mode, r.path(m+".am"), strings.HasSuffix(m, "-dagger"))
+		})
+	}
+	return err
 }
 
 func containsStr(list []string, s string) bool {
