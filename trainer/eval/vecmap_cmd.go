@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -371,25 +372,7 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 	if err != nil {
 		return err
 	}
-	isTest := make(map[string]bool, len(test))
-	for _, w := range test {
-		isTest[w.Word] = true
-	}
-	var dict []string
-	err = forEachLine(r.path("down-counts.txt"), func(n int, line string) error {
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			return fmt.Errorf("%s:%d: want word count", r.path("down-counts.txt"), n)
-		}
-		c, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", r.path("down-counts.txt"), n, err)
-		}
-		if c >= r.dictMin && !isTest[f[0]] {
-			dict = append(dict, f[0])
-		}
-		return nil
-	})
+	dict, err := r.dictionary(test)
 	if err != nil {
 		return err
 	}
@@ -415,59 +398,106 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 	for i, w := range test {
 		testWords[i] = w.Word
 	}
-	type result struct {
-		name string
-		cos  []float64
-	}
-	var results []result
+	var results []vecmapResult
 	for _, m := range r.models {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var space Lookup
-		switch m {
-		case "skipgram":
-			space = EmbeddingLookup(sg)
-		case "fasttext":
-			ftAll, err := loadEmbeddings(r.path("ft.vec"))
-			if err != nil {
-				return err
-			}
-			ftTest, err := loadFastTextWords(r.path("ft-test.txt"), r.dim)
-			if err != nil {
-				return err
-			}
-			space = func(w string) []float32 {
-				if v, ok := ftTest[w]; ok {
-					return v
-				}
-				return EmbeddingLookup(ftAll)(w)
-			}
-		default:
-			mod, err := loadModel(r.path(m+".am"), sg, false)
-			if err != nil {
-				return err
-			}
-			vecs := InferWords(mod, testWords, ctxByWord)
-			inferred := make(map[string][]float32, len(test))
-			for i, w := range testWords {
-				inferred[w] = vecs[i]
-			}
-			base := EmbeddingLookup(sg)
-			space = func(w string) []float32 {
-				if v, ok := inferred[w]; ok {
-					return v
-				}
-				return base(w)
-			}
+		space, err := r.space(m, sg, testWords, ctxByWord)
+		if err != nil {
+			return err
 		}
 		cos, n, err := VecMapScores(EmbeddingLookup(gold), space, gold.Dim, dict, test, r.mapping)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
 		slog.Info("vecmap scored", "model", m, "dictionary_pairs", n)
-		results = append(results, result{vecmapRowName(m), cos})
+		results = append(results, vecmapResult{vecmapRowName(m), cos})
 	}
+	return writeVecMap(r.env.Stdout, r.mapping, test, results, plotPath)
+}
+
+// dictionary returns the words of the downsampled corpus with at least
+// dictMin occurrences that are not test words: the mapping's dictionary.
+func (r *vecmapRun) dictionary(test []VecMapWord) ([]string, error) {
+	isTest := make(map[string]bool, len(test))
+	for _, w := range test {
+		isTest[w.Word] = true
+	}
+	var dict []string
+	err := forEachLine(r.path("down-counts.txt"), func(n int, line string) error {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return fmt.Errorf("%s:%d: want word count", r.path("down-counts.txt"), n)
+		}
+		c, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", r.path("down-counts.txt"), n, err)
+		}
+		if c >= r.dictMin && !isTest[f[0]] {
+			dict = append(dict, f[0])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dict, nil
+}
+
+// space returns the vectors of row m: skipgram, fastText (its vectors of the
+// test words, else its word vectors) or a model's inferred test words over
+// skipgram.
+func (r *vecmapRun) space(m string, sg *model.Embeddings, testWords []string, ctxByWord map[string][][]string) (Lookup, error) {
+	var space Lookup
+	switch m {
+	case "skipgram":
+		space = EmbeddingLookup(sg)
+	case "fasttext":
+		ftAll, err := loadEmbeddings(r.path("ft.vec"))
+		if err != nil {
+			return nil, err
+		}
+		ftTest, err := loadFastTextWords(r.path("ft-test.txt"), r.dim)
+		if err != nil {
+			return nil, err
+		}
+		space = func(w string) []float32 {
+			if v, ok := ftTest[w]; ok {
+				return v
+			}
+			return EmbeddingLookup(ftAll)(w)
+		}
+	default:
+		mod, err := loadModel(r.path(m+".am"), sg, false)
+		if err != nil {
+			return nil, err
+		}
+		vecs := InferWords(mod, testWords, ctxByWord)
+		inferred := make(map[string][]float32, len(testWords))
+		for i, w := range testWords {
+			inferred[w] = vecs[i]
+		}
+		base := EmbeddingLookup(sg)
+		space = func(w string) []float32 {
+			if v, ok := inferred[w]; ok {
+				return v
+			}
+			return base(w)
+		}
+	}
+	return space, nil
+}
+
+// vecmapResult is one row's cosine per test word.
+type vecmapResult struct {
+	name string
+	cos  []float64
+}
+
+// writeVecMap writes the table of mean cosines by occurrences, the table of
+// significant differences and, when plotPath is set, the plot.
+func writeVecMap(out io.Writer, mapping VecMapMapping, test []VecMapWord, results []vecmapResult, plotPath string) error {
 	tab := Table{Header: []string{"model"}}
 	var occ []int
 	p := LinePlot{Title: "VecMap: mean cosine to gold", XLabel: "occurrences", YLabel: "cosine × 100", LogX: true}
@@ -487,8 +517,8 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 		tab.AddRow(cells...)
 		p.Series = append(p.Series, Series{Name: res.name, Y: mean})
 	}
-	w := bufio.NewWriter(r.env.Stdout)
-	fmt.Fprintf(w, "Mean cosine ×100 between each model's vector and the gold vector, both mapped (%s mapping):\n", r.mapping)
+	w := bufio.NewWriter(out)
+	fmt.Fprintf(w, "Mean cosine ×100 between each model's vector and the gold vector, both mapped (%s mapping):\n", mapping)
 	fmt.Fprintln(w)
 	if err := tab.WriteMarkdown(w); err != nil {
 		return err
