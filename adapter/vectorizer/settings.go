@@ -186,7 +186,7 @@ func (o Options) Validate() error {
 	case o.MaxContexts < 0 || o.MaxContexts > 4096:
 		return bad("max_contexts", o.MaxContexts, "want 0..4096")
 	case o.MaxAMWords < 0:
-		return &FieldError{Setting: &settings[len(settings)-1], Value: o.MaxAMWords, Reason: fmt.Sprintf("want ≥ 0 (0: the default %d)", DefaultMaxAMWords)}
+		return &FieldError{Setting: settingNamed(SurfaceFlag, "max-am-words"), Value: o.MaxAMWords, Reason: fmt.Sprintf("want ≥ 0 (0: the default %d)", DefaultMaxAMWords)}
 	}
 	return nil
 }
