@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter"
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
 // BenchmarkHTTP is the loopback load generator: b.N requests from c

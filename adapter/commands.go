@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,54 +21,37 @@ import (
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
 func Commands() []cli.Command {
 	return []cli.Command{
 		{Name: "serve", Summary: "serve vectors to a stock Weaviate (text2vec-transformers contract)", Run: runServe},
-		{Name: "memory", Summary: "inspect, warm or reset the context memory: memory warm FILES…|stats|export|clear", Run: runMemory},
+		memoryCommand(),
 		{Name: "healthcheck", Summary: "exit 0 if a text2vec-am server answers ready (for container health checks)", Run: runHealthcheck},
 	}
 }
 
-// vectorizerFlags are the flags shared by serve and memory warm.
+// vectorizerFlags are the flags shared by serve and memory warm: --model and
+// the vectorizer's settings (vectorizer.RegisterFlags).
 type vectorizerFlags struct {
-	model       string
-	weighting   string
-	sifA        float64
-	frequentMin int64
-	rareMin     int64
-	maxContexts int
-	collectionB float64
-	mixText     bool
-	maxAMWords  int
+	model string
+	opts  vectorizer.Options
 }
 
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
-	d := vectorizer.DefaultOptions()
 	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); empty or \"default\": the embedded default model")
-	fs.StringVar(&f.weighting, "weighting", d.Weighting.String(), "combine word vectors by `sif-collection|sif|mean` (sif-collection: SIF times b/(b+df(w)/N), df counted over the imported passages and kept in the context memory)")
-	fs.Float64Var(&f.sifA, "sif-a", d.SIFA, "the a of the SIF weight a/(a+p(w))")
-	fs.Int64Var(&f.frequentMin, "frequent-min", d.FrequentMin, "words with a base count ≥ this use their base vector")
-	fs.Int64Var(&f.rareMin, "rare-min", d.RareMin, "words with rare-min ≤ count < frequent-min use the bundle's AM+skip vector; rarer words get live AM")
-	fs.IntVar(&f.maxContexts, "max-contexts", d.MaxContexts, "contexts fed to AM per word (the remembered ones; the ±25-token windows around the word in the text when none is remembered)")
-	fs.Float64Var(&f.collectionB, "collection-b", d.CollectionB, "sif-collection: the b of the factor b/(b+df(w)/N) (0: the default 0.01)")
-	fs.BoolVar(&f.mixText, "mix-text-contexts", d.MixTextContexts, "feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)")
-	fs.IntVar(&f.maxAMWords, "max-am-words", vectorizer.DefaultMaxAMWords, "most distinct words needing AM inference in one text (more: 413)")
+	f.opts = vectorizer.DefaultOptions()
+	f.opts.MaxAMWords = vectorizer.DefaultMaxAMWords
+	vectorizer.RegisterFlags(fs, &f.opts)
 }
 
 func (f *vectorizerFlags) options() (vectorizer.Options, error) {
-	w, err := vectorizer.ParseWeighting(f.weighting)
-	if err != nil {
-		return vectorizer.Options{}, cli.UsageError("--weighting: %v", err)
+	if err := f.opts.Validate(); err != nil {
+		return f.opts, cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
 	}
-	o := vectorizer.Options{Weighting: w, SIFA: f.sifA, FrequentMin: f.frequentMin, RareMin: f.rareMin, MaxContexts: f.maxContexts,
-		CollectionB: f.collectionB, MixTextContexts: f.mixText, MaxAMWords: f.maxAMWords}
-	if err := o.Validate(); err != nil {
-		return o, cli.UsageError("%v (flags --sif-a, --frequent-min, --rare-min, --max-contexts, --collection-b)", err)
-	}
-	return o, nil
+	return f.opts, nil
 }
 
 // loadModel loads --model or the embedded default; it returns the model name for /meta.
@@ -210,6 +192,7 @@ func runServe(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
+	log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.Implementation())
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
 	// the memory, and "off" writes nothing).
@@ -238,24 +221,27 @@ func runServe(ctx context.Context, env cli.Env) error {
 	return srv.Serve(ctx, ln, *drain)
 }
 
-const memoryUsage = `usage: text2vec-am memory <warm|stats|check|export|clear> --memory-dir DIR [flags] [FILES…]
-  warm FILES…   teach the memory from text files (plain or .gz; one passage per line): the contexts
-                of rare words and, for sif-collection, the document frequencies (each line counts once)
-  stats         print a JSON summary (with any damaged file Open salvaged)
-  check         report the directory's health as JSON and change nothing; exit status 1 if damaged
-  export        print every word with its contexts as JSON lines
-  clear --yes   forget everything
-Stop the server first for warm and clear (the directory is locked while it runs).`
-
-func runMemory(ctx context.Context, env cli.Env) error {
-	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
-		fmt.Fprintln(env.Stderr, memoryUsage)
-		if len(env.Args) == 0 {
-			return cli.UsageError("memory needs a subcommand: warm, stats, check, export or clear")
-		}
-		return flag.ErrHelp
+// memoryCommand is "memory": a group of subcommands over one --memory-dir.
+func memoryCommand() cli.Command {
+	sub := func(name, summary string) cli.Command {
+		return cli.Command{Name: name, Summary: summary, Run: func(ctx context.Context, env cli.Env) error {
+			return runMemory(ctx, env, name)
+		}}
 	}
-	sub, args := env.Args[0], env.Args[1:]
+	return cli.Group("memory", "inspect, warm or reset the context memory: memory warm FILES…|stats|check|export|clear", "subcommand",
+		"Every subcommand takes --memory-dir DIR. Stop the server first for warm and clear (the directory is locked while it runs).",
+		[]cli.Command{
+			sub("warm", "teach the memory from text files (FILES…, plain or gzip; one passage per line): the contexts of rare words and, for sif-collection, the document frequencies (each line counts once)"),
+			sub("stats", "print a JSON summary (with any damaged file Open salvaged)"),
+			sub("check", "report the directory's health as JSON and change nothing; exit status 1 if damaged"),
+			sub("export", "print every word with its contexts as JSON lines"),
+			sub("clear", "forget everything (needs --yes)"),
+		})
+}
+
+// runMemory runs "memory sub" with env.Args after the subcommand's name.
+func runMemory(ctx context.Context, env cli.Env, sub string) error {
+	args := env.Args
 	fs := cli.NewFlagSet("memory "+sub, env)
 	var mf memoryFlags
 	mf.register(fs)
@@ -392,15 +378,11 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 		return 0, 0, fmt.Errorf("memory warm: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return 0, 0, fmt.Errorf("memory warm %s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
+	r, closeZ, err := model.MaybeGunzip(f, 1<<20)
+	if err != nil {
+		return 0, 0, fmt.Errorf("memory warm %s: %w", path, err)
 	}
+	defer closeZ()
 	// Lines longer than the buffer are taught in 1 MiB pieces, which are not
 	// passages of their own: the line is counted once, with the distinct
 	// words of all its pieces.

@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter"
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -63,7 +64,7 @@ func TestServeFlagErrors(t *testing.T) {
 	}{
 		{[]string{"serve", "--memory", "maybe"}, "--memory"},
 		{[]string{"serve", "--weighting", "max"}, "weighting"},
-		{[]string{"serve", "--rare-min", "50"}, "frequent_min"},
+		{[]string{"serve", "--rare-min", "50"}, "--frequent-min"}, // each surface spells the setting its own way (issue 17)
 		{[]string{"serve", "--max-concurrent", "0"}, "--max-concurrent"},
 		{[]string{"serve", "--memory-sync", "sometimes"}, "--memory-sync"},
 		{[]string{"serve", "--memory-max-contexts", "0"}, "MaxContexts"},
@@ -186,21 +187,8 @@ func TestServeCommand(t *testing.T) {
 	}
 }
 
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
+// repoRoot is the directory holding go.mod (shareddata.RepoRoot).
+func repoRoot(t testing.TB) string { return shareddata.RepoRoot(t) }
 
 // TestDockerCompose validates docker-compose.yml with docker-compose config
 // and checks the properties the deployment relies on.

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter"
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
 // explainBomb is the 832 KB /explain request that ran the server out of

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,9 +17,9 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter"
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -55,20 +54,6 @@ func startServer(t testing.TB, lim adapter.Limits) (*adapter.Server, *memory.Mem
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return s, mem, ts.URL
-}
-
-func unitNorm(t testing.TB, v []float32) {
-	t.Helper()
-	var s float64
-	for _, f := range v {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			t.Fatalf("vector holds %v", f)
-		}
-		s += float64(f) * float64(f)
-	}
-	if math.Abs(s-1) > 1e-4 {
-		t.Fatalf("|v|² = %v", s)
-	}
 }
 
 type errBody struct {

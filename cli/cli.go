@@ -1,5 +1,6 @@
 // Package cli holds the small command framework behind the text2vec-am binary:
-// a Command is one subcommand, and Run dispatches os.Args to the right one.
+// a Command is one subcommand (or, made by Group, a group of them: "eval
+// chimeras", "memory warm"), and Main dispatches os.Args to the right one.
 //
 // Each component package (trainer, adapter, demo, ...) exposes its subcommands
 // as a Commands() []cli.Command function; main.go lists them. There is no
@@ -31,7 +32,11 @@ type Command struct {
 	// Summary is one line for the help listing.
 	Summary string
 	// Run executes the command. Returning ErrUsage prints the command's usage.
+	// For a group (made by Group) it dispatches to Subcommands.
 	Run func(ctx context.Context, env Env) error
+	// Subcommands are the commands of a group ("eval chimeras", "memory warm"):
+	// the group's first argument names one of them.
+	Subcommands []Command
 }
 
 // ErrUsage reports that a command was called with bad arguments; the error

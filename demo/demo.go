@@ -244,78 +244,17 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 	s := &searcher{vz: vz, opts: vopts, docs: data.Docs, vecs: make([]encoded, len(data.Docs))}
 	res := &Result{Documents: len(data.Docs), DataName: data.Name}
 
-	// 1. Teach the memory from every document, as Weaviate's import would.
-	for _, d := range data.Docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n, err := vz.Learn(d.Text, vopts)
-		if err != nil {
-			return nil, fmt.Errorf("demo: teach the memory from document %q: %w", d.ID, err)
-		}
-		res.Observations += n
-	}
-	res.Memory = mem.Stats()
-	// 2. Vectorize the documents with the full memory.
-	for i, d := range data.Docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if s.vecs[i], err = s.encode(d.Text); err != nil {
-			return nil, fmt.Errorf("demo: vectorize document %q: %w", d.ID, err)
-		}
+	if err := teachAndEncode(ctx, s, mem, data, res); err != nil {
+		return nil, err
 	}
 	p := newPrinter(w, opts.Color)
 	p.header(m, opts.ModelName, opts.LoadTime, vopts, res, time.Since(start))
 
-	// 3. Search.
-	shown := 0
-	for i, q := range data.Queries {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		e, err := s.encode(q.Text)
-		if err != nil {
-			return nil, fmt.Errorf("demo: vectorize query %q: %w", q.ID, err)
-		}
-		hb, ha := s.rank(e.base, pickBase), s.rank(e.am, pickAM)
-		qr := QueryResult{Query: q, RankBase: s.firstRelevant(hb, q.Relevant), RankAM: s.firstRelevant(ha, q.Relevant), AMWords: e.amWords}
-		res.Queries = append(res.Queries, qr)
-		res.MRRBase += reciprocal(qr.RankBase)
-		res.MRRAM += reciprocal(qr.RankAM)
-		if opts.Show < 0 || shown < opts.Show {
-			shown++
-			p.query(fmt.Sprintf("%d/%d", i+1, len(data.Queries)), q, e, s, hb, ha, opts.Top, &qr)
-		}
+	if err := search(ctx, s, p, data, opts, res); err != nil {
+		return nil, err
 	}
-	if n := len(data.Queries); n > 0 {
-		res.MRRBase /= float64(n)
-		res.MRRAM /= float64(n)
-		p.summary(res, shown)
-	}
-	if opts.Query != "" {
-		e, err := s.encode(opts.Query)
-		if err != nil {
-			return nil, fmt.Errorf("demo: vectorize --query %q: %w", opts.Query, err)
-		}
-		p.query("your query", Query{Text: opts.Query}, e, s, s.rank(e.base, pickBase), s.rank(e.am, pickAM), opts.Top, nil)
-	}
-
-	// 4. Explain one word.
-	ex, err := vz.Explain(opts.Explain, vopts)
-	switch {
-	case errors.Is(err, vectorizer.ErrNoWords):
-		p.noExplanation(opts.Explain)
-	case err != nil:
-		return nil, fmt.Errorf("demo: explain %q: %w", opts.Explain, err)
-	default:
-		if len(ex.Words) > 0 {
-			we := ex.Words[0]
-			res.Explained = &we
-			p.explain(we, nearest(m.Base, ex.Vector, we.Word, vopts.FrequentMin, 6))
-		} else {
-			p.noExplanation(opts.Explain)
-		}
+	if err := explainWord(p, s, m, opts.Explain, res); err != nil {
+		return nil, err
 	}
 	res.Elapsed = time.Since(start)
 	p.footer(opts.NextNote, opts.ServeModel, opts.LoadTime, res.Elapsed)
@@ -354,4 +293,95 @@ func nearest(base *model.Embeddings, v []float32, self string, minCount int64, k
 		}
 	}
 	return best
+}
+
+// teachAndEncode teaches the memory from every document, as Weaviate's import
+// would, then vectorizes the documents with the full memory.
+func teachAndEncode(ctx context.Context, s *searcher, mem *memory.Memory, data Data, res *Result) error {
+	vz, vopts := s.vz, s.opts
+	// 1. Teach the memory from every document, as Weaviate's import would.
+	for _, d := range data.Docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := vz.Learn(d.Text, vopts)
+		if err != nil {
+			return fmt.Errorf("demo: teach the memory from document %q: %w", d.ID, err)
+		}
+		res.Observations += n
+	}
+	res.Memory = mem.Stats()
+	// 2. Vectorize the documents with the full memory.
+	for i, d := range data.Docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		v, err := s.encode(d.Text)
+		if err != nil {
+			return fmt.Errorf("demo: vectorize document %q: %w", d.ID, err)
+		}
+		s.vecs[i] = v
+	}
+	return nil
+}
+
+// search runs every query of data (printing up to opts.Show of them) and
+// opts.Query, and sums the reciprocal ranks into res.
+func search(ctx context.Context, s *searcher, p *printer, data Data, opts Options, res *Result) error {
+	// 3. Search.
+	shown := 0
+	for i, q := range data.Queries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e, err := s.encode(q.Text)
+		if err != nil {
+			return fmt.Errorf("demo: vectorize query %q: %w", q.ID, err)
+		}
+		hb, ha := s.rank(e.base, pickBase), s.rank(e.am, pickAM)
+		qr := QueryResult{Query: q, RankBase: s.firstRelevant(hb, q.Relevant), RankAM: s.firstRelevant(ha, q.Relevant), AMWords: e.amWords}
+		res.Queries = append(res.Queries, qr)
+		res.MRRBase += reciprocal(qr.RankBase)
+		res.MRRAM += reciprocal(qr.RankAM)
+		if opts.Show < 0 || shown < opts.Show {
+			shown++
+			p.query(fmt.Sprintf("%d/%d", i+1, len(data.Queries)), q, e, s, hb, ha, opts.Top, &qr)
+		}
+	}
+	if n := len(data.Queries); n > 0 {
+		res.MRRBase /= float64(n)
+		res.MRRAM /= float64(n)
+		p.summary(res, shown)
+	}
+	if opts.Query != "" {
+		e, err := s.encode(opts.Query)
+		if err != nil {
+			return fmt.Errorf("demo: vectorize --query %q: %w", opts.Query, err)
+		}
+		p.query("your query", Query{Text: opts.Query}, e, s, s.rank(e.base, pickBase), s.rank(e.am, pickAM), opts.Top, nil)
+	}
+
+	return nil
+}
+
+// explainWord prints the explanation of one word and its nearest base words.
+func explainWord(p *printer, s *searcher, m *model.Model, word string, res *Result) error {
+	vz, vopts := s.vz, s.opts
+	// 4. Explain one word.
+	ex, err := vz.Explain(word, vopts)
+	switch {
+	case errors.Is(err, vectorizer.ErrNoWords):
+		p.noExplanation(word)
+	case err != nil:
+		return fmt.Errorf("demo: explain %q: %w", word, err)
+	default:
+		if len(ex.Words) > 0 {
+			we := ex.Words[0]
+			res.Explained = &we
+			p.explain(we, nearest(m.Base, ex.Vector, we.Word, vopts.FrequentMin, 6))
+		} else {
+			p.noExplanation(word)
+		}
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -57,22 +57,14 @@ func syntheticModel(t testing.TB) *model.Model {
 			words = append(words, w)
 		}
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	vecs := make([]float32, len(words)*dim)
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64())
-	}
 	counts := make([]int64, len(words))
 	for i := range counts {
 		counts[i] = 100_000 + int64(i)*1000 // all frequent
 	}
-	base, err := model.NewEmbeddings(dim, words, vecs, counts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := model.Config{Dim: dim, Mode: model.ModeAM, Ngram: model.NgramConfig{MinN: 3, MaxN: 5, MinCount: 1}, Tokenizer: tok}
-	vocab := model.BuildNgramVocab(append(words, "zorbla", "quux"), cfg.Ngram)
-	m, err := model.New(cfg, vocab, base, 7)
+	m, err := testmodel.FromWords(testmodel.Words{
+		Dim: dim, Words: words, Counts: counts, Ngram: model.NgramConfig{MinN: 3, MaxN: 5, MinCount: 1},
+		NgramWords: append(words, "zorbla", "quux"), VectorSeed: [2]uint64{1, 2}, ModelSeed: 7,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

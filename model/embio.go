@@ -18,24 +18,6 @@ import (
 	"sync"
 )
 
-// openMaybeGzip returns a reader of r's content, transparently decompressing
-// gzip (detected by its magic bytes, not by a file name).
-func openMaybeGzip(r io.Reader) (io.Reader, func() error, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	magic, err := br.Peek(2)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, nil, err
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, nil, fmt.Errorf("gzip: %w", err)
-		}
-		return zr, zr.Close, nil
-	}
-	return br, func() error { return nil }, nil
-}
-
 // LoadEmbeddings reads an embeddings file: word2vec text with or without its
 // "rows dim" header line (GloVe's headerless text too), word2vec binary, or a
 // gzip of any of them (detected by magic bytes).
@@ -58,7 +40,7 @@ func LoadEmbeddings(path string) (*Embeddings, error) {
 // header the body is binary when the bytes following the first word are not
 // all characters of decimal numbers. Text values are parsed in parallel.
 func ReadEmbeddings(r io.Reader, name string) (*Embeddings, error) {
-	zr, closeZ, err := openMaybeGzip(r)
+	zr, closeZ, err := MaybeGunzip(r, 256<<10)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -323,7 +305,7 @@ func parseTextChunk(c *textChunk, dim int) {
 		}
 		j := skipWord(l, i)
 		word := l[i:j]
-		if len(word) > MaxWordBytes || bytes.IndexAny(word, "\r\x00") >= 0 {
+		if len(word) > MaxWordBytes || bytes.ContainsAny(word, "\r\x00") {
 			c.err, c.line = validWord(string(word)), line
 			return
 		}
@@ -567,7 +549,7 @@ func LoadCounts(path string) (map[string]int64, error) {
 
 // ReadCounts reads "word count" lines from r; name prefixes errors.
 func ReadCounts(r io.Reader, name string) (map[string]int64, error) {
-	zr, closeZ, err := openMaybeGzip(r)
+	zr, closeZ, err := MaybeGunzip(r, 256<<10)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

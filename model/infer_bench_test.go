@@ -183,7 +183,11 @@ func (nw *naiveWorkspace) infer(m *Model, word string, contexts [][]int32, dst [
 	// s(C_i, C_j) for all pairs, ρ_i = Σ_j s_ij / Σ_jk s_jk.
 	sq := float32(math.Sqrt(float64(d)))
 	if useSIMD {
-		simd.Gram(nw.ss[:nc*nc], nw.mv[:nc*d], nc, d)
+		for i := 0; i < nc; i++ {
+			for j := 0; j < nc; j++ {
+				nw.ss[i*nc+j] = simd.Dot(nw.mv[i*d:(i+1)*d], nw.mv[j*d:(j+1)*d])
+			}
+		}
 	} else {
 		for i := 0; i < nc; i++ {
 			for j := 0; j < nc; j++ {

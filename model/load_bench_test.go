@@ -99,8 +99,8 @@ func BenchmarkLoadEmbeddingsNaive90kx300(b *testing.B) {
 			}
 		}
 		f.Close()
-		if len(words) != 90000 {
-			b.Fatal(len(words))
+		if len(words) != 90000 || len(vecs) != 90000*300 {
+			b.Fatal(len(words), len(vecs))
 		}
 	}
 }

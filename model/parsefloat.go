@@ -10,20 +10,6 @@ import (
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// parseFloat32 parses a decimal number without allocating. The common form of
-// embedding files ([+-]digits[.digits][e[+-]digits] with at most 19 digits) is
-// handled by Clinger's fast path (correctly rounded in float64, then to float32
-// unless that second rounding could differ from a direct one);
-// anything else, including "nan" and "inf", goes through strconv.ParseFloat on
-// the same bytes. ok is false when b is not a number.
-func parseFloat32(b []byte) (float32, bool) {
-	x, end, ok := parseFloatPrefix(b, 0)
-	if !ok || end != len(b) {
-		return 0, false
-	}
-	return x, true
-}
-
 // parseFloatPrefix parses the number starting at b[p] and ending at the next
 // space, tab or the end of b; end is that position. ok is false when the
 // token is not a number.

@@ -2,7 +2,6 @@ package module
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -79,16 +78,6 @@ const (
 	settingProperties         = "properties"
 )
 
-// overrideKeys maps each numeric or string collection setting to the key
-// vectorizer.Options.WithOverrides takes.
-var overrideKeys = map[string]string{
-	SettingWeighting:   "weighting",
-	SettingSIFA:        "sif_a",
-	SettingFrequentMin: "frequent_min",
-	SettingRareMin:     "rare_min",
-	SettingMaxContexts: "max_contexts",
-}
-
 // Default values of Weaviate's own text2vec settings for this module. As in
 // text2vec-model2vec, the class name is not vectorized unless asked.
 const (
@@ -148,36 +137,11 @@ func LoadEnvConfig(getenv func(string) string) (EnvConfig, error) {
 		}
 		cfg.Teach = b
 	}
-	overrides := map[string]any{}
-	var names []string // "key"/"ENV" pairs for error messages
-	for _, e := range []struct{ env, key string }{
-		{EnvWeighting, "weighting"},
-		{EnvSIFA, "sif_a"},
-		{EnvFrequentMin, "frequent_min"},
-		{EnvRareMin, "rare_min"},
-		{EnvMaxContexts, "max_contexts"},
-	} {
-		names = append(names, e.key, e.env)
-		s := strings.TrimSpace(getenv(e.env))
-		if s == "" {
-			continue
-		}
-		if e.key == "weighting" {
-			overrides[e.key] = s
-		} else {
-			overrides[e.key] = json.Number(s)
-		}
+	opts, err := cfg.Defaults.FromEnv(getenv)
+	if err != nil {
+		return cfg, fmt.Errorf("text2vec-am environment: %s", vectorizer.Describe(err, vectorizer.SurfaceEnv))
 	}
-	if len(overrides) > 0 {
-		opts, err := cfg.Defaults.WithOverrides(overrides)
-		if err != nil {
-			return cfg, fmt.Errorf("text2vec-am environment: %s", renameKeys(err.Error(), names))
-		}
-		cfg.Defaults = opts
-	}
-	if err := cfg.Defaults.Validate(); err != nil {
-		return cfg, fmt.Errorf("text2vec-am environment: %w", err)
-	}
+	cfg.Defaults = opts
 	return cfg, nil
 }
 
@@ -225,47 +189,25 @@ func (s *classSettings) options(env EnvConfig) (vectorizer.Options, bool, error)
 			}
 			teach = b
 		default:
-			key, ok := overrideKeys[name]
-			if !ok {
+			if !slices.Contains(vectorizer.Names(vectorizer.SurfaceModuleConfig), name) {
 				return opts, teach, fmt.Errorf("text2vec-am setting %q is unknown: the settings are %s", name, strings.Join(knownSettings(), ", "))
 			}
-			overrides[key] = val
+			overrides[name] = val
 		}
 	}
 	if len(overrides) == 0 {
 		return opts, teach, nil
 	}
-	var names []string
-	for setting, key := range overrideKeys {
-		names = append(names, key, setting)
-	}
-	next, err := opts.WithOverrides(overrides)
+	next, err := opts.WithValues(vectorizer.SurfaceModuleConfig, overrides)
 	if err != nil {
-		return opts, teach, fmt.Errorf("text2vec-am settings: %s", renameKeys(err.Error(), names))
+		return opts, teach, fmt.Errorf("text2vec-am settings: %s", vectorizer.Describe(err, vectorizer.SurfaceModuleConfig))
 	}
 	return next, teach, nil
 }
 
-// renameKeys replaces the vectorizer's option keys in msg by the names the
-// user wrote (collection settings or environment variables); pairs holds
-// key, name, key, name, ….
-func renameKeys(msg string, pairs []string) string {
-	quoted := make([]string, 0, 2*len(pairs))
-	for i := 0; i+1 < len(pairs); i += 2 {
-		quoted = append(quoted, `"`+pairs[i]+`"`, `"`+pairs[i+1]+`"`)
-	}
-	msg = strings.NewReplacer(quoted...).Replace(msg)
-	msg = strings.NewReplacer(pairs...).Replace(msg)
-	msg = strings.TrimPrefix(msg, "config: ")
-	return strings.Replace(msg, "config key ", "", 1)
-}
-
 // knownSettings lists every collection setting name, sorted.
 func knownSettings() []string {
-	names := []string{settingVectorizeClassName, settingProperties, SettingTeach}
-	for k := range overrideKeys {
-		names = append(names, k)
-	}
+	names := append([]string{settingVectorizeClassName, settingProperties, SettingTeach}, vectorizer.Names(vectorizer.SurfaceModuleConfig)...)
 	slices.Sort(names)
 	return names
 }

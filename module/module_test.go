@@ -3,7 +3,6 @@ package module
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -52,8 +52,7 @@ func (f fakeClassConfig) Config() *config.Config                          { retu
 // testModel is a small random AM model: frequent words w0…, rare words r0….
 func testModel(t testing.TB) *model.Model {
 	t.Helper()
-	const dim, frequent, rare = 16, 300, 30
-	rng := rand.New(rand.NewPCG(1, 2))
+	const frequent, rare = 300, 30
 	var words []string
 	var counts []int64
 	for i := range frequent {
@@ -64,17 +63,11 @@ func testModel(t testing.TB) *model.Model {
 		words = append(words, fmt.Sprintf("r%d", i))
 		counts = append(counts, 3)
 	}
-	vecs := make([]float32, len(words)*dim)
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64())
-	}
-	base, err := model.NewEmbeddings(dim, words, vecs, counts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := model.Config{Dim: dim, Mode: model.ModeAM, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
-	ng := append([]string{"zorblax", "quuxify", "frobnicate"}, words...)
-	m, err := model.New(cfg, model.BuildNgramVocab(ng, cfg.Ngram), base, 3)
+	m, err := testmodel.FromWords(testmodel.Words{
+		Dim: 16, Words: words, Counts: counts, Ngram: model.DefaultNgramConfig(),
+		NgramWords: append([]string{"zorblax", "quuxify", "frobnicate"}, words...),
+		VectorSeed: [2]uint64{1, 2}, ModelSeed: 3,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

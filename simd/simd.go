@@ -172,16 +172,6 @@ func MatTVec(dst, a []float32, rows, cols int, x []float32) {
 	impl.matTVec(dst, a, rows, cols, x)
 }
 
-// Gram overwrites dst (m×m, row-major) with X·Xᵀ, where X is the row-major
-// m×d matrix x. Both triangles of dst are written. It panics unless
-// len(x) = m·d and len(dst) = m·m. dst must not overlap x.
-func Gram(dst, x []float32, m, d int) {
-	checkDims("Gram", m, d)
-	checkLen("Gram", "x", len(x), m*d)
-	checkLen("Gram", "dst", len(dst), m*m)
-	impl.gram(dst, x, m, d)
-}
-
 // Rank1 computes A += alpha·x·yᵀ for the row-major rows×cols matrix a.
 // It panics unless len(a) = rows·cols, len(x) = rows and len(y) = cols.
 func Rank1(a []float32, rows, cols int, alpha float32, x, y []float32) {

@@ -534,3 +534,13 @@ func TestPairAxpy(t *testing.T) {
 		}
 	})
 }
+
+// Gram overwrites dst (m×m, row-major) with X·Xᵀ, where X is the row-major
+// m×d matrix x. Both triangles of dst are written. It panics unless
+// len(x) = m·d and len(dst) = m·m. dst must not overlap x.
+func Gram(dst, x []float32, m, d int) {
+	checkDims("Gram", m, d)
+	checkLen("Gram", "x", len(x), m*d)
+	checkLen("Gram", "dst", len(dst), m*m)
+	impl.gram(dst, x, m, d)
+}

@@ -83,7 +83,7 @@ func checkStoredVectors(t *testing.T, col collection, r *reference) {
 }
 
 // checkNearText runs every query through nearText and compares MRR@10 with
-// the in-process computation (eval.Retrieval) for the same model.
+// the in-process computation (eval.DenseRun) for the same model.
 func checkNearText(t *testing.T, col collection, r *reference) {
 	t.Helper()
 	top, failed := searchAll(t, col.w, col.class, r.queries, func(q eval.RetrievalQuery) string {

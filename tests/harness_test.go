@@ -23,25 +23,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/module/buildweaviate"
 )
 
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("working directory: %v", err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatalf("no go.mod in %s or above", wd)
-		}
-	}
-}
+// repoRoot is the directory holding go.mod (shareddata.RepoRoot).
+func repoRoot(t testing.TB) string { return shareddata.RepoRoot(t) }
 
 // e2eEnv is what every end-to-end test needs: the repository root and the
 // debian-dev retrieval data.

@@ -109,16 +109,28 @@ func buildReference(t testing.TB, e e2eEnv) (*reference, string, error) {
 			r.queries = append(r.queries, q)
 		}
 	}
-	r.metrics, err = eval.Retrieval(r.docs, r.queries, func(text string) ([]float32, error) {
+	vecOf := func(text string) []float32 {
 		if v, ok := byText[text]; ok {
-			return v, nil
+			return v
 		}
 		v, err := r.vec.Vectorize(text, vectorizer.TaskQuery, r.vec.Options())
 		if err != nil {
-			return nil, nil // no usable word: retrieves nothing, as a failed nearText
+			return nil // no usable word: retrieves nothing, as a failed nearText
 		}
-		return v, nil
-	})
+		return v
+	}
+	dv := make([][]float32, len(r.docs))
+	for i, d := range r.docs {
+		dv[i] = vecOf(d.Text)
+	}
+	qv := make([][]float32, len(r.queries))
+	for i, q := range r.queries {
+		qv[i] = vecOf(q.Text)
+	}
+	ix, err := eval.NewDenseIndexFromVectors(dv)
+	if err == nil {
+		r.metrics, _, err = eval.DenseRun(r.docs, r.queries, ix, qv, 10)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("in-process retrieval: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 	wvgrpc "github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 	"github.com/weaviate/weaviate/entities/models"
 
+	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval"
 )
 
@@ -251,22 +251,8 @@ func listVectors(t testing.TB, w *weaviateServer, class, target string) map[int]
 	}
 }
 
-// cosine returns the cosine of a and b (0 if either is zero or lengths differ).
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
-}
+// cosine is model.Cosine (0 if either is zero or lengths differ).
+func cosine(a, b []float32) float64 { return model.Cosine(a, b) }
 
 // checkVectors compares the stored vectors with want (by document) and
 // fails on any missing object or cosine ≤ 0.9999.
@@ -353,7 +339,7 @@ func targetClause(target string) string {
 
 // searchAll runs one search per query with a few workers and returns the
 // docIds of each query's top 10; a query whose search fails retrieves nothing
-// (as in eval.Retrieval, where a query without a vector retrieves nothing)
+// (as in eval.DenseRun, where a query without a vector retrieves nothing)
 // and is counted in failed.
 func searchAll(t testing.TB, w *weaviateServer, class string, queries []eval.RetrievalQuery, arg func(q eval.RetrievalQuery) string) (top [][]string, failed int) {
 	t.Helper()
@@ -387,7 +373,7 @@ func searchAll(t testing.TB, w *weaviateServer, class string, queries []eval.Ret
 }
 
 // metricsOf scores rankings of docIds with eval's own accumulator, the way
-// eval.Retrieval does: documents sharing an id count as one item (the first),
+// eval.DenseRun does: documents sharing an id count as one item (the first),
 // repeats left out.
 func metricsOf(t testing.TB, docs []eval.Document, queries []eval.RetrievalQuery, top [][]string) eval.RetrievalMetrics {
 	t.Helper()

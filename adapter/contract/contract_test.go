@@ -17,9 +17,9 @@ import (
 	"github.com/weaviate/weaviate/usecases/modulecomponents/clients/transformers"
 
 	"github.com/text2vec-am/text2vec-am/adapter"
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
 func newServer(t testing.TB) (*adapter.Server, *memory.Memory) {

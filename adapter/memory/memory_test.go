@@ -422,15 +422,13 @@ func fuzzSeeds() (logs, snapshots [][]byte) {
 	logs = append(logs, b)
 	// Corrupted: df > passages, df 0, an empty word, a passage count going
 	// down, an absurd passage count, a truncated record, a flipped bit.
-	for _, bad := range [][]byte{
+	logs = append(logs,
 		appendDocFreqRecord(nil, 1, wordDF{"w", 2}),
 		appendDocFreqRecord(nil, 1, wordDF{"w", 0}),
 		appendDocFreqRecord(nil, 1, wordDF{"", 1}),
 		appendDocFreqRecord(appendDocFreqRecord(nil, 3, wordDF{"w", 3}), 2, wordDF{"v", 1}),
 		appendDocFreqRecord(nil, maxPassages+1, wordDF{"w", 1}),
-	} {
-		logs = append(logs, bad)
-	}
+	)
 	small := appendDocFreqRecord(nil, 2, wordDF{"alpha", 2}, wordDF{"beta", 1})
 	logs = append(logs, small[:len(small)-1])
 	flipped := slices.Clone(small)

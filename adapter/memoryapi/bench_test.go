@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/trainer/eval"
 )
 

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // Options configure one refresh.
@@ -342,7 +344,7 @@ func (r *run) rewrite(obj *object, fresh [][][]float32, i int) (map[string]any, 
 			continue
 		}
 		if !changed {
-			changed = cosine(obj.vectorOf(t.Name), v) < 1-r.o.Tolerance
+			changed = model.Cosine(obj.vectorOf(t.Name), v) < 1-r.o.Tolerance
 		}
 		if t.Name == "" {
 			w["vector"] = v
@@ -439,21 +441,4 @@ func (r *run) report(final bool) {
 	}
 	fmt.Fprintf(r.o.Progress, "%s %s: %d objects read, %d updated, %d unchanged, %d without text, %d without a vector · %.0f objects/s, %v\n",
 		word, r.class, s.Read, s.Updated, s.Unchanged, s.Empty, s.Failed, rate, el.Round(time.Millisecond))
-}
-
-// cosine of a and b; 0 when either is missing or their lengths differ.
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
 }

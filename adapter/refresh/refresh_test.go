@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // fakeWeaviate serves the REST calls refresh makes over objects held in
@@ -175,7 +177,7 @@ func TestRunWritesOnlyChangedVectorsAndKeepsOthers(t *testing.T) {
 		}
 		text := o.Properties["text"].(string)
 		want := []float32{float32(len(text)), float32(strings.Count(text, "x")) + 1}
-		if got := o.vectorOf("am"); text != "fail here" && cosine(got, want) < 1-1e-9 {
+		if got := o.vectorOf("am"); text != "fail here" && model.Cosine(got, want) < 1-1e-9 {
 			t.Errorf("object %s: am vector %v, want %v", id, got, want)
 		}
 	}

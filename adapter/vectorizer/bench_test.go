@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 

@@ -3,9 +3,6 @@ package vectorizer
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
-	"strings"
 )
 
 // Task says why a text is vectorized.
@@ -141,27 +138,6 @@ func DefaultOptions() Options {
 	return Options{Weighting: WeightSIFCollection, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64}
 }
 
-// Validate reports the first option out of range, naming it by its config key.
-func (o Options) Validate() error {
-	switch {
-	case o.Weighting > WeightSIFCollection:
-		return fmt.Errorf("weighting: unknown value %d", o.Weighting)
-	case !(o.SIFA > 0 && o.SIFA <= 1):
-		return fmt.Errorf("sif_a = %v: want 0 < sif_a ≤ 1", o.SIFA)
-	case !(o.CollectionB >= 0 && o.CollectionB <= 1):
-		return fmt.Errorf("collection_b = %v: want 0 < collection_b ≤ 1 (0: the default)", o.CollectionB)
-	case o.RareMin < 0:
-		return fmt.Errorf("rare_min = %d: want ≥ 0", o.RareMin)
-	case o.FrequentMin < o.RareMin:
-		return fmt.Errorf("frequent_min = %d is below rare_min = %d", o.FrequentMin, o.RareMin)
-	case o.MaxContexts < 0 || o.MaxContexts > 4096:
-		return fmt.Errorf("max_contexts = %d: want 0..4096", o.MaxContexts)
-	case o.MaxAMWords < 0:
-		return fmt.Errorf("max_am_words = %d: want ≥ 0 (0: the default %d)", o.MaxAMWords, DefaultMaxAMWords)
-	}
-	return nil
-}
-
 // DefaultCollectionB is the CollectionB that 0 stands for: a word in 1% of
 // the passages keeps half its SIF weight (tuned on debian-dev: 0.003 → 0.01 →
 // 0.03 gave dense AM MRR@10 0.364, 0.374, 0.367).
@@ -173,96 +149,6 @@ func (o *Options) collectionB() float64 {
 		return DefaultCollectionB
 	}
 	return o.CollectionB
-}
-
-// OverrideKeys returns the per-request config keys WithOverrides accepts.
-func OverrideKeys() []string {
-	return []string{"weighting", "sif_a", "frequent_min", "rare_min", "max_contexts", "collection_b", "mix_text_contexts"}
-}
-
-// WithOverrides returns o with the per-request overrides in cfg applied.
-// Numbers may be float64 or json.Number (integers must be whole). An unknown
-// key, a wrong type or a value out of range is an error naming the key.
-func (o Options) WithOverrides(cfg map[string]any) (Options, error) {
-	keys := make([]string, 0, len(cfg))
-	for k := range cfg {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // report errors deterministically
-	for _, k := range keys {
-		val := cfg[k]
-		switch k {
-		case "weighting":
-			s, ok := val.(string)
-			if !ok {
-				return o, fmt.Errorf("config key %q: want a string (\"sif\", \"mean\" or \"sif-collection\"), got %s", k, typeName(val))
-			}
-			w, err := ParseWeighting(s)
-			if err != nil {
-				return o, fmt.Errorf("config key %q: %w", k, err)
-			}
-			o.Weighting = w
-		case "sif_a", "collection_b":
-			f, err := number(k, val)
-			if err != nil {
-				return o, err
-			}
-			if k == "sif_a" {
-				o.SIFA = f
-			} else {
-				o.CollectionB = f
-			}
-		case "mix_text_contexts":
-			b, ok := val.(bool)
-			if !ok {
-				return o, fmt.Errorf("config key %q: want a boolean, got %s", k, typeName(val))
-			}
-			o.MixTextContexts = b
-		case "frequent_min", "rare_min", "max_contexts":
-			f, err := number(k, val)
-			if err != nil {
-				return o, err
-			}
-			if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-				return o, fmt.Errorf("config key %q: want a whole number, got %v", k, f)
-			}
-			switch k {
-			case "frequent_min":
-				o.FrequentMin = int64(f)
-			case "rare_min":
-				o.RareMin = int64(f)
-			default:
-				if f > math.MaxInt32 || f < math.MinInt32 {
-					return o, fmt.Errorf("config key %q: %v out of range", k, f)
-				}
-				o.MaxContexts = int(f)
-			}
-		default:
-			return o, fmt.Errorf("unknown config key %q (known: %s)", k, strings.Join(OverrideKeys(), ", "))
-		}
-	}
-	if err := o.Validate(); err != nil {
-		return o, fmt.Errorf("config: %w", err)
-	}
-	return o, nil
-}
-
-func number(key string, v any) (float64, error) {
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return 0, fmt.Errorf("config key %q: %q is not a number", key, x.String())
-		}
-		return f, nil
-	case int:
-		return float64(x), nil
-	case int64:
-		return float64(x), nil
-	}
-	return 0, fmt.Errorf("config key %q: want a number, got %s", key, typeName(v))
 }
 
 func typeName(v any) string {

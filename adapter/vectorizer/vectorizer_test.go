@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
@@ -423,6 +423,11 @@ func TestOverrides(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want it to mention %s (options %+v)", c.cfg, err, c.want, o)
+		}
+		// Checkable the Go way: a bad value is a *FieldError, an unknown key ErrUnknownSetting.
+		var fe *FieldError
+		if !errors.As(err, &fe) && !errors.Is(err, ErrUnknownSetting) {
+			t.Errorf("%v: error %v is neither a *FieldError nor ErrUnknownSetting", c.cfg, err)
 		}
 	}
 	o, _ := base.WithOverrides(map[string]any{"weighting": "mean", "max_contexts": 3.0})

@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	goroot := flag.String("goroot", runtime.GOROOT(), "Go installation whose src/ is read")
+	goroot := flag.String("goroot", docgen.GoRoot(), "Go installation whose src/ is read")
 	out := flag.String("out", "data/godocs.jsonl", "output JSONL file")
 	flag.Parse()
 	if err := run(*goroot, *out); err != nil {

@@ -141,27 +141,11 @@ func Build(ctx context.Context, opts Options) error {
 		return err
 	}
 
-	work := opts.WorkDir
-	if work == "" {
-		work = DefaultWorkDir()
+	work, cleanup, err := openWorkDir(opts.WorkDir)
+	if err != nil {
+		return err
 	}
-	if work == "" {
-		work, err = os.MkdirTemp("", "text2vec-am-weaviate-*")
-		if err != nil {
-			return fmt.Errorf("create work directory: %w", err)
-		}
-		defer os.RemoveAll(work)
-	} else {
-		if work, err = filepath.Abs(work); err != nil {
-			return fmt.Errorf("work directory %s: %w", opts.WorkDir, err)
-		}
-		if err := prepareWorkDir(work); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(work, markerFile), []byte("work directory of text2vec-am build-weaviate; may be deleted\n"), 0o644); err != nil {
-		return fmt.Errorf("mark work directory: %w", err)
-	}
+	defer cleanup()
 
 	logger.Info("copying Weaviate source", "from", src, "to", work)
 	if err := copyTree(src, work); err != nil {
@@ -451,4 +435,32 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
+}
+
+// openWorkDir returns the work directory (given, DefaultWorkDir, or a
+// temporary one that cleanup removes), prepared and marked as ours.
+func openWorkDir(given string) (work string, cleanup func(), err error) {
+	cleanup = func() {}
+	work = given
+	if work == "" {
+		work = DefaultWorkDir()
+	}
+	if work == "" {
+		if work, err = os.MkdirTemp("", "text2vec-am-weaviate-*"); err != nil {
+			return "", cleanup, fmt.Errorf("create work directory: %w", err)
+		}
+		cleanup = func() { os.RemoveAll(work) }
+	} else {
+		if work, err = filepath.Abs(work); err != nil {
+			return "", cleanup, fmt.Errorf("work directory %s: %w", given, err)
+		}
+		if err := prepareWorkDir(work); err != nil {
+			return "", cleanup, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, markerFile), []byte("work directory of text2vec-am build-weaviate; may be deleted\n"), 0o644); err != nil {
+		cleanup()
+		return "", func() {}, fmt.Errorf("mark work directory: %w", err)
+	}
+	return work, cleanup, nil
 }

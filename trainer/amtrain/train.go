@@ -615,24 +615,11 @@ func EvalHoldout(m *model.Model, s *Sampler, words []TrainWord, base *model.Embe
 			r := newRNG(uint64(seed), tagEval, uint64(i))
 			ctxs := cs.sample(s, &r, w.Index, k)
 			m.Infer(ws, w.Word, ctxs, v)
-			hs.Cos[j] += cosine(v, base.Row(w.Base))
+			hs.Cos[j] += model.Cosine(v, base.Row(w.Base))
 		}
 	}
 	for j := range hs.Cos {
 		hs.Cos[j] /= float64(len(words))
 	}
 	return hs
-}
-
-func cosine(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
 }

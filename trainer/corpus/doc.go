@@ -17,7 +17,4 @@
 //     Corpus.Vocab builds a min-count vocabulary from it and Corpus.Encode
 //     re-expresses the corpus in the ids of any vocabulary (for instance the
 //     vocabulary of a set of base embeddings) without tokenizing again.
-//
-// An Encoded corpus can be written once with WriteEncoded and memory-mapped with
-// OpenEncoded.
 package corpus

@@ -1,8 +1,6 @@
 package corpus
 
 import (
-	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // source is one path as given by the user, with the files it stands for.
@@ -128,19 +128,10 @@ func openFile(path string) (r io.Reader, raw *countingReader, closeFn func() err
 		return nil, nil, nil, fmt.Errorf("corpus: %w", err)
 	}
 	raw = &countingReader{r: f}
-	br := bufio.NewReaderSize(raw, readBuffer)
-	magic, err := br.Peek(2)
-	if err != nil && err != io.EOF {
+	r, closeZ, err := model.MaybeGunzip(raw, readBuffer)
+	if err != nil {
 		f.Close()
 		return nil, nil, nil, fmt.Errorf("read corpus file %s: %w", path, err)
 	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			f.Close()
-			return nil, nil, nil, fmt.Errorf("read corpus file %s: invalid gzip: %w", path, err)
-		}
-		return zr, raw, f.Close, nil
-	}
-	return br, raw, f.Close, nil
+	return r, raw, func() error { return errors.Join(closeZ(), f.Close()) }, nil
 }

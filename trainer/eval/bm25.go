@@ -48,9 +48,6 @@ func NewBM25(docs [][]string, k1, b float64) *BM25 {
 	return ix
 }
 
-// Len returns the number of documents indexed.
-func (ix *BM25) Len() int { return len(ix.docLen) }
-
 // Scores writes the BM25 score of every document for the query tokens to dst
 // (grown to Len() if needed) and returns it. Each distinct query term counts
 // once; documents matching no term score 0.

@@ -56,7 +56,7 @@ func Chimeras(tok model.Tokenizer, insts []ChimeraInstance, nonce NonceFunc, pro
 				continue
 			}
 			if v != nil {
-				cos[j] = Cosine(v, pv)
+				cos[j] = model.Cosine(v, pv)
 			}
 		}
 		rhos[i] = Spearman(cos, in.Ratings)

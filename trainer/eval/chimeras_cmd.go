@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/text2vec-am/text2vec-am/cli"
@@ -113,11 +114,7 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 	if e.Counts == nil {
 		slog.Warn("no counts: stop words are the first words of the vocabulary (word2vec files are sorted by frequency)", "n", *nStop)
 	}
-	type row struct {
-		name  string
-		nonce func() NonceFunc
-	}
-	rows := []row{
+	rows := []chimeraRow{
 		{"additive", func() NonceFunc { return Additive(e, nil) }},
 		{"additive − sw", func() NonceFunc { return Additive(e, MostFrequent(e, *nStop)) }},
 	}
@@ -135,10 +132,34 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 		}
 		name := chimeraRowName(r.mode)
 		weights = append(weights, fmt.Sprintf("%s: %s (trained in mode %s)", name, r.path, trained))
-		rows = append(rows, row{name, func() NonceFunc { return ModelNonce(m) }})
+		rows = append(rows, chimeraRow{name, func() NonceFunc { return ModelNonce(m) }})
 	}
+	return scoreChimeras(ctx, env.Stdout, fs.Args(), sets, rows, weights, *am != "" && *fcm != "", e)
+}
+
+// chimeraColumn names a column "N sent." when all instances have N sentences.
+func chimeraColumn(path string, insts []ChimeraInstance) string {
+	n := len(insts[0].Sentences)
+	for _, in := range insts {
+		if len(in.Sentences) != n {
+			return datasetName(path)
+		}
+	}
+	return fmt.Sprintf("%d sent.", n)
+}
+
+// chimeraRow is one row of the CHIMERAS table: a name and how it infers a nonce.
+type chimeraRow struct {
+	name  string
+	nonce func() NonceFunc
+}
+
+// scoreChimeras scores every row on every file, writes the table, the weights
+// files used and, when paired, the per-instance comparison of the last two
+// rows (AM-ctx vs FCM-ctx).
+func scoreChimeras(ctx context.Context, w io.Writer, files []string, sets [][]ChimeraInstance, rows []chimeraRow, weights []string, paired bool, e *model.Embeddings) error {
 	tab := Table{Header: []string{"model"}}
-	for i, p := range fs.Args() {
+	for i, p := range files {
 		tab.Header = append(tab.Header, chimeraColumn(p, sets[i]))
 	}
 	tok := model.DefaultTokenizer()
@@ -151,42 +172,31 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 				return err
 			}
 			res := Chimeras(tok, insts, r.nonce(), EmbeddingLookup(e))
-			slog.Info("chimeras", "model", r.name, "file", fs.Arg(i), "instances", res.Instances,
+			slog.Info("chimeras", "model", r.name, "file", files[i], "instances", res.Instances,
 				"spearman", res.Spearman, "undefined", res.Undefined, "missing_probes", res.MissingProbes)
 			cells = append(cells, fmtNum(res.Spearman, 3))
 			perInstance[ri][i] = res.PerInstance
 		}
 		tab.AddRow(cells...)
 	}
-	if err := tab.WriteMarkdown(env.Stdout); err != nil {
+	if err := tab.WriteMarkdown(w); err != nil {
 		return err
 	}
 	if len(weights) > 0 {
-		fmt.Fprintln(env.Stdout)
-		for _, w := range weights {
-			fmt.Fprintln(env.Stdout, w)
+		fmt.Fprintln(w)
+		for _, line := range weights {
+			fmt.Fprintln(w, line)
 		}
 	}
 	// Paired comparison of the last two rows (AM-ctx vs FCM-ctx when both are given).
-	if *am != "" && *fcm != "" {
+	if paired {
 		a, f := len(rows)-1, len(rows)-2
-		fmt.Fprintln(env.Stdout)
+		fmt.Fprintln(w)
 		for i := range sets {
 			wins, losses := PairedWins(perInstance[a][i], perInstance[f][i])
-			fmt.Fprintf(env.Stdout, "%s: AM-ctx better on %d instances, FCM-ctx on %d (two-sided binomial p = %.3f)\n",
+			fmt.Fprintf(w, "%s: AM-ctx better on %d instances, FCM-ctx on %d (two-sided binomial p = %.3f)\n",
 				tab.Header[i+1], wins, losses, BinomialTest(wins, wins+losses, 0.5))
 		}
 	}
 	return nil
-}
-
-// chimeraColumn names a column "N sent." when all instances have N sentences.
-func chimeraColumn(path string, insts []ChimeraInstance) string {
-	n := len(insts[0].Sentences)
-	for _, in := range insts {
-		if len(in.Sentences) != n {
-			return datasetName(path)
-		}
-	}
-	return fmt.Sprintf("%d sent.", n)
 }

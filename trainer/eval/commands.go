@@ -11,10 +11,7 @@
 package eval
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -26,54 +23,18 @@ import (
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
 func Commands() []cli.Command {
-	return []cli.Command{{
-		Name:    "eval",
-		Summary: "evaluate embeddings and AM models: chimeras, nonce, vecmap, wordsim, rare-pairs, sentiment, retrieval",
-		Run:     runEval,
-	}}
-}
-
-type task struct {
-	name, summary string
-	run           func(ctx context.Context, env cli.Env) error
-}
-
-func tasks() []task {
-	return []task{
-		{"chimeras", "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", runChimeras},
-		{"nonce", "definitional nonces (Herbelot & Baroni 2017): rank of the gold vector, MRR and median rank", runNonce},
-		{"rare-dev", "build a rare-word development set (pairs + contexts) for rare-pairs from a corpus", runRareDev},
-		{"rare-pairs", "rare-word pairs with contexts (the CRW protocol): ρ for k = 0, 1, 2, 4 … contexts", runRarePairs},
-		{"retrieval", "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", runRetrieval},
-		{"sentiment", "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", runSentiment},
-		{"vecmap", "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", runVecMap},
-		{"wordsim", "Spearman of cosine vs gold on word-similarity files, with coverage", runWordSim},
-	}
-}
-
-func runEval(ctx context.Context, env cli.Env) error {
-	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
-		printTasks(env.Stderr)
-		if len(env.Args) == 0 {
-			return cli.UsageError("missing task")
-		}
-		return flag.ErrHelp
-	}
-	for _, t := range tasks() {
-		if t.name == env.Args[0] {
-			return t.run(ctx, cli.Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr})
-		}
-	}
-	printTasks(env.Stderr)
-	return cli.UsageError("unknown task %q", env.Args[0])
-}
-
-func printTasks(w io.Writer) {
-	fmt.Fprintln(w, "Usage: text2vec-am eval <task> [flags] FILE…\n\nTasks:")
-	for _, t := range tasks() {
-		fmt.Fprintf(w, "  %-11s %s\n", t.name, t.summary)
-	}
-	fmt.Fprintln(w, "\nRun 'text2vec-am eval <task> -h' for a task's flags.")
+	return []cli.Command{cli.Group("eval",
+		"evaluate embeddings and AM models: chimeras, nonce, vecmap, wordsim, rare-pairs, sentiment, retrieval",
+		"task", "", []cli.Command{
+			{Name: "chimeras", Summary: "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", Run: runChimeras},
+			{Name: "nonce", Summary: "definitional nonces (Herbelot & Baroni 2017): rank of the gold vector, MRR and median rank", Run: runNonce},
+			{Name: "rare-dev", Summary: "build a rare-word development set (pairs + contexts) for rare-pairs from a corpus", Run: runRareDev},
+			{Name: "rare-pairs", Summary: "rare-word pairs with contexts (the CRW protocol): ρ for k = 0, 1, 2, 4 … contexts", Run: runRarePairs},
+			{Name: "retrieval", Summary: "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", Run: runRetrieval},
+			{Name: "sentiment", Summary: "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", Run: runSentiment},
+			{Name: "vecmap", Summary: "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", Run: runVecMap},
+			{Name: "wordsim", Summary: "Spearman of cosine vs gold on word-similarity files, with coverage", Run: runWordSim},
+		})}
 }
 
 // datasetName is the file name of path without directory and extensions.

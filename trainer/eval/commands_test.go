@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -161,7 +162,7 @@ func TestBaseOnlyVectorizerDropsUnknownWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if Cosine(a, b) < 0.999999 {
+	if model.Cosine(a, b) < 0.999999 {
 		t.Fatalf("unknown words changed the vector: %v vs %v", a, b)
 	}
 	if none, err := vec("zzzunknown qqq"); err != nil || none != nil {
@@ -227,5 +228,18 @@ func TestEvalWordSimDefaultModel(t *testing.T) {
 	out, _, err = run(t, "wordsim", "--embeddings", "default", "--oov", "form", pairs)
 	if err != nil || !strings.Contains(out, "(3 + 1 / 4)") {
 		t.Fatalf("--oov form on the default model: %v\n%s", err, out)
+	}
+}
+
+// AdapterVectorizer wraps the adapter's vectorizer as a TextVectorizer for
+// Retrieval: texts are vectorized as queries with opts (the memory is read,
+// never written) and a text without any usable word gets no vector.
+func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVectorizer {
+	return func(text string) ([]float32, error) {
+		vec, err := v.Vectorize(text, vectorizer.TaskQuery, opts)
+		if errors.Is(err, vectorizer.ErrNoWords) {
+			return nil, nil
+		}
+		return vec, err
 	}
 }

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,27 +14,25 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // forEachLine calls fn with every line of the file at path (1-based line
-// number, line without its trailing "\n" or "\r\n"). Files ending in .gz are
-// decompressed. An error from fn stops the scan and is returned as is.
+// number, line without its trailing "\n" or "\r\n"). Gzip files (by their magic
+// bytes) are decompressed. An error from fn stops the scan and is returned as is.
 func forEachLine(path string, fn func(lineNo int, line string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
+	r, closeZ, err := model.MaybeGunzip(f, 1<<16)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
+	defer closeZ()
+	br := bufio.NewReaderSize(r, 1<<16) // r itself when not gzip
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadString('\n')
 		if len(line) > 0 {

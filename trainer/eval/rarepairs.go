@@ -123,7 +123,7 @@ func RarePairsScore(pairs []RarePair, common Lookup, rare map[string][]float32) 
 			missing++
 			continue
 		}
-		cos[i] = Cosine(c, r)
+		cos[i] = model.Cosine(c, r)
 	}
 	return Spearman(cos, gold), missing
 }

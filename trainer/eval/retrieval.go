@@ -198,9 +198,9 @@ type RetrievalMetrics struct {
 
 // MetricsAccumulator sums per-query retrieval metrics.
 type MetricsAccumulator struct {
-	n                int
-	rr, r1, r10, sum float64
-	perQuery         []float64
+	n           int
+	rr, r1, r10 float64
+	perQuery    []float64
 }
 
 // Add scores one query's ranking (best first) against its relevant documents.
@@ -272,19 +272,6 @@ type DenseIndex struct {
 	Dim  int
 	rows int
 	vecs []float32 // rows × Dim, each row unit length or zero
-}
-
-// NewDenseIndex vectorizes every document with vec.
-func NewDenseIndex(docs []Document, vec TextVectorizer) (*DenseIndex, error) {
-	vecs := make([][]float32, len(docs))
-	for i, d := range docs {
-		v, err := vec(d.Text)
-		if err != nil {
-			return nil, fmt.Errorf("vectorize document %q: %w", d.ID, err)
-		}
-		vecs[i] = v
-	}
-	return NewDenseIndexFromVectors(vecs)
 }
 
 // NewDenseIndexFromVectors indexes document vectors (nil or zero: the
@@ -391,24 +378,6 @@ func (ids *docIDs) add(acc *MetricsAccumulator, i int, hits []Hit) {
 		out = append(out, Hit{Doc: c, Score: h.Score})
 	}
 	acc.Add(out, ids.rel[i])
-}
-
-// Retrieval runs dense retrieval: documents and queries are vectorized with
-// vec, documents ranked by cosine, and MRR@10, Recall@1 and Recall@10
-// returned. This is the reference the end-to-end tests compare Weaviate with.
-func Retrieval(docs []Document, queries []RetrievalQuery, vec TextVectorizer) (RetrievalMetrics, error) {
-	ix, err := NewDenseIndex(docs, vec)
-	if err != nil {
-		return RetrievalMetrics{}, err
-	}
-	qv := make([][]float32, len(queries))
-	for i, q := range queries {
-		if qv[i], err = vec(q.Text); err != nil {
-			return RetrievalMetrics{}, fmt.Errorf("vectorize query %q: %w", q.ID, err)
-		}
-	}
-	m, _, err := DenseRun(docs, queries, ix, qv, 10)
-	return m, err
 }
 
 // DenseRun ranks the documents of ix for every query vector (nil: the query

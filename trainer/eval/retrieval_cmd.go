@@ -3,7 +3,9 @@ package eval
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -99,26 +101,34 @@ func TeachMemory(ctx context.Context, v *vectorizer.Vectorizer, texts []string, 
 	return total, nil
 }
 
-func runRetrieval(ctx context.Context, env cli.Env) error {
-	fs := cli.NewFlagSet("eval retrieval", env)
-	var base baseFlags
-	base.register(fs)
-	amPath := fs.String("model", "", "AM serving bundle or weights `FILE`, or \"default\" (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
-	ftPath := fs.String("fasttext", "", "a fastText model `FILE.bin`: adds the dense-fastText row (its word vectors, n-gram vectors for words outside its dictionary, weighted like the other dense rows)")
-	weighting := fs.String("weighting", vectorizer.DefaultOptions().Weighting.String(), "word weighting of the dense rows: sif, mean or sif-collection (SIF × b/(b + df/N), df counted over the documents)")
-	importMode := fs.String("import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
-	sifA := fs.Float64("sif-a", vectorizer.DefaultOptions().SIFA, "the a of the SIF weight a/(a + p(w)) of the dense rows (the adapter's sif_a)")
-	collectionB := fs.Float64("collection-b", vectorizer.DefaultCollectionB, "sif-collection: the b of the collection factor b/(b + df/N) (the adapter's collection_b)")
-	alphaList := fs.String("alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
-	defaults := vectorizer.DefaultOptions()
-	frequentMin := fs.Int64("frequent-min", defaults.FrequentMin, "dense AM: words with at least this count use their base row (the adapter's frequent_min)")
-	rareMin := fs.Int64("rare-min", defaults.RareMin, "dense AM: words with rare-min ≤ count < frequent-min use the bundle row (AM+skip); below, AM live from the memory (the adapter's rare_min)")
-	maxContexts := fs.Int("max-contexts", defaults.MaxContexts, "dense AM: contexts per word (the adapter's max_contexts)")
-	mixText := fs.Bool("mix-text-contexts", false, "dense AM: add a text's own sentences after the remembered contexts of a word (the adapter's mix_text_contexts)")
-	fusionName := fs.String("fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion), ranked (reciprocal rank, Weaviate's rankedFusion) or zscore (standardized scores; not in Weaviate)")
-	depth := fs.Int("depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
-	k1 := fs.Float64("k1", 1.2, "BM25 k1")
-	b := fs.Float64("b", 0.75, "BM25 b")
+// retrievalOptions are eval retrieval's flags and arguments, parsed and checked.
+type retrievalOptions struct {
+	base                  baseFlags
+	amPath, ftPath        string
+	vec                   vectorizer.Options // the dense rows' settings (dense AM: all of them)
+	importMode            string
+	alphaList, fusionName string
+	alphas                []float64
+	fuse                  Fusion
+	depth                 int // 0: every document
+	k1, b                 float64
+	docsPath, queriesPath string
+}
+
+func (o *retrievalOptions) register(fs *flag.FlagSet) {
+	o.base.register(fs)
+	fs.StringVar(&o.amPath, "model", "", "AM serving bundle or weights `FILE`, or \"default\" (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
+	fs.StringVar(&o.ftPath, "fasttext", "", "a fastText model `FILE.bin`: adds the dense-fastText row (its word vectors, n-gram vectors for words outside its dictionary, weighted like the other dense rows)")
+	// The vectorizer settings of the dense rows, as serve's flags.
+	o.vec = vectorizer.DefaultOptions()
+	o.vec.CollectionB = vectorizer.DefaultCollectionB
+	vectorizer.RegisterFlags(fs, &o.vec)
+	fs.StringVar(&o.importMode, "import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
+	fs.StringVar(&o.alphaList, "alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
+	fs.StringVar(&o.fusionName, "fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion), ranked (reciprocal rank, Weaviate's rankedFusion) or zscore (standardized scores; not in Weaviate)")
+	fs.IntVar(&o.depth, "depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
+	fs.Float64Var(&o.k1, "k1", 1.2, "BM25 k1")
+	fs.Float64Var(&o.b, "b", 0.75, "BM25 b")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval retrieval --embeddings FILE --counts FILE [--model FILE] DOCS.jsonl QUERIES.jsonl\n\n"+
 			"DOCS: {\"id\", \"text\"} per line; QUERIES: {\"id\", \"text\", \"relevant\": [doc id]} per line.\n"+
@@ -127,205 +137,230 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 			"first), and hybrid min-max fusions.")
 		fs.PrintDefaults()
 	}
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
+}
+
+// check validates the parsed flags and takes the two file arguments.
+func (o *retrievalOptions) check(args []string) error {
+	if len(args) != 2 {
+		return cli.UsageError("want DOCS and QUERIES files, got %d arguments", len(args))
 	}
-	if fs.NArg() != 2 {
-		return cli.UsageError("want DOCS and QUERIES files, got %d arguments", fs.NArg())
+	o.docsPath, o.queriesPath = args[0], args[1]
+	if err := o.vec.Validate(); err != nil {
+		return cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
 	}
-	w, err := vectorizer.ParseWeighting(*weighting)
-	if err != nil {
-		return cli.UsageError("--weighting: %v", err)
+	if o.importMode != "warm" && o.importMode != "sequential" {
+		return cli.UsageError("--import: want warm or sequential, got %q", o.importMode)
 	}
-	if *importMode != "warm" && *importMode != "sequential" {
-		return cli.UsageError("--import: want warm or sequential, got %q", *importMode)
-	}
-	sequential := *importMode == "sequential"
-	var fuse Fusion
-	switch *fusionName {
+	switch o.fusionName {
 	case "relative":
-		fuse = FuseMinMax
+		o.fuse = FuseMinMax
 	case "ranked":
-		fuse = FuseRRF
+		o.fuse = FuseRRF
 	case "zscore":
-		fuse = FuseZScore
+		o.fuse = FuseZScore
 	default:
-		return cli.UsageError("--fusion: want relative, ranked or zscore, got %q", *fusionName)
+		return cli.UsageError("--fusion: want relative, ranked or zscore, got %q", o.fusionName)
 	}
-	var alphas []float64
-	for _, f := range strings.Split(*alphaList, ",") {
+	for _, f := range strings.Split(o.alphaList, ",") {
 		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(a >= 0 && a <= 1) {
 			return cli.UsageError("--alpha: %q is not a number in [0, 1]", f)
 		}
-		alphas = append(alphas, a)
+		o.alphas = append(o.alphas, a)
 	}
-
-	if !(*k1 >= 0) || !(*b >= 0 && *b <= 1) {
-		return cli.UsageError("BM25 wants k1 ≥ 0 and 0 ≤ b ≤ 1, got k1 %v, b %v", *k1, *b)
+	if !(o.k1 >= 0) || !(o.b >= 0 && o.b <= 1) {
+		return cli.UsageError("BM25 wants k1 ≥ 0 and 0 ≤ b ≤ 1, got k1 %v, b %v", o.k1, o.b)
 	}
-	docs, err := LoadDocuments(fs.Arg(0))
-	if err != nil {
-		return err
+	if o.depth != 0 && o.depth < 10 {
+		return cli.UsageError("--depth must be 0 (every document) or ≥ 10, got %d", o.depth)
 	}
-	queries, err := LoadQueries(fs.Arg(1))
-	if err != nil {
-		return err
-	}
-	if *depth != 0 && *depth < 10 {
-		return cli.UsageError("--depth must be 0 (every document) or ≥ 10, got %d", *depth)
-	}
-	if *depth == 0 {
-		*depth = len(docs)
-	}
-	if base.embeddings == "" && *amPath == "" && *ftPath == "" {
+	if o.base.embeddings == "" && o.amPath == "" && o.ftPath == "" {
 		return cli.UsageError("give --embeddings (base vectors), --model (a bundle) and/or --fasttext")
 	}
-	docTexts := make([]string, len(docs))
-	for i, d := range docs {
-		docTexts[i] = d.Text
-	}
-	queryTexts := make([]string, len(queries))
-	for i, q := range queries {
-		queryTexts[i] = q.Text
-	}
+	return nil
+}
 
+func runRetrieval(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("eval retrieval", env)
+	var o retrievalOptions
+	o.register(fs)
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if err := o.check(fs.Args()); err != nil {
+		return err
+	}
+	return retrieve(ctx, &o, env.Stdout)
+}
+
+// retrievalRun is one eval retrieval: the collection, BM25's run (the anchor
+// of every paired test) and the table of rows.
+type retrievalRun struct {
+	o                    *retrievalOptions
+	docs                 []Document
+	queries              []RetrievalQuery
+	docTexts, queryTexts []string
+	bm                   RetrievalMetrics
+	bmRuns               [][]Hit
+	tab                  Table
+}
+
+// retrieve runs eval retrieval with checked options o and writes its table to w.
+func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
+	r := &retrievalRun{o: o, tab: Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}}
+	var err error
+	if r.docs, err = LoadDocuments(o.docsPath); err != nil {
+		return err
+	}
+	if r.queries, err = LoadQueries(o.queriesPath); err != nil {
+		return err
+	}
+	if o.depth == 0 {
+		o.depth = len(r.docs)
+	}
+	for _, d := range r.docs {
+		r.docTexts = append(r.docTexts, d.Text)
+	}
+	for _, q := range r.queries {
+		r.queryTexts = append(r.queryTexts, q.Text)
+	}
 	tok := model.DefaultTokenizer()
-	bm, bmRuns, err := BM25Run(docs, queries, func(s string) []string { return tok.AppendTokens(nil, s) }, *k1, *b, *depth)
+	r.bm, r.bmRuns, err = BM25Run(r.docs, r.queries, func(s string) []string { return tok.AppendTokens(nil, s) }, o.k1, o.b, o.depth)
 	if err != nil {
 		return err
 	}
-	tab := Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}
-	row := func(name string, m RetrievalMetrics, paired string) {
-		tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3), paired)
-		slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
-	}
-	row("BM25", bm, "–")
-	// add adds a row with its per-query sign test against BM25.
-	add := func(name string, m RetrievalMetrics) error {
-		better, worse, p, err := PairedRR(m, bm)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		row(name, m, fmt.Sprintf("%d / %d (%s)", better, worse, fmtNum(p, 3)))
-		return nil
-	}
-
+	r.row("BM25", r.bm, "–")
 	dense := func(name string, v *vectorizer.Vectorizer, opts vectorizer.Options) error {
-		start := time.Now()
-		var dv [][]float32
-		var emptyDocs int
-		var err error
-		if sequential {
-			dv, emptyDocs, err = ImportSequentially(ctx, v, docTexts, opts)
-		} else {
-			dv, emptyDocs, err = VectorizeAll(v, docTexts, opts)
-		}
-		if err != nil {
-			return err
-		}
-		qv, emptyQueries, err := VectorizeAll(v, queryTexts, opts)
-		if err != nil {
-			return err
-		}
-		slog.Info("vectorized", "method", name, "seconds", time.Since(start).Seconds(), "docs_without_vector", emptyDocs, "queries_without_vector", emptyQueries)
-		ix, err := NewDenseIndexFromVectors(dv)
-		if err != nil {
-			return err
-		}
-		m, runs, err := DenseRun(docs, queries, ix, qv, *depth)
-		if err != nil {
-			return err
-		}
-		if err := add(name, m); err != nil {
-			return err
-		}
-		for _, a := range alphas {
-			h, err := HybridRun(docs, queries, bmRuns, runs, a, fuse)
-			if err != nil {
-				return err
-			}
-			if err := add(fmt.Sprintf("hybrid %s BM25 + %s (α %.2g)", *fusionName, name, a), h); err != nil {
-				return err
-			}
-		}
-		return nil
+		return r.dense(ctx, name, v, opts)
 	}
-
-	var e *model.Embeddings
-	if base.embeddings != "" {
-		if e, err = base.load(); err != nil {
-			return err
-		}
-		if e.Counts == nil && w != vectorizer.WeightMean {
-			slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
-		}
-		v, opts, err := BaseOnlyVectorizer(e, w, *sifA, *collectionB)
-		if err != nil {
-			return cli.UsageError("%v", err)
-		}
-		if !sequential {
-			if err := observeAll(v, docTexts); err != nil {
-				return err
-			}
-		}
-		if err := dense("dense base only", v, opts); err != nil {
+	e, err := r.baseRow(ctx)
+	if err != nil {
+		return err
+	}
+	if o.ftPath != "" {
+		if err := denseFastText(o.ftPath, append(append([]string{}, r.docTexts...), r.queryTexts...), r.docTexts, o.importMode == "sequential", o.vec.Weighting, o.vec.SIFA, o.vec.CollectionB, dense); err != nil {
 			return err
 		}
 	}
-	if *ftPath != "" {
-		if err := denseFastText(*ftPath, append(append([]string{}, docTexts...), queryTexts...), docTexts, sequential, w, *sifA, *collectionB, dense); err != nil {
+	if o.amPath != "" {
+		if err := r.amRow(ctx, e); err != nil {
 			return err
 		}
 	}
-	if *amPath != "" {
-		m, err := loadModel(*amPath, e, true)
-		if err != nil {
-			return err
-		}
-		mem, err := memory.Open("", memory.DefaultOptions())
-		if err != nil {
-			return fmt.Errorf("context memory: %w", err)
-		}
-		defer mem.Close()
-		opts := vectorizer.DefaultOptions()
-		opts.Weighting, opts.SIFA, opts.CollectionB = w, *sifA, *collectionB
-		opts.FrequentMin, opts.RareMin, opts.MaxContexts, opts.MixTextContexts = *frequentMin, *rareMin, *maxContexts, *mixText
-		if err := opts.Validate(); err != nil {
-			return cli.UsageError("%v", err)
-		}
-		v, err := vectorizer.New(m, mem, opts)
-		if err != nil {
-			return err
-		}
-		if !sequential {
-			start := time.Now()
-			n, err := TeachMemory(ctx, v, docTexts, opts)
-			if err != nil {
-				return err
-			}
-			st := mem.Stats()
-			slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
-		}
-		name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
-		if err := dense(name, v, opts); err != nil {
-			return err
-		}
-	}
-	return tab.WriteMarkdown(env.Stdout)
+	return r.tab.WriteMarkdown(w)
 }
 
-// AdapterVectorizer wraps the adapter's vectorizer as a TextVectorizer for
-// Retrieval: texts are vectorized as queries with opts (the memory is read,
-// never written) and a text without any usable word gets no vector.
-func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVectorizer {
-	return func(text string) ([]float32, error) {
-		vec, err := v.Vectorize(text, vectorizer.TaskQuery, opts)
-		if errors.Is(err, vectorizer.ErrNoWords) {
-			return nil, nil
-		}
-		return vec, err
+func (r *retrievalRun) row(name string, m RetrievalMetrics, paired string) {
+	r.tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3), paired)
+	slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
+}
+
+// add adds a row with its per-query sign test against BM25.
+func (r *retrievalRun) add(name string, m RetrievalMetrics) error {
+	better, worse, p, err := PairedRR(m, r.bm)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
+	r.row(name, m, fmt.Sprintf("%d / %d (%s)", better, worse, fmtNum(p, 3)))
+	return nil
+}
+
+// dense adds the dense row of v and its hybrid rows with BM25.
+func (r *retrievalRun) dense(ctx context.Context, name string, v *vectorizer.Vectorizer, opts vectorizer.Options) error {
+	start := time.Now()
+	var dv [][]float32
+	var emptyDocs int
+	var err error
+	if r.o.importMode == "sequential" {
+		dv, emptyDocs, err = ImportSequentially(ctx, v, r.docTexts, opts)
+	} else {
+		dv, emptyDocs, err = VectorizeAll(v, r.docTexts, opts)
+	}
+	if err != nil {
+		return err
+	}
+	qv, emptyQueries, err := VectorizeAll(v, r.queryTexts, opts)
+	if err != nil {
+		return err
+	}
+	slog.Info("vectorized", "method", name, "seconds", time.Since(start).Seconds(), "docs_without_vector", emptyDocs, "queries_without_vector", emptyQueries)
+	ix, err := NewDenseIndexFromVectors(dv)
+	if err != nil {
+		return err
+	}
+	m, runs, err := DenseRun(r.docs, r.queries, ix, qv, r.o.depth)
+	if err != nil {
+		return err
+	}
+	if err := r.add(name, m); err != nil {
+		return err
+	}
+	for _, a := range r.o.alphas {
+		h, err := HybridRun(r.docs, r.queries, r.bmRuns, runs, a, r.o.fuse)
+		if err != nil {
+			return err
+		}
+		if err := r.add(fmt.Sprintf("hybrid %s BM25 + %s (α %.2g)", r.o.fusionName, name, a), h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseRow adds the dense base-only row when --embeddings is given and
+// returns those embeddings (nil without).
+func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
+	if r.o.base.embeddings == "" {
+		return nil, nil
+	}
+	e, err := r.o.base.load()
+	if err != nil {
+		return nil, err
+	}
+	w := r.o.vec.Weighting
+	if e.Counts == nil && w != vectorizer.WeightMean {
+		slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
+	}
+	v, opts, err := BaseOnlyVectorizer(e, w, r.o.vec.SIFA, r.o.vec.CollectionB)
+	if err != nil {
+		return nil, cli.UsageError("%v", err)
+	}
+	if r.o.importMode != "sequential" {
+		if err := observeAll(v, r.docTexts); err != nil {
+			return nil, err
+		}
+	}
+	return e, r.dense(ctx, "dense base only", v, opts)
+}
+
+// amRow adds the dense AM row: the adapter's vectorizer over --model, its
+// memory taught from the documents first unless the import is sequential.
+func (r *retrievalRun) amRow(ctx context.Context, e *model.Embeddings) error {
+	m, err := loadModel(r.o.amPath, e, true)
+	if err != nil {
+		return err
+	}
+	mem, err := memory.Open("", memory.DefaultOptions())
+	if err != nil {
+		return fmt.Errorf("context memory: %w", err)
+	}
+	defer mem.Close()
+	opts := r.o.vec
+	v, err := vectorizer.New(m, mem, opts)
+	if err != nil {
+		return err
+	}
+	if r.o.importMode != "sequential" {
+		start := time.Now()
+		n, err := TeachMemory(ctx, v, r.docTexts, opts)
+		if err != nil {
+			return err
+		}
+		st := mem.Stats()
+		slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
+	}
+	name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
+	return r.dense(ctx, name, v, opts)
 }
 
 // denseFastText runs the dense row of fastText's vectors (see

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -248,4 +249,38 @@ func TestPairedRR(t *testing.T) {
 	if _, _, _, err := PairedRR(ma, c.Metrics()); err == nil {
 		t.Fatal("runs over different numbers of queries compared without an error")
 	}
+}
+
+// Len returns the number of documents indexed.
+func (ix *BM25) Len() int { return len(ix.docLen) }
+
+// NewDenseIndex vectorizes every document with vec.
+func NewDenseIndex(docs []Document, vec TextVectorizer) (*DenseIndex, error) {
+	vecs := make([][]float32, len(docs))
+	for i, d := range docs {
+		v, err := vec(d.Text)
+		if err != nil {
+			return nil, fmt.Errorf("vectorize document %q: %w", d.ID, err)
+		}
+		vecs[i] = v
+	}
+	return NewDenseIndexFromVectors(vecs)
+}
+
+// Retrieval runs dense retrieval: documents and queries are vectorized with
+// vec, documents ranked by cosine, and MRR@10, Recall@1 and Recall@10
+// returned. This is the reference the end-to-end tests compare Weaviate with.
+func Retrieval(docs []Document, queries []RetrievalQuery, vec TextVectorizer) (RetrievalMetrics, error) {
+	ix, err := NewDenseIndex(docs, vec)
+	if err != nil {
+		return RetrievalMetrics{}, err
+	}
+	qv := make([][]float32, len(queries))
+	for i, q := range queries {
+		if qv[i], err = vec(q.Text); err != nil {
+			return RetrievalMetrics{}, fmt.Errorf("vectorize query %q: %w", q.ID, err)
+		}
+	}
+	m, _, err := DenseRun(docs, queries, ix, qv, 10)
+	return m, err
 }

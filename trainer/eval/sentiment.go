@@ -2,13 +2,16 @@ package eval
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // SentimentTrainingWords fuses positive and negative word lists (Hu & Liu,
@@ -121,24 +124,35 @@ func SentimentScores(clf *LogReg, test []ScoredTerm, vectors [][]float32, counts
 	return rho, n
 }
 
-func runSentiment(ctx context.Context, env cli.Env) error {
-	fs := cli.NewFlagSet("eval sentiment", env)
-	emb := fs.String("embeddings", "", "skipgram base embeddings `FILE` (the logistic regression is trained on them)")
-	var corpusPaths cli.Paths
-	fs.Var(&corpusPaths, "corpus", "corpus `PATH` (file or directory; repeatable): word counts and the contexts AM infers from")
-	am := fs.String("am", "", "AM weights `FILE` or bundle: the AM and AM+skip rows")
-	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle: the FCM row")
-	huPos := fs.String("hu-liu-positive", "", "Hu & Liu positive-words.txt `FILE`")
-	huNeg := fs.String("hu-liu-negative", "", "Hu & Liu negative-words.txt `FILE`")
-	nrc := fs.String("nrc", "", "NRC Emotion Lexicon word-level `FILE`")
-	semeval := fs.String("semeval", "", "SemEval-2015 Task 10E lexicon `FILE` (score TAB term)")
-	minTrain := fs.Int64("min-count-train", 100, "training words must occur at least this often in the corpus")
-	maxContexts := fs.Int("max-contexts", 64, "contexts sampled from the corpus per test word")
-	window := fs.Int("window", 25, "context words kept on either side of the test word")
-	sentences := fs.Bool("sentences", false, "draw contexts within sentences (default: within lines, as train does)")
-	freqList := fs.String("max-freqs", "10,50,100,500,1000", "maximum word frequencies of the columns (comma-separated)")
-	plotPath := fs.String("plot", "", "write a PNG plot of ρ by maximum frequency to `FILE`")
-	seed := fs.Uint64("seed", 1, "random seed (context sampling, logistic regression)")
+// sentimentOptions are eval sentiment's flags.
+type sentimentOptions struct {
+	emb, am, fcm               string
+	corpus                     cli.Paths
+	huPos, huNeg, nrc, semeval string
+	minTrain                   int64
+	maxContexts, window        int
+	sentences                  bool
+	freqList, plotPath         string
+	seed                       uint64
+	maxFreqs                   []int64
+}
+
+func (o *sentimentOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.emb, "embeddings", "", "skipgram base embeddings `FILE` (the logistic regression is trained on them)")
+	fs.Var(&o.corpus, "corpus", "corpus `PATH` (file or directory; repeatable): word counts and the contexts AM infers from")
+	fs.StringVar(&o.am, "am", "", "AM weights `FILE` or bundle: the AM and AM+skip rows")
+	fs.StringVar(&o.fcm, "fcm", "", "FCM weights `FILE` or bundle: the FCM row")
+	fs.StringVar(&o.huPos, "hu-liu-positive", "", "Hu & Liu positive-words.txt `FILE`")
+	fs.StringVar(&o.huNeg, "hu-liu-negative", "", "Hu & Liu negative-words.txt `FILE`")
+	fs.StringVar(&o.nrc, "nrc", "", "NRC Emotion Lexicon word-level `FILE`")
+	fs.StringVar(&o.semeval, "semeval", "", "SemEval-2015 Task 10E lexicon `FILE` (score TAB term)")
+	fs.Int64Var(&o.minTrain, "min-count-train", 100, "training words must occur at least this often in the corpus")
+	fs.IntVar(&o.maxContexts, "max-contexts", 64, "contexts sampled from the corpus per test word")
+	fs.IntVar(&o.window, "window", 25, "context words kept on either side of the test word")
+	fs.BoolVar(&o.sentences, "sentences", false, "draw contexts within sentences (default: within lines, as train does)")
+	fs.StringVar(&o.freqList, "max-freqs", "10,50,100,500,1000", "maximum word frequencies of the columns (comma-separated)")
+	fs.StringVar(&o.plotPath, "plot", "", "write a PNG plot of ρ by maximum frequency to `FILE`")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed (context sampling, logistic regression)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval sentiment --embeddings FILE --corpus PATH --hu-liu-positive FILE\n"+
 			"    --hu-liu-negative FILE --nrc FILE --semeval FILE [--am FILE] [--fcm FILE]\n\n"+
@@ -147,48 +161,66 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 			"bucketed by maximum corpus frequency; test vectors from skipgram, FCM, AM and AM+skip.")
 		fs.PrintDefaults()
 	}
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
+}
+
+func (o *sentimentOptions) check(args []string) error {
+	if err := checkPlotFlag(o.plotPath); err != nil {
 		return err
 	}
-	if err := checkPlotFlag(*plotPath); err != nil {
-		return err
+	if len(args) != 0 {
+		return cli.UsageError("unexpected arguments %q (data files are given by flags)", args)
 	}
-	if fs.NArg() != 0 {
-		return cli.UsageError("unexpected arguments %q (data files are given by flags)", fs.Args())
-	}
-	for name, v := range map[string]string{"--embeddings": *emb, "--hu-liu-positive": *huPos, "--hu-liu-negative": *huNeg, "--nrc": *nrc, "--semeval": *semeval} {
+	for name, v := range map[string]string{"--embeddings": o.emb, "--hu-liu-positive": o.huPos, "--hu-liu-negative": o.huNeg, "--nrc": o.nrc, "--semeval": o.semeval} {
 		if v == "" {
 			return cli.UsageError("%s is required", name)
 		}
 	}
-	if len(corpusPaths) == 0 {
+	if len(o.corpus) == 0 {
 		return cli.UsageError("--corpus is required (word counts and contexts)")
 	}
-	if *maxContexts < 1 || *window < 1 {
+	if o.maxContexts < 1 || o.window < 1 {
 		return cli.UsageError("--max-contexts and --window must be ≥ 1")
 	}
-	maxFreqs, err := parseInt64List(*freqList)
-	if err != nil {
+	var err error
+	if o.maxFreqs, err = parseInt64List(o.freqList); err != nil {
 		return cli.UsageError("--max-freqs: %v", err)
 	}
-	pos, err := LoadWordList(*huPos, true)
+	return nil
+}
+
+func runSentiment(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("eval sentiment", env)
+	var o sentimentOptions
+	o.register(fs)
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if err := o.check(fs.Args()); err != nil {
+		return err
+	}
+	return sentiment(ctx, &o, env.Stdout)
+}
+
+// sentiment runs the task with checked options o and writes its table to w.
+func sentiment(ctx context.Context, o *sentimentOptions, w io.Writer) error {
+	pos, err := LoadWordList(o.huPos, true)
 	if err != nil {
 		return err
 	}
-	neg, err := LoadWordList(*huNeg, true)
+	neg, err := LoadWordList(o.huNeg, true)
 	if err != nil {
 		return err
 	}
-	nrcPos, nrcNeg, err := LoadNRC(*nrc)
+	nrcPos, nrcNeg, err := LoadNRC(o.nrc)
 	if err != nil {
 		return err
 	}
-	terms, err := LoadSemEval(*semeval)
+	terms, err := LoadSemEval(o.semeval)
 	if err != nil {
 		return err
 	}
 	test := CleanSemEval(terms)
-	e, err := loadEmbeddings(*emb)
+	e, err := loadEmbeddings(o.emb)
 	if err != nil {
 		return err
 	}
@@ -199,65 +231,88 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 		testWords[i] = t.Term
 	}
 	slog.Info("sampling contexts of the test words from the corpus", "words", len(test))
-	cc, err := SampleContexts(ctx, corpusPaths, targets, *maxContexts, *window, *sentences, *seed)
+	cc, err := SampleContexts(ctx, o.corpus, targets, o.maxContexts, o.window, o.sentences, o.seed)
 	if err != nil {
 		return fmt.Errorf("sentiment: %w", err)
 	}
+	clf, err := trainSentiment(o, e, cc, [][]string{pos, nrcPos}, [][]string{neg, nrcNeg}, len(test))
+	if err != nil {
+		return err
+	}
+	results, vecs, counts, err := sentimentVectors(o, e, cc, testWords)
+	if err != nil {
+		return err
+	}
+	return writeSentiment(w, o, clf, test, results, vecs, counts)
+}
 
-	words, labels := SentimentTrainingWords([][]string{pos, nrcPos}, [][]string{neg, nrcNeg})
+// trainSentiment trains the logistic regression on the lexicon words with at
+// least o.minTrain occurrences (their base vectors).
+func trainSentiment(o *sentimentOptions, e *model.Embeddings, cc *CorpusContexts, pos, neg [][]string, nTest int) (*LogReg, error) {
+	words, labels := SentimentTrainingWords(pos, neg)
 	var x [][]float32
 	var y []float64
 	for i, w := range words {
 		id, ok := e.ID(w)
-		if !ok || cc.Counts[w] < *minTrain {
+		if !ok || cc.Counts[w] < o.minTrain {
 			continue
 		}
 		x = append(x, e.Row(id))
 		y = append(y, labels[i])
 	}
 	cfg := DefaultLogRegConfig()
-	cfg.Seed = *seed
+	cfg.Seed = o.seed
 	clf, err := TrainLogReg(x, y, cfg)
 	if err != nil {
-		return fmt.Errorf("sentiment: %w", err)
+		return nil, fmt.Errorf("sentiment: %w", err)
 	}
-	slog.Info("logistic regression trained", "lexicon_words", len(words), "train_words", len(x), "test_words", len(test))
+	slog.Info("logistic regression trained", "lexicon_words", len(words), "train_words", len(x), "test_words", nTest)
+	return clf, nil
+}
 
-	counts := make([]int64, len(test))
-	skip := make([][]float32, len(test))
+// sentimentVectors returns the rows (skipgram, then FCM, AM and AM+skip when
+// given), each with the vectors of the test words, and the words' counts.
+func sentimentVectors(o *sentimentOptions, e *model.Embeddings, cc *CorpusContexts, testWords []string) ([]SentimentResult, [][][]float32, []int64, error) {
+	counts := make([]int64, len(testWords))
+	skip := make([][]float32, len(testWords))
 	for i, w := range testWords {
 		counts[i] = cc.Counts[w]
 		skip[i] = EmbeddingLookup(e)(w)
 	}
 	results := []SentimentResult{{Name: "skipgram"}}
 	vecs := [][][]float32{skip}
-	for _, r := range []struct{ name, path string }{{"FCM", *fcm}, {"AM", *am}} {
+	for _, r := range []struct{ name, path string }{{"FCM", o.fcm}, {"AM", o.am}} {
 		if r.path == "" {
 			continue
 		}
 		m, err := loadModel(r.path, e, false)
 		if err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 		inferred := InferWords(m, testWords, cc.Contexts)
 		results = append(results, SentimentResult{Name: r.name + " (" + m.Mode.String() + ")"})
 		vecs = append(vecs, inferred)
 		if r.name == "AM" {
-			mixed := make([][]float32, len(test))
-			for i := range test {
+			mixed := make([][]float32, len(testWords))
+			for i := range testWords {
 				mixed[i] = AMSkip(inferred[i], skip[i], counts[i])
 			}
 			results = append(results, SentimentResult{Name: "AM+skip"})
 			vecs = append(vecs, mixed)
 		}
 	}
+	return results, vecs, counts, nil
+}
+
+// writeSentiment scores every row and writes the table (and the plot).
+func writeSentiment(w io.Writer, o *sentimentOptions, clf *LogReg, test []ScoredTerm, results []SentimentResult, vecs [][][]float32, counts []int64) error {
 	tab := Table{Header: []string{"model"}}
-	for _, f := range maxFreqs {
+	for _, f := range o.maxFreqs {
 		tab.Header = append(tab.Header, fmt.Sprintf("≤ %d", f))
 	}
 	var nWords []int
 	for i := range results {
-		results[i].Spearman, nWords = SentimentScores(clf, test, vecs[i], counts, maxFreqs)
+		results[i].Spearman, nWords = SentimentScores(clf, test, vecs[i], counts, o.maxFreqs)
 		cells := []string{results[i].Name}
 		for _, r := range results[i].Spearman {
 			cells = append(cells, fmtNum(r, 2))
@@ -269,20 +324,20 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 		cells = append(cells, fmt.Sprint(n))
 	}
 	tab.AddRow(cells...)
-	if err := tab.WriteMarkdown(env.Stdout); err != nil {
+	if err := tab.WriteMarkdown(w); err != nil {
 		return err
 	}
-	if *plotPath != "" {
-		p := LinePlot{Title: "Sentiment dictionary (SemEval-2015 10E)", XLabel: "maximum word frequency", YLabel: "Spearman ρ", LogX: true}
-		for _, f := range maxFreqs {
-			p.X = append(p.X, float64(f))
-		}
-		for _, r := range results {
-			p.Series = append(p.Series, Series{Name: r.Name, Y: r.Spearman})
-		}
-		return p.WritePNG(*plotPath)
+	if o.plotPath == "" {
+		return nil
 	}
-	return nil
+	p := LinePlot{Title: "Sentiment dictionary (SemEval-2015 10E)", XLabel: "maximum word frequency", YLabel: "Spearman ρ", LogX: true}
+	for _, f := range o.maxFreqs {
+		p.X = append(p.X, float64(f))
+	}
+	for _, r := range results {
+		p.Series = append(p.Series, Series{Name: r.Name, Y: r.Spearman})
+	}
+	return p.WritePNG(o.plotPath)
 }
 
 // parseInt64List parses comma-separated positive integers.

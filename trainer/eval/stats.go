@@ -80,24 +80,6 @@ func BinomialTest(k, n int, p float64) float64 {
 	return math.Min(1, sum)
 }
 
-// Cosine returns the cosine similarity of a and b, 0 when either is the zero vector.
-func Cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		panic(fmt.Sprintf("eval: Cosine length mismatch %d != %d", len(a), len(b)))
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 // NormalizeRows scales each row of the rows×d matrix x (row-major) to unit
 // length; zero rows stay zero.
 func NormalizeRows(x []float64, d int) {

@@ -61,15 +61,6 @@ func TestBinomialTest(t *testing.T) {
 	}
 }
 
-func TestCosine(t *testing.T) {
-	if c := Cosine([]float32{1, 0}, []float32{1, 1}); math.Abs(c-1/math.Sqrt2) > 1e-7 {
-		t.Errorf("Cosine = %v", c)
-	}
-	if c := Cosine([]float32{0, 0}, []float32{1, 1}); c != 0 {
-		t.Errorf("Cosine with zero vector = %v, want 0", c)
-	}
-}
-
 func TestVecMapNormalize(t *testing.T) {
 	x := []float64{3, 4, 1, 0, 0, 2}
 	VecMapNormalize(x, 2)

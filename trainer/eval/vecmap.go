@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
@@ -538,7 +539,7 @@ func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord,
 		if !has[i] {
 			continue
 		}
-		cos[i] = cosine64(mappedX[i*dim:(i+1)*dim], mappedZ[i*dim:(i+1)*dim])
+		cos[i] = model.Cosine(mappedX[i*dim:(i+1)*dim], mappedZ[i*dim:(i+1)*dim])
 	}
 	return cos, n, nil
 }
@@ -548,19 +549,6 @@ func appendF64(dst []float64, x []float32) []float64 {
 		dst = append(dst, float64(v))
 	}
 	return dst
-}
-
-func cosine64(a, b []float64) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += a[i] * b[i]
-		na += a[i] * a[i]
-		nb += b[i] * b[i]
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // VecMapBuckets averages per-word scores by number of occurrences: it

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -198,6 +199,15 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 }
 
 func runVecMap(ctx context.Context, env cli.Env) error {
+	r, plotPath, err := parseVecMap(env)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx, plotPath)
+}
+
+// parseVecMap parses eval vecmap's flags into a run and the plot path.
+func parseVecMap(env cli.Env) (*vecmapRun, string, error) {
 	fs := cli.NewFlagSet("eval vecmap", env)
 	r := &vecmapRun{env: env, sel: DefaultVecMapSelection()}
 	var corpusPaths cli.Paths
@@ -226,30 +236,35 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := checkPlotFlag(*plotPath); err != nil {
-		return err
+		return nil, "", err
 	}
 	mp, err := ParseVecMapMapping(*mapping)
 	if err != nil {
-		return cli.UsageError("--mapping: %v", err)
+		return nil, "", cli.UsageError("--mapping: %v", err)
 	}
 	r.mapping = mp
 	r.corpus = corpusPaths
 	r.preferred = fs.Args()
 	if len(r.corpus) == 0 || r.dir == "" {
-		return cli.UsageError("--corpus and --work-dir are required")
+		return nil, "", cli.UsageError("--corpus and --work-dir are required")
 	}
 	if r.dim < 1 || r.threads < 1 {
-		return cli.UsageError("--dim and --threads must be ≥ 1")
+		return nil, "", cli.UsageError("--dim and --threads must be ≥ 1")
 	}
 	for _, m := range strings.Split(*models, ",") {
 		if !containsStr(vecmapModels, m) {
-			return cli.UsageError("--models: unknown model %q (want %s)", m, strings.Join(vecmapModels, ","))
+			return nil, "", cli.UsageError("--models: unknown model %q (want %s)", m, strings.Join(vecmapModels, ","))
 		}
 		r.models = append(r.models, m)
 	}
+	return r, *plotPath, nil
+}
+
+// run takes every step not done yet (prepare, gold, the models) and scores.
+func (r *vecmapRun) run(ctx context.Context, plotPath string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("vecmap: find own executable: %w", err)
@@ -283,33 +298,38 @@ func runVecMap(ctx context.Context, env cli.Env) error {
 		}
 	}
 	for _, m := range r.models {
-		var err error
-		switch m {
-		case "fasttext":
-			err = r.step(ctx, "fastText (downsampled corpus)", []string{r.path("ft.bin"), r.path("ft.vec"), r.path("ft-test.txt")}, func() error {
-				if err := r.command(ctx, "ft.log", "", r.fasttext, "skipgram", "-input", r.path("down.txt"), "-output", r.path("ft"),
-					"-dim", strconv.Itoa(r.dim), "-thread", strconv.Itoa(r.threads)); err != nil {
-					return err
-				}
-				return r.command(ctx, "ft-test.txt.tmp", r.path("test-words.txt"), r.fasttext, "print-word-vectors", r.path("ft.bin"))
-			})
-			if err == nil {
-				err = os.Rename(r.path("ft-test.txt.tmp"), r.path("ft-test.txt"))
-				if os.IsNotExist(err) {
-					err = nil
-				}
-			}
-		case "fcm", "am", "fcm-dagger", "am-dagger":
-			mode := strings.TrimSuffix(m, "-dagger")
-			err = r.step(ctx, vecmapRowName(m), []string{r.path(m + ".am")}, func() error {
-				return r.am(ctx, mode, r.path(m+".am"), strings.HasSuffix(m, "-dagger"))
-			})
-		}
-		if err != nil {
+		if err := r.trainModel(ctx, m); err != nil {
 			return err
 		}
 	}
-	return r.score(ctx, *plotPath)
+	return r.score(ctx, plotPath)
+}
+
+// trainModel builds the row m on the downsampled corpus unless it is built.
+func (r *vecmapRun) trainModel(ctx context.Context, m string) error {
+	var err error
+	switch m {
+	case "fasttext":
+		err = r.step(ctx, "fastText (downsampled corpus)", []string{r.path("ft.bin"), r.path("ft.vec"), r.path("ft-test.txt")}, func() error {
+			if err := r.command(ctx, "ft.log", "", r.fasttext, "skipgram", "-input", r.path("down.txt"), "-output", r.path("ft"),
+				"-dim", strconv.Itoa(r.dim), "-thread", strconv.Itoa(r.threads)); err != nil {
+				return err
+			}
+			return r.command(ctx, "ft-test.txt.tmp", r.path("test-words.txt"), r.fasttext, "print-word-vectors", r.path("ft.bin"))
+		})
+		if err == nil {
+			err = os.Rename(r.path("ft-test.txt.tmp"), r.path("ft-test.txt"))
+			if os.IsNotExist(err) {
+				err = nil
+			}
+		}
+	case "fcm", "am", "fcm-dagger", "am-dagger":
+		mode := strings.TrimSuffix(m, "-dagger")
+		err = r.step(ctx, vecmapRowName(m), []string{r.path(m + ".am")}, func() error {
+			return r.am(ctx, mode, r.path(m+".am"), strings.HasSuffix(m, "-dagger"))
+		})
+	}
+	return err
 }
 
 func containsStr(list []string, s string) bool {
@@ -352,25 +372,7 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 	if err != nil {
 		return err
 	}
-	isTest := make(map[string]bool, len(test))
-	for _, w := range test {
-		isTest[w.Word] = true
-	}
-	var dict []string
-	err = forEachLine(r.path("down-counts.txt"), func(n int, line string) error {
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			return fmt.Errorf("%s:%d: want word count", r.path("down-counts.txt"), n)
-		}
-		c, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", r.path("down-counts.txt"), n, err)
-		}
-		if c >= r.dictMin && !isTest[f[0]] {
-			dict = append(dict, f[0])
-		}
-		return nil
-	})
+	dict, err := r.dictionary(test)
 	if err != nil {
 		return err
 	}
@@ -396,59 +398,106 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 	for i, w := range test {
 		testWords[i] = w.Word
 	}
-	type result struct {
-		name string
-		cos  []float64
-	}
-	var results []result
+	var results []vecmapResult
 	for _, m := range r.models {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var space Lookup
-		switch m {
-		case "skipgram":
-			space = EmbeddingLookup(sg)
-		case "fasttext":
-			ftAll, err := loadEmbeddings(r.path("ft.vec"))
-			if err != nil {
-				return err
-			}
-			ftTest, err := loadFastTextWords(r.path("ft-test.txt"), r.dim)
-			if err != nil {
-				return err
-			}
-			space = func(w string) []float32 {
-				if v, ok := ftTest[w]; ok {
-					return v
-				}
-				return EmbeddingLookup(ftAll)(w)
-			}
-		default:
-			mod, err := loadModel(r.path(m+".am"), sg, false)
-			if err != nil {
-				return err
-			}
-			vecs := InferWords(mod, testWords, ctxByWord)
-			inferred := make(map[string][]float32, len(test))
-			for i, w := range testWords {
-				inferred[w] = vecs[i]
-			}
-			base := EmbeddingLookup(sg)
-			space = func(w string) []float32 {
-				if v, ok := inferred[w]; ok {
-					return v
-				}
-				return base(w)
-			}
+		space, err := r.space(m, sg, testWords, ctxByWord)
+		if err != nil {
+			return err
 		}
 		cos, n, err := VecMapScores(EmbeddingLookup(gold), space, gold.Dim, dict, test, r.mapping)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
 		slog.Info("vecmap scored", "model", m, "dictionary_pairs", n)
-		results = append(results, result{vecmapRowName(m), cos})
+		results = append(results, vecmapResult{vecmapRowName(m), cos})
 	}
+	return writeVecMap(r.env.Stdout, r.mapping, test, results, plotPath)
+}
+
+// dictionary returns the words of the downsampled corpus with at least
+// dictMin occurrences that are not test words: the mapping's dictionary.
+func (r *vecmapRun) dictionary(test []VecMapWord) ([]string, error) {
+	isTest := make(map[string]bool, len(test))
+	for _, w := range test {
+		isTest[w.Word] = true
+	}
+	var dict []string
+	err := forEachLine(r.path("down-counts.txt"), func(n int, line string) error {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return fmt.Errorf("%s:%d: want word count", r.path("down-counts.txt"), n)
+		}
+		c, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", r.path("down-counts.txt"), n, err)
+		}
+		if c >= r.dictMin && !isTest[f[0]] {
+			dict = append(dict, f[0])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dict, nil
+}
+
+// space returns the vectors of row m: skipgram, fastText (its vectors of the
+// test words, else its word vectors) or a model's inferred test words over
+// skipgram.
+func (r *vecmapRun) space(m string, sg *model.Embeddings, testWords []string, ctxByWord map[string][][]string) (Lookup, error) {
+	var space Lookup
+	switch m {
+	case "skipgram":
+		space = EmbeddingLookup(sg)
+	case "fasttext":
+		ftAll, err := loadEmbeddings(r.path("ft.vec"))
+		if err != nil {
+			return nil, err
+		}
+		ftTest, err := loadFastTextWords(r.path("ft-test.txt"), r.dim)
+		if err != nil {
+			return nil, err
+		}
+		space = func(w string) []float32 {
+			if v, ok := ftTest[w]; ok {
+				return v
+			}
+			return EmbeddingLookup(ftAll)(w)
+		}
+	default:
+		mod, err := loadModel(r.path(m+".am"), sg, false)
+		if err != nil {
+			return nil, err
+		}
+		vecs := InferWords(mod, testWords, ctxByWord)
+		inferred := make(map[string][]float32, len(testWords))
+		for i, w := range testWords {
+			inferred[w] = vecs[i]
+		}
+		base := EmbeddingLookup(sg)
+		space = func(w string) []float32 {
+			if v, ok := inferred[w]; ok {
+				return v
+			}
+			return base(w)
+		}
+	}
+	return space, nil
+}
+
+// vecmapResult is one row's cosine per test word.
+type vecmapResult struct {
+	name string
+	cos  []float64
+}
+
+// writeVecMap writes the table of mean cosines by occurrences, the table of
+// significant differences and, when plotPath is set, the plot.
+func writeVecMap(out io.Writer, mapping VecMapMapping, test []VecMapWord, results []vecmapResult, plotPath string) error {
 	tab := Table{Header: []string{"model"}}
 	var occ []int
 	p := LinePlot{Title: "VecMap: mean cosine to gold", XLabel: "occurrences", YLabel: "cosine × 100", LogX: true}
@@ -468,8 +517,8 @@ func (r *vecmapRun) score(ctx context.Context, plotPath string) error {
 		tab.AddRow(cells...)
 		p.Series = append(p.Series, Series{Name: res.name, Y: mean})
 	}
-	w := bufio.NewWriter(r.env.Stdout)
-	fmt.Fprintf(w, "Mean cosine ×100 between each model's vector and the gold vector, both mapped (%s mapping):\n", r.mapping)
+	w := bufio.NewWriter(out)
+	fmt.Fprintf(w, "Mean cosine ×100 between each model's vector and the gold vector, both mapped (%s mapping):\n", mapping)
 	fmt.Fprintln(w)
 	if err := tab.WriteMarkdown(w); err != nil {
 		return err

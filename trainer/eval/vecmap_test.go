@@ -279,8 +279,8 @@ func TestVecMapSupervisedStepwise(t *testing.T) {
 	// dictionary far better than the raw ones.
 	var raw, mapped float64
 	for i := 0; i < n; i++ {
-		raw += cosine64(x[i*d:(i+1)*d], z[i*d:(i+1)*d])
-		mapped += cosine64(gotX.RawRowView(i), gotZ.RawRowView(i))
+		raw += model.Cosine(x[i*d:(i+1)*d], z[i*d:(i+1)*d])
+		mapped += model.Cosine(gotX.RawRowView(i), gotZ.RawRowView(i))
 	}
 	if mapped <= raw {
 		t.Errorf("mean dictionary cosine %v after mapping, %v before: mapping should align the spaces", mapped/n, raw/n)

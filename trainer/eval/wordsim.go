@@ -29,13 +29,6 @@ type WordSimResult struct {
 	Spearman float64 // Spearman of cosine vs gold over the covered pairs (NaN if < 2)
 }
 
-// WordSim scores vectors on word pairs: Spearman's ρ between the cosine
-// similarity of the two words and the gold score, over the pairs where both
-// words have a vector (the others are skipped and counted).
-func WordSim(vec Lookup, pairs []WordPair) WordSimResult {
-	return WordSimOOV(vec, nil, pairs)
-}
-
 // WordSimOOV is WordSim where a word without its own vector takes its vector
 // from form (nil: none), as a form model gives words it never saw.
 func WordSimOOV(vec, form Lookup, pairs []WordPair) WordSimResult {
@@ -59,7 +52,7 @@ func WordSimOOV(vec, form Lookup, pairs []WordPair) WordSimResult {
 		if fa || fb {
 			res.FromForm++
 		}
-		cos = append(cos, Cosine(a, b))
+		cos = append(cos, model.Cosine(a, b))
 		gold = append(gold, p.Score)
 	}
 	res.Covered = len(cos)

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
-	"github.com/text2vec-am/text2vec-am/simd"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
@@ -54,9 +53,7 @@ func readCorpus(t *testing.T, path string, minCount int64) (*corpus.Corpus, *cor
 	return c, v, c.Encode(v, false)
 }
 
-func cosine(a, b []float32) float64 {
-	return float64(simd.Dot(a, b)) / math.Sqrt(float64(simd.Dot(a, a))*float64(simd.Dot(b, b)))
-}
+func cosine(a, b []float32) float64 { return model.Cosine(a, b) }
 
 func smallConfig(threads int) Config {
 	cfg := DefaultConfig()

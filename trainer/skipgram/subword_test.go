@@ -117,11 +117,10 @@ func TestNgramsAgainstFastTextBinary(t *testing.T) {
 // through a float64 transcription of fastText's Model::update (skipgram,
 // negative sampling, unnormalised gradient) with the same random draws.
 func TestSubwordUpdateMatchesNaive(t *testing.T) {
-	words := []string{"alpha", "beta", "gamma", "delta"}
-	counts := []int64{40, 30, 20, 10}
-	vocab, err := corpus.NewVocab(words, counts)
-	if err != nil {
-		t.Fatal(err)
+	vocab := vocabOf(t, map[string]int{"alpha": 40, "beta": 30, "gamma": 20, "delta": 10})
+	words := vocab.Words
+	if !reflect.DeepEqual(words, []string{"alpha", "beta", "gamma", "delta"}) {
+		t.Fatalf("vocabulary %q", words)
 	}
 	enc := &corpus.Encoded{IDs: []int32{0, 1, 2, 3, 0, 2}, Offsets: []int64{0, 6}}
 	cfg := DefaultConfig()
@@ -325,4 +324,25 @@ func TestSubwordConfigErrors(t *testing.T) {
 	if _, err := Train(context.Background(), enc, vocab, cfg); err == nil {
 		t.Error("Train with MaxN 6: no error")
 	}
+}
+
+// vocabOf builds the vocabulary of a corpus holding each word count times:
+// ids by count, descending.
+func vocabOf(t *testing.T, counts map[string]int) *corpus.Vocab {
+	t.Helper()
+	var b strings.Builder
+	for w, n := range counts {
+		for range n {
+			b.WriteString(w + "\n")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := corpus.Read(context.Background(), []string{path}, corpus.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Vocab(1)
 }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -277,4 +278,14 @@ func WriteJSONL(w io.Writer, docs []Document) error {
 		return fmt.Errorf("write documents: %w", err)
 	}
 	return nil
+}
+
+// GoRoot returns the Go installation that `go env GOROOT` names, or "" when
+// the go command is not on the PATH.
+func GoRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -18,7 +18,7 @@ func TestGenerateMatchesShippedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goroot := runtime.GOROOT()
+	goroot := GoRoot()
 	if _, err := os.Stat(filepath.Join(goroot, "src", "net", "http")); err != nil {
 		t.Skipf("no Go source tree at %s: %v", goroot, err)
 	}

@@ -63,7 +63,7 @@ func scores(t *testing.T, shared, path string) []float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, eval.WordSim(eval.EmbeddingLookup(e), pairs).Spearman)
+		out = append(out, eval.WordSimOOV(eval.EmbeddingLookup(e), nil, pairs).Spearman)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-// Package testmodel builds small synthetic AM models for the adapter's tests
+// Package testmodel builds small synthetic AM models for the tests
 // and benchmarks (the embedded default model is trained separately).
 package testmodel
 
@@ -34,7 +34,6 @@ func RareWord(i int) string { return fmt.Sprintf("r%d", i) }
 
 // New builds an AM model with random parameters over the spec's vocabulary.
 func New(s Spec) (*model.Model, error) {
-	rng := rand.New(rand.NewPCG(s.Seed, 7))
 	n := s.Frequent + s.Rare
 	words := make([]string, 0, n)
 	counts := make([]int64, 0, n)
@@ -46,22 +45,44 @@ func New(s Spec) (*model.Model, error) {
 		words = append(words, RareWord(i))
 		counts = append(counts, s.RareCount)
 	}
-	vecs := make([]float32, n*s.Dim)
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64())
-	}
-	base, err := model.NewEmbeddings(s.Dim, words, vecs, counts)
-	if err != nil {
-		return nil, fmt.Errorf("test model: %w", err)
-	}
-	cfg := model.Config{Dim: s.Dim, Mode: model.ModeAM, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
 	// N-grams of the vocabulary plus some unseen-word shapes, so forms are not all UNK.
 	ngWords := append([]string(nil), words...)
 	for i := range 50 {
 		ngWords = append(ngWords, fmt.Sprintf("jargon%d", i), fmt.Sprintf("zq%dx", i))
 	}
-	vocab := model.BuildNgramVocab(ngWords, cfg.Ngram)
-	m, err := model.New(cfg, vocab, base, int64(s.Seed))
+	return FromWords(Words{
+		Dim: s.Dim, Words: words, Counts: counts, NgramWords: ngWords, Ngram: model.DefaultNgramConfig(),
+		VectorSeed: [2]uint64{s.Seed, 7}, ModelSeed: int64(s.Seed),
+	})
+}
+
+// Words describes a synthetic model over given words: base vectors drawn from
+// N(0, 1) with a PCG source seeded with VectorSeed, word by word; the n-gram
+// vocabulary of NgramWords; AM parameters initialized by model.New with
+// ModelSeed. The same Words always give the same model.
+type Words struct {
+	Dim        int
+	Words      []string
+	Counts     []int64 // nil: no counts
+	NgramWords []string
+	Ngram      model.NgramConfig
+	VectorSeed [2]uint64
+	ModelSeed  int64
+}
+
+// FromWords builds the AM model w describes, with the default tokenizer.
+func FromWords(w Words) (*model.Model, error) {
+	rng := rand.New(rand.NewPCG(w.VectorSeed[0], w.VectorSeed[1]))
+	vecs := make([]float32, len(w.Words)*w.Dim)
+	for i := range vecs {
+		vecs[i] = float32(rng.NormFloat64())
+	}
+	base, err := model.NewEmbeddings(w.Dim, w.Words, vecs, w.Counts)
+	if err != nil {
+		return nil, fmt.Errorf("test model: %w", err)
+	}
+	cfg := model.Config{Dim: w.Dim, Mode: model.ModeAM, Ngram: w.Ngram, Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab(w.NgramWords, cfg.Ngram), base, w.ModelSeed)
 	if err != nil {
 		return nil, fmt.Errorf("test model: %w", err)
 	}
