@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
 // TestBatchPassagesMatchesLearnThenVectorize: a passage batch, which

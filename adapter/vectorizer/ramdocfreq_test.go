@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
 // TestRAMDocFreqMatchesMemory counts the same passages in the vectorizer's
