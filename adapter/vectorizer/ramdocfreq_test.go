@@ -75,3 +75,12 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 		t.Fatalf("by word: %d passages, dfs %v; memory: %d, %v", n, got, wantN, want)
 	}
 }
+
+// classify says which source a word's vector comes from under o.
+func (v *Vectorizer) classify(word string, o *Options) tokInfo {
+	id, ok := v.base.ID(word)
+	if !ok {
+		id = -1
+	}
+	return v.classifyID(id, o)
+}

@@ -163,16 +163,8 @@ type tokInfo struct {
 	src   Source
 }
 
-// classify says which source a word's vector comes from under o.
-func (v *Vectorizer) classify(word string, o *Options) tokInfo {
-	id, ok := v.base.ID(word)
-	if !ok {
-		id = -1
-	}
-	return v.classifyID(id, o)
-}
-
-// classifyID is classify of the word of base row id (-1: not a base word).
+// classifyID says which source the vector of the word of base row id comes
+// from under o (id -1: not a base word).
 func (v *Vectorizer) classifyID(id int32, o *Options) tokInfo {
 	if id < 0 {
 		return tokInfo{id: -1, src: SourceAM}
