@@ -8,7 +8,7 @@
 #
 # Writes $OUT (default: $WORK/default.am). Only --install copies it over the tracked
 # defaultmodel/default.am. WORK=dir keeps the intermediate files (base vectors, counts, subword
-# vectors, weights, corpus index) there. NGRAMS (default 30000) bounds the n-gram table so that
+# vectors, weights, corpus index) there. NGRAMS (default 35000) bounds the n-gram table so that
 # the model stays under 25 MB. About 40 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
 work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
-ngrams=${NGRAMS:-30000}
+ngrams=${NGRAMS:-35000}
 [ -e "$corpus" ] || { echo "build-default-model: corpus $corpus not found" >&2; exit 2; }
 mkdir -p "$work"
 
