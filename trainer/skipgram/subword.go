@@ -85,15 +85,12 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	}
 	dim := cfg.Dim
 	t.syn0 = make([]float32, (n+cfg.Bucket)*dim)
-	// Word rows uniform in ±1/dim, n-gram rows and output rows zero. This is
-	// what fastText 0.9.2's binary does in effect: its initializer
-	// (DenseMatrix::uniform) fills only the first threads/10 of the input
-	// matrix, so nearly every bucket row starts at zero (print-ngrams shows
-	// untouched n-grams as exact zeros). Random n-gram rows would leave noise
-	// in the mean of rare n-grams: on the rare-word dev set the form vectors of
-	// a randomly initialised table scored 0.532 against fastText's 0.583.
+	// fastText's initialisation: input rows uniform in ±1/dim, output rows
+	// zero. (fastText 0.9.2's binary in effect leaves most bucket rows at zero,
+	// its initializer filling only the first threads/10 of the matrix; starting
+	// the n-gram rows at zero measured the same, EVAL.md.)
 	rng := newRNG(cfg.Seed, 0)
-	for i := range t.syn0[:n*dim] {
+	for i := range t.syn0 {
 		t.syn0[i] = (float32(rng.next()>>40)/(1<<24)*2 - 1) / float32(dim)
 	}
 	if err := t.run(ctx); err != nil {
