@@ -76,6 +76,10 @@ func TestTrainFlagErrors(t *testing.T) {
 		"empty corpus arg": {"--corpus", s.corpus + ",", "--embeddings", s.embeddings, "--out", out},
 		"negative holdout": append(ok, "--holdout", "-3"),
 		"bad n-grams":      append(ok, "--nmin", "4", "--nmax", "3"),
+		"ngram-max alone":  append(ok, "--ngram-max", "10"),
+		"ngrams-space":     append(ok, "--ngrams-space", s.embeddings),
+		"negative max":     append(ok, "--ngrams", s.embeddings, "--ngram-max", "-1"),
+		"negative scale":   append(ok, "--ngram-lr-scale", "-0.5"),
 	}
 	for name, args := range usage {
 		err := runTrainArgs(t, args...)
@@ -96,17 +100,20 @@ func TestTrainFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		"malformed embeddings": {[]string{"--corpus", s.corpus, "--embeddings", badEmb, "--out", out}, "bad.vec"},
-		"ragged embeddings":    {[]string{"--corpus", s.corpus, "--embeddings", shortEmb, "--out", out}, "short.vec"},
-		"missing embeddings":   {[]string{"--corpus", s.corpus, "--embeddings", filepath.Join(dir, "none.vec"), "--out", out}, "none.vec"},
-		"missing corpus":       {[]string{"--corpus", filepath.Join(dir, "none.txt"), "--embeddings", s.embeddings, "--out", out}, "none.txt"},
-		"malformed counts":     {append(ok, "--counts", badCounts), "bad.counts"},
-		"missing counts":       {append(ok, "--counts", filepath.Join(dir, "none.counts")), "none.counts"},
-		"include unknown":      {append(ok, "--include", include(s.words[0]+"\nnotaword\n")), "inc1.txt:2: \"notaword\" has no base embedding"},
-		"include two tokens":   {append(ok, "--include", include("two words\n")), "inc2.txt:1: \"two words\" is not a single word"},
-		"include empty":        {append(ok, "--include", include("# nothing\n\n")), "no usable words"},
-		"include missing file": {append(ok, "--include", filepath.Join(dir, "none.inc")), "none.inc"},
-		"resume garbage":       {append(ok, "--resume", badCounts), "not a text2vec-am checkpoint"},
+		"malformed embeddings":  {[]string{"--corpus", s.corpus, "--embeddings", badEmb, "--out", out}, "bad.vec"},
+		"ragged embeddings":     {[]string{"--corpus", s.corpus, "--embeddings", shortEmb, "--out", out}, "short.vec"},
+		"missing embeddings":    {[]string{"--corpus", s.corpus, "--embeddings", filepath.Join(dir, "none.vec"), "--out", out}, "none.vec"},
+		"missing corpus":        {[]string{"--corpus", filepath.Join(dir, "none.txt"), "--embeddings", s.embeddings, "--out", out}, "none.txt"},
+		"malformed counts":      {append(ok, "--counts", badCounts), "bad.counts"},
+		"missing counts":        {append(ok, "--counts", filepath.Join(dir, "none.counts")), "none.counts"},
+		"include unknown":       {append(ok, "--include", include(s.words[0]+"\nnotaword\n")), "inc1.txt:2: \"notaword\" has no base embedding"},
+		"include two tokens":    {append(ok, "--include", include("two words\n")), "inc2.txt:1: \"two words\" is not a single word"},
+		"include empty":         {append(ok, "--include", include("# nothing\n\n")), "no usable words"},
+		"include missing file":  {append(ok, "--include", filepath.Join(dir, "none.inc")), "none.inc"},
+		"resume garbage":        {append(ok, "--resume", badCounts), "not a text2vec-am checkpoint"},
+		"missing ngrams":        {append(ok, "--ngrams", filepath.Join(dir, "none.ng")), "none.ng"},
+		"malformed ngrams":      {append(ok, "--ngrams", badEmb), "bad.vec"},
+		"ngrams of another dim": {append(ok, "--ngrams", shortEmb), "short.vec"},
 	}
 	for name, c := range inputErrs {
 		err := runTrainArgs(t, c.args...)

@@ -119,3 +119,32 @@ func TestTrainEmbeddingsFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
+	dir := t.TempDir()
+	corpusPath := morphCorpus(t, 400)
+	out, ngrams := filepath.Join(dir, "sw.vec"), filepath.Join(dir, "ng.vec")
+	stderr, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
+		"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", "1000", "--ngrams-max", "30")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	e, err := model.LoadEmbeddings(ngrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Len() != 30 || e.Dim != 8 {
+		t.Fatalf("n-gram file: %d rows of dimension %d, want 30 of 8", e.Len(), e.Dim)
+	}
+	for _, args := range [][]string{
+		{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams},             // no --maxn
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", out}, // same file
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--bucket", "0"},     // no buckets
+		{"--corpus", corpusPath, "--out", out, "--maxn", "3", "--minn", "4"},       // minn > maxn
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", ngrams, "--ngrams-max", "-1"},
+	} {
+		if _, err := runCmd(context.Background(), args...); !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%q: err = %v, want a usage error", args, err)
+		}
+	}
+}

@@ -85,7 +85,10 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	}
 	dim := cfg.Dim
 	t.syn0 = make([]float32, (n+cfg.Bucket)*dim)
-	// fastText's initialisation: input rows uniform in ±1/dim, output rows zero.
+	// fastText's initialisation: input rows uniform in ±1/dim, output rows
+	// zero. (fastText 0.9.2's binary in effect leaves most bucket rows at zero,
+	// its initializer filling only the first threads/10 of the matrix; starting
+	// the n-gram rows at zero measured the same, EVAL.md.)
 	rng := newRNG(cfg.Seed, 0)
 	for i := range t.syn0 {
 		t.syn0[i] = (float32(rng.next()>>40)/(1<<24)*2 - 1) / float32(dim)

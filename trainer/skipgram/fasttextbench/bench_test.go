@@ -4,6 +4,7 @@ package fasttextbench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -216,11 +217,11 @@ func truncateLines(t *testing.T, path string, n int) int64 {
 	}
 	end, ntok := 0, int64(0)
 	for i := 0; i < n && end < len(data); i++ {
-		nl := strings.IndexByte(string(data[end:]), '\n')
+		nl := bytes.IndexByte(data[end:], '\n')
 		if nl < 0 {
 			nl = len(data) - end - 1
 		}
-		ntok += int64(len(strings.Fields(string(data[end : end+nl]))))
+		ntok += int64(len(bytes.Fields(data[end : end+nl])))
 		end += nl + 1
 	}
 	if err := os.WriteFile(path, data[:end], 0o644); err != nil {
