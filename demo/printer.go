@@ -318,7 +318,7 @@ func runeIndex(s, sub []rune) int {
 // the inference server on loopback and one request to it, no Docker needed.
 const (
 	ServeCommand = "go run . serve"
-	CurlCommand  = `curl -s localhost:8080/vectors -d '{"text":"nftables replaces iptables"}'`
+	CurlCommand  = `curl -s localhost:8080/vectors -H 'Content-Type: application/json' -d '{"text":"nftables replaces iptables"}'`
 )
 
 // NextCommand is how to run Weaviate with the default model in containers,
