@@ -101,11 +101,23 @@ func (a *memoryAPI) lookup(_ context.Context, w http.ResponseWriter, body *bytes
 	}
 	resp := memoryapi.LookupResponse{Epoch: a.epoch, DF: make([]int64, len(req.Words)), Contexts: make([]memoryapi.Contexts, len(req.Contexts))}
 	resp.Passages = coll.DocFreqs(resp.DF, req.Words)
+	asked := make(map[string]struct{}, len(req.Contexts))
+	size := 0
 	for i, q := range req.Contexts {
+		if _, dup := asked[q.Word]; dup {
+			return errorf(http.StatusBadRequest, "contexts: word %q asked for twice", q.Word)
+		}
+		asked[q.Word] = struct{}{}
 		ctx, version := a.mem.Contexts(nil, q.Word)
 		resp.Contexts[i].Version = version
 		if version != q.Have || q.Have == 0 {
 			resp.Contexts[i].Contexts = ctx
+			for _, c := range ctx {
+				size += len(c)
+			}
+			if size > memoryapi.MaxAnswerBytes {
+				return errorf(http.StatusRequestEntityTooLarge, "contexts: the answer would exceed %d bytes; ask for fewer words", memoryapi.MaxAnswerBytes)
+			}
 		}
 	}
 	return writeValue(w, resp)

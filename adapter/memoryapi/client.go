@@ -41,8 +41,9 @@ type Client struct {
 	am      map[*vectorizer.Vectorizer]*vectorizer.Cache // AM vectors of the holder's epoch amEpoch
 }
 
-// maxAnswerBytes bounds an answer of the holder.
-const maxAnswerBytes = 256 << 20
+// MaxAnswerBytes bounds an answer of the holder: the client refuses a longer
+// one, the holder refuses a lookup whose contexts would exceed it.
+const MaxAnswerBytes = 256 << 20
 
 // NewClient returns a client of the holder at baseURL (http or https, e.g.
 // http://text2vec-am-memory:8080).
@@ -83,12 +84,12 @@ func (c *Client) post(ctx context.Context, path string, req, out any) error {
 		return fmt.Errorf("%w: %s%s: %v", ErrUnavailable, c.base, path, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
 	if err != nil {
 		return fmt.Errorf("%w: %s%s: read answer: %v", ErrUnavailable, c.base, path, err)
 	}
-	if len(raw) > maxAnswerBytes {
-		return fmt.Errorf("%w: %s%s: answer larger than %d bytes", ErrUnavailable, c.base, path, maxAnswerBytes)
+	if len(raw) > MaxAnswerBytes {
+		return fmt.Errorf("%w: %s%s: answer larger than %d bytes", ErrUnavailable, c.base, path, MaxAnswerBytes)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e ErrorResponse

@@ -1,0 +1,53 @@
+package memoryapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+)
+
+// TestLookupAmplification: one small lookup that repeats a word must not make
+// the holder build an answer thousands of times its size (every repeat used to
+// carry all the word's contexts: a 40 KB request, a 200 MB answer).
+func TestLookupAmplification(t *testing.T) {
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := holder(t, m, false)
+	post := func(path string, v any) (int, int64) {
+		body, _ := json.Marshal(v)
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		n, _ := io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, n
+	}
+	var learn memoryapi.LearnRequest
+	for i := range 64 {
+		learn.Observations = append(learn.Observations, memoryapi.Observation{Word: "zzqxv",
+			Context: "zzqxv " + strings.Repeat(string(rune('a'+i%26))+"x ", 450)})
+	}
+	if st, _ := post(memoryapi.PathLearn, learn); st != http.StatusOK {
+		t.Fatalf("learn: status %d", st)
+	}
+	var look memoryapi.LookupRequest
+	for range 4000 {
+		look.Contexts = append(look.Contexts, memoryapi.ContextQuery{Word: "zzqxv"})
+	}
+	reqBytes, _ := json.Marshal(look)
+	st, n := post(memoryapi.PathLookup, look)
+	if st != http.StatusBadRequest || n > 64*int64(len(reqBytes)) {
+		t.Fatalf("a %d-byte lookup repeating one word: status %d, a %d-byte answer; want 400", len(reqBytes), st, n)
+	}
+}
