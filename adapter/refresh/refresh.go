@@ -158,6 +158,11 @@ type run struct {
 // followed by a check pass that writes only changed vectors.
 const maxPasses = 4
 
+// maxStalledPages bounds the pages in a row that list nothing after the
+// cursor (a moving cursor may jump back once; a server that ignores "after"
+// would list the same page forever).
+const maxStalledPages = 3
+
 func (r *run) loop(ctx context.Context) error {
 	r.readAtRun = r.state.Stats.Read
 	if r.state.Pass > 0 {
@@ -194,6 +199,7 @@ func (r *run) loop(ctx context.Context) error {
 
 // pass walks the collection once from the cursor.
 func (r *run) pass(ctx context.Context) error {
+	stalled := 0 // pages in a row that did not move the cursor
 	for {
 		page, err := r.list(ctx)
 		if err != nil {
@@ -218,7 +224,9 @@ func (r *run) pass(ctx context.Context) error {
 		}
 		r.state.PassRead += len(fresh)
 		if l := strings.ToLower(last); l > r.state.After {
-			r.state.After = l
+			r.state.After, stalled = l, 0
+		} else if stalled++; stalled >= maxStalledPages {
+			return fmt.Errorf("refresh: list %s after %q: %d pages in a row end at or before the cursor: the server does not move it", r.class, r.state.After, stalled)
 		}
 		if err := r.state.save(r.o.State); err != nil {
 			return err

@@ -25,6 +25,7 @@ type fakeWeaviate struct {
 	objs    map[string]*object
 	writes  int
 	repeat  bool // list the first page again once, as a moving cursor may
+	stuck   bool // ignore "after": list the first page again and again
 	busy    int  // answer 503 to this many vectorizer calls first
 	vecURL  string
 	batches int
@@ -74,6 +75,9 @@ func (f *fakeWeaviate) list(w http.ResponseWriter, r *http.Request) {
 	after := r.URL.Query().Get("after")
 	var limit int
 	fmt.Sscan(r.URL.Query().Get("limit"), &limit)
+	if f.stuck {
+		after = ""
+	}
 	if f.repeat && after != "" {
 		f.repeat = false
 		after = "" // the cursor jumps back to the start
