@@ -182,7 +182,8 @@ func (c *Client) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, c
 			return nil, nil, err
 		}
 		for _, t := range texts {
-			if _, err := rv.Learn(t, opts); err != nil {
+			// A text refused for its AM words teaches nothing: it gets no vector.
+			if _, err := rv.LearnPassage(t, opts); err != nil && !errors.Is(err, vectorizer.ErrTooManyAMWords) {
 				return nil, nil, fmt.Errorf("teach: %w", err)
 			}
 		}

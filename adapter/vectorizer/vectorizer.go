@@ -451,6 +451,13 @@ func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
 	return v.learn(text, opts, false)
 }
 
+// LearnPassage is Learn for a passage about to be vectorized: a text over
+// MaxAMWords is refused (ErrTooManyAMWords) and teaches nothing, as
+// VectorizeBatch refuses it (the client of a shared memory teaches with it).
+func (v *Vectorizer) LearnPassage(text string, opts Options) (int, error) {
+	return v.learn(text, opts, true)
+}
+
 // learn is Learn; with bounded it first refuses a text over MaxAMWords (a
 // passage of a batch is refused as a whole, as Vectorize refuses it).
 func (v *Vectorizer) learn(text string, opts Options, bounded bool) (int, error) {
