@@ -64,7 +64,7 @@ func (a *memoryAPI) close() error { return a.collections.Close() }
 
 func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	var req memoryapi.LearnRequest
-	if err := decodeJSON(body.Bytes(), &req); err != nil {
+	if err := decodeStrict(body.Bytes(), &req, "collection", "observations", "passages"); err != nil {
 		return err
 	}
 	if a.mem.ReadOnly() {
@@ -92,7 +92,7 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 
 func (a *memoryAPI) lookup(_ context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	var req memoryapi.LookupRequest
-	if err := decodeJSON(body.Bytes(), &req); err != nil {
+	if err := decodeStrict(body.Bytes(), &req, "collection", "words", "contexts"); err != nil {
 		return err
 	}
 	coll, err := a.counts(req.Collection, false)

@@ -51,3 +51,31 @@ func TestLookupAmplification(t *testing.T) {
 		t.Fatalf("a %d-byte lookup repeating one word: status %d, a %d-byte answer; want 400", len(reqBytes), st, n)
 	}
 }
+
+// TestMemoryAPIStrictKeys: the memory API refuses what /vectors refuses: a
+// key spelled in another case and a duplicate key (encoding/json would take
+// "Collection" for "collection", and the last of two).
+func TestMemoryAPIStrictKeys(t *testing.T) {
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, mem := holder(t, m, false)
+	for _, body := range []string{
+		`{"Collection":"Doc","passages":[["zzqxa"]]}`,
+		`{"collection":"Doc","collection":"Other","passages":[["zzqxa"]]}`,
+		`{"passages":[["zzqxa"]],"observations":[{"word":"a","word":"b","context":"a b"}]}`,
+	} {
+		resp, err := http.Post(ts.URL+memoryapi.PathLearn, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("learn %s: status %d, want 400", body, resp.StatusCode)
+		}
+	}
+	if st := mem.Stats(); st.Passages != 0 {
+		t.Errorf("refused requests counted %d passages", st.Passages)
+	}
+}
