@@ -306,6 +306,11 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 			mem.Close()
 			return err
 		}
+		colls := memory.NewCollections(mf.dir, o) // their counts too (the memory's lock is held)
+		if err := errors.Join(colls.Clear(), colls.Close()); err != nil {
+			mem.Close()
+			return err
+		}
 		fmt.Fprintf(env.Stdout, "cleared the context memory in %s\n", mf.dir)
 		return mem.Close()
 	}

@@ -127,3 +127,36 @@ func (c CollectionCounts) DocFreqs(dst []int64, words []string) int64 {
 	}
 	return c.Collection.DocFreqs(dst, words)
 }
+
+// Clear empties the passage counts of every collection ever kept beside the
+// memory (those on disk as well as those open), as Memory.Clear empties the
+// memory; a name that is not a collection's is left alone.
+func (c *Collections) Clear() error {
+	var names []string
+	if c.dir != "" {
+		ents, err := os.ReadDir(filepath.Join(c.dir, "collections"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("passage counts of the collections: %w", err)
+		}
+		for _, e := range ents {
+			if e.IsDir() && ValidCollectionName(e.Name()) == nil {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	c.mu.Lock()
+	for name := range c.m {
+		names = append(names, name)
+	}
+	c.mu.Unlock()
+	for _, name := range names {
+		m, err := c.Get(name)
+		if err != nil {
+			return err
+		}
+		if err := m.Clear(); err != nil {
+			return fmt.Errorf("passage counts of collection %q: %w", name, err)
+		}
+	}
+	return nil
+}
