@@ -19,13 +19,14 @@ import (
 // server's memory: contexts and the shared passage counts from it, the counts
 // of each named collection from memory.Collections beside it.
 type memoryAPI struct {
+	vec         *vectorizer.Vectorizer
 	mem         *memory.Memory
 	collections *memory.Collections
 	epoch       string
 }
 
-func newMemoryAPI(mem *memory.Memory) *memoryAPI {
-	return &memoryAPI{mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options()),
+func newMemoryAPI(vec *vectorizer.Vectorizer, mem *memory.Memory) *memoryAPI {
+	return &memoryAPI{vec: vec, mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options()),
 		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
@@ -74,9 +75,11 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	if err != nil {
 		return err
 	}
-	obs := make([]memory.Observation, len(req.Observations))
-	for i, o := range req.Observations {
-		obs[i] = memory.Observation{Word: o.Word, Context: o.Context}
+	obs := make([]memory.Observation, 0, len(req.Observations))
+	for _, o := range req.Observations {
+		if a.vec.Remembers(o.Word) { // as a local memory: never contexts of a frequent word
+			obs = append(obs, memory.Observation{Word: o.Word, Context: o.Context})
+		}
 	}
 	if err := a.mem.Remember(obs); err != nil {
 		return fmt.Errorf("remember contexts: %w", err)

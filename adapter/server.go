@@ -167,7 +167,7 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	mux.HandleFunc("POST /explain", s.limited(s.explain))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	if mem != nil {
-		s.memAPI = newMemoryAPI(mem)
+		s.memAPI = newMemoryAPI(v, mem)
 		s.memAPI.register(s, mux)
 	}
 	mux.HandleFunc("/", s.notFound)

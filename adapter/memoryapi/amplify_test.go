@@ -79,3 +79,29 @@ func TestMemoryAPIStrictKeys(t *testing.T) {
 		t.Errorf("refused requests counted %d passages", st.Passages)
 	}
 }
+
+// TestLearnKeepsNoContextsOfFrequentWords: the holder stores what a local
+// memory stores, whatever a client sends: no contexts of a frequent word.
+func TestLearnKeepsNoContextsOfFrequentWords(t *testing.T) {
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, mem := holder(t, m, false)
+	f := testmodel.FrequentWord(1)
+	body := `{"observations":[{"word":"` + f + `","context":"` + f + ` f2 f3"},{"word":"zzqxa","context":"zzqxa f2 f3"}]}`
+	resp, err := http.Post(ts.URL+memoryapi.PathLearn, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("learn: status %d", resp.StatusCode)
+	}
+	if ctx, _ := mem.Contexts(nil, f); len(ctx) != 0 {
+		t.Errorf("the holder stored %d contexts of the frequent word %q", len(ctx), f)
+	}
+	if ctx, _ := mem.Contexts(nil, "zzqxa"); len(ctx) != 1 {
+		t.Errorf("the holder stored %d contexts of the unseen word, want 1", len(ctx))
+	}
+}

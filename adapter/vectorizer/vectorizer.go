@@ -351,6 +351,11 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 	return n, nil
 }
 
+// Remembers reports whether the memory may store contexts of word: only of
+// a word that is not frequent under the defaults given to New (a holder of a
+// shared memory checks what its clients send with it).
+func (v *Vectorizer) Remembers(word string) bool { return !v.frequentByDefault(word) }
+
 // frequentByDefault reports whether word is frequent under the defaults given
 // to New: the memory only ever stores contexts of words that are not.
 func (v *Vectorizer) frequentByDefault(word string) bool {
