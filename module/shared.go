@@ -78,7 +78,7 @@ func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []
 		if err != nil {
 			return nil, nil, err
 		}
-		vecs, errs := v.VectorizeBatch(texts, task, opts)
+		vecs, errs := v.VectorizeBatchContext(ctx, texts, task, opts)
 		return vecs, errs, nil
 	}
 	vecs, errs, err := m.shared.VectorizeBatch(ctx, m.vec, collection, texts, task, opts)
