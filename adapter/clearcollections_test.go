@@ -16,7 +16,7 @@ func TestMemoryClearForgetsCollectionCounts(t *testing.T) {
 	o := memory.DefaultOptions()
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	counts := func() int64 {
-		c := memory.NewCollections(dir, o)
+		c := memory.NewCollections(dir, o, memory.MaxCollections)
 		defer c.Close()
 		m, err := c.Get("Doc")
 		if err != nil {
@@ -24,7 +24,7 @@ func TestMemoryClearForgetsCollectionCounts(t *testing.T) {
 		}
 		return m.DocFreqs(make([]int64, 1), []string{"zzqxa"})
 	}
-	c := memory.NewCollections(dir, o)
+	c := memory.NewCollections(dir, o, memory.MaxCollections)
 	m, err := c.Get("Doc")
 	if err != nil {
 		t.Fatal(err)

@@ -142,6 +142,7 @@ func runServe(ctx context.Context, env cli.Env) error {
 	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer, "bytes of request bodies held at once, counted as they arrive (more: 503)")
 	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "how long a client may take to send a request body (read before it waits for a slot; then 408)")
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
+	fs.IntVar(&lim.MaxCollections, "max-collections", lim.MaxCollections, "memory API: most collections whose passage counts are kept (each bounded like the memory's own counts)")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
 	explain := fs.String("explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
 	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
@@ -306,7 +307,7 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 			mem.Close()
 			return err
 		}
-		colls := memory.NewCollections(mf.dir, o) // their counts too (the memory's lock is held)
+		colls := memory.NewCollections(mf.dir, o, memory.MaxCollections) // their counts too (the memory's lock is held)
 		if err := errors.Join(colls.Clear(), colls.Close()); err != nil {
 			mem.Close()
 			return err

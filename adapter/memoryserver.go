@@ -25,8 +25,8 @@ type memoryAPI struct {
 	epoch       string
 }
 
-func newMemoryAPI(vec *vectorizer.Vectorizer, mem *memory.Memory) *memoryAPI {
-	return &memoryAPI{vec: vec, mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options()),
+func newMemoryAPI(vec *vectorizer.Vectorizer, mem *memory.Memory, maxCollections int) *memoryAPI {
+	return &memoryAPI{vec: vec, mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options(), maxCollections),
 		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 

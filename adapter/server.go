@@ -66,6 +66,9 @@ type Limits struct {
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.
 	RequestTimeout time.Duration
+	// MaxCollections bounds the collections whose passage counts the memory
+	// API keeps (learn naming one more gets 507).
+	MaxCollections int
 	// ReadyDelay is how long /.well-known/ready answers 503 on shutdown
 	// before the listener closes (at most the drain time).
 	ReadyDelay time.Duration
@@ -91,6 +94,7 @@ func DefaultLimits() Limits {
 		MaxBodyBuffer:  256 << 20,
 		RequestTimeout: 60 * time.Second,
 		ReadyDelay:     time.Second,
+		MaxCollections: 64,
 		Explain:        vectorizer.DefaultExplainLimits(),
 	}
 }
@@ -118,6 +122,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("--request-timeout %v: want > 0", l.RequestTimeout)
 	case l.ReadyDelay < 0:
 		return fmt.Errorf("--ready-delay %v: want ≥ 0", l.ReadyDelay)
+	case l.MaxCollections < 1 || l.MaxCollections > memory.MaxCollections:
+		return fmt.Errorf("--max-collections %d: want 1 … %d", l.MaxCollections, memory.MaxCollections)
 	}
 	return nil
 }
@@ -167,7 +173,7 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	mux.HandleFunc("POST /explain", s.limited(s.explain))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	if mem != nil {
-		s.memAPI = newMemoryAPI(v, mem)
+		s.memAPI = newMemoryAPI(v, mem, s.limits.MaxCollections)
 		s.memAPI.register(s, mux)
 	}
 	mux.HandleFunc("/", s.notFound)

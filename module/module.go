@@ -123,7 +123,7 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		}
 		m.mem = mem
 		store = mem
-		m.colls = memory.NewCollections(dir, opts)
+		m.colls = memory.NewCollections(dir, opts, memory.MaxCollections)
 		m.collCache = vectorizer.NewCache()
 	}
 	vec, err := vectorizer.New(mdl, store, env.Defaults)

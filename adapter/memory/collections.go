@@ -10,11 +10,12 @@ import (
 	"sync"
 )
 
-// MaxCollections bounds the collections whose passage counts a Collections keeps.
+// MaxCollections is the most collections whose passage counts a Collections
+// may keep (the max of NewCollections is at most this).
 const MaxCollections = 1024
 
-// ErrTooManyCollections is returned by Collections.Get beyond MaxCollections.
-var ErrTooManyCollections = fmt.Errorf("more than %d collections", MaxCollections)
+// ErrTooManyCollections is returned by Collections.Get beyond its max.
+var ErrTooManyCollections = errors.New("too many collections")
 
 // collectionName is a Weaviate class name.
 var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
@@ -34,13 +35,17 @@ func ValidCollectionName(name string) error {
 type Collections struct {
 	dir  string
 	opts Options
+	max  int
 	mu   sync.Mutex
 	m    map[string]*Memory
 }
 
-// NewCollections returns the collections' counts beside the memory in dir.
-func NewCollections(dir string, opts Options) *Collections {
-	return &Collections{dir: dir, opts: opts, m: map[string]*Memory{}}
+// NewCollections returns the collections' counts beside the memory in dir,
+// keeping at most limit collections open (clamped to 1 … MaxCollections):
+// the memory they hold is bounded by limit times what opts allows one memory.
+func NewCollections(dir string, opts Options, limit int) *Collections {
+	limit = min(MaxCollections, max(1, limit))
+	return &Collections{dir: dir, opts: opts, max: limit, m: map[string]*Memory{}}
 }
 
 // Get returns the counts of collection name, opening them on first use.
@@ -71,8 +76,8 @@ func (c *Collections) get(name string, create bool) (*Memory, error) {
 			return nil, nil
 		}
 	}
-	if len(c.m) >= MaxCollections {
-		return nil, fmt.Errorf("passage counts of collection %q: %w", name, ErrTooManyCollections)
+	if len(c.m) >= c.max {
+		return nil, fmt.Errorf("passage counts of collection %q: %w (%d kept)", name, ErrTooManyCollections, c.max)
 	}
 	dir := ""
 	if c.dir != "" {

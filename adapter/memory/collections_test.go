@@ -13,7 +13,7 @@ func TestCollections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := NewCollections(dir, opts)
+	cs := NewCollections(dir, opts, MaxCollections)
 	if m, err := cs.Find("Books"); m != nil || err != nil {
 		t.Fatalf("Find of a collection never counted: %v, %v; want nil, nil", m, err)
 	}
@@ -44,7 +44,7 @@ func TestCollections(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new run finds the counts on disk.
-	cs2 := NewCollections(dir, opts)
+	cs2 := NewCollections(dir, opts, MaxCollections)
 	defer cs2.Close()
 	again, err := cs2.Find("Books")
 	if err != nil || again == nil || again.Stats().Passages != 2 {

@@ -278,3 +278,49 @@ func TestCountsPerCollection(t *testing.T) {
 		t.Errorf("collection ../etc: status %d, want 400", st)
 	}
 }
+
+// TestMaxCollections: the memory API keeps the counts of at most
+// --max-collections collections; a learn naming one more is refused with 507
+// and counts nothing, while the kept ones go on counting.
+func TestMaxCollections(t *testing.T) {
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := memory.DefaultOptions()
+	mo.Logger = quiet()
+	mem, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vectorizer.New(m, mem, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := adapter.DefaultLimits()
+	lim.MaxCollections = 2
+	srv, err := adapter.NewServer(v, mem, "test", lim, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	learn := func(coll string) int {
+		return post(t, ts.URL+memoryapi.PathLearn, memoryapi.LearnRequest{Collection: coll, Passages: [][]string{{"a"}}}, nil)
+	}
+	for _, c := range []struct {
+		coll string
+		want int
+	}{{"A", 200}, {"B", 200}, {"C", http.StatusInsufficientStorage}, {"A", 200}} {
+		if st := learn(c.coll); st != c.want {
+			t.Errorf("learn %q: status %d, want %d", c.coll, st, c.want)
+		}
+	}
+	if p := mem.Stats().Passages; p != 3 {
+		t.Errorf("the shared memory counted %d passages, want 3 (the refused one counts nothing)", p)
+	}
+	lim.MaxCollections = 0
+	if _, err := adapter.NewServer(v, mem, "test", lim, quiet()); err == nil || !strings.Contains(err.Error(), "--max-collections") {
+		t.Errorf("--max-collections 0: %v, want an error naming the flag", err)
+	}
+}
