@@ -154,87 +154,29 @@ type textChunk struct {
 
 // readTextBody parses word2vec text lines of dimension dim. pending, when
 // non-nil, is the already-read first line (line number lineNo). wantRows < 0
-// means unknown (no header).
+// means unknown (no header). One goroutine cuts the stream into chunks of
+// whole lines, GOMAXPROCS workers parse them, and the chunks are joined in
+// order.
 func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRows, dim int) (*Embeddings, error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
-	// Chunks start small (small inputs stay cheap) and double up to 4 MiB.
-	chunkBytes := 64 << 10
 	jobs := make(chan *textChunk, workers)
 	done := make(chan *textChunk, workers)
-	// Parsed chunks hand their buffers back for reuse.
-	free := make(chan []byte, workers+2)
-	getBuf := func(n int) []byte {
-		select {
-		case b := <-free:
-			if cap(b) >= n {
-				return b[:0]
-			}
-		default:
-		}
-		return make([]byte, 0, n)
-	}
+	pool := make(chunkPool, workers+2)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := range jobs {
-				parseTextChunk(c, dim)
-				select {
-				case free <- c.data[:0]:
-				default:
-				}
-				c.data = nil
-				done <- c
-			}
+			parseTextChunks(jobs, done, pool, dim)
 		}()
 	}
-	// Reader: cut the stream into chunks of whole lines.
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)
-		seq := 0
-		line := lineNo
-		var carry []byte
-		if pending != nil {
-			carry = append(append(carry, pending...), '\n')
-		}
-		for {
-			buf := append(getBuf(chunkBytes+len(carry)), carry...)
-			n, err := io.ReadFull(br, buf[len(carry):cap(buf)])
-			buf = buf[:len(carry)+n]
-			eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-			if err != nil && !eof {
-				readErr <- fmt.Errorf("%s: read: %w", name, err)
-				return
-			}
-			cut := len(buf)
-			if !eof {
-				cut = bytes.LastIndexByte(buf, '\n') + 1
-				if cut == 0 { // one line longer than a chunk: keep reading
-					carry = buf
-					if len(carry) > 64<<20 {
-						readErr <- fmt.Errorf("%s:%d: line longer than 64 MiB", name, line)
-						return
-					}
-					continue
-				}
-			}
-			c := &textChunk{seq: seq, firstLine: line, data: buf[:cut]}
-			line += bytes.Count(c.data, []byte{'\n'})
-			carry = append([]byte(nil), buf[cut:]...)
-			jobs <- c
-			seq++
-			chunkBytes = min(2*chunkBytes, 4<<20)
-			if eof {
-				readErr <- nil
-				return
-			}
-		}
+		readErr <- cutTextChunks(br, name, pending, lineNo, pool, jobs)
 	}()
 	go func() { wg.Wait(); close(done) }()
 
-	// Collect in order.
 	var results []*textChunk
 	for c := range done {
 		results = append(results, c)
@@ -242,6 +184,89 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 	if err := <-readErr; err != nil {
 		return nil, err
 	}
+	return joinTextChunks(results, name, wantRows, dim)
+}
+
+// chunkPool holds the buffers of parsed chunks for reuse.
+type chunkPool chan []byte
+
+// get returns an empty buffer of capacity at least n.
+func (p chunkPool) get(n int) []byte {
+	select {
+	case b := <-p:
+		if cap(b) >= n {
+			return b[:0]
+		}
+	default:
+	}
+	return make([]byte, 0, n)
+}
+
+// put hands b back; it is dropped when the pool is full.
+func (p chunkPool) put(b []byte) {
+	select {
+	case p <- b[:0]:
+	default:
+	}
+}
+
+// parseTextChunks parses the chunks from jobs until it is closed, recycles
+// their buffers and sends them to done.
+func parseTextChunks(jobs <-chan *textChunk, done chan<- *textChunk, pool chunkPool, dim int) {
+	for c := range jobs {
+		parseTextChunk(c, dim)
+		pool.put(c.data)
+		c.data = nil
+		done <- c
+	}
+}
+
+// cutTextChunks reads br to its end and sends it to jobs as numbered chunks
+// of whole lines; line is the number of the first line (pending, when
+// non-nil). Chunks start small (small inputs stay cheap) and double up to
+// 4 MiB; a line longer than 64 MiB is an error.
+func cutTextChunks(br *bufio.Reader, name string, pending []byte, line int, pool chunkPool, jobs chan<- *textChunk) error {
+	chunkBytes := 64 << 10
+	seq := 0
+	var carry []byte
+	if pending != nil {
+		carry = append(append(carry, pending...), '\n')
+	}
+	for {
+		buf := append(pool.get(chunkBytes+len(carry)), carry...)
+		n, err := io.ReadFull(br, buf[len(carry):cap(buf)])
+		buf = buf[:len(carry)+n]
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !eof {
+			return fmt.Errorf("%s: read: %w", name, err)
+		}
+		cut := len(buf)
+		if !eof {
+			cut = bytes.LastIndexByte(buf, '\n') + 1
+			if cut == 0 { // one line longer than a chunk: keep reading
+				carry = buf
+				if len(carry) > 64<<20 {
+					return fmt.Errorf("%s:%d: line longer than 64 MiB", name, line)
+				}
+				continue
+			}
+		}
+		c := &textChunk{seq: seq, firstLine: line, data: buf[:cut]}
+		line += bytes.Count(c.data, []byte{'\n'})
+		carry = append([]byte(nil), buf[cut:]...)
+		jobs <- c
+		seq++
+		chunkBytes = min(2*chunkBytes, 4<<20)
+		if eof {
+			return nil
+		}
+	}
+}
+
+// joinTextChunks puts the parsed chunks in order, reports the first parse
+// error, checks the row count against the header (wantRows >= 0) and builds
+// the embeddings.
+func joinTextChunks(results []*textChunk, name string, wantRows, dim int) (*Embeddings, error) {
 	slices.SortFunc(results, func(a, b *textChunk) int { return a.seq - b.seq })
 	total := 0
 	for _, c := range results {
@@ -253,10 +278,26 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 	if wantRows >= 0 && total != wantRows {
 		return nil, fmt.Errorf("%s:1: header declares %d words but the body has %d", name, wantRows, total)
 	}
+	words, vecs := concatTextChunks(results, total, dim)
+	return newEmbeddingsIndexed(dim, words, vecs, func(i int) string {
+		// Report the line of entry i.
+		for _, c := range results {
+			if i < len(c.words) {
+				return fmt.Sprintf("%s:%d", name, c.lines[i])
+			}
+			i -= len(c.words)
+		}
+		return name
+	})
+}
+
+// concatTextChunks joins the words and vectors of the ordered chunks, which
+// hold total words of dimension dim. The vectors are copied in parallel: the
+// copy (and the page faults of the fresh array) is a fair share of the
+// loading time.
+func concatTextChunks(results []*textChunk, total, dim int) ([]string, []float32) {
 	words := make([]string, 0, total)
 	vecs := make([]float32, total*dim)
-	// Concatenate the chunks' vectors in parallel: the copy (and the page
-	// faults of the fresh array) is a fair share of the loading time.
 	var cw sync.WaitGroup
 	next := 0
 	for _, c := range results {
@@ -269,17 +310,7 @@ func readTextBody(br *bufio.Reader, name string, pending []byte, lineNo, wantRow
 		next += len(c.vecs)
 	}
 	cw.Wait()
-	e, err := newEmbeddingsIndexed(dim, words, vecs, func(i int) string {
-		// Report the line of entry i.
-		for _, c := range results {
-			if i < len(c.words) {
-				return fmt.Sprintf("%s:%d", name, c.lines[i])
-			}
-			i -= len(c.words)
-		}
-		return name
-	})
-	return e, err
+	return words, vecs
 }
 
 // parseTextChunk parses the lines of c into words and vectors.
