@@ -390,30 +390,70 @@ func LoadFile(path string) (*Model, error) {
 	return m, nil
 }
 
+// decode parses a whole weights file: the envelope, then the configuration,
+// the n-gram vocabulary, the weight tables and the optional base embeddings.
 func decode(data []byte) (*Model, error) {
+	payload, version, err := openEnvelope(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{b: payload}
+	cfg, err := decodeConfig(d, version)
+	if err != nil {
+		return nil, err
+	}
+	ngrams, err := decodeNgramList(d)
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := newNgramVocab(cfg.Ngram, ngrams)
+	if err != nil {
+		return nil, fmt.Errorf("n-gram vocabulary: %w", err)
+	}
+	m := &Model{Config: cfg, Vocab: vocab}
+	if err := decodeTables(d, m, len(ngrams)+1); err != nil {
+		return nil, err
+	}
+	if d.off != len(payload) {
+		return nil, fmt.Errorf("%d unparsed bytes at the end of the payload", len(payload)-d.off)
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// openEnvelope checks the magic bytes, the format version, the payload
+// length and the checksum, and returns the payload and the version.
+func openEnvelope(data []byte) (payload []byte, version uint32, err error) {
 	if len(data) < len(weightsMagic) || string(data[:len(weightsMagic)]) != weightsMagic {
-		return nil, errors.New("not a text2vec-am weights file (bad magic bytes)")
+		return nil, 0, errors.New("not a text2vec-am weights file (bad magic bytes)")
 	}
 	if len(data) < headerLen+4 {
-		return nil, fmt.Errorf("truncated: %d bytes, the header alone takes %d", len(data), headerLen+4)
+		return nil, 0, fmt.Errorf("truncated: %d bytes, the header alone takes %d", len(data), headerLen+4)
 	}
 	le := binary.LittleEndian
-	version := le.Uint32(data[8:])
+	version = le.Uint32(data[8:])
 	if version != weightsVersion && version != weightsVersionStyle {
-		return nil, fmt.Errorf("format version %d, this program reads versions %d and %d", version, weightsVersion, weightsVersionStyle)
+		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d and %d", version, weightsVersion, weightsVersionStyle)
 	}
 	plen := le.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen - 4); plen != have {
 		if plen > have {
-			return nil, fmt.Errorf("truncated: the header announces %d payload bytes, the file holds %d", plen, have)
+			return nil, 0, fmt.Errorf("truncated: the header announces %d payload bytes, the file holds %d", plen, have)
 		}
-		return nil, fmt.Errorf("%d unexpected bytes after the payload", have-plen)
+		return nil, 0, fmt.Errorf("%d unexpected bytes after the payload", have-plen)
 	}
-	payload := data[headerLen : headerLen+int(plen)]
+	payload = data[headerLen : headerLen+int(plen)]
 	if want, got := le.Uint32(data[headerLen+int(plen):]), crc32.Checksum(payload, castagnoli); want != got {
-		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupted", want, got)
+		return nil, 0, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupted", want, got)
 	}
-	d := &decoder{b: payload}
+	return payload, version, nil
+}
+
+// decodeConfig reads and validates the model configuration; the n-gram
+// style is stored from format version weightsVersionStyle on.
+func decodeConfig(d *decoder, version uint32) (Config, error) {
 	var cfg Config
 	cfg.Dim = d.count("dimension", 1, MaxDim)
 	cfg.Mode = Mode(d.u8("mode"))
@@ -438,13 +478,19 @@ func decode(data []byte) (*Model, error) {
 		}
 	}
 	if d.err != nil {
-		return nil, d.err
+		return Config{}, d.err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return Config{}, err
 	}
+	return cfg, nil
+}
+
+// decodeNgramList reads the n-gram vocabulary size and the n-grams after the
+// reserved row 0.
+func decodeNgramList(d *decoder) ([]string, error) {
 	// Each n-gram takes at least 3 bytes: this bounds the count by the data.
-	nng := d.count("n-gram vocabulary size", 1, min(math.MaxInt32, (len(payload)-d.off)/3+1))
+	nng := d.count("n-gram vocabulary size", 1, min(math.MaxInt32, (len(d.b)-d.off)/3+1))
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -459,14 +505,15 @@ func decode(data []byte) (*Model, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	vocab, err := newNgramVocab(cfg.Ngram, ngrams)
-	if err != nil {
-		return nil, fmt.Errorf("n-gram vocabulary: %w", err)
-	}
-	m := &Model{Config: cfg, Vocab: vocab}
-	dim := cfg.Dim
-	if int64(nng)*int64(dim) > int64(len(payload)) { // even int8 needs more than a byte per value
-		return nil, fmt.Errorf("n-gram table of %d × %d cannot fit in %d bytes", nng, dim, len(payload))
+	return ngrams, nil
+}
+
+// decodeTables reads the weights of m (nng n-gram rows, M, A, U, B) and the
+// optional base embeddings.
+func decodeTables(d *decoder, m *Model, nng int) error {
+	dim, plen := m.Dim, len(d.b)
+	if int64(nng)*int64(dim) > int64(plen) { // even int8 needs more than a byte per value
+		return fmt.Errorf("n-gram table of %d × %d cannot fit in %d bytes", nng, dim, plen)
 	}
 	m.Ngrams = d.table(nng, dim, "n-gram table")
 	m.M = d.floats(dim*dim, "M")
@@ -480,22 +527,16 @@ func decode(data []byte) (*Model, error) {
 		d.fail("base flag %d", hasBase)
 	}
 	if d.err != nil {
-		return nil, d.err
+		return d.err
 	}
 	if hasBase == 1 {
-		e, err := decodeBase(d, dim, len(payload))
+		e, err := decodeBase(d, dim, plen)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.Base = e
 	}
-	if d.off != len(payload) {
-		return nil, fmt.Errorf("%d unparsed bytes at the end of the payload", len(payload)-d.off)
-	}
-	if err := m.validate(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return nil
 }
 
 func decodeBase(d *decoder, dim, plen int) (*Embeddings, error) {
