@@ -195,7 +195,8 @@ func (h *indexHeader) decode(b []byte) error {
 func align8(n uint64) uint64 { return (n + 7) &^ 7 }
 
 // buildIndex tokenizes the corpus once, streaming the token ids to the file,
-// then fills the position lists through a writable mapping of the same file.
+// then fills the position lists through a writable mapping of the same file,
+// appends the vocabulary and renames the finished file to path.
 func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path string, key uint64) (err error) {
 	if !littleEndian() {
 		return errors.New("occurrence index: only little-endian machines are supported")
@@ -216,64 +217,98 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if _, err := tmp.Write(make([]byte, indexHeaderSize)); err != nil {
 		return fmt.Errorf("occurrence index %s: %w", tmp.Name(), err)
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	ids := make(map[string]int32)
-	var words []string
-	var counts []int64
-	var buf [4]byte
-	nTokens := uint64(0)
-	nLines := uint64(0)
-	put := func(id int32) error {
-		binary.LittleEndian.PutUint32(buf[:], uint32(id))
-		nTokens++
-		_, err := w.Write(buf[:])
+	s := &tokenStream{w: bufio.NewWriterSize(tmp, 1<<20), ids: make(map[string]int32)}
+	if err := s.write(ctx, files, tok); err != nil {
+		return fmt.Errorf("occurrence index: %w", err)
+	}
+	h := s.header(key, tok)
+	if err := fillPositions(tmp, &h, s.counts); err != nil {
 		return err
 	}
-	if err := put(lineSep); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
+	if err := writeVocab(tmp, s.w, &h, s.words); err != nil {
+		return err
 	}
-	err = corpus.ForEachUnit(ctx, files, corpus.Options{Tokenizer: tok}, func(u corpus.Unit) error {
-		for _, t := range u.Tokens {
-			id, ok := ids[t]
-			if !ok {
-				if len(words) == math.MaxInt32 {
-					return fmt.Errorf("%s:%d: more than 2^31 word types", u.File, u.Line)
-				}
-				id = int32(len(words))
-				t = strings.Clone(t) // u.Tokens alias the reader's buffer
-				ids[t] = id
-				words = append(words, t)
-				counts = append(counts, 0)
+	return commitIndex(tmp, &h, path)
+}
+
+// tokenStream writes the token ids of the corpus (each line followed by
+// lineSep) and collects the vocabulary on the way.
+type tokenStream struct {
+	w       *bufio.Writer
+	ids     map[string]int32
+	words   []string
+	counts  []int64
+	nTokens uint64
+	nLines  uint64
+	buf     [4]byte
+}
+
+// write streams every unit of files, led by a separator, and flushes.
+func (s *tokenStream) write(ctx context.Context, files []string, tok model.Tokenizer) error {
+	if err := s.put(lineSep); err != nil {
+		return err
+	}
+	if err := corpus.ForEachUnit(ctx, files, corpus.Options{Tokenizer: tok}, s.add); err != nil {
+		return err
+	}
+	return s.w.Flush()
+}
+
+// put writes one token id.
+func (s *tokenStream) put(id int32) error {
+	binary.LittleEndian.PutUint32(s.buf[:], uint32(id))
+	s.nTokens++
+	_, err := s.w.Write(s.buf[:])
+	return err
+}
+
+// add writes the tokens of u, numbering new words, then a separator.
+func (s *tokenStream) add(u corpus.Unit) error {
+	for _, t := range u.Tokens {
+		id, ok := s.ids[t]
+		if !ok {
+			if len(s.words) == math.MaxInt32 {
+				return fmt.Errorf("%s:%d: more than 2^31 word types", u.File, u.Line)
 			}
-			counts[id]++
-			if err := put(id); err != nil {
-				return err
-			}
+			id = int32(len(s.words))
+			t = strings.Clone(t) // u.Tokens alias the reader's buffer
+			s.ids[t] = id
+			s.words = append(s.words, t)
+			s.counts = append(s.counts, 0)
 		}
-		nLines++
-		if nTokens >= math.MaxUint32 {
-			return fmt.Errorf("%s:%d: corpus too large for the index (2^32 tokens)", u.File, u.Line)
+		s.counts[id]++
+		if err := s.put(id); err != nil {
+			return err
 		}
-		return put(lineSep)
-	})
-	if err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
 	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
+	s.nLines++
+	if s.nTokens >= math.MaxUint32 {
+		return fmt.Errorf("%s:%d: corpus too large for the index (2^32 tokens)", u.File, u.Line)
 	}
-	h := indexHeader{version: indexVersion, key: key, nTokens: nTokens, nTypes: uint64(len(words)), nLines: nLines}
+	return s.put(lineSep)
+}
+
+// header lays out the index file for the streamed tokens: token ids, then
+// the offsets and positions of each word, then the vocabulary.
+func (s *tokenStream) header(key uint64, tok model.Tokenizer) indexHeader {
+	h := indexHeader{version: indexVersion, key: key, nTokens: s.nTokens, nTypes: uint64(len(s.words)), nLines: s.nLines}
 	if tok.Lowercase {
 		h.flags = 1
 	}
 	var total uint64
-	for _, c := range counts {
+	for _, c := range s.counts {
 		total += uint64(c)
 	}
 	h.tokensOff = indexHeaderSize
-	h.offsetsOff = align8(h.tokensOff + 4*nTokens)
+	h.offsetsOff = align8(h.tokensOff + 4*s.nTokens)
 	h.positionsOff = h.offsetsOff + 8*(h.nTypes+1)
 	h.vocabOff = align8(h.positionsOff + 4*total)
+	return h
+}
+
+// fillPositions grows tmp to the vocabulary offset and, through a writable
+// mapping, writes each word's offset and the positions of its occurrences.
+func fillPositions(tmp *os.File, h *indexHeader, counts []int64) error {
 	if err := tmp.Truncate(int64(h.vocabOff)); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
@@ -281,15 +316,15 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if err != nil {
 		return fmt.Errorf("occurrence index: mmap: %w", err)
 	}
-	tokens := int32s(data, h.tokensOff, nTokens)
+	tokens := int32s(data, h.tokensOff, h.nTokens)
 	offsets := int64s(data, h.offsetsOff, h.nTypes+1)
-	positions := uint32s(data, h.positionsOff, total)
 	var acc int64
 	for i, c := range counts {
 		offsets[i] = acc
 		acc += c
 	}
 	offsets[len(counts)] = acc
+	positions := uint32s(data, h.positionsOff, uint64(acc))
 	next := make([]int64, len(counts))
 	copy(next, offsets[:len(counts)])
 	for p, t := range tokens {
@@ -301,6 +336,12 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if err := unmapFile(tmp, data, true); err != nil {
 		return fmt.Errorf("occurrence index: munmap: %w", err)
 	}
+	return nil
+}
+
+// writeVocab appends the words (uvarint length, bytes) at the vocabulary
+// offset through w and records their length in h.
+func writeVocab(tmp *os.File, w *bufio.Writer, h *indexHeader, words []string) error {
 	if _, err := tmp.Seek(int64(h.vocabOff), io.SeekStart); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
@@ -315,6 +356,12 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
+	return nil
+}
+
+// commitIndex syncs tmp, writes the header with the checksum of the body,
+// closes tmp and renames it to path.
+func commitIndex(tmp *os.File, h *indexHeader, path string) (err error) {
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
