@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,10 +58,36 @@ type trainFlags struct {
 	quiet                                                   bool
 }
 
+// runTrain is `text2vec-am train`: it parses the flags into trainFlags and
+// Options and hands them to trainAndSave.
 func runTrain(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("train", env)
 	def := DefaultOptions()
 	var f trainFlags
+	f.register(fs, def)
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
+	}
+	o, err := f.options(def)
+	if err != nil {
+		return err
+	}
+	storage, err := model.ParseStorage(f.storage)
+	if err != nil {
+		return cli.UsageError("--storage: %v", err)
+	}
+	o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
+	if !f.quiet {
+		o.Progress = env.Stderr
+	}
+	return trainAndSave(ctx, &f, o, storage, env)
+}
+
+// register declares the flags of `train` on fs, with the defaults of def.
+func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.Var(&f.corpus, "corpus", "corpus `PATH`: a text or .gz file or a directory of them; repeatable, and a value may list paths separated by commas (required)")
 	fs.StringVar(&f.embeddings, "embeddings", "", "base embeddings, word2vec text/binary or GloVe, .gz ok (required)")
 	fs.StringVar(&f.counts, "counts", "", "word counts file (\"word count\" lines, .gz ok); default: counted from the corpus")
@@ -92,70 +119,23 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	fs.StringVar(&f.workDir, "work-dir", "", "directory of the cached corpus index (default: the --out directory)")
 	fs.Float64Var(&f.peak, "peak-gflops", float64(PeakGFLOPSPerCore*runtime.NumCPU()), "machine float32 peak in GFLOP/s, for the utilisation report")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
-	}
-	o, err := f.options(def)
-	if err != nil {
-		return err
-	}
-	storage, err := model.ParseStorage(f.storage)
-	if err != nil {
-		return cli.UsageError("--storage: %v", err)
-	}
-	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	o.Log = log
-	if !f.quiet {
-		o.Progress = env.Stderr
-	}
+}
 
-	base, err := model.LoadEmbeddings(f.embeddings)
-	if err != nil {
-		return fmt.Errorf("embeddings: %w", err)
-	}
-	tok := model.DefaultTokenizer()
-	workDir := f.workDir
-	if workDir == "" {
-		workDir = filepath.Dir(f.out)
-	}
-	began := time.Now()
-	x, err := OpenIndex(ctx, f.corpusPaths(), tok, workDir, log)
+// trainAndSave loads the inputs f names, trains with o and writes the
+// weights, the optional bundle (vectors stored as storage) and the report.
+func trainAndSave(ctx context.Context, f *trainFlags, o Options, storage model.Storage, env cli.Env) error {
+	d, extra, err := loadTrainData(ctx, f, o.Log)
 	if err != nil {
 		return err
 	}
-	defer x.Close()
-	log.Info("corpus ready", "tokens", x.Tokens(), "types", x.Len(), "seconds", time.Since(began).Seconds())
-	var extra map[string]int64
-	if f.counts != "" {
-		if extra, err = model.LoadCounts(f.counts); err != nil {
-			return fmt.Errorf("counts: %w", err)
-		}
-	}
-	counts, missing := baseCounts(base, x, extra)
-	if missing > 0 {
-		log.Warn("base words missing from the counts file; using their corpus counts", "file", f.counts, "words", missing)
-	}
+	defer d.Index.Close()
 	if f.ngrams != "" {
-		nv, err := model.LoadEmbeddings(f.ngrams)
-		if err != nil {
-			return fmt.Errorf("--ngrams: %w", err)
-		}
-		o.Pretrained = &PretrainedNgrams{Vectors: nv, Max: f.ngramMax}
-		if f.ngramsSpace != "" {
-			if o.Pretrained.Space, err = model.LoadEmbeddings(f.ngramsSpace); err != nil {
-				return fmt.Errorf("--ngrams-space: %w", err)
-			}
-		}
-		if _, err := o.Pretrained.config(base.Dim); err != nil {
-			return fmt.Errorf("--ngrams %s: %w", f.ngrams, err)
+		if o.Pretrained, err = loadPretrained(f, d.Base.Dim); err != nil {
+			return err
 		}
 	}
-	d := &Data{Index: x, Base: base, Counts: counts, Tokenizer: tok}
 	if f.include != "" {
-		d.Include, err = ReadInclude(f.include, tok, base, x, f.includeMissing == "skip", log)
+		d.Include, err = ReadInclude(f.include, d.Tokenizer, d.Base, d.Index, f.includeMissing == "skip", o.Log)
 		if err != nil {
 			return err
 		}
@@ -168,26 +148,88 @@ func runTrain(ctx context.Context, env cli.Env) error {
 		}
 		return err
 	}
-	m := res.Model
+	if err := saveTrained(ctx, f, o, storage, res.Model, d, extra); err != nil {
+		return err
+	}
+	writeReport(env.Stdout, res, f.peak)
+	return nil
+}
+
+// loadTrainData loads the base embeddings, opens (or builds) the corpus
+// index and takes each base word's count from the --counts file or the
+// corpus; extra is the counts file (nil without one). The caller closes
+// d.Index.
+func loadTrainData(ctx context.Context, f *trainFlags, log *slog.Logger) (d *Data, extra map[string]int64, err error) {
+	base, err := model.LoadEmbeddings(f.embeddings)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embeddings: %w", err)
+	}
+	tok := model.DefaultTokenizer()
+	workDir := f.workDir
+	if workDir == "" {
+		workDir = filepath.Dir(f.out)
+	}
+	began := time.Now()
+	x, err := OpenIndex(ctx, f.corpusPaths(), tok, workDir, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	log.Info("corpus ready", "tokens", x.Tokens(), "types", x.Len(), "seconds", time.Since(began).Seconds())
+	if f.counts != "" {
+		if extra, err = model.LoadCounts(f.counts); err != nil {
+			x.Close()
+			return nil, nil, fmt.Errorf("counts: %w", err)
+		}
+	}
+	counts, missing := baseCounts(base, x, extra)
+	if missing > 0 {
+		log.Warn("base words missing from the counts file; using their corpus counts", "file", f.counts, "words", missing)
+	}
+	return &Data{Index: x, Base: base, Counts: counts, Tokenizer: tok}, extra, nil
+}
+
+// loadPretrained loads the --ngrams vectors (and the --ngrams-space words)
+// and checks them against the base dimension dim.
+func loadPretrained(f *trainFlags, dim int) (*PretrainedNgrams, error) {
+	nv, err := model.LoadEmbeddings(f.ngrams)
+	if err != nil {
+		return nil, fmt.Errorf("--ngrams: %w", err)
+	}
+	p := &PretrainedNgrams{Vectors: nv, Max: f.ngramMax}
+	if f.ngramsSpace != "" {
+		if p.Space, err = model.LoadEmbeddings(f.ngramsSpace); err != nil {
+			return nil, fmt.Errorf("--ngrams-space: %w", err)
+		}
+	}
+	if _, err := p.config(dim); err != nil {
+		return nil, fmt.Errorf("--ngrams %s: %w", f.ngrams, err)
+	}
+	return p, nil
+}
+
+// saveTrained writes the weights of m to --out and, with --bundle-out, the
+// serving bundle built from m and d.
+func saveTrained(ctx context.Context, f *trainFlags, o Options, storage model.Storage, m *model.Model, d *Data, extra map[string]int64) error {
 	if err := m.SaveFile(f.out, model.SaveOptions{NgramStorage: storage, BaseStorage: storage}); err != nil {
 		return fmt.Errorf("save weights: %w", err)
 	}
-	log.Info("weights written", "file", f.out)
-	if f.bundleOut != "" {
-		bt := time.Now()
-		emb, st, err := BuildBundle(ctx, m, d, extra, BundleOptions{MaxContexts: o.MaxContexts, Window: o.Window, OOVMaxCount: f.oovMaxCount, Seed: o.Seed})
-		if err != nil {
-			return err
-		}
-		m.Base = emb
-		err = m.SaveFile(f.bundleOut, model.SaveOptions{NgramStorage: storage, BaseStorage: storage, IncludeBase: true})
-		m.Base = base
-		if err != nil {
-			return fmt.Errorf("save bundle: %w", err)
-		}
-		log.Info("bundle written", "file", f.bundleOut, "words", emb.Len(), "amskip_rows", st.AMSkip, "oov_rows", st.OOV, "seconds", time.Since(bt).Seconds())
+	o.Log.Info("weights written", "file", f.out)
+	if f.bundleOut == "" {
+		return nil
 	}
-	writeReport(env.Stdout, res, f.peak)
+	bt := time.Now()
+	emb, st, err := BuildBundle(ctx, m, d, extra, BundleOptions{MaxContexts: o.MaxContexts, Window: o.Window, OOVMaxCount: f.oovMaxCount, Seed: o.Seed})
+	if err != nil {
+		return err
+	}
+	base := m.Base
+	m.Base = emb
+	err = m.SaveFile(f.bundleOut, model.SaveOptions{NgramStorage: storage, BaseStorage: storage, IncludeBase: true})
+	m.Base = base
+	if err != nil {
+		return fmt.Errorf("save bundle: %w", err)
+	}
+	o.Log.Info("bundle written", "file", f.bundleOut, "words", emb.Len(), "amskip_rows", st.AMSkip, "oov_rows", st.OOV, "seconds", time.Since(bt).Seconds())
 	return nil
 }
 
