@@ -370,43 +370,10 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		log.Warn("words with enough occurrences by their count do not occur in the corpus; skipped", "words", plan.NoContexts)
 	}
 	t := &trainer{o: &o, d: d, plan: plan, sampler: NewSampler(d.Index, d.Base, o.Window), log: log}
-	start := TrainState{}
 	fp := plan.fingerprint(&o)
-	if o.Resume != "" {
-		ck, err := LoadCheckpoint(o.Resume)
-		if err != nil {
-			return nil, err
-		}
-		if ck.State.Fingerprint != fp {
-			return nil, fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams); use the same ones", o.Resume)
-		}
-		if ck.State.Threads != o.Threads {
-			log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
-		}
-		if err := ck.Model.AttachBase(d.Base); err != nil {
-			return nil, fmt.Errorf("resume %s: %w", o.Resume, err)
-		}
-		t.m, t.adam, start = ck.Model, ck.Adam, ck.State
-		t.adam.LR, t.adam.Beta1, t.adam.Beta2, t.adam.Eps = o.LR, o.Beta1, o.Beta2, o.Eps
-		log.Info("resuming", "checkpoint", o.Resume, "epoch", start.Epoch+1, "batch", start.Batch)
-	} else {
-		words := make([]string, len(plan.Words))
-		for i, w := range plan.Words {
-			words[i] = w.Word
-		}
-		var m *model.Model
-		if o.Pretrained != nil {
-			m, err = newPretrainedModel(o.Pretrained, o.Mode, d.Tokenizer, d.Base, o.Seed)
-		} else {
-			vocab := model.BuildNgramVocab(words, o.Ngram)
-			cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer}
-			m, err = model.New(cfg, vocab, d.Base, o.Seed)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("new model: %w", err)
-		}
-		t.m = m
-		t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
+	start, err := t.init(fp)
+	if err != nil {
+		return nil, err
 	}
 	t.adam.NgramScale = o.NgramLRScale
 	start.Fingerprint, start.Threads, start.Seed = fp, o.Threads, o.Seed
@@ -421,7 +388,6 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 	st := start
 	for epoch := start.Epoch; epoch < o.Epochs; epoch++ {
 		sched = t.schedule(sched[:0], epoch)
-		nb := (len(sched) + o.Batch - 1) / o.Batch
 		b0 := 0
 		if epoch == start.Epoch {
 			b0 = start.Batch
@@ -429,57 +395,8 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		} else {
 			st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = 0, 0, 0, 0
 		}
-		began, cpuBegan := time.Now(), cpuSeconds()
-		for b := b0; b < nb; b++ {
-			if err := ctx.Err(); err != nil {
-				prog.finish()
-				st.Epoch, st.Batch = epoch, b
-				st.EpochSeconds += time.Since(began).Seconds()
-				st.EpochCPU += cpuSeconds() - cpuBegan
-				st.History = res.Epochs
-				if o.CheckpointPath != "" {
-					if cerr := t.checkpoint(&st); cerr != nil {
-						return nil, fmt.Errorf("%w (%w); writing the checkpoint failed too: %v", ErrInterrupted, err, cerr)
-					}
-					return nil, fmt.Errorf("%w at epoch %d batch %d/%d (%w); checkpoint written to %s: continue with --resume %s",
-						ErrInterrupted, epoch+1, b, nb, err, o.CheckpointPath, o.CheckpointPath)
-				}
-				return nil, fmt.Errorf("%w at epoch %d batch %d/%d (%w); no checkpoint path set, nothing saved", ErrInterrupted, epoch+1, b, nb, err)
-			}
-			lo, hi := b*o.Batch, min((b+1)*o.Batch, len(sched))
-			loss, flops := t.batch(epoch, sched, lo, hi)
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				prog.finish()
-				return nil, fmt.Errorf("training diverged at epoch %d batch %d (loss %v); try a lower --lr", epoch+1, b, loss)
-			}
-			st.EpochLoss += loss
-			st.EpochFlops += flops
-			prog.add(int64(hi-lo), loss/float64(hi-lo), epoch+1, o.Epochs)
-			if o.afterBatch != nil {
-				o.afterBatch(epoch, b)
-			}
-		}
-		st.EpochSeconds += time.Since(began).Seconds()
-		st.EpochCPU += cpuSeconds() - cpuBegan
-		es := EpochStats{Epoch: epoch + 1, Loss: st.EpochLoss / float64(len(sched)), Instances: len(sched),
-			Seconds: st.EpochSeconds, CPUSeconds: st.EpochCPU, Flops: st.EpochFlops}
-		if len(plan.Holdout) > 0 {
-			es.Holdout = t.evalHoldout()
-			res.Holdout = es.Holdout
-		}
-		res.Epochs = append(res.Epochs, es)
-		prog.pause()
-		attrs := []any{"epoch", es.Epoch, "loss", es.Loss, "seconds", es.Seconds, "instances/s", float64(es.Instances) / es.Seconds}
-		if es.Holdout != nil {
-			attrs = append(attrs, "holdout_cos64", es.Holdout.Cos64())
-		}
-		log.Info("epoch done", attrs...)
-		st.Epoch, st.Batch, st.History = epoch+1, 0, res.Epochs
-		st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = 0, 0, 0, 0
-		if o.CheckpointPath != "" {
-			if err := t.checkpoint(&st); err != nil {
-				return nil, err
-			}
+		if err := t.epoch(ctx, epoch, sched, b0, &st, res, prog); err != nil {
+			return nil, err
 		}
 	}
 	prog.finish()
@@ -487,6 +404,125 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		res.Holdout = t.evalHoldout()
 	}
 	return res, nil
+}
+
+// init sets the model and the optimizer: from the checkpoint o.Resume, whose
+// fingerprint must be fp, or new. It returns where training starts.
+func (t *trainer) init(fp uint64) (TrainState, error) {
+	o, d := t.o, t.d
+	if o.Resume != "" {
+		ck, err := LoadCheckpoint(o.Resume)
+		if err != nil {
+			return TrainState{}, err
+		}
+		if ck.State.Fingerprint != fp {
+			return TrainState{}, fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams); use the same ones", o.Resume)
+		}
+		if ck.State.Threads != o.Threads {
+			t.log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
+		}
+		if err := ck.Model.AttachBase(d.Base); err != nil {
+			return TrainState{}, fmt.Errorf("resume %s: %w", o.Resume, err)
+		}
+		t.m, t.adam = ck.Model, ck.Adam
+		t.adam.LR, t.adam.Beta1, t.adam.Beta2, t.adam.Eps = o.LR, o.Beta1, o.Beta2, o.Eps
+		t.log.Info("resuming", "checkpoint", o.Resume, "epoch", ck.State.Epoch+1, "batch", ck.State.Batch)
+		return ck.State, nil
+	}
+	words := make([]string, len(t.plan.Words))
+	for i, w := range t.plan.Words {
+		words[i] = w.Word
+	}
+	var m *model.Model
+	var err error
+	if o.Pretrained != nil {
+		m, err = newPretrainedModel(o.Pretrained, o.Mode, d.Tokenizer, d.Base, o.Seed)
+	} else {
+		vocab := model.BuildNgramVocab(words, o.Ngram)
+		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer}
+		m, err = model.New(cfg, vocab, d.Base, o.Seed)
+	}
+	if err != nil {
+		return TrainState{}, fmt.Errorf("new model: %w", err)
+	}
+	t.m = m
+	t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
+	return TrainState{}, nil
+}
+
+// epoch trains the batches b0.. of sched, the schedule of epoch, adding to
+// the partial sums in st, then records the epoch in res and writes the
+// checkpoint. A cancelled ctx stops it with ErrInterrupted after a
+// checkpoint.
+func (t *trainer) epoch(ctx context.Context, epoch int, sched []int32, b0 int, st *TrainState, res *Result, prog *progress) error {
+	o := t.o
+	nb := (len(sched) + o.Batch - 1) / o.Batch
+	began, cpuBegan := time.Now(), cpuSeconds()
+	for b := b0; b < nb; b++ {
+		if err := ctx.Err(); err != nil {
+			prog.finish()
+			st.Epoch, st.Batch = epoch, b
+			st.EpochSeconds += time.Since(began).Seconds()
+			st.EpochCPU += cpuSeconds() - cpuBegan
+			st.History = res.Epochs
+			return t.interrupt(err, st, nb)
+		}
+		lo, hi := b*o.Batch, min((b+1)*o.Batch, len(sched))
+		loss, flops := t.batch(epoch, sched, lo, hi)
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			prog.finish()
+			return fmt.Errorf("training diverged at epoch %d batch %d (loss %v); try a lower --lr", epoch+1, b, loss)
+		}
+		st.EpochLoss += loss
+		st.EpochFlops += flops
+		prog.add(int64(hi-lo), loss/float64(hi-lo), epoch+1, o.Epochs)
+		if o.afterBatch != nil {
+			o.afterBatch(epoch, b)
+		}
+	}
+	st.EpochSeconds += time.Since(began).Seconds()
+	st.EpochCPU += cpuSeconds() - cpuBegan
+	return t.endEpoch(epoch, len(sched), st, res, prog)
+}
+
+// interrupt writes the checkpoint of st (when a path is set) after ctx
+// failed with err, and returns the ErrInterrupted error saying where it
+// stopped (epoch st.Epoch, batch st.Batch of nb) and how to continue.
+func (t *trainer) interrupt(err error, st *TrainState, nb int) error {
+	o := t.o
+	if o.CheckpointPath == "" {
+		return fmt.Errorf("%w at epoch %d batch %d/%d (%w); no checkpoint path set, nothing saved", ErrInterrupted, st.Epoch+1, st.Batch, nb, err)
+	}
+	if cerr := t.checkpoint(st); cerr != nil {
+		return fmt.Errorf("%w (%w); writing the checkpoint failed too: %v", ErrInterrupted, err, cerr)
+	}
+	return fmt.Errorf("%w at epoch %d batch %d/%d (%w); checkpoint written to %s: continue with --resume %s",
+		ErrInterrupted, st.Epoch+1, st.Batch, nb, err, o.CheckpointPath, o.CheckpointPath)
+}
+
+// endEpoch records the finished epoch (n instances, the sums in st) in res,
+// scores the held-out words, logs it, resets st to the next epoch and
+// writes the checkpoint.
+func (t *trainer) endEpoch(epoch, n int, st *TrainState, res *Result, prog *progress) error {
+	es := EpochStats{Epoch: epoch + 1, Loss: st.EpochLoss / float64(n), Instances: n,
+		Seconds: st.EpochSeconds, CPUSeconds: st.EpochCPU, Flops: st.EpochFlops}
+	if len(t.plan.Holdout) > 0 {
+		es.Holdout = t.evalHoldout()
+		res.Holdout = es.Holdout
+	}
+	res.Epochs = append(res.Epochs, es)
+	prog.pause()
+	attrs := []any{"epoch", es.Epoch, "loss", es.Loss, "seconds", es.Seconds, "instances/s", float64(es.Instances) / es.Seconds}
+	if es.Holdout != nil {
+		attrs = append(attrs, "holdout_cos64", es.Holdout.Cos64())
+	}
+	t.log.Info("epoch done", attrs...)
+	st.Epoch, st.Batch, st.History = epoch+1, 0, res.Epochs
+	st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = 0, 0, 0, 0
+	if t.o.CheckpointPath != "" {
+		return t.checkpoint(st)
+	}
+	return nil
 }
 
 // schedule appends the epoch's instances (indices into plan.Words, word i
