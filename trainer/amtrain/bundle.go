@@ -52,16 +52,34 @@ func BuildBundle(ctx context.Context, m *model.Model, d *Data, extra map[string]
 	if o.Window < 1 {
 		return nil, st, fmt.Errorf("bundle: window must be ≥ 1, got %d", o.Window)
 	}
-	base, x := d.Base, d.Index
-	dim := base.Dim
-	s := NewSampler(x, base, o.Window)
-	type job struct {
-		word string
-		xid  int32 // −1 when not in the corpus
-		row  int   // row in the output
-		beta float32
+	jobs, words, counts, st := planBundle(d, extra, o.OOVMaxCount)
+	dim := d.Base.Dim
+	vectors := make([]float32, len(words)*dim)
+	copy(vectors, d.Base.Vectors)
+	if err := inferBundle(ctx, m, NewSampler(d.Index, d.Base, o.Window), jobs, o, vectors, dim); err != nil {
+		return nil, st, err
 	}
-	var jobs []job
+	e, err := model.NewEmbeddings(dim, words, vectors, counts)
+	if err != nil {
+		return nil, st, fmt.Errorf("bundle: %w", err)
+	}
+	return e, st, nil
+}
+
+// bundleJob is one row of the bundle to infer.
+type bundleJob struct {
+	word string
+	xid  int32 // −1 when not in the corpus
+	row  int   // row in the output
+	beta float32
+}
+
+// planBundle lists the rows to infer: the base words with 1 ≤ f <
+// AMSkipMaxCount (AM+skip rows, in place), then, when oovMaxCount > 0, the
+// corpus words without a base vector and 1 ≤ f < oovMaxCount (new rows).
+// It returns the output's words and counts, the base ones first.
+func planBundle(d *Data, extra map[string]int64, oovMaxCount int64) (jobs []bundleJob, words []string, counts []int64, st BundleStats) {
+	base, x := d.Base, d.Index
 	for id := int32(0); int(id) < base.Len(); id++ {
 		f := d.Counts[id]
 		if f < 1 || f >= AMSkipMaxCount {
@@ -72,32 +90,37 @@ func BuildBundle(ctx context.Context, m *model.Model, d *Data, extra map[string]
 		if !ok {
 			xid = -1
 		}
-		jobs = append(jobs, job{word: w, xid: xid, row: int(id), beta: model.AMSkipBeta(f)})
+		jobs = append(jobs, bundleJob{word: w, xid: xid, row: int(id), beta: model.AMSkipBeta(f)})
 	}
 	st.AMSkip = len(jobs)
-	words := append([]string(nil), base.Words...)
-	counts := make([]int64, base.Len(), base.Len()+1024)
+	words = append([]string(nil), base.Words...)
+	counts = make([]int64, base.Len(), base.Len()+1024)
 	copy(counts, d.Counts)
-	if o.OOVMaxCount > 0 {
-		for xid, w := range x.Words {
-			if _, ok := base.ID(w); ok {
-				continue
-			}
-			f, ok := extra[w]
-			if !ok {
-				f = x.Count(int32(xid))
-			}
-			if f < 1 || f >= o.OOVMaxCount {
-				continue
-			}
-			jobs = append(jobs, job{word: w, xid: int32(xid), row: len(words), beta: 1})
-			words = append(words, w)
-			counts = append(counts, f)
-			st.OOV++
-		}
+	if oovMaxCount <= 0 {
+		return jobs, words, counts, st
 	}
-	vectors := make([]float32, len(words)*dim)
-	copy(vectors, base.Vectors)
+	for xid, w := range x.Words {
+		if _, ok := base.ID(w); ok {
+			continue
+		}
+		f, ok := extra[w]
+		if !ok {
+			f = x.Count(int32(xid))
+		}
+		if f < 1 || f >= oovMaxCount {
+			continue
+		}
+		jobs = append(jobs, bundleJob{word: w, xid: int32(xid), row: len(words), beta: 1})
+		words = append(words, w)
+		counts = append(counts, f)
+		st.OOV++
+	}
+	return jobs, words, counts, st
+}
+
+// inferBundle infers the AM vector of every job in chunks and mixes it into
+// its row of vectors (rows of dim): beta·AM + (1−beta)·row.
+func inferBundle(ctx context.Context, m *model.Model, s *Sampler, jobs []bundleJob, o BundleOptions, vectors []float32, dim int) error {
 	const chunk = 4096
 	var cs contextSet
 	queries := make([]model.Query, 0, chunk)
@@ -105,23 +128,14 @@ func BuildBundle(ctx context.Context, m *model.Model, d *Data, extra map[string]
 	am := make([]float32, chunk*dim)
 	for lo := 0; lo < len(jobs); lo += chunk {
 		if err := ctx.Err(); err != nil {
-			return nil, st, fmt.Errorf("bundle: %w", err)
+			return fmt.Errorf("bundle: %w", err)
 		}
 		hi := min(lo+chunk, len(jobs))
 		queries, outs = queries[:0], outs[:0]
 		for i, j := range jobs[lo:hi] {
 			var ctxs [][]int32
 			if j.xid >= 0 {
-				r := newRNG(uint64(o.Seed), tagBundle, uint64(j.xid))
-				got := cs.sample(s, &r, j.xid, o.MaxContexts)
-				// copy out of the reused buffers: the batch is inferred later.
-				flat := make([]int32, 0, len(cs.flat))
-				ctxs = make([][]int32, len(got))
-				for k, c := range got {
-					a := len(flat)
-					flat = append(flat, c...)
-					ctxs[k] = flat[a:len(flat):len(flat)]
-				}
+				ctxs = sampleCopy(&cs, s, j.xid, o)
 			}
 			queries = append(queries, model.Query{Word: j.word, Contexts: ctxs})
 			outs = append(outs, am[i*dim:(i+1)*dim])
@@ -136,9 +150,21 @@ func BuildBundle(ctx context.Context, m *model.Model, d *Data, extra map[string]
 			}
 		}
 	}
-	e, err := model.NewEmbeddings(dim, words, vectors, counts)
-	if err != nil {
-		return nil, st, fmt.Errorf("bundle: %w", err)
+	return nil
+}
+
+// sampleCopy samples up to o.MaxContexts contexts of corpus word xid, with a
+// generator fixed by (o.Seed, xid), and copies them out of cs's reused
+// buffers (the batch is inferred later).
+func sampleCopy(cs *contextSet, s *Sampler, xid int32, o BundleOptions) [][]int32 {
+	r := newRNG(uint64(o.Seed), tagBundle, uint64(xid))
+	got := cs.sample(s, &r, xid, o.MaxContexts)
+	flat := make([]int32, 0, len(cs.flat))
+	ctxs := make([][]int32, len(got))
+	for k, c := range got {
+		a := len(flat)
+		flat = append(flat, c...)
+		ctxs[k] = flat[a:len(flat):len(flat)]
 	}
-	return e, st, nil
+	return ctxs
 }
