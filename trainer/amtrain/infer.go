@@ -32,84 +32,105 @@ func Infer(m *model.Model, r io.Reader, name string, w io.Writer) (InferStats, e
 	if m.Base == nil {
 		return st, errors.New("infer: the model has no base embeddings attached")
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	var words []string
-	var queries []model.Query
-	seen := make(map[string]int)
-	var toks []string
-	lineNo := 0
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return st, fmt.Errorf("%s:%d: read: %w", name, lineNo+1, err)
-		}
-		if len(line) == 0 && errors.Is(err, io.EOF) {
-			break
-		}
-		lineNo++
-		line = strings.TrimRight(line, "\r\n")
-		if strings.TrimSpace(line) == "" {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			continue
-		}
-		if !utf8.ValidString(line) {
-			return st, fmt.Errorf("%s:%d: not valid UTF-8", name, lineNo)
-		}
-		fields := strings.Split(line, "\t")
-		word := strings.TrimSpace(fields[0])
-		switch {
-		case word == "":
-			return st, fmt.Errorf("%s:%d: the word (before the first tab) is empty; want word<TAB>context<TAB>context…", name, lineNo)
-		case strings.IndexFunc(word, unicode.IsSpace) >= 0:
-			return st, fmt.Errorf("%s:%d: the word %q contains a space (separate the word and its contexts with tabs)", name, lineNo, word)
-		}
-		if prev, dup := seen[word]; dup {
-			return st, fmt.Errorf("%s:%d: word %q already given on line %d", name, lineNo, word, prev)
-		}
-		seen[word] = lineNo
-		key := word
-		if m.Tokenizer.Lowercase {
-			key = strings.ToLower(word)
-		}
-		var ctxs [][]int32
-		for k, c := range fields[1:] {
-			if strings.TrimSpace(c) == "" {
-				return st, fmt.Errorf("%s:%d: context %d of %q is empty", name, lineNo, k+1, word)
-			}
-			toks = m.Tokenizer.AppendTokens(toks[:0], c)
-			ids := m.ContextIDs(nil, toks, key)
-			st.Contexts++
-			if len(ids) == 0 {
-				st.EmptyContexts++
-				continue
-			}
-			ctxs = append(ctxs, ids)
-		}
-		words = append(words, word)
-		queries = append(queries, model.Query{Word: key, Contexts: ctxs})
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	in := inferInput{m: m, name: name, seen: make(map[string]int), st: &st}
+	if err := in.read(r); err != nil {
+		return st, err
 	}
-	if len(words) == 0 {
+	if len(in.words) == 0 {
 		return st, fmt.Errorf("%s: no words to infer (empty input)", name)
 	}
 	dim := m.Dim
-	vecs := make([]float32, len(words)*dim)
-	outs := make([][]float32, len(words))
+	vecs := make([]float32, len(in.words)*dim)
+	outs := make([][]float32, len(in.words))
 	for i := range outs {
 		outs[i] = vecs[i*dim : (i+1)*dim]
 	}
-	m.InferBatch(queries, outs)
-	e, err := model.NewEmbeddings(dim, words, vecs, nil)
+	m.InferBatch(in.queries, outs)
+	e, err := model.NewEmbeddings(dim, in.words, vecs, nil)
 	if err != nil {
 		return st, fmt.Errorf("infer: %w", err)
 	}
 	if err := model.WriteEmbeddingsText(w, e); err != nil {
 		return st, fmt.Errorf("infer: write: %w", err)
 	}
-	st.Words = len(words)
+	st.Words = len(in.words)
 	return st, nil
+}
+
+// inferInput collects the words (as written) and the queries of Infer's
+// input, counting the contexts in st.
+type inferInput struct {
+	m       *model.Model
+	name    string
+	seen    map[string]int // word → its line
+	toks    []string
+	words   []string
+	queries []model.Query
+	st      *InferStats
+}
+
+// read parses every line of r.
+func (in *inferInput) read(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	lineNo := 0
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s:%d: read: %w", in.name, lineNo+1, err)
+		}
+		if len(line) == 0 && errors.Is(err, io.EOF) {
+			return nil
+		}
+		lineNo++
+		line = strings.TrimRight(line, "\r\n")
+		if strings.TrimSpace(line) != "" {
+			if perr := in.add(line, lineNo); perr != nil {
+				return perr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+// add parses line lineNo, `word<TAB>context<TAB>context…`, into a query.
+func (in *inferInput) add(line string, lineNo int) error {
+	name, m := in.name, in.m
+	if !utf8.ValidString(line) {
+		return fmt.Errorf("%s:%d: not valid UTF-8", name, lineNo)
+	}
+	fields := strings.Split(line, "\t")
+	word := strings.TrimSpace(fields[0])
+	switch {
+	case word == "":
+		return fmt.Errorf("%s:%d: the word (before the first tab) is empty; want word<TAB>context<TAB>context…", name, lineNo)
+	case strings.IndexFunc(word, unicode.IsSpace) >= 0:
+		return fmt.Errorf("%s:%d: the word %q contains a space (separate the word and its contexts with tabs)", name, lineNo, word)
+	}
+	if prev, dup := in.seen[word]; dup {
+		return fmt.Errorf("%s:%d: word %q already given on line %d", name, lineNo, word, prev)
+	}
+	in.seen[word] = lineNo
+	key := word
+	if m.Tokenizer.Lowercase {
+		key = strings.ToLower(word)
+	}
+	var ctxs [][]int32
+	for k, c := range fields[1:] {
+		if strings.TrimSpace(c) == "" {
+			return fmt.Errorf("%s:%d: context %d of %q is empty", name, lineNo, k+1, word)
+		}
+		in.toks = m.Tokenizer.AppendTokens(in.toks[:0], c)
+		ids := m.ContextIDs(nil, in.toks, key)
+		in.st.Contexts++
+		if len(ids) == 0 {
+			in.st.EmptyContexts++
+			continue
+		}
+		ctxs = append(ctxs, ids)
+	}
+	in.words = append(in.words, word)
+	in.queries = append(in.queries, model.Query{Word: key, Contexts: ctxs})
+	return nil
 }
