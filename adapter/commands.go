@@ -124,15 +124,41 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	return nil, cli.UsageError("--log-format %q: want text or json", format)
 }
 
+// runServe is `text2vec-am serve`: it parses the flags into a serveConfig
+// and hands it to serve.
 func runServe(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("serve", env)
-	var vf vectorizerFlags
-	var mf memoryFlags
-	vf.register(fs)
-	mf.register(fs)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (keep it on loopback or a private network: there is no authentication)")
-	memMode := fs.String("memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
-	lim := DefaultLimits()
+	var f serveFlags
+	f.register(fs)
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.UsageError("unexpected arguments %q", fs.Args())
+	}
+	c, err := f.config(env.Stderr)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, c)
+}
+
+// serveFlags are the flags of `serve`.
+type serveFlags struct {
+	vf                                          vectorizerFlags
+	mf                                          memoryFlags
+	lim                                         Limits
+	addr, memMode, explain, logLevel, logFormat string
+	drain                                       time.Duration
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.vf.register(fs)
+	f.mf.register(fs)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen `address` (keep it on loopback or a private network: there is no authentication)")
+	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
+	lim := &f.lim
+	*lim = DefaultLimits()
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", lim.MaxBodyBytes, "largest request body")
 	fs.IntVar(&lim.MaxTextBytes, "max-text-bytes", lim.MaxTextBytes, "largest text")
 	fs.IntVar(&lim.MaxWords, "max-words", lim.MaxWords, "most words per text")
@@ -144,82 +170,97 @@ func runServe(ctx context.Context, env cli.Env) error {
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
 	fs.IntVar(&lim.MaxCollections, "max-collections", lim.MaxCollections, "memory API: most collections whose passage counts are kept (each bounded like the memory's own counts)")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
-	explain := fs.String("explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
+	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
 	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
 	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")
-	drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
-	logFormat := fs.String("log-format", "text", "log format: text or json")
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.UsageError("unexpected arguments %q", fs.Args())
-	}
-	log, err := newLogger(env.Stderr, *logLevel, *logFormat)
+	fs.DurationVar(&f.drain, "shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+}
+
+// serveConfig is what `serve` runs with, checked.
+type serveConfig struct {
+	addr      string
+	lim       Limits
+	drain     time.Duration
+	vf        vectorizerFlags // the model to load
+	vopts     vectorizer.Options
+	memoryDir string
+	mopts     memory.Options
+	log       *slog.Logger
+}
+
+// config checks the flags and builds the logger (writing to stderr).
+func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
+	log, err := newLogger(stderr, f.logLevel, f.logFormat)
 	if err != nil {
-		return err
+		return serveConfig{}, err
 	}
-	switch *explain {
+	c := serveConfig{addr: f.addr, lim: f.lim, drain: f.drain, vf: f.vf, memoryDir: f.mf.dir, log: log}
+	switch f.explain {
 	case "on":
 	case "off":
-		lim.NoExplain = true
+		c.lim.NoExplain = true
 	default:
-		return cli.UsageError("--explain %q: want on or off", *explain)
+		return c, cli.UsageError("--explain %q: want on or off", f.explain)
 	}
-	if err := lim.Validate(); err != nil {
-		return cli.UsageError("%v", err)
+	if err := c.lim.Validate(); err != nil {
+		return c, cli.UsageError("%v", err)
 	}
-	if *drain <= 0 {
-		return cli.UsageError("--shutdown-timeout %v: want > 0", *drain)
+	if f.drain <= 0 {
+		return c, cli.UsageError("--shutdown-timeout %v: want > 0", f.drain)
 	}
-	vopts, err := vf.options()
-	if err != nil {
-		return err
+	if c.vopts, err = f.vf.options(); err != nil {
+		return c, err
 	}
 	var readOnly bool
-	switch *memMode {
+	switch f.memMode {
 	case "on":
 	case "off":
 		readOnly = true
 	default:
-		return cli.UsageError("--memory %q: want on or off", *memMode)
+		return c, cli.UsageError("--memory %q: want on or off", f.memMode)
 	}
-	mopts, err := mf.options(log, readOnly)
+	if c.mopts, err = f.mf.options(log, readOnly); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// serve loads the model, opens the memory and serves on c.addr until ctx
+// is cancelled.
+func serve(ctx context.Context, c serveConfig) error {
+	m, name, err := c.vf.loadModel()
 	if err != nil {
 		return err
 	}
-	m, name, err := vf.loadModel()
-	if err != nil {
-		return err
-	}
-	log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.Implementation())
+	c.log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.Implementation())
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
 	// the memory, and "off" writes nothing).
-	mem, err := memory.Open(mf.dir, mopts)
+	mem, err := memory.Open(c.memoryDir, c.mopts)
 	if err != nil {
 		return err
 	}
-	if mf.dir == "" && !readOnly {
-		log.Warn("no --memory-dir: the context memory (contexts and sif-collection counts) lives in RAM and is lost at exit")
+	if c.memoryDir == "" && !c.mopts.ReadOnly {
+		c.log.Warn("no --memory-dir: the context memory (contexts and sif-collection counts) lives in RAM and is lost at exit")
 	}
-	v, err := vectorizer.New(m, mem, vopts)
+	v, err := vectorizer.New(m, mem, c.vopts)
 	if err != nil {
 		mem.Close()
 		return err
 	}
-	srv, err := NewServer(v, mem, name, lim, log)
+	srv, err := NewServer(v, mem, name, c.lim, c.log)
 	if err != nil {
 		mem.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		mem.Close()
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return fmt.Errorf("listen on %s: %w", c.addr, err)
 	}
-	return srv.Serve(ctx, ln, *drain)
+	return srv.Serve(ctx, ln, c.drain)
 }
 
 // memoryCommand is "memory": a group of subcommands over one --memory-dir.
