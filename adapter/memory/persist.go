@@ -40,17 +40,9 @@ func parseName(name string) (kind byte, gen uint64, ok bool) {
 func (m *Memory) openDir() error {
 	ro := m.opts.ReadOnly
 	if !ro {
-		if err := os.MkdirAll(m.dir, 0o700); err != nil {
-			return fmt.Errorf("create context memory directory: %w", err)
-		}
-		if st, err := os.Stat(m.dir); err == nil && st.Mode().Perm()&0o077 != 0 {
-			m.log.Warn("context memory directory is readable by others; chmod 700 it", "dir", m.dir, "mode", st.Mode().Perm().String())
-		}
-		unlock, err := lockDir(m.dir)
-		if err != nil {
+		if err := m.prepareDir(); err != nil {
 			return err
 		}
-		m.unlock = unlock
 	}
 	ents, err := os.ReadDir(m.dir)
 	if err != nil {
@@ -59,13 +51,59 @@ func (m *Memory) openDir() error {
 		}
 		return fmt.Errorf("read context memory directory: %w", err)
 	}
-	var snaps, logs []uint64
+	snaps, logs, err := m.generations(ents)
+	if err != nil {
+		return err
+	}
+	base, active, activeOld, err := m.loadGenerations(snaps, logs)
+	if err != nil {
+		return err
+	}
+	if ro {
+		return nil
+	}
+	if err := m.openLog(active, activeOld); err != nil {
+		return err
+	}
+	m.removeOlder(base)
+	if len(m.damage) > 0 {
+		// A snapshot of everything salvaged, then the damaged files move aside.
+		m.compactMu.Lock()
+		err := m.compactLocked()
+		m.compactMu.Unlock()
+		if err != nil {
+			m.log.Error("context memory: snapshot of the salvaged records failed; the damaged files stay in place", "dir", m.dir, "err", err)
+		}
+	}
+	return nil
+}
+
+// prepareDir creates the directory (0700), warns when others can read it
+// and takes its lock.
+func (m *Memory) prepareDir() error {
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		return fmt.Errorf("create context memory directory: %w", err)
+	}
+	if st, err := os.Stat(m.dir); err == nil && st.Mode().Perm()&0o077 != 0 {
+		m.log.Warn("context memory directory is readable by others; chmod 700 it", "dir", m.dir, "mode", st.Mode().Perm().String())
+	}
+	unlock, err := lockDir(m.dir)
+	if err != nil {
+		return err
+	}
+	m.unlock = unlock
+	return nil
+}
+
+// generations returns the sorted generations of the snapshots and the logs
+// among ents. Unless read-only it removes interrupted snapshots (*.tmp).
+func (m *Memory) generations(ents []os.DirEntry) (snaps, logs []uint64, err error) {
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasSuffix(name, ".tmp") && !ro {
+		if strings.HasSuffix(name, ".tmp") && !m.opts.ReadOnly {
 			// An interrupted snapshot: never renamed, so never relied upon.
 			if err := os.Remove(filepath.Join(m.dir, name)); err != nil {
-				return fmt.Errorf("remove interrupted snapshot: %w", err)
+				return nil, nil, fmt.Errorf("remove interrupted snapshot: %w", err)
 			}
 			continue
 		}
@@ -80,22 +118,27 @@ func (m *Memory) openDir() error {
 	}
 	slices.Sort(snaps)
 	slices.Sort(logs)
-	var base uint64 // generation of the snapshot loaded (0: none)
+	return snaps, logs, nil
+}
+
+// loadGenerations reads the newest snapshot (generation base, 0 for none) and replays
+// the logs from base on. active is the last log replayed (0: none);
+// activeOld means it has an older format or is unusable, so it is never
+// appended to.
+func (m *Memory) loadGenerations(snaps, logs []uint64) (base, active uint64, activeOld bool, err error) {
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
 		if err := m.loadSnapshot(m.path(kindSnapshot, base)); err != nil {
-			return err
+			return 0, 0, false, err
 		}
 	}
-	active := uint64(0)
-	activeOld := false // the active log has an older format: never append to it
 	for _, g := range logs {
 		if g < base {
 			continue
 		}
 		ver, usable, err := m.replayLog(m.path(kindLog, g))
 		if err != nil {
-			return err
+			return 0, 0, false, err
 		}
 		active, activeOld = g, ver < fileVersion || !usable
 	}
@@ -105,9 +148,12 @@ func (m *Memory) openDir() error {
 			"sif-collection weighting starts from zero counts (run `memory warm` over the collection's texts to count them)",
 			"dir", m.dir, "passages", m.passages)
 	}
-	if ro {
-		return nil
-	}
+	return base, active, activeOld, nil
+}
+
+// openLog opens the log to append to: the active one, or a new one when
+// there is none or it must not be appended to (activeOld).
+func (m *Memory) openLog(active uint64, activeOld bool) error {
 	if active == 0 || activeOld {
 		if activeOld {
 			m.gen = active + 1
@@ -117,29 +163,19 @@ func (m *Memory) openDir() error {
 			return err
 		}
 		m.logFile, m.logSize = f, headerSize
-	} else {
-		path := m.path(kindLog, active)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("open context memory log: %w", err)
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("stat context memory log: %w", err)
-		}
-		m.logFile, m.logSize = f, st.Size()
+		return nil
 	}
-	m.removeOlder(base)
-	if len(m.damage) > 0 {
-		// A snapshot of everything salvaged, then the damaged files move aside.
-		m.compactMu.Lock()
-		err := m.compactLocked()
-		m.compactMu.Unlock()
-		if err != nil {
-			m.log.Error("context memory: snapshot of the salvaged records failed; the damaged files stay in place", "dir", m.dir, "err", err)
-		}
+	path := m.path(kindLog, active)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open context memory log: %w", err)
 	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("stat context memory log: %w", err)
+	}
+	m.logFile, m.logSize = f, st.Size()
 	return nil
 }
 
