@@ -1,0 +1,70 @@
+// Package memory is the persistent context memory of the text2vec-am server:
+// for every rare or unseen word it keeps a bounded reservoir of the sentences
+// the word was seen in, so that the word's Attentive Mimicking vector improves
+// as more data is imported.
+//
+// # Durability
+//
+// State lives in RAM and in a directory (created 0700) holding an append-only
+// log of checksummed records and periodic compacted snapshots (the format is
+// documented in record.go). Every change is written to the log with one write
+// per Remember call. The fsync policy is Options.Sync:
+//
+//   - SyncAlways: Remember returns after the log is fsynced (concurrent callers
+//     share one fsync). A Remember that returned nil survives kill -9 and power loss.
+//   - SyncInterval (default): the log is fsynced every SyncEvery (200 ms); a
+//     Remember survives kill -9 of the process at once (the data is in the
+//     kernel) and power loss once the next fsync ran.
+//   - SyncNever: fsync only at snapshots and Close.
+//
+// Every SnapshotEvery records a new log generation is started and the full state
+// is written to a snapshot file (temporary file, fsync, atomic rename, directory
+// fsync); older files are deleted afterwards. Open loads the newest snapshot and
+// replays the logs of its generation and later. A torn tail of a log (a crash
+// in the middle of a write: bytes at the end with no intact record after them)
+// is truncated with a slog warning. Records set absolute state, so replaying
+// one twice is harmless.
+//
+// # Damage
+//
+// Open never refuses or discards what it can read. A file with a damaged
+// header, a format version this build does not know, or bad bytes followed by
+// intact records is salvaged: every record whose checksum holds is applied
+// (the reader resynchronizes after the damage; a record whose content is
+// refused is counted and skipped), the damage is logged as an error and
+// listed in Stats.Damaged, and a writable memory writes a snapshot of the
+// result and then renames the file to NAME.damaged (never rewritten in place,
+// never deleted). A read-only Open (memory stats, memory check) salvages in
+// RAM and changes nothing.
+//
+// # Write failures
+//
+// A failed log write or fsync (a full disk) stops writes; WriteErr reports it.
+// At most once a second, the next write or WriteErr probes for 64 KiB of free
+// space and, if there is, cuts the log back to its last complete record, so
+// writing resumes by itself once space returns.
+//
+// # Document frequencies
+//
+// Besides the contexts, the memory keeps the collection statistics of the
+// vectorizer's sif-collection weighting: the number of passages counted
+// (CountPassage) and, for every word, the number of those passages that
+// contain it. They are logged, snapshotted, recovered and cleared with the
+// contexts; the log is written in the order the counts change in RAM (under
+// one lock), so replaying its absolute records yields exactly the counts in
+// RAM at the crash, never more than were logged (a large passage torn across
+// its records by a crash keeps the words of its intact records). At most
+// MaxDocFreqWords distinct words are counted; a word first seen after the
+// table is full is not counted (Stats.DocFreqRejected) and weighs as a word
+// no passage holds, which is what a word first seen that late almost always
+// is. A memory written before document frequencies existed
+// (format version 1) opens with zero counts and says so in the log.
+//
+// # Reservoirs
+//
+// Each word keeps at most MaxContexts distinct contexts, chosen by reservoir
+// sampling (Algorithm R) whose random choice is a hash of (seed, word, offer
+// number): the same stream of offers always yields the same reservoir. A
+// context already in the reservoir is not offered again, so re-importing a
+// document does not skew it.
+package memory

@@ -1,0 +1,127 @@
+package memory
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// CountPassage counts one passage of the collection whose tokens are words
+// (a word occurring several times counts once): the passage count and the
+// document frequency of each word grow by one, durably as Remember's changes.
+// Empty, too long or invalid UTF-8 words, and new words beyond
+// MaxDocFreqWords, are not counted (Stats.DocFreqRejected).
+func (m *Memory) CountPassage(words []string) error {
+	return m.change(func(buf []byte, persist bool) ([]byte, int) {
+		m.passages++
+		dw := docFreqWriter{passages: uint64(m.passages), start: -1}
+		rejected := 0
+		for _, w := range words {
+			c := m.df[w]
+			if c == nil {
+				if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
+					rejected++
+					continue
+				}
+				c = &docCount{}
+				m.df[strings.Clone(w)] = c // never pin the caller's text
+			}
+			if c.last == m.passages {
+				continue // already counted in this passage
+			}
+			c.n++
+			c.last = m.passages
+			if persist {
+				buf = dw.add(buf, w, uint64(c.n))
+			}
+		}
+		if rejected > 0 {
+			m.dfRejected += int64(countDistinct(words, rejected, m.df))
+		}
+		if !persist {
+			return buf, 0
+		}
+		if dw.records == 0 { // no countable word: the record of the passage count alone
+			var start int
+			buf, start = beginRecord(buf)
+			buf = append(buf, recDocFreq)
+			buf = binary.AppendUvarint(buf, uint64(m.passages))
+			endRecord(buf, start)
+			return buf, 1
+		}
+		return dw.end(buf), dw.records
+	})
+}
+
+// docCount is the document frequency of one word.
+type docCount struct {
+	n    int64 // passages containing the word
+	last int64 // the passage that counted it last (duplicates in one passage count once)
+}
+
+// countDistinct returns the number of distinct words of words that are not in
+// df (the rejected ones; rejected is their number with repetitions, so the
+// common case of one rejection needs no set).
+func countDistinct(words []string, rejected int, df map[string]*docCount) int {
+	if rejected == 1 {
+		return 1
+	}
+	seen := make(map[string]struct{}, rejected)
+	for _, w := range words {
+		if df[w] == nil {
+			seen[w] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+// countable reports whether CountPassage counts word (when there is room).
+func (m *Memory) countable(word string) bool {
+	return word != "" && len(word) <= m.opts.MaxWordBytes && utf8.ValidString(word)
+}
+
+// applyDocFreqLocked applies a recDocFreq record read from a file. Words that
+// CountPassage would not count (MaxWordBytes or MaxDocFreqWords lowered since
+// the record was written) are skipped, as CountPassage skips them. A passage
+// count lower than the one already read is corruption: the files of one
+// memory count passages up, and a smaller count under larger document
+// frequencies would weigh words by df > N.
+func (m *Memory) applyDocFreqLocked(r record) error {
+	if int64(r.passages) < m.passages {
+		return fmt.Errorf("%w: passage count %d after %d", errCorrupt, r.passages, m.passages)
+	}
+	m.passages = int64(r.passages)
+	for _, x := range r.dfs {
+		c := m.df[x.word]
+		if c == nil {
+			if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(x.word) {
+				continue
+			}
+			c = &docCount{}
+			m.df[x.word] = c
+		}
+		c.n = int64(x.df)
+	}
+	return nil
+}
+
+// DocFreqs writes to dst[i] the number of counted passages that contain
+// words[i] (0 for a word never counted) and returns the number of passages.
+// dst must be at least as long as words.
+func (m *Memory) DocFreqs(dst []int64, words []string) (passages int64) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.passages == 0 {
+		clear(dst[:len(words)])
+		return 0
+	}
+	for i, w := range words {
+		if c := m.df[w]; c != nil {
+			dst[i] = c.n
+		} else {
+			dst[i] = 0
+		}
+	}
+	return m.passages
+}

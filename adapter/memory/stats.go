@@ -1,0 +1,115 @@
+package memory
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Stats is a summary of the memory.
+type Stats struct {
+	// Words and Contexts count the words with a reservoir and the stored contexts.
+	Words    int `json:"words"`
+	Contexts int `json:"contexts"`
+	// Passages counts the passages counted for document frequencies (CountPassage);
+	// DocFreqWords the distinct words counted; DocFreqRejected the words not
+	// counted since Open (MaxDocFreqWords reached, or an invalid word).
+	Passages        int64 `json:"passages"`
+	DocFreqWords    int   `json:"df_words"`
+	DocFreqRejected int64 `json:"df_rejected"`
+	// ContextBytes is the total size of the stored contexts.
+	ContextBytes int64 `json:"context_bytes"`
+	// Offered counts distinct contexts offered since Open; Rejected counts
+	// observations ignored because of a cap or an invalid word or context.
+	Offered  int64 `json:"offered"`
+	Rejected int64 `json:"rejected"`
+	// Records counts log records appended since Open.
+	Records int64 `json:"records"`
+	// LogBytes and SnapshotBytes are the sizes of the current log and snapshot files.
+	LogBytes      int64 `json:"log_bytes"`
+	SnapshotBytes int64 `json:"snapshot_bytes"`
+	// Generation is the current log generation.
+	Generation uint64 `json:"generation"`
+	// Dir is the directory ("" in RAM only); ReadOnly and Sync as opened.
+	Dir      string `json:"dir"`
+	ReadOnly bool   `json:"read_only"`
+	Sync     string `json:"sync"`
+	// Damaged lists the damaged files Open found and salvaged.
+	Damaged []Damage `json:"damaged,omitempty"`
+	// WriteError is why passages cannot be stored now ("" when they can).
+	WriteError string `json:"write_error,omitempty"`
+}
+
+// Stats returns a summary of the memory.
+func (m *Memory) Stats() Stats {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return Stats{
+		Words:           len(m.words),
+		Contexts:        m.nctx,
+		Passages:        m.passages,
+		DocFreqWords:    len(m.df),
+		DocFreqRejected: m.dfRejected,
+		ContextBytes:    m.bytes,
+		Offered:         m.offered,
+		Rejected:        m.rejected,
+		Records:         m.appended,
+		LogBytes:        m.logSize,
+		SnapshotBytes:   m.snapshotBytes.Load(),
+		Generation:      m.gen,
+		Dir:             m.dir,
+		ReadOnly:        m.opts.ReadOnly,
+		Sync:            m.opts.Sync.String(),
+		Damaged:         slices.Clone(m.damage),
+		WriteError:      errString(m.failed),
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// ExportedWord is one line of Export.
+type ExportedWord struct {
+	Word string `json:"word"`
+	// Seen counts the distinct contexts offered for the word; Contexts are the kept ones.
+	Seen     uint64   `json:"seen"`
+	Contexts []string `json:"contexts"`
+	// DocFreq is the number of counted passages that contain the word.
+	DocFreq int64 `json:"df"`
+}
+
+// Export writes the memory as JSON lines (one ExportedWord per line) sorted
+// by word: every word with a reservoir or a document frequency. The passage
+// count is in Stats.
+func (m *Memory) Export(w io.Writer) error {
+	m.mu.RLock()
+	all := make([]ExportedWord, 0, max(len(m.words), len(m.df)))
+	for word, e := range m.words {
+		var df int64
+		if c := m.df[word]; c != nil {
+			df = c.n
+		}
+		all = append(all, ExportedWord{Word: word, Seen: e.seen, Contexts: slices.Clone(e.ctx), DocFreq: df})
+	}
+	for word, c := range m.df {
+		if _, ok := m.words[word]; !ok {
+			all = append(all, ExportedWord{Word: word, Contexts: []string{}, DocFreq: c.n})
+		}
+	}
+	m.mu.RUnlock()
+	slices.SortFunc(all, func(a, b ExportedWord) int { return cmp.Compare(a.Word, b.Word) })
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range all {
+		if err := enc.Encode(&all[i]); err != nil {
+			return fmt.Errorf("export context memory: %w", err)
+		}
+	}
+	return nil
+}
