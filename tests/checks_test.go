@@ -10,7 +10,7 @@ import (
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // batchSize is the import batch size of every end-to-end import.
@@ -83,10 +83,10 @@ func checkStoredVectors(t *testing.T, col collection, r *reference) {
 }
 
 // checkNearText runs every query through nearText and compares MRR@10 with
-// the in-process computation (eval.DenseRun) for the same model.
+// the in-process computation (retrieval.DenseRun) for the same model.
 func checkNearText(t *testing.T, col collection, r *reference) {
 	t.Helper()
-	top, failed := searchAll(t, col.w, col.class, r.queries, func(q eval.RetrievalQuery) string {
+	top, failed := searchAll(t, col.w, col.class, r.queries, func(q dataset.RetrievalQuery) string {
 		return fmt.Sprintf("nearText: {concepts: [%s]%s}", gqlString(q.Text), targetClause(col.target))
 	})
 	got := metricsOf(t, r.docs, r.queries, top)
@@ -103,10 +103,10 @@ func checkNearText(t *testing.T, col collection, r *reference) {
 func checkHybrid(t *testing.T, col collection, r *reference) {
 	t.Helper()
 	qs := r.queries[:min(200, len(r.queries))]
-	near, _ := searchAll(t, col.w, col.class, qs, func(q eval.RetrievalQuery) string {
+	near, _ := searchAll(t, col.w, col.class, qs, func(q dataset.RetrievalQuery) string {
 		return fmt.Sprintf("nearText: {concepts: [%s]%s}", gqlString(q.Text), targetClause(col.target))
 	})
-	pure, failed := searchAll(t, col.w, col.class, qs, func(q eval.RetrievalQuery) string {
+	pure, failed := searchAll(t, col.w, col.class, qs, func(q dataset.RetrievalQuery) string {
 		return fmt.Sprintf("hybrid: {query: %s, alpha: 1%s}", gqlString(q.Text), targetClause(col.target))
 	})
 	if failed > 0 {
@@ -121,7 +121,7 @@ func checkHybrid(t *testing.T, col collection, r *reference) {
 	if same < len(qs)*95/100 {
 		t.Errorf("hybrid with alpha 1 has the same top hit as nearText for only %d of %d queries", same, len(qs))
 	}
-	mixed, failed := searchAll(t, col.w, col.class, qs, func(q eval.RetrievalQuery) string {
+	mixed, failed := searchAll(t, col.w, col.class, qs, func(q dataset.RetrievalQuery) string {
 		return fmt.Sprintf("hybrid: {query: %s, alpha: 0.5%s}", gqlString(q.Text), targetClause(col.target))
 	})
 	if failed > 0 {
@@ -137,10 +137,10 @@ func checkHybrid(t *testing.T, col collection, r *reference) {
 }
 
 // probeDocs are the documents whose vectors show the memory's state.
-func probeDocs(r *reference) []eval.Document { return r.docs[:min(20, len(r.docs))] }
+func probeDocs(r *reference) []dataset.Document { return r.docs[:min(20, len(r.docs))] }
 
 // teachDocs are the documents imported with teaching on.
-func teachDocs(r *reference) []eval.Document { return r.docs[:min(1000, len(r.docs))] }
+func teachDocs(r *reference) []dataset.Document { return r.docs[:min(1000, len(r.docs))] }
 
 // insertProbes imports the probe documents into class (which must not teach)
 // and returns their vectors by docId.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/module"
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // clusterSize is the number of nodes of the cluster tests.
@@ -29,7 +29,7 @@ const clusterQueries = 200
 // clusterData returns the documents the cluster tests import (the first
 // T2V_CLUSTER_DOCS, default 4000, 0 = all: every query's relevant document is
 // among the first 2000) and the queries they send.
-func clusterData(t *testing.T, r *reference) ([]eval.Document, []eval.RetrievalQuery) {
+func clusterData(t *testing.T, r *reference) ([]dataset.Document, []dataset.RetrievalQuery) {
 	t.Helper()
 	n := 4000
 	if s := os.Getenv("T2V_CLUSTER_DOCS"); s != "" {
@@ -47,7 +47,7 @@ func clusterData(t *testing.T, r *reference) ([]eval.Document, []eval.RetrievalQ
 	for _, d := range docs {
 		in[d.ID] = true
 	}
-	var qs []eval.RetrievalQuery
+	var qs []dataset.RetrievalQuery
 	for _, q := range r.queries {
 		ok := true
 		for _, id := range q.Relevant {
@@ -102,7 +102,7 @@ type clusterOutcome struct {
 // over the nodes (batch k through node k mod n, in order, so that a cluster
 // and a single node see the same sequence), then sends every query through
 // every node.
-func exercise(t *testing.T, d deployment, p clusterPath, docs []eval.Document, queries []eval.RetrievalQuery) clusterOutcome {
+func exercise(t *testing.T, d deployment, p clusterPath, docs []dataset.Document, queries []dataset.RetrievalQuery) clusterOutcome {
 	t.Helper()
 	n := len(d.nodes)
 	out := clusterOutcome{importRate: map[string]float64{}, top: map[string][][][]string{}, rawSame: map[string]int{}, mrr: map[string][]float64{}}
@@ -546,7 +546,7 @@ func checkHolderDown(t *testing.T, d deployment, p clusterPath, r *reference) {
 }
 
 // logDistances logs the top 10 of q with distances through every node.
-func logDistances(t *testing.T, d deployment, p clusterPath, class string, q eval.RetrievalQuery) {
+func logDistances(t *testing.T, d deployment, p clusterPath, class string, q dataset.RetrievalQuery) {
 	for i, w := range d.nodes {
 		query := fmt.Sprintf("{ Get { %s(nearText: {concepts: [%s]%s}, limit: 10) { docId _additional { distance } } } }", class, gqlString(q.Text), targetClause(p.target))
 		var hits []struct {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // composeStack is one docker-compose project of the shipped docker-compose.yml.
@@ -222,7 +222,7 @@ func checkLockedDown(t *testing.T, s *composeStack) {
 // composeVectors asks the stack's text2vec-am server, from a one-off
 // container on the compose network (the server has no host port), for the
 // current vector of every document (as queries: nothing is taught).
-func composeVectors(t testing.TB, s *composeStack, docs []eval.Document) [][]float32 {
+func composeVectors(t testing.TB, s *composeStack, docs []dataset.Document) [][]float32 {
 	t.Helper()
 	dir := t.TempDir()
 	const per = 1000

@@ -13,7 +13,8 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/model"
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/retrieval"
 )
 
 // EnvModel names the model the end-to-end tests use (a weights file); the
@@ -25,10 +26,10 @@ const EnvModel = "T2V_E2E_MODEL"
 type reference struct {
 	modelPath string // "" = the embedded default model
 	vec       *vectorizer.Vectorizer
-	docs      []eval.Document // documents that get a vector
-	queries   []eval.RetrievalQuery
+	docs      []dataset.Document // documents that get a vector
+	queries   []dataset.RetrievalQuery
 	docVecs   [][]float32 // docVecs[i] is the vector of docs[i]
-	metrics   eval.RetrievalMetrics
+	metrics   retrieval.RetrievalMetrics
 }
 
 var (
@@ -74,11 +75,11 @@ func buildReference(t testing.TB, e e2eEnv) (*reference, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	docs, err := eval.LoadDocuments(e.docs)
+	docs, err := dataset.LoadDocuments(e.docs)
 	if err != nil {
 		return nil, "", err
 	}
-	queries, err := eval.LoadQueries(e.queries)
+	queries, err := dataset.LoadQueries(e.queries)
 	if err != nil {
 		return nil, "", err
 	}
@@ -127,9 +128,9 @@ func buildReference(t testing.TB, e e2eEnv) (*reference, string, error) {
 	for i, q := range r.queries {
 		qv[i] = vecOf(q.Text)
 	}
-	ix, err := eval.NewDenseIndexFromVectors(dv)
+	ix, err := retrieval.NewDenseIndexFromVectors(dv)
 	if err == nil {
-		r.metrics, _, err = eval.DenseRun(r.docs, r.queries, ix, qv, 10)
+		r.metrics, _, err = retrieval.DenseRun(r.docs, r.queries, ix, qv, 10)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("in-process retrieval: %w", err)

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/retrieval"
 )
 
 // TestRefreshStock is the learning loop on path (A): debian-dev imported
@@ -98,9 +99,9 @@ func TestRefreshStock(t *testing.T) {
 }
 
 // nearTextMRR runs every query through nearText and returns the metrics.
-func nearTextMRR(t *testing.T, col collection, r *reference) eval.RetrievalMetrics {
+func nearTextMRR(t *testing.T, col collection, r *reference) retrieval.RetrievalMetrics {
 	t.Helper()
-	top, failed := searchAll(t, col.w, col.class, r.queries, func(q eval.RetrievalQuery) string {
+	top, failed := searchAll(t, col.w, col.class, r.queries, func(q dataset.RetrievalQuery) string {
 		return fmt.Sprintf("nearText: {concepts: [%s]%s}", gqlString(q.Text), targetClause(col.target))
 	})
 	if failed > len(r.queries)/100 {
@@ -111,7 +112,7 @@ func nearTextMRR(t *testing.T, col collection, r *reference) eval.RetrievalMetri
 
 // currentVectors asks the adapter (as a query: it never teaches) for the
 // vector of every document.
-func currentVectors(t testing.TB, a *adapterServer, docs []eval.Document) [][]float32 {
+func currentVectors(t testing.TB, a *adapterServer, docs []dataset.Document) [][]float32 {
 	t.Helper()
 	out := make([][]float32, 0, len(docs))
 	for lo := 0; lo < len(docs); lo += 500 {

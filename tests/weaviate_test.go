@@ -23,7 +23,8 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/text2vec-am/text2vec-am/model"
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/retrieval"
 )
 
 // httpClient is used for the REST and GraphQL calls of the tests.
@@ -124,7 +125,7 @@ type clientVectors struct {
 
 // docObject is the Weaviate object of doc, at index i, in class, with its
 // vector when cv (which may be nil) supplies it.
-func docObject(class string, i int, doc eval.Document, cv *clientVectors) *models.Object {
+func docObject(class string, i int, doc dataset.Document, cv *clientVectors) *models.Object {
 	o := &models.Object{
 		Class:      class,
 		ID:         strfmt.UUID(docUUID(i)),
@@ -150,7 +151,7 @@ type importResult struct {
 // importDocs imports docs[i] for every i in idx (all documents when idx is
 // nil) in batches of batchSize over gRPC. cv, when non-nil, supplies the
 // vectors.
-func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []eval.Document, idx []int, batchSize int, cv *clientVectors) (importResult, error) {
+func importDocs(ctx context.Context, c *weaviate.Client, class string, docs []dataset.Document, idx []int, batchSize int, cv *clientVectors) (importResult, error) {
 	if idx == nil {
 		idx = indexRange(0, len(docs))
 	}
@@ -256,7 +257,7 @@ func cosine(a, b []float32) float64 { return model.Cosine(a, b) }
 
 // checkVectors compares the stored vectors with want (by document) and
 // fails on any missing object or cosine ≤ 0.9999.
-func checkVectors(t testing.TB, got map[int][]float32, docs []eval.Document, want [][]float32) {
+func checkVectors(t testing.TB, got map[int][]float32, docs []dataset.Document, want [][]float32) {
 	t.Helper()
 	bad := 0
 	for i, d := range docs {
@@ -339,9 +340,9 @@ func targetClause(target string) string {
 
 // searchAll runs one search per query with a few workers and returns the
 // docIds of each query's top 10; a query whose search fails retrieves nothing
-// (as in eval.DenseRun, where a query without a vector retrieves nothing)
+// (as in retrieval.DenseRun, where a query without a vector retrieves nothing)
 // and is counted in failed.
-func searchAll(t testing.TB, w *weaviateServer, class string, queries []eval.RetrievalQuery, arg func(q eval.RetrievalQuery) string) (top [][]string, failed int) {
+func searchAll(t testing.TB, w *weaviateServer, class string, queries []dataset.RetrievalQuery, arg func(q dataset.RetrievalQuery) string) (top [][]string, failed int) {
 	t.Helper()
 	top = make([][]string, len(queries))
 	errs := make([]error, len(queries))
@@ -373,9 +374,9 @@ func searchAll(t testing.TB, w *weaviateServer, class string, queries []eval.Ret
 }
 
 // metricsOf scores rankings of docIds with eval's own accumulator, the way
-// eval.DenseRun does: documents sharing an id count as one item (the first),
+// retrieval.DenseRun does: documents sharing an id count as one item (the first),
 // repeats left out.
-func metricsOf(t testing.TB, docs []eval.Document, queries []eval.RetrievalQuery, top [][]string) eval.RetrievalMetrics {
+func metricsOf(t testing.TB, docs []dataset.Document, queries []dataset.RetrievalQuery, top [][]string) retrieval.RetrievalMetrics {
 	t.Helper()
 	index := make(map[string]int, len(docs))
 	for i, d := range docs {
@@ -383,9 +384,9 @@ func metricsOf(t testing.TB, docs []eval.Document, queries []eval.RetrievalQuery
 			index[d.ID] = i
 		}
 	}
-	var acc eval.MetricsAccumulator
+	var acc retrieval.MetricsAccumulator
 	for qi, q := range queries {
-		hits := make([]eval.Hit, 0, len(top[qi]))
+		hits := make([]retrieval.Hit, 0, len(top[qi]))
 		seen := map[int]bool{}
 		for _, id := range top[qi] {
 			i, ok := index[id]
@@ -394,7 +395,7 @@ func metricsOf(t testing.TB, docs []eval.Document, queries []eval.RetrievalQuery
 			}
 			if !seen[i] {
 				seen[i] = true
-				hits = append(hits, eval.Hit{Doc: i})
+				hits = append(hits, retrieval.Hit{Doc: i})
 			}
 		}
 		rel := make([]int, 0, len(q.Relevant))

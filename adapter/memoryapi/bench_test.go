@@ -14,7 +14,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
-	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // BenchmarkBatch vectorizes debian-dev documents in batches of 100 (as
@@ -28,7 +28,7 @@ func BenchmarkBatch(b *testing.B) {
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("needs the debian-dev documents at %s: %v", path, err)
 	}
-	docs, err := eval.LoadDocuments(path)
+	docs, err := dataset.LoadDocuments(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // NonceToken replaces CHIMERAS' ___ before tokenizing: a single lowercase
@@ -13,10 +15,10 @@ const NonceToken = "xxchimeranoncexx"
 
 // TokenizeChimera returns the instance's sentences tokenized with tok, the
 // nonce written as NonceToken.
-func TokenizeChimera(tok model.Tokenizer, in ChimeraInstance) [][]string {
+func TokenizeChimera(tok model.Tokenizer, in dataset.ChimeraInstance) [][]string {
 	out := make([][]string, len(in.Sentences))
 	for i, s := range in.Sentences {
-		out[i] = tok.AppendTokens(nil, strings.ReplaceAll(s, NonceMarker, " "+NonceToken+" "))
+		out[i] = tok.AppendTokens(nil, strings.ReplaceAll(s, dataset.NonceMarker, " "+NonceToken+" "))
 	}
 	return out
 }
@@ -43,7 +45,7 @@ type ChimerasResult struct {
 // Chimeras scores nonce vectors on CHIMERAS instances: for each instance the
 // Spearman correlation of cos(nonce, probe) with the human ratings, probes
 // without a vector scored as cosine 0, averaged over instances.
-func Chimeras(tok model.Tokenizer, insts []ChimeraInstance, nonce NonceFunc, probes Lookup) ChimerasResult {
+func Chimeras(tok model.Tokenizer, insts []dataset.ChimeraInstance, nonce NonceFunc, probes Lookup) ChimerasResult {
 	res := ChimerasResult{Instances: len(insts)}
 	rhos := make([]float64, len(insts))
 	for i, in := range insts {
@@ -59,9 +61,9 @@ func Chimeras(tok model.Tokenizer, insts []ChimeraInstance, nonce NonceFunc, pro
 				cos[j] = model.Cosine(v, pv)
 			}
 		}
-		rhos[i] = Spearman(cos, in.Ratings)
+		rhos[i] = stats.Spearman(cos, in.Ratings)
 	}
-	res.Spearman, res.Undefined = MeanNaNZero(rhos)
+	res.Spearman, res.Undefined = stats.MeanNaNZero(rhos)
 	res.PerInstance = rhos
 	return res
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // baseFlags are the flags naming base embeddings and their counts.
@@ -99,9 +102,9 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 	if *nStop < 0 {
 		return cli.UsageError("--stopwords must be ≥ 0, got %d", *nStop)
 	}
-	sets := make([][]ChimeraInstance, fs.NArg())
+	sets := make([][]dataset.ChimeraInstance, fs.NArg())
 	for i, p := range fs.Args() {
-		insts, err := LoadChimeras(p)
+		insts, err := dataset.LoadChimeras(p)
 		if err != nil {
 			return err
 		}
@@ -138,7 +141,7 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 }
 
 // chimeraColumn names a column "N sent." when all instances have N sentences.
-func chimeraColumn(path string, insts []ChimeraInstance) string {
+func chimeraColumn(path string, insts []dataset.ChimeraInstance) string {
 	n := len(insts[0].Sentences)
 	for _, in := range insts {
 		if len(in.Sentences) != n {
@@ -157,8 +160,8 @@ type chimeraRow struct {
 // scoreChimeras scores every row on every file, writes the table, the weights
 // files used and, when paired, the per-instance comparison of the last two
 // rows (AM-ctx vs FCM-ctx).
-func scoreChimeras(ctx context.Context, w io.Writer, files []string, sets [][]ChimeraInstance, rows []chimeraRow, weights []string, paired bool, e *model.Embeddings) error {
-	tab := Table{Header: []string{"model"}}
+func scoreChimeras(ctx context.Context, w io.Writer, files []string, sets [][]dataset.ChimeraInstance, rows []chimeraRow, weights []string, paired bool, e *model.Embeddings) error {
+	tab := report.Table{Header: []string{"model"}}
 	for i, p := range files {
 		tab.Header = append(tab.Header, chimeraColumn(p, sets[i]))
 	}
@@ -174,7 +177,7 @@ func scoreChimeras(ctx context.Context, w io.Writer, files []string, sets [][]Ch
 			res := Chimeras(tok, insts, r.nonce(), EmbeddingLookup(e))
 			slog.Info("chimeras", "model", r.name, "file", files[i], "instances", res.Instances,
 				"spearman", res.Spearman, "undefined", res.Undefined, "missing_probes", res.MissingProbes)
-			cells = append(cells, fmtNum(res.Spearman, 3))
+			cells = append(cells, report.Num(res.Spearman, 3))
 			perInstance[ri][i] = res.PerInstance
 		}
 		tab.AddRow(cells...)
@@ -193,9 +196,9 @@ func scoreChimeras(ctx context.Context, w io.Writer, files []string, sets [][]Ch
 		a, f := len(rows)-1, len(rows)-2
 		fmt.Fprintln(w)
 		for i := range sets {
-			wins, losses := PairedWins(perInstance[a][i], perInstance[f][i])
+			wins, losses := stats.PairedWins(perInstance[a][i], perInstance[f][i])
 			fmt.Fprintf(w, "%s: AM-ctx better on %d instances, FCM-ctx on %d (two-sided binomial p = %.3f)\n",
-				tab.Header[i+1], wins, losses, BinomialTest(wins, wins+losses, 0.5))
+				tab.Header[i+1], wins, losses, stats.BinomialTest(wins, wins+losses, 0.5))
 		}
 	}
 	return nil

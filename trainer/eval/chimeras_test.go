@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 func testEmbeddings(t *testing.T, words []string, vecs [][]float32, counts []int64) *model.Embeddings {
@@ -23,7 +24,7 @@ func testEmbeddings(t *testing.T, words []string, vecs [][]float32, counts []int
 }
 
 func TestTokenizeChimera(t *testing.T) {
-	in := ChimeraInstance{Sentences: []string{"a ___ plays music", "the ___s sound"}}
+	in := dataset.ChimeraInstance{Sentences: []string{"a ___ plays music", "the ___s sound"}}
 	got := TokenizeChimera(model.DefaultTokenizer(), in)
 	if len(got) != 2 || len(got[0]) != 4 || got[0][1] != NonceToken || got[1][1] != NonceToken || got[1][2] != "s" {
 		t.Fatalf("tokens = %q", got)
@@ -35,7 +36,7 @@ func TestChimerasAdditive(t *testing.T) {
 		[]string{"the", "music", "food", "guitar", "bread"},
 		[][]float32{{1, 1, 0}, {1, 0, 0}, {0, 1, 0}, {0.9, 0.1, 0}, {0.1, 0.9, 0}},
 		[]int64{100, 10, 10, 5, 5})
-	insts := []ChimeraInstance{
+	insts := []dataset.ChimeraInstance{
 		// The nonce is musical: guitar must be rated higher than bread.
 		{Sentences: []string{"the ___ music", "music the ___"}, Probes: []string{"guitar", "bread", "zzz"}, Ratings: []float64{5, 1, 3}},
 		// No known context word: no vector, ρ undefined, counted as 0.

@@ -5,20 +5,23 @@
 // files as arguments, prints a Markdown table shaped like the paper's and, where
 // a curve says more, writes a PNG plot.
 //
-// The reusable pieces (data loaders, Spearman, BM25, retrieval metrics,
-// orthogonal Procrustes, logistic regression, the binomial test) are exported
-// so that tests and other packages can use them.
+// Layout: each task is a file of its method (chimeras.go, nonce.go, vecmap.go,
+// wordsim.go, rarepairs.go, raredev.go, sentiment.go) and a file of its
+// command (TASK_cmd.go: flags into an options struct, then a plain function);
+// commands.go registers them under `eval`. Shared by the tasks: contexts.go
+// (corpus contexts, AM inference), fasttext.go (the fastText anchor),
+// modelload.go (embeddings and models), logreg.go, vecmap_linalg.go
+// (normalization, Procrustes). The pieces without task knowledge are
+// subpackages, imported one way (eval → them; retrieval → dataset, stats):
+// dataset (loaders), stats (Spearman, binomial test), retrieval (BM25, dense
+// retrieval, fusion, metrics) and report (tables, plots).
 package eval
 
 import (
-	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
-	"github.com/text2vec-am/text2vec-am/defaultmodel"
-	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
@@ -42,32 +45,4 @@ func datasetName(path string) string {
 	base := filepath.Base(path)
 	base = strings.TrimSuffix(base, ".gz")
 	return strings.TrimSuffix(base, filepath.Ext(base))
-}
-
-// loadEmbeddings loads base embeddings from an embeddings file (word2vec
-// text or binary, .gz ok) or from a serving bundle: "default" (the embedded
-// model) or a .am bundle, whose base vectors and counts are used.
-func loadEmbeddings(path string) (*model.Embeddings, error) {
-	e, _, err := loadBaseOrBundle(path)
-	return e, err
-}
-
-// loadBaseOrBundle is loadEmbeddings that also returns the bundle's model
-// (nil for an embeddings file).
-func loadBaseOrBundle(path string) (*model.Embeddings, *model.Model, error) {
-	if path == "" {
-		return nil, nil, cli.UsageError("empty embeddings path")
-	}
-	slog.Info("loading embeddings", "path", path)
-	if m, ok, err := defaultmodel.OpenBundle(path); ok || err != nil {
-		if err != nil {
-			return nil, nil, fmt.Errorf("load embeddings %s: %w", path, err)
-		}
-		return m.Base, m, nil
-	}
-	e, err := model.LoadEmbeddings(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load embeddings %s: %w", path, err)
-	}
-	return e, nil, nil
 }

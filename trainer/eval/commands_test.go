@@ -12,6 +12,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/retrieval"
 )
 
 // run runs "eval args…" and returns stdout, stderr and the error.
@@ -234,7 +235,7 @@ func TestEvalWordSimDefaultModel(t *testing.T) {
 // AdapterVectorizer wraps the adapter's vectorizer as a TextVectorizer for
 // Retrieval: texts are vectorized as queries with opts (the memory is read,
 // never written) and a text without any usable word gets no vector.
-func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVectorizer {
+func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) retrieval.TextVectorizer {
 	return func(text string) ([]float32, error) {
 		vec, err := v.Vectorize(text, vectorizer.TaskQuery, opts)
 		if errors.Is(err, vectorizer.ErrNoWords) {
@@ -242,4 +243,14 @@ func AdapterVectorizer(v *vectorizer.Vectorizer, opts vectorizer.Options) TextVe
 		}
 		return vec, err
 	}
+}
+
+// writeFile writes content to a file in a fresh temporary directory and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

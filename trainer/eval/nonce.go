@@ -1,44 +1,13 @@
 package eval
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
-
-// NonceDefinition is one line of the definitional nonce dataset (Herbelot &
-// Baroni 2017): a word and its definition sentence, the word written ___.
-type NonceDefinition struct {
-	Word, Sentence string
-}
-
-// LoadNonceDefinitions reads the definitional nonce dataset: "word TAB
-// definition" per line, the defined word written ___ in the definition.
-func LoadNonceDefinitions(path string) ([]NonceDefinition, error) {
-	var out []NonceDefinition
-	err := forEachLine(path, func(n int, line string) error {
-		if strings.TrimSpace(line) == "" {
-			return nil
-		}
-		f := strings.SplitN(FixUTF8(line), "\t", 2)
-		if len(f) != 2 || strings.TrimSpace(f[0]) == "" || strings.TrimSpace(f[1]) == "" {
-			return fmt.Errorf("%s:%d: want word TAB definition", path, n)
-		}
-		out = append(out, NonceDefinition{Word: strings.ToLower(strings.TrimSpace(f[0])), Sentence: f[1]})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load nonce definitions: %w", err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("load nonce definitions: %s: no definitions", path)
-	}
-	return out, nil
-}
 
 // NonceResult is the score of one model on the definitional nonces.
 type NonceResult struct {
@@ -100,13 +69,13 @@ func (ix *VocabIndex) Rank(v []float32, word string, scores []float32) (int, boo
 // inferred from its one definition (the word replaced by NonceToken, a form
 // no vocabulary holds) and its gold base vector ranked among the whole
 // vocabulary of ix.
-func Nonces(tok model.Tokenizer, defs []NonceDefinition, nonce NonceFunc, ix *VocabIndex) NonceResult {
+func Nonces(tok model.Tokenizer, defs []dataset.NonceDefinition, nonce NonceFunc, ix *VocabIndex) NonceResult {
 	res := NonceResult{Instances: len(defs), Ranks: make([]int, len(defs))}
 	scores := make([]float32, ix.e.Len())
 	worst := ix.e.Len()
 	var rr float64
 	for i, d := range defs {
-		v := nonce(TokenizeChimera(tok, ChimeraInstance{Sentences: []string{d.Sentence}}))
+		v := nonce(TokenizeChimera(tok, dataset.ChimeraInstance{Sentences: []string{d.Sentence}}))
 		res.Ranks[i] = worst
 		if _, ok := ix.e.ID(d.Word); !ok {
 			res.MissingGold++

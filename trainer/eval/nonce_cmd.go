@@ -7,6 +7,8 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
 )
 
 // noncePublished are the MRRs Herbelot & Baroni (2017) and the papers after
@@ -37,7 +39,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 	if *nStop < 0 {
 		return cli.UsageError("--stopwords must be ≥ 0, got %d", *nStop)
 	}
-	defs, err := LoadNonceDefinitions(fs.Arg(0))
+	defs, err := dataset.LoadNonceDefinitions(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -71,7 +73,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		}
 	}
 	ix := NewVocabIndex(e)
-	tab := Table{Header: []string{"model", "MRR (all)", "MRR (words with a gold vector)", "median rank", "no vector"}}
+	tab := report.Table{Header: []string{"model", "MRR (all)", "MRR (words with a gold vector)", "median rank", "no vector"}}
 	tok := model.DefaultTokenizer()
 	var missingGold int
 	for _, r := range rows {
@@ -81,7 +83,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		res := Nonces(tok, defs, r.nonce, ix)
 		missingGold = res.MissingGold
 		slog.Info("nonce", "model", r.name, "mrr", res.MRR, "median_rank", res.MedianRank, "no_vector", res.NoVector)
-		tab.AddRow(r.name, fmtNum(res.MRR, 4), fmtNum(res.MRRGold, 4), fmt.Sprintf("%.0f", res.MedianRank), fmt.Sprint(res.NoVector))
+		tab.AddRow(r.name, report.Num(res.MRR, 4), report.Num(res.MRRGold, 4), fmt.Sprintf("%.0f", res.MedianRank), fmt.Sprint(res.NoVector))
 	}
 	if err := tab.WriteMarkdown(env.Stdout); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 func TestNonceRanking(t *testing.T) {
@@ -13,11 +14,11 @@ func TestNonceRanking(t *testing.T) {
 		[]string{"the", "music", "food", "guitar", "bread", "kernel"},
 		[][]float32{{1, 1, 0}, {1, 0, 0}, {0, 1, 0}, {0.9, 0.1, 0}, {0.1, 0.9, 0}, {0, 0, 1}},
 		[]int64{1000, 50, 50, 10, 10, 40})
-	defs := []NonceDefinition{
-		{"guitar", "___ an instrument for music"}, // additive: music → nearest music (rank 2 for guitar)
-		{"bread", "___ is the food"},              // the + food: nearest "the" without stop words
-		{"zorbix", "___ music"},                   // no gold vector: RR 0
-		{"kernel", "___ unknownword"},             // no vector: RR 0
+	defs := []dataset.NonceDefinition{
+		{Word: "guitar", Sentence: "___ an instrument for music"}, // additive: music → nearest music (rank 2 for guitar)
+		{Word: "bread", Sentence: "___ is the food"},              // the + food: nearest "the" without stop words
+		{Word: "zorbix", Sentence: "___ music"},                   // no gold vector: RR 0
+		{Word: "kernel", Sentence: "___ unknownword"},             // no vector: RR 0
 	}
 	ix := NewVocabIndex(e)
 	tok := model.DefaultTokenizer()
@@ -35,7 +36,7 @@ func TestNonceRanking(t *testing.T) {
 	if sw.Ranks[0] != 2 {
 		t.Fatalf("bread minus stop words: rank %d", sw.Ranks[0])
 	}
-	v := Additive(e, MostFrequent(e, 1))(TokenizeChimera(tok, ChimeraInstance{Sentences: []string{defs[1].Sentence}}))
+	v := Additive(e, MostFrequent(e, 1))(TokenizeChimera(tok, dataset.ChimeraInstance{Sentences: []string{defs[1].Sentence}}))
 	if v[0] != 0 || v[1] != 1 {
 		t.Fatalf("additive − sw of %q = %v, want food's vector", defs[1].Sentence, v)
 	}

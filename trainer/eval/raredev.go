@@ -11,6 +11,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // RareDevOptions select the pairs and contexts of a rare-word development set.
@@ -38,7 +39,7 @@ type RareDevSet struct {
 // whose second word occurs at least MinCommon times. Contexts are windows of
 // the rare word's sentences (lines split at . ! ?), sampled uniformly over
 // its occurrences.
-func BuildRareDev(ctx context.Context, corpus []string, pairs []WordPair, o RareDevOptions) (*RareDevSet, error) {
+func BuildRareDev(ctx context.Context, corpus []string, pairs []dataset.WordPair, o RareDevOptions) (*RareDevSet, error) {
 	tok := model.DefaultTokenizer()
 	targets := map[string]bool{}
 	for _, p := range pairs {
@@ -159,7 +160,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	case o.MinSentences < 1 || o.MaxContexts < o.MinSentences || o.Window < 1 || o.MaxCount < 1:
 		return cli.UsageError("want --min-sentences ≥ 1, --max-contexts ≥ --min-sentences, --window ≥ 1, --max-count ≥ 1")
 	}
-	pairs, err := LoadWordPairs(fs.Arg(0))
+	pairs, err := dataset.LoadWordPairs(fs.Arg(0))
 	if err != nil {
 		return err
 	}

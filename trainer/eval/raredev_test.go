@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 func TestBuildRareDev(t *testing.T) {
@@ -18,11 +19,11 @@ func TestBuildRareDev(t *testing.T) {
 	if err := os.WriteFile(corpus, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pairs := []WordPair{
-		{"zorb", "music", 7},   // zorb: 4 occurrences, 2 distinct sentences: kept
-		{"blip", "food", 5},    // blip: 4 occurrences but 1 distinct context ("blip blip food" twice)
-		{"common", "music", 3}, // 10 occurrences: not rare
-		{"zorb", "nowhere", 2}, // the other word never occurs
+	pairs := []dataset.WordPair{
+		{A: "zorb", B: "music", Score: 7},   // zorb: 4 occurrences, 2 distinct sentences: kept
+		{A: "blip", B: "food", Score: 5},    // blip: 4 occurrences but 1 distinct context ("blip blip food" twice)
+		{A: "common", B: "music", Score: 3}, // 10 occurrences: not rare
+		{A: "zorb", B: "nowhere", Score: 2}, // the other word never occurs
 	}
 	set, err := BuildRareDev(context.Background(), []string{corpus}, pairs, RareDevOptions{MinSentences: 2, MaxCount: 5, MinCommon: 1, MaxContexts: 10, Window: 25, Seed: 1})
 	if err != nil {
@@ -36,7 +37,7 @@ func TestBuildRareDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	// eval rare-pairs reads it back: the rare word is the second, its sentences without it.
-	wp, err := LoadWordPairs(filepath.Join(out, "pairs.txt"))
+	wp, err := dataset.LoadWordPairs(filepath.Join(out, "pairs.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // RarePair is a word pair whose second word (Rare) is the one inferred from
@@ -25,8 +27,8 @@ type RarePair struct {
 func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error) {
 	path := filepath.Join(dir, word+".txt")
 	var out [][]string
-	err := forEachLine(path, func(_ int, line string) error {
-		if toks := dropWord(tok.AppendTokens(nil, FixUTF8(line)), word); len(toks) > 0 {
+	err := dataset.ForEachLine(path, func(_ int, line string) error {
+		if toks := dropWord(tok.AppendTokens(nil, dataset.FixUTF8(line)), word); len(toks) > 0 {
 			out = append(out, toks)
 		}
 		return nil
@@ -45,7 +47,7 @@ func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error)
 // word when both or neither have one). It returns the pairs, the contexts of
 // the rare words that have any (the word removed) and how many pairs have a
 // rare word without contexts (those are scored from the form alone, or 0).
-func RarePairsSetup(pairs []WordPair, dir string, tok model.Tokenizer) ([]RarePair, map[string][][]string, int, error) {
+func RarePairsSetup(pairs []dataset.WordPair, dir string, tok model.Tokenizer) ([]RarePair, map[string][][]string, int, error) {
 	contexts := map[string][][]string{}
 	load := func(w string) ([][]string, error) {
 		if c, ok := contexts[w]; ok {
@@ -125,7 +127,7 @@ func RarePairsScore(pairs []RarePair, common Lookup, rare map[string][]float32) 
 		}
 		cos[i] = model.Cosine(c, r)
 	}
-	return Spearman(cos, gold), missing
+	return stats.Spearman(cos, gold), missing
 }
 
 // MixUnit returns ½·a/|a| + ½·b/|b|, the equal mix of two vectors of

@@ -11,6 +11,8 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
 	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
 )
 
@@ -54,7 +56,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err := cli.ParseFlags(fset, env.Args); err != nil {
 		return err
 	}
-	if err := checkPlotFlag(*plotPath); err != nil {
+	if err := report.CheckPlotFlag(*plotPath); err != nil {
 		return err
 	}
 	if fset.NArg() != 2 {
@@ -66,7 +68,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if st, err := os.Stat(fset.Arg(1)); err != nil || !st.IsDir() {
 		return fmt.Errorf("rare-pairs: context directory %s: not a directory (%v)", fset.Arg(1), err)
 	}
-	pairs, err := LoadWordPairs(fset.Arg(0))
+	pairs, err := dataset.LoadWordPairs(fset.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -230,8 +232,8 @@ func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pai
 			header = append(header, fmt.Sprintf("k=%d", k))
 		}
 	}
-	rhoTab, missTab := Table{Header: header}, Table{Header: header}
-	p := LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true}
+	rhoTab, missTab := report.Table{Header: header}, report.Table{Header: header}
+	p := report.LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true}
 	for _, k := range ks[1:] {
 		p.X = append(p.X, float64(k))
 	}
@@ -242,12 +244,12 @@ func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pai
 				rc, mc = append(rc, "–"), append(mc, "–")
 				continue
 			}
-			rc = append(rc, fmtNum(res[ri].rho[ki], 3))
+			rc = append(rc, report.Num(res[ri].rho[ki], 3))
 			mc = append(mc, strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", res[ri].missing[ki]), "0"), "."))
 		}
 		rhoTab.AddRow(rc...)
 		missTab.AddRow(mc...)
-		p.Series = append(p.Series, Series{Name: r.name, Y: res[ri].rho[1:]})
+		p.Series = append(p.Series, report.Series{Name: r.name, Y: res[ri].rho[1:]})
 	}
 	if err := rhoTab.WriteMarkdown(env.Stdout); err != nil {
 		return err

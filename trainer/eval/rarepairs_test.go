@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 func TestRarePairsSetup(t *testing.T) {
@@ -20,7 +22,7 @@ func TestRarePairsSetup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "blip.txt"), []byte("blip bread food\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pairs := []WordPair{{"guitar", "zorb", 9}, {"blip", "bread", 8}, {"bread", "zorb", 1}, {"x", "y", 3}}
+	pairs := []dataset.WordPair{{A: "guitar", B: "zorb", Score: 9}, {A: "blip", B: "bread", Score: 8}, {A: "bread", B: "zorb", Score: 1}, {A: "x", B: "y", Score: 3}}
 	tok := model.DefaultTokenizer()
 	rp, ctx, without, err := RarePairsSetup(pairs, dir, tok)
 	if err != nil {
@@ -50,7 +52,7 @@ func TestRarePairsScoreEveryPair(t *testing.T) {
 	rare := map[string][]float32{"zorb": {1, 0.2}} // blip has no vector, nor has "nothing"
 	rho, missing := RarePairsScore(rp, EmbeddingLookup(e), rare)
 	// cosines .98, 0, .196, 0 vs gold 9, 8, 1, 5: ranks 4, 1.5, 3, 1.5 vs 4, 3, 1, 2.
-	want := Spearman([]float64{0.98, 0, 0.196, 0}, []float64{9, 8, 1, 5})
+	want := stats.Spearman([]float64{0.98, 0, 0.196, 0}, []float64{9, 8, 1, 5})
 	if missing != 2 || math.Abs(rho-want) > 1e-12 {
 		t.Fatalf("ρ = %v with %d missing, want %v with 2", rho, missing, want)
 	}

@@ -15,6 +15,9 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/retrieval"
 )
 
 // BaseOnlyVectorizer returns the adapter's vectorizer restricted to the base
@@ -109,7 +112,7 @@ type retrievalOptions struct {
 	importMode            string
 	alphaList, fusionName string
 	alphas                []float64
-	fuse                  Fusion
+	fuse                  retrieval.Fusion
 	depth                 int // 0: every document
 	k1, b                 float64
 	docsPath, queriesPath string
@@ -153,11 +156,11 @@ func (o *retrievalOptions) check(args []string) error {
 	}
 	switch o.fusionName {
 	case "relative":
-		o.fuse = FuseMinMax
+		o.fuse = retrieval.FuseMinMax
 	case "ranked":
-		o.fuse = FuseRRF
+		o.fuse = retrieval.FuseRRF
 	case "zscore":
-		o.fuse = FuseZScore
+		o.fuse = retrieval.FuseZScore
 	default:
 		return cli.UsageError("--fusion: want relative, ranked or zscore, got %q", o.fusionName)
 	}
@@ -197,22 +200,22 @@ func runRetrieval(ctx context.Context, env cli.Env) error {
 // of every paired test) and the table of rows.
 type retrievalRun struct {
 	o                    *retrievalOptions
-	docs                 []Document
-	queries              []RetrievalQuery
+	docs                 []dataset.Document
+	queries              []dataset.RetrievalQuery
 	docTexts, queryTexts []string
-	bm                   RetrievalMetrics
-	bmRuns               [][]Hit
-	tab                  Table
+	bm                   retrieval.RetrievalMetrics
+	bmRuns               [][]retrieval.Hit
+	tab                  report.Table
 }
 
 // retrieve runs eval retrieval with checked options o and writes its table to w.
 func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
-	r := &retrievalRun{o: o, tab: Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}}
+	r := &retrievalRun{o: o, tab: report.Table{Header: []string{"method", "MRR@10", "R@1", "R@10", "vs BM25: better / worse (p)"}}}
 	var err error
-	if r.docs, err = LoadDocuments(o.docsPath); err != nil {
+	if r.docs, err = dataset.LoadDocuments(o.docsPath); err != nil {
 		return err
 	}
-	if r.queries, err = LoadQueries(o.queriesPath); err != nil {
+	if r.queries, err = dataset.LoadQueries(o.queriesPath); err != nil {
 		return err
 	}
 	if o.depth == 0 {
@@ -225,7 +228,7 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 		r.queryTexts = append(r.queryTexts, q.Text)
 	}
 	tok := model.DefaultTokenizer()
-	r.bm, r.bmRuns, err = BM25Run(r.docs, r.queries, func(s string) []string { return tok.AppendTokens(nil, s) }, o.k1, o.b, o.depth)
+	r.bm, r.bmRuns, err = retrieval.BM25Run(r.docs, r.queries, func(s string) []string { return tok.AppendTokens(nil, s) }, o.k1, o.b, o.depth)
 	if err != nil {
 		return err
 	}
@@ -250,18 +253,18 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 	return r.tab.WriteMarkdown(w)
 }
 
-func (r *retrievalRun) row(name string, m RetrievalMetrics, paired string) {
-	r.tab.AddRow(name, fmtNum(m.MRR10, 3), fmtNum(m.Recall1, 3), fmtNum(m.Recall10, 3), paired)
+func (r *retrievalRun) row(name string, m retrieval.RetrievalMetrics, paired string) {
+	r.tab.AddRow(name, report.Num(m.MRR10, 3), report.Num(m.Recall1, 3), report.Num(m.Recall10, 3), paired)
 	slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
 }
 
 // add adds a row with its per-query sign test against BM25.
-func (r *retrievalRun) add(name string, m RetrievalMetrics) error {
-	better, worse, p, err := PairedRR(m, r.bm)
+func (r *retrievalRun) add(name string, m retrieval.RetrievalMetrics) error {
+	better, worse, p, err := retrieval.PairedRR(m, r.bm)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	r.row(name, m, fmt.Sprintf("%d / %d (%s)", better, worse, fmtNum(p, 3)))
+	r.row(name, m, fmt.Sprintf("%d / %d (%s)", better, worse, report.Num(p, 3)))
 	return nil
 }
 
@@ -284,11 +287,11 @@ func (r *retrievalRun) dense(ctx context.Context, name string, v *vectorizer.Vec
 		return err
 	}
 	slog.Info("vectorized", "method", name, "seconds", time.Since(start).Seconds(), "docs_without_vector", emptyDocs, "queries_without_vector", emptyQueries)
-	ix, err := NewDenseIndexFromVectors(dv)
+	ix, err := retrieval.NewDenseIndexFromVectors(dv)
 	if err != nil {
 		return err
 	}
-	m, runs, err := DenseRun(r.docs, r.queries, ix, qv, r.o.depth)
+	m, runs, err := retrieval.DenseRun(r.docs, r.queries, ix, qv, r.o.depth)
 	if err != nil {
 		return err
 	}
@@ -296,7 +299,7 @@ func (r *retrievalRun) dense(ctx context.Context, name string, v *vectorizer.Vec
 		return err
 	}
 	for _, a := range r.o.alphas {
-		h, err := HybridRun(r.docs, r.queries, r.bmRuns, runs, a, r.o.fuse)
+		h, err := retrieval.HybridRun(r.docs, r.queries, r.bmRuns, runs, a, r.o.fuse)
 		if err != nil {
 			return err
 		}

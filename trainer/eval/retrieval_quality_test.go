@@ -10,6 +10,8 @@ import (
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/retrieval"
 )
 
 // TestDefaultModelRetrievalQuality guards the product's retrieval quality on
@@ -23,11 +25,11 @@ func TestDefaultModelRetrievalQuality(t *testing.T) {
 		t.Skip("vectorizes 18,491 documents: skipped with -short")
 	}
 	dir := filepath.Join(shareddata.Dir(t), "data", "retrieval", "debian-dev")
-	docs, err := LoadDocuments(filepath.Join(dir, "docs.jsonl"))
+	docs, err := dataset.LoadDocuments(filepath.Join(dir, "docs.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries, err := LoadQueries(filepath.Join(dir, "queries.jsonl"))
+	queries, err := dataset.LoadQueries(filepath.Join(dir, "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestDefaultModelRetrievalQuality(t *testing.T) {
 	}
 
 	tok := model.DefaultTokenizer()
-	bm, _, err := BM25Run(docs, queries, func(s string) []string { return tok.AppendTokens(nil, s) }, 1.2, 0.75, 10)
+	bm, _, err := retrieval.BM25Run(docs, queries, func(s string) []string { return tok.AppendTokens(nil, s) }, 1.2, 0.75, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +82,11 @@ func TestDefaultModelRetrievalQuality(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := NewDenseIndexFromVectors(dv)
+	ix, err := retrieval.NewDenseIndexFromVectors(dv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dense, _, err := DenseRun(docs, queries, ix, qv, 10)
+	dense, _, err := retrieval.DenseRun(docs, queries, ix, qv, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,9 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // SentimentTrainingWords fuses positive and negative word lists (Hu & Liu,
@@ -53,7 +56,7 @@ func SentimentTrainingWords(pos, neg [][]string) (words []string, labels []float
 // says: lowercase, remove every character that is not a letter or digit
 // (hashtags become words), drop terms of several words and terms with fewer
 // than 2 letters. Terms that become equal get the mean of their scores.
-func CleanSemEval(terms []ScoredTerm) []ScoredTerm {
+func CleanSemEval(terms []dataset.ScoredTerm) []dataset.ScoredTerm {
 	sum := map[string]float64{}
 	cnt := map[string]int{}
 	var order []string
@@ -81,9 +84,9 @@ func CleanSemEval(terms []ScoredTerm) []ScoredTerm {
 		sum[w] += t.Score
 		cnt[w]++
 	}
-	out := make([]ScoredTerm, len(order))
+	out := make([]dataset.ScoredTerm, len(order))
 	for i, w := range order {
-		out[i] = ScoredTerm{Term: w, Score: sum[w] / float64(cnt[w])}
+		out[i] = dataset.ScoredTerm{Term: w, Score: sum[w] / float64(cnt[w])}
 	}
 	return out
 }
@@ -98,7 +101,7 @@ type SentimentResult struct {
 // vectors (nil: the zero vector) and returns, for every maximum frequency,
 // Spearman's ρ against the gold scores over the test words seen at most that
 // often, and how many words that is.
-func SentimentScores(clf *LogReg, test []ScoredTerm, vectors [][]float32, counts []int64, maxFreqs []int64) ([]float64, []int) {
+func SentimentScores(clf *LogReg, test []dataset.ScoredTerm, vectors [][]float32, counts []int64, maxFreqs []int64) ([]float64, []int) {
 	dim := len(clf.W)
 	zero := make([]float32, dim)
 	pred := make([]float64, len(test))
@@ -119,7 +122,7 @@ func SentimentScores(clf *LogReg, test []ScoredTerm, vectors [][]float32, counts
 				g = append(g, t.Score)
 			}
 		}
-		rho[j], n[j] = Spearman(p, g), len(p)
+		rho[j], n[j] = stats.Spearman(p, g), len(p)
 	}
 	return rho, n
 }
@@ -164,7 +167,7 @@ func (o *sentimentOptions) register(fs *flag.FlagSet) {
 }
 
 func (o *sentimentOptions) check(args []string) error {
-	if err := checkPlotFlag(o.plotPath); err != nil {
+	if err := report.CheckPlotFlag(o.plotPath); err != nil {
 		return err
 	}
 	if len(args) != 0 {
@@ -203,19 +206,19 @@ func runSentiment(ctx context.Context, env cli.Env) error {
 
 // sentiment runs the task with checked options o and writes its table to w.
 func sentiment(ctx context.Context, o *sentimentOptions, w io.Writer) error {
-	pos, err := LoadWordList(o.huPos, true)
+	pos, err := dataset.LoadWordList(o.huPos, true)
 	if err != nil {
 		return err
 	}
-	neg, err := LoadWordList(o.huNeg, true)
+	neg, err := dataset.LoadWordList(o.huNeg, true)
 	if err != nil {
 		return err
 	}
-	nrcPos, nrcNeg, err := LoadNRC(o.nrc)
+	nrcPos, nrcNeg, err := dataset.LoadNRC(o.nrc)
 	if err != nil {
 		return err
 	}
-	terms, err := LoadSemEval(o.semeval)
+	terms, err := dataset.LoadSemEval(o.semeval)
 	if err != nil {
 		return err
 	}
@@ -305,8 +308,8 @@ func sentimentVectors(o *sentimentOptions, e *model.Embeddings, cc *CorpusContex
 }
 
 // writeSentiment scores every row and writes the table (and the plot).
-func writeSentiment(w io.Writer, o *sentimentOptions, clf *LogReg, test []ScoredTerm, results []SentimentResult, vecs [][][]float32, counts []int64) error {
-	tab := Table{Header: []string{"model"}}
+func writeSentiment(w io.Writer, o *sentimentOptions, clf *LogReg, test []dataset.ScoredTerm, results []SentimentResult, vecs [][][]float32, counts []int64) error {
+	tab := report.Table{Header: []string{"model"}}
 	for _, f := range o.maxFreqs {
 		tab.Header = append(tab.Header, fmt.Sprintf("≤ %d", f))
 	}
@@ -315,7 +318,7 @@ func writeSentiment(w io.Writer, o *sentimentOptions, clf *LogReg, test []Scored
 		results[i].Spearman, nWords = SentimentScores(clf, test, vecs[i], counts, o.maxFreqs)
 		cells := []string{results[i].Name}
 		for _, r := range results[i].Spearman {
-			cells = append(cells, fmtNum(r, 2))
+			cells = append(cells, report.Num(r, 2))
 		}
 		tab.AddRow(cells...)
 	}
@@ -330,12 +333,12 @@ func writeSentiment(w io.Writer, o *sentimentOptions, clf *LogReg, test []Scored
 	if o.plotPath == "" {
 		return nil
 	}
-	p := LinePlot{Title: "Sentiment dictionary (SemEval-2015 10E)", XLabel: "maximum word frequency", YLabel: "Spearman ρ", LogX: true}
+	p := report.LinePlot{Title: "Sentiment dictionary (SemEval-2015 10E)", XLabel: "maximum word frequency", YLabel: "Spearman ρ", LogX: true}
 	for _, f := range o.maxFreqs {
 		p.X = append(p.X, float64(f))
 	}
 	for _, r := range results {
-		p.Series = append(p.Series, Series{Name: r.Name, Y: r.Spearman})
+		p.Series = append(p.Series, report.Series{Name: r.Name, Y: r.Spearman})
 	}
 	return p.WritePNG(o.plotPath)
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 func TestSentimentTrainingWords(t *testing.T) {
@@ -21,10 +23,10 @@ func TestSentimentTrainingWords(t *testing.T) {
 }
 
 func TestCleanSemEval(t *testing.T) {
-	got := CleanSemEval([]ScoredTerm{
-		{"#Love", 0.8}, {"love", 0.6}, {"can't wait", 0.5}, {"#1", 0.1}, {"x", 0.2}, {"b4", 0.3}, {"don't", -0.4},
+	got := CleanSemEval([]dataset.ScoredTerm{
+		{Term: "#Love", Score: 0.8}, {Term: "love", Score: 0.6}, {Term: "can't wait", Score: 0.5}, {Term: "#1", Score: 0.1}, {Term: "x", Score: 0.2}, {Term: "b4", Score: 0.3}, {Term: "don't", Score: -0.4},
 	})
-	want := []ScoredTerm{{"love", 0.7}, {"dont", -0.4}}
+	want := []dataset.ScoredTerm{{Term: "love", Score: 0.7}, {Term: "dont", Score: -0.4}}
 	if len(got) != len(want) {
 		t.Fatalf("cleaned = %+v, want %+v", got, want)
 	}
@@ -37,7 +39,7 @@ func TestCleanSemEval(t *testing.T) {
 
 func TestSentimentScores(t *testing.T) {
 	clf := &LogReg{W: []float64{1, 0}, B: 0}
-	test := []ScoredTerm{{"a", 0.9}, {"b", 0.1}, {"c", 0.5}, {"d", 0.7}}
+	test := []dataset.ScoredTerm{{Term: "a", Score: 0.9}, {Term: "b", Score: 0.1}, {Term: "c", Score: 0.5}, {Term: "d", Score: 0.7}}
 	vecs := [][]float32{{2, 0}, {-2, 0}, nil, {-1, 0}}
 	counts := []int64{5, 5, 0, 50}
 	rho, n := SentimentScores(clf, test, vecs, counts, []int64{10, 100})

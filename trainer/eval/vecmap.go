@@ -17,6 +17,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // VecMapWord is a test word of the VecMap protocol and the number of
@@ -127,7 +128,7 @@ func LoadVecMapLists(paths []string) (map[string]int, error) {
 		if i < 0 || err != nil || n <= 0 {
 			return nil, fmt.Errorf("vecmap word list %s: the name must end in -N.txt with N the number of occurrences", p)
 		}
-		words, err := LoadWordList(p, true)
+		words, err := dataset.LoadWordList(p, true)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +151,7 @@ func WriteVecMapWords(path string, words []VecMapWord) error {
 // LoadVecMapWords reads a file written by WriteVecMapWords.
 func LoadVecMapWords(path string) ([]VecMapWord, error) {
 	var out []VecMapWord
-	err := forEachLine(path, func(n int, line string) error {
+	err := dataset.ForEachLine(path, func(n int, line string) error {
 		if line == "" {
 			return nil
 		}
@@ -318,7 +319,7 @@ func WriteContexts(path string, cs []WordContexts) error {
 // LoadContexts reads a file written by WriteContexts.
 func LoadContexts(path string) ([]WordContexts, error) {
 	var out []WordContexts
-	err := forEachLine(path, func(n int, line string) error {
+	err := dataset.ForEachLine(path, func(n int, line string) error {
 		if line == "" {
 			return nil
 		}

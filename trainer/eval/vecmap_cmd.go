@@ -16,6 +16,9 @@ import (
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // vecmapModels are the rows of the paper's Table 1 this command can build, in order.
@@ -238,7 +241,7 @@ func parseVecMap(env cli.Env) (*vecmapRun, string, error) {
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, "", err
 	}
-	if err := checkPlotFlag(*plotPath); err != nil {
+	if err := report.CheckPlotFlag(*plotPath); err != nil {
 		return nil, "", err
 	}
 	mp, err := ParseVecMapMapping(*mapping)
@@ -344,7 +347,7 @@ func containsStr(list []string, s string) bool {
 // loadFastTextWords reads print-word-vectors output ("word v1 … vd" per line).
 func loadFastTextWords(path string, dim int) (map[string][]float32, error) {
 	out := map[string][]float32{}
-	err := forEachLine(path, func(n int, line string) error {
+	err := dataset.ForEachLine(path, func(n int, line string) error {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			return nil
@@ -425,7 +428,7 @@ func (r *vecmapRun) dictionary(test []VecMapWord) ([]string, error) {
 		isTest[w.Word] = true
 	}
 	var dict []string
-	err := forEachLine(r.path("down-counts.txt"), func(n int, line string) error {
+	err := dataset.ForEachLine(r.path("down-counts.txt"), func(n int, line string) error {
 		f := strings.Fields(line)
 		if len(f) != 2 {
 			return fmt.Errorf("%s:%d: want word count", r.path("down-counts.txt"), n)
@@ -498,9 +501,9 @@ type vecmapResult struct {
 // writeVecMap writes the table of mean cosines by occurrences, the table of
 // significant differences and, when plotPath is set, the plot.
 func writeVecMap(out io.Writer, mapping VecMapMapping, test []VecMapWord, results []vecmapResult, plotPath string) error {
-	tab := Table{Header: []string{"model"}}
+	tab := report.Table{Header: []string{"model"}}
 	var occ []int
-	p := LinePlot{Title: "VecMap: mean cosine to gold", XLabel: "occurrences", YLabel: "cosine × 100", LogX: true}
+	p := report.LinePlot{Title: "VecMap: mean cosine to gold", XLabel: "occurrences", YLabel: "cosine × 100", LogX: true}
 	for i, res := range results {
 		o, mean := VecMapBuckets(test, res.cos)
 		if i == 0 {
@@ -512,10 +515,10 @@ func writeVecMap(out io.Writer, mapping VecMapMapping, test []VecMapWord, result
 		}
 		cells := []string{res.name}
 		for _, v := range mean {
-			cells = append(cells, fmtNum(v, 1))
+			cells = append(cells, report.Num(v, 1))
 		}
 		tab.AddRow(cells...)
-		p.Series = append(p.Series, Series{Name: res.name, Y: mean})
+		p.Series = append(p.Series, report.Series{Name: res.name, Y: mean})
 	}
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "Mean cosine ×100 between each model's vector and the gold vector, both mapped (%s mapping):\n", mapping)
@@ -523,7 +526,7 @@ func writeVecMap(out io.Writer, mapping VecMapMapping, test []VecMapWord, result
 	if err := tab.WriteMarkdown(w); err != nil {
 		return err
 	}
-	sig := Table{Header: []string{"better than →"}}
+	sig := report.Table{Header: []string{"better than →"}}
 	for _, res := range results {
 		sig.Header = append(sig.Header, res.name)
 	}
@@ -538,7 +541,7 @@ func writeVecMap(out io.Writer, mapping VecMapMapping, test []VecMapWord, result
 			var list []string
 			for _, o := range occ {
 				n := better[o] + worse[o]
-				if better[o] > worse[o] && BinomialTest(better[o], n, 0.5) < 0.05 {
+				if better[o] > worse[o] && stats.BinomialTest(better[o], n, 0.5) < 0.05 {
 					list = append(list, strconv.Itoa(o))
 				}
 			}

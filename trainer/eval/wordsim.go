@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // Lookup returns the vector of a word, or nil when the word has none.
@@ -31,7 +33,7 @@ type WordSimResult struct {
 
 // WordSimOOV is WordSim where a word without its own vector takes its vector
 // from form (nil: none), as a form model gives words it never saw.
-func WordSimOOV(vec, form Lookup, pairs []WordPair) WordSimResult {
+func WordSimOOV(vec, form Lookup, pairs []dataset.WordPair) WordSimResult {
 	res := WordSimResult{Pairs: len(pairs)}
 	get := func(w string) ([]float32, bool) {
 		if v := vec(w); v != nil {
@@ -56,6 +58,6 @@ func WordSimOOV(vec, form Lookup, pairs []WordPair) WordSimResult {
 		gold = append(gold, p.Score)
 	}
 	res.Covered = len(cos)
-	res.Spearman = Spearman(cos, gold)
+	res.Spearman = stats.Spearman(cos, gold)
 	return res
 }

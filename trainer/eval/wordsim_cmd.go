@@ -8,6 +8,8 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
 	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
 )
 
@@ -57,10 +59,10 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("--oov: want none, form or form-all, got %q", *oov)
 	}
 	useForm, formAll := *oov != "none", *oov == "form-all"
-	sets := make([][]WordPair, fs.NArg())
-	tab := Table{Header: []string{"embeddings"}}
+	sets := make([][]dataset.WordPair, fs.NArg())
+	tab := report.Table{Header: []string{"embeddings"}}
 	for i, path := range fs.Args() {
-		p, err := LoadWordPairs(path)
+		p, err := dataset.LoadWordPairs(path)
 		if err != nil {
 			return err
 		}
@@ -92,9 +94,9 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		row := []string{sp.name}
 		for _, pairs := range sets {
 			r := WordSimOOV(sp.own, sp.form, pairs)
-			cell := fmt.Sprintf("%s (%d/%d)", fmtNum(r.Spearman, 3), r.Covered, r.Pairs)
+			cell := fmt.Sprintf("%s (%d/%d)", report.Num(r.Spearman, 3), r.Covered, r.Pairs)
 			if useForm {
-				cell = fmt.Sprintf("%s (%d + %d / %d)", fmtNum(r.Spearman, 3), r.Covered-r.FromForm, r.FromForm, r.Pairs)
+				cell = fmt.Sprintf("%s (%d + %d / %d)", report.Num(r.Spearman, 3), r.Covered-r.FromForm, r.FromForm, r.Pairs)
 			}
 			row = append(row, cell)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 	"github.com/text2vec-am/text2vec-am/trainer/skipgram"
 )
 
@@ -60,7 +61,7 @@ func scores(t *testing.T, shared, path string) []float64 {
 	}
 	var out []float64
 	for _, set := range wordSimSets {
-		pairs, err := eval.LoadWordPairs(filepath.Join(shared, "data", "eval", "wordsim", set))
+		pairs, err := dataset.LoadWordPairs(filepath.Join(shared, "data", "eval", "wordsim", set))
 		if err != nil {
 			t.Fatal(err)
 		}

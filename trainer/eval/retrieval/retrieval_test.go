@@ -1,4 +1,4 @@
-package eval
+package retrieval
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 func TestBM25HandComputed(t *testing.T) {
@@ -78,8 +80,8 @@ func TestFuseMinMax(t *testing.T) {
 }
 
 func TestRetrievalDense(t *testing.T) {
-	docs := []Document{{"a", "red red"}, {"b", "green"}, {"c", "blue"}}
-	queries := []RetrievalQuery{
+	docs := []dataset.Document{{ID: "a", Text: "red red"}, {ID: "b", Text: "green"}, {ID: "c", Text: "blue"}}
+	queries := []dataset.RetrievalQuery{
 		{ID: "q1", Text: "green", Relevant: []string{"b"}},
 		{ID: "q2", Text: "blue", Relevant: []string{"c"}},
 		{ID: "q3", Text: "nothing", Relevant: []string{"a"}},
@@ -111,40 +113,6 @@ func TestRetrievalDense(t *testing.T) {
 	}
 }
 
-func TestLogRegLearnsSeparableData(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	var x [][]float32
-	var y []float64
-	for i := 0; i < 2000; i++ {
-		v := []float32{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}
-		label := 0.0
-		if 2*v[0]-v[1] > 0.3 {
-			label = 1
-		}
-		x = append(x, v)
-		y = append(y, label)
-	}
-	m, err := TrainLogReg(x, y, DefaultLogRegConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	correct := 0
-	for i := range x {
-		if (m.Prob(x[i]) > 0.5) == (y[i] == 1) {
-			correct++
-		}
-	}
-	if acc := float64(correct) / float64(len(x)); acc < 0.95 {
-		t.Fatalf("training accuracy %.3f, want ≥ 0.95 (w = %v, b = %v)", acc, m.W, m.B)
-	}
-	if m.W[0] <= 0 || m.W[1] >= 0 || math.Abs(m.W[2]) > math.Abs(m.W[0])/3 {
-		t.Fatalf("weights %v do not follow the true boundary 2x₀ − x₁", m.W)
-	}
-	if _, err := TrainLogReg(x[:2], []float64{0, 2}, DefaultLogRegConfig()); err == nil {
-		t.Error("label 2: want an error")
-	}
-}
-
 func TestTopKMatchesFullSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	scores := make([]float64, 500)
@@ -171,8 +139,8 @@ func TestTopKMatchesFullSort(t *testing.T) {
 }
 
 func TestRetrievalRepeatedIDCountsOnce(t *testing.T) {
-	docs := []Document{{"a", "x"}, {"b", "y"}, {"a", "y"}}
-	queries := []RetrievalQuery{{ID: "q", Text: "y", Relevant: []string{"a"}}}
+	docs := []dataset.Document{{ID: "a", Text: "x"}, {ID: "b", Text: "y"}, {ID: "a", Text: "y"}}
+	queries := []dataset.RetrievalQuery{{ID: "q", Text: "y", Relevant: []string{"a"}}}
 	vec := func(text string) ([]float32, error) {
 		if text == "x" {
 			return []float32{1, 0}, nil
@@ -255,7 +223,7 @@ func TestPairedRR(t *testing.T) {
 func (ix *BM25) Len() int { return len(ix.docLen) }
 
 // NewDenseIndex vectorizes every document with vec.
-func NewDenseIndex(docs []Document, vec TextVectorizer) (*DenseIndex, error) {
+func NewDenseIndex(docs []dataset.Document, vec TextVectorizer) (*DenseIndex, error) {
 	vecs := make([][]float32, len(docs))
 	for i, d := range docs {
 		v, err := vec(d.Text)
@@ -270,7 +238,7 @@ func NewDenseIndex(docs []Document, vec TextVectorizer) (*DenseIndex, error) {
 // Retrieval runs dense retrieval: documents and queries are vectorized with
 // vec, documents ranked by cosine, and MRR@10, Recall@1 and Recall@10
 // returned. This is the reference the end-to-end tests compare Weaviate with.
-func Retrieval(docs []Document, queries []RetrievalQuery, vec TextVectorizer) (RetrievalMetrics, error) {
+func Retrieval(docs []dataset.Document, queries []dataset.RetrievalQuery, vec TextVectorizer) (RetrievalMetrics, error) {
 	ix, err := NewDenseIndex(docs, vec)
 	if err != nil {
 		return RetrievalMetrics{}, err

@@ -1,4 +1,9 @@
-package eval
+// Package retrieval scores ranked retrieval: BM25, dense retrieval over
+// given unit vectors (DenseIndex, DenseRun), top-k selection, score fusion
+// (min-max as Weaviate's relative-score fusion, RRF, z-score), MRR@10,
+// Recall@1 and Recall@10, and the paired sign test of two runs. It knows
+// nothing of the vectorizer: callers pass the vectors.
+package retrieval
 
 import (
 	"fmt"
@@ -6,6 +11,8 @@ import (
 	"sort"
 
 	"github.com/text2vec-am/text2vec-am/simd"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
 // Hit is one retrieved document: its index in the collection and its score.
@@ -259,7 +266,7 @@ func PairedRR(a, b RetrievalMetrics) (aBetter, bBetter int, p float64, err error
 			bBetter++
 		}
 	}
-	return aBetter, bBetter, BinomialTest(aBetter, aBetter+bBetter, 0.5), nil
+	return aBetter, bBetter, stats.BinomialTest(aBetter, aBetter+bBetter, 0.5), nil
 }
 
 // TextVectorizer turns a text into a vector (all of one dimension). A nil or
@@ -341,7 +348,7 @@ type docIDs struct {
 }
 
 // relevantIndices maps each query's relevant ids to canonical document indices.
-func relevantIndices(docs []Document, queries []RetrievalQuery) (*docIDs, error) {
+func relevantIndices(docs []dataset.Document, queries []dataset.RetrievalQuery) (*docIDs, error) {
 	byID := make(map[string]int, len(docs))
 	ids := &docIDs{canon: make([]int, len(docs)), rel: make([][]int, len(queries))}
 	for i, d := range docs {
@@ -382,7 +389,7 @@ func (ids *docIDs) add(acc *MetricsAccumulator, i int, hits []Hit) {
 
 // DenseRun ranks the documents of ix for every query vector (nil: the query
 // retrieves nothing) and returns the metrics and the top depth hits of each query.
-func DenseRun(docs []Document, queries []RetrievalQuery, ix *DenseIndex, queryVecs [][]float32, depth int) (RetrievalMetrics, [][]Hit, error) {
+func DenseRun(docs []dataset.Document, queries []dataset.RetrievalQuery, ix *DenseIndex, queryVecs [][]float32, depth int) (RetrievalMetrics, [][]Hit, error) {
 	if len(queryVecs) != len(queries) || ix.rows != len(docs) {
 		return RetrievalMetrics{}, nil, fmt.Errorf("dense run: %d query vectors for %d queries, %d indexed for %d documents", len(queryVecs), len(queries), ix.rows, len(docs))
 	}
@@ -409,7 +416,7 @@ func DenseRun(docs []Document, queries []RetrievalQuery, ix *DenseIndex, queryVe
 
 // BM25Run ranks the documents for every query with BM25 over tokens from
 // tokenize and returns the metrics and the top depth hits (score > 0) of each query.
-func BM25Run(docs []Document, queries []RetrievalQuery, tokenize func(string) []string, k1, b float64, depth int) (RetrievalMetrics, [][]Hit, error) {
+func BM25Run(docs []dataset.Document, queries []dataset.RetrievalQuery, tokenize func(string) []string, k1, b float64, depth int) (RetrievalMetrics, [][]Hit, error) {
 	rel, err := relevantIndices(docs, queries)
 	if err != nil {
 		return RetrievalMetrics{}, nil, err
@@ -435,7 +442,7 @@ type Fusion func(lists [][]Hit, weights []float64) []Hit
 
 // HybridRun fuses two runs per query with fuse (weights 1 − alpha for the
 // first, alpha for the second, as Weaviate's hybrid alpha) and returns the metrics.
-func HybridRun(docs []Document, queries []RetrievalQuery, keyword, dense [][]Hit, alpha float64, fuse Fusion) (RetrievalMetrics, error) {
+func HybridRun(docs []dataset.Document, queries []dataset.RetrievalQuery, keyword, dense [][]Hit, alpha float64, fuse Fusion) (RetrievalMetrics, error) {
 	rel, err := relevantIndices(docs, queries)
 	if err != nil {
 		return RetrievalMetrics{}, err

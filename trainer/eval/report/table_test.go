@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 func TestTableMarkdown(t *testing.T) {
 	tab := Table{Header: []string{"model", "2 sent."}}
 	tab.AddRow("AM-ctx", "0.342")
-	tab.AddRow("additive − sw", fmtNum(math.NaN(), 3))
+	tab.AddRow("additive − sw", Num(math.NaN(), 3))
 	var b bytes.Buffer
 	if err := tab.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)

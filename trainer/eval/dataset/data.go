@@ -1,4 +1,8 @@
-package eval
+// Package dataset reads the evaluation data sets: word-similarity pairs,
+// CHIMERAS, definitional nonces, word lists and the NRC lexicon, the
+// SemEval-2015 10E sentiment lexicon, and retrieval documents and queries
+// (JSONL). Every loader names the file and line of a malformed input.
+package dataset
 
 import (
 	"bufio"
@@ -21,7 +25,7 @@ import (
 // forEachLine calls fn with every line of the file at path (1-based line
 // number, line without its trailing "\n" or "\r\n"). Gzip files (by their magic
 // bytes) are decompressed. An error from fn stops the scan and is returned as is.
-func forEachLine(path string, fn func(lineNo int, line string) error) error {
+func ForEachLine(path string, fn func(lineNo int, line string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -82,7 +86,7 @@ type WordPair struct {
 // are skipped; any other malformed line is an error naming file and line.
 func LoadWordPairs(path string) ([]WordPair, error) {
 	var pairs []WordPair
-	err := forEachLine(path, func(n int, line string) error {
+	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			return nil
 		}
@@ -123,7 +127,7 @@ const NonceMarker = "___"
 // ratings). Bytes that are not valid UTF-8 are decoded as Windows-1252.
 func LoadChimeras(path string) ([]ChimeraInstance, error) {
 	var out []ChimeraInstance
-	err := forEachLine(path, func(n int, line string) error {
+	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -170,7 +174,7 @@ func LoadChimeras(path string) ([]ChimeraInstance, error) {
 // header) or "#". Words are lowercased when lower is set.
 func LoadWordList(path string, lower bool) ([]string, error) {
 	var words []string
-	err := forEachLine(path, func(n int, line string) error {
+	err := ForEachLine(path, func(n int, line string) error {
 		w := strings.TrimSpace(FixUTF8(line))
 		if w == "" || strings.HasPrefix(w, ";") || strings.HasPrefix(w, "#") {
 			return nil
@@ -196,7 +200,7 @@ func LoadWordList(path string, lower bool) ([]string, error) {
 // LoadNRC reads the NRC Emotion Lexicon word-level file (word TAB category TAB
 // 0/1) and returns the words marked positive and those marked negative.
 func LoadNRC(path string) (pos, neg []string, err error) {
-	err = forEachLine(path, func(n int, line string) error {
+	err = ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -237,7 +241,7 @@ type ScoredTerm struct {
 // LoadSemEval reads the SemEval-2015 Task 10E lexicon (score TAB term per line).
 func LoadSemEval(path string) ([]ScoredTerm, error) {
 	var out []ScoredTerm
-	err := forEachLine(path, func(n int, line string) error {
+	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -282,7 +286,7 @@ type RetrievalQuery struct {
 func LoadDocuments(path string) ([]Document, error) {
 	var docs []Document
 	seen := map[string]int{}
-	err := forEachLine(path, func(n int, line string) error {
+	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -314,7 +318,7 @@ func LoadDocuments(path string) ([]Document, error) {
 // queries. Every query needs at least one relevant document id.
 func LoadQueries(path string) ([]RetrievalQuery, error) {
 	var qs []RetrievalQuery
-	err := forEachLine(path, func(n int, line string) error {
+	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -338,3 +342,33 @@ func LoadQueries(path string) ([]RetrievalQuery, error) {
 }
 
 func isNaNOrInf(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+
+// NonceDefinition is one line of the definitional nonce dataset (Herbelot &
+// Baroni 2017): a word and its definition sentence, the word written ___.
+type NonceDefinition struct {
+	Word, Sentence string
+}
+
+// LoadNonceDefinitions reads the definitional nonce dataset: "word TAB
+// definition" per line, the defined word written ___ in the definition.
+func LoadNonceDefinitions(path string) ([]NonceDefinition, error) {
+	var out []NonceDefinition
+	err := ForEachLine(path, func(n int, line string) error {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		f := strings.SplitN(FixUTF8(line), "\t", 2)
+		if len(f) != 2 || strings.TrimSpace(f[0]) == "" || strings.TrimSpace(f[1]) == "" {
+			return fmt.Errorf("%s:%d: want word TAB definition", path, n)
+		}
+		out = append(out, NonceDefinition{Word: strings.ToLower(strings.TrimSpace(f[0])), Sentence: f[1]})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load nonce definitions: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("load nonce definitions: %s: no definitions", path)
+	}
+	return out, nil
+}

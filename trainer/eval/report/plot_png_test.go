@@ -1,6 +1,6 @@
 //go:build plot
 
-package eval
+package report
 
 import (
 	"bytes"

@@ -1,4 +1,6 @@
-package eval
+// Package report writes the evaluations' output: Markdown tables and, in a
+// binary built with the plot tag, PNG line plots.
+package report
 
 import (
 	"errors"
@@ -65,7 +67,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 }
 
 // fmtNum formats x with the given number of decimals, "–" for NaN.
-func fmtNum(x float64, decimals int) string {
+func Num(x float64, decimals int) string {
 	if math.IsNaN(x) {
 		return "–"
 	}
@@ -87,13 +89,13 @@ type LinePlot struct {
 }
 
 // errNoPlot says how to get a binary that writes PNG plots.
-var errNoPlot = errors.New("this binary was built without PNG plots: run it with -tags plot (go run -tags plot . eval …)")
+var ErrNoPlot = errors.New("this binary was built without PNG plots: run it with -tags plot (go run -tags plot . eval …)")
 
 // checkPlotFlag refuses --plot at once, before any work, in a binary that
 // cannot write PNG plots (see PlotSupported).
-func checkPlotFlag(path string) error {
+func CheckPlotFlag(path string) error {
 	if path != "" && !PlotSupported {
-		return cli.UsageError("--plot %s: %v", path, errNoPlot)
+		return cli.UsageError("--plot %s: %v", path, ErrNoPlot)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package eval
+package retrieval
 
 import (
 	"math"
