@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -329,9 +331,13 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 			}
 			return w.Flush()
 		}
+		out := memoryStats{Stats: mem.Stats()}
+		if out.Collections, err = collectionSummaries(mf.dir, o); err != nil {
+			return err
+		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(mem.Stats())
+		return enc.Encode(out)
 	case "clear":
 		if !*yes {
 			return cli.UsageError("memory clear forgets every remembered context; add --yes")
@@ -540,13 +546,14 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 
 // memoryHealth is what memory check prints.
 type memoryHealth struct {
-	Dir      string          `json:"dir"`
-	Healthy  bool            `json:"healthy"`
-	Files    []memoryFile    `json:"files"`
-	Damaged  []memory.Damage `json:"damaged"`
-	Words    int             `json:"words"`
-	Contexts int             `json:"contexts"`
-	Passages int64           `json:"passages"`
+	Dir         string                       `json:"dir"`
+	Healthy     bool                         `json:"healthy"`
+	Files       []memoryFile                 `json:"files"`
+	Damaged     []memory.Damage              `json:"damaged"`
+	Words       int                          `json:"words"`
+	Contexts    int                          `json:"contexts"`
+	Passages    int64                        `json:"passages"`
+	Collections map[string]collectionSummary `json:"collections,omitempty"`
 }
 
 type memoryFile struct {
@@ -554,22 +561,55 @@ type memoryFile struct {
 	Bytes int64  `json:"bytes"`
 }
 
+// memoryStats is what memory stats prints: the memory's Stats and the
+// passage counts of each collection kept beside it.
+type memoryStats struct {
+	memory.Stats
+	Collections map[string]collectionSummary `json:"collections,omitempty"`
+}
+
+// collectionSummary is one collection's passage counts (memory.Collections)
+// as memory stats and memory check print them. Damaged files are named
+// relative to the memory directory.
+type collectionSummary struct {
+	Passages        int64           `json:"passages"`
+	DocFreqWords    int             `json:"df_words"`
+	DocFreqRejected int64           `json:"df_rejected"`
+	Damaged         []memory.Damage `json:"damaged,omitempty"`
+	dir             string          // the collection's directory
+}
+
+// collectionSummaries reads, read-only, the passage counts of every
+// collection kept beside the memory in dir.
+func collectionSummaries(dir string, o memory.Options) (map[string]collectionSummary, error) {
+	all, err := memory.CollectionStats(dir, o)
+	if err != nil || len(all) == 0 {
+		return nil, err
+	}
+	out := make(map[string]collectionSummary, len(all))
+	for name, st := range all {
+		cs := collectionSummary{Passages: st.Passages, DocFreqWords: st.DocFreqWords, DocFreqRejected: st.DocFreqRejected, dir: st.Dir}
+		rel, _ := filepath.Rel(dir, st.Dir)
+		for _, d := range st.Damaged {
+			d.File = filepath.Join(rel, d.File)
+			cs.Damaged = append(cs.Damaged, d)
+		}
+		out[name] = cs
+	}
+	return out, nil
+}
+
 // checkMemory reads a memory directory read-only (salvaging in RAM what a
-// writable Open would salvage) and reports its health; it changes nothing.
+// writable Open would salvage), with the passage counts of its collections,
+// and reports its health; it changes nothing.
 func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 	o, err := mf.options(log, true)
 	if err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(mf.dir)
-	if err != nil {
-		return fmt.Errorf("memory check: %w", err)
-	}
 	h := memoryHealth{Dir: mf.dir, Files: []memoryFile{}, Damaged: []memory.Damage{}}
-	for _, e := range ents {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-			h.Files = append(h.Files, memoryFile{Name: e.Name(), Bytes: info.Size()})
-		}
+	if h.Files, err = listMemoryFiles(h.Files, mf.dir, ""); err != nil {
+		return fmt.Errorf("memory check: %w", err)
 	}
 	mem, err := memory.Open(mf.dir, o)
 	if err != nil {
@@ -579,6 +619,17 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 	mem.Close()
 	h.Damaged = append(h.Damaged, st.Damaged...)
 	h.Words, h.Contexts, h.Passages = st.Words, st.Contexts, st.Passages
+	if h.Collections, err = collectionSummaries(mf.dir, o); err != nil {
+		return fmt.Errorf("memory check: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.Collections)) {
+		cs := h.Collections[name]
+		h.Damaged = append(h.Damaged, cs.Damaged...)
+		rel, _ := filepath.Rel(mf.dir, cs.dir)
+		if h.Files, err = listMemoryFiles(h.Files, cs.dir, rel); err != nil {
+			return fmt.Errorf("memory check: %w", err)
+		}
+	}
 	h.Healthy = len(h.Damaged) == 0
 	for _, f := range h.Files {
 		if strings.Contains(f.Name, ".damaged") {
@@ -594,4 +645,19 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 		return fmt.Errorf("memory check: %s is damaged (%d files salvaged in RAM; a writable open moves them aside)", mf.dir, len(h.Damaged))
 	}
 	return nil
+}
+
+// listMemoryFiles appends the regular files of dir to files, named under
+// prefix.
+func listMemoryFiles(files []memoryFile, dir, prefix string) ([]memoryFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return files, err
+	}
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			files = append(files, memoryFile{Name: filepath.Join(prefix, e.Name()), Bytes: info.Size()})
+		}
+	}
+	return files, nil
 }

@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -144,5 +145,78 @@ func TestHostileServeDamagedMemory(t *testing.T) {
 	moved, _ := filepath.Glob(filepath.Join(dir, "*.damaged"))
 	if len(moved) != 1 {
 		t.Errorf("moved aside: %v", moved)
+	}
+}
+
+// TestMemoryCheckAndStatsCollections: memory stats and memory check report
+// the passage counts kept per collection under collections/, and check
+// finds damage there (it changes nothing).
+func TestMemoryCheckAndStatsCollections(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := memory.DefaultOptions()
+	o.Logger = quietLog()
+	shared, err := memory.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colls := memory.NewCollections(dir, o, 4)
+	for name, passages := range map[string]int{"Articles": 3, "Notes": 1} {
+		c, err := colls.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range passages {
+			cc := memory.CollectionCounts{Collection: c, Shared: shared}
+			if err := cc.CountPassage([]string{"zqa", fmt.Sprintf("zqp%d", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := errors.Join(colls.Close(), shared.Close()); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	var st struct {
+		Passages    int64 `json:"passages"`
+		Collections map[string]struct {
+			Passages int64 `json:"passages"`
+			DFWords  int   `json:"df_words"`
+		} `json:"collections"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d %q %q", code, out, stderr)
+	}
+	if st.Passages != 4 || len(st.Collections) != 2 || st.Collections["Articles"].Passages != 3 ||
+		st.Collections["Articles"].DFWords != 4 || st.Collections["Notes"].Passages != 1 {
+		t.Errorf("stats: %s", out)
+	}
+	var h struct {
+		Healthy bool
+		Files   []struct{ Name string }
+		Damaged []memory.Damage
+	}
+	code, out, _ = runCLI(context.Background(), "memory", "check", "--memory-dir", dir)
+	if code != 0 || json.Unmarshal([]byte(out), &h) != nil || !h.Healthy || !strings.Contains(out, `"collections"`) ||
+		!strings.Contains(out, filepath.Join("collections", "Notes", "snapshot-")) {
+		t.Fatalf("check of a healthy memory: exit %d %s", code, out)
+	}
+
+	// Damage the snapshot of one collection: check says so, naming the file.
+	snaps, _ := filepath.Glob(filepath.Join(dir, "collections", "Notes", "snapshot-*.amm"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots of Notes: %v", snaps)
+	}
+	b, _ := os.ReadFile(snaps[0])
+	b[8] ^= 8
+	os.WriteFile(snaps[0], b, 0o600)
+	before, _ := os.ReadFile(snaps[0])
+	code, out, stderr = runCLI(context.Background(), "memory", "check", "--memory-dir", dir)
+	h.Damaged = nil
+	if code != 1 || json.Unmarshal([]byte(out), &h) != nil || h.Healthy || len(h.Damaged) != 1 ||
+		h.Damaged[0].File != filepath.Join("collections", "Notes", filepath.Base(snaps[0])) || !strings.Contains(stderr, "damaged") {
+		t.Errorf("check of a damaged collection: exit %d %s %s", code, out, stderr)
+	}
+	if after, _ := os.ReadFile(snaps[0]); string(after) != string(before) {
+		t.Error("check changed the damaged file")
 	}
 }

@@ -72,18 +72,14 @@ func (c *Collections) get(name string, create bool) (*Memory, error) {
 		if c.dir == "" {
 			return nil, nil
 		}
-		if _, err := os.Stat(filepath.Join(c.dir, "collections", name)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(collectionDir(c.dir, name)); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 	}
 	if len(c.m) >= c.max {
 		return nil, fmt.Errorf("passage counts of collection %q: %w (%d kept)", name, ErrTooManyCollections, c.max)
 	}
-	dir := ""
-	if c.dir != "" {
-		dir = filepath.Join(c.dir, "collections", name)
-	}
-	m, err := Open(dir, c.opts)
+	m, err := Open(collectionDir(c.dir, name), c.opts)
 	if err != nil {
 		return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
 	}
@@ -137,17 +133,9 @@ func (c CollectionCounts) DocFreqs(dst []int64, words []string) int64 {
 // memory (those on disk as well as those open), as Memory.Clear empties the
 // memory; a name that is not a collection's is left alone.
 func (c *Collections) Clear() error {
-	var names []string
-	if c.dir != "" {
-		ents, err := os.ReadDir(filepath.Join(c.dir, "collections"))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("passage counts of the collections: %w", err)
-		}
-		for _, e := range ents {
-			if e.IsDir() && ValidCollectionName(e.Name()) == nil {
-				names = append(names, e.Name())
-			}
-		}
+	names, err := CollectionNames(c.dir)
+	if err != nil {
+		return err
 	}
 	c.mu.Lock()
 	for name := range c.m {
@@ -164,4 +152,57 @@ func (c *Collections) Clear() error {
 		}
 	}
 	return nil
+}
+
+// collectionDir is the directory of collection name's passage counts beside
+// the memory in dir ("" in RAM only).
+func collectionDir(dir, name string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "collections", name)
+}
+
+// CollectionNames returns the sorted names of the collections whose passage
+// counts are kept on disk beside the memory in dir (none for dir ""); a
+// directory whose name is not a collection's is left out.
+func CollectionNames(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "collections"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("passage counts of the collections: %w", err)
+	}
+	var names []string
+	for _, e := range ents { // os.ReadDir sorts by name
+		if e.IsDir() && ValidCollectionName(e.Name()) == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// CollectionStats opens read-only, one at a time, the passage counts of
+// every collection kept beside the memory in dir (CollectionNames) and
+// returns their Stats by name; each Stats.Dir is the collection's directory.
+// Like a read-only Open it salvages damage in RAM and changes nothing.
+func CollectionStats(dir string, opts Options) (map[string]Stats, error) {
+	names, err := CollectionNames(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.ReadOnly = true
+	out := make(map[string]Stats, len(names))
+	for _, name := range names {
+		m, err := Open(collectionDir(dir, name), opts)
+		if err != nil {
+			return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+		}
+		out[name] = m.Stats()
+		if err := m.Close(); err != nil {
+			return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+		}
+	}
+	return out, nil
 }
