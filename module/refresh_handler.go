@@ -76,6 +76,10 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusRequestEntityTooLarge, "%d texts, more than %d per batch", len(req.Texts), maxBatchTexts)
 		return
 	}
+	if err := checkCollection(req.Collection); err != nil {
+		fail(http.StatusBadRequest, "%v", err)
+		return
+	}
 	cr, err := m.request(settingsConfig(req.Settings))
 	if err != nil {
 		fail(http.StatusBadRequest, "settings: %v", err)

@@ -130,6 +130,10 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("body: %w", err))
 		return
 	}
+	if err := checkCollection(req.Collection); err != nil {
+		writeModuleError(w, http.StatusBadRequest, err)
+		return
+	}
 	vecs, errs, err := m.vectorizeTexts(r.Context(), req.Collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
 	if err == nil {
 		err = errs[0]
@@ -140,6 +144,19 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"vector": vecs[0]})
+}
+
+// checkCollection refuses, before any work, a "collection" field that is
+// neither empty nor a Weaviate class name: the endpoints answer it with 400
+// (it used to reach the memory and come back as 503 or 422).
+func checkCollection(name string) error {
+	if name == "" {
+		return nil
+	}
+	if err := memory.ValidCollectionName(name); err != nil {
+		return fmt.Errorf("field \"collection\": %w", err)
+	}
+	return nil
 }
 
 func writeModuleError(w http.ResponseWriter, status int, err error) {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/weaviate/weaviate/entities/models"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -226,5 +228,34 @@ func TestCountsPerCollectionLocal(t *testing.T) {
 	}
 	if _, _, errs := m.VectorizeBatch(context.Background(), []*models.Object{{Class: "../x", Properties: map[string]any{"text": "w1"}}}, []bool{false}, cfg); errs[0] == nil {
 		t.Error("a class name that is no Weaviate class name was accepted as a directory")
+	}
+}
+
+// TestEndpointsRefuseBadCollection: /vectors and /vectors/batch answer a
+// collection name that is not a Weaviate class name with 400 and a message
+// naming the field (they answered 422 and 503), and learn nothing.
+func TestEndpointsRefuseBadCollection(t *testing.T) {
+	m := newTestModule(t, true)
+	m.env.VectorsEndpoint = true
+	h := m.RootHandler()
+	before := m.mem.Stats()
+	for _, c := range []struct{ path, body string }{
+		{"/vectors", `{"text":"w1 w2","collection":"../etc"}`},
+		{"/vectors", `{"text":"w1 w2","collection":"a b"}`},
+		{"/vectors/batch", `{"texts":["w1 w2"],"collection":"../etc"}`},
+		{"/vectors/batch", `{"texts":["w1 w2"],"collection":"1Doc"}`},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(c.body)))
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `field \"collection\"`) ||
+			!strings.Contains(rec.Body.String(), memory.ErrInvalidCollection.Error()) {
+			t.Errorf("%s %s: status %d %s, want 400 naming the collection field", c.path, c.body, rec.Code, rec.Body)
+		}
+	}
+	if err := checkCollection("../x"); !errors.Is(err, memory.ErrInvalidCollection) {
+		t.Errorf("checkCollection: %v, want ErrInvalidCollection", err)
+	}
+	if after := m.mem.Stats(); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused request changed the memory: %+v → %+v", before, after)
 	}
 }

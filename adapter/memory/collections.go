@@ -17,14 +17,18 @@ const MaxCollections = 1024
 // ErrTooManyCollections is returned by Collections.Get beyond its max.
 var ErrTooManyCollections = errors.New("too many collections")
 
+// ErrInvalidCollection is wrapped by ValidCollectionName's error: the name is
+// not a Weaviate class name.
+var ErrInvalidCollection = errors.New("not a Weaviate class name")
+
 // collectionName is a Weaviate class name.
 var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
 
 // ValidCollectionName checks that name is a Weaviate class name (it becomes
-// a directory name).
+// a directory name); the error wraps ErrInvalidCollection.
 func ValidCollectionName(name string) error {
 	if !collectionName.MatchString(name) {
-		return fmt.Errorf("collection %q: want a Weaviate class name ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)", name)
+		return fmt.Errorf("collection %q: %w ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)", name, ErrInvalidCollection)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,7 +52,7 @@ func TestCollections(t *testing.T) {
 		t.Fatalf("after reopening: %v, %v; want the 2 passages of Books", again, err)
 	}
 	for _, bad := range []string{"", "../x", "a/b", "1abc", string(make([]byte, 300))} {
-		if _, err := cs2.Get(bad); err == nil {
+		if _, err := cs2.Get(bad); !errors.Is(err, ErrInvalidCollection) {
 			t.Errorf("collection name %q accepted", bad)
 		}
 	}
