@@ -61,8 +61,25 @@ func (s *Setting) Name(on Surface) string {
 	return s.Request
 }
 
-// label is how a message on surface on names the setting.
+// label is how a message on surface on names the setting. A setting the
+// surface does not offer (the server-wide max-am-words has no request key
+// and no moduleConfig key) is named as the surfaces that offer it spell it.
 func (s *Setting) label(on Surface) string {
+	if s.Name(on) == "" {
+		var names []string
+		for _, other := range []Surface{SurfaceFlag, SurfaceEnv, SurfaceRequest, SurfaceModuleConfig} {
+			if s.Name(other) != "" {
+				names = append(names, s.label(other))
+			}
+		}
+		if len(names) == 0 {
+			return "an unnamed setting"
+		}
+		if len(names) == 1 {
+			return names[0]
+		}
+		return fmt.Sprintf("%s (%s)", names[0], strings.Join(names[1:], ", "))
+	}
 	switch on {
 	case SurfaceFlag:
 		return "--" + s.Flag

@@ -119,3 +119,29 @@ func TestFieldErrorSpellsTheOtherSetting(t *testing.T) {
 		t.Errorf("request spelling %q", msg)
 	}
 }
+
+// TestFieldErrorOfAServerWideSetting: a bad MaxAMWords, which has no request
+// key and no moduleConfig key, is named on every surface as the flag and the
+// environment variable (it was named `config key ""`).
+func TestFieldErrorOfAServerWideSetting(t *testing.T) {
+	o := DefaultOptions()
+	o.MaxAMWords = -1
+	err := o.Validate()
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Setting.Flag != "max-am-words" {
+		t.Fatalf("Validate: %v, want a *FieldError of max-am-words", err)
+	}
+	for on, want := range map[Surface]string{
+		SurfaceFlag:         "--max-am-words = -1: want ≥ 0",
+		SurfaceEnv:          "environment variable TEXT2VEC_AM_MAX_AM_WORDS = -1: want ≥ 0",
+		SurfaceRequest:      "--max-am-words (environment variable TEXT2VEC_AM_MAX_AM_WORDS) = -1",
+		SurfaceModuleConfig: "--max-am-words (environment variable TEXT2VEC_AM_MAX_AM_WORDS) = -1",
+	} {
+		if msg := Describe(err, on); msg != want && !strings.HasPrefix(msg, want) {
+			t.Errorf("surface %d: %q, want it to start with %q", on, msg, want)
+		}
+	}
+	if msg := err.Error(); strings.Contains(msg, `""`) {
+		t.Errorf("Error() %q names an empty key", msg)
+	}
+}
