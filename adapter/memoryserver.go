@@ -36,10 +36,18 @@ func (a *memoryAPI) register(s *Server, mux *http.ServeMux) {
 	mux.HandleFunc("POST "+memoryapi.PathLookup, s.limited(a.lookup))
 }
 
+// passageCounts are the counts a learn counts its passages in: the shared
+// memory or a collection's (memory.CollectionCounts).
+type passageCounts interface {
+	vectorizer.DocFreqStore
+	// CountPassages counts all passages or, on an error, none.
+	CountPassages(passages [][]string) error
+}
+
 // counts returns the passage counts of collection (the shared ones for "");
 // create opens a collection's counts on first use, else a collection
 // without counts reads as empty.
-func (a *memoryAPI) counts(collection string, create bool) (vectorizer.DocFreqStore, error) {
+func (a *memoryAPI) counts(collection string, create bool) (passageCounts, error) {
 	if collection == "" {
 		return a.mem, nil
 	}
@@ -84,10 +92,11 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	if err := a.mem.Remember(obs); err != nil {
 		return fmt.Errorf("remember contexts: %w", err)
 	}
-	for _, p := range req.Passages {
-		if err := coll.CountPassage(p); err != nil {
-			return fmt.Errorf("count passage: %w", err)
-		}
+	// All passages in one write: a failed learn counted none of them, so the
+	// client's retry of the whole request counts each once (see
+	// memory.CollectionCounts.CountPassages for the window that remains).
+	if err := coll.CountPassages(req.Passages); err != nil {
+		return fmt.Errorf("count passages: %w", err)
 	}
 	resp := memoryapi.LearnResponse{Epoch: a.epoch, Passages: coll.DocFreqs(nil, nil)}
 	return writeValue(w, resp)

@@ -115,13 +115,28 @@ type CollectionCounts struct {
 
 // CountPassage counts words as a passage of the collection and of the shared counts.
 func (c CollectionCounts) CountPassage(words []string) error {
+	return c.CountPassages([][]string{words})
+}
+
+// CountPassages counts passages in the shared counts, then in the
+// collection's, each in one log write (Memory.CountPassages: a failed write
+// counts nothing). Both are first checked writable (WriteErr), so that a
+// full disk refuses the passages before either counts them and a retry
+// counts them once. What remains: should the collection's write fail after
+// the shared one succeeded (the disk filling between the two), the shared
+// counts keep the passages and a retry counts them there twice; the log
+// cannot take a count back (a lower passage count reads as corruption).
+func (c CollectionCounts) CountPassages(passages [][]string) error {
 	if c.Collection == nil {
 		return ErrReadOnly
 	}
-	if err := c.Shared.CountPassage(words); err != nil {
+	if err := errors.Join(c.Shared.WriteErr(), c.Collection.WriteErr()); err != nil {
 		return err
 	}
-	return c.Collection.CountPassage(words)
+	if err := c.Shared.CountPassages(passages); err != nil {
+		return err
+	}
+	return c.Collection.CountPassages(passages)
 }
 
 // DocFreqs reads the collection's counts.

@@ -42,7 +42,11 @@
 // A failed log write or fsync (a full disk) stops writes; WriteErr reports it.
 // At most once a second, the next write or WriteErr probes for 64 KiB of free
 // space and, if there is, cuts the log back to its last complete record, so
-// writing resumes by itself once space returns.
+// writing resumes by itself once space returns. Passage counts whose write
+// failed are taken back from RAM (CountPassage, CountPassages): an error means
+// nothing was counted, and a retry counts the passages once. (A crash before
+// the repair may keep complete records of the failed write, which Open
+// replays.) Contexts need no take-back: a kept context is never offered again.
 //
 // # Document frequencies
 //

@@ -11,47 +11,98 @@ import (
 // (a word occurring several times counts once): the passage count and the
 // document frequency of each word grow by one, durably as Remember's changes.
 // Empty, too long or invalid UTF-8 words, and new words beyond
-// MaxDocFreqWords, are not counted (Stats.DocFreqRejected).
+// MaxDocFreqWords, are not counted (Stats.DocFreqRejected). On an error
+// nothing was counted (a failed log write takes the counts back from RAM),
+// so the passage may be counted again.
 func (m *Memory) CountPassage(words []string) error {
+	return m.CountPassages([][]string{words})
+}
+
+// CountPassages counts each element of passages as CountPassage does, all
+// in one log write: on an error none of them was counted.
+func (m *Memory) CountPassages(passages [][]string) error {
+	if len(passages) == 0 {
+		return nil
+	}
+	var before, rejected int64 // the counts before, to take them back
 	return m.change(func(buf []byte, persist bool) ([]byte, int) {
-		m.passages++
-		dw := docFreqWriter{passages: uint64(m.passages), start: -1}
-		rejected := 0
+		before, rejected = m.passages, m.dfRejected
+		n := 0
+		for _, words := range passages {
+			var k int
+			buf, k = m.countLocked(buf, words, persist)
+			n += k
+		}
+		return buf, n
+	}, func() { m.uncountLocked(passages, before, rejected) })
+}
+
+// countLocked counts one passage and, when persist is set, appends its
+// records to buf; it returns buf and the number of records appended.
+func (m *Memory) countLocked(buf []byte, words []string, persist bool) ([]byte, int) {
+	m.passages++
+	dw := docFreqWriter{passages: uint64(m.passages), start: -1}
+	rejected := 0
+	for _, w := range words {
+		c := m.df[w]
+		if c == nil {
+			if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
+				rejected++
+				continue
+			}
+			c = &docCount{}
+			m.df[strings.Clone(w)] = c // never pin the caller's text
+		}
+		if c.last == m.passages {
+			continue // already counted in this passage
+		}
+		c.n++
+		c.last = m.passages
+		if persist {
+			buf = dw.add(buf, w, uint64(c.n))
+		}
+	}
+	if rejected > 0 {
+		m.dfRejected += int64(countDistinct(words, rejected, m.df))
+	}
+	if !persist {
+		return buf, 0
+	}
+	if dw.records == 0 { // no countable word: the record of the passage count alone
+		var start int
+		buf, start = beginRecord(buf)
+		buf = append(buf, recDocFreq)
+		buf = binary.AppendUvarint(buf, uint64(m.passages))
+		endRecord(buf, start)
+		return buf, 1
+	}
+	return dw.end(buf), dw.records
+}
+
+// uncountLocked takes back the counting of passages, whose log write failed:
+// the passage count and the rejected count return to before and rejected,
+// and each word loses one per passage that holds it. A word's entry exists
+// after counting only if it was counted in every one of those passages (the
+// table never shrinks while counting); one left at zero is removed. Its last
+// passage is reset, as the next passage counted reuses the numbers.
+func (m *Memory) uncountLocked(passages [][]string, before, rejected int64) {
+	seen := make(map[string]struct{})
+	for _, words := range passages {
+		clear(seen)
 		for _, w := range words {
 			c := m.df[w]
-			if c == nil {
-				if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
-					rejected++
-					continue
-				}
-				c = &docCount{}
-				m.df[strings.Clone(w)] = c // never pin the caller's text
+			if _, dup := seen[w]; dup || c == nil {
+				continue
 			}
-			if c.last == m.passages {
-				continue // already counted in this passage
-			}
-			c.n++
-			c.last = m.passages
-			if persist {
-				buf = dw.add(buf, w, uint64(c.n))
+			seen[w] = struct{}{}
+			c.n--
+			c.last = 0
+			if c.n <= 0 {
+				delete(m.df, w)
 			}
 		}
-		if rejected > 0 {
-			m.dfRejected += int64(countDistinct(words, rejected, m.df))
-		}
-		if !persist {
-			return buf, 0
-		}
-		if dw.records == 0 { // no countable word: the record of the passage count alone
-			var start int
-			buf, start = beginRecord(buf)
-			buf = append(buf, recDocFreq)
-			buf = binary.AppendUvarint(buf, uint64(m.passages))
-			endRecord(buf, start)
-			return buf, 1
-		}
-		return dw.end(buf), dw.records
-	})
+	}
+	m.passages, m.dfRejected = before, rejected
 }
 
 // docCount is the document frequency of one word.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // countPassages counts each text (split at spaces) as a passage.
@@ -493,5 +494,104 @@ func TestDocFreqReplayChecks(t *testing.T) {
 	rec = appendEnd(nil, 0, 0, 1<<63, 0)
 	if _, err := decodeRecord(rec, 2); err == nil {
 		t.Error("end record with passage count 2^63 accepted")
+	}
+}
+
+// breakLog makes m's next log write fail (a read-only handle in place of the
+// log, and no repair for a second); the returned func puts the log back.
+func breakLog(t *testing.T, m *Memory) (restore func()) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	good := m.logFile
+	ro, err := os.Open(good.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.logFile = ro
+	return func() {
+		m.mu.Lock()
+		m.logFile, m.lastRepair = good, time.Time{}
+		m.mu.Unlock()
+		ro.Close()
+	}
+}
+
+// TestFailedCountIsTakenBack: passages whose log write fails are not
+// counted (the error means "not counted"), so a retry once the log is
+// writable again counts them once, in RAM and after a restart.
+func TestFailedCountIsTakenBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	m := mustOpen(t, dir, quietOptions())
+	if err := m.CountPassage([]string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	before := m.Stats()
+	restore := breakLog(t, m)
+	batch := [][]string{{"a", "c"}, {"c", "c", "d"}, {}}
+	if err := m.CountPassages(batch); err == nil {
+		t.Fatal("a failed log write returned no error")
+	}
+	want := map[string]int64{"a": 1, "b": 1, "c": 0, "d": 0}
+	checkDocFreqs(t, m, "after the failed write", 1, want)
+	if s := m.Stats(); s.Passages != before.Passages || s.DocFreqWords != before.DocFreqWords || s.DocFreqRejected != before.DocFreqRejected {
+		t.Errorf("stats after the failed write %+v, want the counts of %+v", s, before)
+	}
+	restore()
+	if err := m.WriteErr(); err != nil {
+		t.Fatalf("log not repaired: %v", err)
+	}
+	if err := m.CountPassages(batch); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]int64{"a": 2, "b": 1, "c": 2, "d": 1}
+	checkDocFreqs(t, m, "after the retry", 4, want)
+	// The next passage after a take-back counts its words (their last
+	// passage was reset), and everything survives a restart.
+	if err := m.CountPassage([]string{"c", "e"}); err != nil {
+		t.Fatal(err)
+	}
+	want["c"], want["e"] = 3, 1
+	checkDocFreqs(t, m, "after one more passage", 5, want)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m = mustOpen(t, dir, quietOptions())
+	defer m.Close()
+	checkDocFreqs(t, m, "after a restart", 5, want)
+}
+
+// TestCollectionCountsRefuseBeforeCounting: when the collection's counts
+// cannot be written, CountPassages refuses before the shared counts count
+// anything, so a retry does not count the passages twice there.
+func TestCollectionCountsRefuseBeforeCounting(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	shared := mustOpen(t, dir, o)
+	defer shared.Close()
+	cs := NewCollections(dir, o, 4)
+	defer cs.Close()
+	coll, err := cs.Get("Books")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := CollectionCounts{Collection: coll, Shared: shared}
+	restore := breakLog(t, coll)
+	if err := coll.CountPassage([]string{"x"}); err == nil {
+		t.Fatal("the broken collection log accepted a passage")
+	}
+	coll.mu.Lock()
+	coll.lastRepair = time.Now() // no repair for a second: the disk is still full
+	coll.mu.Unlock()
+	if err := cc.CountPassages([][]string{{"a"}, {"a", "b"}}); err == nil {
+		t.Fatal("CountPassages with a failed collection log returned no error")
+	}
+	checkDocFreqs(t, shared, "shared counts after the refusal", 0, map[string]int64{"a": 0, "b": 0})
+	restore()
+	if err := cc.CountPassages([][]string{{"a"}, {"a", "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	for what, m := range map[string]*Memory{"shared": shared, "collection": coll} {
+		checkDocFreqs(t, m, what+" counts after the retry", 2, map[string]int64{"a": 2, "b": 1, "x": 0})
 	}
 }

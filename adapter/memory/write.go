@@ -10,8 +10,10 @@ import (
 // change applies a change to the state under the lock: fn appends the log
 // records of the change to buf when persist is set and returns how many it
 // appended. change writes them to the log in one write, schedules a snapshot
-// when one is due, and with SyncAlways returns after the fsync.
-func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int)) error {
+// when one is due, and with SyncAlways returns after the fsync. When the
+// write fails, undo (if not nil) takes the change back from the state in
+// RAM, still under the lock, so that the error means "not applied".
+func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int), undo func()) error {
 	if m.opts.ReadOnly {
 		return ErrReadOnly
 	}
@@ -32,6 +34,9 @@ func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int)) error {
 	if n > 0 {
 		if _, err := m.logFile.Write(buf); err != nil {
 			m.failed = fmt.Errorf("append to context memory log %s: %w", m.logFile.Name(), err)
+			if undo != nil {
+				undo() // repairLocked cuts the log back to before these records
+			}
 			m.mu.Unlock()
 			return m.failed
 		}
