@@ -95,7 +95,7 @@ var ErrNoPlot = errors.New("this binary was built without PNG plots: run it with
 // cannot write PNG plots (see PlotSupported).
 func CheckPlotFlag(path string) error {
 	if path != "" && !PlotSupported {
-		return cli.UsageError("--plot %s: %v", path, ErrNoPlot)
+		return fmt.Errorf("%w: --plot %s: %w", cli.ErrUsage, path, ErrNoPlot) // cli.UsageError's message, ErrNoPlot checkable
 	}
 	return nil
 }
