@@ -72,19 +72,32 @@ func Chimeras(tok model.Tokenizer, insts []dataset.ChimeraInstance, nonce NonceF
 // context words (the nonce and unknown words left out, and the words in stop
 // when it is not nil).
 func Additive(e *model.Embeddings, stop map[string]bool) NonceFunc {
+	return additive(e.Dim, func(w string) []float32 {
+		id, ok := e.ID(w)
+		if !ok {
+			return nil
+		}
+		return e.Row(id)
+	}, stop)
+}
+
+// additive returns the mean of the dim-dimensional vectors vec gives the
+// context words (the nonce, the words without a vector and the words in
+// stop left out); nil when no word has a vector.
+func additive(dim int, vec Lookup, stop map[string]bool) NonceFunc {
 	return func(sentences [][]string) []float32 {
-		sum := make([]float32, e.Dim)
+		sum := make([]float32, dim)
 		n := 0
 		for _, s := range sentences {
 			for _, w := range s {
 				if w == NonceToken || stop[w] {
 					continue
 				}
-				id, ok := e.ID(w)
-				if !ok {
+				v := vec(w)
+				if v == nil {
 					continue
 				}
-				for k, x := range e.Row(id) {
+				for k, x := range v {
 					sum[k] += x
 				}
 				n++

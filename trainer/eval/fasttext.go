@@ -61,32 +61,7 @@ func (s *ftSpace) InDict(w string) []float32 {
 // Additive is the additive baseline in fastText's space: the mean of the
 // vectors of the context words in its dictionary, the words in stop left out.
 func (s *ftSpace) Additive(stop map[string]bool) NonceFunc {
-	return func(sentences [][]string) []float32 {
-		sum := make([]float32, s.m.Dim)
-		n := 0
-		for _, sent := range sentences {
-			for _, w := range sent {
-				if w == NonceToken || stop[w] {
-					continue
-				}
-				v := s.InDict(w)
-				if v == nil {
-					continue
-				}
-				for k, x := range v {
-					sum[k] += x
-				}
-				n++
-			}
-		}
-		if n == 0 {
-			return nil
-		}
-		for k := range sum {
-			sum[k] /= float32(n)
-		}
-		return sum
-	}
+	return additive(s.m.Dim, s.InDict, stop)
 }
 
 // fastTextRareRows are the rare-pairs rows of a fastText model, common words
