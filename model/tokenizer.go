@@ -53,7 +53,7 @@ const (
 // slice. Words are substrings of text (no allocation) unless lowercasing
 // changes them. Invalid UTF-8 never panics: an invalid byte is a separator.
 func (t Tokenizer) AppendTokens(dst []string, text string) []string {
-	dst, _ = t.appendTokens(dst, nil, text)
+	dst, _ = t.appendTokens(dst, nil, text, nil)
 	return dst
 }
 
@@ -64,11 +64,93 @@ func (t Tokenizer) AppendTokenOffsets(dst []string, offs []int32, text string) (
 	if offs == nil {
 		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
 	}
-	return t.appendTokens(dst, offs, text)
+	return t.appendTokens(dst, offs, text, nil)
 }
 
-// appendTokens splits text into words; offsets are recorded unless offs is nil.
-func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]string, []int32) {
+// Split is a text split into sentences and their words by AppendSplit.
+type Split struct {
+	// Sentences are the sentences, as AppendSentences returns them.
+	Sentences []string
+	// Tokens are the words of every sentence, in order, as AppendTokens
+	// returns them for each sentence.
+	Tokens []string
+	// Offsets holds two values per word: word i spans the bytes
+	// [Offsets[2i], Offsets[2i+1]) of its sentence before lowercasing.
+	Offsets []int32
+	// SentEnd holds, for each sentence, len(Tokens) after its words.
+	SentEnd []int
+}
+
+// AppendSplit appends the sentences of text and their words to s in one pass
+// over its bytes: the same sentences as AppendSentences, and the same words
+// and offsets as AppendTokenOffsets on each sentence. Offsets must hold two
+// values per word of Tokens (both empty at first, say).
+func (t Tokenizer) AppendSplit(s *Split, text string) {
+	sp := splitter{sents: s.Sentences, ends: s.SentEnd, firstOff: len(s.Offsets)}
+	offs := s.Offsets
+	if offs == nil {
+		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
+	}
+	s.Tokens, offs = t.appendTokens(s.Tokens, offs, text, &sp)
+	sp.emit(text, len(text), len(s.Tokens), offs)
+	s.Sentences, s.SentEnd, s.Offsets = sp.sents, sp.ends, offs
+}
+
+// splitter splits sentences while appendTokens reads the words.
+type splitter struct {
+	sents    []string
+	ends     []int
+	start    int // the first byte of the current sentence (before trimming)
+	firstOff int // the offsets of its words start here, relative to text
+}
+
+// boundary handles the byte text[i], which may end a sentence (sentenceByte),
+// after the word before it is closed; ntok is the number of words so far.
+func (sp *splitter) boundary(text string, i, ntok int, offs []int32) {
+	switch text[i] {
+	case '\n', '\r':
+		sp.emit(text, i, ntok, offs)
+		sp.start = i + 1
+	case '.', '!', '?':
+		if i+1 < len(text) {
+			if n := text[i+1]; n == ' ' || n == '\t' || n == '\n' || n == '\r' || n == '\f' || n == '\v' {
+				sp.emit(text, i+1, ntok, offs)
+				sp.start = i + 1
+			}
+		}
+	}
+}
+
+// emit ends the sentence text[sp.start:end] (trimmed; dropped when empty,
+// and then it holds no word) and makes its words' offsets relative to it.
+func (sp *splitter) emit(text string, end, ntok int, offs []int32) {
+	from, to := sp.start, end // strings.TrimSpace, keeping the start: ASCII first
+	for from < to && asciiSpace[text[from]] {
+		from++
+	}
+	for to > from && asciiSpace[text[to-1]] {
+		to--
+	}
+	if from < to && (text[from] >= utf8.RuneSelf || text[to-1] >= utf8.RuneSelf) {
+		rest := strings.TrimLeftFunc(text[from:to], unicode.IsSpace)
+		from = to - len(rest)
+		to = from + len(strings.TrimRightFunc(rest, unicode.IsSpace))
+	}
+	if from == to {
+		return
+	}
+	sent := text[from:to]
+	for k := sp.firstOff; k < len(offs); k++ {
+		offs[k] -= int32(from)
+	}
+	sp.firstOff = len(offs)
+	sp.sents = append(sp.sents, sent)
+	sp.ends = append(sp.ends, ntok)
+}
+
+// appendTokens splits text into words; offsets are recorded unless offs is
+// nil; sentences are split too unless sp is nil.
+func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *splitter) ([]string, []int32) {
 	start := -1    // start of the current word, -1 outside a word
 	upper := false // the current word contains a rune that lowercasing changes
 	for i := 0; i < len(text); {
@@ -83,6 +165,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 						offs = append(offs, int32(start), int32(i))
 					}
 					start = -1
+				}
+				if sp != nil && sentenceByte[c] {
+					sp.boundary(text, i, len(dst), offs)
 				}
 			case start < 0:
 				start, upper = i, t.Lowercase && cl == asciiUpper
@@ -133,6 +218,9 @@ func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {
 	}
 	return append(dst, w)
 }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace holds for.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // sentenceByte marks the bytes AppendSentences may split at.
 var sentenceByte = [256]bool{'\n': true, '\r': true, '.': true, '!': true, '?': true}

@@ -243,20 +243,20 @@ func (v *Vectorizer) newWork() *work {
 // links the occurrences of every non-frequent word. It reports whether any
 // token is non-frequent; w.amWords counts the distinct words of source AM.
 func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
-	w.sentences = v.tok.AppendSentences(w.sentences[:0], text)
-	w.tokens, w.info, w.tokSent, w.sentEnd = w.tokens[:0], w.info[:0], w.tokSent[:0], w.sentEnd[:0]
-	w.tokOff = w.tokOff[:0]
+	sp := model.Split{Sentences: w.sentences[:0], Tokens: w.tokens[:0], Offsets: w.tokOff[:0], SentEnd: w.sentEnd[:0]}
+	v.tok.AppendSplit(&sp, text)
+	w.sentences, w.tokens, w.tokOff, w.sentEnd = sp.Sentences, sp.Tokens, sp.Offsets, sp.SentEnd
+	w.info, w.tokSent = w.info[:0], w.tokSent[:0]
 	clear(w.occHead)
 	w.occ = w.occ[:0]
 	w.amWords = 0
 	rare := false
-	for s, sent := range w.sentences {
-		start := len(w.tokens)
-		w.tokens, w.tokOff = v.tok.AppendTokenOffsets(w.tokens, w.tokOff, sent)
-		for range len(w.tokens) - start {
+	start := 0
+	for s, end := range w.sentEnd {
+		for range end - start {
 			w.tokSent = append(w.tokSent, int32(s))
 		}
-		w.sentEnd = append(w.sentEnd, len(w.tokens))
+		start = end
 	}
 	// All lookups first: independent loads, their cache misses overlap.
 	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
