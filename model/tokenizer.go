@@ -29,10 +29,12 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// asciiClass classifies the ASCII bytes for AppendTokens: 0 separates
-// words, asciiWord is a lower-case letter or a digit, asciiUpper an
-// upper-case letter.
-var asciiClass = func() (c [utf8.RuneSelf]uint8) {
+// asciiClass classifies the bytes for AppendTokens: asciiWord is a
+// lower-case ASCII letter or digit, asciiUpper an upper-case ASCII letter, 0
+// any other byte (an ASCII separator, or a byte of a multi-byte rune, which
+// is decoded instead). 256 entries, so that indexing by a byte needs no
+// bounds check.
+var asciiClass = func() (c [256]uint8) {
 	for b := range c {
 		switch {
 		case 'a' <= b && b <= 'z' || '0' <= b && b <= '9':
@@ -176,7 +178,7 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 			}
 			i++
 			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
-				for i < len(text) && text[i] < utf8.RuneSelf && asciiClass[text[i]] == asciiWord {
+				for i < len(text) && asciiClass[text[i]] == asciiWord {
 					i++
 				}
 			}
