@@ -67,6 +67,31 @@ func (r *ramDocFreq) countIDs(words []string, info []tokInfo) {
 	}
 }
 
+// countRead counts one passage, as countIDs does, and writes the document
+// frequency of every word to dst as docFreqIDs then would, in one pass under
+// one lock; it returns the number of passages.
+func (r *ramDocFreq) countRead(dst []int64, words []string, info []tokInfo) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.base == nil {
+		r.base = make([]docCell, r.v.base.Len())
+	}
+	r.passages++
+	for i, w := range words {
+		dst[i] = 0
+		c := r.cell(w, info[i].id)
+		if c == nil {
+			continue // not countable: no counter, frequency 0
+		}
+		if c.last != r.passages { // a word counts once per passage
+			c.n++
+			c.last = r.passages
+		}
+		dst[i] = c.n
+	}
+	return r.passages
+}
+
 // cell returns the counter of w (base row id, or -1), adding a counter when
 // w is countable and the cap allows; nil when w is not counted.
 func (r *ramDocFreq) cell(w string, id int32) *docCell {

@@ -23,8 +23,8 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byRow, byWord := newRAMDocFreq(v), newRAMDocFreq(v)
-	byRow.maxWords, byWord.maxWords = maxWords, maxWords
+	byRow, byWord, fused := newRAMDocFreq(v), newRAMDocFreq(v), newRAMDocFreq(v)
+	byRow.maxWords, byWord.maxWords, fused.maxWords = maxWords, maxWords, maxWords
 	rng := rand.New(rand.NewPCG(3, 4))
 	vocab := []string{strings.Repeat("x", opts.MaxWordBytes+1), "unseen\xff"}
 	for i := range 30 {
@@ -43,6 +43,12 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 			info[i] = v.classify(w, &o)
 		}
 		byRow.countIDs(words, info)
+		// countRead gives what counting, then reading this passage gives.
+		read, wantRead := make([]int64, len(words)), make([]int64, len(words))
+		readN := fused.countRead(read, words, info)
+		if n := byRow.docFreqIDs(wantRead, words, info); n != readN || !slices.Equal(read, wantRead) {
+			t.Fatalf("countRead(%q): %d passages, dfs %v; counting, then reading: %d, %v", words, readN, read, n, wantRead)
+		}
 		if err := byWord.CountPassage(words); err != nil {
 			t.Fatal(err)
 		}
