@@ -81,6 +81,12 @@ type Split struct {
 	Offsets []int32
 	// SentEnd holds, for each sentence, len(Tokens) after its words.
 	SentEnd []int
+	// Vocab, when not nil, looks every word up as soon as it is read (so
+	// that the lookups' cache misses overlap the reading of the words after
+	// it): IDs gets its row, -1 for a word not in the vocabulary.
+	Vocab *Embeddings
+	// IDs holds the row of every word of Tokens when Vocab is set.
+	IDs []int32
 }
 
 // AppendSplit appends the sentences of text and their words to s in one pass
@@ -88,14 +94,17 @@ type Split struct {
 // and offsets as AppendTokenOffsets on each sentence. Offsets must hold two
 // values per word of Tokens (both empty at first, say).
 func (t Tokenizer) AppendSplit(s *Split, text string) {
-	sp := splitter{sents: s.Sentences, ends: s.SentEnd, firstOff: len(s.Offsets)}
+	sp := splitter{sents: s.Sentences, ends: s.SentEnd, firstOff: len(s.Offsets), ids: s.IDs}
+	if s.Vocab != nil {
+		sp.vocab = s.Vocab.index
+	}
 	offs := s.Offsets
 	if offs == nil {
 		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
 	}
 	s.Tokens, offs = t.appendTokens(s.Tokens, offs, text, &sp)
 	sp.emit(text, len(text), len(s.Tokens), offs)
-	s.Sentences, s.SentEnd, s.Offsets = sp.sents, sp.ends, offs
+	s.Sentences, s.SentEnd, s.Offsets, s.IDs = sp.sents, sp.ends, offs, sp.ids
 }
 
 // splitter splits sentences while appendTokens reads the words.
@@ -104,6 +113,20 @@ type splitter struct {
 	ends     []int
 	start    int // the first byte of the current sentence (before trimming)
 	firstOff int // the offsets of its words start here, relative to text
+	vocab    *vocabIndex
+	ids      []int32 // the row of every word read, when vocab is not nil
+}
+
+// word looks the word just read up when the splitter has a vocabulary.
+func (sp *splitter) word(w string) {
+	if sp.vocab == nil {
+		return
+	}
+	id, ok := sp.vocab.lookup(w)
+	if !ok {
+		id = -1
+	}
+	sp.ids = append(sp.ids, id)
 }
 
 // boundary handles the byte text[i], which may end a sentence (sentenceByte),
@@ -163,6 +186,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 			case cl == 0:
 				if start >= 0 {
 					dst = t.appendWord(dst, text[start:i], upper)
+					if sp != nil {
+						sp.word(dst[len(dst)-1])
+					}
 					if offs != nil {
 						offs = append(offs, int32(start), int32(i))
 					}
@@ -198,6 +224,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 			}
 		} else if start >= 0 {
 			dst = t.appendWord(dst, text[start:i], upper)
+			if sp != nil {
+				sp.word(dst[len(dst)-1])
+			}
 			if offs != nil {
 				offs = append(offs, int32(start), int32(i))
 			}
@@ -207,6 +236,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 	}
 	if start >= 0 {
 		dst = t.appendWord(dst, text[start:], upper)
+		if sp != nil {
+			sp.word(dst[len(dst)-1])
+		}
 		if offs != nil {
 			offs = append(offs, int32(start), int32(len(text)))
 		}

@@ -223,6 +223,7 @@ type work struct {
 	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
 	rowW     []float32      // their weights
 	dfDocs   int64          // > 0: dfs were read while counting the prepared text, with this passage count
+	ids      []int32        // base row of each token, -1 unknown (prepare's scratch)
 }
 
 // occNode links the occurrences (token positions) of a non-frequent word.
@@ -244,9 +245,12 @@ func (v *Vectorizer) newWork() *work {
 // links the occurrences of every non-frequent word. It reports whether any
 // token is non-frequent; w.amWords counts the distinct words of source AM.
 func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
-	sp := model.Split{Sentences: w.sentences[:0], Tokens: w.tokens[:0], Offsets: w.tokOff[:0], SentEnd: w.sentEnd[:0]}
+	// Every word is looked up as soon as it is read: the lookups' cache
+	// misses overlap the tokenizing.
+	sp := model.Split{Sentences: w.sentences[:0], Tokens: w.tokens[:0], Offsets: w.tokOff[:0], SentEnd: w.sentEnd[:0],
+		Vocab: v.base, IDs: w.ids[:0]}
 	v.tok.AppendSplit(&sp, text)
-	w.sentences, w.tokens, w.tokOff, w.sentEnd = sp.Sentences, sp.Tokens, sp.Offsets, sp.SentEnd
+	w.sentences, w.tokens, w.tokOff, w.sentEnd, w.ids = sp.Sentences, sp.Tokens, sp.Offsets, sp.SentEnd, sp.IDs
 	w.info, w.tokSent = w.info[:0], w.tokSent[:0]
 	w.dfDocs = 0
 	clear(w.occHead)
@@ -260,17 +264,9 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 		}
 		start = end
 	}
-	// All lookups first: independent loads, their cache misses overlap.
 	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
 	for i, t := range w.tokens {
-		id, ok := v.base.ID(t)
-		if !ok {
-			id = -1
-		}
-		w.info[i].id = id
-	}
-	for i, t := range w.tokens {
-		info := v.classifyID(w.info[i].id, o)
+		info := v.classifyID(w.ids[i], o)
 		w.info[i] = info
 		if info.src == SourceBase {
 			continue
