@@ -220,11 +220,11 @@ dotdone:
 
 // func axpyAVX512(alpha float32, x, y []float32)
 TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
-	VBROADCASTSS alpha+0(FP), Z0
-	MOVQ         x_base+8(FP), SI
 	MOVQ         y_base+32(FP), DI
 	MOVQ         x_len+16(FP), CX
 	SHORTUNALIGNED(DI, CX, ·axpyAVX2(SB))
+	VBROADCASTSS alpha+0(FP), Z0
+	MOVQ         x_base+8(FP), SI
 	HEADMASK(DI, CX)
 	TESTQ        AX, AX
 	JZ           axpybody
@@ -903,12 +903,12 @@ r2done:
 
 // func pairAxpyAVX512(alpha float32, a, b, acc []float32)
 TEXT ·pairAxpyAVX512(SB), NOSPLIT, $0-80
-	VBROADCASTSS alpha+0(FP), Z0
-	MOVQ         a_base+8(FP), SI
 	MOVQ         b_base+32(FP), DI
-	MOVQ         acc_base+56(FP), R8
 	MOVQ         a_len+16(FP), CX
 	SHORTUNALIGNED(DI, CX, ·pairAxpyAVX2(SB))
+	VBROADCASTSS alpha+0(FP), Z0
+	MOVQ         a_base+8(FP), SI
+	MOVQ         acc_base+56(FP), R8
 	HEADMASK(DI, CX)
 	TESTQ        AX, AX
 	JZ           pairbody
