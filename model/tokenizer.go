@@ -117,11 +117,8 @@ type splitter struct {
 	ids      []int32 // the row of every word read, when vocab is not nil
 }
 
-// word looks the word just read up when the splitter has a vocabulary.
+// word looks the word just read up (the splitter has a vocabulary).
 func (sp *splitter) word(w string) {
-	if sp.vocab == nil {
-		return
-	}
 	id, ok := sp.vocab.lookup(w)
 	if !ok {
 		id = -1
@@ -186,7 +183,7 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 			case cl == 0:
 				if start >= 0 {
 					dst = t.appendWord(dst, text[start:i], upper)
-					if sp != nil {
+					if sp != nil && sp.vocab != nil {
 						sp.word(dst[len(dst)-1])
 					}
 					if offs != nil {
@@ -224,7 +221,7 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 			}
 		} else if start >= 0 {
 			dst = t.appendWord(dst, text[start:i], upper)
-			if sp != nil {
+			if sp != nil && sp.vocab != nil {
 				sp.word(dst[len(dst)-1])
 			}
 			if offs != nil {
@@ -236,7 +233,7 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 	}
 	if start >= 0 {
 		dst = t.appendWord(dst, text[start:], upper)
-		if sp != nil {
+		if sp != nil && sp.vocab != nil {
 			sp.word(dst[len(dst)-1])
 		}
 		if offs != nil {
