@@ -129,17 +129,9 @@ func (sp *splitter) word(w string) {
 // boundary handles the byte text[i], which may end a sentence (sentenceByte),
 // after the word before it is closed; ntok is the number of words so far.
 func (sp *splitter) boundary(text string, i, ntok int, offs []int32) {
-	switch text[i] {
-	case '\n', '\r':
-		sp.emit(text, i, ntok, offs)
+	if end, ok := sentenceBreak(text, i); ok {
+		sp.emit(text, end, ntok, offs)
 		sp.start = i + 1
-	case '.', '!', '?':
-		if i+1 < len(text) {
-			if n := text[i+1]; n == ' ' || n == '\t' || n == '\n' || n == '\r' || n == '\f' || n == '\v' {
-				sp.emit(text, i+1, ntok, offs)
-				sp.start = i + 1
-			}
-		}
 	}
 }
 
@@ -274,19 +266,26 @@ func (t Tokenizer) AppendSentences(dst []string, text string) []string {
 		if i == len(text) {
 			break
 		}
-		switch c := text[i]; c {
-		case '\n', '\r':
-			emit(i)
+		if end, ok := sentenceBreak(text, i); ok {
+			emit(end)
 			start = i + 1
-		case '.', '!', '?':
-			if i+1 < len(text) {
-				if n := text[i+1]; n == ' ' || n == '\t' || n == '\n' || n == '\r' || n == '\f' || n == '\v' {
-					emit(i + 1)
-					start = i + 1
-				}
-			}
 		}
 	}
 	emit(len(text))
 	return dst
+}
+
+// sentenceBreak reports whether the byte text[i] (a sentenceByte) ends a
+// sentence, and the end of that sentence: before a line break, after '.',
+// '!' or '?' followed by ASCII white space. The next sentence starts at i+1.
+func sentenceBreak(text string, i int) (end int, ok bool) {
+	switch text[i] {
+	case '\n', '\r':
+		return i, true
+	case '.', '!', '?':
+		if i+1 < len(text) && asciiSpace[text[i+1]] {
+			return i + 1, true
+		}
+	}
+	return 0, false
 }
