@@ -29,10 +29,12 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// asciiClass classifies the ASCII bytes for AppendTokens: 0 separates
-// words, asciiWord is a lower-case letter or a digit, asciiUpper an
-// upper-case letter.
-var asciiClass = func() (c [utf8.RuneSelf]uint8) {
+// asciiClass classifies the bytes for AppendTokens: asciiWord is a
+// lower-case ASCII letter or digit, asciiUpper an upper-case ASCII letter, 0
+// any other byte (an ASCII separator, or a byte of a multi-byte rune, which
+// is decoded instead). 256 entries, so that indexing by a byte needs no
+// bounds check.
+var asciiClass = func() (c [256]uint8) {
 	for b := range c {
 		switch {
 		case 'a' <= b && b <= 'z' || '0' <= b && b <= '9':
@@ -53,7 +55,7 @@ const (
 // slice. Words are substrings of text (no allocation) unless lowercasing
 // changes them. Invalid UTF-8 never panics: an invalid byte is a separator.
 func (t Tokenizer) AppendTokens(dst []string, text string) []string {
-	dst, _ = t.appendTokens(dst, nil, text)
+	dst, _ = t.appendTokens(dst, nil, text, nil)
 	return dst
 }
 
@@ -64,11 +66,105 @@ func (t Tokenizer) AppendTokenOffsets(dst []string, offs []int32, text string) (
 	if offs == nil {
 		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
 	}
-	return t.appendTokens(dst, offs, text)
+	return t.appendTokens(dst, offs, text, nil)
 }
 
-// appendTokens splits text into words; offsets are recorded unless offs is nil.
-func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]string, []int32) {
+// Split is a text split into sentences and their words by AppendSplit.
+type Split struct {
+	// Sentences are the sentences, as AppendSentences returns them.
+	Sentences []string
+	// Tokens are the words of every sentence, in order, as AppendTokens
+	// returns them for each sentence.
+	Tokens []string
+	// Offsets holds two values per word: word i spans the bytes
+	// [Offsets[2i], Offsets[2i+1]) of its sentence before lowercasing.
+	Offsets []int32
+	// SentEnd holds, for each sentence, len(Tokens) after its words.
+	SentEnd []int
+	// Vocab, when not nil, looks every word up as soon as it is read (so
+	// that the lookups' cache misses overlap the reading of the words after
+	// it): IDs gets its row, -1 for a word not in the vocabulary.
+	Vocab *Embeddings
+	// IDs holds the row of every word of Tokens when Vocab is set.
+	IDs []int32
+}
+
+// AppendSplit appends the sentences of text and their words to s in one pass
+// over its bytes: the same sentences as AppendSentences, and the same words
+// and offsets as AppendTokenOffsets on each sentence. Offsets must hold two
+// values per word of Tokens (both empty at first, say).
+func (t Tokenizer) AppendSplit(s *Split, text string) {
+	sp := splitter{sents: s.Sentences, ends: s.SentEnd, firstOff: len(s.Offsets), ids: s.IDs}
+	if s.Vocab != nil {
+		sp.vocab = s.Vocab.index
+	}
+	offs := s.Offsets
+	if offs == nil {
+		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
+	}
+	s.Tokens, offs = t.appendTokens(s.Tokens, offs, text, &sp)
+	sp.emit(text, len(text), len(s.Tokens), offs)
+	s.Sentences, s.SentEnd, s.Offsets, s.IDs = sp.sents, sp.ends, offs, sp.ids
+}
+
+// splitter splits sentences while appendTokens reads the words.
+type splitter struct {
+	sents    []string
+	ends     []int
+	start    int // the first byte of the current sentence (before trimming)
+	firstOff int // the offsets of its words start here, relative to text
+	vocab    *vocabIndex
+	ids      []int32 // the row of every word read, when vocab is not nil
+}
+
+// word looks the word just read up (the splitter has a vocabulary).
+func (sp *splitter) word(w string) {
+	id, ok := sp.vocab.lookup(w)
+	if !ok {
+		id = -1
+	}
+	sp.ids = append(sp.ids, id)
+}
+
+// boundary handles the byte text[i], which may end a sentence (sentenceByte),
+// after the word before it is closed; ntok is the number of words so far.
+func (sp *splitter) boundary(text string, i, ntok int, offs []int32) {
+	if end, ok := sentenceBreak(text, i); ok {
+		sp.emit(text, end, ntok, offs)
+		sp.start = i + 1
+	}
+}
+
+// emit ends the sentence text[sp.start:end] (trimmed; dropped when empty,
+// and then it holds no word) and makes its words' offsets relative to it.
+func (sp *splitter) emit(text string, end, ntok int, offs []int32) {
+	from, to := sp.start, end // strings.TrimSpace, keeping the start: ASCII first
+	for from < to && asciiSpace[text[from]] {
+		from++
+	}
+	for to > from && asciiSpace[text[to-1]] {
+		to--
+	}
+	if from < to && (text[from] >= utf8.RuneSelf || text[to-1] >= utf8.RuneSelf) {
+		rest := strings.TrimLeftFunc(text[from:to], unicode.IsSpace)
+		from = to - len(rest)
+		to = from + len(strings.TrimRightFunc(rest, unicode.IsSpace))
+	}
+	if from == to {
+		return
+	}
+	sent := text[from:to]
+	for k := sp.firstOff; k < len(offs); k++ {
+		offs[k] -= int32(from)
+	}
+	sp.firstOff = len(offs)
+	sp.sents = append(sp.sents, sent)
+	sp.ends = append(sp.ends, ntok)
+}
+
+// appendTokens splits text into words; offsets are recorded unless offs is
+// nil; sentences are split too unless sp is nil.
+func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *splitter) ([]string, []int32) {
 	start := -1    // start of the current word, -1 outside a word
 	upper := false // the current word contains a rune that lowercasing changes
 	for i := 0; i < len(text); {
@@ -79,10 +175,16 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 			case cl == 0:
 				if start >= 0 {
 					dst = t.appendWord(dst, text[start:i], upper)
+					if sp != nil && sp.vocab != nil {
+						sp.word(dst[len(dst)-1])
+					}
 					if offs != nil {
 						offs = append(offs, int32(start), int32(i))
 					}
 					start = -1
+				}
+				if sp != nil && sentenceByte[c] {
+					sp.boundary(text, i, len(dst), offs)
 				}
 			case start < 0:
 				start, upper = i, t.Lowercase && cl == asciiUpper
@@ -91,7 +193,7 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 			}
 			i++
 			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
-				for i < len(text) && text[i] < utf8.RuneSelf && asciiClass[text[i]] == asciiWord {
+				for i < len(text) && asciiClass[text[i]] == asciiWord {
 					i++
 				}
 			}
@@ -111,6 +213,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 			}
 		} else if start >= 0 {
 			dst = t.appendWord(dst, text[start:i], upper)
+			if sp != nil && sp.vocab != nil {
+				sp.word(dst[len(dst)-1])
+			}
 			if offs != nil {
 				offs = append(offs, int32(start), int32(i))
 			}
@@ -120,6 +225,9 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string) ([]stri
 	}
 	if start >= 0 {
 		dst = t.appendWord(dst, text[start:], upper)
+		if sp != nil && sp.vocab != nil {
+			sp.word(dst[len(dst)-1])
+		}
 		if offs != nil {
 			offs = append(offs, int32(start), int32(len(text)))
 		}
@@ -133,6 +241,9 @@ func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {
 	}
 	return append(dst, w)
 }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace holds for.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // sentenceByte marks the bytes AppendSentences may split at.
 var sentenceByte = [256]bool{'\n': true, '\r': true, '.': true, '!': true, '?': true}
@@ -155,19 +266,26 @@ func (t Tokenizer) AppendSentences(dst []string, text string) []string {
 		if i == len(text) {
 			break
 		}
-		switch c := text[i]; c {
-		case '\n', '\r':
-			emit(i)
+		if end, ok := sentenceBreak(text, i); ok {
+			emit(end)
 			start = i + 1
-		case '.', '!', '?':
-			if i+1 < len(text) {
-				if n := text[i+1]; n == ' ' || n == '\t' || n == '\n' || n == '\r' || n == '\f' || n == '\v' {
-					emit(i + 1)
-					start = i + 1
-				}
-			}
 		}
 	}
 	emit(len(text))
 	return dst
+}
+
+// sentenceBreak reports whether the byte text[i] (a sentenceByte) ends a
+// sentence, and the end of that sentence: before a line break, after '.',
+// '!' or '?' followed by ASCII white space. The next sentence starts at i+1.
+func sentenceBreak(text string, i int) (end int, ok bool) {
+	switch text[i] {
+	case '\n', '\r':
+		return i, true
+	case '.', '!', '?':
+		if i+1 < len(text) && asciiSpace[text[i+1]] {
+			return i + 1, true
+		}
+	}
+	return 0, false
 }

@@ -27,3 +27,31 @@ func BenchmarkAppendSentences(b *testing.B) {
 		dst = tok.AppendSentences(dst[:0], text)
 	}
 }
+
+// BenchmarkSplitPassage splits the same 352-byte passage into sentences and
+// their words with offsets: in one pass (AppendSplit) and in two
+// (AppendSentences, then AppendTokenOffsets on each sentence).
+func BenchmarkSplitPassage(b *testing.B) {
+	text := strings.Repeat("The committee approved the budget for 2026 after a long debate, and members left early. ", 4)
+	tok := DefaultTokenizer()
+	b.Run("one-pass", func(b *testing.B) {
+		var s Split
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			s = Split{Sentences: s.Sentences[:0], Tokens: s.Tokens[:0], Offsets: s.Offsets[:0], SentEnd: s.SentEnd[:0]}
+			tok.AppendSplit(&s, text)
+		}
+	})
+	b.Run("two-pass", func(b *testing.B) {
+		var s Split
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			s.Sentences = tok.AppendSentences(s.Sentences[:0], text)
+			s.Tokens, s.Offsets, s.SentEnd = s.Tokens[:0], s.Offsets[:0], s.SentEnd[:0]
+			for _, sent := range s.Sentences {
+				s.Tokens, s.Offsets = tok.AppendTokenOffsets(s.Tokens, s.Offsets, sent)
+				s.SentEnd = append(s.SentEnd, len(s.Tokens))
+			}
+		}
+	})
+}

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -133,6 +135,55 @@ func TestAppendTokenOffsets(t *testing.T) {
 		for i, w := range words {
 			if got := strings.ToLower(text[offs[2*i]:offs[2*i+1]]); got != w {
 				t.Errorf("%q: word %d is %q, its offsets span %q", text, i, w, got)
+			}
+		}
+	}
+}
+
+// TestAppendSplitMatchesTwoPasses checks the one-pass split against its
+// definition: AppendSentences, then AppendTokenOffsets on each sentence, then
+// Embeddings.ID on each word, on
+// random texts of words, punctuation, every kind of white space (ASCII and
+// Unicode), line breaks, upper case, non-ASCII letters and invalid UTF-8.
+func TestAppendSplitMatchesTwoPasses(t *testing.T) {
+	pieces := []string{"word", "Word", "ÉCOLE", "naïve", "x", "42", ".", "!", "?", "...", " ", "  ", "\t", "\n", "\r\n", "\r",
+		"\f", "\v", "\u00a0", "\u2003", "\u0085", ",", "-", "\xff", "\xe2\x82", "é", "ǅ", "a.b", "A!", "z?\n", "。"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	vocabWords := []string{"word", "école", "naïve", "x", "42", "b", "é", "ǆ", "Word"}
+	vocab, err := NewEmbeddings(1, vocabWords, make([]float32, len(vocabWords)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []Tokenizer{DefaultTokenizer(), {}} {
+		var got Split
+		for range 20000 {
+			var b strings.Builder
+			for range rng.IntN(25) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			text := b.String()
+			var want Split
+			want.Sentences = tok.AppendSentences(nil, text)
+			for _, s := range want.Sentences {
+				want.Tokens, want.Offsets = tok.AppendTokenOffsets(want.Tokens, want.Offsets, s)
+				want.SentEnd = append(want.SentEnd, len(want.Tokens))
+			}
+			got = Split{Sentences: got.Sentences[:0], Tokens: got.Tokens[:0], Offsets: got.Offsets[:0], SentEnd: got.SentEnd[:0],
+				Vocab: vocab, IDs: got.IDs[:0]}
+			tok.AppendSplit(&got, text)
+			for i, w := range want.Tokens {
+				id, ok := vocab.ID(w)
+				if !ok {
+					id = -1
+				}
+				if len(got.IDs) != len(want.Tokens) || got.IDs[i] != id {
+					t.Fatalf("AppendSplit(%q): ids %v for words %q", text, got.IDs, want.Tokens)
+				}
+			}
+			if !slices.Equal(got.Sentences, want.Sentences) || !slices.Equal(got.Tokens, want.Tokens) ||
+				!slices.Equal(got.SentEnd, want.SentEnd) || !slices.Equal(got.Offsets, want.Offsets) && len(want.Offsets)+len(got.Offsets) > 0 {
+				t.Fatalf("AppendSplit(%q) (lowercase %v):\n got %q %q %v %v\nwant %q %q %v %v", text, tok.Lowercase,
+					got.Sentences, got.Tokens, got.Offsets, got.SentEnd, want.Sentences, want.Tokens, want.Offsets, want.SentEnd)
 			}
 		}
 	}

@@ -1,31 +1,42 @@
 package model
 
-import "hash/maphash"
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"math/bits"
+	"math/rand/v2"
+	"unsafe"
+)
 
 // vocabInline is the longest word a vocabulary slot holds in place; a longer
-// word is compared with its entry of Words.
-const vocabInline = 23
+// word also compares its bytes after the first vocabInline with its entry of
+// Words.
+const vocabInline = 24
+
+// A word's key is its first vocabInline bytes, zero-padded, as three
+// little-endian words k0, k1, k2, with its length: two words of up to
+// vocabInline bytes are equal exactly when their keys are. Keys are passed as
+// scalars, never as a struct: the compiler copies a struct of words with
+// 16-byte moves, whose loads of 8-byte stores miss store forwarding.
 
 // vocabSlot is one slot of a vocabIndex: 32 bytes, so that a slot never
-// straddles a cache line and a lookup of a word of up to 23 bytes touches one
-// line (the tag, the id and the word's bytes together).
+// straddles a cache line and a lookup of a word of up to 24 bytes touches one
+// line and compares three words, no bytes.
 type vocabSlot struct {
-	tag uint32            // the hash's upper 32 bits
-	id1 int32             // id + 1; 0: the slot is empty
-	key [vocabInline]byte // the word, when n ≤ vocabInline
-	n   uint8             // the word's length, or vocabLong
+	k0, k1, k2 uint64 // the word's key
+	n          uint32 // the word's length (clamped to MaxUint32)
+	id1        int32  // id + 1; 0: the slot is empty
 }
-
-// vocabLong marks a slot whose word is longer than vocabInline.
-const vocabLong = 0xFF
 
 // vocabIndex maps the words of a vocabulary to their ids: an open-addressing
 // table with linear probing at a load of at most 5/8. It replaces a
 // string-keyed Go map, whose lookup of a word on a large vocabulary is three
 // dependent cache misses (control word, key header, key bytes); here it is
-// one for words of up to 23 bytes.
+// one for words of up to 24 bytes, and hashing a word is two multiplications
+// of the words its bytes were loaded in (no call, no byte loop).
 type vocabIndex struct {
-	seed  maphash.Seed
+	seed  [4]uint64
+	long  maphash.Seed // hashes the rest of words longer than vocabInline
 	mask  uint64
 	slots []vocabSlot
 	words []string // the vocabulary (long words are compared here)
@@ -38,32 +49,69 @@ func newVocabIndex(words []string) *vocabIndex {
 	for size*5 < len(words)*8 {
 		size *= 2
 	}
-	return &vocabIndex{
-		seed:  maphash.MakeSeed(),
+	x := &vocabIndex{
+		long:  maphash.MakeSeed(),
 		mask:  uint64(size - 1),
 		slots: make([]vocabSlot, size),
 		words: words,
 	}
+	for i := range x.seed {
+		x.seed[i] = rand.Uint64() | 1
+	}
+	return x
 }
+
+// keyOf returns the key of w.
+func keyOf(w string) (k0, k1, k2 uint64) {
+	n := len(w)
+	b := unsafe.Slice(unsafe.StringData(w), n)
+	switch {
+	case n >= vocabInline:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	case n > 16: // the last 8 bytes shifted down to the bytes not loaded yet
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[n-8:]) >> (8 * (24 - n))
+	case n > 8:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:]) >> (8 * (16 - n)), 0
+	case n == 8:
+		return binary.LittleEndian.Uint64(b), 0, 0
+	case n >= 4: // two overlapping 4-byte loads
+		lo := uint64(binary.LittleEndian.Uint32(b))
+		hi := uint64(binary.LittleEndian.Uint32(b[n-4:]))
+		return lo | hi<<(8*(n-4)), 0, 0
+	}
+	for i := n - 1; i >= 0; i-- {
+		k0 = k0<<8 | uint64(b[i])
+	}
+	return k0, 0, 0
+}
+
+// hash mixes the key of w (wyhash-style multiply-folds under the index's
+// random seed).
+func (x *vocabIndex) hash(k0, k1, k2 uint64, w string) uint64 {
+	hi, lo := bits.Mul64(k0^x.seed[0], k1^x.seed[1])
+	hi, lo = bits.Mul64(hi^lo^k2^x.seed[2], uint64(len(w))^x.seed[3])
+	h := hi ^ lo
+	if len(w) > vocabInline {
+		h ^= maphash.String(x.long, w[vocabInline:])
+	}
+	return h
+}
+
+// slotLen is the length a slot stores for a word of n bytes.
+func slotLen(n int) uint32 { return uint32(min(uint64(n), 1<<32-1)) }
 
 // insert adds words[id]; if the word is present already it adds nothing and
 // returns the id it has.
 func (x *vocabIndex) insert(id int32) (prev int32, dup bool) {
 	w := x.words[id]
-	h := maphash.String(x.seed, w)
-	tag := uint32(h >> 32)
-	for i := h & x.mask; ; i = (i + 1) & x.mask {
+	k0, k1, k2 := keyOf(w)
+	for i := x.hash(k0, k1, k2, w) & x.mask; ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.id1 == 0 {
-			s.tag, s.id1 = tag, id+1
-			if len(w) <= vocabInline {
-				s.n = uint8(copy(s.key[:], w))
-			} else {
-				s.n = vocabLong
-			}
+			s.k0, s.k1, s.k2, s.n, s.id1 = k0, k1, k2, slotLen(len(w)), id+1
 			return 0, false
 		}
-		if s.tag == tag && x.match(s, w) {
+		if x.match(s, k0, k1, k2, w) {
 			return s.id1 - 1, true
 		}
 	}
@@ -71,23 +119,27 @@ func (x *vocabIndex) insert(id int32) (prev int32, dup bool) {
 
 // lookup returns the id of w and whether w is in the vocabulary.
 func (x *vocabIndex) lookup(w string) (int32, bool) {
-	h := maphash.String(x.seed, w)
-	tag := uint32(h >> 32)
-	for i := h & x.mask; ; i = (i + 1) & x.mask {
+	k0, k1, k2 := keyOf(w)
+	return x.probe(x.hash(k0, k1, k2, w)&x.mask, k0, k1, k2, w)
+}
+
+// probe looks w (with key k0, k1, k2) up from slot i on.
+func (x *vocabIndex) probe(i uint64, k0, k1, k2 uint64, w string) (int32, bool) {
+	for ; ; i = (i + 1) & x.mask {
 		s := &x.slots[i]
 		if s.id1 == 0 {
 			return 0, false
 		}
-		if s.tag == tag && x.match(s, w) {
+		if x.match(s, k0, k1, k2, w) {
 			return s.id1 - 1, true
 		}
 	}
 }
 
-// match reports whether the occupied slot s holds w.
-func (x *vocabIndex) match(s *vocabSlot, w string) bool {
-	if s.n == vocabLong {
-		return len(w) > vocabInline && x.words[s.id1-1] == w
+// match reports whether the occupied slot s holds w (with key k0, k1, k2).
+func (x *vocabIndex) match(s *vocabSlot, k0, k1, k2 uint64, w string) bool {
+	if s.k0 != k0 || s.k1 != k1 || s.k2 != k2 || s.n != slotLen(len(w)) {
+		return false
 	}
-	return int(s.n) == len(w) && string(s.key[:s.n]) == w
+	return len(w) <= vocabInline || x.words[s.id1-1][vocabInline:] == w[vocabInline:]
 }

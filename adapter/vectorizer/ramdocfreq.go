@@ -11,9 +11,10 @@ import (
 // ramDocFreq counts the passages of WeightSIFCollection in RAM for a
 // vectorizer without a DocFreqStore. It counts exactly as a memory.Memory in
 // RAM with memory.DefaultOptions does (the same caps, the same counts), but
-// keeps the counts of base words in an array by row, so that counting and
-// reading a passage of known words costs no string hashing: the rows come
-// from the token classification done anyway.
+// keeps the counts of base words by row, in the vectorizer's rowMeta (the
+// cache line classifying the token read already), so that counting and
+// reading a passage of known words costs no string hashing and no other
+// cache miss: the rows come from the token classification done anyway.
 type ramDocFreq struct {
 	v            *Vectorizer // the base vocabulary (ids of words)
 	maxWords     int         // distinct words counted at most (memory's MaxDocFreqWords)
@@ -21,8 +22,7 @@ type ramDocFreq struct {
 
 	mu       sync.RWMutex
 	passages int64
-	base     []docCell           // by base row; nil until the first passage
-	other    map[string]*docCell // words not in the base vocabulary
+	other    map[string]*docCell // words not in the base vocabulary (base words: v.rows[id].df)
 	distinct int                 // words counted so far, base and other
 }
 
@@ -32,6 +32,8 @@ type docCell struct {
 	last int64 // the passage that counted it last (a word counts once per passage)
 }
 
+// newRAMDocFreq returns the counter of v, which keeps the counts of base
+// words in v.rows: one counter per vectorizer.
 func newRAMDocFreq(v *Vectorizer) *ramDocFreq {
 	o := memory.DefaultOptions()
 	return &ramDocFreq{v: v, maxWords: o.MaxDocFreqWords, maxWordBytes: o.MaxWordBytes, other: map[string]*docCell{}}
@@ -53,9 +55,6 @@ func (r *ramDocFreq) CountPassage(words []string) error {
 func (r *ramDocFreq) countIDs(words []string, info []tokInfo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.base == nil {
-		r.base = make([]docCell, r.v.base.Len())
-	}
 	r.passages++
 	for i, w := range words {
 		c := r.cell(w, r.id(w, info, i))
@@ -67,12 +66,34 @@ func (r *ramDocFreq) countIDs(words []string, info []tokInfo) {
 	}
 }
 
+// countRead counts one passage, as countIDs does, and writes the document
+// frequency of every word to dst as docFreqIDs then would, in one pass under
+// one lock; it returns the number of passages.
+func (r *ramDocFreq) countRead(dst []int64, words []string, info []tokInfo) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.passages++
+	for i, w := range words {
+		dst[i] = 0
+		c := r.cell(w, info[i].id)
+		if c == nil {
+			continue // not countable: no counter, frequency 0
+		}
+		if c.last != r.passages { // a word counts once per passage
+			c.n++
+			c.last = r.passages
+		}
+		dst[i] = c.n
+	}
+	return r.passages
+}
+
 // cell returns the counter of w (base row id, or -1), adding a counter when
 // w is countable and the cap allows; nil when w is not counted.
 func (r *ramDocFreq) cell(w string, id int32) *docCell {
 	var c *docCell
 	if id >= 0 {
-		c = &r.base[id]
+		c = &r.v.rows[id].df
 		if c.n > 0 {
 			return c
 		}
@@ -118,7 +139,7 @@ func (r *ramDocFreq) docFreqIDs(dst []int64, words []string, info []tokInfo) int
 	for i, w := range words {
 		dst[i] = 0
 		if id := r.id(w, info, i); id >= 0 {
-			dst[i] = r.base[id].n
+			dst[i] = r.v.rows[id].df.n
 		} else if c := r.other[w]; c != nil {
 			dst[i] = c.n
 		}

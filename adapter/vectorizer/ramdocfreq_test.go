@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
@@ -23,8 +24,9 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byRow, byWord := newRAMDocFreq(v), newRAMDocFreq(v)
-	byRow.maxWords, byWord.maxWords = maxWords, maxWords
+	// One counter per vectorizer: the counts of base words live in its rows.
+	byRow, byWord, fused := v.ram, newVectorizer(t, nil).ram, newVectorizer(t, nil).ram
+	byRow.maxWords, byWord.maxWords, fused.maxWords = maxWords, maxWords, maxWords
 	rng := rand.New(rand.NewPCG(3, 4))
 	vocab := []string{strings.Repeat("x", opts.MaxWordBytes+1), "unseen\xff"}
 	for i := range 30 {
@@ -43,6 +45,12 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 			info[i] = v.classify(w, &o)
 		}
 		byRow.countIDs(words, info)
+		// countRead gives what counting, then reading this passage gives.
+		read, wantRead := make([]int64, len(words)), make([]int64, len(words))
+		readN := fused.countRead(read, words, info)
+		if n := byRow.docFreqIDs(wantRead, words, info); n != readN || !slices.Equal(read, wantRead) {
+			t.Fatalf("countRead(%q): %d passages, dfs %v; counting, then reading: %d, %v", words, readN, read, n, wantRead)
+		}
 		if err := byWord.CountPassage(words); err != nil {
 			t.Fatal(err)
 		}
@@ -83,4 +91,12 @@ func (v *Vectorizer) classify(word string, o *Options) tokInfo {
 		id = -1
 	}
 	return v.classifyID(id, o)
+}
+
+// TestRowMetaSize checks that a row's metadata and document frequency fill
+// half a cache line, so that a row never straddles two.
+func TestRowMetaSize(t *testing.T) {
+	if s := unsafe.Sizeof(rowMeta{}); s != 32 {
+		t.Fatalf("rowMeta is %d bytes, want 32", s)
+	}
 }

@@ -222,6 +222,8 @@ type work struct {
 	dfs      []int64        // document frequency of each token (WeightSIFCollection)
 	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
 	rowW     []float32      // their weights
+	dfDocs   int64          // > 0: dfs were read while counting the prepared text, with this passage count
+	ids      []int32        // base row of each token, -1 unknown (prepare's scratch)
 }
 
 // occNode links the occurrences (token positions) of a non-frequent word.
@@ -243,32 +245,28 @@ func (v *Vectorizer) newWork() *work {
 // links the occurrences of every non-frequent word. It reports whether any
 // token is non-frequent; w.amWords counts the distinct words of source AM.
 func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
-	w.sentences = v.tok.AppendSentences(w.sentences[:0], text)
-	w.tokens, w.info, w.tokSent, w.sentEnd = w.tokens[:0], w.info[:0], w.tokSent[:0], w.sentEnd[:0]
-	w.tokOff = w.tokOff[:0]
+	// Every word is looked up as soon as it is read: the lookups' cache
+	// misses overlap the tokenizing.
+	sp := model.Split{Sentences: w.sentences[:0], Tokens: w.tokens[:0], Offsets: w.tokOff[:0], SentEnd: w.sentEnd[:0],
+		Vocab: v.base, IDs: w.ids[:0]}
+	v.tok.AppendSplit(&sp, text)
+	w.sentences, w.tokens, w.tokOff, w.sentEnd, w.ids = sp.Sentences, sp.Tokens, sp.Offsets, sp.SentEnd, sp.IDs
+	w.info, w.tokSent = w.info[:0], w.tokSent[:0]
+	w.dfDocs = 0
 	clear(w.occHead)
 	w.occ = w.occ[:0]
 	w.amWords = 0
 	rare := false
-	for s, sent := range w.sentences {
-		start := len(w.tokens)
-		w.tokens, w.tokOff = v.tok.AppendTokenOffsets(w.tokens, w.tokOff, sent)
-		for range len(w.tokens) - start {
+	start := 0
+	for s, end := range w.sentEnd {
+		for range end - start {
 			w.tokSent = append(w.tokSent, int32(s))
 		}
-		w.sentEnd = append(w.sentEnd, len(w.tokens))
+		start = end
 	}
-	// All lookups first: independent loads, their cache misses overlap.
 	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
 	for i, t := range w.tokens {
-		id, ok := v.base.ID(t)
-		if !ok {
-			id = -1
-		}
-		w.info[i].id = id
-	}
-	for i, t := range w.tokens {
-		info := v.classifyID(w.info[i].id, o)
+		info := v.classifyID(w.ids[i], o)
 		w.info[i] = info
 		if info.src == SourceBase {
 			continue
@@ -384,7 +382,7 @@ func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Tas
 		return nil, err
 	}
 	if task == TaskPassage {
-		if err := v.countPassage(w, &opts); err != nil {
+		if err := v.countPassageRead(w, &opts); err != nil {
 			return nil, err
 		}
 		if rare {
@@ -505,6 +503,19 @@ func (v *Vectorizer) countPassage(w *work, o *Options) error {
 	return v.count(w.tokens, w.info)
 }
 
+// countPassageRead is countPassage that, when the counts are in RAM, also
+// reads the text's document frequencies under the same lock for combine
+// (w.dfDocs): one pass over the tokens instead of two. Only for a text
+// combined right after it is counted (a batch counts all its texts first).
+func (v *Vectorizer) countPassageRead(w *work, o *Options) error {
+	if o.Weighting != WeightSIFCollection || v.ram == nil || len(w.tokens) == 0 {
+		return v.countPassage(w, o)
+	}
+	w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
+	w.dfDocs = v.ram.countRead(w.dfs, w.tokens, w.info)
+	return nil
+}
+
 // count counts one passage of tokens, in the store when it keeps the counts
 // (a read-only store's counts are fixed: nothing is counted), else in RAM.
 // A text without tokens is not counted. info is nil or the classification
@@ -553,73 +564,40 @@ func (v *Vectorizer) DocFreqInStore() bool { return v.dfInStore }
 // combine computes the normalized vector of the prepared text into w.acc;
 // with ex != nil it records how every word was handled.
 func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Explanation) error {
-	acc := w.acc
-	clear(acc)
+	clear(w.acc)
 	clear(w.amDone)
 	w.rowIDs, w.rowW = w.rowIDs[:0], w.rowW[:0]
 	w.amVecs = w.amVecs[:0]
-	var docs int64
-	if o.Weighting == WeightSIFCollection {
-		w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
-		if v.ram != nil {
-			docs = v.ram.docFreqIDs(w.dfs, w.tokens, w.info)
-		} else {
-			docs = v.df.DocFreqs(w.dfs, w.tokens)
-		}
-	}
-	var nb, ns, na, nd int64
-	used := 0
+	docs := v.docFreqs(w, o)
+	var n sourceCounts
 	for i, t := range w.tokens {
 		info := w.info[i]
-		var vec []float32
 		var we *WordExplanation
 		if ex != nil {
 			we = ex.word(w, t, info)
 		}
-		switch info.src {
-		case SourceBase, SourceAMSkip:
-			if !v.rows[info.id].zero {
-				vec = v.base.Row(info.id) // summed by GatherAxpy below
-			}
-		case SourceAM:
-			off, done := w.amDone[t]
-			if !done {
-				if err := ctx.Err(); err != nil {
-					return err // the caller is gone or out of time: stop inferring
-				}
-				off = v.amVector(w, t, o, ex, we)
-				w.amDone[t] = off
-			}
-			if off >= 0 {
-				vec = w.amVecs[off : off+v.dim]
-			}
+		vec, err := v.wordVector(ctx, w, t, info, o, ex, we)
+		if err != nil {
+			return err
 		}
 		if vec == nil {
-			nd++
+			n.dropped++
 			if we != nil {
 				we.Source = SourceDropped
 			}
 			continue
 		}
-		switch info.src {
-		case SourceBase:
-			nb++
-		case SourceAMSkip:
-			ns++
-		default:
-			na++
-		}
+		n.add(info.src)
 		var df int64
 		if docs > 0 {
 			df = w.dfs[i]
 		}
 		wt := v.weight(info, df, docs, o)
 		if info.src == SourceAM {
-			simd.Axpy(wt, vec, acc)
+			simd.Axpy(wt, vec, w.acc)
 		} else {
 			w.rowIDs, w.rowW = append(w.rowIDs, info.id), append(w.rowW, wt)
 		}
-		used++
 		if ex != nil {
 			ex.total += wt
 		}
@@ -628,17 +606,88 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		}
 	}
 	// The base rows in one pass over acc, many rows' cache misses in flight.
-	simd.GatherAxpy(acc, v.base.Vectors, w.rowIDs, w.rowW)
-	v.nBase.Add(nb)
-	v.nAMSkip.Add(ns)
-	v.nAM.Add(na)
-	v.nDropped.Add(nd)
-	if used == 0 {
+	simd.GatherAxpy(w.acc, v.base.Vectors, w.rowIDs, w.rowW)
+	v.addSourceCounts(n)
+	if n.used() == 0 {
 		return ErrNoWords
 	}
+	return normalizeSum(w.acc)
+}
+
+// docFreqs writes the document frequency of every token of the prepared text
+// to w.dfs and returns the passage count (0, and nothing written, unless o
+// weights by the collection).
+func (v *Vectorizer) docFreqs(w *work, o *Options) int64 {
+	if o.Weighting != WeightSIFCollection {
+		return 0
+	}
+	if w.dfDocs > 0 { // read while counting the text (countPassageRead)
+		return w.dfDocs
+	}
+	w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
+	if v.ram != nil {
+		return v.ram.docFreqIDs(w.dfs, w.tokens, w.info)
+	}
+	return v.df.DocFreqs(w.dfs, w.tokens)
+}
+
+// wordVector returns the vector of token t classified as info, nil when it
+// yields none. A base or AM+skip word's vector is its base row (summed by
+// GatherAxpy, not read here); AM runs once per distinct word of a text.
+func (v *Vectorizer) wordVector(ctx context.Context, w *work, t string, info tokInfo, o *Options, ex *Explanation, we *WordExplanation) ([]float32, error) {
+	switch info.src {
+	case SourceBase, SourceAMSkip:
+		if !v.rows[info.id].zero {
+			return v.base.Row(info.id), nil
+		}
+	case SourceAM:
+		off, done := w.amDone[t]
+		if !done {
+			if err := ctx.Err(); err != nil {
+				return nil, err // the caller is gone or out of time: stop inferring
+			}
+			off = v.amVector(w, t, o, ex, we)
+			w.amDone[t] = off
+		}
+		if off >= 0 {
+			return w.amVecs[off : off+v.dim], nil
+		}
+	}
+	return nil, nil
+}
+
+// sourceCounts counts the words of one text by the source of their vector.
+type sourceCounts struct{ base, amSkip, am, dropped int64 }
+
+// add counts one word with a vector from src.
+func (n *sourceCounts) add(src Source) {
+	switch src {
+	case SourceBase:
+		n.base++
+	case SourceAMSkip:
+		n.amSkip++
+	default:
+		n.am++
+	}
+}
+
+// used is the number of words that gave a vector.
+func (n *sourceCounts) used() int64 { return n.base + n.amSkip + n.am }
+
+// addSourceCounts adds the counts of one text to the vectorizer's Stats.
+func (v *Vectorizer) addSourceCounts(n sourceCounts) {
+	v.nBase.Add(n.base)
+	v.nAMSkip.Add(n.amSkip)
+	v.nAM.Add(n.am)
+	v.nDropped.Add(n.dropped)
+}
+
+// normalizeSum scales acc to unit L2 norm; a zero sum (the word vectors
+// cancelled out exactly) is ErrNoWords.
+func normalizeSum(acc []float32) error {
 	norm := math.Sqrt(float64(simd.Dot(acc, acc)))
 	if norm == 0 {
-		return ErrNoWords // the word vectors cancelled out exactly
+		return ErrNoWords
 	}
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
 		return errors.New("vectorize: the combined vector is not finite (the model holds NaN or Inf)")
@@ -650,8 +699,54 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 // amVector infers the AM vector of word into w.amVecs and returns its offset,
 // or -1 if the word yields nothing. With we != nil it records α and ρ.
 func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation, we *WordExplanation) int {
+	version, cacheable := v.gatherContexts(w, word, o)
+	cacheable = cacheable && we == nil
+	key := cacheKey{word: word, maxCtx: o.MaxContexts}
+	off := len(w.amVecs)
+	if cacheable {
+		if vec, ok := v.cache.get(key, version); ok {
+			v.hits.Add(1)
+			clear(w.ctxTexts)
+			if vec == nil {
+				return -1
+			}
+			w.amVecs = append(w.amVecs, vec...)
+			return off
+		}
+		v.misses.Add(1)
+	}
+	v.contextIDs(w, word)
+	exp := v.m.Infer(w.ws, word, w.ctxIDs, w.amVec)
+	v.inferences.Add(1)
+	ok := !isZero(w.amVec) && finite(w.amVec)
+	if we != nil {
+		explainContexts(w, ex, we, exp)
+	}
+	if cacheable {
+		var stored []float32
+		if ok {
+			stored = append([]float32(nil), w.amVec...)
+		}
+		v.cache.put(key, version, stored)
+	}
+	clear(w.ctxTexts) // do not pin remembered strings or the text
+	if !ok {
+		return -1
+	}
+	w.amVecs = append(w.amVecs, w.amVec...)
+	return off
+}
+
+// gatherContexts collects the contexts AM uses for word into w.ctxTexts: the
+// remembered ones (w.ctxTexts[:w.ctxRem], at most o.MaxContexts) and the
+// windows around the word in this text (their token spans in w.ctxWin) when
+// the memory holds none for it, or with MixTextContexts after the remembered
+// ones as room allows. It returns the memory's version of the word's contexts
+// and whether the result equals the memory-only one (and can be cached):
+// when every in-text context is remembered already, does not fit or is not
+// used.
+func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version uint64, cacheable bool) {
 	w.ctxTexts = w.ctxTexts[:0]
-	var version uint64
 	if v.store != nil && o.MaxContexts > 0 {
 		w.ctxTexts, version = v.store.Contexts(w.ctxTexts, word)
 		if len(w.ctxTexts) > o.MaxContexts {
@@ -659,12 +754,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		}
 	}
 	w.ctxRem = len(w.ctxTexts)
-	// The contexts of this text (the window around each occurrence): when the
-	// memory holds no context for the word, or with MixTextContexts after the
-	// remembered ones as room allows. The result equals the memory-only one
-	// (and can be cached) when every such context is remembered already, does
-	// not fit or is not used.
-	cacheable := true
+	cacheable = true
 	w.occPos = w.occPos[:0]
 	if head, ok := w.occHead[word]; ok && (w.ctxRem == 0 || o.MixTextContexts) {
 		for n := head; n >= 0; n = w.occ[n].next {
@@ -684,20 +774,13 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		w.ctxWin = append(w.ctxWin, int32(a), int32(b))
 		cacheable = false
 	}
-	key := cacheKey{word: word, maxCtx: o.MaxContexts}
-	off := len(w.amVecs)
-	if cacheable && we == nil {
-		if vec, ok := v.cache.get(key, version); ok {
-			v.hits.Add(1)
-			if vec == nil {
-				return -1
-			}
-			w.amVecs = append(w.amVecs, vec...)
-			return off
-		}
-		v.misses.Add(1)
-	}
-	// Context ids of every context; the contexts of this text are tokenized already.
+	return version, cacheable
+}
+
+// contextIDs fills w.ctxIDs with the base ids of every gathered context that
+// has any (w.ctxUsed says which); the contexts of this text are tokenized
+// already.
+func (v *Vectorizer) contextIDs(w *work, word string) {
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
 	for c, text := range w.ctxTexts {
 		var toks []string
@@ -721,33 +804,20 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		w.ctxIDs = append(w.ctxIDs, w.idBuf[start:end])
 		start = end
 	}
-	exp := v.m.Infer(w.ws, word, w.ctxIDs, w.amVec)
-	v.inferences.Add(1)
-	ok := !isZero(w.amVec) && finite(w.amVec)
-	if we != nil {
-		we.Alpha = exp.Alpha
-		we.FormOnly = exp.FormOnly
-		for k, c := range w.ctxUsed {
-			cw := ContextWeight{Text: w.ctxTexts[c], Remembered: c < w.ctxRem}
-			if k < len(exp.Rho) {
-				cw.Rho = exp.Rho[k]
-			}
-			ex.addContext(we, cw)
+}
+
+// explainContexts records α, whether AM used the form only, and every used
+// context with its ρ in we.
+func explainContexts(w *work, ex *Explanation, we *WordExplanation, exp model.Explanation) {
+	we.Alpha = exp.Alpha
+	we.FormOnly = exp.FormOnly
+	for k, c := range w.ctxUsed {
+		cw := ContextWeight{Text: w.ctxTexts[c], Remembered: c < w.ctxRem}
+		if k < len(exp.Rho) {
+			cw.Rho = exp.Rho[k]
 		}
+		ex.addContext(we, cw)
 	}
-	if cacheable && we == nil {
-		var stored []float32
-		if ok {
-			stored = append([]float32(nil), w.amVec...)
-		}
-		v.cache.put(key, version, stored)
-	}
-	clear(w.ctxTexts) // do not pin remembered strings or the text
-	if !ok {
-		return -1
-	}
-	w.amVecs = append(w.amVecs, w.amVec...)
-	return off
 }
 
 // hasContext reports whether tokens hold a base word other than target.
