@@ -15,7 +15,8 @@ import (
 type Grads struct {
 	// Dim is the model dimension.
 	Dim int
-	// M, A (Dim × Dim) and U (2·Dim) are dense gradients; B the bias's.
+	// M, A (Dim × Dim) and U (2·Dim + CountBuckets) are dense gradients;
+	// B the bias's.
 	M, A, U []float32
 	B       float32
 	// Rows lists the n-gram rows touched, each once, in order of first touch.
@@ -34,7 +35,7 @@ type Grads struct {
 // NewGrads returns zeroed gradients shaped for m.
 func (m *Model) NewGrads() *Grads {
 	d := m.Dim
-	return &Grads{Dim: d, M: make([]float32, d*d), A: make([]float32, d*d), U: make([]float32, 2*d), slot: make(map[int32]int32)}
+	return &Grads{Dim: d, M: make([]float32, d*d), A: make([]float32, d*d), U: make([]float32, m.gateLen()), slot: make(map[int32]int32)}
 }
 
 // Reset zeroes g, keeping its memory.
@@ -129,7 +130,10 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 		a := ws.alpha
 		gz := (simd.Dot(ws.gv, ws.actx) - simd.Dot(ws.gv, ws.form)) * a * (1 - a)
 		simd.Axpy(gz, ws.ctx, g.U[:d])
-		simd.Axpy(gz, ws.form, g.U[d:])
+		simd.Axpy(gz, ws.form, g.U[d:2*d])
+		if m.CountBuckets > 0 {
+			g.U[2*d+ws.bucket] += gz
+		}
 		g.B += gz
 		simd.Rank1(g.A, d, d, a, ws.gv, ws.ctx)
 		simd.MatTVec(ws.dctx, m.A, d, d, ws.gv)
@@ -137,7 +141,7 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 		simd.Axpy(gz, m.U[:d], ws.dctx)
 		copy(ws.dform, ws.gv)
 		simd.Scale(1-a, ws.dform)
-		simd.Axpy(gz, m.U[d:], ws.dform)
+		simd.Axpy(gz, m.U[d:2*d], ws.dform)
 		m.backwardAttention(ws, g)
 	default: // context only
 		simd.Rank1(g.A, d, d, 1, ws.gv, ws.ctx)

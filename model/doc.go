@@ -52,10 +52,17 @@
 //	ρ_i     = Σ_j s(C_i, C_j) / (Σ_jk s(C_j, C_k) + 1e-9),  s(a, b) = (M v_a)·(M v_b)/√d    (AM)
 //	ρ_i     = |C_i| / Σ_j |C_j|   (FCM: the mean over all context words, as the reference)
 //	v_ctx   = Σ_i ρ_i v_Ci
-//	α       = σ(U[:d]·v_ctx + U[d:]·v_form + B)
+//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]])
 //	v       = α A v_ctx + (1 − α) v_form      (AM, FCM)
 //	v       = v_form                          (ModeForm)
 //	v       = A v_ctx                         (ModeContext = AM-ctx, ModeFCMContext = FCM-ctx)
+//
+// The bracketed term exists only with Config.CountBuckets > 0 (an addition
+// to the paper): k is the number of contexts with a known word and
+// b(k) = min(⌊log₂ k⌋, CountBuckets − 1) (CountBucket), so the gate learns
+// how far to trust one sentence, two, four … apart from what they say. The
+// paper's gate cannot know k, and on rare words trusts one or two sentences
+// more than its own form (EVAL.md, issue 12). These biases start at 0.
 //
 // The attention uses the identity Σ_j s(C_i, C_j) = v_Ci·(MᵀM S)/√d with
 // S = Σ_j v_Cj: two d×d mat-vecs and m dot products replace m mat-vecs and an
@@ -75,7 +82,7 @@
 //
 // Initialisation follows the reference (TensorFlow's default Glorot-uniform
 // for every variable): E ~ U(±√(6/(N+d))), M and A ~ U(±√(6/2d)),
-// U ~ U(±√(6/(2d+1))), and even the bias B ~ U(±√3).
+// U[:2d] ~ U(±√(6/(2d+1))), and even the bias B ~ U(±√3).
 //
 // # Backward pass
 //
@@ -97,14 +104,15 @@
 //
 // Little-endian throughout:
 //
-//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1 or 2) | payload length uint64
+//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1, 2 or 3) | payload length uint64
 //	payload  dim uint32 | mode uint8 | tokenizer rule uint8 (1: split on non letter/digit)
 //	         | lowercase uint8 | MinN, MaxN, MinCount uint32
-//	         | version 2 only: n-gram style uint8 (0 reference, 1 fastText; version 1 means 0)
+//	         | version ≥ 2: n-gram style uint8 (0 reference, 1 fastText; version 1 means 0)
+//	         | version 3: count buckets C uint8, 1…16 (versions 1 and 2 mean C = 0)
 //	         | n-gram vocabulary size N uint32 (UNK included)
 //	         | N−1 × (length uint16, UTF-8 bytes)            n-grams of ids 1…N−1 (Boundary = 0x00, or '<' '>')
 //	         | table(N × dim)                                n-gram embeddings
-//	         | M (dim×dim float32) | A (dim×dim float32) | U (2·dim float32) | B float32
+//	         | M (dim×dim float32) | A (dim×dim float32) | U ((2·dim + C) float32) | B float32
 //	         | base flag uint8; when 1 (a serving bundle):
 //	           words W uint32 | counts flag uint8 | W × (length uint16, bytes)
 //	           | W × int64 counts (when the flag is 1) | table(W × dim)

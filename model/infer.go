@@ -25,6 +25,7 @@ type Workspace struct {
 	mode     Mode
 	formOnly bool    // no usable context
 	alpha    float32 // the gate
+	bucket   int     // the gate's count bucket (with Config.CountBuckets > 0)
 	den      float64 // max(Σ num_i, 0) + ε (AM)
 	clamped  bool    // Σ num_i was ≤ 0 and was replaced by 0
 
@@ -141,8 +142,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	simd.MatVec(ws.actx, m.A, d, d, ws.ctx)
 
 	if m.Mode.gated() {
-		z := float64(simd.Dot(m.U[:d], ws.ctx)) + float64(simd.Dot(m.U[d:], ws.form)) + float64(m.B)
-		a := float32(1 / (1 + math.Exp(-z)))
+		a := float32(1 / (1 + math.Exp(-m.gateInput(ws))))
 		ws.alpha = a
 		for k := range ws.out {
 			ws.out[k] = a*ws.actx[k] + (1-a)*ws.form[k]
@@ -154,6 +154,24 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	copy(dst, ws.out)
 	ws.valid = true
 	return Explanation{Alpha: ws.alpha, Rho: ws.rho}
+}
+
+// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket)] + B
+// and records the count bucket in ws.
+func (m *Model) gateInput(ws *Workspace) float64 {
+	d := m.Dim
+	z := float64(simd.Dot(m.U[:d], ws.ctx)) + float64(simd.Dot(m.U[d:2*d], ws.form)) + float64(m.B)
+	if m.CountBuckets == 0 {
+		return z
+	}
+	k := 0
+	for _, n := range ws.counts {
+		if n > 0 {
+			k++
+		}
+	}
+	ws.bucket = CountBucket(k, m.CountBuckets)
+	return z + float64(m.U[2*d+ws.bucket])
 }
 
 // contextMeans fills ws.means and ws.counts and returns the number of known

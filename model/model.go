@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -16,7 +17,28 @@ type Config struct {
 	Ngram NgramConfig
 	// Tokenizer is how contexts are to be tokenized for this model.
 	Tokenizer Tokenizer
+	// CountBuckets, when > 0, gives the gate one learned bias per bucket of
+	// the number of contexts k (see CountBucket); 0 is the paper's gate,
+	// which does not know k.
+	CountBuckets int
 }
+
+// MaxCountBuckets bounds Config.CountBuckets (bucket 15 starts at 2¹⁵ contexts).
+const MaxCountBuckets = 16
+
+// CountBucket returns the gate's count bucket of k ≥ 1 non-empty contexts
+// with nb buckets: ⌊log₂ k⌋, the last bucket taking every larger k
+// (k = 1, 2–3, 4–7, …).
+func CountBucket(k, nb int) int {
+	if k < 1 {
+		return 0
+	}
+	return min(bits.Len(uint(k))-1, nb-1)
+}
+
+// gateLen is the length of U: the weights of v_ctx and v_form, then one
+// bias per count bucket.
+func (c Config) gateLen() int { return 2*c.Dim + c.CountBuckets }
 
 // Validate reports a configuration the model cannot use.
 func (c Config) Validate() error {
@@ -29,6 +51,9 @@ func (c Config) Validate() error {
 	if err := c.Ngram.Validate(); err != nil {
 		return err
 	}
+	if c.CountBuckets < 0 || c.CountBuckets > MaxCountBuckets {
+		return fmt.Errorf("count buckets %d out of range 0..%d", c.CountBuckets, MaxCountBuckets)
+	}
 	return nil
 }
 
@@ -39,7 +64,10 @@ type Params struct {
 	// M is the attention's bilinear map and A maps the context embedding
 	// into the output space; both Dim × Dim, row-major.
 	M, A []float32
-	// U is the gate's weight: U[:Dim] multiplies v_ctx, U[Dim:] multiplies v_form.
+	// U is the gate's weight: U[:Dim] multiplies v_ctx, U[Dim:2·Dim]
+	// multiplies v_form, and U[2·Dim+b] (Config.CountBuckets values) is the
+	// bias of count bucket b: it multiplies the one-hot encoding of the
+	// number of contexts.
 	U []float32
 	// B is the gate's bias.
 	B float32
@@ -86,11 +114,11 @@ func New(cfg Config, vocab *NgramVocab, base *Embeddings, seed int64) (*Model, e
 	m.Ngrams = make([]float32, n*d)
 	m.M = make([]float32, d*d)
 	m.A = make([]float32, d*d)
-	m.U = make([]float32, 2*d)
+	m.U = make([]float32, cfg.gateLen())
 	glorot(m.Ngrams, n, d)
 	glorot(m.M, d, d)
 	glorot(m.A, d, d)
-	glorot(m.U, 2*d, 1)
+	glorot(m.U[:2*d], 2*d, 1) // the count biases start at 0: the paper's gate
 	var b [1]float32
 	glorot(b[:], 1, 1)
 	m.B = b[0]
@@ -131,7 +159,7 @@ func (m *Model) validate() error {
 		name string
 		got  int
 		want int
-	}{{"n-gram table", len(m.Ngrams), m.Vocab.Len() * d}, {"M", len(m.M), d * d}, {"A", len(m.A), d * d}, {"U", len(m.U), 2 * d}} {
+	}{{"n-gram table", len(m.Ngrams), m.Vocab.Len() * d}, {"M", len(m.M), d * d}, {"A", len(m.A), d * d}, {"U", len(m.U), m.gateLen()}} {
 		if c.got != c.want {
 			return fmt.Errorf("%s has %d values, want %d", c.name, c.got, c.want)
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -105,44 +106,49 @@ func closeTo(a float32, b, tol float64) bool {
 }
 
 func TestInferMatchesPaper(t *testing.T) {
-	for _, mode := range allModes {
-		t.Run(mode.String(), func(t *testing.T) {
-			m := testModel(t, mode, 16, 11)
-			p := toParams64(m)
-			ws := m.NewWorkspace()
-			rng := rand.New(rand.NewPCG(5, 5))
-			dst := make([]float32, m.Dim)
-			for trial := 0; trial < 20; trial++ {
-				ctxs := randomContexts(rng, 1+rng.IntN(8), 12, m.Base.Len())
-				if trial%5 == 4 {
-					ctxs[0] = nil // a context without known words
-				}
-				word := []string{"apple", "zzz", "grapples", "a", ""}[trial%5]
-				exp := m.Infer(ws, word, ctxs, dst)
-				want, alpha, rho, formOnly := naiveInfer(m, p, word, ctxs)
-				for k := range want {
-					if !closeTo(dst[k], want[k], 1e-4) {
-						t.Fatalf("trial %d: v[%d] = %v, the paper's formulas give %v", trial, k, dst[k], want[k])
-					}
-				}
-				if exp.FormOnly != formOnly || !closeTo(exp.Alpha, alpha, 1e-5) {
-					t.Fatalf("trial %d: explanation α=%v formOnly=%v, want α=%v formOnly=%v", trial, exp.Alpha, exp.FormOnly, alpha, formOnly)
-				}
-				if len(exp.Rho) != len(ctxs) {
-					t.Fatalf("trial %d: %d ρ for %d contexts", trial, len(exp.Rho), len(ctxs))
-				}
-				var sum float64
-				for i := range rho {
-					if !closeTo(exp.Rho[i], rho[i], 1e-4) {
-						t.Fatalf("trial %d: ρ[%d] = %v, want %v", trial, i, exp.Rho[i], rho[i])
-					}
-					sum += float64(exp.Rho[i])
-				}
-				if !formOnly && math.Abs(sum-1) > 1e-4 {
-					t.Fatalf("trial %d: Σρ = %v", trial, sum)
-				}
+	for _, nb := range []int{0, 4} {
+		for _, mode := range allModes {
+			t.Run(fmt.Sprintf("%v/buckets=%d", mode, nb), func(t *testing.T) { checkInferMatchesPaper(t, testModelBuckets(t, mode, 16, 11, nb)) })
+		}
+	}
+}
+
+// checkInferMatchesPaper compares Infer with the float64 transcription of
+// the paper (naiveInfer) on 20 random words and context sets (1–8 contexts).
+func checkInferMatchesPaper(t *testing.T, m *Model) {
+	p := toParams64(m)
+	ws := m.NewWorkspace()
+	rng := rand.New(rand.NewPCG(5, 5))
+	dst := make([]float32, m.Dim)
+	for trial := 0; trial < 20; trial++ {
+		ctxs := randomContexts(rng, 1+rng.IntN(8), 12, m.Base.Len())
+		if trial%5 == 4 {
+			ctxs[0] = nil // a context without known words
+		}
+		word := []string{"apple", "zzz", "grapples", "a", ""}[trial%5]
+		exp := m.Infer(ws, word, ctxs, dst)
+		want, alpha, rho, formOnly := naiveInfer(m, p, word, ctxs)
+		for k := range want {
+			if !closeTo(dst[k], want[k], 1e-4) {
+				t.Fatalf("trial %d: v[%d] = %v, the paper's formulas give %v", trial, k, dst[k], want[k])
 			}
-		})
+		}
+		if exp.FormOnly != formOnly || !closeTo(exp.Alpha, alpha, 1e-5) {
+			t.Fatalf("trial %d: explanation α=%v formOnly=%v, want α=%v formOnly=%v", trial, exp.Alpha, exp.FormOnly, alpha, formOnly)
+		}
+		if len(exp.Rho) != len(ctxs) {
+			t.Fatalf("trial %d: %d ρ for %d contexts", trial, len(exp.Rho), len(ctxs))
+		}
+		var sum float64
+		for i := range rho {
+			if !closeTo(exp.Rho[i], rho[i], 1e-4) {
+				t.Fatalf("trial %d: ρ[%d] = %v, want %v", trial, i, exp.Rho[i], rho[i])
+			}
+			sum += float64(exp.Rho[i])
+		}
+		if !formOnly && math.Abs(sum-1) > 1e-4 {
+			t.Fatalf("trial %d: Σρ = %v", trial, sum)
+		}
 	}
 }
 
@@ -249,79 +255,96 @@ func naiveLoss(m *Model, p *params64, word string, ctxs [][]int32, target []floa
 // mode, against central finite differences of the float64 transcription.
 func TestGradients(t *testing.T) {
 	for _, mode := range allModes {
-		t.Run(mode.String(), func(t *testing.T) {
-			m := testModel(t, mode, 6, 21)
-			rng := rand.New(rand.NewPCG(8, 8))
-			ws := m.NewWorkspace()
-			dst := make([]float32, m.Dim)
-			for trial := 0; trial < 4; trial++ {
-				ctxs := randomContexts(rng, 1+rng.IntN(5), 6, m.Base.Len())
-				if trial == 3 {
-					ctxs = [][]int32{nil} // no usable context
-				}
-				word := []string{"apple", "sample", "maples", "happy"}[trial]
-				target := make([]float32, m.Dim)
-				for k := range target {
-					target[k] = float32(rng.NormFloat64())
-				}
-				g := m.NewGrads()
-				m.Infer(ws, word, ctxs, dst)
-				loss := m.Backward(ws, target, g)
-				p := toParams64(m)
-				if want := naiveLoss(m, p, word, ctxs, target); !closeTo(loss, want, 1e-4) {
-					t.Fatalf("trial %d: loss %v, want %v", trial, loss, want)
-				}
-				const h = 1e-4
-				check := func(name string, x []float64, i int, analytic float32) {
-					t.Helper()
-					orig := x[i]
-					x[i] = orig + h
-					lp := naiveLoss(m, p, word, ctxs, target)
-					x[i] = orig - h
-					lm := naiveLoss(m, p, word, ctxs, target)
-					x[i] = orig
-					fd := (lp - lm) / (2 * h)
-					if math.Abs(float64(analytic)-fd) > 2e-3*(1+math.Abs(fd)) {
-						t.Fatalf("trial %d: ∂L/∂%s[%d] = %v, finite differences give %v", trial, name, i, analytic, fd)
-					}
-				}
-				for i := range p.m {
-					check("M", p.m, i, g.M[i])
-				}
-				for i := range p.a {
-					check("A", p.a, i, g.A[i])
-				}
-				for i := range p.u {
-					check("U", p.u, i, g.U[i])
-				}
-				bs := []float64{p.b}
-				orig := p.b
-				for _, s := range []float64{1, -1} {
-					p.b = orig + s*h
-					bs = append(bs, naiveLoss(m, p, word, ctxs, target))
-				}
-				p.b = orig
-				if fd := (bs[1] - bs[2]) / (2 * h); math.Abs(float64(g.B)-fd) > 2e-3*(1+math.Abs(fd)) {
-					t.Fatalf("trial %d: ∂L/∂B = %v, finite differences give %v", trial, g.B, fd)
-				}
-				// Every n-gram row: touched rows against their gradient rows,
-				// untouched rows must have a zero finite difference.
-				touched := map[int32][]float32{}
-				for k, id := range g.Rows {
-					touched[id] = g.NgramGrads[k*m.Dim : (k+1)*m.Dim]
-				}
-				zero := make([]float32, m.Dim)
-				for row := 0; row < m.Vocab.Len(); row++ {
-					gr, ok := touched[int32(row)]
-					if !ok {
-						gr = zero
-					}
-					for k := 0; k < m.Dim; k++ {
-						check("Ngrams", p.ngrams, row*m.Dim+k, gr[k])
-					}
-				}
+		t.Run(mode.String(), func(t *testing.T) { checkGradients(t, testModel(t, mode, 6, 21)) })
+	}
+}
+
+// TestGradientsCountBuckets checks the gate's count biases: instances with
+// 1, 2 and 4 non-empty contexts fall in buckets 0, 1 and 2.
+func TestGradientsCountBuckets(t *testing.T) {
+	for _, mode := range allModes {
+		t.Run(mode.String(), func(t *testing.T) { checkGradients(t, testModelBuckets(t, mode, 6, 21, 3)) })
+	}
+}
+
+// checkGradients compares Backward with finite differences of the float64
+// transcription (naiveLoss) for every parameter, in four instances.
+func checkGradients(t *testing.T, m *Model) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	ws := m.NewWorkspace()
+	dst := make([]float32, m.Dim)
+	for trial := 0; trial < 4; trial++ {
+		ctxs := randomContexts(rng, 1+rng.IntN(5), 6, m.Base.Len())
+		if m.CountBuckets > 0 && trial < 3 {
+			ctxs = randomContexts(rng, []int{1, 2, 5}[trial], 6, m.Base.Len())
+			if trial == 2 {
+				ctxs[3] = nil // 4 non-empty contexts
 			}
-		})
+		}
+		if trial == 3 {
+			ctxs = [][]int32{nil} // no usable context
+		}
+		word := []string{"apple", "sample", "maples", "happy"}[trial]
+		target := make([]float32, m.Dim)
+		for k := range target {
+			target[k] = float32(rng.NormFloat64())
+		}
+		g := m.NewGrads()
+		m.Infer(ws, word, ctxs, dst)
+		loss := m.Backward(ws, target, g)
+		p := toParams64(m)
+		if want := naiveLoss(m, p, word, ctxs, target); !closeTo(loss, want, 1e-4) {
+			t.Fatalf("trial %d: loss %v, want %v", trial, loss, want)
+		}
+		const h = 1e-4
+		check := func(name string, x []float64, i int, analytic float32) {
+			t.Helper()
+			orig := x[i]
+			x[i] = orig + h
+			lp := naiveLoss(m, p, word, ctxs, target)
+			x[i] = orig - h
+			lm := naiveLoss(m, p, word, ctxs, target)
+			x[i] = orig
+			fd := (lp - lm) / (2 * h)
+			if math.Abs(float64(analytic)-fd) > 2e-3*(1+math.Abs(fd)) {
+				t.Fatalf("trial %d: ∂L/∂%s[%d] = %v, finite differences give %v", trial, name, i, analytic, fd)
+			}
+		}
+		for i := range p.m {
+			check("M", p.m, i, g.M[i])
+		}
+		for i := range p.a {
+			check("A", p.a, i, g.A[i])
+		}
+		for i := range p.u {
+			check("U", p.u, i, g.U[i])
+		}
+		bs := []float64{p.b}
+		orig := p.b
+		for _, s := range []float64{1, -1} {
+			p.b = orig + s*h
+			bs = append(bs, naiveLoss(m, p, word, ctxs, target))
+		}
+		p.b = orig
+		if fd := (bs[1] - bs[2]) / (2 * h); math.Abs(float64(g.B)-fd) > 2e-3*(1+math.Abs(fd)) {
+			t.Fatalf("trial %d: ∂L/∂B = %v, finite differences give %v", trial, g.B, fd)
+		}
+		// Every n-gram row: touched rows against their gradient rows,
+		// untouched rows must have a zero finite difference.
+		touched := map[int32][]float32{}
+		for k, id := range g.Rows {
+			touched[id] = g.NgramGrads[k*m.Dim : (k+1)*m.Dim]
+		}
+		zero := make([]float32, m.Dim)
+		for row := 0; row < m.Vocab.Len(); row++ {
+			gr, ok := touched[int32(row)]
+			if !ok {
+				gr = zero
+			}
+			for k := 0; k < m.Dim; k++ {
+				check("Ngrams", p.ngrams, row*m.Dim+k, gr[k])
+			}
+		}
 	}
 }
 

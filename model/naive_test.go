@@ -103,7 +103,23 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 	if !m.Mode.gated() {
 		return actx, 1, rho, false
 	}
-	alpha = 1 / (1 + math.Exp(-(dot(p.u[:d], ctx) + dot(p.u[d:], form) + p.b)))
+	z := dot(p.u[:d], ctx) + dot(p.u[d:2*d], form) + p.b
+	if m.CountBuckets > 0 {
+		// The count bucket, written out: ⌊log₂ k⌋ for the k non-empty
+		// contexts, the last bucket taking the rest.
+		k := 0
+		for _, ids := range contexts {
+			if len(ids) > 0 {
+				k++
+			}
+		}
+		b := 0
+		for k >= 2<<b {
+			b++
+		}
+		z += p.u[2*d+min(b, m.CountBuckets-1)]
+	}
+	alpha = 1 / (1 + math.Exp(-z))
 	v = make([]float64, d)
 	for k := range v {
 		v[k] = alpha*actx[k] + (1-alpha)*form[k]
@@ -114,9 +130,16 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 // testModel builds a small model over random base embeddings.
 func testModel(t testing.TB, mode Mode, d int, seed uint64) *Model {
 	t.Helper()
+	return testModelBuckets(t, mode, d, seed, 0)
+}
+
+// testModelBuckets is testModel with the gate's count buckets.
+func testModelBuckets(t testing.TB, mode Mode, d int, seed uint64, buckets int) *Model {
+	t.Helper()
 	base := randomEmbeddings(t, 200, d, seed)
 	vocab := BuildNgramVocab([]string{"apple", "applet", "apply", "maple", "ample", "sample", "happy", "apples", "grapple", "dapple"}, NgramConfig{MinN: 3, MaxN: 5, MinCount: 2})
-	m, err := New(Config{Dim: d, Mode: mode, Ngram: vocab.Config(), Tokenizer: DefaultTokenizer()}, vocab, base, int64(seed))
+	cfg := Config{Dim: d, Mode: mode, Ngram: vocab.Config(), Tokenizer: DefaultTokenizer(), CountBuckets: buckets}
+	m, err := New(cfg, vocab, base, int64(seed))
 	if err != nil {
 		t.Fatal(err)
 	}

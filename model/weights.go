@@ -62,6 +62,10 @@ const (
 	// the n-gram style byte after MinCount and is written for any other style.
 	weightsVersion      = 1
 	weightsVersionStyle = 2
+	// weightsVersionCount adds, after the style byte, the number of the
+	// gate's count buckets (Config.CountBuckets); U then holds 2·Dim +
+	// CountBuckets values. Written only for a model with count buckets.
+	weightsVersionCount = 3
 	headerLen           = 8 + 4 + 8
 	// maxNgramBytes bounds one n-gram's length in the file.
 	maxNgramBytes = 32 * 4
@@ -121,10 +125,7 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	}
 	b := make([]byte, headerLen, size)
 	copy(b, weightsMagic)
-	version := uint32(weightsVersion)
-	if m.Ngram.Style != NgramReference {
-		version = weightsVersionStyle
-	}
+	version := m.formatVersion()
 	binary.LittleEndian.PutUint32(b[8:], version)
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(d))
@@ -134,6 +135,9 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	b = le.AppendUint32(b, uint32(m.Ngram.MinCount))
 	if version >= weightsVersionStyle {
 		b = append(b, byte(m.Ngram.Style))
+	}
+	if version >= weightsVersionCount {
+		b = append(b, byte(m.CountBuckets))
 	}
 	b = le.AppendUint32(b, uint32(m.Vocab.Len()))
 	for id := 1; id < m.Vocab.Len(); id++ {
@@ -170,6 +174,18 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	le.PutUint64(b[12:], uint64(len(b)-headerLen))
 	b = le.AppendUint32(b, crc32.Checksum(b[headerLen:], castagnoli))
 	return b, nil
+}
+
+// formatVersion is the oldest format version that holds m: files of models
+// that need no newer feature stay byte-identical to earlier releases'.
+func (m *Model) formatVersion() uint32 {
+	switch {
+	case m.CountBuckets > 0:
+		return weightsVersionCount
+	case m.Ngram.Style != NgramReference:
+		return weightsVersionStyle
+	}
+	return weightsVersion
 }
 
 // tokenizerSplitLetterDigit identifies the tokenizer rule of Tokenizer (the
@@ -282,6 +298,16 @@ func (d *decoder) count(what string, lo, limit int) int {
 		d.fail("%s is %d, allowed %d..%d", what, v, lo, limit)
 	}
 	return int(v)
+}
+
+// countBuckets reads the gate's number of count buckets (format version 3),
+// 1..MaxCountBuckets: a model without them is written as an older version.
+func (d *decoder) countBuckets() int {
+	n := int(d.u8("count buckets"))
+	if d.err == nil && (n < 1 || n > MaxCountBuckets) {
+		d.fail("count buckets %d, allowed 1..%d", n, MaxCountBuckets)
+	}
+	return n
 }
 
 // floats reads n float32 values and rejects NaN and ±Inf.
@@ -434,8 +460,8 @@ func openEnvelope(data []byte) (payload []byte, version uint32, err error) {
 	}
 	le := binary.LittleEndian
 	version = le.Uint32(data[8:])
-	if version != weightsVersion && version != weightsVersionStyle {
-		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d and %d", version, weightsVersion, weightsVersionStyle)
+	if version < weightsVersion || version > weightsVersionCount {
+		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d to %d", version, weightsVersion, weightsVersionCount)
 	}
 	plen := le.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen - 4); plen != have {
@@ -476,6 +502,9 @@ func decodeConfig(d *decoder, version uint32) (Config, error) {
 		if d.err == nil && cfg.Ngram.Style > NgramFastText {
 			d.fail("unknown n-gram style %d", cfg.Ngram.Style)
 		}
+	}
+	if version >= weightsVersionCount {
+		cfg.CountBuckets = d.countBuckets()
 	}
 	if d.err != nil {
 		return Config{}, d.err
@@ -518,7 +547,7 @@ func decodeTables(d *decoder, m *Model, nng int) error {
 	m.Ngrams = d.table(nng, dim, "n-gram table")
 	m.M = d.floats(dim*dim, "M")
 	m.A = d.floats(dim*dim, "A")
-	m.U = d.floats(2*dim, "U")
+	m.U = d.floats(m.Config.gateLen(), "U")
 	if b := d.floats(1, "B"); b != nil {
 		m.B = b[0]
 	}

@@ -33,12 +33,13 @@ bin="$work/text2vec-am"
 
 # 3. The mimicking models with the paper's protocol, one per mode. AM starts its n-gram table
 #    from the subword vectors mapped into the base space (--ngrams-space), fine-tunes it at 0.3×
-#    the learning rate and mimics every base word (count ≥ 5, --min-count-train 5); FCM, AM-ctx
-#    and FCM-ctx are the paper's models (FCM with its own n-gram vocabulary).
+#    the learning rate, mimics every base word (count ≥ 5, --min-count-train 5) and its gate has a
+#    bias per number of contexts (1, 2–3, 4–7 … 64+: --count-buckets 7); FCM, AM-ctx and FCM-ctx
+#    are the paper's models (FCM with its own n-gram vocabulary).
 for mode in am fcm context fcm-context; do
   extra=()
   [ "$mode" = am ] && extra=(--bundle-out "$work/am.bundle.am" --ngrams "$work/ngrams.bin"
-    --ngrams-space "$work/subwords.bin" --ngram-lr-scale 0.3 --min-count-train 5)
+    --ngrams-space "$work/subwords.bin" --ngram-lr-scale 0.3 --min-count-train 5 --count-buckets 7)
   "$bin" train --corpus "$corpus" --embeddings "$work/base.vec" --counts "$work/counts.txt" \
     --mode "$mode" --seed 1 --threads 2 --out "$work/$mode.am" --work-dir "$work" --quiet "${extra[@]}" \
     2> "$work/$mode.log"

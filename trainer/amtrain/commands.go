@@ -46,7 +46,8 @@ const PeakGFLOPSPerCore = 222
 type trainFlags struct {
 	embeddings, counts, mode, include, includeMissing       string
 	ngrams, ngramsSpace                                     string
-	ngramMax                                                int
+	ngramMax, countBuckets                                  int
+	contextDraw                                             string
 	ngramLRScale                                            float64
 	corpus                                                  cli.Paths
 	out, bundleOut, storage, checkpointDir, resume, workDir string
@@ -101,6 +102,8 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.IntVar(&f.threads, "threads", def.Threads, "threads each batch is split over")
 	fs.Int64Var(&f.minCountTrain, "min-count-train", def.MinCountTrain, "train base words occurring at least this often")
 	fs.IntVar(&f.maxContexts, "max-contexts", def.MaxContexts, "each instance samples 1..N contexts")
+	fs.StringVar(&f.contextDraw, "context-draw", def.ContextDraw.String(), "how many contexts an instance samples: uniform (the paper) or log-uniform (as many with 1-3 contexts as with 16-63)")
+	fs.IntVar(&f.countBuckets, "count-buckets", def.CountBuckets, "gate bias per bucket of the number of contexts (1, 2-3, 4-7, ...; the last takes the rest); 0: the paper's gate")
 	fs.IntVar(&f.window, "window", def.Window, "context words kept on either side")
 	fs.IntVar(&f.nmin, "nmin", def.Ngram.MinN, "shortest character n-gram")
 	fs.IntVar(&f.nmax, "nmax", def.Ngram.MaxN, "longest character n-gram")
@@ -272,7 +275,10 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
-	o.NgramLRScale = f.ngramLRScale
+	o.NgramLRScale, o.CountBuckets = f.ngramLRScale, f.countBuckets
+	if o.ContextDraw, err = ParseContextDraw(f.contextDraw); err != nil {
+		return o, cli.UsageError("--context-draw: %v", err)
+	}
 	if f.ngramMax < 0 {
 		return o, cli.UsageError("--ngram-max must be ≥ 0, got %d", f.ngramMax)
 	}

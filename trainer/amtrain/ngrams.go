@@ -68,17 +68,18 @@ func (p *PretrainedNgrams) rows() int {
 // newPretrainedModel builds a model whose n-gram vocabulary and table are the
 // first rows of p (the UNK row, for words without a known n-gram, is zero);
 // M, A, U and B are initialised as model.New does.
-func newPretrainedModel(p *PretrainedNgrams, mode model.Mode, tok model.Tokenizer, base *model.Embeddings, seed int64) (*model.Model, error) {
+func newPretrainedModel(p *PretrainedNgrams, arch model.Config, base *model.Embeddings, seed int64) (*model.Model, error) {
 	cfg, err := p.config(base.Dim)
 	if err != nil {
 		return nil, err
 	}
+	arch.Dim, arch.Ngram = base.Dim, cfg
 	n := p.rows()
 	vocab, err := model.NewNgramVocab(cfg, p.Vectors.Words[:n])
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNgramTable, err)
 	}
-	m, err := model.New(model.Config{Dim: base.Dim, Mode: mode, Ngram: cfg, Tokenizer: tok}, vocab, base, seed)
+	m, err := model.New(arch, vocab, base, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func TestFitLinearMap(t *testing.T) {
 	// newPretrainedModel maps the table rows: row g becomes g W.
 	ng, _ := model.NewEmbeddings(d, []string{"<w1", "w1>"}, x[:2*d], nil)
 	p := &PretrainedNgrams{Vectors: ng, Space: from}
-	m, err := newPretrainedModel(p, model.ModeAM, model.DefaultTokenizer(), to, 1)
+	m, err := newPretrainedModel(p, model.Config{Mode: model.ModeAM, Tokenizer: model.DefaultTokenizer()}, to, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,8 +37,13 @@ type Options struct {
 	CountPerInstance int64
 	// MaxInstances caps n(w).
 	MaxInstances int
-	// Each instance samples uniformly between 1 and MaxContexts contexts.
+	// Each instance samples between 1 and MaxContexts contexts, drawn as ContextDraw says.
 	MaxContexts int
+	// ContextDraw is the distribution of an instance's number of contexts.
+	ContextDraw ContextDraw
+	// CountBuckets gives the gate a learned bias per bucket of the number of
+	// contexts (model.Config.CountBuckets; 0: the paper's gate).
+	CountBuckets int
 	// Window is the number of tokens kept on either side of the word.
 	Window int
 	// IncludeInstances is the number of instances per epoch of each included word.
@@ -114,6 +119,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("max instances per word must be ≥ 1, got %d", o.MaxInstances)
 	case o.MaxContexts < 1:
 		return fmt.Errorf("max-contexts must be ≥ 1, got %d", o.MaxContexts)
+	case o.ContextDraw > DrawLogUniform:
+		return fmt.Errorf("unknown context draw %v", o.ContextDraw)
+	case o.CountBuckets < 0 || o.CountBuckets > model.MaxCountBuckets:
+		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
 	case o.Window < 1:
 		return fmt.Errorf("window must be ≥ 1, got %d", o.Window)
 	case o.IncludeInstances < 1:
@@ -263,6 +272,9 @@ func (p *Plan) fingerprint(o *Options) uint64 {
 		o.Seed, o.MaxContexts, o.Window, o.Holdout, o.Ngram)
 	if o.Pretrained != nil { // only then, so that earlier checkpoints still match
 		fmt.Fprintf(h, "pretrained n-grams %d %g\n", o.Pretrained.rows(), o.NgramLRScale)
+	}
+	if o.ContextDraw != DrawUniform || o.CountBuckets > 0 { // likewise
+		fmt.Fprintf(h, "contexts %v, count buckets %d\n", o.ContextDraw, o.CountBuckets)
 	}
 	for _, w := range p.Words {
 		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
@@ -436,10 +448,10 @@ func (t *trainer) init(fp uint64) (TrainState, error) {
 	var m *model.Model
 	var err error
 	if o.Pretrained != nil {
-		m, err = newPretrainedModel(o.Pretrained, o.Mode, d.Tokenizer, d.Base, o.Seed)
+		m, err = newPretrainedModel(o.Pretrained, model.Config{Mode: o.Mode, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets}, d.Base, o.Seed)
 	} else {
 		vocab := model.BuildNgramVocab(words, o.Ngram)
-		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer}
+		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets}
 		m, err = model.New(cfg, vocab, d.Base, o.Seed)
 	}
 	if err != nil {
@@ -577,7 +589,7 @@ func (t *trainer) batch(epoch int, sched []int32, lo, hi int) (loss, flops float
 // come from a generator seeded by (seed, epoch, i) only.
 func (t *trainer) instance(wk *worker, epoch, i int, tw *TrainWord) {
 	r := newRNG(uint64(t.o.Seed), tagInstance, uint64(epoch), uint64(i))
-	k := 1 + r.intn(t.o.MaxContexts)
+	k := t.o.ContextDraw.draw(&r, t.o.MaxContexts)
 	ctxs := wk.cs.sample(t.sampler, &r, tw.Index, k)
 	t.m.Infer(wk.ws, tw.Word, ctxs, wk.v)
 	t.m.Backward(wk.ws, t.d.Base.Row(tw.Base), wk.g)
