@@ -120,7 +120,7 @@ func (c CollectionCounts) CountPassage(words []string) error {
 
 // CountPassages counts passages in the shared counts, then in the
 // collection's, each in one log write (Memory.CountPassages: a failed write
-// counts nothing). Both are first checked writable (WriteErr), so that a
+// counts nothing; a failed fsync of SyncAlways keeps the counts). Both are first checked writable (WriteErr), so that a
 // full disk refuses the passages before either counts them and a retry
 // counts them once. What remains: should the collection's write fail after
 // the shared one succeeded (the disk filling between the two), the shared

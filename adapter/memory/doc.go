@@ -48,10 +48,15 @@
 // cuts the log back (if not done yet) and fsyncs it, so writing resumes by
 // itself once space returns. Passage counts whose write failed are taken
 // back from RAM (CountPassage, CountPassages): an error means nothing was
-// counted, and a retry counts the passages once. One window remains: a crash
+// counted, and a retry counts the passages once. Two windows remain. A crash
 // (not a clean stop) after a failed write and before its cut reaches the disk
-// keeps the complete records of that write, which Open replays. Contexts need
-// no take-back: a kept context is never offered again.
+// keeps the complete records of that write, which Open replays. With
+// SyncAlways, a write that succeeded but whose fsync failed returns the
+// fsync's error with its passages counted: the fsync runs after the write
+// lock is released (concurrent writers share it), other writers may have
+// appended behind the batch by then, so neither the log nor the counts in RAM
+// can take it back; a retry counts those passages twice. Contexts need no
+// take-back: a kept context is never offered again.
 //
 // # Document frequencies
 //

@@ -595,3 +595,36 @@ func TestCollectionCountsRefuseBeforeCounting(t *testing.T) {
 		checkDocFreqs(t, m, what+" counts after the retry", 2, map[string]int64{"a": 2, "b": 1, "x": 0})
 	}
 }
+
+// TestFailedSyncKeepsCounts: with SyncAlways, a good write whose fsync fails
+// returns the error but keeps its passages counted (documented: they cannot
+// be taken back once other writers may have appended behind them), and the
+// memory refuses further writes until it is repaired.
+func TestFailedSyncKeepsCounts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	o.Sync = SyncAlways
+	m := mustOpen(t, dir, o)
+	// A pipe in place of the log: the write succeeds, the fsync fails (EINVAL).
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m.mu.Lock()
+	good := m.logFile
+	m.logFile, m.lastRepair = w, time.Now()
+	m.mu.Unlock()
+	if err := m.CountPassages([][]string{{"a"}, {"a", "b"}}); err == nil || !strings.Contains(err.Error(), "fsync") {
+		t.Fatalf("a failed fsync returned %v, want its error", err)
+	}
+	checkDocFreqs(t, m, "after the failed fsync", 2, map[string]int64{"a": 2, "b": 1})
+	if err := m.CountPassage([]string{"c"}); err == nil {
+		t.Error("a write after the failed fsync was accepted before any repair")
+	}
+	m.mu.Lock()
+	m.logFile = good
+	m.mu.Unlock()
+	w.Close()
+	m.abandon() // the pipe took the records: close without cutting the real log
+}
