@@ -52,7 +52,8 @@ func (a *memoryAPI) counts(collection string, create bool) (passageCounts, error
 	if collection == "" {
 		return a.mem, nil
 	}
-	if err := memory.ValidCollectionName(collection); err != nil {
+	collection, err := memory.CollectionName(collection)
+	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
 	find := a.collections.Find

@@ -17,20 +17,44 @@ const MaxCollections = 1024
 // ErrTooManyCollections is returned by Collections.Get beyond its max.
 var ErrTooManyCollections = errors.New("too many collections")
 
-// ErrInvalidCollection is wrapped by ValidCollectionName's error: the name is
-// not a Weaviate class name.
+// ErrInvalidCollection is wrapped by the errors of ValidCollectionName and
+// CollectionName: the name is not a Weaviate class name.
 var ErrInvalidCollection = errors.New("not a Weaviate class name")
 
-// collectionName is a Weaviate class name.
+// collectionName is a name a collection's directory may have: a loose
+// Weaviate class name (also those of older Weaviate versions).
 var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
 
-// ValidCollectionName checks that name is a Weaviate class name (it becomes
-// a directory name); the error wraps ErrInvalidCollection.
+// ValidCollectionName checks that name may name a collection's directory
+// (a loose Weaviate class name: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes);
+// the error wraps ErrInvalidCollection. A name from a request goes through
+// CollectionName first.
 func ValidCollectionName(name string) error {
 	if !collectionName.MatchString(name) {
 		return fmt.Errorf("collection %q: %w ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)", name, ErrInvalidCollection)
 	}
 	return nil
+}
+
+// weaviateClassName is Weaviate's class-name rule (entities/schema
+// validation, v1.39), applied after its first letter is upper-cased.
+var weaviateClassName = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
+
+// CollectionName returns the name Weaviate gives the collection a request
+// names: its first letter upper-cased as Weaviate's UppercaseClassName does
+// ("books" is "Books"), then checked against Weaviate's class-name rule, an
+// upper-case letter then letters, digits and '_', at most 255 bytes in all
+// ("_Books" is refused); the error wraps ErrInvalidCollection. Weaviate
+// always sends a class name in this form.
+func CollectionName(name string) (string, error) {
+	canon := name
+	if name != "" && 'a' <= name[0] && name[0] <= 'z' {
+		canon = string(name[0]-'a'+'A') + name[1:]
+	}
+	if !weaviateClassName.MatchString(canon) {
+		return "", fmt.Errorf("collection %q: %w (an upper-case letter, then letters, digits and '_', at most 255 bytes; a first lower-case letter is upper-cased)", name, ErrInvalidCollection)
+	}
+	return canon, nil
 }
 
 // Collections keeps the passage counts (CountPassage, DocFreqs) of each
