@@ -150,7 +150,11 @@ func (c CollectionCounts) CountPassage(words []string) error {
 // the shared one succeeded (the disk filling between the two), the shared
 // counts keep the passages and a retry counts them there twice; the log
 // cannot take a count back (a lower passage count reads as corruption).
+// No passages count nothing and return nil, whatever state the logs are in.
 func (c CollectionCounts) CountPassages(passages [][]string) error {
+	if len(passages) == 0 {
+		return nil // nothing to count: a broken log must not fail the learn
+	}
 	if c.Collection == nil {
 		return ErrReadOnly
 	}

@@ -586,6 +586,10 @@ func TestCollectionCountsRefuseBeforeCounting(t *testing.T) {
 	if err := cc.CountPassages([][]string{{"a"}, {"a", "b"}}); err == nil {
 		t.Fatal("CountPassages with a failed collection log returned no error")
 	}
+	// A learn with contexts but no passages counts nothing, so it does not fail.
+	if err := cc.CountPassages(nil); err != nil {
+		t.Errorf("CountPassages of no passages with a failed collection log: %v", err)
+	}
 	checkDocFreqs(t, shared, "shared counts after the refusal", 0, map[string]int64{"a": 0, "b": 0})
 	restore()
 	if err := cc.CountPassages([][]string{{"a"}, {"a", "b"}}); err != nil {
