@@ -632,3 +632,25 @@ func TestFailedSyncKeepsCounts(t *testing.T) {
 	w.Close()
 	m.abandon() // the pipe took the records: close without cutting the real log
 }
+
+// TestWriteErrHealthyIsRead: WriteErr of a healthy memory takes only the
+// read lock, so it answers while readers hold it (it asks before every
+// count on the import path).
+func TestWriteErrHealthyIsRead(t *testing.T) {
+	m := mustOpen(t, filepath.Join(t.TempDir(), "mem"), quietOptions())
+	defer m.Close()
+	m.mu.RLock() // a reader
+	done := make(chan error, 1)
+	go func() { done <- m.WriteErr() }()
+	select {
+	case err := <-done:
+		m.mu.RUnlock()
+		if err != nil {
+			t.Errorf("WriteErr of a healthy memory: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		m.mu.RUnlock()
+		<-done
+		t.Error("WriteErr of a healthy memory waited for a reader (took the write lock)")
+	}
+}

@@ -126,10 +126,17 @@ func (m *Memory) syncTo(seq uint64) error {
 // WriteErr reports why the memory cannot store anything now (nil: it can).
 // After a failed write (a full disk) it first retries, at most once a
 // second, to make the log writable again, so writing resumes by itself once
-// space returns.
+// space returns. A healthy memory answers under the read lock (the import
+// path asks before every count, beside readers).
 func (m *Memory) WriteErr() error {
 	if m.opts.ReadOnly || m.dir == "" {
 		return nil
+	}
+	m.mu.RLock()
+	healthy := m.failed == nil
+	m.mu.RUnlock()
+	if healthy {
+		return nil // nothing to repair
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
