@@ -233,7 +233,9 @@ func CollectionNames(dir string) ([]string, error) {
 // CollectionStats opens read-only, one at a time, the passage counts of
 // every collection kept beside the memory in dir (CollectionNames) and
 // returns their Stats by name; each Stats.Dir is the collection's directory.
-// Like a read-only Open it salvages damage in RAM and changes nothing.
+// Like a read-only Open it salvages damage in RAM and changes nothing. A
+// collection that cannot be read is left out and named, with its directory,
+// in the error, which joins one per such collection; the others are read.
 func CollectionStats(dir string, opts Options) (map[string]Stats, error) {
 	names, err := CollectionNames(dir)
 	if err != nil {
@@ -241,15 +243,18 @@ func CollectionStats(dir string, opts Options) (map[string]Stats, error) {
 	}
 	opts.ReadOnly = true
 	out := make(map[string]Stats, len(names))
+	var errs []error
 	for _, name := range names {
-		m, err := Open(collectionDir(dir, name), opts)
+		cdir := collectionDir(dir, name)
+		m, err := Open(cdir, opts)
 		if err != nil {
-			return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+			errs = append(errs, fmt.Errorf("passage counts of collection %q (%s): %w", name, cdir, err))
+			continue
 		}
 		out[name] = m.Stats()
 		if err := m.Close(); err != nil {
-			return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+			errs = append(errs, fmt.Errorf("passage counts of collection %q (%s): %w", name, cdir, err))
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
