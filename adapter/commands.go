@@ -332,11 +332,12 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 			return w.Flush()
 		}
 		out := memoryStats{Stats: mem.Stats()}
-		if out.Collections, err = collectionSummaries(mf.dir, o); err != nil {
-			return err
-		}
+		out.Collections, out.CollectionProblems = collectionSummaries(mf.dir, o)
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
+		for _, p := range out.CollectionProblems {
+			log.Error("memory stats: cannot read passage counts; memory check reports the memory unhealthy", "problem", p)
+		}
 		return enc.Encode(out)
 	case "clear":
 		if !*yes {
@@ -554,6 +555,8 @@ type memoryHealth struct {
 	Contexts    int                          `json:"contexts"`
 	Passages    int64                        `json:"passages"`
 	Collections map[string]collectionSummary `json:"collections,omitempty"`
+	// CollectionProblems names what under collections/ could not be read.
+	CollectionProblems []string `json:"collection_problems,omitempty"`
 }
 
 type memoryFile struct {
@@ -565,7 +568,8 @@ type memoryFile struct {
 // passage counts of each collection kept beside it.
 type memoryStats struct {
 	memory.Stats
-	Collections map[string]collectionSummary `json:"collections,omitempty"`
+	Collections        map[string]collectionSummary `json:"collections,omitempty"`
+	CollectionProblems []string                     `json:"collection_problems,omitempty"`
 }
 
 // collectionSummary is one collection's passage counts (memory.Collections)
@@ -580,11 +584,15 @@ type collectionSummary struct {
 }
 
 // collectionSummaries reads, read-only, the passage counts of every
-// collection kept beside the memory in dir.
-func collectionSummaries(dir string, o memory.Options) (map[string]collectionSummary, error) {
+// collection kept beside the memory in dir; problems names, one a line, what
+// could not be read (collections/ itself, or a collection's directory).
+func collectionSummaries(dir string, o memory.Options) (_ map[string]collectionSummary, problems []string) {
 	all, err := memory.CollectionStats(dir, o)
-	if err != nil || len(all) == 0 {
-		return nil, err
+	if err != nil {
+		problems = strings.Split(err.Error(), "\n")
+	}
+	if len(all) == 0 {
+		return nil, problems
 	}
 	out := make(map[string]collectionSummary, len(all))
 	for name, st := range all {
@@ -596,7 +604,7 @@ func collectionSummaries(dir string, o memory.Options) (map[string]collectionSum
 		}
 		out[name] = cs
 	}
-	return out, nil
+	return out, problems
 }
 
 // checkMemory reads a memory directory read-only (salvaging in RAM what a
@@ -619,18 +627,16 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 	mem.Close()
 	h.Damaged = append(h.Damaged, st.Damaged...)
 	h.Words, h.Contexts, h.Passages = st.Words, st.Contexts, st.Passages
-	if h.Collections, err = collectionSummaries(mf.dir, o); err != nil {
-		return fmt.Errorf("memory check: %w", err)
-	}
+	h.Collections, h.CollectionProblems = collectionSummaries(mf.dir, o)
 	for _, name := range slices.Sorted(maps.Keys(h.Collections)) {
 		cs := h.Collections[name]
 		h.Damaged = append(h.Damaged, cs.Damaged...)
 		rel, _ := filepath.Rel(mf.dir, cs.dir)
 		if h.Files, err = listMemoryFiles(h.Files, cs.dir, rel); err != nil {
-			return fmt.Errorf("memory check: %w", err)
+			h.CollectionProblems = append(h.CollectionProblems, err.Error())
 		}
 	}
-	h.Healthy = len(h.Damaged) == 0
+	h.Healthy = len(h.Damaged) == 0 && len(h.CollectionProblems) == 0
 	for _, f := range h.Files {
 		if strings.Contains(f.Name, ".damaged") {
 			h.Healthy = false // moved aside earlier: an operator should look at it
@@ -640,6 +646,9 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(h); err != nil {
 		return err
+	}
+	if len(h.CollectionProblems) > 0 {
+		return fmt.Errorf("memory check: %s: cannot read the passage counts of every collection: %s", mf.dir, strings.Join(h.CollectionProblems, "; "))
 	}
 	if !h.Healthy {
 		return fmt.Errorf("memory check: %s is damaged (%d files salvaged in RAM; a writable open moves them aside)", mf.dir, len(h.Damaged))

@@ -220,3 +220,49 @@ func TestMemoryCheckAndStatsCollections(t *testing.T) {
 		t.Error("check changed the damaged file")
 	}
 }
+
+// TestMemoryCheckUnreadableCollections: a collections/ that is a regular
+// file, or a collection directory that cannot be read, makes memory check
+// report the memory unhealthy (exit 1, naming the path) and memory stats
+// list the problem; neither aborts without a report.
+func TestMemoryCheckUnreadableCollections(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := memory.DefaultOptions()
+	o.Logger = quietLog()
+	shared, err := memory.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shared.Close(); err != nil {
+		t.Fatal(err)
+	}
+	collections := filepath.Join(dir, "collections")
+	// A directory where a log file should be: the collection cannot be read.
+	bad := filepath.Join(collections, "Books")
+	if err := os.MkdirAll(filepath.Join(bad, "log-0000000000000001.amm"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, path string }{{"an unreadable collection", bad}, {"collections/ a regular file", collections}} {
+		if c.path == collections {
+			if err := os.RemoveAll(collections); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(collections, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var h struct {
+			Healthy  bool
+			Problems []string `json:"collection_problems"`
+		}
+		code, out, stderr := runCLI(context.Background(), "memory", "check", "--memory-dir", dir)
+		if code != 1 || json.Unmarshal([]byte(out), &h) != nil || h.Healthy || len(h.Problems) != 1 ||
+			!strings.Contains(h.Problems[0], c.path) || !strings.Contains(stderr, c.path) {
+			t.Errorf("%s: check exit %d, %s, stderr %q; want 1, unhealthy, naming %s", c.what, code, out, stderr, c.path)
+		}
+		code, out, _ = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+		if code != 0 || !strings.Contains(out, `"collection_problems"`) || !strings.Contains(out, c.path) {
+			t.Errorf("%s: stats exit %d, %s; want the stats listing the problem", c.what, code, out)
+		}
+	}
+}

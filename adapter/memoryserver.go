@@ -40,7 +40,8 @@ func (a *memoryAPI) register(s *Server, mux *http.ServeMux) {
 // memory or a collection's (memory.CollectionCounts).
 type passageCounts interface {
 	vectorizer.DocFreqStore
-	// CountPassages counts all passages or, on an error, none.
+	// CountPassages counts all passages or, when the log write fails, none
+	// (a failed fsync of SyncAlways keeps them counted).
 	CountPassages(passages [][]string) error
 }
 
@@ -51,7 +52,8 @@ func (a *memoryAPI) counts(collection string, create bool) (passageCounts, error
 	if collection == "" {
 		return a.mem, nil
 	}
-	if err := memory.ValidCollectionName(collection); err != nil {
+	collection, err := memory.CollectionName(collection)
+	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
 	find := a.collections.Find
@@ -92,9 +94,10 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	if err := a.mem.Remember(obs); err != nil {
 		return fmt.Errorf("remember contexts: %w", err)
 	}
-	// All passages in one write: a failed learn counted none of them, so the
+	// All passages in one write: a failed write counted none of them, so the
 	// client's retry of the whole request counts each once (see
-	// memory.CollectionCounts.CountPassages for the window that remains).
+	// memory.CollectionCounts.CountPassages and the memory package
+	// documentation, "Write failures", for the windows that remain).
 	if err := coll.CountPassages(req.Passages); err != nil {
 		return fmt.Errorf("count passages: %w", err)
 	}

@@ -76,7 +76,8 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusRequestEntityTooLarge, "%d texts, more than %d per batch", len(req.Texts), maxBatchTexts)
 		return
 	}
-	if err := checkCollection(req.Collection); err != nil {
+	collection, err := checkCollection(req.Collection)
+	if err != nil {
 		fail(http.StatusBadRequest, "%v", err)
 		return
 	}
@@ -85,7 +86,7 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "settings: %v", err)
 		return
 	}
-	vecs, verrs, err := m.vectorizeTexts(r.Context(), req.Collection, req.Texts, vectorizer.TaskQuery, cr.opts)
+	vecs, verrs, err := m.vectorizeTexts(r.Context(), collection, req.Texts, vectorizer.TaskQuery, cr.opts)
 	if err != nil {
 		fail(http.StatusServiceUnavailable, "%v", err)
 		return

@@ -130,11 +130,12 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("body: %w", err))
 		return
 	}
-	if err := checkCollection(req.Collection); err != nil {
+	collection, err := checkCollection(req.Collection)
+	if err != nil {
 		writeModuleError(w, http.StatusBadRequest, err)
 		return
 	}
-	vecs, errs, err := m.vectorizeTexts(r.Context(), req.Collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
+	vecs, errs, err := m.vectorizeTexts(r.Context(), collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
 	if err == nil {
 		err = errs[0]
 	}
@@ -146,17 +147,19 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"vector": vecs[0]})
 }
 
-// checkCollection refuses, before any work, a "collection" field that is
-// neither empty nor a Weaviate class name: the endpoints answer it with 400
-// (it used to reach the memory and come back as 503 or 422).
-func checkCollection(name string) error {
+// checkCollection returns the collection a "collection" field names, as
+// Weaviate names it (memory.CollectionName: "books" is "Books", the name
+// Weaviate sends for the class), "" for none; it refuses, before any work, a
+// name that is no Weaviate class name: the endpoints answer it with 400.
+func checkCollection(name string) (string, error) {
 	if name == "" {
-		return nil
+		return "", nil
 	}
-	if err := memory.ValidCollectionName(name); err != nil {
-		return fmt.Errorf("field \"collection\": %w", err)
+	name, err := memory.CollectionName(name)
+	if err != nil {
+		return "", fmt.Errorf("field \"collection\": %w", err)
 	}
-	return nil
+	return name, nil
 }
 
 func writeModuleError(w http.ResponseWriter, status int, err error) {

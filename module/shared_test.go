@@ -79,6 +79,16 @@ func TestSharedMemoryAcrossNodes(t *testing.T) {
 	if err := postJSON(ts.URL+memoryapi.PathLookup, memoryapi.LookupRequest{Collection: "Doc"}, &lookup); err != nil || lookup.Passages != int64(len(objs)) {
 		t.Errorf("passages counted for collection Doc: %d (%v), want %d", lookup.Passages, err, len(objs))
 	}
+	// The memory API names a collection as Weaviate does: "doc" is "Doc", "_Doc" none.
+	lookup = memoryapi.LookupResponse{}
+	if err := postJSON(ts.URL+memoryapi.PathLookup, memoryapi.LookupRequest{Collection: "doc"}, &lookup); err != nil || lookup.Passages != int64(len(objs)) {
+		t.Errorf("passages counted for collection doc: %d (%v), want those of Doc, %d", lookup.Passages, err, len(objs))
+	}
+	if resp, err := http.Post(ts.URL+memoryapi.PathLookup, "application/json", strings.NewReader(`{"collection":"_Doc"}`)); err != nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("lookup of collection _Doc: %v, %v; want 400", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	search := context.WithValue(ctx, classKey{}, "Doc") // as withClass passes a nearText search's class
 	qa, err := a.Texts(search, []string{"zorblax w9"}, cfg)
 	if err != nil {
@@ -229,6 +239,21 @@ func TestCountsPerCollectionLocal(t *testing.T) {
 	if _, _, errs := m.VectorizeBatch(context.Background(), []*models.Object{{Class: "../x", Properties: map[string]any{"text": "w1"}}}, []bool{false}, cfg); errs[0] == nil {
 		t.Error("a class name that is no Weaviate class name was accepted as a directory")
 	}
+	// /vectors names a collection as Weaviate does: "books" is "Books" (its
+	// counts, not an empty collection's).
+	m.env.VectorsEndpoint = true
+	vector := func(collection string) string {
+		rec := httptest.NewRecorder()
+		m.RootHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors",
+			strings.NewReader(`{"text":"w0 w2 zorblax w3","collection":"`+collection+`"}`)))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("/vectors for %q: status %d %s", collection, rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	if books, lower, none := vector("Books"), vector("books"), vector("Nothing"); lower != books || books == none {
+		t.Errorf("/vectors: collection books gives %.60s…, Books %.60s…, an empty collection %.60s…; want books = Books ≠ empty", lower, books, none)
+	}
 }
 
 // TestEndpointsRefuseBadCollection: /vectors and /vectors/batch answer a
@@ -244,15 +269,16 @@ func TestEndpointsRefuseBadCollection(t *testing.T) {
 		{"/vectors", `{"text":"w1 w2","collection":"a b"}`},
 		{"/vectors/batch", `{"texts":["w1 w2"],"collection":"../etc"}`},
 		{"/vectors/batch", `{"texts":["w1 w2"],"collection":"1Doc"}`},
+		{"/vectors/batch", `{"texts":["w1 w2"],"collection":"_Doc"}`},
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(c.body)))
 		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `field \"collection\"`) ||
-			!strings.Contains(rec.Body.String(), memory.ErrInvalidCollection.Error()) {
+			!strings.Contains(rec.Body.String(), memory.ErrInvalidCollection.Error()) || !strings.Contains(rec.Body.String(), "an upper-case letter") {
 			t.Errorf("%s %s: status %d %s, want 400 naming the collection field", c.path, c.body, rec.Code, rec.Body)
 		}
 	}
-	if err := checkCollection("../x"); !errors.Is(err, memory.ErrInvalidCollection) {
+	if _, err := checkCollection("../x"); !errors.Is(err, memory.ErrInvalidCollection) {
 		t.Errorf("checkCollection: %v, want ErrInvalidCollection", err)
 	}
 	if after := m.mem.Stats(); !reflect.DeepEqual(after, before) {

@@ -29,7 +29,7 @@ type reference struct {
 	docs      []dataset.Document // documents that get a vector
 	queries   []dataset.RetrievalQuery
 	docVecs   [][]float32 // docVecs[i] is the vector of docs[i]
-	metrics   retrieval.RetrievalMetrics
+	metrics   retrieval.Metrics
 }
 
 var (

@@ -99,7 +99,7 @@ func TestRefreshStock(t *testing.T) {
 }
 
 // nearTextMRR runs every query through nearText and returns the metrics.
-func nearTextMRR(t *testing.T, col collection, r *reference) retrieval.RetrievalMetrics {
+func nearTextMRR(t *testing.T, col collection, r *reference) retrieval.Metrics {
 	t.Helper()
 	top, failed := searchAll(t, col.w, col.class, r.queries, func(q dataset.RetrievalQuery) string {
 		return fmt.Sprintf("nearText: {concepts: [%s]%s}", gqlString(q.Text), targetClause(col.target))

@@ -376,7 +376,7 @@ func searchAll(t testing.TB, w *weaviateServer, class string, queries []dataset.
 // metricsOf scores rankings of docIds with eval's own accumulator, the way
 // retrieval.DenseRun does: documents sharing an id count as one item (the first),
 // repeats left out.
-func metricsOf(t testing.TB, docs []dataset.Document, queries []dataset.RetrievalQuery, top [][]string) retrieval.RetrievalMetrics {
+func metricsOf(t testing.TB, docs []dataset.Document, queries []dataset.RetrievalQuery, top [][]string) retrieval.Metrics {
 	t.Helper()
 	index := make(map[string]int, len(docs))
 	for i, d := range docs {

@@ -17,20 +17,44 @@ const MaxCollections = 1024
 // ErrTooManyCollections is returned by Collections.Get beyond its max.
 var ErrTooManyCollections = errors.New("too many collections")
 
-// ErrInvalidCollection is wrapped by ValidCollectionName's error: the name is
-// not a Weaviate class name.
+// ErrInvalidCollection is wrapped by the errors of ValidCollectionName and
+// CollectionName: the name is not a Weaviate class name.
 var ErrInvalidCollection = errors.New("not a Weaviate class name")
 
-// collectionName is a Weaviate class name.
+// collectionName is a name a collection's directory may have: a loose
+// Weaviate class name (also those of older Weaviate versions).
 var collectionName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
 
-// ValidCollectionName checks that name is a Weaviate class name (it becomes
-// a directory name); the error wraps ErrInvalidCollection.
+// ValidCollectionName checks that name may name a collection's directory
+// (a loose Weaviate class name: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes);
+// the error wraps ErrInvalidCollection. A name from a request goes through
+// CollectionName first.
 func ValidCollectionName(name string) error {
 	if !collectionName.MatchString(name) {
 		return fmt.Errorf("collection %q: %w ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)", name, ErrInvalidCollection)
 	}
 	return nil
+}
+
+// weaviateClassName is Weaviate's class-name rule (entities/schema
+// validation, v1.39), applied after its first letter is upper-cased.
+var weaviateClassName = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
+
+// CollectionName returns the name Weaviate gives the collection a request
+// names: its first letter upper-cased as Weaviate's UppercaseClassName does
+// ("books" is "Books"), then checked against Weaviate's class-name rule, an
+// upper-case letter then letters, digits and '_', at most 255 bytes in all
+// ("_Books" is refused); the error wraps ErrInvalidCollection. Weaviate
+// always sends a class name in this form.
+func CollectionName(name string) (string, error) {
+	canon := name
+	if name != "" && 'a' <= name[0] && name[0] <= 'z' {
+		canon = string(name[0]-'a'+'A') + name[1:]
+	}
+	if !weaviateClassName.MatchString(canon) {
+		return "", fmt.Errorf("collection %q: %w (an upper-case letter, then letters, digits and '_', at most 255 bytes; a first lower-case letter is upper-cased)", name, ErrInvalidCollection)
+	}
+	return canon, nil
 }
 
 // Collections keeps the passage counts (CountPassage, DocFreqs) of each
@@ -120,13 +144,17 @@ func (c CollectionCounts) CountPassage(words []string) error {
 
 // CountPassages counts passages in the shared counts, then in the
 // collection's, each in one log write (Memory.CountPassages: a failed write
-// counts nothing). Both are first checked writable (WriteErr), so that a
+// counts nothing; a failed fsync of SyncAlways keeps the counts). Both are first checked writable (WriteErr), so that a
 // full disk refuses the passages before either counts them and a retry
 // counts them once. What remains: should the collection's write fail after
 // the shared one succeeded (the disk filling between the two), the shared
 // counts keep the passages and a retry counts them there twice; the log
 // cannot take a count back (a lower passage count reads as corruption).
+// No passages count nothing and return nil, whatever state the logs are in.
 func (c CollectionCounts) CountPassages(passages [][]string) error {
+	if len(passages) == 0 {
+		return nil // nothing to count: a broken log must not fail the learn
+	}
 	if c.Collection == nil {
 		return ErrReadOnly
 	}
@@ -205,7 +233,9 @@ func CollectionNames(dir string) ([]string, error) {
 // CollectionStats opens read-only, one at a time, the passage counts of
 // every collection kept beside the memory in dir (CollectionNames) and
 // returns their Stats by name; each Stats.Dir is the collection's directory.
-// Like a read-only Open it salvages damage in RAM and changes nothing.
+// Like a read-only Open it salvages damage in RAM and changes nothing. A
+// collection that cannot be read is left out and named, with its directory,
+// in the error, which joins one per such collection; the others are read.
 func CollectionStats(dir string, opts Options) (map[string]Stats, error) {
 	names, err := CollectionNames(dir)
 	if err != nil {
@@ -213,15 +243,18 @@ func CollectionStats(dir string, opts Options) (map[string]Stats, error) {
 	}
 	opts.ReadOnly = true
 	out := make(map[string]Stats, len(names))
+	var errs []error
 	for _, name := range names {
-		m, err := Open(collectionDir(dir, name), opts)
+		cdir := collectionDir(dir, name)
+		m, err := Open(cdir, opts)
 		if err != nil {
-			return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+			errs = append(errs, fmt.Errorf("passage counts of collection %q (%s): %w", name, cdir, err))
+			continue
 		}
 		out[name] = m.Stats()
 		if err := m.Close(); err != nil {
-			return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+			errs = append(errs, fmt.Errorf("passage counts of collection %q (%s): %w", name, cdir, err))
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +58,19 @@ func TestCollections(t *testing.T) {
 		}
 	}
 	shared.Close()
+}
+
+// TestCollectionName: a request's collection is named as Weaviate names it
+// (first letter upper-cased, then Weaviate's class-name rule).
+func TestCollectionName(t *testing.T) {
+	for in, want := range map[string]string{"Books": "Books", "books": "Books", "b": "B", "my_Books2": "My_Books2"} {
+		if got, err := CollectionName(in); err != nil || got != want {
+			t.Errorf("CollectionName(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "_Books", "1abc", "../x", "a b", "Bö", "B" + strings.Repeat("x", 255)} {
+		if got, err := CollectionName(bad); !errors.Is(err, ErrInvalidCollection) || !strings.Contains(err.Error(), "an upper-case letter") {
+			t.Errorf("CollectionName(%q) = %q, %v; want ErrInvalidCollection stating the rule", bad, got, err)
+		}
+	}
 }

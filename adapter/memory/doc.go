@@ -40,13 +40,23 @@
 // # Write failures
 //
 // A failed log write or fsync (a full disk) stops writes; WriteErr reports it.
-// At most once a second, the next write or WriteErr probes for 64 KiB of free
-// space and, if there is, cuts the log back to its last complete record, so
-// writing resumes by itself once space returns. Passage counts whose write
-// failed are taken back from RAM (CountPassage, CountPassages): an error means
-// nothing was counted, and a retry counts the passages once. (A crash before
-// the repair may keep complete records of the failed write, which Open
-// replays.) Contexts need no take-back: a kept context is never offered again.
+// A write that fails partway may have put some complete records in the log:
+// the log is cut back to its last complete record at once (shrinking a file
+// needs no free space), and again by Close if that cut failed, so a stop and
+// a restart never replay part of a failed write. At most once a second, the
+// next write or WriteErr probes for 64 KiB of free space and, if there is,
+// cuts the log back (if not done yet) and fsyncs it, so writing resumes by
+// itself once space returns. Passage counts whose write failed are taken
+// back from RAM (CountPassage, CountPassages): an error means nothing was
+// counted, and a retry counts the passages once. Two windows remain. A crash
+// (not a clean stop) after a failed write and before its cut reaches the disk
+// keeps the complete records of that write, which Open replays. With
+// SyncAlways, a write that succeeded but whose fsync failed returns the
+// fsync's error with its passages counted: the fsync runs after the write
+// lock is released (concurrent writers share it), other writers may have
+// appended behind the batch by then, so neither the log nor the counts in RAM
+// can take it back; a retry counts those passages twice. Contexts need no
+// take-back: a kept context is never offered again.
 //
 // # Document frequencies
 //
@@ -55,9 +65,10 @@
 // (CountPassage) and, for every word, the number of those passages that
 // contain it. They are logged, snapshotted, recovered and cleared with the
 // contexts; the log is written in the order the counts change in RAM (under
-// one lock), so replaying its absolute records yields exactly the counts in
-// RAM at the crash, never more than were logged (a large passage torn across
-// its records by a crash keeps the words of its intact records). At most
+// one lock), so replaying its absolute records yields the counts in RAM at
+// the crash (more only after the crash window of a failed write, above), never
+// more than were logged (a large passage torn across its records by a crash
+// keeps the words of its intact records). At most
 // MaxDocFreqWords distinct words are counted; a word first seen after the
 // table is full is not counted (Stats.DocFreqRejected) and weighs as a word
 // no passage holds, which is what a word first seen that late almost always

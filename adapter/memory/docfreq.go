@@ -11,15 +11,19 @@ import (
 // (a word occurring several times counts once): the passage count and the
 // document frequency of each word grow by one, durably as Remember's changes.
 // Empty, too long or invalid UTF-8 words, and new words beyond
-// MaxDocFreqWords, are not counted (Stats.DocFreqRejected). On an error
-// nothing was counted (a failed log write takes the counts back from RAM),
-// so the passage may be counted again.
+// MaxDocFreqWords, are not counted (Stats.DocFreqRejected). When the log
+// write fails, nothing was counted (the counts are taken back from RAM and
+// the log cut back), so the passage may be counted again. With SyncAlways a
+// failed fsync after a good write also returns an error, but the passage
+// stays counted: other writers may have appended after it, so it cannot be
+// taken back (a retry counts it twice; see the package documentation).
 func (m *Memory) CountPassage(words []string) error {
 	return m.CountPassages([][]string{words})
 }
 
 // CountPassages counts each element of passages as CountPassage does, all
-// in one log write: on an error none of them was counted.
+// in one log write: when the write fails none of them was counted; when
+// only the fsync of SyncAlways fails, all of them were.
 func (m *Memory) CountPassages(passages [][]string) error {
 	if len(passages) == 0 {
 		return nil

@@ -586,6 +586,10 @@ func TestCollectionCountsRefuseBeforeCounting(t *testing.T) {
 	if err := cc.CountPassages([][]string{{"a"}, {"a", "b"}}); err == nil {
 		t.Fatal("CountPassages with a failed collection log returned no error")
 	}
+	// A learn with contexts but no passages counts nothing, so it does not fail.
+	if err := cc.CountPassages(nil); err != nil {
+		t.Errorf("CountPassages of no passages with a failed collection log: %v", err)
+	}
 	checkDocFreqs(t, shared, "shared counts after the refusal", 0, map[string]int64{"a": 0, "b": 0})
 	restore()
 	if err := cc.CountPassages([][]string{{"a"}, {"a", "b"}}); err != nil {
@@ -593,5 +597,60 @@ func TestCollectionCountsRefuseBeforeCounting(t *testing.T) {
 	}
 	for what, m := range map[string]*Memory{"shared": shared, "collection": coll} {
 		checkDocFreqs(t, m, what+" counts after the retry", 2, map[string]int64{"a": 2, "b": 1, "x": 0})
+	}
+}
+
+// TestFailedSyncKeepsCounts: with SyncAlways, a good write whose fsync fails
+// returns the error but keeps its passages counted (documented: they cannot
+// be taken back once other writers may have appended behind them), and the
+// memory refuses further writes until it is repaired.
+func TestFailedSyncKeepsCounts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	o := quietOptions()
+	o.Sync = SyncAlways
+	m := mustOpen(t, dir, o)
+	// A pipe in place of the log: the write succeeds, the fsync fails (EINVAL).
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m.mu.Lock()
+	good := m.logFile
+	m.logFile, m.lastRepair = w, time.Now()
+	m.mu.Unlock()
+	if err := m.CountPassages([][]string{{"a"}, {"a", "b"}}); err == nil || !strings.Contains(err.Error(), "fsync") {
+		t.Fatalf("a failed fsync returned %v, want its error", err)
+	}
+	checkDocFreqs(t, m, "after the failed fsync", 2, map[string]int64{"a": 2, "b": 1})
+	if err := m.CountPassage([]string{"c"}); err == nil {
+		t.Error("a write after the failed fsync was accepted before any repair")
+	}
+	m.mu.Lock()
+	m.logFile = good
+	m.mu.Unlock()
+	w.Close()
+	m.abandon() // the pipe took the records: close without cutting the real log
+}
+
+// TestWriteErrHealthyIsRead: WriteErr of a healthy memory takes only the
+// read lock, so it answers while readers hold it (it asks before every
+// count on the import path).
+func TestWriteErrHealthyIsRead(t *testing.T) {
+	m := mustOpen(t, filepath.Join(t.TempDir(), "mem"), quietOptions())
+	defer m.Close()
+	m.mu.RLock() // a reader
+	done := make(chan error, 1)
+	go func() { done <- m.WriteErr() }()
+	select {
+	case err := <-done:
+		m.mu.RUnlock()
+		if err != nil {
+			t.Errorf("WriteErr of a healthy memory: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		m.mu.RUnlock()
+		<-done
+		t.Error("WriteErr of a healthy memory waited for a reader (took the write lock)")
 	}
 }

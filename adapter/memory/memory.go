@@ -130,7 +130,8 @@ func (m *Memory) ReadOnly() bool { return m.opts.ReadOnly }
 func (m *Memory) Options() Options { return m.opts }
 
 // Close fsyncs the log, writes a snapshot if anything changed since the last
-// one, and releases the directory. It is idempotent.
+// one, and releases the directory. After a failed write it writes no snapshot
+// and cuts the log back to its last complete record instead. It is idempotent.
 func (m *Memory) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -154,7 +155,13 @@ func (m *Memory) Close() error {
 			}
 		}
 		m.compactMu.Unlock()
-		if err := m.logFile.Sync(); err != nil {
+		if failed != nil {
+			// Cut back what a failed write left (change tried already; this
+			// covers a cut that failed then): Open must not replay it.
+			if err := m.cutBackLocked(); err != nil {
+				errs = append(errs, err)
+			}
+		} else if err := m.logFile.Sync(); err != nil {
 			errs = append(errs, fmt.Errorf("fsync context memory log %s: %w", m.logFile.Name(), err))
 		}
 		if err := m.logFile.Close(); err != nil {

@@ -11,8 +11,9 @@ import (
 // records of the change to buf when persist is set and returns how many it
 // appended. change writes them to the log in one write, schedules a snapshot
 // when one is due, and with SyncAlways returns after the fsync. When the
-// write fails, undo (if not nil) takes the change back from the state in
-// RAM, still under the lock, so that the error means "not applied".
+// write fails, the log is cut back to before it (cutBackLocked) and undo (if
+// not nil) takes the change back from the state in RAM, still under the
+// lock, so that the error means "not applied".
 func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int), undo func()) error {
 	if m.opts.ReadOnly {
 		return ErrReadOnly
@@ -34,8 +35,9 @@ func (m *Memory) change(fn func(buf []byte, persist bool) ([]byte, int), undo fu
 	if n > 0 {
 		if _, err := m.logFile.Write(buf); err != nil {
 			m.failed = fmt.Errorf("append to context memory log %s: %w", m.logFile.Name(), err)
+			m.cutBackLocked() // else repairLocked cuts it back once space returns
 			if undo != nil {
-				undo() // repairLocked cuts the log back to before these records
+				undo()
 			}
 			m.mu.Unlock()
 			return m.failed
@@ -124,10 +126,17 @@ func (m *Memory) syncTo(seq uint64) error {
 // WriteErr reports why the memory cannot store anything now (nil: it can).
 // After a failed write (a full disk) it first retries, at most once a
 // second, to make the log writable again, so writing resumes by itself once
-// space returns.
+// space returns. A healthy memory answers under the read lock (the import
+// path asks before every count, beside readers).
 func (m *Memory) WriteErr() error {
 	if m.opts.ReadOnly || m.dir == "" {
 		return nil
+	}
+	m.mu.RLock()
+	healthy := m.failed == nil
+	m.mu.RUnlock()
+	if healthy {
+		return nil // nothing to repair
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -149,14 +158,26 @@ func (m *Memory) repairLocked() {
 	if err := probeSpace(m.dir); err != nil {
 		return
 	}
-	if err := m.logFile.Truncate(m.logSize); err != nil {
-		return
-	}
-	if err := m.logFile.Sync(); err != nil {
+	if err := m.cutBackLocked(); err != nil {
 		return
 	}
 	m.log.Info("context memory is writable again", "dir", m.dir, "after", m.failed)
 	m.failed = nil
+}
+
+// cutBackLocked (mu held, or no writer left) cuts the log back to its last
+// complete record and fsyncs it: the complete records of a write that failed
+// partway would otherwise come back at the next Open, though their changes
+// were taken back. Shrinking a file needs no free space, so this usually
+// succeeds on a full disk too.
+func (m *Memory) cutBackLocked() error {
+	if err := m.logFile.Truncate(m.logSize); err != nil {
+		return fmt.Errorf("cut context memory log %s back to %d bytes: %w", m.logFile.Name(), m.logSize, err)
+	}
+	if err := m.logFile.Sync(); err != nil {
+		return fmt.Errorf("fsync context memory log %s: %w", m.logFile.Name(), err)
+	}
+	return nil
 }
 
 // probeBytes is the free space repairLocked wants to see before writing again.

@@ -35,7 +35,8 @@ type Observation struct {
 // LearnRequest teaches the memory contexts and counts passages.
 type LearnRequest struct {
 	// Collection names the collection whose passage counts also count these
-	// passages ("" = the shared counts only).
+	// passages ("" = the shared counts only), as Weaviate does
+	// (memory.CollectionName: "books" is "Books").
 	Collection   string        `json:"collection,omitempty"`
 	Observations []Observation `json:"observations"`
 	// Passages are the words of each passage (a word repeated counts once).

@@ -203,7 +203,7 @@ type retrievalRun struct {
 	docs                 []dataset.Document
 	queries              []dataset.RetrievalQuery
 	docTexts, queryTexts []string
-	bm                   retrieval.RetrievalMetrics
+	bm                   retrieval.Metrics
 	bmRuns               [][]retrieval.Hit
 	tab                  report.Table
 }
@@ -253,13 +253,13 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 	return r.tab.WriteMarkdown(w)
 }
 
-func (r *retrievalRun) row(name string, m retrieval.RetrievalMetrics, paired string) {
+func (r *retrievalRun) row(name string, m retrieval.Metrics, paired string) {
 	r.tab.AddRow(name, report.Num(m.MRR10, 3), report.Num(m.Recall1, 3), report.Num(m.Recall10, 3), paired)
 	slog.Info("retrieval", "method", name, "mrr10", m.MRR10, "r1", m.Recall1, "r10", m.Recall10, "queries", m.Queries)
 }
 
 // add adds a row with its per-query sign test against BM25.
-func (r *retrievalRun) add(name string, m retrieval.RetrievalMetrics) error {
+func (r *retrievalRun) add(name string, m retrieval.Metrics) error {
 	better, worse, p, err := retrieval.PairedRR(m, r.bm)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

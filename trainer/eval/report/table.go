@@ -88,10 +88,10 @@ type LinePlot struct {
 	Series                []Series
 }
 
-// errNoPlot says how to get a binary that writes PNG plots.
+// ErrNoPlot says how to get a binary that writes PNG plots.
 var ErrNoPlot = errors.New("this binary was built without PNG plots: run it with -tags plot (go run -tags plot . eval …)")
 
-// checkPlotFlag refuses --plot at once, before any work, in a binary that
+// CheckPlotFlag refuses --plot at once, before any work, in a binary that
 // cannot write PNG plots (see PlotSupported).
 func CheckPlotFlag(path string) error {
 	if path != "" && !PlotSupported {

@@ -190,10 +190,10 @@ func sortedHits(sum map[int]float64) []Hit {
 	return out
 }
 
-// RetrievalMetrics are the averages over queries of the reciprocal rank of
+// Metrics are the averages over queries of the reciprocal rank of
 // the first relevant document within the top 10 (0 when none), and of the
 // fraction of relevant documents found in the top 1 and top 10.
-type RetrievalMetrics struct {
+type Metrics struct {
 	Queries  int
 	MRR10    float64
 	Recall1  float64
@@ -242,19 +242,19 @@ func (a *MetricsAccumulator) Add(ranked []Hit, relevant []int) {
 }
 
 // Metrics returns the averages so far.
-func (a *MetricsAccumulator) Metrics() RetrievalMetrics {
+func (a *MetricsAccumulator) Metrics() Metrics {
 	if a.n == 0 {
-		return RetrievalMetrics{}
+		return Metrics{}
 	}
 	n := float64(a.n)
-	return RetrievalMetrics{Queries: a.n, MRR10: a.rr / n, Recall1: a.r1 / n, Recall10: a.r10 / n, RR10: append([]float64(nil), a.perQuery...)}
+	return Metrics{Queries: a.n, MRR10: a.rr / n, Recall1: a.r1 / n, Recall10: a.r10 / n, RR10: append([]float64(nil), a.perQuery...)}
 }
 
 // PairedRR compares two runs over the same queries by their per-query
 // reciprocal ranks: the queries where a ranks the relevant document higher
 // (within the top 10), those where b does, and the two-sided sign-test p-value
 // of that split (ties left out; the paper's binomial test).
-func PairedRR(a, b RetrievalMetrics) (aBetter, bBetter int, p float64, err error) {
+func PairedRR(a, b Metrics) (aBetter, bBetter int, p float64, err error) {
 	if len(a.RR10) != len(b.RR10) {
 		return 0, 0, 0, fmt.Errorf("paired comparison: runs over %d and %d queries", len(a.RR10), len(b.RR10))
 	}
@@ -389,13 +389,13 @@ func (ids *docIDs) add(acc *MetricsAccumulator, i int, hits []Hit) {
 
 // DenseRun ranks the documents of ix for every query vector (nil: the query
 // retrieves nothing) and returns the metrics and the top depth hits of each query.
-func DenseRun(docs []dataset.Document, queries []dataset.RetrievalQuery, ix *DenseIndex, queryVecs [][]float32, depth int) (RetrievalMetrics, [][]Hit, error) {
+func DenseRun(docs []dataset.Document, queries []dataset.RetrievalQuery, ix *DenseIndex, queryVecs [][]float32, depth int) (Metrics, [][]Hit, error) {
 	if len(queryVecs) != len(queries) || ix.rows != len(docs) {
-		return RetrievalMetrics{}, nil, fmt.Errorf("dense run: %d query vectors for %d queries, %d indexed for %d documents", len(queryVecs), len(queries), ix.rows, len(docs))
+		return Metrics{}, nil, fmt.Errorf("dense run: %d query vectors for %d queries, %d indexed for %d documents", len(queryVecs), len(queries), ix.rows, len(docs))
 	}
 	rel, err := relevantIndices(docs, queries)
 	if err != nil {
-		return RetrievalMetrics{}, nil, err
+		return Metrics{}, nil, err
 	}
 	var acc MetricsAccumulator
 	var scores []float64
@@ -403,7 +403,7 @@ func DenseRun(docs []dataset.Document, queries []dataset.RetrievalQuery, ix *Den
 	for i, q := range queries {
 		s, err := ix.Scores(queryVecs[i], scores)
 		if err != nil {
-			return RetrievalMetrics{}, nil, fmt.Errorf("query %q: %w", q.ID, err)
+			return Metrics{}, nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
 		if s != nil {
 			scores = s
@@ -416,10 +416,10 @@ func DenseRun(docs []dataset.Document, queries []dataset.RetrievalQuery, ix *Den
 
 // BM25Run ranks the documents for every query with BM25 over tokens from
 // tokenize and returns the metrics and the top depth hits (score > 0) of each query.
-func BM25Run(docs []dataset.Document, queries []dataset.RetrievalQuery, tokenize func(string) []string, k1, b float64, depth int) (RetrievalMetrics, [][]Hit, error) {
+func BM25Run(docs []dataset.Document, queries []dataset.RetrievalQuery, tokenize func(string) []string, k1, b float64, depth int) (Metrics, [][]Hit, error) {
 	rel, err := relevantIndices(docs, queries)
 	if err != nil {
-		return RetrievalMetrics{}, nil, err
+		return Metrics{}, nil, err
 	}
 	toks := make([][]string, len(docs))
 	for i, d := range docs {
@@ -442,10 +442,10 @@ type Fusion func(lists [][]Hit, weights []float64) []Hit
 
 // HybridRun fuses two runs per query with fuse (weights 1 − alpha for the
 // first, alpha for the second, as Weaviate's hybrid alpha) and returns the metrics.
-func HybridRun(docs []dataset.Document, queries []dataset.RetrievalQuery, keyword, dense [][]Hit, alpha float64, fuse Fusion) (RetrievalMetrics, error) {
+func HybridRun(docs []dataset.Document, queries []dataset.RetrievalQuery, keyword, dense [][]Hit, alpha float64, fuse Fusion) (Metrics, error) {
 	rel, err := relevantIndices(docs, queries)
 	if err != nil {
-		return RetrievalMetrics{}, err
+		return Metrics{}, err
 	}
 	var acc MetricsAccumulator
 	for i := range queries {

@@ -238,15 +238,15 @@ func NewDenseIndex(docs []dataset.Document, vec TextVectorizer) (*DenseIndex, er
 // Retrieval runs dense retrieval: documents and queries are vectorized with
 // vec, documents ranked by cosine, and MRR@10, Recall@1 and Recall@10
 // returned. This is the reference the end-to-end tests compare Weaviate with.
-func Retrieval(docs []dataset.Document, queries []dataset.RetrievalQuery, vec TextVectorizer) (RetrievalMetrics, error) {
+func Retrieval(docs []dataset.Document, queries []dataset.RetrievalQuery, vec TextVectorizer) (Metrics, error) {
 	ix, err := NewDenseIndex(docs, vec)
 	if err != nil {
-		return RetrievalMetrics{}, err
+		return Metrics{}, err
 	}
 	qv := make([][]float32, len(queries))
 	for i, q := range queries {
 		if qv[i], err = vec(q.Text); err != nil {
-			return RetrievalMetrics{}, fmt.Errorf("vectorize query %q: %w", q.ID, err)
+			return Metrics{}, fmt.Errorf("vectorize query %q: %w", q.ID, err)
 		}
 	}
 	m, _, err := DenseRun(docs, queries, ix, qv, 10)
