@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -60,6 +61,23 @@ func (s NgramStyle) String() string {
 func DefaultNgramConfig() NgramConfig { return NgramConfig{MinN: 3, MaxN: 5, MinCount: 4} }
 
 // Validate reports a configuration the model cannot use.
+// FastTextConfigOf returns the fastText-style configuration that a table of
+// n-grams in fastText's form implies ('<' and '>' mark the word's ends, as
+// `train-embeddings --ngrams-out` writes them): MinN and MaxN are the
+// shortest and longest n-gram in symbols, MinCount 1.
+func FastTextConfigOf(ngrams []string) (NgramConfig, error) {
+	if len(ngrams) == 0 {
+		return NgramConfig{}, errors.New("no n-grams")
+	}
+	lo, hi := 1<<30, 0
+	for _, g := range ngrams {
+		n := utf8.RuneCountInString(g)
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	cfg := NgramConfig{MinN: lo, MaxN: hi, MinCount: 1, Style: NgramFastText}
+	return cfg, cfg.Validate()
+}
+
 func (c NgramConfig) Validate() error {
 	if c.MinN < 1 || c.MaxN < c.MinN || c.MaxN > 32 {
 		return fmt.Errorf("n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32", c.MinN, c.MaxN)

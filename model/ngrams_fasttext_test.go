@@ -94,3 +94,19 @@ func TestWeightsFastTextStyle(t *testing.T) {
 		t.Errorf("style 9: %v", err)
 	}
 }
+
+func TestFastTextConfigOf(t *testing.T) {
+	cfg, err := FastTextConfigOf([]string{"<ab", "abcd>", "é>x", "<abcd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MinN != 3 || cfg.MaxN != 5 || cfg.Style != NgramFastText || cfg.MinCount != 1 {
+		t.Fatalf("config %+v: want fastText-style 3..5 (runes, not bytes)", cfg)
+	}
+	if _, err := FastTextConfigOf(nil); err == nil {
+		t.Fatal("no n-grams: no error")
+	}
+	if _, err := FastTextConfigOf([]string{strings.Repeat("a", 40)}); err == nil {
+		t.Fatal("a 40-symbol n-gram: no error")
+	}
+}

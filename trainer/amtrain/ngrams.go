@@ -3,7 +3,6 @@ package amtrain
 import (
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -45,13 +44,8 @@ func (p *PretrainedNgrams) config(dim int) (model.NgramConfig, error) {
 	if p.Max < 0 {
 		return model.NgramConfig{}, fmt.Errorf("%w: keep %d n-grams", ErrNgramTable, p.Max)
 	}
-	lo, hi := 1<<30, 0
-	for _, g := range v.Words[:p.rows()] {
-		n := utf8.RuneCountInString(g)
-		lo, hi = min(lo, n), max(hi, n)
-	}
-	cfg := model.NgramConfig{MinN: lo, MaxN: hi, MinCount: 1, Style: model.NgramFastText}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := model.FastTextConfigOf(v.Words[:p.rows()])
+	if err != nil {
 		return cfg, fmt.Errorf("%w: %v", ErrNgramTable, err)
 	}
 	return cfg, nil

@@ -55,7 +55,7 @@ func TestEvalUsageErrors(t *testing.T) {
 	}{
 		{nil, "missing task"},
 		{[]string{"nosuch"}, `unknown task "nosuch"`},
-		{[]string{"wordsim", "x.txt"}, "give --embeddings and/or --fasttext"},
+		{[]string{"wordsim", "x.txt"}, "give --embeddings, --fasttext and/or --subwords"},
 		{[]string{"wordsim", "--embeddings", "e.vec"}, "no word-pair files"},
 		{[]string{"chimeras", "--embeddings", "e.vec", "--stopwords", "-1", "c.txt"}, "--stopwords must be ≥ 0"},
 		{[]string{"retrieval", "--embeddings", "e.vec", "d.jsonl"}, "want DOCS and QUERIES"},

@@ -8,18 +8,28 @@ import (
 	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
 )
 
-// ftSpace gives the vectors of a fastText model to the evaluations, cached
-// per word. Lookups cannot return errors, so the first read error is kept in
-// err and the lookup returns nil; check Err after using them.
+// subwordModel is a model that gives every word a vector from its character
+// n-grams: a fastText binary (*fasttext.Model) or our own (*Subwords).
+type subwordModel interface {
+	ID(word string) (int32, bool)
+	WordVector(dst []float32, word string) (bool, error)
+	FormVector(dst []float32, word string) (bool, error)
+}
+
+// ftSpace gives the vectors of a subword model (fastText's or ours) to the
+// evaluations, cached per word. Lookups cannot return errors, so the first
+// read error is kept in err and the lookup returns nil; check Err after
+// using them.
 type ftSpace struct {
-	m     *fasttext.Model
+	m     subwordModel
+	dim   int
 	words map[string][]float32
 	forms map[string][]float32
 	err   error
 }
 
-func newFTSpace(m *fasttext.Model) *ftSpace {
-	return &ftSpace{m: m, words: map[string][]float32{}, forms: map[string][]float32{}}
+func newFTSpace(m subwordModel, dim int) *ftSpace {
+	return &ftSpace{m: m, dim: dim, words: map[string][]float32{}, forms: map[string][]float32{}}
 }
 
 // Err returns the first error a lookup met.
@@ -31,7 +41,7 @@ func (s *ftSpace) lookup(cache map[string][]float32, w string, fn func([]float32
 	if v, ok := cache[w]; ok {
 		return v
 	}
-	v := make([]float32, s.m.Dim)
+	v := make([]float32, s.dim)
 	ok, err := fn(v, w)
 	if err != nil && s.err == nil {
 		s.err = err
@@ -61,15 +71,15 @@ func (s *ftSpace) InDict(w string) []float32 {
 // Additive is the additive baseline in fastText's space: the mean of the
 // vectors of the context words in its dictionary, the words in stop left out.
 func (s *ftSpace) Additive(stop map[string]bool) NonceFunc {
-	return additive(s.m.Dim, s.InDict, stop)
+	return additive(s.dim, s.InDict, stop)
 }
 
-// fastTextRareRows are the rare-pairs rows of a fastText model, common words
-// by fastText's own vectors: its form-only vector of the rare word (n-grams;
-// no context), ½ form + ½ additive − sw in its space, and its own vector of
-// the rare word (trained on all the word's occurrences).
-func fastTextRareRows(m *fasttext.Model, stop map[string]bool, rareWords []string, rp []RarePair) ([]rareRow, error) {
-	s := newFTSpace(m)
+// subwordRareRows are the rare-pairs rows of a subword model named label
+// ("fastText"), common words by the model's own vectors: its form-only
+// vector of the rare word (n-grams; no context), ½ form + ½ additive − sw in
+// its space, and its own vector of the rare word (trained on all the word's
+// occurrences).
+func subwordRareRows(s *ftSpace, label string, stop map[string]bool, rareWords []string, rp []RarePair) ([]rareRow, error) {
 	form, own := map[string][]float32{}, map[string][]float32{}
 	for _, w := range rareWords {
 		if v := s.Form(w); v != nil {
@@ -90,8 +100,8 @@ func fastTextRareRows(m *fasttext.Model, stop map[string]bool, rareWords []strin
 		return func(map[string][][]string) (map[string][]float32, error) { return v, nil }
 	}
 	return []rareRow{
-		{name: "fastText form (n-grams only)", common: s.Word, constant: true, infer: constant(form)},
-		{name: "½ fastText form + ½ fastText additive − sw", common: s.Word, infer: func(c map[string][][]string) (map[string][]float32, error) {
+		{name: label + " form (n-grams only)", common: s.Word, constant: true, infer: constant(form)},
+		{name: "½ " + label + " form + ½ " + label + " additive − sw", common: s.Word, infer: func(c map[string][][]string) (map[string][]float32, error) {
 			out := make(map[string][]float32, len(rareWords))
 			for _, w := range rareWords {
 				if v := MixUnit(form[w], additive(c[w])); v != nil {
@@ -100,7 +110,7 @@ func fastTextRareRows(m *fasttext.Model, stop map[string]bool, rareWords []strin
 			}
 			return out, s.Err()
 		}},
-		{name: "fastText own vector (all corpus occurrences)", common: s.Word, constant: true, infer: constant(own)},
+		{name: label + " own vector (all corpus occurrences)", common: s.Word, constant: true, infer: constant(own)},
 	}, nil
 }
 

@@ -38,13 +38,15 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	am := fset.String("am", "", "AM weights `FILE`, bundle or \"default\": the AM rows (k = 0 is its form alone)")
 	fcm := fset.String("fcm", "", "FCM weights `FILE`, bundle or \"default\": the FCM row")
 	ftPath := fset.String("fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
+	var sw subwordFlags
+	sw.register(fset)
 	maxK := fset.Int("max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k)")
 	trials := fset.Int("trials", 5, "random context samples per k (ρ and the missing counts are averaged)")
 	seed := fset.Uint64("seed", 1, "random seed of the context samples")
 	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
 	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE`")
 	fset.Usage = func() {
-		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] PAIRS CONTEXT_DIR\n\n"+
+		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n"+
 			"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n"+
 			"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n"+
 			"Every pair is scored: a pair without a vector scores cosine 0 (counted in the second table). For\n"+
@@ -91,11 +93,16 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	sort.Strings(rareWords)
 	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
 	stop := MostFrequent(e, *nStop)
-	rows, closeFT, err := rareRows(e, stop, rareWords, *am, *fcm, *ftPath, rp)
+	rows, err := rareRows(e, stop, rareWords, *am, *fcm)
+	if err != nil {
+		return err
+	}
+	swRows, closeFT, err := subwordModelRows(*ftPath, sw, stop, rareWords, rp)
 	if err != nil {
 		return err
 	}
 	defer closeFT()
+	rows = append(rows, swRows...)
 	ks := []int{0}
 	for k := 1; k <= *maxK; k *= 2 {
 		ks = append(ks, k)
@@ -107,9 +114,9 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
 }
 
-// rareRows builds the rows: additive − sw, FCM, AM, ½ AM form + ½ additive,
-// the base vector, and the fastText rows.
-func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath, ftPath string, rp []RarePair) ([]rareRow, func(), error) {
+// rareRows builds the rows: additive − sw, FCM, AM, ½ AM form + ½ additive
+// and the base vector.
+func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath string) ([]rareRow, error) {
 	base := EmbeddingLookup(e)
 	additive := Additive(e, stop)
 	addAll := func(c map[string][][]string) map[string][]float32 {
@@ -128,7 +135,7 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 		}
 		m, err := loadModel(r.path, e, false)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		infer := func(c map[string][][]string) map[string][]float32 {
 			vecs := InferWords(m, rareWords, c)
@@ -162,14 +169,31 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 	}
 	rows = append(rows, rareRow{name: "base vector (all corpus occurrences)", common: base, constant: true,
 		infer: func(map[string][][]string) (map[string][]float32, error) { return own, nil }})
+	return rows, nil
+}
+
+// subwordModelRows builds the rows of the fastText model at ftPath and of
+// our subword model sw (each when given), in their own spaces; close
+// releases the fastText file.
+func subwordModelRows(ftPath string, sw subwordFlags, stop map[string]bool, rareWords []string, rp []RarePair) (rows []rareRow, close func(), err error) {
+	close = func() {}
+	if sw.given() {
+		s, err := sw.load()
+		if err != nil {
+			return nil, nil, err
+		}
+		if rows, err = subwordRareRows(newFTSpace(s, s.Words.Dim), "subwords", stop, rareWords, rp); err != nil {
+			return nil, nil, err
+		}
+	}
 	if ftPath == "" {
-		return rows, func() {}, nil
+		return rows, close, nil
 	}
 	ft, err := fasttext.Open(ftPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	ftRows, err := fastTextRareRows(ft, stop, rareWords, rp)
+	ftRows, err := subwordRareRows(newFTSpace(ft, ft.Dim), "fastText", stop, rareWords, rp)
 	if err != nil {
 		ft.Close()
 		return nil, nil, err

@@ -38,10 +38,12 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	var embs, fts cli.Paths
 	fs.Var(&embs, "embeddings", "base embeddings: a `FILE` (word2vec text or binary, .gz ok), a serving bundle (.am) or \"default\" (the embedded model); repeat to compare several")
 	fs.Var(&fts, "fasttext", "a fastText model `FILE.bin` (repeatable): its word vectors (own row + n-grams) and, with --oov form, n-gram vectors for words outside its dictionary")
-	oov := fs.String("oov", "none", "words without a vector: `none` (the pair is skipped) or form (the vector of the surface form: AM's form part for --embeddings, fastText's n-grams for --fasttext); form-all scores every word by its form vector alone (the form model on its own)")
+	var sw subwordFlags
+	sw.register(fs)
+	oov := fs.String("oov", "none", "words without a vector: `none` (the pair is skipped) or form (the vector of the surface form: AM's form part for --embeddings, fastText's n-grams for --fasttext, the mean of its n-grams' vectors for --subwords); form-all scores every word by its form vector alone (the form model on its own)")
 	formModel := fs.String("model", "", "AM weights `FILE`, bundle or \"default\" whose form part gives OOV vectors (--oov form) for --embeddings files that are not bundles")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim [--embeddings FILE|BUNDLE|default…] [--fasttext FILE.bin…] [--oov none|form] [--model FILE] PAIRS…\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim [--embeddings FILE|BUNDLE|default…] [--fasttext FILE.bin…] [--subwords FILE --subword-ngrams FILE] [--oov none|form|form-all] [--model FILE] PAIRS…\n\n"+
 			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
 			"similarity vs gold and the coverage: with --oov none over the pairs where both words have a\n"+
 			"vector, with --oov form over the pairs where both have one after the form model fills in.")
@@ -51,8 +53,8 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	switch {
-	case len(embs)+len(fts) == 0:
-		return cli.UsageError("give --embeddings and/or --fasttext")
+	case len(embs)+len(fts) == 0 && !sw.given():
+		return cli.UsageError("give --embeddings, --fasttext and/or --subwords")
 	case fs.NArg() == 0:
 		return cli.UsageError("no word-pair files given")
 	case *oov != "none" && *oov != "form" && *oov != "form-all":
@@ -76,6 +78,9 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	var spaces []func() (wordSimSpace, error)
 	for _, path := range embs {
 		spaces = append(spaces, func() (wordSimSpace, error) { return embeddingsSpace(path, *formModel, useForm) })
+	}
+	if sw.given() {
+		spaces = append(spaces, func() (wordSimSpace, error) { return subwordSpace(sw, useForm) })
 	}
 	for _, path := range fts {
 		spaces = append(spaces, func() (wordSimSpace, error) { return fastTextSpace(path, useForm) })
@@ -144,8 +149,23 @@ func fastTextSpace(path string, useForm bool) (wordSimSpace, error) {
 	if err != nil {
 		return wordSimSpace{}, err
 	}
-	s := newFTSpace(m)
+	s := newFTSpace(m, m.Dim)
 	sp := wordSimSpace{name: filepath.Base(path), own: s.InDict, err: s.Err, close: func() { m.Close() }}
+	if useForm {
+		sp.form = s.Form
+	}
+	return sp, nil
+}
+
+// subwordSpace opens our subword model: its words' vectors and, with
+// useForm, the mean of the n-gram vectors for the other words.
+func subwordSpace(f subwordFlags, useForm bool) (wordSimSpace, error) {
+	m, err := f.load()
+	if err != nil {
+		return wordSimSpace{}, err
+	}
+	s := newFTSpace(m, m.Words.Dim)
+	sp := wordSimSpace{name: filepath.Base(f.words), own: s.InDict, err: s.Err, close: func() {}}
 	if useForm {
 		sp.form = s.Form
 	}

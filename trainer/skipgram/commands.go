@@ -165,7 +165,9 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	c = nil // the dictionary encoding is no longer needed
 
 	trainStart := time.Now()
+	var last Progress
 	o.cfg.Progress = func(p Progress) {
+		last = p
 		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
 			thousands(int64(p.Rate())), p.LR, p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
 	}
@@ -185,7 +187,7 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	}
 	secs := time.Since(trainStart).Seconds()
 	log.Info("trained", "epochs", o.cfg.Epochs, "threads", o.cfg.Threads, "seconds", secs,
-		"tokens/s", int64(float64(enc.NumTokens())*float64(o.cfg.Epochs)/secs))
+		"tokens/s", int64(float64(enc.NumTokens())*float64(o.cfg.Epochs)/secs), "pairs", last.Pairs, "negatives", last.Negatives)
 	if err := ctx.Err(); err != nil {
 		return err
 	}

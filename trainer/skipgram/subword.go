@@ -183,9 +183,11 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 	alpha := w.alpha
 	rows, offs := t.sub.rows, t.sub.offs
 	n := len(sen)
+	var pairs, negs int64
 	for pos, word := range sen {
 		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
 		lo, hi := max(pos-win, 0), min(pos+win+1, n)
+		pairs += int64(hi - lo - 1)
 		ids := rows[offs[word]:offs[word+1]]
 		inv := 1 / float32(len(ids))
 		for c := lo; c < hi; c++ {
@@ -202,8 +204,10 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 			simd.PairAxpy(g, hidden, out, grad)
 			for d := 0; d < nneg; d++ {
 				neg := t.neg.sample(&w.rng)
+				negs++
 				for tries := 0; neg == target && tries < 8; tries++ { // fastText draws again
 					neg = t.neg.sample(&w.rng)
+					negs++
 				}
 				if neg == target {
 					continue
@@ -219,4 +223,6 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 			}
 		}
 	}
+	w.pairs += pairs
+	w.negs += negs
 }

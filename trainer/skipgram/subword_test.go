@@ -346,3 +346,37 @@ func vocabOf(t *testing.T, counts map[string]int) *corpus.Vocab {
 	}
 	return c.Vocab(1)
 }
+
+// TestProgressCountsPairs checks the work the trainers report: with window 1
+// and no subsampling every word of a unit of n words has its neighbours as
+// contexts, 2(n−1) pairs per unit and epoch, and every pair draws Negative
+// words (the subword trainer draws again when it hits the target).
+func TestProgressCountsPairs(t *testing.T) {
+	vocab := vocabOf(t, map[string]int{"alpha": 40, "beta": 30, "gamma": 20, "delta": 10})
+	// Units of 6, 1 and 3 words: 10 + 0 + 4 pairs per epoch.
+	enc := &corpus.Encoded{IDs: []int32{0, 1, 2, 3, 0, 2, 1, 3, 0, 1}, Offsets: []int64{0, 6, 7, 10}}
+	for _, maxn := range []int{0, 4} {
+		cfg := DefaultConfig()
+		cfg.Dim, cfg.Window, cfg.Sample, cfg.Epochs, cfg.MinN, cfg.MaxN, cfg.Bucket = 8, 1, 0, 3, 3, maxn, 11
+		var last Progress
+		cfg.Progress = func(p Progress) { last = p }
+		var err error
+		if maxn > 0 {
+			_, err = TrainSubwords(context.Background(), enc, vocab, cfg)
+		} else {
+			_, err = Train(context.Background(), enc, vocab, cfg)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(3 * 14); last.Pairs != want {
+			t.Errorf("maxn %d: %d pairs, want %d", maxn, last.Pairs, want)
+		}
+		if min := last.Pairs * int64(cfg.Negative); last.Negatives < min || (maxn == 0 && last.Negatives != min) {
+			t.Errorf("maxn %d: %d negatives for %d pairs × %d", maxn, last.Negatives, last.Pairs, cfg.Negative)
+		}
+		if maxn > 0 && last.Negatives == last.Pairs*int64(cfg.Negative) {
+			t.Errorf("maxn %d: no redraw among %d negatives from a 4-word vocabulary", maxn, last.Negatives)
+		}
+	}
+}

@@ -115,6 +115,10 @@ type Progress struct {
 	Elapsed time.Duration
 	// LR is the current learning rate.
 	LR float64
+	// Pairs counts the (word, context) updates made so far and Negatives the
+	// negative words drawn for them (redraws included), as published by the
+	// workers (every lrUpdateEvery tokens, and in full at the end).
+	Pairs, Negatives int64
 }
 
 // Rate returns the tokens processed per second so far.
@@ -177,6 +181,8 @@ type trainer struct {
 	sub       *subwordTable // subword training: each word's input rows (nil: words only)
 	total     int64         // Epochs × corpus tokens
 	processed atomic.Int64  // tokens processed by all workers
+	pairs     atomic.Int64  // (word, context) updates published by the workers
+	negatives atomic.Int64  // negatives drawn for them, redraws included
 	stop      atomic.Bool   // set on cancellation
 }
 
@@ -297,18 +303,23 @@ func (t *trainer) run(ctx context.Context) error {
 				return err
 			}
 			if t.cfg.Progress != nil {
-				t.cfg.Progress(Progress{Done: t.total, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(t.total))})
+				t.cfg.Progress(t.progress(t.total, start))
 			}
 			return nil
 		case <-ctx.Done():
 			t.stop.Store(true)
 		case <-ticker.C:
 			if t.cfg.Progress != nil {
-				p := t.processed.Load()
-				t.cfg.Progress(Progress{Done: p, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(p))})
+				t.cfg.Progress(t.progress(t.processed.Load(), start))
 			}
 		}
 	}
+}
+
+// progress is the snapshot after processed tokens of a run started at start.
+func (t *trainer) progress(processed int64, start time.Time) Progress {
+	return Progress{Done: processed, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(processed)),
+		Pairs: t.pairs.Load(), Negatives: t.negatives.Load()}
 }
 
 // lr returns the learning rate after processed tokens: linear decay from LR to LR·1e-4.
@@ -344,6 +355,8 @@ type worker struct {
 	alpha  float32
 	local  int64 // tokens processed by this worker
 	sent   int64 // part of local already added to t.processed
+	pairs  int64 // (word, context) updates not yet added to t.pairs
+	negs   int64 // negatives drawn not yet added to t.negatives
 }
 
 func newWorker(t *trainer, stream uint64) *worker {
@@ -386,6 +399,9 @@ func (w *worker) train(lo, hi int) {
 func (w *worker) sync() bool {
 	p := w.t.processed.Add(w.local - w.sent)
 	w.sent = w.local
+	w.t.pairs.Add(w.pairs)
+	w.t.negatives.Add(w.negs)
+	w.pairs, w.negs = 0, 0
 	w.alpha = w.t.lr(p)
 	return !w.t.stop.Load()
 }
@@ -403,6 +419,8 @@ func (w *worker) trainUnit(sen []int32) {
 		// Shrunk window: a distance drawn uniformly from 1..window.
 		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
 		lo, hi := max(pos-win, 0), min(pos+win+1, n)
+		w.pairs += int64(hi - lo - 1)
+		w.negs += int64((hi - lo - 1) * nneg)
 		wo := int(word) * dim
 		for c := lo; c < hi; c++ {
 			if c == pos {

@@ -1,0 +1,132 @@
+package eval
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// writeSubwords writes a tiny subword model: words "cat" and "dog", the
+// 3-grams of "cat" and "cats" ("ts>" only in "cats") and "og>" of "dog".
+func writeSubwords(t *testing.T) (words, ngrams string) {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := model.NewEmbeddings(2, []string{"cat", "dog"}, []float32{1, 0, 0, 1}, []int64{10, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := model.NewEmbeddings(2, []string{"<ca", "cat", "at>", "ats", "ts>", "og>"},
+		[]float32{1, 0, 0, 1, 2, 2, 4, 0, 0, 8, 0, 3}, []int64{2, 2, 1, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, ngrams = filepath.Join(dir, "w.bin"), filepath.Join(dir, "g.txt")
+	if err := model.SaveEmbeddings(words, w, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := model.SaveEmbeddings(ngrams, g, false); err != nil {
+		t.Fatal(err)
+	}
+	return words, ngrams
+}
+
+func TestSubwordsVectors(t *testing.T) {
+	words, ngrams := writeSubwords(t)
+	s, err := LoadSubwords(words, ngrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Config.MinN != 3 || s.Config.MaxN != 3 || s.Config.Style != model.NgramFastText {
+		t.Fatalf("config %+v: want fastText-style 3..3", s.Config)
+	}
+	v := make([]float32, 2)
+	// "cats": <ca cat ats ts> are in the table (at> is not an n-gram of cats; "cats>" too long).
+	if ok, err := s.FormVector(v, "cats"); !ok || err != nil || v[0] != (1+0+4+0)/4.0 || v[1] != (0+1+0+8)/4.0 {
+		t.Fatalf("form of cats: %v %v %v", v, ok, err)
+	}
+	// An in-vocabulary word: its own vector, not its form.
+	if ok, err := s.WordVector(v, "cat"); !ok || err != nil || v[0] != 1 || v[1] != 0 {
+		t.Fatalf("word vector of cat: %v %v %v", v, ok, err)
+	}
+	// Outside the vocabulary: the form.
+	if ok, err := s.WordVector(v, "cats"); !ok || err != nil || v[1] != 9.0/4 {
+		t.Fatalf("word vector of cats: %v %v %v", v, ok, err)
+	}
+	// No known n-gram: no vector, dst zero.
+	v[0] = 5
+	if ok, err := s.FormVector(v, "xyz"); ok || err != nil || v[0] != 0 {
+		t.Fatalf("form of xyz: %v %v %v", v, ok, err)
+	}
+	if _, err := s.FormVector(make([]float32, 3), "cats"); err == nil {
+		t.Fatal("wrong length: no error")
+	}
+}
+
+func TestSubwordsDimensionMismatch(t *testing.T) {
+	words, _ := writeSubwords(t)
+	g, err := model.NewEmbeddings(3, []string{"<ca"}, []float32{1, 2, 3}, []int64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ngrams := filepath.Join(t.TempDir(), "g3.txt")
+	if err := model.SaveEmbeddings(ngrams, g, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSubwords(words, ngrams); err == nil || !strings.Contains(err.Error(), "dimension") {
+		t.Fatalf("dimension mismatch: %v", err)
+	}
+}
+
+func TestEvalWordSimSubwords(t *testing.T) {
+	words, ngrams := writeSubwords(t)
+	pairs := writeFile(t, "ws.txt", "cat cats 9\ndog cats 1\ncat dog 2\n")
+	out, _, err := run(t, "wordsim", "--subwords", words, "--subword-ngrams", ngrams, pairs)
+	if err != nil || !strings.Contains(out, "(1/3)") || !strings.Contains(out, "w.bin") {
+		t.Fatalf("--subwords: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "wordsim", "--subwords", words, "--subword-ngrams", ngrams, "--oov", "form", pairs)
+	if err != nil || !strings.Contains(out, "(1 + 2 / 3)") {
+		t.Fatalf("--subwords --oov form: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "wordsim", "--subwords", words, "--subword-ngrams", ngrams, "--oov", "form-all", pairs)
+	if err != nil || !strings.Contains(out, "(0 + 3 / 3)") || !strings.Contains(out, "w.bin (form only)") {
+		t.Fatalf("--subwords --oov form-all: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, "wordsim", "--subwords", words, pairs); !errors.Is(err, cli.ErrUsage) {
+		t.Fatalf("--subwords without --subword-ngrams: %v", err)
+	}
+}
+
+func TestEvalRarePairsSubwords(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	words, ngrams := writeSubwords(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cats.txt"), []byte("the cats music\nthe cats food\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pairs := writeFile(t, "rp.txt", "cat cats 1\ndog cats 9\n")
+	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
+		"--max-k", "1", "--trials", "1", pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// form(cats) = (1.25, 2.25): cos with dog (0, 1) 0.87, with cat (1, 0) 0.49, so ρ = 1.
+	var formLine string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| subwords form (n-grams only)") {
+			formLine = l
+			break
+		}
+	}
+	if cells := strings.Split(formLine, "|"); len(cells) < 3 || strings.TrimSpace(cells[2]) != "1.000" {
+		t.Fatalf("subwords form row %q in:\n%s", formLine, out)
+	}
+	if !strings.Contains(out, "subwords own vector (all corpus occurrences)") {
+		t.Fatalf("no own-vector row:\n%s", out)
+	}
+}
