@@ -27,10 +27,10 @@ type Config struct {
 const MaxCountBuckets = 16
 
 // CountBucket returns the gate's count bucket of k ≥ 1 non-empty contexts
-// with nb buckets: ⌊log₂ k⌋, the last bucket taking every larger k
-// (k = 1, 2–3, 4–7, …).
+// with nb ≥ 1 buckets: ⌊log₂ k⌋, the last bucket taking every larger k
+// (k = 1, 2–3, 4–7, …). It returns 0 for k < 1 or nb < 1.
 func CountBucket(k, nb int) int {
-	if k < 1 {
+	if k < 1 || nb < 1 {
 		return 0
 	}
 	return min(bits.Len(uint(k))-1, nb-1)
@@ -53,6 +53,9 @@ func (c Config) Validate() error {
 	}
 	if c.CountBuckets < 0 || c.CountBuckets > MaxCountBuckets {
 		return fmt.Errorf("count buckets %d out of range 0..%d", c.CountBuckets, MaxCountBuckets)
+	}
+	if c.CountBuckets > 0 && !c.Mode.gated() {
+		return fmt.Errorf("count buckets %d: mode %v has no gate", c.CountBuckets, c.Mode)
 	}
 	return nil
 }

@@ -20,6 +20,11 @@ type parsed struct {
 	occHead   map[string]int32
 	occ       []occNode
 	amWords   int // distinct words of source AM
+	// dfDocs > 0: the work's dfs were read while counting this text
+	// (countPassageRead), with this passage count. It belongs to the parse,
+	// not to the pooled work, so that a kept parse never inherits the counts
+	// of another call; keep leaves it 0.
+	dfDocs int64
 }
 
 // batchPassages is VectorizeBatchContext for TaskPassage. Every text is

@@ -222,7 +222,6 @@ type work struct {
 	dfs      []int64        // document frequency of each token (WeightSIFCollection)
 	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
 	rowW     []float32      // their weights
-	dfDocs   int64          // > 0: dfs were read while counting the prepared text, with this passage count
 	ids      []int32        // base row of each token, -1 unknown (prepare's scratch)
 }
 

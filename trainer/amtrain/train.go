@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -123,6 +124,11 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("unknown context draw %v", o.ContextDraw)
 	case o.CountBuckets < 0 || o.CountBuckets > model.MaxCountBuckets:
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
+	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
+		// An instance has at most MaxContexts contexts: a bucket beyond
+		// ⌊log₂ MaxContexts⌋ would never be trained, and serving would use
+		// its untrained bias for words with more contexts.
+		return fmt.Errorf("count buckets %d: with max-contexts %d only %d can be trained", o.CountBuckets, o.MaxContexts, bits.Len(uint(o.MaxContexts)))
 	case o.Window < 1:
 		return fmt.Errorf("window must be ≥ 1, got %d", o.Window)
 	case o.IncludeInstances < 1:
