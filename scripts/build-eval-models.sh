@@ -27,9 +27,11 @@ bin="$work/text2vec-am"
   --dim 100 --threads 1 --seed 1 2> "$work/base.log"
 
 # 2. The form model: fastText's subword skipgram (character n-grams 3–6 in 2,000,000 buckets,
-#    the word vector the mean of the word's and its n-grams' rows), its n-gram vectors kept.
+#    the word vector the mean of the word's and its n-grams' rows), its n-gram vectors kept;
+#    the lines visited in a seeded random order (--shuffle: better RW and rare-word form scores,
+#    EVAL.md "The subword trainer against fastText").
 "$bin" train-embeddings --corpus "$corpus" --out "$work/subwords.bin" --format binary \
-  --ngrams-out "$work/ngrams.bin" --dim 100 --minn 3 --maxn 6 --threads 2 --seed 1 2> "$work/subwords.log"
+  --ngrams-out "$work/ngrams.bin" --dim 100 --minn 3 --maxn 6 --threads 2 --seed 1 --shuffle 2> "$work/subwords.log"
 
 # 3. The mimicking models with the paper's protocol, one per mode. AM starts its n-gram table
 #    from the subword vectors mapped into the base space (--ngrams-space), fine-tunes it at 0.3×

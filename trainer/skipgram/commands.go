@@ -71,6 +71,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.Float64Var(&o.cfg.LR, "lr", o.cfg.LR, "initial learning rate (falls linearly to lr·1e-4)")
 	fs.IntVar(&o.cfg.Threads, "threads", runtime.GOMAXPROCS(0), "parallel SGD workers")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed (runs with 1 thread and the same seed are identical)")
+	fs.BoolVar(&o.cfg.Shuffle, "shuffle", o.cfg.Shuffle, "visit the corpus lines in an order drawn from --seed (once, for all epochs) instead of file order")
 	fs.IntVar(&o.cfg.MinN, "minn", 3, "shortest character n-gram of subword training")
 	fs.IntVar(&o.cfg.MaxN, "maxn", 0, "longest character n-gram: > 0 trains fastText's subword skipgram (word vector = mean of the word's and its n-grams' rows); 0 trains words only")
 	fs.IntVar(&o.cfg.Bucket, "bucket", 2000000, "hash buckets shared by the n-grams (subword training)")

@@ -125,7 +125,7 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	corpusPath := morphCorpus(t, 400)
 	out, ngrams := filepath.Join(dir, "sw.vec"), filepath.Join(dir, "ng.vec")
 	stderr, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
-		"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", "1000", "--ngrams-max", "30")
+		"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", "1000", "--ngrams-max", "30", "--shuffle")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

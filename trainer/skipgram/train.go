@@ -46,6 +46,10 @@ type Config struct {
 	Threads int
 	// Seed makes runs reproducible: with Threads = 1 the same seed gives the same vectors.
 	Seed uint64
+	// Shuffle visits the corpus units in an order drawn once from Seed instead
+	// of file order, so that no worker trains on one domain of a corpus made of
+	// several at a time (EVAL.md: file order costs quality).
+	Shuffle bool
 	// MinN and MaxN are the character n-gram lengths of subword training
 	// (TrainSubwords; fastText's -minn/-maxn). MaxN = 0 trains words only.
 	MinN, MaxN int
@@ -179,6 +183,7 @@ type trainer struct {
 	keep      []uint64  // keep[id]: a token is kept when a uniform uint32 is below it
 	neg       aliasTable
 	sub       *subwordTable // subword training: each word's input rows (nil: words only)
+	order     []int32       // the units in the order visited (nil: file order)
 	total     int64         // Epochs × corpus tokens
 	processed atomic.Int64  // tokens processed by all workers
 	pairs     atomic.Int64  // (word, context) updates published by the workers
@@ -248,8 +253,13 @@ func newTrainer(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer,
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
+	order, err := unitOrder(enc, cfg.Shuffle, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: %w", err)
+	}
 	return &trainer{
 		cfg:      cfg,
+		order:    order,
 		enc:      enc,
 		vocabLen: n,
 		syn1neg:  make([]float32, n*cfg.Dim),
@@ -279,10 +289,11 @@ func keepThresholds(counts []int64, total int64, sample float64) []uint64 {
 	return keep
 }
 
-// run trains with cfg.Threads workers, each on a contiguous share of the units.
+// run trains with cfg.Threads workers, each on a contiguous share of the
+// units in the order visited.
 func (t *trainer) run(ctx context.Context) error {
 	start := time.Now()
-	bounds := splitUnits(t.enc, t.cfg.Threads)
+	bounds := splitUnits(t.enc, t.order, t.cfg.Threads)
 	var wg sync.WaitGroup
 	for k := 0; k < t.cfg.Threads; k++ {
 		wg.Add(1)
@@ -328,23 +339,6 @@ func (t *trainer) lr(processed int64) float32 {
 	return float32(t.cfg.LR * max(f, 1e-4))
 }
 
-// splitUnits cuts the units of enc into k contiguous shares of about equal
-// token counts; share i is units bounds[i]..bounds[i+1]-1.
-func splitUnits(enc *corpus.Encoded, k int) []int {
-	bounds := make([]int, k+1)
-	u := 0
-	nu := enc.NumUnits()
-	for i := 1; i < k; i++ {
-		target := enc.NumTokens() * int64(i) / int64(k)
-		for u < nu && enc.Offsets[u] < target {
-			u++
-		}
-		bounds[i] = u
-	}
-	bounds[k] = nu
-	return bounds
-}
-
 // worker is one SGD thread with its own random numbers and buffers.
 type worker struct {
 	t      *trainer
@@ -364,12 +358,13 @@ func newWorker(t *trainer, stream uint64) *worker {
 		hidden: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
 }
 
-// train runs all epochs over units lo..hi-1.
+// train runs all epochs over the units at positions lo..hi-1 of t.order.
 func (w *worker) train(lo, hi int) {
 	t := w.t
-	ids, offs, keep := t.enc.IDs, t.enc.Offsets, t.keep
+	ids, offs, keep, order := t.enc.IDs, t.enc.Offsets, t.keep, t.order
 	for epoch := 0; epoch < t.cfg.Epochs; epoch++ {
-		for u := lo; u < hi; u++ {
+		for p := lo; p < hi; p++ {
+			u := unitAt(order, p)
 			unit := ids[offs[u]:offs[u+1]]
 			sen := w.sen[:0]
 			for _, id := range unit {

@@ -1,0 +1,65 @@
+package skipgram
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
+)
+
+// shuffleStream is the random stream of the unit permutation (stream 0
+// initialises the vectors, streams 1..Threads are the workers').
+const shuffleStream = math.MaxUint64
+
+// unitOrder returns the order in which the workers visit the units of enc:
+// nil for file order or, when shuffle is set, a permutation of the unit
+// indices fixed by seed (Fisher–Yates). It is drawn once and serves every
+// epoch, as a shuffled copy of the corpus would.
+func unitOrder(enc *corpus.Encoded, shuffle bool, seed uint64) ([]int32, error) {
+	if !shuffle {
+		return nil, nil
+	}
+	n := enc.NumUnits()
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("%d units: shuffling handles at most %d", n, math.MaxInt32)
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	r := newRNG(seed, shuffleStream)
+	for i := n - 1; i > 0; i-- {
+		j := int((uint64(uint32(r.next())) * uint64(i+1)) >> 32)
+		order[i], order[j] = order[j], order[i]
+	}
+	return order, nil
+}
+
+// unitAt returns the unit at position p of order (p itself when order is nil).
+func unitAt(order []int32, p int) int {
+	if order == nil {
+		return p
+	}
+	return int(order[p])
+}
+
+// splitUnits cuts the positions 0..NumUnits-1 of order (nil: file order) into
+// k contiguous shares of about equal token counts; share i is positions
+// bounds[i]..bounds[i+1]-1.
+func splitUnits(enc *corpus.Encoded, order []int32, k int) []int {
+	bounds := make([]int, k+1)
+	nu := enc.NumUnits()
+	p := 0
+	var tokens int64 // tokens of the units at positions below p
+	for i := 1; i < k; i++ {
+		target := enc.NumTokens() * int64(i) / int64(k)
+		for p < nu && tokens < target {
+			u := unitAt(order, p)
+			tokens += enc.Offsets[u+1] - enc.Offsets[u]
+			p++
+		}
+		bounds[i] = p
+	}
+	bounds[k] = nu
+	return bounds
+}
