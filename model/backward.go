@@ -126,7 +126,7 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 	switch {
 	case ws.formOnly:
 		copy(ws.dform, ws.gv)
-	case m.Mode.gated():
+	case m.Mode.Gated():
 		a := ws.alpha
 		gz := (simd.Dot(ws.gv, ws.actx) - simd.Dot(ws.gv, ws.form)) * a * (1 - a)
 		simd.Axpy(gz, ws.ctx, g.U[:d])

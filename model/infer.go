@@ -141,7 +141,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	simd.WeightedSum(ws.ctx, ws.rho, ws.means)
 	simd.MatVec(ws.actx, m.A, d, d, ws.ctx)
 
-	if m.Mode.gated() {
+	if m.Mode.Gated() {
 		a := float32(1 / (1 + math.Exp(-m.gateInput(ws))))
 		ws.alpha = a
 		for k := range ws.out {

@@ -55,5 +55,6 @@ func (m Mode) usesContext() bool { return m != ModeForm }
 // attentive reports whether contexts are weighted by AM's reliability.
 func (m Mode) attentive() bool { return m == ModeAM || m == ModeContext }
 
-// gated reports whether form and context are mixed by the gate α.
-func (m Mode) gated() bool { return m == ModeAM || m == ModeFCM }
+// Gated reports whether form and context are mixed by the gate α (the modes
+// that can have count buckets, Config.CountBuckets).
+func (m Mode) Gated() bool { return m == ModeAM || m == ModeFCM }

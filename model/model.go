@@ -54,7 +54,7 @@ func (c Config) Validate() error {
 	if c.CountBuckets < 0 || c.CountBuckets > MaxCountBuckets {
 		return fmt.Errorf("count buckets %d out of range 0..%d", c.CountBuckets, MaxCountBuckets)
 	}
-	if c.CountBuckets > 0 && !c.Mode.gated() {
+	if c.CountBuckets > 0 && !c.Mode.Gated() {
 		return fmt.Errorf("count buckets %d: mode %v has no gate", c.CountBuckets, c.Mode)
 	}
 	return nil

@@ -108,7 +108,7 @@ func closeTo(a float32, b, tol float64) bool {
 func TestInferMatchesPaper(t *testing.T) {
 	for _, nb := range []int{0, 4} {
 		for _, mode := range allModes {
-			if nb > 0 && !mode.gated() {
+			if nb > 0 && !mode.Gated() {
 				continue // count buckets need a gate (Config.Validate)
 			}
 			t.Run(fmt.Sprintf("%v/buckets=%d", mode, nb), func(t *testing.T) { checkInferMatchesPaper(t, testModelBuckets(t, mode, 16, 11, nb)) })
@@ -266,7 +266,7 @@ func TestGradients(t *testing.T) {
 // 1, 2 and 4 non-empty contexts fall in buckets 0, 1 and 2.
 func TestGradientsCountBuckets(t *testing.T) {
 	for _, mode := range allModes {
-		if !mode.gated() {
+		if !mode.Gated() {
 			continue // count buckets need a gate (Config.Validate)
 		}
 		t.Run(mode.String(), func(t *testing.T) { checkGradients(t, testModelBuckets(t, mode, 6, 21, 3)) })

@@ -100,7 +100,7 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 		}
 	}
 	actx := matvec(p.a, ctx)
-	if !m.Mode.gated() {
+	if !m.Mode.Gated() {
 		return actx, 1, rho, false
 	}
 	z := dot(p.u[:d], ctx) + dot(p.u[d:2*d], form) + p.b

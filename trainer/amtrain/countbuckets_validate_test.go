@@ -19,8 +19,16 @@ func TestValidateCountBucketsReachable(t *testing.T) {
 	require.ErrorContains(t, err, "max-contexts 8 only 4 can be trained")
 }
 
-// A mode without a gate cannot have count buckets.
+// A mode without a gate cannot have count buckets: refused by the options,
+// before any corpus work, and by the model's configuration (a weights file).
 func TestCountBucketsNeedAGate(t *testing.T) {
+	o := smallOptions()
+	o.CountBuckets = 2
+	o.Mode = model.ModeContext
+	require.ErrorContains(t, o.Validate(), "mode context has no gate")
+	o.Mode = model.ModeAM
+	require.NoError(t, o.Validate())
+
 	for _, mode := range []model.Mode{model.ModeContext, model.ModeForm} {
 		cfg := model.Config{Dim: 4, Mode: mode, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer(), CountBuckets: 2}
 		require.ErrorContains(t, cfg.Validate(), "has no gate", mode.String())

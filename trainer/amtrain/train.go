@@ -124,6 +124,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("unknown context draw %v", o.ContextDraw)
 	case o.CountBuckets < 0 || o.CountBuckets > model.MaxCountBuckets:
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
+	case o.CountBuckets > 0 && !o.Mode.Gated():
+		return fmt.Errorf("count buckets %d: mode %v has no gate", o.CountBuckets, o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
 		// An instance has at most MaxContexts contexts: a bucket beyond
 		// ⌊log₂ MaxContexts⌋ would never be trained, and serving would use
@@ -461,7 +463,7 @@ func (t *trainer) init(fp uint64) (TrainState, error) {
 		m, err = model.New(cfg, vocab, d.Base, o.Seed)
 	}
 	if err != nil {
-		return TrainState{}, fmt.Errorf("new model: %w", err)
+		return TrainState{}, err
 	}
 	t.m = m
 	t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)

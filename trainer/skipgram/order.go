@@ -3,6 +3,7 @@ package skipgram
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -29,7 +30,8 @@ func unitOrder(enc *corpus.Encoded, shuffle bool, seed uint64) ([]int32, error) 
 	}
 	r := newRNG(seed, shuffleStream)
 	for i := n - 1; i > 0; i-- {
-		j := int((uint64(uint32(r.next())) * uint64(i+1)) >> 32)
+		hi, _ := bits.Mul64(r.next(), uint64(i+1)) // j uniform in 0..i (64-bit draw: no bias worth a word)
+		j := int(hi)
 		order[i], order[j] = order[j], order[i]
 	}
 	return order, nil
