@@ -312,58 +312,68 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 	case "check":
 		return checkMemory(env, &mf, log)
 	case "stats", "export":
-		o, err := mf.options(log, true)
-		if err != nil {
-			return err
-		}
-		if _, err := os.Stat(mf.dir); err != nil {
-			return fmt.Errorf("memory %s: %w", sub, err)
-		}
-		mem, err := memory.Open(mf.dir, o)
-		if err != nil {
-			return err
-		}
-		defer mem.Close()
-		if sub == "export" {
-			w := bufio.NewWriter(env.Stdout)
-			if err := mem.Export(w); err != nil {
-				return err
-			}
-			return w.Flush()
-		}
-		out := memoryStats{Stats: mem.Stats()}
-		out.Collections, out.CollectionProblems = collectionSummaries(mf.dir, o)
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		for _, p := range out.CollectionProblems {
-			log.Error("memory stats: cannot read passage counts; memory check reports the memory unhealthy", "problem", p)
-		}
-		return enc.Encode(out)
+		return readMemory(env, sub, &mf, log)
 	case "clear":
 		if !*yes {
 			return cli.UsageError("memory clear forgets every remembered context; add --yes")
 		}
-		o, err := mf.options(log, false)
-		if err != nil {
-			return err
-		}
-		mem, err := memory.Open(mf.dir, o)
-		if err != nil {
-			return err
-		}
-		if err := mem.Clear(); err != nil {
-			mem.Close()
-			return err
-		}
-		colls := memory.NewCollections(mf.dir, o, memory.MaxCollections) // their counts too (the memory's lock is held)
-		if err := errors.Join(colls.Clear(), colls.Close()); err != nil {
-			mem.Close()
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "cleared the context memory in %s\n", mf.dir)
-		return mem.Close()
+		return clearMemory(env, &mf, log)
 	}
 	return warm(ctx, env, fs.Args(), &mf, &vf, log)
+}
+
+// readMemory runs memory stats (JSON on stdout) or memory export.
+func readMemory(env cli.Env, sub string, mf *memoryFlags, log *slog.Logger) error {
+	o, err := mf.options(log, true)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(mf.dir); err != nil {
+		return fmt.Errorf("memory %s: %w", sub, err)
+	}
+	mem, err := memory.Open(mf.dir, o)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	if sub == "export" {
+		w := bufio.NewWriter(env.Stdout)
+		if err := mem.Export(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	out := memoryStats{Stats: mem.Stats()}
+	out.Collections, out.CollectionProblems = collectionSummaries(mf.dir, o)
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	for _, p := range out.CollectionProblems {
+		log.Error("memory stats: cannot read passage counts; memory check reports the memory unhealthy", "problem", p)
+	}
+	return enc.Encode(out)
+}
+
+// clearMemory runs memory clear: the memory and its collections' counts.
+func clearMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
+	o, err := mf.options(log, false)
+	if err != nil {
+		return err
+	}
+	mem, err := memory.Open(mf.dir, o)
+	if err != nil {
+		return err
+	}
+	if err := mem.Clear(); err != nil {
+		mem.Close()
+		return err
+	}
+	colls := memory.NewCollections(mf.dir, o, memory.MaxCollections) // their counts too (the memory's lock is held)
+	if err := errors.Join(colls.Clear(), colls.Close()); err != nil {
+		mem.Close()
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "cleared the context memory in %s\n", mf.dir)
+	return mem.Close()
 }
 
 func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf *vectorizerFlags, log *slog.Logger) error {

@@ -82,15 +82,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	rareWords := make([]string, 0, len(rp))
-	seen := map[string]bool{}
-	for _, p := range rp {
-		if !seen[p.Rare] {
-			seen[p.Rare] = true
-			rareWords = append(rareWords, p.Rare)
-		}
-	}
-	sort.Strings(rareWords)
+	rareWords := distinctRareWords(rp)
 	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
 	stop := MostFrequent(e, *nStop)
 	rows, err := rareRows(e, stop, rareWords, *am, *fcm)
@@ -103,15 +95,36 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	}
 	defer closeFT()
 	rows = append(rows, swRows...)
-	ks := []int{0}
-	for k := 1; k <= *maxK; k *= 2 {
-		ks = append(ks, k)
-	}
+	ks := contextCounts(*maxK)
 	res, err := rarePairsRun(ctx, rp, contexts, rareWords, rows, ks, *trials, *seed)
 	if err != nil {
 		return err
 	}
 	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
+}
+
+// distinctRareWords returns the rare words of rp, sorted, each once.
+func distinctRareWords(rp []RarePair) []string {
+	words := make([]string, 0, len(rp))
+	seen := map[string]bool{}
+	for _, p := range rp {
+		if !seen[p.Rare] {
+			seen[p.Rare] = true
+			words = append(words, p.Rare)
+		}
+	}
+	sort.Strings(words)
+	return words
+}
+
+// contextCounts returns the numbers of contexts of the protocol: 0 (the form
+// alone), then 1, 2, 4 … up to maxK.
+func contextCounts(maxK int) []int {
+	ks := []int{0}
+	for k := 1; k <= maxK; k *= 2 {
+		ks = append(ks, k)
+	}
+	return ks
 }
 
 // rareRows builds the rows: additive − sw, FCM, AM, ½ AM form + ½ additive

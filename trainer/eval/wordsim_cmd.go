@@ -96,15 +96,7 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		if formAll {
 			sp.own, sp.name = func(string) []float32 { return nil }, sp.name+" (form only)"
 		}
-		row := []string{sp.name}
-		for _, pairs := range sets {
-			r := WordSimOOV(sp.own, sp.form, pairs)
-			cell := fmt.Sprintf("%s (%d/%d)", report.Num(r.Spearman, 3), r.Covered, r.Pairs)
-			if useForm {
-				cell = fmt.Sprintf("%s (%d + %d / %d)", report.Num(r.Spearman, 3), r.Covered-r.FromForm, r.FromForm, r.Pairs)
-			}
-			row = append(row, cell)
-		}
+		row := wordSimRow(sp, sets, useForm)
 		err = sp.err()
 		sp.close()
 		if err != nil {
@@ -113,6 +105,21 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		tab.AddRow(row...)
 	}
 	return tab.WriteMarkdown(env.Stdout)
+}
+
+// wordSimRow scores sp on every pair set: ρ with the coverage, split into
+// own vectors and form vectors when useForm.
+func wordSimRow(sp wordSimSpace, sets [][]dataset.WordPair, useForm bool) []string {
+	row := []string{sp.name}
+	for _, pairs := range sets {
+		r := WordSimOOV(sp.own, sp.form, pairs)
+		cell := fmt.Sprintf("%s (%d/%d)", report.Num(r.Spearman, 3), r.Covered, r.Pairs)
+		if useForm {
+			cell = fmt.Sprintf("%s (%d + %d / %d)", report.Num(r.Spearman, 3), r.Covered-r.FromForm, r.FromForm, r.Pairs)
+		}
+		row = append(row, cell)
+	}
+	return row
 }
 
 // embeddingsSpace loads an embeddings file or bundle; with useForm its OOV
