@@ -347,10 +347,14 @@ func readMemory(env cli.Env, sub string, mf *memoryFlags, log *slog.Logger) erro
 	out.Collections, out.CollectionProblems = collectionSummaries(mf.dir, o)
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
-	for _, p := range out.CollectionProblems {
-		log.Error("memory stats: cannot read passage counts; memory check reports the memory unhealthy", "problem", p)
+	if err := enc.Encode(out); err != nil {
+		return err
 	}
-	return enc.Encode(out)
+	if len(out.CollectionProblems) > 0 {
+		// What could be read is printed; the exit status says it is not all (as ls does).
+		return fmt.Errorf("memory stats: %s: cannot read the passage counts of every collection: %s", mf.dir, strings.Join(out.CollectionProblems, "; "))
+	}
+	return nil
 }
 
 // clearMemory runs memory clear: the memory and its collections' counts.
