@@ -55,8 +55,9 @@ const (
 // slice. Words are substrings of text (no allocation) unless lowercasing
 // changes them. Invalid UTF-8 never panics: an invalid byte is a separator.
 func (t Tokenizer) AppendTokens(dst []string, text string) []string {
-	dst, _ = t.appendTokens(dst, nil, text, nil)
-	return dst
+	st := tokState{t: t, dst: dst, start: -1}
+	st.scan(text)
+	return st.dst
 }
 
 // AppendTokenOffsets is AppendTokens that also appends, for every word, its
@@ -64,9 +65,11 @@ func (t Tokenizer) AppendTokens(dst []string, text string) []string {
 // text[offs[2i]:offs[2i+1]] before lowercasing.
 func (t Tokenizer) AppendTokenOffsets(dst []string, offs []int32, text string) ([]string, []int32) {
 	if offs == nil {
-		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
+		offs = make([]int32, 0, 16) // nil means "no offsets" to scan
 	}
-	return t.appendTokens(dst, offs, text, nil)
+	st := tokState{t: t, dst: dst, offs: offs, start: -1}
+	st.scan(text)
+	return st.dst, st.offs
 }
 
 // Split is a text split into sentences and their words by AppendSplit.
@@ -81,9 +84,9 @@ type Split struct {
 	Offsets []int32
 	// SentEnd holds, for each sentence, len(Tokens) after its words.
 	SentEnd []int
-	// Vocab, when not nil, looks every word up as soon as it is read (so
-	// that the lookups' cache misses overlap the reading of the words after
-	// it): IDs gets its row, -1 for a word not in the vocabulary.
+	// Vocab, when not nil, looks every word up once the text is split, in
+	// batches whose cache misses overlap: IDs gets its row, -1 for a word
+	// not in the vocabulary.
 	Vocab *Embeddings
 	// IDs holds the row of every word of Tokens when Vocab is set.
 	IDs []int32
@@ -94,36 +97,26 @@ type Split struct {
 // and offsets as AppendTokenOffsets on each sentence. Offsets must hold two
 // values per word of Tokens (both empty at first, say).
 func (t Tokenizer) AppendSplit(s *Split, text string) {
-	sp := splitter{sents: s.Sentences, ends: s.SentEnd, firstOff: len(s.Offsets), ids: s.IDs}
+	st := tokState{t: t, dst: s.Tokens, offs: s.Offsets, split: true, start: -1,
+		sp: splitter{sents: s.Sentences, ends: s.SentEnd, firstOff: len(s.Offsets)}}
+	if st.offs == nil {
+		st.offs = make([]int32, 0, 16) // nil means "no offsets" to scan
+	}
+	n0 := len(s.Tokens)
+	st.scan(text)
+	st.sp.emit(text, len(text), len(st.dst), st.offs)
+	s.Tokens, s.Sentences, s.SentEnd, s.Offsets = st.dst, st.sp.sents, st.sp.ends, st.offs
 	if s.Vocab != nil {
-		sp.vocab = s.Vocab.index
+		s.IDs = s.Vocab.index.appendIDs(s.IDs, s.Tokens[n0:], text)
 	}
-	offs := s.Offsets
-	if offs == nil {
-		offs = make([]int32, 0, 16) // nil means "no offsets" to appendTokens
-	}
-	s.Tokens, offs = t.appendTokens(s.Tokens, offs, text, &sp)
-	sp.emit(text, len(text), len(s.Tokens), offs)
-	s.Sentences, s.SentEnd, s.Offsets, s.IDs = sp.sents, sp.ends, offs, sp.ids
 }
 
-// splitter splits sentences while appendTokens reads the words.
+// splitter splits sentences while scan reads the words.
 type splitter struct {
 	sents    []string
 	ends     []int
 	start    int // the first byte of the current sentence (before trimming)
 	firstOff int // the offsets of its words start here, relative to text
-	vocab    *vocabIndex
-	ids      []int32 // the row of every word read, when vocab is not nil
-}
-
-// word looks the word just read up (the splitter has a vocabulary).
-func (sp *splitter) word(w string) {
-	id, ok := sp.vocab.lookup(w)
-	if !ok {
-		id = -1
-	}
-	sp.ids = append(sp.ids, id)
 }
 
 // boundary handles the byte text[i], which may end a sentence (sentenceByte),
@@ -162,41 +155,66 @@ func (sp *splitter) emit(text string, end, ntok int, offs []int32) {
 	sp.ends = append(sp.ends, ntok)
 }
 
-// appendTokens splits text into words; offsets are recorded unless offs is
-// nil; sentences are split too unless sp is nil.
-func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *splitter) ([]string, []int32) {
-	start := -1    // start of the current word, -1 outside a word
-	upper := false // the current word contains a rune that lowercasing changes
+// scan appends the words of text to st.dst; their offsets to st.offs unless
+// it is nil; and splits sentences too with st.split. Blocks of 64 bytes (the
+// last one shorter) that are all ASCII go through the block scanner
+// (tokblock.go), the others rune by rune.
+func (st *tokState) scan(text string) {
 	for i := 0; i < len(text); {
+		if w, up, sent, ok := blockMasks(text, i); ok {
+			st.block(text, i, w, up, sent)
+			i += blockSize
+			continue
+		}
+		i = st.runes(text, i, min(i+blockSize, len(text)))
+	}
+	if st.start >= 0 {
+		st.closeWord(text, len(text))
+	}
+}
+
+// tokState is the tokenizer's state while it scans a text. The splitter is
+// held by value, so that the state stays on the stack.
+type tokState struct {
+	t     Tokenizer
+	dst   []string
+	offs  []int32
+	split bool // split sentences with sp
+	sp    splitter
+	start int  // start of the current word, -1 outside a word
+	upper bool // the current word contains a rune that lowercasing changes
+}
+
+// closeWord ends the current word at end.
+func (st *tokState) closeWord(text string, end int) {
+	st.dst = st.t.appendWord(st.dst, text[st.start:end], st.upper)
+	if st.offs != nil {
+		st.offs = append(st.offs, int32(st.start), int32(end))
+	}
+	st.start = -1
+}
+
+// runes scans text from i, rune by rune, until it reaches limit (a rune
+// starting before limit is scanned whole); it returns where it stopped.
+func (st *tokState) runes(text string, i, limit int) int {
+	for i < limit {
 		c := text[i]
 		if c < utf8.RuneSelf { // ASCII: one table lookup
 			cl := asciiClass[c]
 			switch {
 			case cl == 0:
-				if start >= 0 {
-					dst = t.appendWord(dst, text[start:i], upper)
-					if sp != nil && sp.vocab != nil {
-						sp.word(dst[len(dst)-1])
-					}
-					if offs != nil {
-						offs = append(offs, int32(start), int32(i))
-					}
-					start = -1
+				if st.start >= 0 {
+					st.closeWord(text, i)
 				}
-				if sp != nil && sentenceByte[c] {
-					sp.boundary(text, i, len(dst), offs)
+				if st.split && sentenceByte[c] {
+					st.sp.boundary(text, i, len(st.dst), st.offs)
 				}
-			case start < 0:
-				start, upper = i, t.Lowercase && cl == asciiUpper
+			case st.start < 0:
+				st.start, st.upper = i, st.t.Lowercase && cl == asciiUpper
 			default:
-				upper = upper || t.Lowercase && cl == asciiUpper
+				st.upper = st.upper || st.t.Lowercase && cl == asciiUpper
 			}
 			i++
-			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
-				for i < len(text) && asciiClass[text[i]] == asciiWord {
-					i++
-				}
-			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -204,35 +222,18 @@ func (t Tokenizer) appendTokens(dst []string, offs []int32, text string, sp *spl
 			r = -1 // invalid byte: a separator
 		}
 		if r >= 0 && isWordRune(r) {
-			if start < 0 {
-				start = i
-				upper = false
+			if st.start < 0 {
+				st.start, st.upper = i, false
 			}
-			if t.Lowercase && !upper {
-				upper = unicode.ToLower(r) != r
+			if st.t.Lowercase && !st.upper {
+				st.upper = unicode.ToLower(r) != r
 			}
-		} else if start >= 0 {
-			dst = t.appendWord(dst, text[start:i], upper)
-			if sp != nil && sp.vocab != nil {
-				sp.word(dst[len(dst)-1])
-			}
-			if offs != nil {
-				offs = append(offs, int32(start), int32(i))
-			}
-			start = -1
+		} else if st.start >= 0 {
+			st.closeWord(text, i)
 		}
 		i += size
 	}
-	if start >= 0 {
-		dst = t.appendWord(dst, text[start:], upper)
-		if sp != nil && sp.vocab != nil {
-			sp.word(dst[len(dst)-1])
-		}
-		if offs != nil {
-			offs = append(offs, int32(start), int32(len(text)))
-		}
-	}
-	return dst, offs
+	return i
 }
 
 func (t Tokenizer) appendWord(dst []string, w string, upper bool) []string {

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"unsafe"
+
+	"github.com/text2vec-am/text2vec-am/internal/prefetch"
 )
 
 // vocabInline is the longest word a vocabulary slot holds in place; a longer
@@ -85,17 +87,45 @@ func keyOf(w string) (k0, k1, k2 uint64) {
 	return k0, 0, 0
 }
 
+// le64 is the little-endian word of the first 8 bytes of b.
+func le64(b string) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// byteMask keeps the first n bytes of a little-endian word (all for n ≥ 8,
+// none for n ≤ 0): a shift by 64 is 0 in Go, so n = 8 gives ^0.
+func byteMask(n int) uint64 {
+	return uint64(1)<<(8*uint(min(max(n, 0), 8))) - 1
+}
+
 // hash mixes the key of w (wyhash-style multiply-folds under the index's
 // random seed).
 func (x *vocabIndex) hash(k0, k1, k2 uint64, w string) uint64 {
-	hi, lo := bits.Mul64(k0^x.seed[0], k1^x.seed[1])
-	hi, lo = bits.Mul64(hi^lo^k2^x.seed[2], uint64(len(w))^x.seed[3])
-	h := hi ^ lo
-	if len(w) > vocabInline {
-		h ^= maphash.String(x.long, w[vocabInline:])
-	}
-	return h
+	return x.mix(k0, k1, k2, len(w)) ^ x.tail(w)
 }
+
+// mix is the hash of a word of n ≤ vocabInline bytes with key k0, k1, k2
+// (small enough to inline).
+func (x *vocabIndex) mix(k0, k1, k2 uint64, n int) uint64 {
+	hi, lo := bits.Mul64(k0^x.seed[0], k1^x.seed[1])
+	hi, lo = bits.Mul64(hi^lo^k2^x.seed[2], uint64(n)^x.seed[3])
+	return hi ^ lo
+}
+
+// tail is what the bytes of w after its first vocabInline add to its hash.
+func (x *vocabIndex) tail(w string) uint64 {
+	if len(w) <= vocabInline {
+		return 0
+	}
+	return x.hashTail(w)
+}
+
+// hashTail is tail of a long word (out of line, so that tail inlines: long
+// words are rare).
+//
+//go:noinline
+func (x *vocabIndex) hashTail(w string) uint64 { return maphash.String(x.long, w[vocabInline:]) }
 
 // slotLen is the length a slot stores for a word of n bytes.
 func slotLen(n int) uint32 { return uint32(min(uint64(n), 1<<32-1)) }
@@ -142,4 +172,63 @@ func (x *vocabIndex) match(s *vocabSlot, k0, k1, k2 uint64, w string) bool {
 		return false
 	}
 	return len(w) <= vocabInline || x.words[s.id1-1][vocabInline:] == w[vocabInline:]
+}
+
+// lookupBatch is the number of words appendIDs hashes and prefetches the
+// slots of before it probes any: enough cache misses in flight to keep the
+// core's miss buffers busy, few enough keys to keep on the stack.
+const lookupBatch = 32
+
+// appendIDs appends the id of every word of words to dst (-1 for a word not
+// in the vocabulary), as lookup gives them; words are mostly substrings of
+// text (see hashBatch). For each batch of words it hashes every word and
+// prefetches its first slot, so that the slots' cache misses are in flight
+// together, and then probes each word (one lookup after the other has the
+// misses of only as many words in flight as the core's reorder window holds).
+func (x *vocabIndex) appendIDs(dst []int32, words []string, text string) []int32 {
+	var keys [lookupBatch][3]uint64
+	var slot [lookupBatch]int32 // first slots, as uint32 (a table has at most 1<<32)
+	for len(words) > 0 {
+		batch := words[:min(len(words), lookupBatch)]
+		x.hashBatch(&keys, &slot, batch, text)
+		// A slot number of 1<<31 or more reads as negative: not prefetched.
+		prefetch.Rows(unsafe.Pointer(unsafe.SliceData(x.slots)), unsafe.Sizeof(vocabSlot{}), unsafe.Sizeof(vocabSlot{}), slot[:len(batch)])
+		for k, w := range batch {
+			k0, k1, k2 := keys[k][0], keys[k][1], keys[k][2]
+			i := uint64(uint32(slot[k]))
+			if s := &x.slots[i]; s.id1 != 0 && s.k0 == k0 && s.k1 == k1 && s.k2 == k2 && s.n == uint32(len(w)) && len(w) <= vocabInline {
+				dst = append(dst, s.id1-1) // found in its first slot (match, inline)
+				continue
+			}
+			id, ok := x.probe(i, k0, k1, k2, w)
+			if !ok {
+				id = -1
+			}
+			dst = append(dst, id)
+		}
+		words = words[len(batch):]
+	}
+	return dst
+}
+
+// hashBatch writes the key of every word of batch (at most lookupBatch) to
+// keys and its first slot to slot. A word is usually a substring of text:
+// when text holds vocabInline bytes from the word's start on, its key is
+// loaded without a branch on its length, the bytes past the word masked off
+// (keyOf's switch on the length mispredicts on every other word of real
+// text). Everything is inline (x.mix ^ x.tail is x.hash).
+func (x *vocabIndex) hashBatch(keys *[lookupBatch][3]uint64, slot *[lookupBatch]int32, batch []string, text string) {
+	base := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	for k, w := range batch {
+		var k0, k1, k2 uint64
+		off := uintptr(unsafe.Pointer(unsafe.StringData(w))) - base
+		if n := len(w); n != 0 && off <= uintptr(len(text)) && uintptr(len(text))-off >= vocabInline {
+			b := text[off : off+vocabInline]
+			k0, k1, k2 = le64(b)&byteMask(n), le64(b[8:])&byteMask(n-8), le64(b[16:])&byteMask(n-16)
+		} else {
+			k0, k1, k2 = keyOf(w) // not in text, or too near its end
+		}
+		keys[k] = [3]uint64{k0, k1, k2}
+		slot[k] = int32(uint32((x.mix(k0, k1, k2, len(w)) ^ x.tail(w)) & x.mask))
+	}
 }

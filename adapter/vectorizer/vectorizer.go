@@ -244,8 +244,7 @@ func (v *Vectorizer) newWork() *work {
 // links the occurrences of every non-frequent word. It reports whether any
 // token is non-frequent; w.amWords counts the distinct words of source AM.
 func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
-	// Every word is looked up as soon as it is read: the lookups' cache
-	// misses overlap the tokenizing.
+	// The words are looked up in batches whose cache misses overlap.
 	sp := model.Split{Sentences: w.sentences[:0], Tokens: w.tokens[:0], Offsets: w.tokOff[:0], SentEnd: w.sentEnd[:0],
 		Vocab: v.base, IDs: w.ids[:0]}
 	v.tok.AppendSplit(&sp, text)
@@ -571,6 +570,15 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	var n sourceCounts
 	for i, t := range w.tokens {
 		info := w.info[i]
+		if ex == nil && info.src != SourceAM { // a base row: wordVector's first case, inline
+			if v.rows[info.id].zero {
+				n.dropped++
+				continue
+			}
+			n.add(info.src)
+			w.rowIDs, w.rowW = append(w.rowIDs, info.id), append(w.rowW, v.weight(info, tokenDF(w, i, docs), docs, o))
+			continue
+		}
 		var we *WordExplanation
 		if ex != nil {
 			we = ex.word(w, t, info)
@@ -587,11 +595,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 			continue
 		}
 		n.add(info.src)
-		var df int64
-		if docs > 0 {
-			df = w.dfs[i]
-		}
-		wt := v.weight(info, df, docs, o)
+		wt := v.weight(info, tokenDF(w, i, docs), docs, o)
 		if info.src == SourceAM {
 			simd.Axpy(wt, vec, w.acc)
 		} else {
@@ -611,6 +615,15 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		return ErrNoWords
 	}
 	return normalizeSum(w.acc)
+}
+
+// tokenDF is the document frequency of token i of the prepared text, given
+// docFreqs' passage count (0: none read).
+func tokenDF(w *work, i int, docs int64) int64 {
+	if docs > 0 {
+		return w.dfs[i]
+	}
+	return 0
 }
 
 // docFreqs writes the document frequency of every token of the prepared text
