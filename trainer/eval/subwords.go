@@ -116,7 +116,7 @@ func (s *Subwords) Embeddings(counts map[string]int64, texts []string, tok model
 	n := s.Words.Len()
 	words := append(make([]string, 0, n), s.Words.Words...)
 	vecs := append(make([]float32, 0, n*dim), s.Words.Vectors...)
-	cs := make([]int64, n, n+1)
+	cs := make([]int64, n)
 	for i, w := range words {
 		cs[i] = counts[w]
 	}
