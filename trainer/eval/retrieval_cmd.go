@@ -108,6 +108,7 @@ func TeachMemory(ctx context.Context, v *vectorizer.Vectorizer, texts []string, 
 type retrievalOptions struct {
 	base                  baseFlags
 	amPath, ftPath        string
+	sub                   subwordFlags       // our subword model: the dense-subwords row
 	vec                   vectorizer.Options // the dense rows' settings (dense AM: all of them)
 	importMode            string
 	alphaList, fusionName string
@@ -122,6 +123,7 @@ func (o *retrievalOptions) register(fs *flag.FlagSet) {
 	o.base.register(fs)
 	fs.StringVar(&o.amPath, "model", "", "AM serving bundle or weights `FILE`, or \"default\" (a weights file takes --embeddings as its base; a bundle keeps its own, with its AM+skip rows); adds the dense-AM and hybrid-AM rows")
 	fs.StringVar(&o.ftPath, "fasttext", "", "a fastText model `FILE.bin`: adds the dense-fastText row (its word vectors, n-gram vectors for words outside its dictionary, weighted like the other dense rows)")
+	o.sub.register(fs) // adds the dense-subwords row, as --fasttext's; the SIF weights come from --counts
 	// The vectorizer settings of the dense rows, as serve's flags.
 	o.vec = vectorizer.DefaultOptions()
 	o.vec.CollectionB = vectorizer.DefaultCollectionB
@@ -177,8 +179,11 @@ func (o *retrievalOptions) check(args []string) error {
 	if o.depth != 0 && o.depth < 10 {
 		return cli.UsageError("--depth must be 0 (every document) or ≥ 10, got %d", o.depth)
 	}
-	if o.base.embeddings == "" && o.amPath == "" && o.ftPath == "" {
-		return cli.UsageError("give --embeddings (base vectors), --model (a bundle) and/or --fasttext")
+	if o.base.embeddings == "" && o.amPath == "" && o.ftPath == "" && !o.sub.given() {
+		return cli.UsageError("give --embeddings (base vectors), --model (a bundle), --fasttext and/or --subwords")
+	}
+	if o.sub.given() && o.base.counts == "" {
+		return cli.UsageError("--subwords needs --counts (the counts of its words, for the SIF weights)")
 	}
 	return nil
 }
@@ -233,15 +238,17 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 		return err
 	}
 	r.row("BM25", r.bm, "–")
-	dense := func(name string, v *vectorizer.Vectorizer, opts vectorizer.Options) error {
-		return r.dense(ctx, name, v, opts)
-	}
 	e, err := r.baseRow(ctx)
 	if err != nil {
 		return err
 	}
 	if o.ftPath != "" {
-		if err := denseFastText(o.ftPath, append(append([]string{}, r.docTexts...), r.queryTexts...), r.docTexts, o.importMode == "sequential", o.vec.Weighting, o.vec.SIFA, o.vec.CollectionB, dense); err != nil {
+		if err := r.denseFastText(ctx); err != nil {
+			return err
+		}
+	}
+	if o.sub.given() {
+		if err := r.denseSubwords(ctx); err != nil {
 			return err
 		}
 	}
@@ -366,26 +373,55 @@ func (r *retrievalRun) amRow(ctx context.Context, e *model.Embeddings) error {
 	return r.dense(ctx, name, v, opts)
 }
 
-// denseFastText runs the dense row of fastText's vectors (see
-// FastTextEmbeddings) through the base-only vectorizer, so that they are
-// weighted exactly like the other dense rows.
-func denseFastText(path string, texts, docTexts []string, sequential bool, w vectorizer.Weighting, sifA, collectionB float64,
-	dense func(string, *vectorizer.Vectorizer, vectorizer.Options) error) error {
-	fe, oov, err := FastTextEmbeddings(path, texts, model.DefaultTokenizer())
+// denseFastText adds the dense row of fastText's vectors (see
+// FastTextEmbeddings).
+func (r *retrievalRun) denseFastText(ctx context.Context) error {
+	fe, oov, err := FastTextEmbeddings(r.o.ftPath, r.allTexts(), model.DefaultTokenizer())
 	if err != nil {
 		return err
 	}
 	slog.Info("fastText vectors", "words", fe.Len(), "from_ngrams_only", oov)
-	v, opts, err := BaseOnlyVectorizer(fe, w, sifA, collectionB)
+	return r.denseTable(ctx, "dense fastText (n-grams for OOV words)", fe)
+}
+
+// denseSubwords adds the dense row of our subword model's vectors (see
+// Subwords.Embeddings), its words weighted by the counts of --counts.
+func (r *retrievalRun) denseSubwords(ctx context.Context) error {
+	s, err := r.o.sub.load()
 	if err != nil {
 		return err
 	}
-	if !sequential {
-		if err := observeAll(v, docTexts); err != nil {
+	counts, err := model.LoadCounts(r.o.base.counts)
+	if err != nil {
+		return fmt.Errorf("--subwords: %w", err)
+	}
+	se, oov, err := s.Embeddings(counts, r.allTexts(), model.DefaultTokenizer())
+	if err != nil {
+		return err
+	}
+	slog.Info("subword vectors", "words", se.Len(), "from_ngrams_only", oov)
+	return r.denseTable(ctx, "dense subwords (n-grams for OOV words)", se)
+}
+
+// allTexts returns the documents' texts followed by the queries'.
+func (r *retrievalRun) allTexts() []string {
+	return append(append([]string{}, r.docTexts...), r.queryTexts...)
+}
+
+// denseTable runs the dense row of the word-vector table e through the
+// base-only vectorizer, so that its vectors are weighted exactly like the
+// other dense rows.
+func (r *retrievalRun) denseTable(ctx context.Context, name string, e *model.Embeddings) error {
+	v, opts, err := BaseOnlyVectorizer(e, r.o.vec.Weighting, r.o.vec.SIFA, r.o.vec.CollectionB)
+	if err != nil {
+		return err
+	}
+	if r.o.importMode != "sequential" {
+		if err := observeAll(v, r.docTexts); err != nil {
 			return err
 		}
 	}
-	return dense("dense fastText (n-grams for OOV words)", v, opts)
+	return r.dense(ctx, name, v, opts)
 }
 
 // observeAll counts every document for the document frequencies of sif-collection.

@@ -3,6 +3,7 @@ package eval
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -102,4 +103,45 @@ func (s *Subwords) FormVector(dst []float32, word string) (bool, error) {
 		dst[k] *= inv
 	}
 	return true, nil
+}
+
+// Embeddings returns the model's word vectors as embeddings for the words of
+// texts, as FastTextEmbeddings does for a fastText model: every vocabulary
+// word with its own vector and its count in counts (0 when absent), and
+// every other word of texts (tokenized with tok) that has a form vector,
+// with that vector and count 1 (the SIF weight of a word seen once). It also
+// returns how many words came from their form alone.
+func (s *Subwords) Embeddings(counts map[string]int64, texts []string, tok model.Tokenizer) (*model.Embeddings, int, error) {
+	dim := s.Words.Dim
+	n := s.Words.Len()
+	words := append(make([]string, 0, n), s.Words.Words...)
+	vecs := append(make([]float32, 0, n*dim), s.Words.Vectors...)
+	cs := make([]int64, n)
+	for i, w := range words {
+		cs[i] = counts[w]
+	}
+	seen := map[string]bool{}
+	v := make([]float32, dim)
+	var toks []string
+	for _, t := range texts {
+		toks = tok.AppendTokens(toks[:0], t)
+		for _, w := range toks {
+			if _, ok := s.Words.ID(w); ok || seen[w] {
+				continue
+			}
+			seen[w] = true
+			ok, err := s.FormVector(v, w)
+			if err != nil {
+				return nil, 0, err
+			}
+			if ok {
+				words, cs, vecs = append(words, strings.Clone(w)), append(cs, 1), append(vecs, v...)
+			}
+		}
+	}
+	e, err := model.NewEmbeddings(dim, words, vecs, cs)
+	if err != nil {
+		return nil, 0, fmt.Errorf("subwords: %w", err)
+	}
+	return e, len(words) - n, nil
 }

@@ -130,3 +130,58 @@ func TestEvalRarePairsSubwords(t *testing.T) {
 		t.Fatalf("no own-vector row:\n%s", out)
 	}
 }
+
+func TestSubwordsEmbeddings(t *testing.T) {
+	words, ngrams := writeSubwords(t)
+	s, err := LoadSubwords(words, ngrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, oov, err := s.Embeddings(map[string]int64{"cat": 10}, []string{"Cats and dog.", "xyz cats"}, model.DefaultTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cat and dog by their own vectors, cats by its form; "and" and "xyz" have no known n-gram.
+	if e.Len() != 3 || oov != 1 {
+		t.Fatalf("%d words (%v), %d from their form: want 3, 1", e.Len(), e.Words, oov)
+	}
+	want := map[string]struct {
+		count int64
+		vec   []float32
+	}{"cat": {10, []float32{1, 0}}, "dog": {0, []float32{0, 1}}, "cats": {1, []float32{1.25, 2.25}}}
+	for w, x := range want {
+		id, ok := e.ID(w)
+		if !ok || e.Count(id) != x.count || e.Row(id)[0] != x.vec[0] || e.Row(id)[1] != x.vec[1] {
+			t.Errorf("%s: in %v, count %d, vector %v; want count %d, vector %v", w, ok, e.Count(id), e.Row(id), x.count, x.vec)
+		}
+	}
+}
+
+func TestEvalRetrievalSubwords(t *testing.T) {
+	words, ngrams := writeSubwords(t)
+	counts := writeFile(t, "counts.txt", "cat 10\ndog 8\n")
+	docs := writeFile(t, "d.jsonl", `{"id":"a","text":"A cat."}`+"\n"+`{"id":"b","text":"A dog."}`+"\n")
+	// "cats" is outside the vocabulary: its form (1.25, 2.25) is nearer dog (0, 1) than cat (1, 0).
+	qs := writeFile(t, "q.jsonl", `{"id":"q1","text":"dog","relevant":["b"]}`+"\n"+`{"id":"q2","text":"cats","relevant":["b"]}`+"\n")
+	out, _, err := run(t, "retrieval", "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams, docs, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| dense subwords (n-grams for OOV words) ") {
+		t.Fatalf("no dense-subwords row:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "| dense subwords") {
+			continue
+		}
+		if c := strings.Split(l, "|"); len(c) < 5 || strings.TrimSpace(c[2]) != "1.000" || strings.TrimSpace(c[3]) != "1.000" {
+			t.Fatalf("row %q: want both queries answered first (q2 by the form of cats)", l)
+		}
+	}
+	if _, _, err := run(t, "retrieval", "--subwords", words, "--subword-ngrams", ngrams, docs, qs); !errors.Is(err, cli.ErrUsage) {
+		t.Fatalf("--subwords without --counts: %v", err)
+	}
+	if _, _, err := run(t, "retrieval", "--counts", counts, "--subwords", words, docs, qs); !errors.Is(err, cli.ErrUsage) {
+		t.Fatalf("--subwords without --subword-ngrams: %v", err)
+	}
+}
