@@ -195,7 +195,9 @@ func (st *tokState) closeWord(text string, end int) {
 }
 
 // runes scans text from i, rune by rune, until it reaches limit (a rune
-// starting before limit is scanned whole); it returns where it stopped.
+// starting before limit is scanned whole); it returns where it stopped. A
+// run of lower-case ASCII letters and digits goes in a tight loop: most
+// blocks with a non-ASCII byte (a curly quote, an umlaut) are mostly ASCII.
 func (st *tokState) runes(text string, i, limit int) int {
 	for i < limit {
 		c := text[i]
@@ -215,6 +217,11 @@ func (st *tokState) runes(text string, i, limit int) int {
 				st.upper = st.upper || st.t.Lowercase && cl == asciiUpper
 			}
 			i++
+			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
+				for i < limit && asciiClass[text[i]] == asciiWord {
+					i++
+				}
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
