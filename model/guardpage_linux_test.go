@@ -11,8 +11,9 @@ import (
 
 // TestSplitAtPageEnd splits texts of every length up to 300 bytes that end
 // where a page ends, the next page unreadable, and looks their words up:
-// the block scanner's 64-byte loads and the keys loaded from the text must
-// read nothing past its end (a load past it faults). The words and ids must
+// the block scanner's 64-byte loads (AVX2 or SWAR, whichever Block runs
+// here) and the keys loaded from the text must read nothing past its end (a
+// load past it faults). The words and ids must
 // be those of the same text elsewhere.
 func TestSplitAtPageEnd(t *testing.T) {
 	ps := syscall.Getpagesize()
@@ -47,6 +48,9 @@ func TestSplitAtPageEnd(t *testing.T) {
 			DefaultTokenizer().AppendSplit(&want, strings.Clone(text)+"  "[:n%2]) // in the heap, maybe with room after it
 			if !slices.Equal(got.Tokens, want.Tokens) || !slices.Equal(got.IDs, want.IDs) {
 				t.Fatalf("%q at a page end: %q %v, elsewhere %q %v", text, got.Tokens, got.IDs, want.Tokens, want.IDs)
+			}
+			if blocks := blockSplit(DefaultTokenizer(), text); !slices.Equal(blocks.Tokens, want.Tokens) { // by blocks on any CPU
+				t.Fatalf("%q at a page end: by blocks %q, elsewhere %q", text, blocks.Tokens, want.Tokens)
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/text2vec-am/text2vec-am/internal/asciiscan"
 )
 
 // Tokenizer splits text into words: a word is a maximal run of runes for which
@@ -156,10 +158,25 @@ func (sp *splitter) emit(text string, end, ntok int, offs []int32) {
 }
 
 // scan appends the words of text to st.dst; their offsets to st.offs unless
-// it is nil; and splits sentences too with st.split. Blocks of 64 bytes (the
-// last one shorter) that are all ASCII go through the block scanner
-// (tokblock.go), the others rune by rune.
+// it is nil; and splits sentences too with st.split. With a fast block
+// classifier (asciiscan.Fast: AVX2) it scans by blocks; without one,
+// classifying a block costs more than scanning its bytes, and it goes rune by
+// rune.
 func (st *tokState) scan(text string) {
+	if asciiscan.Fast() {
+		st.scanBlocks(text)
+	} else {
+		st.runes(text, 0, len(text))
+	}
+	if st.start >= 0 {
+		st.closeWord(text, len(text))
+	}
+}
+
+// scanBlocks is scan by blocks: blocks of 64 bytes (the last one shorter)
+// that are all ASCII go through the block scanner (tokblock.go), the others
+// rune by rune. It leaves the last word open.
+func (st *tokState) scanBlocks(text string) {
 	for i := 0; i < len(text); {
 		if w, up, sent, ok := blockMasks(text, i); ok {
 			st.block(text, i, w, up, sent)
@@ -167,9 +184,6 @@ func (st *tokState) scan(text string) {
 			continue
 		}
 		i = st.runes(text, i, min(i+blockSize, len(text)))
-	}
-	if st.start >= 0 {
-		st.closeWord(text, len(text))
 	}
 }
 
