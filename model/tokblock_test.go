@@ -10,8 +10,19 @@ import (
 // refSplit is the rune-by-rune scan over the whole text (no blocks): the
 // definition the block scanner must match.
 func refSplit(tk Tokenizer, text string) Split {
+	return splitWith(tk, text, func(st *tokState) { st.runes(text, 0, len(text)) })
+}
+
+// blockSplit is AppendSplit by blocks whatever the CPU (AppendSplit scans by
+// blocks only where asciiscan.Fast holds).
+func blockSplit(tk Tokenizer, text string) Split {
+	return splitWith(tk, text, func(st *tokState) { st.scanBlocks(text) })
+}
+
+// splitWith is AppendSplit (without a vocabulary) with scan as the scan.
+func splitWith(tk Tokenizer, text string, scan func(*tokState)) Split {
 	st := tokState{t: tk, offs: make([]int32, 0, 16), split: true, start: -1}
-	st.runes(text, 0, len(text))
+	scan(&st)
 	if st.start >= 0 {
 		st.closeWord(text, len(text))
 	}
@@ -19,16 +30,19 @@ func refSplit(tk Tokenizer, text string) Split {
 	return Split{Sentences: st.sp.sents, Tokens: st.dst, Offsets: st.offs, SentEnd: st.sp.ends}
 }
 
-// checkBlocks compares AppendSplit and AppendTokens on text with refSplit.
+// checkBlocks compares the block scan, AppendSplit and AppendTokens on text
+// with refSplit.
 func checkBlocks(t *testing.T, tk Tokenizer, text string) {
 	t.Helper()
 	want := refSplit(tk, text)
 	var got Split
 	tk.AppendSplit(&got, text)
-	if !slices.Equal(got.Tokens, want.Tokens) || !slices.Equal(got.Offsets, want.Offsets) ||
-		!slices.Equal(got.Sentences, want.Sentences) || !slices.Equal(got.SentEnd, want.SentEnd) {
-		t.Fatalf("%+v: text %q:\nblocks %q %v %q %v\nrunes  %q %v %q %v", tk, text,
-			got.Tokens, got.Offsets, got.Sentences, got.SentEnd, want.Tokens, want.Offsets, want.Sentences, want.SentEnd)
+	for _, got := range []Split{got, blockSplit(tk, text)} {
+		if !slices.Equal(got.Tokens, want.Tokens) || !slices.Equal(got.Offsets, want.Offsets) ||
+			!slices.Equal(got.Sentences, want.Sentences) || !slices.Equal(got.SentEnd, want.SentEnd) {
+			t.Fatalf("%+v: text %q:\nblocks %q %v %q %v\nrunes  %q %v %q %v", tk, text,
+				got.Tokens, got.Offsets, got.Sentences, got.SentEnd, want.Tokens, want.Offsets, want.Sentences, want.SentEnd)
+		}
 	}
 	if toks := tk.AppendTokens(nil, text); !slices.Equal(toks, want.Tokens) {
 		t.Fatalf("%+v: AppendTokens(%q) = %q, want %q", tk, text, toks, want.Tokens)

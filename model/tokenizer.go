@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/text2vec-am/text2vec-am/internal/asciiscan"
 )
 
 // Tokenizer splits text into words: a word is a maximal run of runes for which
@@ -156,10 +158,25 @@ func (sp *splitter) emit(text string, end, ntok int, offs []int32) {
 }
 
 // scan appends the words of text to st.dst; their offsets to st.offs unless
-// it is nil; and splits sentences too with st.split. Blocks of 64 bytes (the
-// last one shorter) that are all ASCII go through the block scanner
-// (tokblock.go), the others rune by rune.
+// it is nil; and splits sentences too with st.split. With a fast block
+// classifier (asciiscan.Fast: AVX2) it scans by blocks; without one,
+// classifying a block costs more than scanning its bytes, and it goes rune by
+// rune.
 func (st *tokState) scan(text string) {
+	if asciiscan.Fast() {
+		st.scanBlocks(text)
+	} else {
+		st.runes(text, 0, len(text))
+	}
+	if st.start >= 0 {
+		st.closeWord(text, len(text))
+	}
+}
+
+// scanBlocks is scan by blocks: blocks of 64 bytes (the last one shorter)
+// that are all ASCII go through the block scanner (tokblock.go), the others
+// rune by rune. It leaves the last word open.
+func (st *tokState) scanBlocks(text string) {
 	for i := 0; i < len(text); {
 		if w, up, sent, ok := blockMasks(text, i); ok {
 			st.block(text, i, w, up, sent)
@@ -167,9 +184,6 @@ func (st *tokState) scan(text string) {
 			continue
 		}
 		i = st.runes(text, i, min(i+blockSize, len(text)))
-	}
-	if st.start >= 0 {
-		st.closeWord(text, len(text))
 	}
 }
 
@@ -195,7 +209,9 @@ func (st *tokState) closeWord(text string, end int) {
 }
 
 // runes scans text from i, rune by rune, until it reaches limit (a rune
-// starting before limit is scanned whole); it returns where it stopped.
+// starting before limit is scanned whole); it returns where it stopped. A
+// run of lower-case ASCII letters and digits goes in a tight loop: most
+// blocks with a non-ASCII byte (a curly quote, an umlaut) are mostly ASCII.
 func (st *tokState) runes(text string, i, limit int) int {
 	for i < limit {
 		c := text[i]
@@ -215,6 +231,11 @@ func (st *tokState) runes(text string, i, limit int) int {
 				st.upper = st.upper || st.t.Lowercase && cl == asciiUpper
 			}
 			i++
+			if cl != 0 { // the rest of a run of lower-case letters and digits in a tight loop
+				for i < limit && asciiClass[text[i]] == asciiWord {
+					i++
+				}
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])

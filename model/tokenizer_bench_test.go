@@ -28,6 +28,26 @@ func BenchmarkAppendSentences(b *testing.B) {
 	}
 }
 
+// BenchmarkSplitMostlyASCII splits passages whose every 64-byte block has a
+// non-ASCII byte (curly quotes; umlauts), which the block scanner leaves to
+// the rune-by-rune scan.
+func BenchmarkSplitMostlyASCII(b *testing.B) {
+	for _, c := range []struct{ name, text string }{
+		{"curly", strings.Repeat("The committee’s budget for 2026 was approved after a “long” debate; members didn’t stay. ", 4)},
+		{"german", strings.Repeat("Der Ausschuss genehmigte den Haushalt für 2026 nach einer langen Debatte, und die Mitglieder gingen früh. ", 4)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tok := DefaultTokenizer()
+			var s Split
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				s = Split{Sentences: s.Sentences[:0], Tokens: s.Tokens[:0], Offsets: s.Offsets[:0], SentEnd: s.SentEnd[:0]}
+				tok.AppendSplit(&s, c.text)
+			}
+		})
+	}
+}
+
 // BenchmarkSplitPassage splits the same 352-byte passage into sentences and
 // their words with offsets: in one pass (AppendSplit) and in two
 // (AppendSentences, then AppendTokenOffsets on each sentence).

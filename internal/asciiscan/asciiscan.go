@@ -10,6 +10,11 @@ import "unsafe"
 // Size is the number of bytes Block classifies.
 const Size = 64
 
+// Fast reports whether Block runs vector instructions on this CPU (AVX2).
+// Without them a block takes about ten times as long (BENCHMARKS.md), more
+// than a byte-by-byte scan of its bytes: callers then scan bytes instead.
+func Fast() bool { return fast }
+
 // Block classifies the first min(len(b), Size) bytes of b: bit k of word is
 // set when b[k] is an ASCII letter or digit, of up when it is an upper-case
 // ASCII letter, of sent when it is '.', '!', '?', '\n' or '\r'; the bits of

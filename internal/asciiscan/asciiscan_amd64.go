@@ -11,6 +11,9 @@ import (
 // hasAVX2 selects the AVX2 kernel, once.
 var hasAVX2 = cpu.X86.HasAVX2
 
+// fast is Fast: the AVX2 kernel.
+var fast = hasAVX2
+
 // blockAVX2 is Block with AVX2 on the Size bytes at p.
 //
 //go:noescape
