@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
+	"github.com/text2vec-am/text2vec-am/internal/asciiscan"
 	"github.com/text2vec-am/text2vec-am/internal/prefetch"
 )
 
@@ -85,12 +86,6 @@ func keyOf(w string) (k0, k1, k2 uint64) {
 		k0 = k0<<8 | uint64(b[i])
 	}
 	return k0, 0, 0
-}
-
-// le64 is the little-endian word of the first 8 bytes of b.
-func le64(b string) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // byteMask keeps the first n bytes of a little-endian word (all for n ≥ 8,
@@ -224,7 +219,7 @@ func (x *vocabIndex) hashBatch(keys *[lookupBatch][3]uint64, slot *[lookupBatch]
 		off := uintptr(unsafe.Pointer(unsafe.StringData(w))) - base
 		if n := len(w); n != 0 && off <= uintptr(len(text)) && uintptr(len(text))-off >= vocabInline {
 			b := text[off : off+vocabInline]
-			k0, k1, k2 = le64(b)&byteMask(n), le64(b[8:])&byteMask(n-8), le64(b[16:])&byteMask(n-16)
+			k0, k1, k2 = asciiscan.LE64(b)&byteMask(n), asciiscan.LE64(b[8:])&byteMask(n-8), asciiscan.LE64(b[16:])&byteMask(n-16)
 		} else {
 			k0, k1, k2 = keyOf(w) // not in text, or too near its end
 		}

@@ -39,7 +39,7 @@ const (
 func blockSWAR(b string) (word, up, sent uint64, ascii bool) {
 	var all uint64
 	for k := 0; k < Size; k += 8 {
-		x := le64(b[k:])
+		x := LE64(b[k:])
 		all |= x
 		u := geBytes(x, 'A') &^ geBytes(x, 'Z'+1)
 		w := u | geBytes(x, 'a')&^geBytes(x, 'z'+1) | geBytes(x, '0')&^geBytes(x, '9'+1)
@@ -51,8 +51,9 @@ func blockSWAR(b string) (word, up, sent uint64, ascii bool) {
 	return word, up, sent, all&msb == 0
 }
 
-// le64 is the little-endian word of the first 8 bytes of b.
-func le64(b string) uint64 {
+// LE64 is the little-endian word of the first 8 bytes of b (the block scan
+// reads its words with it, the vocabulary index its keys).
+func LE64(b string) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
