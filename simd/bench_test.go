@@ -17,9 +17,9 @@ import (
 // vek32 and gonum's blas32 (anchors measured in the same run), then ours
 // through the exported function ("ours") and each kernel set directly
 // ("ours-go", "ours-avx2", "ours-avx512", "ours-neon": through the set's
-// function table, as the exported functions call it). BenchmarkDot also
-// calls the assembly kernels directly ("direct-…"), to measure what the
-// dispatch costs. Each reports the thread CPU time per call (cpu-ns/op) and
+// function table, as the exported functions other than Dot call it).
+// BenchmarkDot also calls the assembly kernels directly ("direct-…"), to
+// measure what Dot's dispatch costs. Each reports the thread CPU time per call (cpu-ns/op) and
 // GFLOP/s; BENCHMARKS.md turns those into fractions of the CPU's peak.
 // T2V_SIMD=avx2 (or another set) makes "ours" use that set.
 //
@@ -74,7 +74,7 @@ func general(a []float32, rows, cols int) blas32.General {
 }
 
 func BenchmarkDot(b *testing.B) {
-	for _, d := range []int{100, 300} {
+	for _, d := range []int{100, 200, 300} {
 		b.Run(sizeName("d", d), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
 			x, y := randVec(r, d), randVec(r, d)
@@ -90,7 +90,7 @@ func BenchmarkDot(b *testing.B) {
 				{"gonum", func() { sink = blas32.Dot(vec(x), vec(y)) }},
 				{"ours", func() { sink = Dot(x, y) }},
 			}
-			vs = withPaths(vs, func(k kernels) func() { return func() { sink = k.dot(x, y) } })
+			vs = withPaths(vs, func(k kernels) func() { return func() { sink = dotOf(k, x, y) } })
 			vs = append(vs, directDot(x, y)...)
 			runVariants(b, 2*float64(d), vs)
 		})
@@ -363,13 +363,13 @@ func BenchmarkDotTail(b *testing.B) {
 	if !ok {
 		b.Skip("no AVX2+FMA kernel set on this CPU or build")
 	}
-	for _, d := range []int{31, 63, 127, 319} {
+	for _, d := range []int{31, 63, 127, 297, 299, 301, 303, 319} {
 		r := rand.New(rand.NewPCG(9, 9))
 		x, y := randVec(r, d), randVec(r, d)
 		b.Run(sizeName("d", d), func(b *testing.B) {
 			runVariants(b, 2*float64(d), []variant{
 				{"vek32", func() { sink = vek32.Dot(x, y) }},
-				{"ours-avx2", func() { sink = avx2.dot(x, y) }},
+				{"ours-avx2", func() { sink = dotOf(avx2, x, y) }},
 			})
 		})
 	}
