@@ -90,7 +90,10 @@ func BenchmarkDot(b *testing.B) {
 				{"gonum", func() { sink = blas32.Dot(vec(x), vec(y)) }},
 				{"ours", func() { sink = Dot(x, y) }},
 			}
-			vs = withPaths(vs, func(k kernels) func() { return func() { sink = dotOf(k, x, y) } })
+			vs = withPaths(vs, func(k kernels) func() {
+				dot, px, py := k.dot, unsafe.SliceData(x), unsafe.SliceData(y)
+				return func() { sink = dot(px, py, d) }
+			})
 			vs = append(vs, directDot(x, y)...)
 			runVariants(b, 2*float64(d), vs)
 		})
@@ -366,10 +369,11 @@ func BenchmarkDotTail(b *testing.B) {
 	for _, d := range []int{31, 63, 127, 297, 299, 301, 303, 319} {
 		r := rand.New(rand.NewPCG(9, 9))
 		x, y := randVec(r, d), randVec(r, d)
+		dot, px, py := avx2.dot, unsafe.SliceData(x), unsafe.SliceData(y)
 		b.Run(sizeName("d", d), func(b *testing.B) {
 			runVariants(b, 2*float64(d), []variant{
 				{"vek32", func() { sink = vek32.Dot(x, y) }},
-				{"ours-avx2", func() { sink = dotOf(avx2, x, y) }},
+				{"ours-avx2", func() { sink = dot(px, py, d) }},
 			})
 		})
 	}
