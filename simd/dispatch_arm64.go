@@ -15,3 +15,9 @@ const setNEON setID = 1
 //
 //go:noescape
 func dotEntry(a, b *float32, n int) float32
+
+// axpyEntry calls the Axpy kernel of impl (dispatch_arm64.s), as dotEntry
+// does Dot's.
+//
+//go:noescape
+func axpyEntry(alpha float32, x, y []float32)

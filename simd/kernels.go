@@ -11,8 +11,8 @@ import (
 // every set in allKernels directly. Kernels assume checked shapes.
 type kernels struct {
 	name string
-	// id names the set to the assembly that jumps to impl's Dot kernel
-	// (dispatch_amd64.s, dispatch_arm64.s), which reads impl.id.
+	// id names the set to the assembly that jumps to impl's Dot and Axpy
+	// kernels (dispatch_amd64.s, dispatch_arm64.s), which reads impl.id.
 	id setID
 	// dot takes two pointers and a length instead of two slices: on amd64
 	// Dot jumps from assembly (dispatch_amd64.s) straight to the chosen
@@ -60,9 +60,10 @@ var goKernels = kernels{
 
 // impl is the kernel set chosen once at package initialisation (see
 // chooseKernels); it is never written afterwards. The exported functions
-// check shapes and call its kernels through the function values, except Dot,
-// whose call costs most relative to its work: it calls dotEntry, which jumps
-// from assembly to the kernel impl.id names (on amd64 and arm64).
+// check shapes and call its kernels through the function values, except Dot
+// and Axpy, whose calls cost most relative to their work: they call dotEntry
+// and axpyEntry, which jump from assembly to the kernel impl.id names (on
+// amd64 and arm64).
 var impl = chooseKernels(os.Getenv(envSet))
 
 // envSet names the environment variable that selects a kernel set by name

@@ -95,7 +95,7 @@ func Axpy(alpha float32, x, y []float32) {
 	if len(x) != len(y) {
 		panic(lenError{axpyY, len(y), len(x)})
 	}
-	impl.axpy(alpha, x, y)
+	axpyEntry(alpha, x, y)
 }
 
 // Scale computes x *= alpha in place.
