@@ -5,8 +5,10 @@ package simd
 // Go declarations of the AVX2+FMA kernels in avx2_amd64.s. They require
 // AVX2 and FMA and assume shapes already checked by the exported functions.
 
+// dotAVX2 returns Σ_{i<n} a[i]·b[i].
+//
 //go:noescape
-func dotAVX2(a, b []float32) float32
+func dotAVX2(a, b *float32, n int) float32
 
 //go:noescape
 func axpyAVX2(alpha float32, x, y []float32)
@@ -48,6 +50,7 @@ func dot4x2AVX2(a, b *float32, stride, n int, dst *float32, dstStride int)
 // avx2Kernels is the AVX2+FMA kernel set.
 var avx2Kernels = kernels{
 	name:        "avx2",
+	id:          setAVX2,
 	dot:         dotAVX2,
 	axpy:        axpyAVX2,
 	scale:       scaleAVX2,
@@ -74,7 +77,7 @@ func matVecAVX2(dst, a []float32, rows, cols int, x []float32) {
 		dotRows4AVX2(&a[r*cols], cols, &x[0], cols, &dst[r])
 	}
 	for ; r < rows; r++ {
-		dst[r] = dotAVX2(a[r*cols:(r+1)*cols], x)
+		dst[r] = dotAVX2(&a[r*cols], &x[0], cols)
 	}
 }
 
@@ -104,7 +107,7 @@ func gramAVX2(dst, x []float32, m, d int) {
 			dotRows4AVX2(&x[j*d], d, &xi[0], d, &dst[i*m+j])
 		}
 		for ; j <= i; j++ {
-			dst[i*m+j] = dotAVX2(xi, x[j*d:(j+1)*d])
+			dst[i*m+j] = dotAVX2(&xi[0], &x[j*d], d)
 		}
 	}
 	mirrorLower(dst, m)

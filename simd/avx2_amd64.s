@@ -4,8 +4,9 @@
 
 // The AVX2+FMA kernel set. Lengths that are not a multiple of 8 end with one
 // VMASKMOVPS load (and store) of the first r < 8 lanes, which does not touch
-// memory past the end of the slice. Eight-lane steps are unrolled by four
-// with independent accumulators to hide the FMA latency.
+// memory past the end of the slice (dotAVX2 ends with 4-lane steps instead).
+// Eight-lane steps are unrolled by four with independent accumulators to hide
+// the FMA latency.
 
 // tailMask holds eight all-ones lanes followed by eight zero lanes: the 32
 // bytes at offset 4·(8-r) select the first r lanes (r = 0..8).
@@ -19,8 +20,8 @@ DATA tailMask<>+48(SB)/8, $0x0000000000000000
 DATA tailMask<>+56(SB)/8, $0x0000000000000000
 GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 
-// MASK loads into ymm the lane mask of the first r lanes, r (0..8) in
-// register reg; clobbers tmp and reg.
+// MASK loads into ymm (or the first four lanes into an xmm) the lane mask of
+// the first r lanes, r (0..8) in register reg; clobbers tmp and reg.
 #define MASK(reg, tmp, ymm) \
 	LEAQ    tailMask<>+32(SB), tmp \
 	NEGQ    reg                    \
@@ -35,11 +36,11 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 	VMOVSHDUP    X0, X1     \
 	VADDSS       X1, X0, X0
 
-// func dotAVX2(a, b []float32) float32
-TEXT ·dotAVX2(SB), NOSPLIT, $0-52
-	MOVQ   a_base+0(FP), SI
-	MOVQ   b_base+24(FP), DI
-	MOVQ   a_len+8(FP), CX
+// func dotAVX2(a, b *float32, n int) float32
+TEXT ·dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), SI
+	MOVQ   b+8(FP), DI
+	MOVQ   n+16(FP), CX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -85,21 +86,36 @@ dot8:
 	ADDQ        $32, DI
 	SUBQ        $8, CX
 
+// The last r < 8 elements: a 4-lane step if r >= 4, then one masked 4-lane
+// step for the remaining r mod 4, into X9 (the 128-bit forms clear its upper
+// lanes). On Zen 5 this is 1-2 cycles faster than one 8-lane VMASKMOVPS step
+// for most r.
 dottail:
+	VXORPS      X9, X9, X9
+	CMPQ        CX, $4
+	JB          dot1
+	VMOVUPS     (SI), X4
+	VFMADD231PS (DI), X4, X9
+	ADDQ        $16, SI
+	ADDQ        $16, DI
+	SUBQ        $4, CX
+
+dot1:
 	TESTQ       CX, CX
 	JZ          dotdone
-	MASK(CX, AX, Y8)
-	VMASKMOVPS  (SI), Y8, Y4
-	VMASKMOVPS  (DI), Y8, Y5
-	VFMADD231PS Y5, Y4, Y3
+	MASK(CX, AX, X8)
+	VMASKMOVPS  (SI), X8, X5
+	VMASKMOVPS  (DI), X8, X6
+	VFMADD231PS X6, X5, X9
 
 dotdone:
+	VADDPS Y9, Y3, Y3
 	VADDPS Y1, Y0, Y0
 	VADDPS Y3, Y2, Y2
 	VADDPS Y2, Y0, Y0
 	HSUM8
 	VZEROUPPER
-	MOVSS  X0, ret+48(FP)
+	MOVSS  X0, ret+24(FP)
 	RET
 
 // func axpyAVX2(alpha float32, x, y []float32)

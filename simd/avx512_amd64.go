@@ -5,8 +5,10 @@ package simd
 // Go declarations of the AVX-512 kernels in avx512_amd64.s. They require
 // AVX-512F and assume shapes already checked by the exported functions.
 
+// dotAVX512 returns Σ_{i<n} a[i]·b[i].
+//
 //go:noescape
-func dotAVX512(a, b []float32) float32
+func dotAVX512(a, b *float32, n int) float32
 
 //go:noescape
 func axpyAVX512(alpha float32, x, y []float32)
@@ -55,6 +57,7 @@ func pairAxpyAVX512(alpha float32, a, b, acc []float32)
 // avx512Kernels is the AVX-512F kernel set.
 var avx512Kernels = kernels{
 	name:        "avx512",
+	id:          setAVX512,
 	dot:         dotAVX512,
 	axpy:        axpyAVX512,
 	scale:       scaleAVX512,
@@ -81,7 +84,7 @@ func matVecAVX512(dst, a []float32, rows, cols int, x []float32) {
 		dotRows4AVX512(&a[r*cols], cols, &x[0], cols, &dst[r])
 	}
 	for ; r < rows; r++ {
-		dst[r] = dotAVX512(a[r*cols:(r+1)*cols], x)
+		dst[r] = dotAVX512(&a[r*cols], &x[0], cols)
 	}
 }
 
@@ -111,7 +114,7 @@ func gramAVX512(dst, x []float32, m, d int) {
 			dotRows4AVX512(&x[j*d], d, &xi[0], d, &dst[i*m+j])
 		}
 		for ; j <= i; j++ {
-			dst[i*m+j] = dotAVX512(xi, x[j*d:(j+1)*d])
+			dst[i*m+j] = dotAVX512(&xi[0], &x[j*d], d)
 		}
 	}
 	mirrorLower(dst, m)

@@ -152,11 +152,11 @@ GLOBL maskTab<>(SB), RODATA|NOPTR, $520
 	VMOVSHDUP     X0, X1     \
 	VADDSS        X1, X0, X0
 
-// func dotAVX512(a, b []float32) float32
-TEXT ·dotAVX512(SB), NOSPLIT, $0-52
-	MOVQ   a_base+0(FP), SI
-	MOVQ   b_base+24(FP), DI
-	MOVQ   a_len+8(FP), CX
+// func dotAVX512(a, b *float32, n int) float32
+TEXT ·dotAVX512(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), SI
+	MOVQ   b+8(FP), DI
+	MOVQ   n+16(FP), CX
 	TAILMASK(CX)
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -215,7 +215,7 @@ dotdone:
 	VADDPS Z1, Z0, Z0
 	HSUM
 	VZEROUPPER
-	MOVSS  X0, ret+48(FP)
+	MOVSS  X0, ret+24(FP)
 	RET
 
 // func axpyAVX512(alpha float32, x, y []float32)

@@ -5,5 +5,5 @@ package simd
 // directDot returns a variant calling the NEON Dot directly, without the
 // exported function's dispatch.
 func directDot(x, y []float32) []variant {
-	return []variant{{"direct-neon", func() { sink = dotNEON(x, y) }}}
+	return []variant{{"direct-neon", func() { sink = dotNEON(&x[0], &y[0], len(x)) }}}
 }

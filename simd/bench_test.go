@@ -17,9 +17,9 @@ import (
 // vek32 and gonum's blas32 (anchors measured in the same run), then ours
 // through the exported function ("ours") and each kernel set directly
 // ("ours-go", "ours-avx2", "ours-avx512", "ours-neon": through the set's
-// function table, as the exported functions call it). BenchmarkDot also
-// calls the assembly kernels directly ("direct-…"), to measure what the
-// dispatch costs. Each reports the thread CPU time per call (cpu-ns/op) and
+// function table, as the exported functions other than Dot call it).
+// BenchmarkDot also calls the assembly kernels directly ("direct-…"), to
+// measure what Dot's dispatch costs. Each reports the thread CPU time per call (cpu-ns/op) and
 // GFLOP/s; BENCHMARKS.md turns those into fractions of the CPU's peak.
 // T2V_SIMD=avx2 (or another set) makes "ours" use that set.
 //
@@ -74,7 +74,7 @@ func general(a []float32, rows, cols int) blas32.General {
 }
 
 func BenchmarkDot(b *testing.B) {
-	for _, d := range []int{100, 300} {
+	for _, d := range []int{100, 200, 300} {
 		b.Run(sizeName("d", d), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
 			x, y := randVec(r, d), randVec(r, d)
@@ -90,7 +90,10 @@ func BenchmarkDot(b *testing.B) {
 				{"gonum", func() { sink = blas32.Dot(vec(x), vec(y)) }},
 				{"ours", func() { sink = Dot(x, y) }},
 			}
-			vs = withPaths(vs, func(k kernels) func() { return func() { sink = k.dot(x, y) } })
+			vs = withPaths(vs, func(k kernels) func() {
+				dot, px, py := k.dot, unsafe.SliceData(x), unsafe.SliceData(y)
+				return func() { sink = dot(px, py, d) }
+			})
 			vs = append(vs, directDot(x, y)...)
 			runVariants(b, 2*float64(d), vs)
 		})
@@ -356,6 +359,50 @@ func BenchmarkRank2(b *testing.B) {
 
 func sizeName(key string, n int) string { return key + "=" + strconv.Itoa(n) }
 
+// BenchmarkDotLoop calls Dot and vek32.Dot in a plain loop, as a caller's
+// loop calls them, without the call of runVariants' closure per call (which
+// costs both the same, about 1.5 ns on the Zen 5 of BENCHMARKS.md).
+func BenchmarkDotLoop(b *testing.B) {
+	for _, d := range []int{100, 300} {
+		r := rand.New(rand.NewPCG(1, 1))
+		x, y := randVec(r, d), randVec(r, d)
+		b.Run(sizeName("d", d)+"/vek32", func(b *testing.B) {
+			runLoop(b, 2*float64(d), func(n int) (s float32) {
+				for range n {
+					s += vek32.Dot(x, y)
+				}
+				return s
+			})
+		})
+		b.Run(sizeName("d", d)+"/ours", func(b *testing.B) {
+			runLoop(b, 2*float64(d), func(n int) (s float32) {
+				for range n {
+					s += Dot(x, y)
+				}
+				return s
+			})
+		})
+	}
+}
+
+// runLoop times loop(b.N), which makes b.N calls of flops floating-point
+// operations each, and reports cpu-ns/op and GFLOP/s as runVariants does.
+func runLoop(b *testing.B, flops float64, loop func(n int) float32) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	c0, ok := threadCPUTime()
+	sink = loop(b.N)
+	c1, _ := threadCPUTime()
+	b.StopTimer()
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	if ok {
+		ns = float64(c1-c0) / float64(b.N)
+		b.ReportMetric(ns, "cpu-ns/op")
+	}
+	b.ReportMetric(flops/ns, "GFLOP/s")
+}
+
 // BenchmarkDotTail compares vek32.Dot with the avx2 kernel set's Dot at
 // lengths with a long tail.
 func BenchmarkDotTail(b *testing.B) {
@@ -363,13 +410,14 @@ func BenchmarkDotTail(b *testing.B) {
 	if !ok {
 		b.Skip("no AVX2+FMA kernel set on this CPU or build")
 	}
-	for _, d := range []int{31, 63, 127, 319} {
+	for _, d := range []int{31, 63, 127, 297, 299, 301, 303, 319} {
 		r := rand.New(rand.NewPCG(9, 9))
 		x, y := randVec(r, d), randVec(r, d)
+		dot, px, py := avx2.dot, unsafe.SliceData(x), unsafe.SliceData(y)
 		b.Run(sizeName("d", d), func(b *testing.B) {
 			runVariants(b, 2*float64(d), []variant{
 				{"vek32", func() { sink = vek32.Dot(x, y) }},
-				{"ours-avx2", func() { sink = avx2.dot(x, y) }},
+				{"ours-avx2", func() { sink = dot(px, py, d) }},
 			})
 		})
 	}

@@ -1,19 +1,28 @@
 package simd
 
-// dotGo is Dot in unrolled pure Go with four independent accumulators.
+import "unsafe"
+
+// dotGo is Dot in pure Go (dotGoPtr).
 func dotGo(a, b []float32) float32 {
-	b = b[:len(a)]
+	return dotGoPtr(unsafe.SliceData(a), unsafe.SliceData(b), len(a))
+}
+
+// dotGoPtr is Σ_{i<n} a[i]·b[i] in unrolled pure Go with four independent
+// accumulators: the go set's dot, which takes pointers like the assembly
+// kernels.
+func dotGoPtr(a, b *float32, n int) float32 {
+	x, y := unsafe.Slice(a, n), unsafe.Slice(b, n)
 	var s0, s1, s2, s3 float32
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += aa[0] * bb[0]
-		s1 += aa[1] * bb[1]
-		s2 += aa[2] * bb[2]
-		s3 += aa[3] * bb[3]
+	for ; i+4 <= n; i += 4 {
+		xx, yy := x[i:i+4:i+4], y[i:i+4:i+4]
+		s0 += xx[0] * yy[0]
+		s1 += xx[1] * yy[1]
+		s2 += xx[2] * yy[2]
+		s3 += xx[3] * yy[3]
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	for ; i < n; i++ {
+		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
 }

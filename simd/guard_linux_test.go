@@ -42,7 +42,7 @@ func TestGuardPages(t *testing.T) {
 		for _, n := range testLengths {
 			a, b := guarded(t, r, n), guarded(t, r, n)
 			want, mag := refDot(a, b)
-			if got := k.dot(a, b); !closeTo(got, want, mag) {
+			if got := dotOf(k, a, b); !closeTo(got, want, mag) {
 				t.Errorf("dot n=%d: %g, want %g", n, got, want)
 			}
 			c := guarded(t, r, n)
@@ -53,6 +53,23 @@ func TestGuardPages(t *testing.T) {
 
 			for _, m := range []int{4, 5} { // even and odd row counts
 				guardMatrixKernels(t, r, k, m, n, a)
+			}
+		}
+	})
+}
+
+// TestDotGuardAllLengths runs Dot of every kernel set at every length up to
+// 300 on vectors that end at a guard page, so that no tail step reads past
+// the end of a slice.
+func TestDotGuardAllLengths(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	ga, gb := guarded(t, r, 300), guarded(t, r, 300)
+	forEachImpl(t, func(t *testing.T, k kernels) {
+		for n := 0; n <= 300; n++ {
+			a, b := ga[300-n:], gb[300-n:]
+			want, mag := refDot(a, b)
+			if got := dotOf(k, a, b); !closeTo(got, want, mag) {
+				t.Errorf("n=%d: dot = %g, want %g", n, got, want)
 			}
 		}
 	})

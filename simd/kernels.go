@@ -10,8 +10,14 @@ import (
 // check shapes and then call the set chosen at init (impl); tests call
 // every set in allKernels directly. Kernels assume checked shapes.
 type kernels struct {
-	name        string
-	dot         func(a, b []float32) float32
+	name string
+	// id names the set to the assembly that jumps to impl's Dot and Axpy
+	// kernels (dispatch_amd64.s, dispatch_arm64.s), which reads impl.id.
+	id setID
+	// dot takes two pointers and a length instead of two slices: on amd64
+	// Dot jumps from assembly (dispatch_amd64.s) straight to the chosen
+	// set's kernel, and three argument words cost less than six per call.
+	dot         func(a, b *float32, n int) float32
 	axpy        func(alpha float32, x, y []float32)
 	scale       func(alpha float32, x []float32)
 	add         func(dst, x []float32)
@@ -26,10 +32,18 @@ type kernels struct {
 	pairAxpy    func(alpha float32, a, b, acc []float32)
 }
 
+// setID numbers the kernel sets; the sets of other architectures are
+// numbered in their dispatch files.
+type setID uint8
+
+// setGo is the id of goKernels.
+const setGo setID = 0
+
 // goKernels is the portable pure-Go implementation.
 var goKernels = kernels{
 	name:        "go",
-	dot:         dotGo,
+	id:          setGo,
+	dot:         dotGoPtr,
 	axpy:        axpyGo,
 	scale:       scaleGo,
 	add:         addGo,
@@ -46,8 +60,10 @@ var goKernels = kernels{
 
 // impl is the kernel set chosen once at package initialisation (see
 // chooseKernels); it is never written afterwards. The exported functions
-// check shapes and call its kernels: one indirect call to a function that
-// does not change, as cheap as a direct one.
+// check shapes and call its kernels through the function values, except Dot
+// and Axpy, whose calls cost most relative to their work: they call dotEntry
+// and axpyEntry, which jump from assembly to the kernel impl.id names (on
+// amd64 and arm64).
 var impl = chooseKernels(os.Getenv(envSet))
 
 // envSet names the environment variable that selects a kernel set by name

@@ -6,8 +6,10 @@ package simd
 // tiles them. Kernels without their own assembly (Scale, Add, PairAxpy,
 // Rank2) use the unrolled Go ones.
 
+// dotNEON returns Σ_{i<n} a[i]·b[i].
+//
 //go:noescape
-func dotNEON(a, b []float32) float32
+func dotNEON(a, b *float32, n int) float32
 
 //go:noescape
 func axpyNEON(alpha float32, x, y []float32)
@@ -33,6 +35,7 @@ func dotRows4NEON(a *float32, stride int, x *float32, n int, dst *float32)
 // neonKernels is the arm64 Advanced SIMD kernel set.
 var neonKernels = kernels{
 	name:        "neon",
+	id:          setNEON,
 	dot:         dotNEON,
 	axpy:        axpyNEON,
 	scale:       scaleGo,
@@ -127,7 +130,7 @@ func matVecNEON(dst, a []float32, rows, cols int, x []float32) {
 		rows4NEON(dst[r:r+4], a[r*cols:], cols, x)
 	}
 	for ; r < rows; r++ {
-		dst[r] = dotNEON(a[r*cols:(r+1)*cols], x)
+		dst[r] = dotNEON(&a[r*cols], &x[0], cols)
 	}
 }
 
@@ -151,7 +154,7 @@ func gramNEON(dst, x []float32, m, d int) {
 			rows4NEON(dst[i*m+j:i*m+j+4], x[j*d:], d, xi)
 		}
 		for ; j <= i; j++ {
-			dst[i*m+j] = dotNEON(xi, x[j*d:(j+1)*d])
+			dst[i*m+j] = dotNEON(&xi[0], &x[j*d], d)
 		}
 	}
 	mirrorLower(dst, m)

@@ -16,11 +16,11 @@
 	VEOR c.B16, c.B16, c.B16 \
 	VEOR d.B16, d.B16, d.B16
 
-// func dotNEON(a, b []float32) float32
-TEXT ·dotNEON(SB), NOSPLIT, $0-52
-	MOVD a_base+0(FP), R0
-	MOVD b_base+24(FP), R1
-	MOVD a_len+8(FP), R2
+// func dotNEON(a, b *float32, n int) float32
+TEXT ·dotNEON(SB), NOSPLIT, $0-28
+	MOVD a+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
 	ZERO4(V0, V1, V2, V3)
 	ZERO4(V4, V5, V6, V7)
 
@@ -74,7 +74,7 @@ dottail:
 	B     dottail
 
 dotdone:
-	FMOVS F0, ret+48(FP)
+	FMOVS F0, ret+24(FP)
 	RET
 
 // func axpyNEON(alpha float32, x, y []float32)

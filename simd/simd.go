@@ -17,7 +17,10 @@
 // naming the function and the lengths involved. No kernel allocates.
 package simd
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // checkLen panics when two lengths that must agree do not.
 func checkLen(fn, what string, got, want int) {
@@ -29,7 +32,7 @@ func checkLen(fn, what string, got, want int) {
 // lenError is the panic value of a length mismatch in the smallest
 // kernels. Panicking with a small value rather than calling a formatting
 // function keeps them within the compiler's inlining budget, so that a call
-// to Dot costs one call of the chosen kernel.
+// to Axpy or Add costs one call of the chosen kernel.
 type lenError struct {
 	arg       lenArg
 	got, want int
@@ -39,13 +42,11 @@ type lenError struct {
 type lenArg uint8
 
 const (
-	dotB lenArg = iota
-	axpyY
+	axpyY lenArg = iota
 	addX
 )
 
 var lenArgNames = [...][2]string{
-	dotB:  {"Dot", "b"},
 	axpyY: {"Axpy", "y"},
 	addX:  {"Add", "x"},
 }
@@ -53,6 +54,15 @@ var lenArgNames = [...][2]string{
 func (e lenError) Error() string {
 	n := lenArgNames[e.arg]
 	return fmt.Sprintf("simd.%s: %s has length %d, want %d", n[0], n[1], e.got, e.want)
+}
+
+// dotLenError is the panic value of Dot's length mismatch: len(a), len(b).
+// An array rather than a lenError keeps Dot, which passes three arguments
+// to its kernel, within the inlining budget.
+type dotLenError [2]int
+
+func (e dotLenError) Error() string {
+	return fmt.Sprintf("simd.Dot: b has length %d, want %d", e[1], e[0])
 }
 
 // pairLenError is the panic value of PairAxpy's length mismatches.
@@ -75,9 +85,9 @@ func checkDims(fn string, rows, cols int) {
 // Dot returns Σ a[i]·b[i]. It panics if len(a) != len(b).
 func Dot(a, b []float32) float32 {
 	if len(a) != len(b) {
-		panic(lenError{dotB, len(b), len(a)})
+		panic(dotLenError{len(a), len(b)})
 	}
-	return impl.dot(a, b)
+	return dotEntry(unsafe.SliceData(a), unsafe.SliceData(b), len(a))
 }
 
 // Axpy computes y += alpha·x. It panics if len(x) != len(y).
@@ -85,7 +95,7 @@ func Axpy(alpha float32, x, y []float32) {
 	if len(x) != len(y) {
 		panic(lenError{axpyY, len(y), len(x)})
 	}
-	impl.axpy(alpha, x, y)
+	axpyEntry(alpha, x, y)
 }
 
 // Scale computes x *= alpha in place.

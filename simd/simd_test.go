@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // testLengths are the vector lengths every kernel is checked at: around the
@@ -42,6 +43,11 @@ func forEachImpl(t *testing.T, f func(t *testing.T, k kernels)) {
 	}
 }
 
+// dotOf calls k's Dot kernel on a and b (of equal length).
+func dotOf(k kernels, a, b []float32) float32 {
+	return k.dot(unsafe.SliceData(a), unsafe.SliceData(b), len(a))
+}
+
 // refDot is Σ a[i]·b[i] and Σ|a[i]·b[i]| in float64.
 func refDot(a, b []float32) (sum, mag float64) {
 	for i := range a {
@@ -75,13 +81,13 @@ func TestDot(t *testing.T) {
 		for _, n := range testLengths {
 			a, b := randVec(r, n), randVec(r, n)
 			want, mag := refDot(a, b)
-			if got := k.dot(a, b); !closeTo(got, want, mag) {
+			if got := dotOf(k, a, b); !closeTo(got, want, mag) {
 				t.Errorf("n=%d: dot = %g, want %g", n, got, want)
 			}
 			// Sub-slices at an odd offset exercise unaligned loads.
 			if n > 1 {
 				want, mag = refDot(a[1:], b[:n-1])
-				if got := k.dot(a[1:], b[:n-1]); !closeTo(got, want, mag) {
+				if got := dotOf(k, a[1:], b[:n-1]); !closeTo(got, want, mag) {
 					t.Errorf("n=%d offset 1: dot = %g, want %g", n-1, got, want)
 				}
 			}
@@ -91,6 +97,26 @@ func TestDot(t *testing.T) {
 
 // checkVec compares got with the float64 reference want, element by element,
 // with per-element magnitudes mag.
+// TestDotLengthsOffsets checks Dot of every kernel set at every length up
+// to 300 with both vectors starting at each of the 8 float offsets of a
+// 32-byte block, so that every tail path (8-lane steps, the 4-lane step,
+// one to three scalar steps, the masked lanes) meets every alignment.
+func TestDotLengthsOffsets(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, k kernels) {
+		r := rand.New(rand.NewPCG(41, 42))
+		a, b := randVec(r, 300+8), randVec(r, 300+8)
+		for n := 0; n <= 300; n++ {
+			for off := range 8 {
+				x, y := a[off:off+n], b[8-off:8-off+n]
+				want, mag := refDot(x, y)
+				if got := dotOf(k, x, y); !closeTo(got, want, mag) {
+					t.Fatalf("n=%d offset %d: dot = %g, want %g", n, off, got, want)
+				}
+			}
+		}
+	})
+}
+
 func checkVec(t *testing.T, what string, got []float32, want, mag []float64) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -422,7 +448,7 @@ func FuzzDot(f *testing.F) {
 		}
 		want, mag := refDot(a, b)
 		for _, k := range allKernels() {
-			if got := k.dot(a, b); !closeTo(got, want, mag) {
+			if got := dotOf(k, a, b); !closeTo(got, want, mag) {
 				t.Fatalf("%s: dot of %d = %g, want %g", k.name, len(a), got, want)
 			}
 		}
