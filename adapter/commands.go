@@ -345,14 +345,20 @@ func readMemory(env cli.Env, sub string, mf *memoryFlags, log *slog.Logger) erro
 	}
 	out := memoryStats{Stats: mem.Stats()}
 	out.Collections, out.CollectionProblems = collectionSummaries(mf.dir, o)
-	enc := json.NewEncoder(env.Stdout)
+	return printReport(env.Stdout, "stats", mf.dir, out, out.CollectionProblems)
+}
+
+// printReport prints report as indented JSON and then fails, naming them, if
+// problems lists collections whose counts could not be read: what could be
+// read is printed, the exit status says it is not all (as ls does).
+func printReport(w io.Writer, sub, dir string, report any, problems []string) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(report); err != nil {
 		return err
 	}
-	if len(out.CollectionProblems) > 0 {
-		// What could be read is printed; the exit status says it is not all (as ls does).
-		return fmt.Errorf("memory stats: %s: cannot read the passage counts of every collection: %s", mf.dir, strings.Join(out.CollectionProblems, "; "))
+	if len(problems) > 0 {
+		return fmt.Errorf("memory %s: %s: cannot read the passage counts of every collection: %s", sub, dir, strings.Join(problems, "; "))
 	}
 	return nil
 }
@@ -656,13 +662,8 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 			h.Healthy = false // moved aside earlier: an operator should look at it
 		}
 	}
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(h); err != nil {
+	if err := printReport(env.Stdout, "check", mf.dir, h, h.CollectionProblems); err != nil {
 		return err
-	}
-	if len(h.CollectionProblems) > 0 {
-		return fmt.Errorf("memory check: %s: cannot read the passage counts of every collection: %s", mf.dir, strings.Join(h.CollectionProblems, "; "))
 	}
 	if !h.Healthy {
 		return fmt.Errorf("memory check: %s is damaged (%d files salvaged in RAM; a writable open moves them aside)", mf.dir, len(h.Damaged))
