@@ -16,15 +16,6 @@ import (
 // blockSize is the number of bytes the block scanner takes at once.
 const blockSize = asciiscan.Size
 
-// blockMasks classifies the block text[i:i+blockSize] (asciiscan.Block; at
-// the end of text a shorter block, whose masks end with it): bit k of word is
-// set when byte i+k is an ASCII letter or digit, of up when it is an
-// upper-case letter, of sent when it is a sentenceByte. ok is false when a
-// byte of the block is not ASCII.
-func blockMasks(text string, i int) (word, up, sent uint64, ok bool) {
-	return asciiscan.Block(text[i:])
-}
-
 // bitRange has bits [a, b) set (0 ≤ a ≤ b ≤ 64).
 func bitRange(a, b int) uint64 { return ^uint64(0) << a &^ (^uint64(0) << b) }
 

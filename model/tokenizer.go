@@ -178,7 +178,7 @@ func (st *tokState) scan(text string) {
 // rune by rune. It leaves the last word open.
 func (st *tokState) scanBlocks(text string) {
 	for i := 0; i < len(text); {
-		if w, up, sent, ok := blockMasks(text, i); ok {
+		if w, up, sent, ok := asciiscan.Block(text[i:]); ok {
 			st.block(text, i, w, up, sent)
 			i += blockSize
 			continue

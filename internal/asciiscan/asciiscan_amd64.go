@@ -8,11 +8,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasAVX2 selects the AVX2 kernel, once.
-var hasAVX2 = cpu.X86.HasAVX2
-
-// fast is Fast: the AVX2 kernel.
-var fast = hasAVX2
+// fast selects the AVX2 kernel, once; it is Fast.
+var fast = cpu.X86.HasAVX2
 
 // blockAVX2 is Block with AVX2 on the Size bytes at p.
 //
@@ -21,7 +18,7 @@ func blockAVX2(p *byte) (word, up, sent uint64, ascii bool)
 
 // block is Block on this CPU.
 func block(b string) (word, up, sent uint64, ascii bool) {
-	if hasAVX2 {
+	if fast {
 		return blockAVX2(unsafe.StringData(b))
 	}
 	return blockSWAR(b)
