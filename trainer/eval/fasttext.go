@@ -125,21 +125,29 @@ func FastTextEmbeddings(path string, texts []string, tok model.Tokenizer) (*mode
 		return nil, 0, err
 	}
 	defer m.Close()
-	var extra []string
-	seen := map[string]bool{}
-	var toks []string
-	for _, t := range texts {
-		toks = tok.AppendTokens(toks[:0], t)
-		for _, w := range toks {
-			if _, ok := m.ID(w); !ok && !seen[w] {
-				seen[w] = true
-				extra = append(extra, strings.Clone(w))
-			}
-		}
-	}
+	extra := unknownWords(texts, tok, m.ID)
 	e, err := m.Embeddings(extra, 1)
 	if err != nil {
 		return nil, 0, fmt.Errorf("fasttext %s: %w", path, err)
 	}
 	return e, len(extra), nil
+}
+
+// unknownWords returns the distinct words of texts (tokenized with tok), in
+// order of first occurrence, that id does not know: the words a model's
+// vectors are extended with from their form.
+func unknownWords(texts []string, tok model.Tokenizer, id func(string) (int32, bool)) []string {
+	var out []string
+	seen := map[string]bool{}
+	var toks []string
+	for _, t := range texts {
+		toks = tok.AppendTokens(toks[:0], t)
+		for _, w := range toks {
+			if _, ok := id(w); !ok && !seen[w] {
+				seen[w] = true
+				out = append(out, strings.Clone(w))
+			}
+		}
+	}
+	return out
 }

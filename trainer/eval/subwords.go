@@ -3,7 +3,6 @@ package eval
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -120,23 +119,14 @@ func (s *Subwords) Embeddings(counts map[string]int64, texts []string, tok model
 	for i, w := range words {
 		cs[i] = counts[w]
 	}
-	seen := map[string]bool{}
 	v := make([]float32, dim)
-	var toks []string
-	for _, t := range texts {
-		toks = tok.AppendTokens(toks[:0], t)
-		for _, w := range toks {
-			if _, ok := s.Words.ID(w); ok || seen[w] {
-				continue
-			}
-			seen[w] = true
-			ok, err := s.FormVector(v, w)
-			if err != nil {
-				return nil, 0, err
-			}
-			if ok {
-				words, cs, vecs = append(words, strings.Clone(w)), append(cs, 1), append(vecs, v...)
-			}
+	for _, w := range unknownWords(texts, tok, s.Words.ID) {
+		ok, err := s.FormVector(v, w)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			words, cs, vecs = append(words, w), append(cs, 1), append(vecs, v...)
 		}
 	}
 	e, err := model.NewEmbeddings(dim, words, vecs, cs)
