@@ -10,7 +10,7 @@
 # Writes $OUT (default: $WORK/default.am); only --install copies it over the tracked
 # defaultmodel/default.am. WORK=dir keeps the intermediate files (subword model, n-grams, counts,
 # weights, corpus index) there. NGRAMS (default 35000) bounds the n-gram table; the script fails
-# if the model reaches 25 MB. About 20 minutes on 2 quiet cores.
+# if the model reaches 25 MB. About 6 minutes (313 CPU-seconds, AMD EPYC Zen 5, 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install=no
