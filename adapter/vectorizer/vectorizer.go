@@ -570,24 +570,18 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	var n sourceCounts
 	for i, t := range w.tokens {
 		info := w.info[i]
-		if ex == nil && info.src != SourceAM { // a base row: wordVector's first case, inline
-			if v.rows[info.id].zero {
-				n.dropped++
-				continue
-			}
-			n.add(info.src)
-			w.rowIDs, w.rowW = append(w.rowIDs, info.id), append(w.rowW, v.weight(info, tokenDF(w, i, docs), docs, o))
-			continue
-		}
 		var we *WordExplanation
 		if ex != nil {
 			we = ex.word(w, t, info)
 		}
-		vec, err := v.wordVector(ctx, w, t, info, o, ex, we)
-		if err != nil {
-			return err
+		var vec []float32 // an AM vector; a base row is summed after the loop
+		if info.src == SourceAM {
+			var err error
+			if vec, err = v.amWordVector(ctx, w, t, o, ex, we); err != nil {
+				return err
+			}
 		}
-		if vec == nil {
+		if vec == nil && (info.src == SourceAM || v.rows[info.id].zero) {
 			n.dropped++
 			if we != nil {
 				we.Source = SourceDropped
@@ -596,7 +590,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		}
 		n.add(info.src)
 		wt := v.weight(info, tokenDF(w, i, docs), docs, o)
-		if info.src == SourceAM {
+		if vec != nil {
 			simd.Axpy(wt, vec, w.acc)
 		} else {
 			w.rowIDs, w.rowW = append(w.rowIDs, info.id), append(w.rowW, wt)
@@ -643,29 +637,22 @@ func (v *Vectorizer) docFreqs(w *work, o *Options) int64 {
 	return v.df.DocFreqs(w.dfs, w.tokens)
 }
 
-// wordVector returns the vector of token t classified as info, nil when it
-// yields none. A base or AM+skip word's vector is its base row (summed by
-// GatherAxpy, not read here); AM runs once per distinct word of a text.
-func (v *Vectorizer) wordVector(ctx context.Context, w *work, t string, info tokInfo, o *Options, ex *Explanation, we *WordExplanation) ([]float32, error) {
-	switch info.src {
-	case SourceBase, SourceAMSkip:
-		if !v.rows[info.id].zero {
-			return v.base.Row(info.id), nil
+// amWordVector returns the AM vector of token t, nil when it yields none;
+// AM runs once per distinct word of a text. (A base or AM+skip word's vector
+// is its base row, summed by combine's GatherAxpy.)
+func (v *Vectorizer) amWordVector(ctx context.Context, w *work, t string, o *Options, ex *Explanation, we *WordExplanation) ([]float32, error) {
+	off, done := w.amDone[t]
+	if !done {
+		if err := ctx.Err(); err != nil {
+			return nil, err // the caller is gone or out of time: stop inferring
 		}
-	case SourceAM:
-		off, done := w.amDone[t]
-		if !done {
-			if err := ctx.Err(); err != nil {
-				return nil, err // the caller is gone or out of time: stop inferring
-			}
-			off = v.amVector(w, t, o, ex, we)
-			w.amDone[t] = off
-		}
-		if off >= 0 {
-			return w.amVecs[off : off+v.dim], nil
-		}
+		off = v.amVector(w, t, o, ex, we)
+		w.amDone[t] = off
 	}
-	return nil, nil
+	if off < 0 {
+		return nil, nil
+	}
+	return w.amVecs[off : off+v.dim], nil
 }
 
 // sourceCounts counts the words of one text by the source of their vector.
