@@ -94,9 +94,9 @@ func LoadWordPairs(path string) ([]WordPair, error) {
 		if len(f) != 3 {
 			return fmt.Errorf("%s:%d: want 3 fields (word1 word2 score), got %d", path, n, len(f))
 		}
-		s, err := strconv.ParseFloat(f[2], 64)
-		if err != nil || isNaNOrInf(s) {
-			return fmt.Errorf("%s:%d: score %q is not a number", path, n, f[2])
+		s, err := parseNumber(path, n, "score", f[2])
+		if err != nil {
+			return err
 		}
 		pairs = append(pairs, WordPair{A: f[0], B: f[1], Score: s})
 		return nil
@@ -148,9 +148,9 @@ func LoadChimeras(path string) ([]ChimeraInstance, error) {
 			inst.Probes = append(inst.Probes, strings.TrimSpace(p))
 		}
 		for _, r := range strings.Split(f[3], ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
-			if err != nil || isNaNOrInf(v) {
-				return fmt.Errorf("%s:%d: rating %q is not a number", path, n, r)
+			v, err := parseNumber(path, n, "rating", r)
+			if err != nil {
+				return err
 			}
 			inst.Ratings = append(inst.Ratings, v)
 		}
@@ -249,9 +249,9 @@ func LoadSemEval(path string) ([]ScoredTerm, error) {
 		if len(f) != 2 {
 			return fmt.Errorf("%s:%d: want score TAB term", path, n)
 		}
-		s, err := strconv.ParseFloat(strings.TrimSpace(f[0]), 64)
-		if err != nil || isNaNOrInf(s) {
-			return fmt.Errorf("%s:%d: score %q is not a number", path, n, f[0])
+		s, err := parseNumber(path, n, "score", f[0])
+		if err != nil {
+			return err
 		}
 		out = append(out, ScoredTerm{Term: strings.TrimSpace(f[1]), Score: s})
 		return nil
@@ -341,7 +341,15 @@ func LoadQueries(path string) ([]RetrievalQuery, error) {
 	return qs, nil
 }
 
-func isNaNOrInf(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
+// parseNumber reads field, the what of line n of path (spaces around it
+// ignored), as a finite number, or names it in the error.
+func parseNumber(path string, n int, what, field string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s:%d: %s %q is not a number", path, n, what, field)
+	}
+	return v, nil
+}
 
 // NonceDefinition is one line of the definitional nonce dataset (Herbelot &
 // Baroni 2017): a word and its definition sentence, the word written ___.
