@@ -315,7 +315,9 @@ func concatTextChunks(results []*textChunk, total, dim int) ([]string, []float32
 
 // parseTextChunk parses the lines of c into words and vectors.
 func parseTextChunk(c *textChunk, dim int) {
-	n := bytes.Count(c.data, []byte{'\n'}) + 1
+	// A word with dim values takes at least 2·dim+1 bytes, so blank lines
+	// reserve nothing.
+	n := min(bytes.Count(c.data, []byte{'\n'})+1, len(c.data)/(2*dim+1)+1)
 	c.words = make([]string, 0, n)
 	c.vecs = make([]float32, 0, n*dim)
 	line := c.firstLine
@@ -406,10 +408,16 @@ func newEmbeddingsIndexed(dim int, words []string, vecs []float32, where func(i 
 	return e, nil
 }
 
+// binaryReserve bounds the vector values readBinaryBody reserves before
+// reading them (128 MiB of float32).
+const binaryReserve = 1 << 25
+
 // readBinaryBody parses word2vec binary records: the word, a space, dim
 // little-endian float32 values, and an optional line break.
 func readBinaryBody(br *bufio.Reader, name string, rows, dim int) (*Embeddings, error) {
-	hint := min(rows, 1<<20)
+	// The header's row count is a claim, not yet backed by data: reserve
+	// at most binaryReserve values up front and let append grow past them.
+	hint := min(rows, 1<<20, binaryReserve/dim)
 	words := make([]string, 0, hint)
 	vecs := make([]float32, 0, hint*dim)
 	rec := make([]byte, 4*dim)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -69,10 +70,18 @@ func FastTextConfigOf(ngrams []string) (NgramConfig, error) {
 	if len(ngrams) == 0 {
 		return NgramConfig{}, errors.New("no n-grams")
 	}
-	lo, hi := 1<<30, 0
+	lo, hi, marked := 1<<30, 0, 0
 	for _, g := range ngrams {
 		n := utf8.RuneCountInString(g)
 		lo, hi = min(lo, n), max(hi, n)
+		if strings.HasPrefix(g, "<") || strings.HasSuffix(g, ">") {
+			marked++
+		}
+	}
+	// About a third of a real table marks a word's end (the words of a
+	// vocabulary mark none): a word vectors file given as n-grams fails here.
+	if marked*20 < len(ngrams) {
+		return NgramConfig{}, fmt.Errorf("only %d of %d n-grams mark a word's start '<' or end '>': not an n-gram table in fastText's form (word vectors?)", marked, len(ngrams))
 	}
 	cfg := NgramConfig{MinN: lo, MaxN: hi, MinCount: 1, Style: NgramFastText}
 	return cfg, cfg.Validate()

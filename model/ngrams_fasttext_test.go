@@ -109,4 +109,9 @@ func TestFastTextConfigOf(t *testing.T) {
 	if _, err := FastTextConfigOf([]string{strings.Repeat("a", 40)}); err == nil {
 		t.Fatal("a 40-symbol n-gram: no error")
 	}
+	// A vocabulary's words (a word vectors file given as the n-gram table,
+	// </s> included) mark no word ends: an error, not a 1..5-gram table.
+	if _, err := FastTextConfigOf([]string{"</s>", "the", "of", "a", "house", "and", "in", "to", "is", "was", "for", "on", "as", "by", "with", "he", "at", "from", "his", "it", "an"}); err == nil {
+		t.Fatal("a list of words taken for n-grams: no error")
+	}
 }
