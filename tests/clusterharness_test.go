@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,22 +36,68 @@ func freePortPair(t testing.TB) int {
 	return 0
 }
 
-// clusterPorts returns the ports of n nodes of one local cluster.
+// clusterPorts returns the ports of n nodes of one local cluster, every one
+// distinct (a port drawn for one node is closed again before the next node's
+// are drawn, so the kernel may hand it out twice).
 func clusterPorts(t testing.TB, n int) []weaviatePorts {
-	ports := make([]weaviatePorts, n)
-	for i := range ports {
-		ports[i] = newWeaviatePorts(t)
-		ports[i].Raft = freePortPair(t)
-		ports[i].RaftRPC = ports[i].Raft + 1
+	for range 20 {
+		ports := make([]weaviatePorts, n)
+		seen := map[int]bool{}
+		distinct := true
+		for i := range ports {
+			ports[i] = newWeaviatePorts(t)
+			ports[i].Raft = freePortPair(t)
+			ports[i].RaftRPC = ports[i].Raft + 1
+			p := ports[i]
+			for _, q := range []int{p.HTTP, p.GRPC, p.Gossip, p.Data, p.Raft, p.RaftRPC, p.Profiling} {
+				distinct = distinct && !seen[q]
+				seen[q] = true
+			}
+		}
+		if distinct {
+			return ports
+		}
 	}
-	return ports
+	t.Fatal("no distinct ports for a local cluster in 20 draws")
+	return nil
 }
+
+// clusterAttempts is how often startCluster bootstraps a cluster before it
+// fails: on a loaded 2-core machine Weaviate's Raft bootstrap of three fresh
+// nodes now and then finds no leader (memberlist suspects a node that is
+// still starting), which is not what the cluster tests test.
+const clusterAttempts = 2
 
 // startCluster starts n weaviate-server processes of bin that form one
 // cluster on loopback (node0 … node{n-1}; memberlist joins node0, Raft
 // bootstraps once all n run) with data under dir; env(i) is node i's extra
-// environment. It returns when every node is ready and sees all n.
+// environment. It returns when every node is ready and sees all n; a
+// bootstrap that does not get there is logged, stopped and tried again
+// with new ports and empty data directories (clusterAttempts).
 func startCluster(t testing.TB, bin, dir string, n int, env func(i int) []string) []*weaviateServer {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		sub := filepath.Join(dir, fmt.Sprintf("cluster%d", attempt))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := bootCluster(t, bin, sub, n, env)
+		if err == nil {
+			return nodes
+		}
+		for _, w := range nodes {
+			w.proc.stop(t)
+		}
+		if attempt == clusterAttempts {
+			t.Fatalf("cluster bootstrap, attempt %d of %d: %v", attempt, clusterAttempts, err)
+		}
+		t.Logf("cluster bootstrap, attempt %d of %d, failed (trying again with new ports): %.2000s", attempt, clusterAttempts, err)
+	}
+}
+
+// bootCluster launches the n nodes under dir and waits until each is ready
+// and sees all n healthy; it returns the nodes launched, also with an error.
+func bootCluster(t testing.TB, bin, dir string, n int, env func(i int) []string) ([]*weaviateServer, error) {
 	t.Helper()
 	ports := clusterPorts(t, n)
 	var join []string
@@ -73,17 +120,20 @@ func startCluster(t testing.TB, bin, dir string, n int, env func(i int) []string
 		nodes[i].launch(t)
 	}
 	for _, w := range nodes {
-		w.waitReady(t)
+		if err := pollHTTP(w.proc, w.url("/v1/.well-known/ready"), 3*time.Minute); err != nil {
+			return nodes, err
+		}
 	}
 	for _, w := range nodes {
-		waitNodes(t, w, n)
+		if err := pollNodes(w, n); err != nil {
+			return nodes, err
+		}
 	}
-	return nodes
+	return nodes, nil
 }
 
-// waitNodes waits until w reports n healthy nodes.
-func waitNodes(t testing.TB, w *weaviateServer, n int) {
-	t.Helper()
+// pollNodes waits until w reports n healthy nodes.
+func pollNodes(w *weaviateServer, n int) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var resp struct {
@@ -100,10 +150,10 @@ func waitNodes(t testing.TB, w *weaviateServer, n int) {
 			}
 		}
 		if err == nil && status == http.StatusOK && healthy == n {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("node on port %d sees %d healthy nodes, want %d (status %d, %v): %.500s", w.ports.HTTP, healthy, n, status, err, raw)
+			return fmt.Errorf("node on port %d sees %d healthy nodes, want %d (status %d, %v): %.500s", w.ports.HTTP, healthy, n, status, err, raw)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

@@ -386,6 +386,14 @@ func (p *process) logTail() string {
 // waitHTTP polls url until it answers 2xx, the process exits or timeout passes.
 func waitHTTP(t testing.TB, p *process, url string, timeout time.Duration) {
 	t.Helper()
+	if err := pollHTTP(p, url, timeout); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pollHTTP waits until url answers 2xx; the error names the process, why it
+// gave up and the end of its log.
+func pollHTTP(p *process, url string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
@@ -394,14 +402,14 @@ func waitHTTP(t testing.TB, p *process, url string, timeout time.Duration) {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode/100 == 2 {
-				return
+				return nil
 			}
 		}
 		if p.exited() {
-			t.Fatalf("%s exited before it was ready (%v); log:\n%s", p.name, p.waitErr, p.logTail())
+			return fmt.Errorf("%s exited before it was ready (%v); log:\n%s", p.name, p.waitErr, p.logTail())
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready at %s within %v (last error %v); log:\n%s", p.name, url, timeout, err, p.logTail())
+			return fmt.Errorf("%s not ready at %s within %v (last error %v); log:\n%s", p.name, url, timeout, err, p.logTail())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
