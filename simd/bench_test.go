@@ -176,12 +176,14 @@ func BenchmarkWeightedSum(b *testing.B) {
 }
 
 func BenchmarkGatherSum(b *testing.B) {
-	const nids, d = 50, 300
+	const nids = 50
 	// A 50,000-row table (60 MB, larger than L3) read at random rows, as the
-	// context sums of inference read the base embeddings; 4096 id lists are
-	// cycled so successive calls touch different rows.
-	for _, rows := range []int{2000, 50000} {
-		b.Run(sizeName("rows", rows)+",ids=50,d=300", func(b *testing.B) {
+	// context sums of inference read the base embeddings, and the default
+	// model's 74,504 × 200 (rows of an odd number of half cache lines); 4096
+	// id lists are cycled so successive calls touch different rows.
+	for _, shape := range []struct{ rows, d int }{{2000, 300}, {50000, 300}, {74504, 200}} {
+		rows, d := shape.rows, shape.d
+		b.Run(fmt.Sprintf("%s,ids=50,d=%d", sizeName("rows", rows), d), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(4, 4))
 			table := randVec(r, rows*d)
 			lists := make([][]int32, 4096)
@@ -222,7 +224,7 @@ func BenchmarkGatherSum(b *testing.B) {
 				{"ours", func() { GatherSum(dst, table, ids()) }},
 			}
 			vs = withPaths(vs, func(k kernels) func() { return func() { k.gatherSum(dst, table, ids()) } })
-			runVariants(b, nids*d, vs)
+			runVariants(b, float64(nids*d), vs)
 		})
 	}
 }
