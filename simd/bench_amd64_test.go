@@ -16,3 +16,19 @@ func directDot(x, y []float32) []variant {
 	}
 	return vs
 }
+
+// directGatherSum returns variants calling each assembly GatherSum kernel
+// this CPU runs directly, bypassing the set's choice of kernel by row
+// length (halfLineRows), so that the two kernels can be compared at any d.
+func directGatherSum(dst, table []float32, ids func() []int32) []variant {
+	var vs []variant
+	for _, k := range allKernels() {
+		switch k.name {
+		case "avx2":
+			vs = append(vs, variant{"direct-avx2", func() { gatherSumAVX2(dst, table, ids()) }})
+		case "avx512":
+			vs = append(vs, variant{"direct-avx512", func() { gatherSumAVX512(dst, table, ids()) }})
+		}
+	}
+	return vs
+}

@@ -7,3 +7,8 @@ package simd
 func directDot(x, y []float32) []variant {
 	return []variant{{"direct-neon", func() { sink = dotNEON(&x[0], &y[0], len(x)) }}}
 }
+
+// directGatherSum returns a variant calling the NEON GatherSum directly.
+func directGatherSum(dst, table []float32, ids func() []int32) []variant {
+	return []variant{{"direct-neon", func() { gatherSumNEON(dst, table, ids()) }}}
+}

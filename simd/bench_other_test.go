@@ -4,3 +4,6 @@ package simd
 
 // directDot returns no variants: this build has no assembly.
 func directDot(x, y []float32) []variant { return nil }
+
+// directGatherSum returns no variants: this build has no assembly.
+func directGatherSum(dst, table []float32, ids func() []int32) []variant { return nil }

@@ -224,6 +224,7 @@ func BenchmarkGatherSum(b *testing.B) {
 				{"ours", func() { GatherSum(dst, table, ids()) }},
 			}
 			vs = withPaths(vs, func(k kernels) func() { return func() { k.gatherSum(dst, table, ids()) } })
+			vs = append(vs, directGatherSum(dst, table, ids)...)
 			runVariants(b, float64(nids*d), vs)
 		})
 	}

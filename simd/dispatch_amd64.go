@@ -10,7 +10,9 @@ func allKernels() []kernels {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		ks = append(ks, avx2Kernels)
 	}
-	if cpu.X86.HasAVX512F {
+	// The AVX-512 set also runs AVX2+FMA kernels (short unaligned Axpy,
+	// gathers of half-line rows), so it needs both as well.
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		ks = append(ks, avx512Kernels)
 	}
 	return ks
