@@ -8,7 +8,6 @@ func directDot(x, y []float32) []variant {
 	return []variant{{"direct-neon", func() { sink = dotNEON(&x[0], &y[0], len(x)) }}}
 }
 
-// directGatherSum returns a variant calling the NEON GatherSum directly.
-func directGatherSum(dst, table []float32, ids func() []int32) []variant {
-	return []variant{{"direct-neon", func() { gatherSumNEON(dst, table, ids()) }}}
-}
+// directGatherSum returns no variants: the NEON set has one GatherSum
+// kernel, which "ours-neon" already calls.
+func directGatherSum(dst, table []float32, ids func() []int32) []variant { return nil }
