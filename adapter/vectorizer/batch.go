@@ -16,7 +16,6 @@ type parsed struct {
 	tokens    []string  // all tokens, sentence after sentence
 	tokOff    []int32   // byte offsets of token i in its sentence: tokOff[2i], tokOff[2i+1]
 	info      []tokInfo // parallel to tokens
-	tokSent   []int32   // sentence of each token
 	occHead   map[string]int32
 	occ       []occNode
 	amWords   int // distinct words of source AM
@@ -83,7 +82,7 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 type parseArena struct {
 	sentences, tokens []string
 	sentEnd           []int
-	tokOff, tokSent   []int32
+	tokOff            []int32
 	info              []tokInfo
 	occ               []occNode
 }
@@ -95,7 +94,6 @@ func (a *parseArena) reserve(w *work, n int) {
 	a.tokens = make([]string, 0, n*len(w.tokens))
 	a.sentEnd = make([]int, 0, n*len(w.sentEnd))
 	a.tokOff = make([]int32, 0, n*len(w.tokOff))
-	a.tokSent = make([]int32, 0, n*len(w.tokSent))
 	a.info = make([]tokInfo, 0, n*len(w.info))
 }
 
@@ -107,7 +105,6 @@ func (a *parseArena) keep(w *work) parsed {
 	a.tokens, p.tokens = appendKept(a.tokens, w.tokens)
 	a.sentEnd, p.sentEnd = appendKept(a.sentEnd, w.sentEnd)
 	a.tokOff, p.tokOff = appendKept(a.tokOff, w.tokOff)
-	a.tokSent, p.tokSent = appendKept(a.tokSent, w.tokSent)
 	a.info, p.info = appendKept(a.info, w.info)
 	a.occ, p.occ = appendKept(a.occ, w.occ)
 	if len(w.occHead) > 0 {

@@ -135,7 +135,7 @@ func (ex *Explanation) word(w *work, t string, info tokInfo) *WordExplanation {
 	}
 	ex.used += size
 	w.explain[t] = len(ex.Words)
-	ex.Words = append(ex.Words, WordExplanation{Word: cloneString(t), Source: info.src, Count: info.count, Occurrences: 1})
+	ex.Words = append(ex.Words, WordExplanation{Word: cloneString(t), Source: info.kind.source(), Count: info.count, Occurrences: 1})
 	return &ex.Words[len(ex.Words)-1]
 }
 

@@ -156,46 +156,85 @@ func (v *Vectorizer) sifWeight(count int64, a float64) float32 {
 	return float32(a / (a + float64(count)/v.total))
 }
 
-// tokInfo is the classification of one token.
+// tokInfo is the classification of one token (16 bytes).
 type tokInfo struct {
-	id    int32 // base row, -1 if unknown
 	count int64
-	src   Source
+	id    int32 // base row, -1 if unknown
+	kind  tokKind
+}
+
+// tokKind is the Source of a token's vector as prepare classifies it, in a
+// byte: tokens are classified and compared on the hot path.
+type tokKind uint8
+
+const (
+	kindBase   tokKind = iota // SourceBase
+	kindAMSkip                // SourceAMSkip
+	kindAM                    // SourceAM
+)
+
+// source returns the Source k stands for.
+func (k tokKind) source() Source {
+	switch k {
+	case kindBase:
+		return SourceBase
+	case kindAMSkip:
+		return SourceAMSkip
+	}
+	return SourceAM
 }
 
 // classifyID says which source the vector of the word of base row id comes
 // from under o (id -1: not a base word).
 func (v *Vectorizer) classifyID(id int32, o *Options) tokInfo {
 	if id < 0 {
-		return tokInfo{id: -1, src: SourceAM}
+		return tokInfo{id: -1, kind: kindAM}
 	}
 	if !v.hasCounts {
-		return tokInfo{id: id, src: SourceBase}
+		return tokInfo{id: id, kind: kindBase}
 	}
 	c := v.rows[id].count
 	switch {
 	case c >= o.FrequentMin:
-		return tokInfo{id: id, count: c, src: SourceBase}
+		return tokInfo{id: id, count: c, kind: kindBase}
 	case c >= o.RareMin:
-		return tokInfo{id: id, count: c, src: SourceAMSkip}
+		return tokInfo{id: id, count: c, kind: kindAMSkip}
 	}
-	return tokInfo{id: id, count: c, src: SourceAM}
+	return tokInfo{id: id, count: c, kind: kindAM}
 }
 
-// weight is the combination weight of a token; df and docs are its document
-// frequency and the passage count (used by WeightSIFCollection only).
-func (v *Vectorizer) weight(t tokInfo, df, docs int64, o *Options) float32 {
-	if o.Weighting == WeightMean {
+// weigher gives the combination weights of the tokens of one text under
+// one call's options: the choices that depend only on the options are made
+// once per text, so that the per-token work is a few loads and divisions.
+type weigher struct {
+	rows   []rowMeta
+	v      *Vectorizer
+	mode   Weighting
+	rowSIF bool    // the rows' SIF weights apply (counts, and the default SIFA)
+	a, b   float64 // SIFA and the collection's b
+	docs   int64   // passage count of WeightSIFCollection
+}
+
+// weigher returns the weigher of a text under o; docs is docFreqs' passage count.
+func (v *Vectorizer) weigher(o *Options, docs int64) weigher {
+	return weigher{rows: v.rows, v: v, mode: o.Weighting, rowSIF: v.hasCounts && o.SIFA == v.opts.SIFA,
+		a: o.SIFA, b: o.collectionB(), docs: docs}
+}
+
+// weight is the combination weight of token t of document frequency df
+// (used by WeightSIFCollection only).
+func (g *weigher) weight(t tokInfo, df int64) float32 {
+	if g.mode == WeightMean {
 		return 1
 	}
 	var wt float32
-	if t.id >= 0 && v.hasCounts && o.SIFA == v.opts.SIFA {
-		wt = v.rows[t.id].sifW
+	if t.id >= 0 && g.rowSIF {
+		wt = g.rows[t.id].sifW
 	} else {
-		wt = v.sifWeight(t.count, o.SIFA)
+		wt = g.v.sifWeight(t.count, g.a)
 	}
-	if o.Weighting == WeightSIFCollection {
-		wt *= collectionWeight(df, docs, o.collectionB())
+	if g.mode == WeightSIFCollection {
+		wt *= collectionWeight(df, g.docs, g.b)
 	}
 	return wt
 }
@@ -249,31 +288,24 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 		Vocab: v.base, IDs: w.ids[:0]}
 	v.tok.AppendSplit(&sp, text)
 	w.sentences, w.tokens, w.tokOff, w.sentEnd, w.ids = sp.Sentences, sp.Tokens, sp.Offsets, sp.SentEnd, sp.IDs
-	w.info, w.tokSent = w.info[:0], w.tokSent[:0]
+	w.info = w.info[:0]
 	w.dfDocs = 0
 	clear(w.occHead)
 	w.occ = w.occ[:0]
 	w.amWords = 0
 	rare := false
-	start := 0
-	for s, end := range w.sentEnd {
-		for range end - start {
-			w.tokSent = append(w.tokSent, int32(s))
-		}
-		start = end
-	}
 	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
 	for i, t := range w.tokens {
 		info := v.classifyID(w.ids[i], o)
 		w.info[i] = info
-		if info.src == SourceBase {
+		if info.kind == kindBase {
 			continue
 		}
 		rare = true
 		head, ok := w.occHead[t]
 		if !ok {
 			head = -1
-			if info.src == SourceAM {
+			if info.kind == kindAM {
 				w.amWords++
 			}
 		}
@@ -300,7 +332,7 @@ func checkAMWords(w *work, o *Options) error {
 // first to its last token (to the sentence's ends where the window reaches
 // them, so a short sentence is its own context).
 func (w *work) window(pos int) (a, b int, text string) {
-	s := int(w.tokSent[pos])
+	s := tokenSentence(w, pos)
 	lo, hi := sentStart(w, s), w.sentEnd[s]
 	a = max(lo, pos-model.ContextWindow)
 	b = min(hi, pos+model.ContextWindow+1)
@@ -567,6 +599,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	w.rowIDs, w.rowW = w.rowIDs[:0], w.rowW[:0]
 	w.amVecs = w.amVecs[:0]
 	docs := v.docFreqs(w, o)
+	g := v.weigher(o, docs)
 	var n sourceCounts
 	for i, t := range w.tokens {
 		info := w.info[i]
@@ -575,21 +608,21 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 			we = ex.word(w, t, info)
 		}
 		var vec []float32 // an AM vector; a base row is summed after the loop
-		if info.src == SourceAM {
+		if info.kind == kindAM {
 			var err error
 			if vec, err = v.amWordVector(ctx, w, t, o, ex, we); err != nil {
 				return err
 			}
 		}
-		if vec == nil && (info.src == SourceAM || v.rows[info.id].zero) {
+		if vec == nil && (info.kind == kindAM || v.rows[info.id].zero) {
 			n.dropped++
 			if we != nil {
 				we.Source = SourceDropped
 			}
 			continue
 		}
-		n.add(info.src)
-		wt := v.weight(info, tokenDF(w, i, docs), docs, o)
+		n.add(info.kind)
+		wt := g.weight(info, tokenDF(w, i, docs))
 		if vec != nil {
 			simd.Axpy(wt, vec, w.acc)
 		} else {
@@ -658,12 +691,12 @@ func (v *Vectorizer) amWordVector(ctx context.Context, w *work, t string, o *Opt
 // sourceCounts counts the words of one text by the source of their vector.
 type sourceCounts struct{ base, amSkip, am, dropped int64 }
 
-// add counts one word with a vector from src.
-func (n *sourceCounts) add(src Source) {
-	switch src {
-	case SourceBase:
+// add counts one word with a vector of kind k.
+func (n *sourceCounts) add(k tokKind) {
+	switch k {
+	case kindBase:
 		n.base++
-	case SourceAMSkip:
+	case kindAMSkip:
 		n.amSkip++
 	default:
 		n.am++
@@ -838,6 +871,14 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// tokenSentence returns the sentence of token pos: the first sentence that
+// ends after it (a search, so that prepare keeps no per-token sentence list
+// for the few windows of non-frequent words).
+func tokenSentence(w *work, pos int) int {
+	s, _ := slices.BinarySearch(w.sentEnd, pos+1)
+	return s
 }
 
 func sentStart(w *work, s int) int {

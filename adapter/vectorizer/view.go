@@ -60,7 +60,7 @@ func (v *Vectorizer) MemoryWords(texts []string, opts Options) (words, am []stri
 			}
 			seen[t] = true
 			words = append(words, t)
-			if w.info[i].src == SourceAM {
+			if w.info[i].kind == kindAM {
 				am = append(am, t)
 			}
 		}

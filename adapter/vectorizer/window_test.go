@@ -130,3 +130,39 @@ func TestExplainLimits(t *testing.T) {
 		t.Errorf("budget 2000: used %d, truncated %v", ex.used, ex.Truncated)
 	}
 }
+
+// TestTokenSentence: the sentence found for every token is the one whose
+// token range holds it, in texts with many sentences, sentences without
+// words and a text that is one sentence.
+func TestTokenSentence(t *testing.T) {
+	v := newVectorizer(t, nil)
+	w := v.newWork()
+	o := DefaultOptions()
+	for _, text := range []string{
+		"one sentence without an end",
+		"A first one. A second one! ... !!! ?? And a third? Short. x.",
+		". . . start with empty ones. then words",
+		longSentence(50, 3, "zqa") + " " + longSentence(5, 1, "zqb") + "!!! " + longSentence(70, 60, "zqc"),
+	} {
+		v.prepare(w, text, &o)
+		var want []int // the sentence of every token, from the sentence ends
+		start := 0
+		for s, end := range w.sentEnd {
+			for range end - start {
+				want = append(want, s)
+			}
+			start = end
+		}
+		if len(want) != len(w.tokens) || len(w.tokens) == 0 {
+			t.Fatalf("%q: %d tokens, sentence ends cover %d", text, len(w.tokens), len(want))
+		}
+		for pos, s := range want {
+			if got := tokenSentence(w, pos); got != s {
+				t.Fatalf("%q: token %d (%q) in sentence %d, want %d (ends %v)", text, pos, w.tokens[pos], got, s, w.sentEnd)
+			}
+			if !strings.Contains(strings.ToLower(w.sentences[s]), w.tokens[pos]) {
+				t.Fatalf("%q: token %q not in its sentence %q", text, w.tokens[pos], w.sentences[s])
+			}
+		}
+	}
+}
