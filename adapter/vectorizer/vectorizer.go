@@ -204,8 +204,8 @@ func (v *Vectorizer) classifyID(id int32, o *Options) tokInfo {
 }
 
 // weigher gives the combination weights of the tokens of one text under
-// one call's options: the choices that depend only on the options are made
-// once per text, so that the per-token work is a few loads and divisions.
+// one call's options: which SIF weights apply and the collection's b are
+// settled once per text, not once per token.
 type weigher struct {
 	rows   []rowMeta
 	v      *Vectorizer
