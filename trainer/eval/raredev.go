@@ -135,6 +135,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	var corpus cli.Paths
 	fs.Var(&corpus, "corpus", "corpus `FILE` or directory (repeatable; .gz ok)")
 	out := fs.String("out", "", "output `DIR` (pairs.txt and contexts/; keep it outside the repository)")
+	sub := fs.String("corpus-out", "", "also write the corpus without every sentence that holds a rare word of the set to `FILE` (the CRW protocol's subcorpus: train the models of the evaluation on it)")
 	var o RareDevOptions
 	fs.IntVar(&o.MinSentences, "min-sentences", 16, "the rare word needs at least this many distinct contexts")
 	fs.Int64Var(&o.MaxCount, "max-count", 99, "the rare word may occur at most this many times (99: below the 100 occurrences from which train mimics a word)")
@@ -143,7 +144,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	fs.IntVar(&o.Window, "window", 25, "words kept each side of the rare word, within its sentence")
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed of the context sample")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval rare-dev --corpus DIR --out DIR PAIRS\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval rare-dev --corpus DIR --out DIR [--corpus-out FILE] PAIRS\n\n"+
 			"Builds a rare-word development set for eval rare-pairs from a word-similarity file whose first\n"+
 			"word is the rare one (the Stanford Rare Words set): the pairs whose rare word is rare in the\n"+
 			"corpus but has enough sentences, with those sentences.")
@@ -183,5 +184,18 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	sort.Strings(words)
 	fmt.Fprintf(env.Stdout, "%d of %d pairs, %d rare words (≤ %d occurrences, ≥ %d distinct contexts; %.1f contexts on average), written to %s\n",
 		len(set.Pairs), len(pairs), len(words), o.MaxCount, o.MinSentences, float64(nctx)/float64(len(words)), *out)
+	if *sub == "" {
+		return nil
+	}
+	drop := make(map[string]bool, len(words))
+	for _, w := range words {
+		drop[w] = true
+	}
+	st, err := writeSubcorpusFile(ctx, corpus, drop, *sub)
+	if err != nil {
+		return fmt.Errorf("rare-dev: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "subcorpus without the rare words: %d lines, %d tokens written to %s; dropped %d sentences (%d tokens), %d lines left empty\n",
+		st.Lines, st.Tokens, *sub, st.DroppedSentences, st.DroppedTokens, st.DroppedLines)
 	return nil
 }

@@ -1,0 +1,74 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWriteSubcorpus: every sentence with a dropped word goes, the rest of
+// its line stays on one line (tokenized), a line left without tokens is
+// skipped, and the files of a directory come in order.
+func TestWriteSubcorpus(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.txt": "The Zorb sings. Birds fly! And the zorb? Gone\nNothing rare here.\nzorb zorb\nblip. End\nA blip-free day.\n",
+		"b.txt": "Last line, a clean one",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	st, err := WriteSubcorpus(context.Background(), []string{dir}, map[string]bool{"zorb": true, "blip": true}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "birds fly gone\nnothing rare here\nend\nlast line a clean one\n"
+	if out.String() != want {
+		t.Fatalf("subcorpus:\n%q\nwant\n%q", out.String(), want)
+	}
+	// "the zorb sings", "and the zorb", "zorb zorb", "blip" and "a blip free day" ("blip-free" is
+	// two tokens); the lines of "zorb zorb" and "a blip-free day" are left empty.
+	if st.DroppedSentences != 5 || st.DroppedTokens != 13 || st.DroppedLines != 2 || st.Lines != 4 || st.Tokens != 12 {
+		t.Fatalf("stats %+v", st)
+	}
+	if strings.Contains(out.String(), "zorb") {
+		t.Fatal("a dropped word is left")
+	}
+}
+
+// TestEvalRareDevCorpusOut: eval rare-dev --corpus-out writes the corpus
+// without the set's rare words beside the set.
+func TestEvalRareDevCorpusOut(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c.txt")
+	text := strings.Repeat("the guitar plays music. the zorb plays music. ", 3) + "a zorb eats bread.\n" +
+		strings.Repeat("common word here. ", 10) + "\n"
+	pairs := filepath.Join(dir, "pairs.txt")
+	if err := os.WriteFile(corpus, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pairs, []byte("zorb music 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub.txt")
+	stdout, _, err := run(t, "rare-dev", "--corpus", corpus, "--out", filepath.Join(dir, "dev"), "--corpus-out", sub,
+		"--min-sentences", "2", "--max-count", "5", "--min-common", "1", pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSuffix(strings.Repeat("the guitar plays music ", 3), " ") + "\n" +
+		strings.TrimSuffix(strings.Repeat("common word here ", 10), " ") + "\n"
+	if string(got) != want || !strings.Contains(stdout, "dropped 4 sentences") {
+		t.Fatalf("subcorpus %q (stdout %q), want %q", got, stdout, want)
+	}
+}
