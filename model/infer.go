@@ -30,6 +30,7 @@ type Workspace struct {
 	clamped  bool    // Σ num_i was ≤ 0 and was replaced by 0
 
 	ids    []int32   // n-gram ids of the word
+	keep   []bool    // when set (KeepNgrams), the form uses only the n-grams it marks
 	counts []int32   // words per context
 	means  []float32 // contexts × dim: v_Ci
 	num    []float32 // per context: Σ_j s(C_i, C_j)
@@ -58,6 +59,37 @@ func (m *Model) NewWorkspace() *Workspace {
 	}
 	return &Workspace{dim: d, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), out: next(),
 		gv: next(), dctx: next(), dform: next(), w: next(), mw: next()}
+}
+
+// KeepNgrams makes every later Infer with ws build a word's form from the
+// n-grams whose id keep marks (keep has one entry per n-gram of the model's
+// vocabulary; nil: all of them), or from all of the word's n-grams when keep
+// marks none of them. Training uses it to give a word the form it would have
+// if it were new: without the n-grams only it has (amtrain's SharedForm).
+func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
+
+// keepNgrams filters ids in place to those keep marks; all of them when keep
+// is nil or marks none.
+func keepNgrams(ids []int32, keep []bool) []int32 {
+	if keep == nil {
+		return ids
+	}
+	n := 0
+	for _, id := range ids {
+		if keep[id] {
+			n++
+		}
+	}
+	if n == 0 || n == len(ids) {
+		return ids
+	}
+	out := ids[:0]
+	for _, id := range ids {
+		if keep[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // grow sizes the per-context buffers for n contexts.
@@ -111,6 +143,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 
 	if m.Mode.usesForm() {
 		ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
+		ws.ids = keepNgrams(ws.ids, ws.keep)
 		simd.GatherSum(ws.form, m.Ngrams, ws.ids)
 		simd.Scale(1/float32(len(ws.ids)), ws.form)
 	} else {

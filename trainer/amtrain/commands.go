@@ -56,7 +56,7 @@ type trainFlags struct {
 	nmin, nmax, ngramMinCount                               int
 	lr, peak                                                float64
 	minCountTrain, oovMaxCount                              int64
-	quiet                                                   bool
+	quiet, sharedForm                                       bool
 }
 
 // runTrain is `text2vec-am train`: it parses the flags into trainFlags and
@@ -112,6 +112,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.ngramsSpace, "ngrams-space", "", "with --ngrams: the word vectors trained with them (train-embeddings --out); the n-grams are mapped into the --embeddings space by least squares over the shared words")
 	fs.IntVar(&f.ngramMax, "ngram-max", 0, "with --ngrams: keep the first N n-grams of the file (0: all)")
 	fs.Float64Var(&f.ngramLRScale, "ngram-lr-scale", def.NgramLRScale, "multiplies --lr for the n-gram table (0 freezes it)")
+	fs.BoolVar(&f.sharedForm, "shared-form", def.SharedForm, "train each word's form from the n-grams it shares with another base word only, the form a new word has (inference unchanged)")
 	fs.IntVar(&f.holdout, "holdout", 0, "hold out N training words (never trained) and report mean cosine to their base vectors")
 	fs.StringVar(&f.out, "out", "", "output weights file (required)")
 	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")
@@ -275,7 +276,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
-	o.NgramLRScale, o.CountBuckets = f.ngramLRScale, f.countBuckets
+	o.NgramLRScale, o.CountBuckets, o.SharedForm = f.ngramLRScale, f.countBuckets, f.sharedForm
 	if o.ContextDraw, err = ParseContextDraw(f.contextDraw); err != nil {
 		return o, cli.UsageError("--context-draw: %v", err)
 	}

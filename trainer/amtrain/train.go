@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -59,6 +60,11 @@ type Options struct {
 	Pretrained *PretrainedNgrams
 	// NgramLRScale multiplies LR for the n-gram table (0 freezes it).
 	NgramLRScale float64
+	// SharedForm trains each word with the form it would have if it were new:
+	// from the n-grams it shares with at least one other base word, leaving
+	// out those only it has (whose vectors, pretrained on its own contexts,
+	// a new word never finds). Inference is unchanged.
+	SharedForm bool
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
 	// Resume, when set, is a checkpoint to continue from.
@@ -284,6 +290,9 @@ func (p *Plan) fingerprint(o *Options) uint64 {
 	if o.ContextDraw != DrawUniform || o.CountBuckets > 0 { // likewise
 		fmt.Fprintf(h, "contexts %v, count buckets %d\n", o.ContextDraw, o.CountBuckets)
 	}
+	if o.SharedForm { // likewise
+		fmt.Fprintf(h, "shared form\n")
+	}
 	for _, w := range p.Words {
 		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
 	}
@@ -397,8 +406,14 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 	}
 	t.adam.NgramScale = o.NgramLRScale
 	start.Fingerprint, start.Threads, start.Seed = fp, o.Threads, o.Seed
+	var keep []bool
+	if o.SharedForm {
+		keep = sharedNgrams(t.m.Vocab, d.Base.Words)
+	}
 	for i := 0; i < o.Threads; i++ {
-		t.workers = append(t.workers, &worker{ws: t.m.NewWorkspace(), g: t.m.NewGrads(), v: make([]float32, t.m.Dim)})
+		ws := t.m.NewWorkspace()
+		ws.KeepNgrams(keep)
+		t.workers = append(t.workers, &worker{ws: ws, g: t.m.NewGrads(), v: make([]float32, t.m.Dim)})
 	}
 	log.Info("training plan", "mode", o.Mode.String(), "words", len(plan.Words), "instances/epoch", plan.Instances,
 		"holdout", len(plan.Holdout), "ngrams", t.m.Vocab.Len(), "threads", o.Threads)
@@ -651,6 +666,27 @@ func InstanceFlops(m *model.Model, g int, contexts [][]int32) float64 {
 // generator fixed by (seed, word), so every epoch and every mode sees the same ones.
 func (t *trainer) evalHoldout() *HoldoutScore {
 	return EvalHoldout(t.m, t.sampler, t.plan.Holdout, t.d.Base, t.o.Seed)
+}
+
+// sharedNgrams marks the n-grams of vocab that at least two of words have
+// (Options.SharedForm).
+func sharedNgrams(vocab *model.NgramVocab, words []string) []bool {
+	seen := make([]uint8, vocab.Len()) // words holding the n-gram, capped at 2
+	var ids []int32
+	for _, w := range words {
+		ids = vocab.AppendIDs(ids[:0], w)
+		slices.Sort(ids)
+		for i, id := range ids {
+			if (i == 0 || ids[i-1] != id) && seen[id] < 2 {
+				seen[id]++
+			}
+		}
+	}
+	keep := make([]bool, len(seen))
+	for i, n := range seen {
+		keep[i] = n >= 2
+	}
+	return keep
 }
 
 // EvalHoldout returns the mean cosine between the inferred and the base
