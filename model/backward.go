@@ -122,7 +122,7 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 	g.Instances++
 	g.Loss += l
 
-	useForm := m.Mode.usesForm()
+	useForm := m.Mode.UsesForm()
 	switch {
 	case ws.formOnly:
 		copy(ws.dform, ws.gv)

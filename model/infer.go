@@ -63,9 +63,10 @@ func (m *Model) NewWorkspace() *Workspace {
 
 // KeepNgrams makes every later Infer with ws build a word's form from the
 // n-grams whose id keep marks (keep has one entry per n-gram of the model's
-// vocabulary; nil: all of them), or from all of the word's n-grams when keep
-// marks none of them. Training uses it to give a word the form it would have
-// if it were new: without the n-grams only it has (amtrain's SharedForm).
+// vocabulary, or Infer panics; nil: all of them), or from all of the word's
+// n-grams when keep marks none of them. Training uses it to give a word
+// about the form it would have if it were new: without the n-grams only it
+// has, which were trained on its own contexts (amtrain's SharedForm).
 func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 
 // keepNgrams filters ids in place to those keep marks; all of them when keep
@@ -134,6 +135,9 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	if len(dst) != d || ws.dim != d {
 		panic(fmt.Sprintf("model.Infer: dst has length %d and the workspace dimension %d, the model's dimension is %d", len(dst), ws.dim, d))
 	}
+	if ws.keep != nil && len(ws.keep) != m.Vocab.Len() {
+		panic(fmt.Sprintf("model.Infer: the workspace keeps n-grams of a vocabulary of %d, the model has %d", len(ws.keep), m.Vocab.Len()))
+	}
 	ws.valid = false // until this call completes
 	ws.mode = m.Mode
 	ws.formOnly = false
@@ -141,7 +145,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	ws.grow(len(contexts))
 	clear(ws.rho)
 
-	if m.Mode.usesForm() {
+	if m.Mode.UsesForm() {
 		ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
 		ws.ids = keepNgrams(ws.ids, ws.keep)
 		simd.GatherSum(ws.form, m.Ngrams, ws.ids)

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -56,4 +58,18 @@ func closeVec(a, b []float32, tol float32) bool {
 		}
 	}
 	return true
+}
+
+// TestKeepNgramsWrongLength: a keep table of another vocabulary's length panics
+// with a message naming both lengths.
+func TestKeepNgramsWrongLength(t *testing.T) {
+	m := testModel(t, ModeAM, 8, 3)
+	ws := m.NewWorkspace()
+	ws.KeepNgrams(make([]bool, m.Vocab.Len()+1))
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "keeps n-grams of a vocabulary") {
+			t.Fatalf("recovered %v, want the vocabulary-length panic", r)
+		}
+	}()
+	m.Infer(ws, "apple", nil, make([]float32, m.Dim))
 }

@@ -35,6 +35,9 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown mode %q (want am, fcm, form, context or fcm-context)", s)
 }
 
+// UsesForm reports whether the mode embeds a word's form (am, fcm, form).
+func (m Mode) UsesForm() bool { return m == ModeAM || m == ModeFCM || m == ModeForm }
+
 // String returns the name ParseMode accepts.
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
@@ -45,9 +48,6 @@ func (m Mode) String() string {
 
 // valid reports whether m is a known mode.
 func (m Mode) valid() bool { return int(m) < len(modeNames) }
-
-// usesForm reports whether the form embedding enters the output.
-func (m Mode) usesForm() bool { return m == ModeAM || m == ModeFCM || m == ModeForm }
 
 // usesContext reports whether the contexts enter the output.
 func (m Mode) usesContext() bool { return m != ModeForm }

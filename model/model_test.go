@@ -170,7 +170,7 @@ func TestInferWithoutContext(t *testing.T) {
 			t.Errorf("%v: empty contexts changed the output", mode)
 		}
 		zero := !slices.ContainsFunc(got, func(x float32) bool { return x != 0 })
-		if contextOnly := !mode.usesForm(); zero != contextOnly {
+		if contextOnly := !mode.UsesForm(); zero != contextOnly {
 			t.Errorf("%v: output without context is zero: %v", mode, zero)
 		}
 	}

@@ -48,7 +48,7 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 		return s
 	}
 	form := make([]float64, d)
-	if m.Mode.usesForm() {
+	if m.Mode.UsesForm() {
 		ids := m.Vocab.AppendIDs(nil, word)
 		for _, id := range ids {
 			for k := 0; k < d; k++ {

@@ -54,3 +54,16 @@ func TestTrainSharedForm(t *testing.T) {
 		t.Error("two SharedForm runs with the same seed differ")
 	}
 }
+
+// TestSharedFormNeedsForm: a mode without a form refuses SharedForm.
+func TestSharedFormNeedsForm(t *testing.T) {
+	o := smallOptions()
+	o.SharedForm, o.Mode = true, model.ModeContext
+	if err := o.Validate(); err == nil {
+		t.Fatal("SharedForm with mode context validated")
+	}
+	o.Mode = model.ModeAM
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -60,10 +60,13 @@ type Options struct {
 	Pretrained *PretrainedNgrams
 	// NgramLRScale multiplies LR for the n-gram table (0 freezes it).
 	NgramLRScale float64
-	// SharedForm trains each word with the form it would have if it were new:
-	// from the n-grams it shares with at least one other base word, leaving
-	// out those only it has (whose vectors, pretrained on its own contexts,
-	// a new word never finds). Inference is unchanged.
+	// SharedForm trains each word's form from the n-grams it shares with at
+	// least one other base word, leaving out those only it has: with a
+	// pretrained n-gram table they were trained on its own contexts, which a
+	// new word's n-grams never were. The words counted are the base words, so
+	// this is the leave-one-out it means when the base is the subword model
+	// whose n-grams the table holds (the one-space design). Inference is
+	// unchanged: rows inferred for base words (bundles) use the full form.
 	SharedForm bool
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
@@ -130,6 +133,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("unknown context draw %v", o.ContextDraw)
 	case o.CountBuckets < 0 || o.CountBuckets > model.MaxCountBuckets:
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
+	case o.SharedForm && !o.Mode.UsesForm():
+		return fmt.Errorf("shared form: mode %v has no form", o.Mode)
 	case o.CountBuckets > 0 && !o.Mode.Gated():
 		return fmt.Errorf("count buckets %d: mode %v has no gate", o.CountBuckets, o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
@@ -640,7 +645,7 @@ func InstanceFlops(m *model.Model, g int, contexts [][]int32) float64 {
 	for _, c := range contexts {
 		l += float64(len(c))
 	}
-	usesForm := m.Mode == model.ModeAM || m.Mode == model.ModeFCM || m.Mode == model.ModeForm
+	usesForm := m.Mode.UsesForm()
 	attentive := m.Mode == model.ModeAM || m.Mode == model.ModeContext
 	gated := m.Mode == model.ModeAM || m.Mode == model.ModeFCM
 	f := 3 * d

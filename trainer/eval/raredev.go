@@ -193,7 +193,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	}
 	st, err := writeSubcorpusFile(ctx, corpus, drop, *sub)
 	if err != nil {
-		return fmt.Errorf("rare-dev: %w", err)
+		return fmt.Errorf("rare-dev --corpus-out %s: %w", *sub, err)
 	}
 	fmt.Fprintf(env.Stdout, "subcorpus without the rare words: %d lines, %d tokens written to %s; dropped %d sentences (%d tokens), %d lines left empty\n",
 		st.Lines, st.Tokens, *sub, st.DroppedSentences, st.DroppedTokens, st.DroppedLines)

@@ -3,9 +3,12 @@ package eval
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
@@ -22,9 +25,11 @@ type SubcorpusStats struct {
 // WriteSubcorpus writes the corpus at paths to w without any sentence that
 // holds a word of drop, as the CRW protocol trains its embeddings on a
 // subcorpus without the rare words: the models then know a rare word only
-// from the contexts the evaluation gives them. Each corpus line becomes one
-// line of its kept tokens, space-separated (tokenized as training tokenizes,
-// so training on the output sees the same tokens; fastText reads it as is).
+// from the contexts the evaluation gives them. Each corpus line with a kept
+// token becomes one line of its kept tokens, space-separated (tokenized as
+// training tokenizes, so training on the output sees the same tokens;
+// fastText reads it as is); a line left without tokens is skipped. The
+// sentences on either side of a dropped one become neighbours in their line.
 func WriteSubcorpus(ctx context.Context, paths []string, drop map[string]bool, w io.Writer) (SubcorpusStats, error) {
 	var st SubcorpusStats
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -71,9 +76,29 @@ func WriteSubcorpus(ctx context.Context, paths []string, drop map[string]bool, w
 	return st, nil
 }
 
-// writeSubcorpusFile is WriteSubcorpus into the file at path (created or truncated).
+// ErrSubcorpusInCorpus reports a subcorpus file that is, or lies inside, one
+// of the corpus paths it is made from (it would be read back, or replace a
+// corpus file).
+var ErrSubcorpusInCorpus = errors.New("the subcorpus file is inside the corpus")
+
+// writeSubcorpusFile is WriteSubcorpus into the file at path, written to a
+// temporary file beside it and renamed when complete (an interrupted run
+// leaves no partial subcorpus). A path inside the corpus is refused.
 func writeSubcorpusFile(ctx context.Context, paths []string, drop map[string]bool, path string) (SubcorpusStats, error) {
-	f, err := os.Create(path)
+	out, err := filepath.Abs(path)
+	if err != nil {
+		return SubcorpusStats{}, err
+	}
+	for _, p := range paths {
+		in, err := filepath.Abs(p)
+		if err != nil {
+			return SubcorpusStats{}, err
+		}
+		if rel, err := filepath.Rel(in, out); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return SubcorpusStats{}, fmt.Errorf("%w: %s is %s or inside it", ErrSubcorpusInCorpus, path, p)
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".tmp*")
 	if err != nil {
 		return SubcorpusStats{}, err
 	}
@@ -81,8 +106,12 @@ func writeSubcorpusFile(ctx context.Context, paths []string, drop map[string]boo
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(f.Name(), out)
+	}
 	if err != nil {
-		return st, fmt.Errorf("subcorpus %s: %w", path, err)
+		os.Remove(f.Name())
+		return st, err
 	}
 	return st, nil
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,42 @@ func TestEvalRareDevCorpusOut(t *testing.T) {
 		strings.TrimSuffix(strings.Repeat("common word here ", 10), " ") + "\n"
 	if string(got) != want || !strings.Contains(stdout, "dropped 4 sentences") {
 		t.Fatalf("subcorpus %q (stdout %q), want %q", got, stdout, want)
+	}
+}
+
+// TestSubcorpusInsideCorpus: --corpus-out inside a corpus directory, or equal
+// to a corpus file, is refused before anything is written.
+func TestSubcorpusInsideCorpus(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c.txt")
+	if err := os.WriteFile(corpus, []byte("some words here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		paths []string
+		out   string
+	}{
+		{[]string{dir}, filepath.Join(dir, "sub.txt")},
+		{[]string{corpus}, corpus},
+		{[]string{dir}, filepath.Join(dir, "deeper", "sub.txt")},
+	} {
+		_, err := writeSubcorpusFile(context.Background(), c.paths, map[string]bool{"x": true}, c.out)
+		if !errors.Is(err, ErrSubcorpusInCorpus) {
+			t.Errorf("out %s, corpus %v: err %v, want ErrSubcorpusInCorpus", c.out, c.paths, err)
+		}
+	}
+	if b, _ := os.ReadFile(corpus); string(b) != "some words here\n" {
+		t.Fatalf("the corpus file changed: %q", b)
+	}
+	// Beside the corpus it is written, and nothing temporary is left.
+	out := filepath.Join(t.TempDir(), "sub.txt")
+	if _, err := writeSubcorpusFile(context.Background(), []string{dir}, map[string]bool{"x": true}, out); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "some words here\n" {
+		t.Fatalf("subcorpus %q", b)
+	}
+	if m, _ := filepath.Glob(out + ".tmp*"); len(m) != 0 {
+		t.Fatalf("temporary files left: %v", m)
 	}
 }
