@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -98,20 +97,11 @@ func writeSubcorpusFile(ctx context.Context, paths []string, drop map[string]boo
 			return SubcorpusStats{}, fmt.Errorf("%w: %s is %s or inside it", ErrSubcorpusInCorpus, path, p)
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".tmp*")
-	if err != nil {
-		return SubcorpusStats{}, err
-	}
-	st, err := WriteSubcorpus(ctx, paths, drop, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), out)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return st, err
-	}
-	return st, nil
+	var st SubcorpusStats
+	err = writeFileAtomicWith(out, func(w io.Writer) error {
+		var werr error
+		st, werr = WriteSubcorpus(ctx, paths, drop, w)
+		return werr
+	})
+	return st, err
 }

@@ -110,3 +110,24 @@ func TestSubcorpusInsideCorpus(t *testing.T) {
 		t.Fatalf("temporary files left: %v", m)
 	}
 }
+
+// TestSubcorpusFileMode: the subcorpus is readable by others (0644), as the
+// package's other outputs are, not CreateTemp's 0600.
+func TestSubcorpusFileMode(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c.txt")
+	if err := os.WriteFile(corpus, []byte("some words\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "sub.txt")
+	if _, err := writeSubcorpusFile(context.Background(), []string{corpus}, nil, out); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Fatalf("subcorpus mode %v, want 0644", fi.Mode().Perm())
+	}
+}
