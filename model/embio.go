@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 )
 
 // LoadEmbeddings reads an embeddings file: word2vec text with or without its
@@ -519,9 +519,10 @@ func writeWordLines(w io.Writer, header string, words []string, what string, app
 }
 
 // SaveEmbeddings writes e to path (text, or binary when binary is set), gzip
-// compressed when path ends in ".gz". The file is replaced atomically.
+// compressed when path ends in ".gz". The file is replaced atomically
+// (atomicfile), mode 0600.
 func SaveEmbeddings(path string, e *Embeddings, binary bool) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, 0o600, func(w *bufio.Writer) error {
 		if strings.HasSuffix(path, ".gz") {
 			zw := gzip.NewWriter(w)
 			var err error
@@ -540,37 +541,6 @@ func SaveEmbeddings(path string, e *Embeddings, binary bool) error {
 		}
 		return WriteEmbeddingsText(w, e)
 	})
-}
-
-// writeFileAtomic writes a temporary file beside path with write, syncs it
-// and renames it over path.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	return nil
 }
 
 // LoadCounts reads "word count" lines (white-space separated, blank lines

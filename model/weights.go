@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 )
 
 // Storage is how a table of vectors is stored in the weights file.
@@ -85,17 +87,14 @@ func (m *Model) Save(w io.Writer, opts SaveOptions) error {
 	return nil
 }
 
-// SaveFile writes the model to path atomically (a temporary file beside it,
-// synced, then renamed).
+// SaveFile writes the model to path atomically (atomicfile: a temporary file
+// beside it, synced, then renamed), mode 0600.
 func (m *Model) SaveFile(path string, opts SaveOptions) error {
 	buf, err := m.encode(opts)
 	if err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
-	return writeFileAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(buf)
-		return err
-	})
+	return atomicfile.WriteFile(path, buf, 0o600)
 }
 
 func (m *Model) encode(opts SaveOptions) ([]byte, error) {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 )
 
 // state is what a State file records: where the cursor stands and the
@@ -58,7 +59,8 @@ func loadState(path, class string, targets []Target) (*state, error) {
 	return &st, nil
 }
 
-// save writes the state atomically (a temporary file renamed over path).
+// save writes the state atomically (atomicfile: a temporary file renamed over
+// path), mode 0600.
 func (s *state) save(path string) error {
 	if path == "" {
 		return nil
@@ -67,23 +69,8 @@ func (s *state) save(path string) error {
 	if err != nil {
 		return fmt.Errorf("refresh: state: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("refresh: state file: %w", err)
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("refresh: state file %s: %w", path, err)
 	}
 	return nil
 }

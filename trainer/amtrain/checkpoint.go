@@ -1,7 +1,6 @@
 package amtrain
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -147,39 +147,17 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	return ck, nil
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// directory, synced before the rename, so a crash leaves the old file or the new.
+// fileMode is the mode of the files amtrain writes (checkpoints, infer's
+// output, the occurrence index): readable by others.
+const fileMode = 0o644
+
+// writeAtomic replaces path with data atomically (atomicfile), creating its
+// directory first (--checkpoint-dir, infer's --out may name a new one).
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = f.Chmod(0o644) // CreateTemp makes 0600 files
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, fileMode)
 }
 
 func putU32(w io.Writer, v uint32) {

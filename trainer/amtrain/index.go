@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -196,39 +197,33 @@ func align8(n uint64) uint64 { return (n + 7) &^ 7 }
 
 // buildIndex tokenizes the corpus once, streaming the token ids to the file,
 // then fills the position lists through a writable mapping of the same file,
-// appends the vocabulary and renames the finished file to path.
-func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path string, key uint64) (err error) {
+// appends the vocabulary and the header, and renames the finished file to path
+// (atomicfile).
+func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path string, key uint64) error {
 	if !littleEndian() {
 		return errors.New("occurrence index: only little-endian machines are supported")
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	err := atomicfile.WriteRaw(path, fileMode, func(tmp *os.File) error {
+		if _, err := tmp.Write(make([]byte, indexHeaderSize)); err != nil {
+			return err
+		}
+		s := &tokenStream{w: bufio.NewWriterSize(tmp, 1<<20), ids: make(map[string]int32)}
+		if err := s.write(ctx, files, tok); err != nil {
+			return err
+		}
+		h := s.header(key, tok)
+		if err := fillPositions(tmp, &h, s.counts); err != nil {
+			return err
+		}
+		if err := writeVocab(tmp, s.w, &h, s.words); err != nil {
+			return err
+		}
+		return writeHeader(tmp, &h)
+	})
 	if err != nil {
 		return fmt.Errorf("occurrence index: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
-		return fmt.Errorf("occurrence index %s: %w", tmp.Name(), err)
-	}
-	if _, err := tmp.Write(make([]byte, indexHeaderSize)); err != nil {
-		return fmt.Errorf("occurrence index %s: %w", tmp.Name(), err)
-	}
-	s := &tokenStream{w: bufio.NewWriterSize(tmp, 1<<20), ids: make(map[string]int32)}
-	if err := s.write(ctx, files, tok); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
-	h := s.header(key, tok)
-	if err := fillPositions(tmp, &h, s.counts); err != nil {
-		return err
-	}
-	if err := writeVocab(tmp, s.w, &h, s.words); err != nil {
-		return err
-	}
-	return commitIndex(tmp, &h, path)
+	return nil
 }
 
 // tokenStream writes the token ids of the corpus (each line followed by
@@ -310,11 +305,11 @@ func (s *tokenStream) header(key uint64, tok model.Tokenizer) indexHeader {
 // mapping, writes each word's offset and the positions of its occurrences.
 func fillPositions(tmp *os.File, h *indexHeader, counts []int64) error {
 	if err := tmp.Truncate(int64(h.vocabOff)); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
+		return err
 	}
 	data, err := mapFile(tmp, int(h.vocabOff), true)
 	if err != nil {
-		return fmt.Errorf("occurrence index: mmap: %w", err)
+		return fmt.Errorf("mmap: %w", err)
 	}
 	tokens := int32s(data, h.tokensOff, h.nTokens)
 	offsets := int64s(data, h.offsetsOff, h.nTypes+1)
@@ -334,7 +329,7 @@ func fillPositions(tmp *os.File, h *indexHeader, counts []int64) error {
 		}
 	}
 	if err := unmapFile(tmp, data, true); err != nil {
-		return fmt.Errorf("occurrence index: munmap: %w", err)
+		return fmt.Errorf("munmap: %w", err)
 	}
 	return nil
 }
@@ -343,7 +338,7 @@ func fillPositions(tmp *os.File, h *indexHeader, counts []int64) error {
 // offset through w and records their length in h.
 func writeVocab(tmp *os.File, w *bufio.Writer, h *indexHeader, words []string) error {
 	if _, err := tmp.Seek(int64(h.vocabOff), io.SeekStart); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
+		return err
 	}
 	w.Reset(tmp)
 	var vb [binary.MaxVarintLen64]byte
@@ -353,34 +348,17 @@ func writeVocab(tmp *os.File, w *bufio.Writer, h *indexHeader, words []string) e
 		w.WriteString(word)
 		h.vocabLen += uint64(n + len(word))
 	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
-	return nil
+	return w.Flush()
 }
 
-// commitIndex syncs tmp, writes the header with the checksum of the body,
-// closes tmp and renames it to path.
-func commitIndex(tmp *os.File, h *indexHeader, path string) (err error) {
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
+// writeHeader writes the header with the checksum of the body at the start
+// of tmp.
+func writeHeader(tmp *os.File, h *indexHeader) (err error) {
 	if h.crc, err = fileCRC(tmp, indexHeaderSize); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
+		return err
 	}
-	if _, err := tmp.WriteAt(h.encode(), 0); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("occurrence index: %w", err)
-	}
-	return nil
+	_, err = tmp.WriteAt(h.encode(), 0)
+	return err
 }
 
 // loadIndex maps an index file and checks it against key.

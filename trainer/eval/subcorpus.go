@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -98,7 +99,7 @@ func writeSubcorpusFile(ctx context.Context, paths []string, drop map[string]boo
 		}
 	}
 	var st SubcorpusStats
-	err = writeFileAtomicWith(out, func(w io.Writer) error {
+	err = atomicfile.Write(out, fileMode, func(w *bufio.Writer) error {
 		var werr error
 		st, werr = WriteSubcorpus(ctx, paths, drop, w)
 		return werr

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -16,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -146,7 +145,7 @@ func WriteVecMapWords(path string, words []VecMapWord) error {
 	for _, w := range words {
 		fmt.Fprintf(&b, "%s\t%d\n", w.Word, w.Occurrences)
 	}
-	return writeFileAtomic(path, []byte(b.String()))
+	return atomicfile.WriteFile(path, []byte(b.String()), fileMode)
 }
 
 // LoadVecMapWords reads a file written by WriteVecMapWords.
@@ -221,36 +220,26 @@ func Downsample(c *corpus.Corpus, words []VecMapWord, seed uint64) ([]bool, erro
 // single spaces, leaving out the tokens marked in del (nil: none) and units
 // left empty.
 func WriteTokenized(path string, c *corpus.Corpus, del []bool) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write corpus: %w", err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for u := 1; u < len(c.Offsets); u++ {
-		first := true
-		for p := c.Offsets[u-1]; p < c.Offsets[u]; p++ {
-			if del != nil && del[p] {
-				continue
+	err := atomicfile.Write(path, fileMode, func(w *bufio.Writer) error {
+		for u := 1; u < len(c.Offsets); u++ {
+			first := true
+			for p := c.Offsets[u-1]; p < c.Offsets[u]; p++ {
+				if del != nil && del[p] {
+					continue
+				}
+				if !first {
+					w.WriteByte(' ')
+				}
+				w.WriteString(c.Words[c.IDs[p]])
+				first = false
 			}
 			if !first {
-				w.WriteByte(' ')
+				w.WriteByte('\n')
 			}
-			w.WriteString(c.Words[c.IDs[p]])
-			first = false
 		}
-		if !first {
-			w.WriteByte('\n')
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write corpus %s: %w", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write corpus %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+		return nil // a write error sticks in w: Write's flush returns it
+	})
+	if err != nil {
 		return fmt.Errorf("write corpus: %w", err)
 	}
 	return nil
@@ -314,7 +303,7 @@ func WriteContexts(path string, cs []WordContexts) error {
 			return fmt.Errorf("write contexts: %w", err)
 		}
 	}
-	return writeFileAtomic(path, []byte(b.String()))
+	return atomicfile.WriteFile(path, []byte(b.String()), fileMode)
 }
 
 // LoadContexts reads a file written by WriteContexts.
@@ -338,39 +327,6 @@ func LoadContexts(path string) ([]WordContexts, error) {
 		return nil, fmt.Errorf("load contexts: %w", err)
 	}
 	return out, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	return writeFileAtomicWith(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// writeFileAtomicWith writes path with write through a temporary file beside
-// it (mode 0644), renamed over path once complete: an interrupted or failed
-// write leaves path as it was and no temporary file.
-func writeFileAtomicWith(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = f.Chmod(0o644) // CreateTemp makes 0600 files
-	if err == nil {
-		err = write(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // VecMapSpace is one embedding space to compare with gold: vectors for the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -151,7 +152,7 @@ func (r *vecmapRun) prepare(ctx context.Context) error {
 			fmt.Fprintf(&b, "%s %d\n", w, counts[i])
 		}
 	}
-	if err := writeFileAtomic(r.path("down-counts.txt"), []byte(b.String())); err != nil {
+	if err := atomicfile.WriteFile(r.path("down-counts.txt"), []byte(b.String()), fileMode); err != nil {
 		return err
 	}
 	if err := WriteContexts(r.path("contexts.jsonl"), CollectContexts(c, words, del, 25)); err != nil {
@@ -161,7 +162,7 @@ func (r *vecmapRun) prepare(ctx context.Context) error {
 	for _, w := range words {
 		wl.WriteString(w.Word + "\n")
 	}
-	if err := writeFileAtomic(r.path("test-words.txt"), []byte(wl.String())); err != nil {
+	if err := atomicfile.WriteFile(r.path("test-words.txt"), []byte(wl.String()), fileMode); err != nil {
 		return err
 	}
 	return WriteVecMapWords(r.path("words.tsv"), words)
@@ -195,7 +196,7 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 	for _, w := range test {
 		b.WriteString(w.Word + " 0\n")
 	}
-	if err := writeFileAtomic(r.path("exclude-counts.txt"), []byte(b.String())); err != nil {
+	if err := atomicfile.WriteFile(r.path("exclude-counts.txt"), []byte(b.String()), fileMode); err != nil {
 		return err
 	}
 	return r.command(ctx, filepath.Base(out)+".log", "", r.exe, args...)

@@ -1,6 +1,7 @@
 package skipgram
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -238,29 +240,11 @@ func saveCounts(path string, v *corpus.Vocab) (int, error) {
 			}
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err := atomicfile.Write(path, 0o644, func(w *bufio.Writer) error {
+		return model.WriteCounts(w, words, counts)
+	})
 	if err != nil {
-		return 0, fmt.Errorf("save counts %s: %w", path, err)
-	}
-	fail := func(err error) (int, error) {
-		f.Close()
-		os.Remove(f.Name())
-		return 0, fmt.Errorf("save counts %s: %w", path, err)
-	}
-	if err := model.WriteCounts(f, words, counts); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fail(err)
+		return 0, fmt.Errorf("save counts: %w", err)
 	}
 	return len(words), nil
 }

@@ -1,0 +1,104 @@
+// Package atomicfile replaces a file atomically: the new content goes to a
+// temporary file in the target's directory (os.CreateTemp, named after the
+// target: "name.tmp" and a random suffix), which gets the requested permission
+// bits, is flushed, fsynced, closed and renamed over the target; the directory is
+// then fsynced too, so the rename survives a crash (not on Windows, whose
+// directories cannot be synced). A reader of the target sees the old content or
+// the new, never a part. Any failure before the rename, a panic of the write
+// callback included, removes the temporary file and leaves the target as it was.
+//
+// Errors name the target ("write PATH: …") and wrap their cause, so errors.Is
+// and errors.As reach it (a *fs.PathError, a callback's own error). An error
+// from syncing the directory comes after the rename: the target then holds the
+// new content, which a crash may still undo.
+package atomicfile
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// bufferSize is the buffer of Write's writer: small enough that the larger
+// writes of a writer with its own buffer pass it by uncopied.
+const bufferSize = 64 << 10
+
+// WriteFile replaces path with data, with permission bits perm (not reduced
+// by the umask).
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return WriteRaw(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// Write replaces path with what write writes to w, a buffered writer over the
+// temporary file that Write flushes afterwards. An error of write is returned
+// (wrapped) and nothing is replaced.
+func Write(path string, perm fs.FileMode, write func(w *bufio.Writer) error) error {
+	return WriteRaw(path, perm, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, bufferSize)
+		if err := write(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+}
+
+// WriteRaw is Write without the buffer: write gets the temporary file itself,
+// for writers that seek, truncate, map it or write at offsets. write must not
+// close f.
+func WriteRaw(path string, perm fs.FileMode, write func(f *os.File) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed { // a failure or a panic: the target stays as it was
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(perm) // CreateTemp makes 0600 files
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+		renamed = err == nil
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs the directory dir, making a rename in it durable.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
