@@ -520,9 +520,9 @@ func writeWordLines(w io.Writer, header string, words []string, what string, app
 
 // SaveEmbeddings writes e to path (text, or binary when binary is set), gzip
 // compressed when path ends in ".gz". The file is replaced atomically
-// (atomicfile), mode 0600.
+// (atomicfile), mode 0644 (atomicfile.Readable).
 func SaveEmbeddings(path string, e *Embeddings, binary bool) error {
-	return atomicfile.Write(path, 0o600, func(w *bufio.Writer) error {
+	return atomicfile.Write(path, atomicfile.Readable, func(w *bufio.Writer) error {
 		if strings.HasSuffix(path, ".gz") {
 			zw := gzip.NewWriter(w)
 			var err error

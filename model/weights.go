@@ -88,13 +88,13 @@ func (m *Model) Save(w io.Writer, opts SaveOptions) error {
 }
 
 // SaveFile writes the model to path atomically (atomicfile: a temporary file
-// beside it, synced, then renamed), mode 0600.
+// beside it, synced, then renamed), mode 0644 (atomicfile.Readable).
 func (m *Model) SaveFile(path string, opts SaveOptions) error {
 	buf, err := m.encode(opts)
 	if err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, buf, 0o600)
+	return atomicfile.WriteFile(path, buf, atomicfile.Readable)
 }
 
 func (m *Model) encode(opts SaveOptions) ([]byte, error) {

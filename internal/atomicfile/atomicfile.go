@@ -22,6 +22,11 @@ import (
 	"runtime"
 )
 
+// Readable is the mode of the files the tools write for others to read
+// (models, embeddings, counts, checkpoints, evaluation outputs): 0644, so that a
+// container user other than their writer can load them.
+const Readable fs.FileMode = 0o644
+
 // bufferSize is the buffer of Write's writer: small enough that the larger
 // writes of a writer with its own buffer pass it by uncopied.
 const bufferSize = 64 << 10

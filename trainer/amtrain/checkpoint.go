@@ -147,17 +147,13 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	return ck, nil
 }
 
-// fileMode is the mode of the files amtrain writes (checkpoints, infer's
-// output, the occurrence index): readable by others.
-const fileMode = 0o644
-
 // writeAtomic replaces path with data atomically (atomicfile), creating its
 // directory first (--checkpoint-dir, infer's --out may name a new one).
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, data, fileMode)
+	return atomicfile.WriteFile(path, data, atomicfile.Readable)
 }
 
 func putU32(w io.Writer, v uint32) {

@@ -203,7 +203,7 @@ func buildIndex(ctx context.Context, files []string, tok model.Tokenizer, path s
 	if !littleEndian() {
 		return errors.New("occurrence index: only little-endian machines are supported")
 	}
-	err := atomicfile.WriteRaw(path, fileMode, func(tmp *os.File) error {
+	err := atomicfile.WriteRaw(path, atomicfile.Readable, func(tmp *os.File) error {
 		if _, err := tmp.Write(make([]byte, indexHeaderSize)); err != nil {
 			return err
 		}

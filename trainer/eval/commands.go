@@ -24,10 +24,6 @@ import (
 	"github.com/text2vec-am/text2vec-am/cli"
 )
 
-// fileMode is the mode of every file the evaluations write (through
-// atomicfile): readable by others.
-const fileMode = 0o644
-
 // Commands returns the subcommands this package provides to the text2vec-am binary.
 func Commands() []cli.Command {
 	return []cli.Command{cli.Group("eval",

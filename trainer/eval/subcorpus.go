@@ -99,7 +99,7 @@ func writeSubcorpusFile(ctx context.Context, paths []string, drop map[string]boo
 		}
 	}
 	var st SubcorpusStats
-	err = atomicfile.Write(out, fileMode, func(w *bufio.Writer) error {
+	err = atomicfile.Write(out, atomicfile.Readable, func(w *bufio.Writer) error {
 		var werr error
 		st, werr = WriteSubcorpus(ctx, paths, drop, w)
 		return werr

@@ -145,7 +145,7 @@ func WriteVecMapWords(path string, words []VecMapWord) error {
 	for _, w := range words {
 		fmt.Fprintf(&b, "%s\t%d\n", w.Word, w.Occurrences)
 	}
-	return atomicfile.WriteFile(path, []byte(b.String()), fileMode)
+	return atomicfile.WriteFile(path, []byte(b.String()), atomicfile.Readable)
 }
 
 // LoadVecMapWords reads a file written by WriteVecMapWords.
@@ -220,7 +220,7 @@ func Downsample(c *corpus.Corpus, words []VecMapWord, seed uint64) ([]bool, erro
 // single spaces, leaving out the tokens marked in del (nil: none) and units
 // left empty.
 func WriteTokenized(path string, c *corpus.Corpus, del []bool) error {
-	err := atomicfile.Write(path, fileMode, func(w *bufio.Writer) error {
+	err := atomicfile.Write(path, atomicfile.Readable, func(w *bufio.Writer) error {
 		for u := 1; u < len(c.Offsets); u++ {
 			first := true
 			for p := c.Offsets[u-1]; p < c.Offsets[u]; p++ {
@@ -303,7 +303,7 @@ func WriteContexts(path string, cs []WordContexts) error {
 			return fmt.Errorf("write contexts: %w", err)
 		}
 	}
-	return atomicfile.WriteFile(path, []byte(b.String()), fileMode)
+	return atomicfile.WriteFile(path, []byte(b.String()), atomicfile.Readable)
 }
 
 // LoadContexts reads a file written by WriteContexts.

@@ -152,7 +152,7 @@ func (r *vecmapRun) prepare(ctx context.Context) error {
 			fmt.Fprintf(&b, "%s %d\n", w, counts[i])
 		}
 	}
-	if err := atomicfile.WriteFile(r.path("down-counts.txt"), []byte(b.String()), fileMode); err != nil {
+	if err := atomicfile.WriteFile(r.path("down-counts.txt"), []byte(b.String()), atomicfile.Readable); err != nil {
 		return err
 	}
 	if err := WriteContexts(r.path("contexts.jsonl"), CollectContexts(c, words, del, 25)); err != nil {
@@ -162,7 +162,7 @@ func (r *vecmapRun) prepare(ctx context.Context) error {
 	for _, w := range words {
 		wl.WriteString(w.Word + "\n")
 	}
-	if err := atomicfile.WriteFile(r.path("test-words.txt"), []byte(wl.String()), fileMode); err != nil {
+	if err := atomicfile.WriteFile(r.path("test-words.txt"), []byte(wl.String()), atomicfile.Readable); err != nil {
 		return err
 	}
 	return WriteVecMapWords(r.path("words.tsv"), words)
@@ -196,7 +196,7 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 	for _, w := range test {
 		b.WriteString(w.Word + " 0\n")
 	}
-	if err := atomicfile.WriteFile(r.path("exclude-counts.txt"), []byte(b.String()), fileMode); err != nil {
+	if err := atomicfile.WriteFile(r.path("exclude-counts.txt"), []byte(b.String()), atomicfile.Readable); err != nil {
 		return err
 	}
 	return r.command(ctx, filepath.Base(out)+".log", "", r.exe, args...)

@@ -240,7 +240,7 @@ func saveCounts(path string, v *corpus.Vocab) (int, error) {
 			}
 		}
 	}
-	err := atomicfile.Write(path, 0o644, func(w *bufio.Writer) error {
+	err := atomicfile.Write(path, atomicfile.Readable, func(w *bufio.Writer) error {
 		return model.WriteCounts(w, words, counts)
 	})
 	if err != nil {
