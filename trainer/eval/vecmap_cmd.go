@@ -81,26 +81,45 @@ func (r *vecmapRun) step(ctx context.Context, name string, outputs []string, fn 
 	return nil
 }
 
-// command runs an external program with its output going to a log file in the work directory.
-func (r *vecmapRun) command(ctx context.Context, log string, stdin string, name string, args ...string) error {
-	f, err := os.Create(r.path(log))
+// cmdFiles names the files of an external program in the work directory: its
+// log (stderr, and stdout when out is empty), its output (stdout; "" for the
+// log) and its input (a path; "" for none).
+type cmdFiles struct{ log, out, in string }
+
+// command runs an external program with the files of fs. An output file never
+// gets the program's stderr, so a warning cannot end up among the vectors.
+func (r *vecmapRun) command(ctx context.Context, fs cmdFiles, name string, args ...string) error {
+	log, err := os.Create(r.path(fs.log))
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer log.Close()
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if stdin != "" {
-		in, err := os.Open(stdin)
+	cmd.Stdout, cmd.Stderr = log, log
+	var out *os.File
+	if fs.out != "" {
+		if out, err = os.Create(r.path(fs.out)); err != nil {
+			return err
+		}
+		defer out.Close()
+		cmd.Stdout = out
+	}
+	if fs.in != "" {
+		in, err := os.Open(fs.in)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
 		cmd.Stdin = in
 	}
-	slog.Info("running", "command", name+" "+strings.Join(args, " "), "log", r.path(log))
+	slog.Info("running", "command", name+" "+strings.Join(args, " "), "log", r.path(fs.log))
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %w (see %s)", filepath.Base(name), strings.Join(args, " "), err, r.path(log))
+		return fmt.Errorf("%s %s: %w (see %s)", filepath.Base(name), strings.Join(args, " "), err, r.path(fs.log))
+	}
+	if out != nil {
+		if err := out.Close(); err != nil {
+			return fmt.Errorf("%s: %w", r.path(fs.out), err)
+		}
 	}
 	return nil
 }
@@ -169,7 +188,7 @@ func (r *vecmapRun) prepare(ctx context.Context) error {
 }
 
 func (r *vecmapRun) skipgram(ctx context.Context, corpusFile, out string, minCount int) error {
-	return r.command(ctx, filepath.Base(out)+".log", "", r.exe, "train-embeddings", "--corpus", corpusFile, "--out", out,
+	return r.command(ctx, cmdFiles{log: filepath.Base(out) + ".log"}, r.exe, "train-embeddings", "--corpus", corpusFile, "--out", out,
 		"--dim", strconv.Itoa(r.dim), "--min-count", strconv.Itoa(minCount), "--threads", strconv.Itoa(r.threads))
 }
 
@@ -199,7 +218,7 @@ func (r *vecmapRun) am(ctx context.Context, mode, out string, dagger bool) error
 	if err := atomicfile.WriteFile(r.path("exclude-counts.txt"), []byte(b.String()), atomicfile.Readable); err != nil {
 		return err
 	}
-	return r.command(ctx, filepath.Base(out)+".log", "", r.exe, args...)
+	return r.command(ctx, cmdFiles{log: filepath.Base(out) + ".log"}, r.exe, args...)
 }
 
 func runVecMap(ctx context.Context, env cli.Env) error {
@@ -315,11 +334,11 @@ func (r *vecmapRun) trainModel(ctx context.Context, m string) error {
 	switch m {
 	case "fasttext":
 		err = r.step(ctx, "fastText (downsampled corpus)", []string{r.path("ft.bin"), r.path("ft.vec"), r.path("ft-test.txt")}, func() error {
-			if err := r.command(ctx, "ft.log", "", r.fasttext, "skipgram", "-input", r.path("down.txt"), "-output", r.path("ft"),
+			if err := r.command(ctx, cmdFiles{log: "ft.log"}, r.fasttext, "skipgram", "-input", r.path("down.txt"), "-output", r.path("ft"),
 				"-dim", strconv.Itoa(r.dim), "-thread", strconv.Itoa(r.threads)); err != nil {
 				return err
 			}
-			return r.command(ctx, "ft-test.txt.tmp", r.path("test-words.txt"), r.fasttext, "print-word-vectors", r.path("ft.bin"))
+			return r.command(ctx, cmdFiles{log: "ft-test.log", out: "ft-test.txt.tmp", in: r.path("test-words.txt")}, r.fasttext, "print-word-vectors", r.path("ft.bin"))
 		})
 		if err == nil {
 			err = os.Rename(r.path("ft-test.txt.tmp"), r.path("ft-test.txt"))
