@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,10 +137,27 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	if e.Len() != 30 || e.Dim != 8 {
 		t.Fatalf("n-gram file: %d rows of dimension %d, want 30 of 8", e.Len(), e.Dim)
 	}
+	// Exact n-gram rows (--bucket 0): the same n-grams, each with its own row.
+	stderr, err = runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
+		"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", "0")
+	if err != nil {
+		t.Fatalf("--bucket 0: %v\n%s", err, stderr)
+	}
+	exact, err := model.LoadEmbeddings(ngrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[string]bool{}
+	for i := range exact.Len() {
+		distinct[fmt.Sprint(exact.Row(int32(i)))] = true
+	}
+	if exact.Len() <= 30 || len(distinct) != exact.Len() {
+		t.Errorf("--bucket 0: %d n-grams with %d distinct vectors, want more than 30, all distinct", exact.Len(), len(distinct))
+	}
 	for _, args := range [][]string{
 		{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams},             // no --maxn
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", out}, // same file
-		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--bucket", "0"},     // no buckets
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--bucket", "-1"},    // negative buckets
 		{"--corpus", corpusPath, "--out", out, "--maxn", "3", "--minn", "4"},       // minn > maxn
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", ngrams, "--ngrams-max", "-1"},
 	} {

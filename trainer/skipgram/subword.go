@@ -17,7 +17,7 @@ const MaxBucket = 1 << 26
 // Subwords is the result of subword training: the word vectors (fastText's:
 // the mean of the word's own input row and its n-gram rows) and the n-gram
 // vectors, one row per distinct n-gram of the vocabulary's words (n-grams
-// sharing a hash bucket share the row).
+// sharing a hash bucket share the row; with Config.Bucket 0 none do).
 type Subwords struct {
 	// Words holds the vocabulary's word vectors, with its counts.
 	Words *model.Embeddings
@@ -37,23 +37,34 @@ func (c Config) NgramConfig() model.NgramConfig {
 }
 
 // subwordTable lists, for every vocabulary word, its input rows: the word's
-// own row first, then nwords + hash(g) % bucket for each of its n-grams g in
-// fastText's order (computeSubwords).
+// own row first, then nwords + the row of each of its n-grams in fastText's
+// order (computeSubwords). An n-gram's row is hash(g) % bucket (fastText's
+// hashing), or with bucket 0 its index among the distinct n-grams of the
+// vocabulary (exact: no two n-grams share a row).
 type subwordTable struct {
-	rows []int32
-	offs []int32 // word i: rows[offs[i]:offs[i+1]]
+	rows  []int32
+	offs  []int32 // word i: rows[offs[i]:offs[i+1]]
+	exact map[string]int32
+	nrows int // n-gram rows
 }
 
 func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
 	ncfg := cfg.NgramConfig()
-	t := &subwordTable{offs: make([]int32, 1, len(words)+1)}
+	t := &subwordTable{offs: make([]int32, 1, len(words)+1), nrows: cfg.Bucket}
+	if cfg.Bucket == 0 {
+		t.exact = make(map[string]int32)
+	}
 	var grams []string
 	n := int64(len(words))
 	for i, w := range words {
 		t.rows = append(t.rows, int32(i))
 		grams = ncfg.AppendNgrams(grams[:0], w)
 		for _, g := range grams {
-			t.rows = append(t.rows, int32(n+int64(model.FastTextHash(g)%uint32(cfg.Bucket))))
+			r, err := t.ngramRow(g, cfg.Bucket)
+			if err != nil {
+				return nil, err
+			}
+			t.rows = append(t.rows, int32(n+int64(r)))
 		}
 		if len(t.rows) > 1<<31-1 {
 			return nil, errors.New("subword table exceeds 2³¹ entries")
@@ -63,10 +74,28 @@ func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
 	return t, nil
 }
 
+// ngramRow returns the n-gram row of g, adding g to the exact table when it
+// is new there.
+func (t *subwordTable) ngramRow(g string, bucket int) (int, error) {
+	if t.exact == nil {
+		return int(model.FastTextHash(g) % uint32(bucket)), nil
+	}
+	r, ok := t.exact[g]
+	if !ok {
+		if len(t.exact) >= MaxBucket {
+			return 0, fmt.Errorf("more than %d distinct n-grams (use hashed buckets, Bucket > 0)", MaxBucket)
+		}
+		r = int32(len(t.exact))
+		t.exact[g] = r
+		t.nrows = len(t.exact)
+	}
+	return int(r), nil
+}
+
 // TrainSubwords learns word and character n-gram vectors as fastText's
 // skipgram does (Bojanowski et al. 2017): a word's input vector is the mean of
 // its own row and the rows of its n-grams (hashed into cfg.Bucket buckets by
-// model.FastTextHash), each context word within the shrunk window is
+// model.FastTextHash, or one row per distinct n-gram with Bucket 0), each context word within the shrunk window is
 // predicted from it with negative sampling, and the gradient of the mean is
 // added in full to every one of those rows (fastText does not normalise it
 // for skipgram). Subsampling, negatives, the learning-rate schedule and the
@@ -84,7 +113,7 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
 	dim := cfg.Dim
-	t.syn0 = make([]float32, (n+cfg.Bucket)*dim)
+	t.syn0 = make([]float32, (n+t.sub.nrows)*dim)
 	// fastText's initialisation: input rows uniform in ±1/dim, output rows
 	// zero. (fastText 0.9.2's binary in effect leaves most bucket rows at zero,
 	// its initializer filling only the first threads/10 of the matrix; starting
@@ -107,7 +136,7 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
-	ngrams, err := ngramTable(vocab, cfg, t.syn0[n*dim:])
+	ngrams, err := ngramTable(vocab, cfg, t.sub, t.syn0[n*dim:])
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
@@ -115,8 +144,9 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 }
 
 // ngramTable collects the distinct n-grams of the vocabulary's words with
-// their bucket rows, ordered by the number of words containing them.
-func ngramTable(vocab *corpus.Vocab, cfg Config, buckets []float32) (*model.Embeddings, error) {
+// their rows of buckets (as sub assigns them), ordered by the number of words
+// containing them.
+func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []float32) (*model.Embeddings, error) {
 	ncfg := cfg.NgramConfig()
 	type stat struct{ types, tokens int64 }
 	stats := make(map[string]*stat)
@@ -154,7 +184,10 @@ func ngramTable(vocab *corpus.Vocab, cfg Config, buckets []float32) (*model.Embe
 	vecs := make([]float32, len(names)*dim)
 	counts := make([]int64, len(names))
 	for i, g := range names {
-		b := int(model.FastTextHash(g) % uint32(cfg.Bucket))
+		b, err := sub.ngramRow(g, cfg.Bucket) // known: no error, nothing added
+		if err != nil {
+			return nil, err
+		}
 		copy(vecs[i*dim:(i+1)*dim], buckets[b*dim:(b+1)*dim])
 		counts[i] = stats[g].types
 	}

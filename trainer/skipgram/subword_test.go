@@ -117,6 +117,14 @@ func TestNgramsAgainstFastTextBinary(t *testing.T) {
 // through a float64 transcription of fastText's Model::update (skipgram,
 // negative sampling, unnormalised gradient) with the same random draws.
 func TestSubwordUpdateMatchesNaive(t *testing.T) {
+	for _, bucket := range []int{11, 0} {
+		t.Run(fmt.Sprint("bucket=", bucket), func(t *testing.T) { checkSubwordUpdate(t, bucket) })
+	}
+}
+
+// checkSubwordUpdate replays one unit of subword training naively in float64
+// with bucket hash buckets (0: exact n-gram rows).
+func checkSubwordUpdate(t *testing.T, bucket int) {
 	vocab := vocabOf(t, map[string]int{"alpha": 40, "beta": 30, "gamma": 20, "delta": 10})
 	words := vocab.Words
 	if !reflect.DeepEqual(words, []string{"alpha", "beta", "gamma", "delta"}) {
@@ -124,7 +132,7 @@ func TestSubwordUpdateMatchesNaive(t *testing.T) {
 	}
 	enc := &corpus.Encoded{IDs: []int32{0, 1, 2, 3, 0, 2}, Offsets: []int64{0, 6}}
 	cfg := DefaultConfig()
-	cfg.Dim, cfg.Window, cfg.Negative, cfg.MinN, cfg.MaxN, cfg.Bucket = 8, 2, 3, 3, 4, 11
+	cfg.Dim, cfg.Window, cfg.Negative, cfg.MinN, cfg.MaxN, cfg.Bucket = 8, 2, 3, 3, 4, bucket
 	tr, err := newTrainer(enc, vocab, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +141,7 @@ func TestSubwordUpdateMatchesNaive(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	tr.syn0 = make([]float32, (len(words)+cfg.Bucket)*cfg.Dim)
+	tr.syn0 = make([]float32, (len(words)+tr.sub.nrows)*cfg.Dim)
 	for i := range tr.syn0 {
 		tr.syn0[i] = float32(r.NormFloat64() * 0.3)
 	}
@@ -247,9 +255,17 @@ func morphCorpus(t *testing.T, lines int) string {
 // NgramVocab over the trained n-gram table, as AM's form embedding sees it)
 // is closer to the words of its stem's topic than to the other topic's.
 func TestSubwordsOOVNearRelatedWords(t *testing.T) {
+	for _, bucket := range []int{5000, 0} {
+		t.Run(fmt.Sprint("bucket=", bucket), func(t *testing.T) { checkOOVNearRelatedWords(t, bucket) })
+	}
+}
+
+// checkOOVNearRelatedWords is TestSubwordsOOVNearRelatedWords with bucket
+// hash buckets (0: exact n-gram rows).
+func checkOOVNearRelatedWords(t *testing.T, bucket int) {
 	_, vocab, enc := readCorpus(t, morphCorpus(t, 3000), 5)
 	cfg := smallConfig(2)
-	cfg.MinN, cfg.MaxN, cfg.Bucket, cfg.Epochs = 3, 6, 5000, 3
+	cfg.MinN, cfg.MaxN, cfg.Bucket, cfg.Epochs = 3, 6, bucket, 3
 	sw, err := TrainSubwords(context.Background(), enc, vocab, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -307,8 +323,12 @@ func TestSubwordsOOVNearRelatedWords(t *testing.T) {
 
 func TestSubwordConfigErrors(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.MaxN, cfg.MinN, cfg.Bucket = 6, 3, 0
+	cfg.MaxN, cfg.MinN, cfg.Bucket = 6, 3, -1
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "Bucket") {
+		t.Errorf("bucket -1: %v", err)
+	}
+	cfg.Bucket = 0 // exact n-gram rows
+	if err := cfg.Validate(); err != nil {
 		t.Errorf("bucket 0: %v", err)
 	}
 	cfg.Bucket, cfg.MinN = 10, 7
@@ -377,6 +397,53 @@ func TestProgressCountsPairs(t *testing.T) {
 		}
 		if maxn > 0 && last.Negatives == last.Pairs*int64(cfg.Negative) {
 			t.Errorf("maxn %d: no redraw among %d negatives from a 4-word vocabulary", maxn, last.Negatives)
+		}
+	}
+}
+
+// TestExactNgramRows checks the exact table (Bucket 0): one row per distinct
+// n-gram, shared by every word holding it, and no two n-grams in one row,
+// where hashed buckets put several n-grams in one row.
+func TestExactNgramRows(t *testing.T) {
+	words := []string{"where", "here", "there", "hereby", "a"}
+	for _, tc := range []struct {
+		bucket    int
+		collision bool
+	}{{0, false}, {3, true}} {
+		cfg := Config{MinN: 3, MaxN: 6, Bucket: tc.bucket}
+		tab, err := newSubwordTable(words, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rowOf := map[string]int32{}
+		ngramOf := map[int32]string{}
+		collided := false
+		n := int32(len(words))
+		for i, w := range words {
+			rows := tab.rows[tab.offs[i]:tab.offs[i+1]]
+			if rows[0] != int32(i) {
+				t.Fatalf("bucket %d, %s: first row %d, want its own %d", tc.bucket, w, rows[0], i)
+			}
+			for j, g := range cfg.NgramConfig().AppendNgrams(nil, w) {
+				r := rows[j+1]
+				if r < n || int(r-n) >= tab.nrows {
+					t.Fatalf("bucket %d, %s: n-gram %s in row %d outside %d..%d", tc.bucket, w, g, r, n, int(n)+tab.nrows-1)
+				}
+				if prev, ok := rowOf[g]; ok && prev != r {
+					t.Errorf("bucket %d: n-gram %s in rows %d and %d", tc.bucket, g, prev, r)
+				}
+				rowOf[g] = r
+				if other, ok := ngramOf[r]; ok && other != g {
+					collided = true
+				}
+				ngramOf[r] = g
+			}
+		}
+		if collided != tc.collision {
+			t.Errorf("bucket %d: n-grams sharing a row: %v, want %v", tc.bucket, collided, tc.collision)
+		}
+		if tc.bucket == 0 && tab.nrows != len(rowOf) {
+			t.Errorf("exact: %d n-gram rows for %d distinct n-grams", tab.nrows, len(rowOf))
 		}
 	}
 }

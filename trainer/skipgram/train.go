@@ -53,7 +53,8 @@ type Config struct {
 	// MinN and MaxN are the character n-gram lengths of subword training
 	// (TrainSubwords; fastText's -minn/-maxn). MaxN = 0 trains words only.
 	MinN, MaxN int
-	// Bucket is the number of hash buckets the n-grams share (fastText's -bucket).
+	// Bucket is the number of hash buckets the n-grams share (fastText's
+	// -bucket); 0 gives every distinct n-gram of the vocabulary its own row.
 	Bucket int
 	// Progress, when set, is called about every ProgressEvery from a separate
 	// goroutine while training runs, and once at the end.
@@ -101,7 +102,7 @@ func (c Config) Validate() error {
 		check(c.Threads >= 1 && c.Threads <= 4096, "Threads", "%d out of range 1..4096", c.Threads),
 		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
 		check(c.MaxN == 0 || (c.MinN >= 1 && c.MinN <= c.MaxN && c.MaxN <= 32), "MaxN", "n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32 (or max 0: no subwords)", c.MinN, c.MaxN),
-		check(c.MaxN == 0 || (c.Bucket >= 1 && c.Bucket <= MaxBucket), "Bucket", "%d out of range 1..%d", c.Bucket, MaxBucket),
+		check(c.MaxN == 0 || (c.Bucket >= 0 && c.Bucket <= MaxBucket), "Bucket", "%d out of range 0..%d", c.Bucket, MaxBucket),
 	} {
 		if err != nil {
 			return err
