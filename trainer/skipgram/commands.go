@@ -74,9 +74,9 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.IntVar(&o.cfg.Threads, "threads", runtime.GOMAXPROCS(0), "parallel SGD workers")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed (runs with 1 thread and the same seed are identical)")
 	fs.BoolVar(&o.cfg.Shuffle, "shuffle", o.cfg.Shuffle, "visit the corpus lines in an order drawn from --seed (once, for all epochs) instead of file order")
-	fs.IntVar(&o.cfg.MinN, "minn", 3, "shortest character n-gram of subword training")
+	fs.IntVar(&o.cfg.MinN, "minn", o.cfg.MinN, "shortest character n-gram of subword training")
 	fs.IntVar(&o.cfg.MaxN, "maxn", 0, "longest character n-gram: > 0 trains fastText's subword skipgram (word vector = mean of the word's and its n-grams' rows); 0 trains words only")
-	fs.IntVar(&o.cfg.Bucket, "bucket", 2000000, "hash buckets shared by the n-grams (subword training); 0: one row per distinct n-gram of the vocabulary, no collisions")
+	fs.IntVar(&o.cfg.Bucket, "bucket", o.cfg.Bucket, "hash buckets shared by the n-grams (subword training); 0: one row per distinct n-gram of the vocabulary, no collisions")
 	fs.StringVar(&o.ngramsOut, "ngrams-out", "", "subword training: also write the n-gram vectors (one per n-gram of the vocabulary's words, '<' '>' marking word ends; word2vec format) to this `file`, for train --ngrams")
 	fs.IntVar(&o.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the N n-grams found in the most vocabulary words (0: all)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,22 +138,39 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	if e.Len() != 30 || e.Dim != 8 {
 		t.Fatalf("n-gram file: %d rows of dimension %d, want 30 of 8", e.Len(), e.Dim)
 	}
-	// Exact n-gram rows (--bucket 0): the same n-grams, each with its own row.
-	stderr, err = runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
-		"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", "0")
-	if err != nil {
-		t.Fatalf("--bucket 0: %v\n%s", err, stderr)
+	// Exact n-gram rows (--bucket 0) reach the trainer and list the same
+	// n-grams as hashed rows, each with a vector of its own.
+	if o, err := parseFlags(cli.Env{Args: []string{"--corpus", corpusPath, "--out", out, "--maxn", "5", "--bucket", "0"}}); err != nil || o.cfg.Bucket != 0 {
+		t.Fatalf("--bucket 0: bucket %v, err %v", o.cfg.Bucket, err)
 	}
-	exact, err := model.LoadEmbeddings(ngrams)
-	if err != nil {
-		t.Fatal(err)
+	ngramsOf := func(bucket string) *model.Embeddings {
+		stderr, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
+			"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", bucket)
+		if err != nil {
+			t.Fatalf("--bucket %s: %v\n%s", bucket, err, stderr)
+		}
+		e, err := model.LoadEmbeddings(ngrams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
-	distinct := map[string]bool{}
-	for i := range exact.Len() {
-		distinct[fmt.Sprint(exact.Row(int32(i)))] = true
+	hashed, exact := ngramsOf("100"), ngramsOf("0")
+	if !slices.Equal(hashed.Words, exact.Words) {
+		t.Errorf("--bucket 0 lists %d n-grams, --bucket 100 %d: want the same", exact.Len(), hashed.Len())
 	}
-	if exact.Len() <= 30 || len(distinct) != exact.Len() {
-		t.Errorf("--bucket 0: %d n-grams with %d distinct vectors, want more than 30, all distinct", exact.Len(), len(distinct))
+	distinct := func(e *model.Embeddings) int {
+		seen := map[string]bool{}
+		for i := range e.Len() {
+			seen[fmt.Sprint(e.Row(int32(i)))] = true
+		}
+		return len(seen)
+	}
+	if d := distinct(exact); d != exact.Len() {
+		t.Errorf("--bucket 0: %d distinct vectors for %d n-grams", d, exact.Len())
+	}
+	if d := distinct(hashed); d >= hashed.Len() {
+		t.Errorf("--bucket 100: %d distinct vectors for %d n-grams, want collisions", d, hashed.Len())
 	}
 	for _, args := range [][]string{
 		{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams},             // no --maxn

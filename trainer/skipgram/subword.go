@@ -11,7 +11,8 @@ import (
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
-// MaxBucket bounds Config.Bucket (2²⁶ rows).
+// MaxBucket bounds Config.Bucket (2²⁶ rows), and the distinct n-grams of an
+// exact table (Bucket 0).
 const MaxBucket = 1 << 26
 
 // Subwords is the result of subword training: the word vectors (fastText's:
@@ -40,19 +41,19 @@ func (c Config) NgramConfig() model.NgramConfig {
 // own row first, then nwords + the row of each of its n-grams in fastText's
 // order (computeSubwords). An n-gram's row is hash(g) % bucket (fastText's
 // hashing), or with bucket 0 its index among the distinct n-grams of the
-// vocabulary (exact: no two n-grams share a row).
+// vocabulary in order of first appearance (exact: no two n-grams share a row).
 type subwordTable struct {
 	rows  []int32
 	offs  []int32 // word i: rows[offs[i]:offs[i+1]]
-	exact map[string]int32
-	nrows int // n-gram rows
+	nrows int     // n-gram rows
 }
 
 func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
 	ncfg := cfg.NgramConfig()
 	t := &subwordTable{offs: make([]int32, 1, len(words)+1), nrows: cfg.Bucket}
+	var exact map[string]int32
 	if cfg.Bucket == 0 {
-		t.exact = make(map[string]int32)
+		exact = make(map[string]int32)
 	}
 	var grams []string
 	n := int64(len(words))
@@ -60,45 +61,37 @@ func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
 		t.rows = append(t.rows, int32(i))
 		grams = ncfg.AppendNgrams(grams[:0], w)
 		for _, g := range grams {
-			r, err := t.ngramRow(g, cfg.Bucket)
-			if err != nil {
-				return nil, err
+			var r int64
+			if exact == nil {
+				r = int64(model.FastTextHash(g) % uint32(cfg.Bucket))
+			} else if id, ok := exact[g]; ok {
+				r = int64(id)
+			} else if len(exact) < MaxBucket {
+				r = int64(len(exact))
+				exact[g] = int32(r)
+			} else {
+				return nil, fmt.Errorf("more than %d distinct n-grams: hash them into buckets (--bucket > 0)", MaxBucket)
 			}
-			t.rows = append(t.rows, int32(n+int64(r)))
+			t.rows = append(t.rows, int32(n+r))
 		}
 		if len(t.rows) > 1<<31-1 {
 			return nil, errors.New("subword table exceeds 2³¹ entries")
 		}
 		t.offs = append(t.offs, int32(len(t.rows)))
 	}
+	if exact != nil {
+		t.nrows = len(exact)
+	}
 	return t, nil
-}
-
-// ngramRow returns the n-gram row of g, adding g to the exact table when it
-// is new there.
-func (t *subwordTable) ngramRow(g string, bucket int) (int, error) {
-	if t.exact == nil {
-		return int(model.FastTextHash(g) % uint32(bucket)), nil
-	}
-	r, ok := t.exact[g]
-	if !ok {
-		if len(t.exact) >= MaxBucket {
-			return 0, fmt.Errorf("more than %d distinct n-grams (use hashed buckets, Bucket > 0)", MaxBucket)
-		}
-		r = int32(len(t.exact))
-		t.exact[g] = r
-		t.nrows = len(t.exact)
-	}
-	return int(r), nil
 }
 
 // TrainSubwords learns word and character n-gram vectors as fastText's
 // skipgram does (Bojanowski et al. 2017): a word's input vector is the mean of
 // its own row and the rows of its n-grams (hashed into cfg.Bucket buckets by
-// model.FastTextHash, or one row per distinct n-gram with Bucket 0), each context word within the shrunk window is
-// predicted from it with negative sampling, and the gradient of the mean is
-// added in full to every one of those rows (fastText does not normalise it
-// for skipgram). Subsampling, negatives, the learning-rate schedule and the
+// model.FastTextHash; with Bucket 0, one row per distinct n-gram), each
+// context word within the shrunk window is predicted from it with negative
+// sampling, and the gradient of the mean is added in full to every one of
+// those rows (fastText does not normalise it for skipgram). Subsampling, negatives, the learning-rate schedule and the
 // Hogwild workers are Train's. cfg.MaxN must be > 0.
 func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*Subwords, error) {
 	if cfg.MaxN == 0 {
@@ -125,18 +118,26 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	if err := t.run(ctx); err != nil {
 		return nil, err
 	}
+	return exportSubwords(vocab, cfg, t.sub, t.syn0)
+}
+
+// exportSubwords builds the result of subword training from the input matrix
+// syn0 (the word rows, then the n-gram rows of sub): each word's vector is the
+// mean of its rows, each n-gram's vector its row.
+func exportSubwords(vocab *corpus.Vocab, cfg Config, sub *subwordTable, syn0 []float32) (*Subwords, error) {
+	n, dim := vocab.Len(), cfg.Dim
 	vecs := make([]float32, n*dim)
 	for i := 0; i < n; i++ {
-		ids := t.sub.rows[t.sub.offs[i]:t.sub.offs[i+1]]
+		ids := sub.rows[sub.offs[i]:sub.offs[i+1]]
 		row := vecs[i*dim : (i+1)*dim]
-		simd.GatherSum(row, t.syn0, ids)
+		simd.GatherSum(row, syn0, ids)
 		simd.Scale(1/float32(len(ids)), row)
 	}
 	words, err := model.NewEmbeddings(dim, vocab.Words, vecs, vocab.Counts)
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
-	ngrams, err := ngramTable(vocab, cfg, t.sub, t.syn0[n*dim:])
+	ngrams, err := ngramTable(vocab, cfg, sub, syn0[n*dim:])
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
@@ -144,19 +145,27 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 }
 
 // ngramTable collects the distinct n-grams of the vocabulary's words with
-// their rows of buckets (as sub assigns them), ordered by the number of words
-// containing them.
+// their rows of buckets (the n-gram rows, as sub assigns them), ordered by the
+// number of words containing them.
 func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []float32) (*model.Embeddings, error) {
 	ncfg := cfg.NgramConfig()
-	type stat struct{ types, tokens int64 }
+	type stat struct {
+		types, tokens int64
+		row           int // the n-gram's row in buckets
+	}
 	stats := make(map[string]*stat)
 	var grams []string
+	n := int32(vocab.Len())
 	for i, w := range vocab.Words {
 		grams = ncfg.AppendNgrams(grams[:0], w)
-		for _, g := range grams {
+		rows := sub.rows[sub.offs[i]+1 : sub.offs[i+1]] // the same n-grams, in the same order
+		if len(rows) != len(grams) {
+			return nil, fmt.Errorf("n-gram table: word %q has %d n-grams, %d rows", w, len(grams), len(rows))
+		}
+		for j, g := range grams {
 			s := stats[g]
 			if s == nil {
-				s = &stat{}
+				s = &stat{row: int(rows[j] - n)}
 				stats[g] = s
 			}
 			s.types++
@@ -184,10 +193,7 @@ func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []fl
 	vecs := make([]float32, len(names)*dim)
 	counts := make([]int64, len(names))
 	for i, g := range names {
-		b, err := sub.ngramRow(g, cfg.Bucket) // known: no error, nothing added
-		if err != nil {
-			return nil, err
-		}
+		b := stats[g].row
 		copy(vecs[i*dim:(i+1)*dim], buckets[b*dim:(b+1)*dim])
 		counts[i] = stats[g].types
 	}

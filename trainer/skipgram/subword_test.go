@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -444,6 +445,55 @@ func TestExactNgramRows(t *testing.T) {
 		}
 		if tc.bucket == 0 && tab.nrows != len(rowOf) {
 			t.Errorf("exact: %d n-gram rows for %d distinct n-grams", tab.nrows, len(rowOf))
+		}
+	}
+}
+
+// TestExportSubwords checks the result of subword training against the input
+// matrix, hashed and exact: every word's vector is the mean of its rows, every
+// n-gram's vector the row its words use.
+func TestExportSubwords(t *testing.T) {
+	vocab := vocabOf(t, map[string]int{"where": 9, "here": 7, "there": 5, "hereby": 3, "a": 2})
+	for _, bucket := range []int{0, 7} {
+		cfg := Config{Dim: 3, MinN: 3, MaxN: 6, Bucket: bucket}
+		sub, err := newSubwordTable(vocab.Words, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := vocab.Len()
+		syn0 := make([]float32, (n+sub.nrows)*cfg.Dim)
+		r := rand.New(rand.NewPCG(4, 4))
+		for i := range syn0 {
+			syn0[i] = float32(r.IntN(1000))
+		}
+		sw, err := exportSubwords(vocab, cfg, sub, syn0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := func(id int32) []float32 { return syn0[int(id)*cfg.Dim : int(id+1)*cfg.Dim] }
+		ncfg := cfg.NgramConfig()
+		for i, w := range vocab.Words {
+			ids := sub.rows[sub.offs[i]:sub.offs[i+1]]
+			mean := make([]float64, cfg.Dim)
+			for _, id := range ids {
+				for k, x := range row(id) {
+					mean[k] += float64(x) / float64(len(ids))
+				}
+			}
+			for k, x := range sw.Words.Row(int32(i)) {
+				if math.Abs(float64(x)-mean[k]) > 1e-3 {
+					t.Fatalf("bucket %d, %s: vector %v, want the mean of its %d rows %v", bucket, w, sw.Words.Row(int32(i)), len(ids), mean)
+				}
+			}
+			for j, g := range ncfg.AppendNgrams(nil, w) {
+				id, ok := sw.Ngrams.ID(g)
+				if !ok {
+					t.Fatalf("bucket %d: n-gram %s of %s missing", bucket, g, w)
+				}
+				if got, want := sw.Ngrams.Row(id), row(ids[j+1]); !slices.Equal(got, want) {
+					t.Errorf("bucket %d: n-gram %s of %s: vector %v, want its row %v", bucket, g, w, got, want)
+				}
+			}
 		}
 	}
 }
