@@ -32,7 +32,7 @@ bin="$work/text2vec-am"
 #    options, "The subword trainer against fastText" and "A gate that knows how many contexts
 #    it has", and are not used here, so that this script rebuilds what those sections report.)
 "$bin" train-embeddings --corpus "$corpus" --out "$work/subwords.bin" --format binary \
-  --ngrams-out "$work/ngrams.bin" --dim 100 --minn 3 --maxn 6 --threads 2 --seed 1 2> "$work/subwords.log"
+  --ngrams-out "$work/ngrams.bin" --dim 100 --minn 3 --maxn 6 --bucket 2000000 --threads 2 --seed 1 2> "$work/subwords.log"
 
 # 3. The mimicking models with the paper's protocol, one per mode. AM starts its n-gram table
 #    from the subword vectors mapped into the base space (--ngrams-space), fine-tunes it at 0.3×

@@ -76,7 +76,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.BoolVar(&o.cfg.Shuffle, "shuffle", o.cfg.Shuffle, "visit the corpus lines in an order drawn from --seed (once, for all epochs) instead of file order")
 	fs.IntVar(&o.cfg.MinN, "minn", o.cfg.MinN, "shortest character n-gram of subword training")
 	fs.IntVar(&o.cfg.MaxN, "maxn", 0, "longest character n-gram: > 0 trains fastText's subword skipgram (word vector = mean of the word's and its n-grams' rows); 0 trains words only")
-	fs.IntVar(&o.cfg.Bucket, "bucket", o.cfg.Bucket, "hash buckets shared by the n-grams (subword training); 0: one row per distinct n-gram of the vocabulary, no collisions")
+	fs.IntVar(&o.cfg.Bucket, "bucket", o.cfg.Bucket, "subword training: 0 gives every distinct n-gram of the vocabulary its own row (no collisions); N > 0 hashes the n-grams into N rows as fastText does (its default: 2000000)")
 	fs.StringVar(&o.ngramsOut, "ngrams-out", "", "subword training: also write the n-gram vectors (one per n-gram of the vocabulary's words, '<' '>' marking word ends; word2vec format) to this `file`, for train --ngrams")
 	fs.IntVar(&o.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the N n-grams found in the most vocabulary words (0: all)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
