@@ -23,11 +23,16 @@ const (
 	// StorageInt8 stores per row a float32 scale (max |x| / 127) and int8
 	// values round(x / scale); a quarter of the size.
 	StorageInt8
+	// StorageInt4 stores per row a float32 scale and 4-bit values
+	// round(x / scale) in −7…7, two to a byte; an eighth of the size. The
+	// scale is the one of clip · max |x| / 7, clip ∈ {1, 0.95, …, 0.5}, with
+	// the least squared error over the row (values beyond the clip saturate).
+	StorageInt4
 )
 
-var storageNames = [...]string{"float32", "float16", "int8"}
+var storageNames = [...]string{"float32", "float16", "int8", "int4"}
 
-// String returns "float32", "float16" or "int8".
+// String returns "float32", "float16", "int8" or "int4".
 func (s Storage) String() string {
 	if int(s) < len(storageNames) {
 		return storageNames[s]
@@ -35,14 +40,14 @@ func (s Storage) String() string {
 	return fmt.Sprintf("Storage(%d)", uint8(s))
 }
 
-// ParseStorage parses "float32", "float16" or "int8".
+// ParseStorage parses "float32", "float16", "int8" or "int4".
 func ParseStorage(s string) (Storage, error) {
 	for i, n := range storageNames {
 		if s == n {
 			return Storage(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown storage %q (want float32, float16 or int8)", s)
+	return 0, fmt.Errorf("unknown storage %q (want float32, float16, int8 or int4)", s)
 }
 
 // SaveOptions controls what the weights file holds and how.
@@ -219,6 +224,11 @@ func appendTable(b []byte, x []float32, d int, s Storage) ([]byte, error) {
 			b = binary.LittleEndian.AppendUint16(b, f32ToF16(v))
 		}
 		return b, nil
+	case StorageInt4:
+		for r := 0; r < len(x)/d; r++ {
+			b = appendInt4Row(b, x[r*d:(r+1)*d])
+		}
+		return b, nil
 	default: // StorageInt8
 		for r := 0; r < len(x)/d; r++ {
 			row := x[r*d : (r+1)*d]
@@ -345,6 +355,8 @@ func (d *decoder) table(rows, dim int, what string) []float32 {
 		need = int64(rows) * int64(dim) * 2
 	case StorageInt8:
 		need = int64(rows) * (4 + int64(dim))
+	case StorageInt4:
+		need = int64(rows) * (4 + int64(int4RowBytes(dim)))
 	default:
 		d.fail("%s: unknown storage %d", what, s)
 		return nil
@@ -362,6 +374,13 @@ func (d *decoder) table(rows, dim int, what string) []float32 {
 				d.fail("%s: value %d is %v", what, i, x[i])
 				return nil
 			}
+		}
+		return x
+	}
+	if s == StorageInt4 {
+		if err := decodeInt4(p, dim, x); err != nil {
+			d.fail("%s: %v", what, err)
+			return nil
 		}
 		return x
 	}
@@ -540,7 +559,7 @@ func decodeNgramList(d *decoder) ([]string, error) {
 // optional base embeddings.
 func decodeTables(d *decoder, m *Model, nng int) error {
 	dim, plen := m.Dim, len(d.b)
-	if int64(nng)*int64(dim) > int64(plen) { // even int8 needs more than a byte per value
+	if int64(nng)*int64(int4RowBytes(dim)) > int64(plen) { // even int4 needs half a byte per value
 		return fmt.Errorf("n-gram table of %d × %d cannot fit in %d bytes", nng, dim, plen)
 	}
 	m.Ngrams = d.table(nng, dim, "n-gram table")
@@ -599,7 +618,7 @@ func decodeBase(d *decoder, dim, plen int) (*Embeddings, error) {
 			counts[i] = int64(binary.LittleEndian.Uint64(p[8*i:]))
 		}
 	}
-	if int64(n)*int64(dim) > int64(len(d.b)-d.off) {
+	if int64(n)*int64(int4RowBytes(dim)) > int64(len(d.b)-d.off) {
 		return nil, fmt.Errorf("base table of %d × %d cannot fit in the %d bytes left", n, dim, len(d.b)-d.off)
 	}
 	vecs := d.table(n, dim, "base vectors")

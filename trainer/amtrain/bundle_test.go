@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,4 +193,46 @@ func TestTrainCorpusRepeatable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no-such-corpus.txt") {
 		t.Fatalf("train with a missing first --corpus: err = %v, want one naming it", err)
 	}
+}
+
+// TestTrainBaseStorage checks that --base-storage reaches the bundle's base
+// table alone: int4 n-grams with int8 base rows make a bundle larger than
+// all-int4 by exactly the base rows' extra bytes, and --out is the same.
+func TestTrainBaseStorage(t *testing.T) {
+	s := newSynth(t, 300)
+	sizes := map[string][2]int64{}
+	var m *model.Model
+	for _, base := range []string{"", "int8"} {
+		out := filepath.Join(s.dir, "m"+base+".am")
+		bundle := filepath.Join(s.dir, "b"+base+".am")
+		args := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", out, "--bundle-out", bundle,
+			"--min-count-train", "20", "--epochs", "1", "--storage", "int4"}
+		if base != "" {
+			args = append(args, "--base-storage", base)
+		}
+		if err := runTrainArgs(t, args...); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if m, err = model.LoadFile(bundle); err != nil {
+			t.Fatal(err)
+		}
+		sizes[base] = [2]int64{fileSize(t, out), fileSize(t, bundle)}
+	}
+	rows, d := int64(m.Base.Len()), int64(m.Dim)
+	if sizes[""][0] != sizes["int8"][0] {
+		t.Errorf("--out sizes %d and %d differ: --base-storage changed the weights file", sizes[""][0], sizes["int8"][0])
+	}
+	if got, want := sizes["int8"][1]-sizes[""][1], rows*(d-(d+1)/2); got != want {
+		t.Errorf("bundle grew by %d bytes with int8 base rows, want %d (%d rows × %d)", got, want, rows, d-(d+1)/2)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }

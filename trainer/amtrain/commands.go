@@ -44,19 +44,19 @@ func Commands() []cli.Command {
 const PeakGFLOPSPerCore = 222
 
 type trainFlags struct {
-	embeddings, counts, mode, include, includeMissing       string
-	ngrams, ngramsSpace                                     string
-	ngramMax, countBuckets                                  int
-	contextDraw                                             string
-	ngramLRScale                                            float64
-	corpus                                                  cli.Paths
-	out, bundleOut, storage, checkpointDir, resume, workDir string
-	seed                                                    int64
-	epochs, batch, threads, holdout, maxContexts, window    int
-	nmin, nmax, ngramMinCount                               int
-	lr, peak                                                float64
-	minCountTrain, oovMaxCount                              int64
-	quiet, sharedForm                                       bool
+	embeddings, counts, mode, include, includeMissing                    string
+	ngrams, ngramsSpace                                                  string
+	ngramMax, countBuckets                                               int
+	contextDraw                                                          string
+	ngramLRScale                                                         float64
+	corpus                                                               cli.Paths
+	out, bundleOut, storage, baseStorage, checkpointDir, resume, workDir string
+	seed                                                                 int64
+	epochs, batch, threads, holdout, maxContexts, window                 int
+	nmin, nmax, ngramMinCount                                            int
+	lr, peak                                                             float64
+	minCountTrain, oovMaxCount                                           int64
+	quiet, sharedForm                                                    bool
 }
 
 // runTrain is `text2vec-am train`: it parses the flags into trainFlags and
@@ -76,15 +76,30 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	storage, err := model.ParseStorage(f.storage)
+	save, err := f.saveOptions()
 	if err != nil {
-		return cli.UsageError("--storage: %v", err)
+		return err
 	}
 	o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
 	if !f.quiet {
 		o.Progress = env.Stderr
 	}
-	return trainAndSave(ctx, &f, o, storage, env)
+	return trainAndSave(ctx, &f, o, save, env)
+}
+
+// saveOptions parses --storage and --base-storage (default: --storage).
+func (f *trainFlags) saveOptions() (model.SaveOptions, error) {
+	ng, err := model.ParseStorage(f.storage)
+	if err != nil {
+		return model.SaveOptions{}, cli.UsageError("--storage: %v", err)
+	}
+	base := ng
+	if f.baseStorage != "" {
+		if base, err = model.ParseStorage(f.baseStorage); err != nil {
+			return model.SaveOptions{}, cli.UsageError("--base-storage: %v", err)
+		}
+	}
+	return model.SaveOptions{NgramStorage: ng, BaseStorage: base}, nil
 }
 
 // register declares the flags of `train` on fs, with the defaults of def.
@@ -117,7 +132,8 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.out, "out", "", "output weights file (required)")
 	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")
 	fs.Int64Var(&f.oovMaxCount, "bundle-oov-max-count", 5, "bundle: add AM rows for corpus words without a base vector and 1 ≤ f < N (0: none)")
-	fs.StringVar(&f.storage, "storage", "float32", "storage of n-gram (and bundle base) vectors: float32, float16 or int8")
+	fs.StringVar(&f.storage, "storage", "float32", "storage of n-gram (and bundle base) vectors: float32, float16, int8 or int4")
+	fs.StringVar(&f.baseStorage, "base-storage", "", "storage of the bundle's base vectors (default: --storage)")
 	fs.StringVar(&f.checkpointDir, "checkpoint-dir", "", "directory of the checkpoint written after every epoch and on Ctrl-C (default: the --out directory)")
 	fs.StringVar(&f.resume, "resume", "", "checkpoint file to continue training from")
 	fs.StringVar(&f.workDir, "work-dir", "", "directory of the cached corpus index (default: the --out directory)")
@@ -126,8 +142,8 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 }
 
 // trainAndSave loads the inputs f names, trains with o and writes the
-// weights, the optional bundle (vectors stored as storage) and the report.
-func trainAndSave(ctx context.Context, f *trainFlags, o Options, storage model.Storage, env cli.Env) error {
+// weights, the optional bundle (vectors stored as save says) and the report.
+func trainAndSave(ctx context.Context, f *trainFlags, o Options, save model.SaveOptions, env cli.Env) error {
 	d, extra, err := loadTrainData(ctx, f, o.Log)
 	if err != nil {
 		return err
@@ -152,7 +168,7 @@ func trainAndSave(ctx context.Context, f *trainFlags, o Options, storage model.S
 		}
 		return err
 	}
-	if err := saveTrained(ctx, f, o, storage, res.Model, d, extra); err != nil {
+	if err := saveTrained(ctx, f, o, save, res.Model, d, extra); err != nil {
 		return err
 	}
 	writeReport(env.Stdout, res, f.peak)
@@ -213,8 +229,8 @@ func loadPretrained(f *trainFlags, dim int) (*PretrainedNgrams, error) {
 
 // saveTrained writes the weights of m to --out and, with --bundle-out, the
 // serving bundle built from m and d.
-func saveTrained(ctx context.Context, f *trainFlags, o Options, storage model.Storage, m *model.Model, d *Data, extra map[string]int64) error {
-	if err := m.SaveFile(f.out, model.SaveOptions{NgramStorage: storage, BaseStorage: storage}); err != nil {
+func saveTrained(ctx context.Context, f *trainFlags, o Options, save model.SaveOptions, m *model.Model, d *Data, extra map[string]int64) error {
+	if err := m.SaveFile(f.out, save); err != nil {
 		return fmt.Errorf("save weights: %w", err)
 	}
 	o.Log.Info("weights written", "file", f.out)
@@ -228,7 +244,8 @@ func saveTrained(ctx context.Context, f *trainFlags, o Options, storage model.St
 	}
 	base := m.Base
 	m.Base = emb
-	err = m.SaveFile(f.bundleOut, model.SaveOptions{NgramStorage: storage, BaseStorage: storage, IncludeBase: true})
+	save.IncludeBase = true
+	err = m.SaveFile(f.bundleOut, save)
 	m.Base = base
 	if err != nil {
 		return fmt.Errorf("save bundle: %w", err)
