@@ -125,12 +125,14 @@
 //	  3 int4:    per row a float32 scale s and ⌈dim/2⌉ bytes of two 4-bit two's complement q
 //	             (value 2k in the low nibble), x = q·s; the writer picks s = c·max|x|/7,
 //	             c ∈ {1, 0.95, …, 0.5} with the least squared error, q clamped to −7…7
+//	             (the reader refuses −8 and a non-zero padding nibble when dim is odd)
 //
 // Load reads the whole file, checks the magic bytes, the version, the payload
 // length against the file size (a truncated file is reported as such), the
 // checksum, and then every count against both a limit and the bytes actually
-// left before allocating, so that a corrupted length cannot allocate more than
-// the file's size; NaN and infinite values, unknown modes or storages,
+// left before allocating, so that a corrupted length cannot make it allocate
+// more than a fixed multiple of the file's size (a table is held as float32:
+// 8 bytes for each int4 byte read, at most); NaN and infinite values, unknown modes or storages,
 // duplicate n-grams or words and trailing bytes are refused with an error
 // naming the problem. Save refuses NaN parameters and values beyond the
 // float16 range. A float32 save/load round trip is bit-exact.

@@ -68,7 +68,8 @@ func appendInt4Row(b []byte, row []float32) []byte {
 func nibble(v byte) float32 { return float32(int8(v<<4) >> 4) }
 
 // decodeInt4 fills x (rows × dim) from p, the rows as appendInt4Row wrote
-// them; a negative or non-finite scale is an error naming the row.
+// them. A negative or non-finite scale, a value of −8 and a non-zero padding
+// nibble (odd dim) are errors naming the row.
 func decodeInt4(p []byte, dim int, x []float32) error {
 	rec := 4 + int4RowBytes(dim)
 	for r := 0; r < len(x)/dim; r++ {
@@ -77,13 +78,20 @@ func decodeInt4(p []byte, dim int, x []float32) error {
 		if !finite32(scale) || scale < 0 {
 			return fmt.Errorf("row %d has scale %v", r, scale)
 		}
+		if dim%2 == 1 && b[rec-1]>>4 != 0 {
+			return fmt.Errorf("row %d: padding nibble %d, want 0", r, b[rec-1]>>4)
+		}
 		row := x[r*dim : (r+1)*dim]
 		for k := range row {
 			v := b[4+k/2]
 			if k%2 == 1 {
 				v >>= 4
 			}
-			row[k] = nibble(v&0xf) * scale
+			q := nibble(v & 0xf)
+			if q < -int4Max {
+				return fmt.Errorf("row %d: value %d is %v, outside −7…7", r, k, q)
+			}
+			row[k] = q * scale
 		}
 	}
 	return nil

@@ -13,7 +13,8 @@ import (
 // ±7 steps with its sign, and each row's squared error no larger than with
 // the unclipped scale max|x|/7 (the writer's first candidate).
 func TestInt4RowError(t *testing.T) {
-	m := testModel(t, ModeAM, 16, 8)
+	const dim = 63 // odd, and int4 rows (36 bytes) smaller than one byte a value
+	m := testModel(t, ModeAM, dim, 8)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range m.Ngrams { // heavy tails, so that clipping pays on some rows
 		m.Ngrams[i] = float32(rng.NormFloat64() * math.Exp(rng.NormFloat64()))
@@ -32,8 +33,8 @@ func TestInt4RowError(t *testing.T) {
 	got.Ngrams = ngrams
 	clipped := 0
 	for _, pair := range [][2][]float32{{got.Ngrams, m.Ngrams}, {got.Base.Vectors, m.Base.Vectors}} {
-		for r := 0; r < len(pair[1])/16; r++ {
-			want, have := pair[1][r*16:(r+1)*16], pair[0][r*16:(r+1)*16]
+		for r := 0; r < len(pair[1])/dim; r++ {
+			want, have := pair[1][r*dim:(r+1)*dim], pair[0][r*dim:(r+1)*dim]
 			scale := int4Scale(want)
 			var e, eMax float64
 			mx := float64(0)
@@ -82,8 +83,61 @@ func TestInt4OddDim(t *testing.T) {
 			t.Errorf("value %d: %v stored as %v", k, v, x[k])
 		}
 	}
-	b[3] |= 0x80 // sign bit of the float32 scale
-	if err := decodeInt4(b, 5, x); err == nil || !strings.Contains(err.Error(), "row 0 has scale") {
-		t.Errorf("negative scale: err = %v", err)
+	if b[6]>>4 != 0 {
+		t.Errorf("padding nibble %d, want 0", b[6]>>4)
+	}
+	for name, c := range map[string]struct {
+		at   int
+		set  byte
+		want string
+	}{
+		"negative scale": {3, 0x80, "row 0 has scale"}, // sign bit of the float32 scale
+		"padding":        {6, 0x10, "padding nibble 1"},
+		"value -8":       {4, 0x08, "value 0 is -8"},
+	} {
+		bad := append([]byte(nil), b...)
+		if name == "value -8" {
+			bad[c.at] = bad[c.at]&0xf0 | c.set
+		} else {
+			bad[c.at] |= c.set
+		}
+		if err := decodeInt4(bad, 5, x); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// TestInt4ManyNgrams loads an int4 weights file whose n-gram table has more
+// values than the file has bytes: the size checks must allow half a byte a
+// value.
+func TestInt4ManyNgrams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := make([]string, 400)
+	for i := range words {
+		w := make([]byte, 8)
+		for j := range w {
+			w[j] = byte('a' + rng.IntN(26))
+		}
+		words[i] = string(w)
+	}
+	const dim = 64
+	vocab := BuildNgramVocab(words, NgramConfig{MinN: 3, MaxN: 5, MinCount: 1})
+	m, err := New(Config{Dim: dim, Mode: ModeAM, Ngram: vocab.Config(), Tokenizer: DefaultTokenizer()}, vocab, randomEmbeddings(t, 10, dim, 1), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf, SaveOptions{NgramStorage: StorageInt4}); err != nil {
+		t.Fatal(err)
+	}
+	if vocab.Len()*dim <= buf.Len() {
+		t.Fatalf("%d n-grams × %d ≤ %d bytes: the test does not reach the case", vocab.Len(), dim, buf.Len())
+	}
+	got, err := Load(&buf, "many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ngrams) != len(m.Ngrams) {
+		t.Errorf("%d n-gram values loaded, want %d", len(got.Ngrams), len(m.Ngrams))
 	}
 }

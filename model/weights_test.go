@@ -226,7 +226,8 @@ func TestWeightsRejectsBadFiles(t *testing.T) {
 
 func FuzzLoad(f *testing.F) {
 	m := testModel(f, ModeAM, 4, 10)
-	for _, opts := range []SaveOptions{{}, {IncludeBase: true, NgramStorage: StorageInt8, BaseStorage: StorageFloat16}} {
+	for _, opts := range []SaveOptions{{}, {IncludeBase: true, NgramStorage: StorageInt8, BaseStorage: StorageFloat16},
+		{IncludeBase: true, NgramStorage: StorageInt4, BaseStorage: StorageInt4}} {
 		var buf bytes.Buffer
 		if err := m.Save(&buf, opts); err != nil {
 			f.Fatal(err)

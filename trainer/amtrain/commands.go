@@ -94,6 +94,9 @@ func (f *trainFlags) saveOptions() (model.SaveOptions, error) {
 		return model.SaveOptions{}, cli.UsageError("--storage: %v", err)
 	}
 	base := ng
+	if f.baseStorage != "" && f.bundleOut == "" {
+		return model.SaveOptions{}, cli.UsageError("--base-storage %s: only a bundle (--bundle-out) holds base vectors", f.baseStorage)
+	}
 	if f.baseStorage != "" {
 		if base, err = model.ParseStorage(f.baseStorage); err != nil {
 			return model.SaveOptions{}, cli.UsageError("--base-storage: %v", err)
