@@ -37,12 +37,12 @@ bin="$work/text2vec-am"
   --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
 
 # 2. AM on them with the paper's protocol, its n-gram table started from the subword model's own
-#    n-gram vectors (the NGRAMS found in the most vocabulary words) and fine-tuned at 0.3x the
-#    learning rate; the serving bundle stores the n-grams as int4 and the base vectors as int8
-#    (EVAL.md, "The default model, session 9").
+#    n-gram vectors (the NGRAMS found in the most vocabulary words) and kept frozen (AM learns
+#    its gate, A and the attention on them); the serving bundle stores the n-grams as int4 and the
+#    base vectors as int8 (EVAL.md, "The default model, session 9").
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage int8 --bundle-oov-max-count 0 \
-  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0.3 \
+  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 \
   --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
 
 ls -l "$out"
