@@ -10,7 +10,7 @@
 # Writes $OUT (default: $WORK/default.am); only --install copies it over the tracked
 # defaultmodel/default.am. WORK=dir keeps the intermediate files (subword model, n-grams, counts,
 # weights, corpus index) there. NGRAMS (default 72000) bounds the n-gram table; the script fails
-# if the model reaches 25 MB. About 15 minutes (700–730 CPU-seconds, Intel Xeon, 2 cores).
+# if the model reaches 25 MB. About 15 minutes (700–735 CPU-seconds, Intel Xeon, 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install=no
