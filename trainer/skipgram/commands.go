@@ -39,6 +39,7 @@ type options struct {
 	ngramsOut string
 	ngramsMax int
 	minCount  int64
+	outMin    int64
 	cfg       Config
 }
 
@@ -68,6 +69,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.IntVar(&o.cfg.Negative, "negative", o.cfg.Negative, "negative samples per pair")
 	fs.Float64Var(&o.cfg.NegativePower, "neg-power", o.cfg.NegativePower, "negatives are drawn from the unigram distribution raised to this power")
 	fs.Int64Var(&o.minCount, "min-count", 5, "ignore words with fewer occurrences")
+	fs.Int64Var(&o.outMin, "out-min-count", 0, "write only the words with at least N occurrences to --out (0: every trained word); the words between --min-count and N still train, their n-grams included")
 	fs.IntVar(&o.cfg.Epochs, "epochs", o.cfg.Epochs, "passes over the corpus")
 	fs.Float64Var(&o.cfg.Sample, "sample", o.cfg.Sample, "subsampling threshold for frequent words (0 disables)")
 	fs.Float64Var(&o.cfg.LR, "lr", o.cfg.LR, "initial learning rate (falls linearly to lr·1e-4)")
@@ -96,6 +98,8 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--format %q: want text or binary", o.format)
 	case o.minCount < 1:
 		return nil, cli.UsageError("--min-count %d: must be at least 1", o.minCount)
+	case o.outMin != 0 && o.outMin <= o.minCount:
+		return nil, cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
 	case o.countsOut != "" && filepath.Clean(o.countsOut) == filepath.Clean(o.out):
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
 	case o.ngramsOut != "" && o.cfg.MaxN == 0:
@@ -194,6 +198,16 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return writeOutputs(o, log, emb, ngrams, all)
+}
+
+// writeOutputs writes the word vectors (only the words --out-min-count
+// keeps), the n-gram vectors and the counts of every corpus word, as o asks.
+func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, all *corpus.Vocab) error {
+	emb, err := keepFrequent(emb, o.outMin)
+	if err != nil {
+		return err
+	}
 	if err := model.SaveEmbeddings(o.out, emb, o.format == "binary"); err != nil {
 		return err
 	}
@@ -218,6 +232,27 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		log.Info("wrote counts", "file", o.countsOut, "words", n)
 	}
 	return nil
+}
+
+// keepFrequent returns the words of e with at least minCount occurrences
+// (all of e for minCount 0). e's words are in decreasing order of count, as
+// corpus.Vocab orders them, so they are a prefix of e.
+func keepFrequent(e *model.Embeddings, minCount int64) (*model.Embeddings, error) {
+	if minCount == 0 {
+		return e, nil
+	}
+	n := 0
+	for n < e.Len() && e.Counts[n] >= minCount {
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("--out-min-count %d: no word occurs that often", minCount)
+	}
+	kept, err := model.NewEmbeddings(e.Dim, e.Words[:n], e.Vectors[:n*e.Dim], e.Counts[:n])
+	if err != nil {
+		return nil, fmt.Errorf("--out-min-count: %w", err)
+	}
+	return kept, nil
 }
 
 // saveCounts writes every word of v (all corpus words) as "word count" lines,

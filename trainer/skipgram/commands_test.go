@@ -184,3 +184,72 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainEmbeddingsOutMinCount checks that --out-min-count writes only the
+// frequent words while the rarer ones still train: the n-gram table is the
+// one of every word with --min-count occurrences.
+func TestTrainEmbeddingsOutMinCount(t *testing.T) {
+	dir := t.TempDir()
+	text, err := os.ReadFile(morphCorpus(t, 400))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two rare words: 3 and 2 occurrences, below --out-min-count 4.
+	text = append(text, "zorkquux ctxa1 zorkquux ctxa2 zorkquux blimfrob ctxb3 blimfrob\n"...)
+	corpusPath := filepath.Join(dir, "corpus.txt")
+	if err := os.WriteFile(corpusPath, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, ngrams, counts := filepath.Join(dir, "sw.vec"), filepath.Join(dir, "ng.vec"), filepath.Join(dir, "c.txt")
+	run := func(extra ...string) (*model.Embeddings, *model.Embeddings) {
+		args := append([]string{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams, "--counts-out", counts,
+			"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5"}, extra...)
+		if stderr, err := runCmd(context.Background(), args...); err != nil {
+			t.Fatalf("%q: %v\n%s", extra, err, stderr)
+		}
+		e, err := model.LoadEmbeddings(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := model.LoadEmbeddings(ngrams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, g
+	}
+	all, allGrams := run()
+	kept, keptGrams := run("--out-min-count", "4")
+	cnt, err := model.LoadCounts(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, w := range all.Words {
+		if cnt[w] >= 4 {
+			want++
+		}
+	}
+	if want != all.Len()-2 || cnt["zorkquux"] != 3 || cnt["blimfrob"] != 2 {
+		t.Fatalf("corpus has %d of %d words with ≥ 4 occurrences, zorkquux %d, blimfrob %d: want all but the two rare words",
+			want, all.Len(), cnt["zorkquux"], cnt["blimfrob"])
+	}
+	if kept.Len() != want || !slices.Equal(kept.Words, all.Words[:want]) || slices.Contains(kept.Words, "zorkquux") {
+		t.Errorf("--out-min-count 4 wrote %d words, want the %d with ≥ 4 occurrences", kept.Len(), want)
+	}
+	if !slices.Equal(keptGrams.Words, allGrams.Words) || !slices.Contains(keptGrams.Words, "quux>") || !slices.Contains(keptGrams.Words, "frob>") {
+		t.Errorf("--out-min-count changed the n-gram table or lost the rare words' n-grams: %d n-grams, want %d", keptGrams.Len(), allGrams.Len())
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--min-count", "2", "--out-min-count", "2"}},
+		{[]string{"--out-min-count", "-1"}},
+	} {
+		args := append([]string{"--corpus", corpusPath, "--out", out}, tc.args...)
+		if _, err := runCmd(context.Background(), args...); !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), "--out-min-count") {
+			t.Errorf("%q: err = %v, want a usage error naming --out-min-count", tc.args, err)
+		}
+	}
+	_, err = runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--dim", "8", "--epochs", "1", "--out-min-count", "1000000")
+	if err == nil || !strings.Contains(err.Error(), "no word occurs that often") {
+		t.Errorf("--out-min-count 1000000: err = %v, want \"no word occurs that often\"", err)
+	}
+}
