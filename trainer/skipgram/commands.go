@@ -165,6 +165,10 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	if vocab.Len() == 0 {
 		return fmt.Errorf("corpus %s: no word occurs at least %d times (--min-count)", strings.Join(o.corpus, ", "), o.minCount)
 	}
+	if o.outMin > 0 && vocab.Counts[0] < o.outMin {
+		return fmt.Errorf("--out-min-count %d: no word of corpus %s occurs that often (the most frequent, %q, %d times)",
+			o.outMin, strings.Join(o.corpus, ", "), vocab.Words[0], vocab.Counts[0])
+	}
 	enc := c.Encode(vocab, false)
 	log.Info("corpus read", "files", len(c.Files), "tokens", c.NumTokens(), "distinct words", len(c.Words),
 		"vocabulary", vocab.Len(), "min-count", o.minCount, "tokens in vocabulary", enc.NumTokens(), "seconds", time.Since(start).Seconds())
@@ -234,21 +238,28 @@ func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, a
 	return nil
 }
 
-// keepFrequent returns the words of e with at least minCount occurrences
-// (all of e for minCount 0). e's words are in decreasing order of count, as
-// corpus.Vocab orders them, so they are a prefix of e.
+// keepFrequent returns the words of e with at least minCount occurrences, in
+// their order (all of e for minCount 0).
 func keepFrequent(e *model.Embeddings, minCount int64) (*model.Embeddings, error) {
 	if minCount == 0 {
 		return e, nil
 	}
-	n := 0
-	for n < e.Len() && e.Counts[n] >= minCount {
-		n++
+	if len(e.Counts) != e.Len() {
+		return nil, fmt.Errorf("--out-min-count: %d counts for %d words", len(e.Counts), e.Len())
 	}
-	if n == 0 {
+	var words []string
+	var vecs []float32
+	var counts []int64
+	for i, c := range e.Counts {
+		if c >= minCount {
+			words, counts = append(words, e.Words[i]), append(counts, c)
+			vecs = append(vecs, e.Row(int32(i))...)
+		}
+	}
+	if len(words) == 0 {
 		return nil, fmt.Errorf("--out-min-count %d: no word occurs that often", minCount)
 	}
-	kept, err := model.NewEmbeddings(e.Dim, e.Words[:n], e.Vectors[:n*e.Dim], e.Counts[:n])
+	kept, err := model.NewEmbeddings(e.Dim, words, vecs, counts)
 	if err != nil {
 		return nil, fmt.Errorf("--out-min-count: %w", err)
 	}

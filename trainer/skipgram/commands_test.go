@@ -194,8 +194,10 @@ func TestTrainEmbeddingsOutMinCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two rare words: 3 and 2 occurrences, below --out-min-count 4.
+	// Two rare words, 3 and 2 occurrences, below --out-min-count 4, and one
+	// seen exactly 4 times, kept.
 	text = append(text, "zorkquux ctxa1 zorkquux ctxa2 zorkquux blimfrob ctxb3 blimfrob\n"...)
+	text = append(text, "blimwug ctxb1 blimwug ctxb2 blimwug ctxb4 blimwug\n"...)
 	corpusPath := filepath.Join(dir, "corpus.txt")
 	if err := os.WriteFile(corpusPath, text, 0o644); err != nil {
 		t.Fatal(err)
@@ -229,14 +231,21 @@ func TestTrainEmbeddingsOutMinCount(t *testing.T) {
 			want++
 		}
 	}
-	if want != all.Len()-2 || cnt["zorkquux"] != 3 || cnt["blimfrob"] != 2 {
-		t.Fatalf("corpus has %d of %d words with ≥ 4 occurrences, zorkquux %d, blimfrob %d: want all but the two rare words",
-			want, all.Len(), cnt["zorkquux"], cnt["blimfrob"])
+	if want != all.Len()-2 || cnt["zorkquux"] != 3 || cnt["blimfrob"] != 2 || cnt["blimwug"] != 4 {
+		t.Fatalf("corpus has %d of %d words with ≥ 4 occurrences, zorkquux %d, blimfrob %d, blimwug %d: want all but the two rare words",
+			want, all.Len(), cnt["zorkquux"], cnt["blimfrob"], cnt["blimwug"])
 	}
-	if kept.Len() != want || !slices.Equal(kept.Words, all.Words[:want]) || slices.Contains(kept.Words, "zorkquux") {
+	if kept.Len() != want || !slices.Equal(kept.Words, all.Words[:want]) || !slices.Contains(kept.Words, "blimwug") {
 		t.Errorf("--out-min-count 4 wrote %d words, want the %d with ≥ 4 occurrences", kept.Len(), want)
 	}
-	if !slices.Equal(keptGrams.Words, allGrams.Words) || !slices.Contains(keptGrams.Words, "quux>") || !slices.Contains(keptGrams.Words, "frob>") {
+	// One thread: both runs train the same vectors, so the kept ones are equal
+	// to the first rows of the full output, and the n-gram tables are equal
+	// (the rare words trained in both).
+	if !slices.Equal(kept.Vectors, all.Vectors[:want*all.Dim]) {
+		t.Error("--out-min-count 4: the written vectors differ from the same words' vectors without it")
+	}
+	if !slices.Equal(keptGrams.Words, allGrams.Words) || !slices.Equal(keptGrams.Vectors, allGrams.Vectors) ||
+		!slices.Contains(keptGrams.Words, "quux>") || !slices.Contains(keptGrams.Words, "frob>") {
 		t.Errorf("--out-min-count changed the n-gram table or lost the rare words' n-grams: %d n-grams, want %d", keptGrams.Len(), allGrams.Len())
 	}
 	for _, tc := range []struct{ args []string }{
@@ -248,8 +257,21 @@ func TestTrainEmbeddingsOutMinCount(t *testing.T) {
 			t.Errorf("%q: err = %v, want a usage error naming --out-min-count", tc.args, err)
 		}
 	}
+	// Words-only training keeps the same words.
+	if stderr, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--dim", "8", "--min-count", "2",
+		"--epochs", "1", "--threads", "1", "--out-min-count", "4"); err != nil {
+		t.Fatalf("words only: %v\n%s", err, stderr)
+	}
+	if e, err := model.LoadEmbeddings(out); err != nil || !slices.Equal(e.Words, kept.Words) {
+		t.Errorf("words only, --out-min-count 4: err %v, want the %d words of subword training", err, want)
+	}
+	// Found before training: no output is written.
+	os.Remove(out)
 	_, err = runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--dim", "8", "--epochs", "1", "--out-min-count", "1000000")
-	if err == nil || !strings.Contains(err.Error(), "no word occurs that often") {
-		t.Errorf("--out-min-count 1000000: err = %v, want \"no word occurs that often\"", err)
+	if err == nil || !strings.Contains(err.Error(), "no word of corpus") || !strings.Contains(err.Error(), "--out-min-count 1000000") {
+		t.Errorf("--out-min-count 1000000: err = %v, want \"--out-min-count 1000000: no word of corpus …\"", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--out-min-count 1000000: %s written (stat: %v)", out, err)
 	}
 }
