@@ -239,7 +239,8 @@ func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, a
 }
 
 // keepFrequent returns the words of e with at least minCount occurrences, in
-// their order (all of e for minCount 0).
+// their order (all of e for minCount 0). runTrainEmbeddings has checked
+// before training that at least one word is kept.
 func keepFrequent(e *model.Embeddings, minCount int64) (*model.Embeddings, error) {
 	if minCount == 0 {
 		return e, nil
@@ -255,9 +256,6 @@ func keepFrequent(e *model.Embeddings, minCount int64) (*model.Embeddings, error
 			words, counts = append(words, e.Words[i]), append(counts, c)
 			vecs = append(vecs, e.Row(int32(i))...)
 		}
-	}
-	if len(words) == 0 {
-		return nil, fmt.Errorf("--out-min-count %d: no word occurs that often", minCount)
 	}
 	kept, err := model.NewEmbeddings(e.Dim, words, vecs, counts)
 	if err != nil {

@@ -248,13 +248,10 @@ func TestTrainEmbeddingsOutMinCount(t *testing.T) {
 		!slices.Contains(keptGrams.Words, "quux>") || !slices.Contains(keptGrams.Words, "frob>") {
 		t.Errorf("--out-min-count changed the n-gram table or lost the rare words' n-grams: %d n-grams, want %d", keptGrams.Len(), allGrams.Len())
 	}
-	for _, tc := range []struct{ args []string }{
-		{[]string{"--min-count", "2", "--out-min-count", "2"}},
-		{[]string{"--out-min-count", "-1"}},
-	} {
-		args := append([]string{"--corpus", corpusPath, "--out", out}, tc.args...)
+	for _, bad := range [][]string{{"--min-count", "2", "--out-min-count", "2"}, {"--out-min-count", "-1"}} {
+		args := append([]string{"--corpus", corpusPath, "--out", out}, bad...)
 		if _, err := runCmd(context.Background(), args...); !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), "--out-min-count") {
-			t.Errorf("%q: err = %v, want a usage error naming --out-min-count", tc.args, err)
+			t.Errorf("%q: err = %v, want a usage error naming --out-min-count", bad, err)
 		}
 	}
 	// Words-only training keeps the same words.
