@@ -150,6 +150,52 @@ func MixUnit(a, b []float32) []float32 {
 	return out
 }
 
+// MeanVector returns the unweighted mean of e's vectors: the direction all of
+// them share, which centring removes (Mu & Viswanath 2018).
+func MeanVector(e *model.Embeddings) []float32 {
+	sum := make([]float64, e.Dim)
+	for i := 0; i < e.Len(); i++ {
+		for k, x := range e.Row(int32(i)) {
+			sum[k] += float64(x)
+		}
+	}
+	mu := make([]float32, e.Dim)
+	if e.Len() == 0 {
+		return mu
+	}
+	for k, s := range sum {
+		mu[k] = float32(s / float64(e.Len()))
+	}
+	return mu
+}
+
+// BlendCentred returns am/|am| + k/(k+c)·a/|a| with a = add − mu: the AM
+// vector of a word with the centred mean of its k contexts' words added at a
+// weight that grows with k (½ at k = c). With add nil, k ≤ 0 or a zero a it
+// returns am; with am nil or zero, a alone.
+func BlendCentred(am, add, mu []float32, k int, c float64) []float32 {
+	if add == nil || k <= 0 {
+		return am
+	}
+	a := make([]float32, len(add))
+	for i := range a {
+		a[i] = add[i] - mu[i]
+	}
+	na, nm := norm32(a), norm32(am)
+	switch {
+	case na == 0:
+		return am
+	case nm == 0:
+		return a
+	}
+	w := float64(k) / (float64(k) + c)
+	out := make([]float32, len(a))
+	for i := range out {
+		out[i] = float32(float64(am[i])/nm + w*float64(a[i])/na)
+	}
+	return out
+}
+
 func norm32(x []float32) float64 {
 	var s float64
 	for _, v := range x {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -45,6 +46,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	seed := fset.Uint64("seed", 1, "random seed of the context samples")
 	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
 	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE`")
+	blendC := fset.Float64("context-blend", 0, "with --am: add the row AM + k/(k+`C`)·centred additive − sw (the AM vector plus the mean of the\n"+
+		"context words' vectors minus the mean of all base vectors, each at unit length; 0: no such row)")
 	fset.Usage = func() {
 		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n"+
 			"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n"+
@@ -67,6 +70,12 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if *maxK < 1 || *trials < 1 || *nStop < 0 {
 		return cli.UsageError("--max-k and --trials must be ≥ 1 and --stopwords ≥ 0")
 	}
+	if !(*blendC >= 0) || math.IsInf(*blendC, 0) {
+		return cli.UsageError("--context-blend must be a finite number ≥ 0, got %v", *blendC)
+	}
+	if *blendC > 0 && *am == "" {
+		return cli.UsageError("--context-blend needs --am (it blends the AM vector)")
+	}
 	if st, err := os.Stat(fset.Arg(1)); err != nil || !st.IsDir() {
 		return fmt.Errorf("rare-pairs: context directory %s: not a directory (%v)", fset.Arg(1), err)
 	}
@@ -85,7 +94,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	rareWords := distinctRareWords(rp)
 	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
 	stop := MostFrequent(e, *nStop)
-	rows, err := rareRows(e, stop, rareWords, *am, *fcm)
+	rows, err := rareRows(e, stop, rareWords, *am, *fcm, *blendC)
 	if err != nil {
 		return err
 	}
@@ -127,9 +136,9 @@ func contextCounts(maxK int) []int {
 	return ks
 }
 
-// rareRows builds the rows: additive − sw, FCM, AM, ½ AM form + ½ additive
-// and the base vector.
-func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath string) ([]rareRow, error) {
+// rareRows builds the rows: additive − sw, FCM, AM, AM + k/(k+blendC)·centred
+// additive (blendC > 0), ½ AM form + ½ additive and the base vector.
+func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath string, blendC float64) ([]rareRow, error) {
 	base := EmbeddingLookup(e)
 	additive := Additive(e, stop)
 	addAll := func(c map[string][][]string) map[string][]float32 {
@@ -160,6 +169,9 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 		}
 		rows = append(rows, rareRow{name: fmt.Sprintf("%s (%s)", r.name, m.Mode), common: base,
 			infer: func(c map[string][][]string) (map[string][]float32, error) { return infer(c), nil }})
+		if r.name == "AM" && blendC > 0 {
+			rows = append(rows, blendRow(infer, addAll, MeanVector(e), rareWords, base, blendC))
+		}
 		if r.name == "AM" {
 			form := infer(nil)
 			rows = append(rows, rareRow{name: "½ AM form + ½ additive − sw", common: base, infer: func(c map[string][][]string) (map[string][]float32, error) {
@@ -183,6 +195,21 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 	rows = append(rows, rareRow{name: "base vector (all corpus occurrences)", common: base, constant: true,
 		infer: func(map[string][][]string) (map[string][]float32, error) { return own, nil }})
 	return rows, nil
+}
+
+// blendRow is the row AM + k/(k+c)·centred additive − sw (BlendCentred), k
+// being the number of contexts each rare word is given.
+func blendRow(infer, addAll func(map[string][][]string) map[string][]float32, mu []float32, rareWords []string, common Lookup, c float64) rareRow {
+	return rareRow{name: fmt.Sprintf("AM + k/(k+%g)·centred additive − sw", c), common: common, infer: func(ctxs map[string][][]string) (map[string][]float32, error) {
+		am, add := infer(ctxs), addAll(ctxs)
+		out := make(map[string][]float32, len(rareWords))
+		for _, w := range rareWords {
+			if v := BlendCentred(am[w], add[w], mu, len(ctxs[w]), c); v != nil {
+				out[w] = v
+			}
+		}
+		return out, nil
+	}}
 }
 
 // subwordModelRows builds the rows of the fastText model at ftPath and of

@@ -156,3 +156,84 @@ func TestEvalRarePairsCommand(t *testing.T) {
 		t.Fatalf("stop words removed or not, the same ρ at k = 2 (%s): the stop list has no effect", rho(out))
 	}
 }
+
+func TestMeanVectorAndBlendCentred(t *testing.T) {
+	e, err := model.NewEmbeddings(2, []string{"a", "b"}, []float32{1, 3, 3, 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mu := MeanVector(e); mu[0] != 2 || mu[1] != 3 {
+		t.Fatalf("MeanVector = %v, want [2 3]", mu)
+	}
+	mu := []float32{2, 3}
+	// add − mu = (0, 2): unit (0, 1) at weight k/(k+c) = 2/(2+2) = ½; am unit (1, 0).
+	got := BlendCentred([]float32{5, 0}, []float32{2, 5}, mu, 2, 2)
+	if math.Abs(float64(got[0])-1) > 1e-6 || math.Abs(float64(got[1])-0.5) > 1e-6 {
+		t.Fatalf("BlendCentred = %v, want [1 0.5]", got)
+	}
+	// The weight grows with k: 6/(6+2) = ¾.
+	if got := BlendCentred([]float32{5, 0}, []float32{2, 5}, mu, 6, 2); math.Abs(float64(got[1])-0.75) > 1e-6 {
+		t.Fatalf("BlendCentred at k = 6 = %v, want second component 0.75", got)
+	}
+	am := []float32{5, 0}
+	for _, c := range []struct {
+		name string
+		add  []float32
+		k    int
+	}{{"no additive", nil, 2}, {"no contexts", []float32{2, 5}, 0}, {"additive equal to the mean", []float32{2, 3}, 2}} {
+		if got := BlendCentred(am, c.add, mu, c.k, 2); &got[0] != &am[0] {
+			t.Fatalf("%s: BlendCentred = %v, want am itself", c.name, got)
+		}
+	}
+	if got := BlendCentred(nil, []float32{2, 5}, mu, 2, 2); got[0] != 0 || got[1] != 2 {
+		t.Fatalf("BlendCentred without am = %v, want the centred additive [0 2]", got)
+	}
+}
+
+func TestEvalRarePairsContextBlend(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "zorb.txt"), []byte("the zorb guitar music\nthe zorb music\nzorb the guitar\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pairs := writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\nfood zorb 2\nlinux zorb 3\n")
+	am := saveTinyModel(t, emb, model.ModeAM)
+	args := []string{"rare-pairs", "--embeddings", emb, "--counts", counts, "--am", am, "--stopwords", "1", "--max-k", "2", "--trials", "1"}
+	row := func(out, prefix string) []string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Split(l, "|")
+			}
+		}
+		t.Fatalf("no row %q in:\n%s", prefix, out)
+		return nil
+	}
+	out, _, err := run(t, append(args, "--context-blend", "2", pairs, dir)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blend, amRow := row(out, "| AM + k/(k+2)·centred additive − sw"), row(out, "| AM (am)")
+	// k = 0: no contexts, the blend is the AM form itself.
+	if strings.TrimSpace(blend[2]) != strings.TrimSpace(amRow[2]) {
+		t.Fatalf("k = 0: blend %q, AM %q: want the same", blend[2], amRow[2])
+	}
+	plain, _, err := run(t, append(args, pairs, dir)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain, "centred additive") {
+		t.Fatal("without --context-blend the blend row must not appear")
+	}
+	for _, c := range []struct{ flag, want string }{
+		{"-1", "--context-blend must be a finite number ≥ 0"},
+		{"NaN", "--context-blend must be a finite number ≥ 0"},
+		{"+Inf", "--context-blend must be a finite number ≥ 0"},
+	} {
+		if _, _, err := run(t, append(args, "--context-blend", c.flag, pairs, dir)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("--context-blend %s: err %v, want %q", c.flag, err, c.want)
+		}
+	}
+	if _, _, err := run(t, "rare-pairs", "--embeddings", emb, "--context-blend", "2", pairs, dir); err == nil || !strings.Contains(err.Error(), "--context-blend needs --am") {
+		t.Fatalf("without --am: err %v", err)
+	}
+}
