@@ -169,13 +169,18 @@ func MeanVector(e *model.Embeddings) []float32 {
 	return mu
 }
 
-// BlendCentred returns am/|am| + k/(k+c)·a/|a| with a = add − mu: the AM
-// vector of a word with the centred mean of its k contexts' words added at a
-// weight that grows with k (½ at k = c). With add nil, k ≤ 0 or a zero a it
-// returns am; with am nil or zero, a alone.
+// BlendCentred returns am/|am| + k/(k+c)·a/|a| with a = add − mu (centred
+// first, then scaled to unit length): the AM vector of a word with the mean of
+// the words of its k contexts, centred, added at a weight that grows with k
+// (½ at k = c). am (when not nil), add and mu have one length and c ≥ 0, or
+// it panics. With add nil, k ≤ 0 or a zero a it returns am; with am nil or
+// zero, a alone.
 func BlendCentred(am, add, mu []float32, k int, c float64) []float32 {
 	if add == nil || k <= 0 {
 		return am
+	}
+	if len(mu) != len(add) || (am != nil && len(am) != len(add)) || !(c >= 0) {
+		panic(fmt.Sprintf("eval.BlendCentred: lengths %d (am), %d (add), %d (mu) and c = %v: want equal lengths and c ≥ 0", len(am), len(add), len(mu), c))
 	}
 	a := make([]float32, len(add))
 	for i := range a {

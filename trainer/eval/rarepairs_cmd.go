@@ -47,7 +47,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
 	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE`")
 	blendC := fset.Float64("context-blend", 0, "with --am: add the row AM + k/(k+`C`)·centred additive − sw (the AM vector plus the mean of the\n"+
-		"context words' vectors minus the mean of all base vectors, each at unit length; 0: no such row)")
+		"context words' vectors minus the mean of all base vectors, each at unit length; k: the contexts the\n"+
+		"word is given; 0: no such row)")
 	fset.Usage = func() {
 		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n"+
 			"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n"+
@@ -67,14 +68,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if fset.NArg() != 2 {
 		return cli.UsageError("want PAIRS and CONTEXT_DIR, got %d arguments", fset.NArg())
 	}
-	if *maxK < 1 || *trials < 1 || *nStop < 0 {
-		return cli.UsageError("--max-k and --trials must be ≥ 1 and --stopwords ≥ 0")
-	}
-	if !(*blendC >= 0) || math.IsInf(*blendC, 0) {
-		return cli.UsageError("--context-blend must be a finite number ≥ 0, got %v", *blendC)
-	}
-	if *blendC > 0 && *am == "" {
-		return cli.UsageError("--context-blend needs --am (it blends the AM vector)")
+	if err := checkRarePairsFlags(*maxK, *trials, *nStop, *blendC, *am); err != nil {
+		return err
 	}
 	if st, err := os.Stat(fset.Arg(1)); err != nil || !st.IsDir() {
 		return fmt.Errorf("rare-pairs: context directory %s: not a directory (%v)", fset.Arg(1), err)
@@ -110,6 +105,20 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
+}
+
+// checkRarePairsFlags validates the numeric flags of eval rare-pairs.
+func checkRarePairsFlags(maxK, trials, nStop int, blendC float64, am string) error {
+	if maxK < 1 || trials < 1 || nStop < 0 {
+		return cli.UsageError("--max-k and --trials must be ≥ 1 and --stopwords ≥ 0")
+	}
+	if !(blendC >= 0) || math.IsInf(blendC, 0) {
+		return cli.UsageError("--context-blend must be a finite number ≥ 0, got %v", blendC)
+	}
+	if blendC > 0 && am == "" {
+		return cli.UsageError("--context-blend needs --am (it blends the AM vector)")
+	}
+	return nil
 }
 
 // distinctRareWords returns the rare words of rp, sorted, each once.
@@ -198,7 +207,8 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 }
 
 // blendRow is the row AM + k/(k+c)·centred additive − sw (BlendCentred), k
-// being the number of contexts each rare word is given.
+// being the number of contexts each rare word is given: min(the column's k,
+// the word's contexts).
 func blendRow(infer, addAll func(map[string][][]string) map[string][]float32, mu []float32, rareWords []string, common Lookup, c float64) rareRow {
 	return rareRow{name: fmt.Sprintf("AM + k/(k+%g)·centred additive − sw", c), common: common, infer: func(ctxs map[string][][]string) (map[string][]float32, error) {
 		am, add := infer(ctxs), addAll(ctxs)

@@ -217,6 +217,10 @@ func TestEvalRarePairsContextBlend(t *testing.T) {
 	if strings.TrimSpace(blend[2]) != strings.TrimSpace(amRow[2]) {
 		t.Fatalf("k = 0: blend %q, AM %q: want the same", blend[2], amRow[2])
 	}
+	// k = 2: the contexts move the blend away from AM (cells 4 = k = 2).
+	if strings.TrimSpace(blend[4]) == strings.TrimSpace(amRow[4]) {
+		t.Fatalf("k = 2: blend %q equals AM %q: the contexts' mean was not added", blend[4], amRow[4])
+	}
 	plain, _, err := run(t, append(args, pairs, dir)...)
 	if err != nil {
 		t.Fatal(err)
@@ -235,5 +239,35 @@ func TestEvalRarePairsContextBlend(t *testing.T) {
 	}
 	if _, _, err := run(t, "rare-pairs", "--embeddings", emb, "--context-blend", "2", pairs, dir); err == nil || !strings.Contains(err.Error(), "--context-blend needs --am") {
 		t.Fatalf("without --am: err %v", err)
+	}
+}
+
+// blendRow blends each word's own AM vector and additive vector, centred by
+// the given mean, at the weight of that word's own number of contexts.
+func TestBlendRow(t *testing.T) {
+	am := map[string][]float32{"a": {1, 0}, "b": {0, 2}}
+	add := map[string][]float32{"a": {1, 3}, "b": {4, 1}}
+	var gotCtx map[string][][]string
+	infer := func(c map[string][][]string) map[string][]float32 { gotCtx = c; return am }
+	addAll := func(map[string][][]string) map[string][]float32 { return add }
+	mu := []float32{1, 1}
+	row := blendRow(infer, addAll, mu, []string{"a", "b"}, nil, 3)
+	ctxs := map[string][][]string{"a": {{"x"}}, "b": {{"x"}, {"y"}, {"z"}}}
+	out, err := row.infer(ctxs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotCtx == nil || len(gotCtx["b"]) != 3 {
+		t.Fatal("blendRow must infer AM from the contexts it is given")
+	}
+	for w, k := range map[string]int{"a": 1, "b": 3} {
+		want := BlendCentred(am[w], add[w], mu, k, 3)
+		if out[w][0] != want[0] || out[w][1] != want[1] {
+			t.Fatalf("%s: %v, want %v (k = %d)", w, out[w], want, k)
+		}
+	}
+	// a: (1,3) − (1,1) = (0,2), unit (0,1) at weight 1/(1+3): [1 0.25].
+	if math.Abs(float64(out["a"][1])-0.25) > 1e-6 {
+		t.Fatalf("a: %v, want [1 0.25]", out["a"])
 	}
 }
