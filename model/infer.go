@@ -31,6 +31,8 @@ type Workspace struct {
 
 	ids    []int32   // n-gram ids of the word
 	keep   []bool    // when set (KeepNgrams), the form uses only the n-grams it marks
+	owners []int32   // when set (LeaveOut), per n-gram the word that owns it (-1: none)
+	self   int32     // the word whose owned n-grams LeaveOut leaves out
 	counts []int32   // words per context
 	means  []float32 // contexts × dim: v_Ci
 	num    []float32 // per context: Σ_j s(C_i, C_j)
@@ -69,15 +71,25 @@ func (m *Model) NewWorkspace() *Workspace {
 // has, which were trained on its own contexts (amtrain's SharedForm).
 func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 
-// keepNgrams filters ids in place to those keep marks; all of them when keep
-// is nil or marks none.
-func keepNgrams(ids []int32, keep []bool) []int32 {
-	if keep == nil {
+// LeaveOut makes every later Infer with ws also leave out of the form the
+// n-grams whose owners entry is self (owners has one entry per n-gram of the
+// model's vocabulary, or Infer panics; nil: none left out), the KeepNgrams
+// rule applying to what is left. Training sets self to each training word in
+// turn (amtrain's FormShare): the n-grams whose occurrences are mostly that
+// word's were trained mostly on its contexts, which a new word's never were.
+func (ws *Workspace) LeaveOut(owners []int32, self int32) { ws.owners, ws.self = owners, self }
+
+// formNgrams filters ids in place to those keep marks (all when keep is nil)
+// and owners does not give to self (all when owners is nil); all of them when
+// that leaves none.
+func formNgrams(ids []int32, keep []bool, owners []int32, self int32) []int32 {
+	if keep == nil && owners == nil {
 		return ids
 	}
+	kept := func(id int32) bool { return (keep == nil || keep[id]) && (owners == nil || owners[id] != self) }
 	n := 0
 	for _, id := range ids {
-		if keep[id] {
+		if kept(id) {
 			n++
 		}
 	}
@@ -86,7 +98,7 @@ func keepNgrams(ids []int32, keep []bool) []int32 {
 	}
 	out := ids[:0]
 	for _, id := range ids {
-		if keep[id] {
+		if kept(id) {
 			out = append(out, id)
 		}
 	}
@@ -138,6 +150,9 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	if ws.keep != nil && len(ws.keep) != m.Vocab.Len() {
 		panic(fmt.Sprintf("model.Infer: the workspace keeps n-grams of a vocabulary of %d, the model has %d", len(ws.keep), m.Vocab.Len()))
 	}
+	if ws.owners != nil && len(ws.owners) != m.Vocab.Len() {
+		panic(fmt.Sprintf("model.Infer: the workspace leaves out n-grams of a vocabulary of %d, the model has %d", len(ws.owners), m.Vocab.Len()))
+	}
 	ws.valid = false // until this call completes
 	ws.mode = m.Mode
 	ws.formOnly = false
@@ -147,7 +162,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 
 	if m.Mode.UsesForm() {
 		ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
-		ws.ids = keepNgrams(ws.ids, ws.keep)
+		ws.ids = formNgrams(ws.ids, ws.keep, ws.owners, ws.self)
 		simd.GatherSum(ws.form, m.Ngrams, ws.ids)
 		simd.Scale(1/float32(len(ws.ids)), ws.form)
 	} else {

@@ -10,12 +10,7 @@ import (
 // TestKeepNgrams: with KeepNgrams the form is the mean of the kept n-grams
 // only (and of all of them when none is kept); nil restores the full form.
 func TestKeepNgrams(t *testing.T) {
-	m := testModel(t, ModeForm, 8, 3)
-	word := "apple"
-	ids := m.Vocab.AppendIDs(nil, word)
-	if len(ids) < 3 {
-		t.Fatalf("%q has %d n-grams; the test needs at least 3", word, len(ids))
-	}
+	m, word, ids := appleForm(t)
 	mean := func(ids []int32) []float32 {
 		v := make([]float32, m.Dim)
 		for _, id := range ids {
@@ -46,6 +41,61 @@ func TestKeepNgrams(t *testing.T) {
 	if v := infer(); !closeVec(v, full, 0) || !closeVec(v, mean(ids), 1e-5) {
 		t.Fatalf("nil gave %v, want the full form %v", v, full)
 	}
+}
+
+// TestLeaveOut: LeaveOut drops from the form the n-grams owned by the word
+// given (with KeepNgrams applying to the rest), and only those.
+func TestLeaveOut(t *testing.T) {
+	m, word, ids := appleForm(t)
+	ws := m.NewWorkspace()
+	got := make([]float32, m.Dim)
+	infer := func() []float32 { m.Infer(ws, word, nil, got); return slices.Clone(got) }
+	full := infer()
+	owners := make([]int32, m.Vocab.Len())
+	for i := range owners {
+		owners[i] = -1
+	}
+	owners[ids[0]], owners[ids[1]] = 7, 9
+	rest := formNgrams(slices.Clone(ids), nil, owners, 7)
+	if slices.Contains(rest, ids[0]) || !slices.Contains(rest, ids[1]) || len(rest) != len(ids)-1 {
+		t.Fatalf("left out for word 7: %v of %v, want all but %d", rest, ids, ids[0])
+	}
+	ws.LeaveOut(owners, 7)
+	if v := infer(); closeVec(v, full, 1e-6) {
+		t.Fatal("LeaveOut for the owner left the form unchanged")
+	}
+	ws.LeaveOut(owners, 3) // owns none of them
+	if v := infer(); !closeVec(v, full, 0) {
+		t.Fatalf("LeaveOut for another word gave %v, want the full form %v", v, full)
+	}
+	keep := make([]bool, m.Vocab.Len())
+	keep[ids[0]], keep[ids[1]] = true, true
+	if got := formNgrams(slices.Clone(ids), keep, owners, 7); !slices.Equal(got, []int32{ids[1]}) {
+		t.Fatalf("kept and not owned: %v, want [%d]", got, ids[1])
+	}
+	ws.LeaveOut(nil, 7)
+	if v := infer(); !closeVec(v, full, 0) {
+		t.Fatalf("nil owners gave %v, want the full form", v)
+	}
+	ws.LeaveOut(make([]int32, m.Vocab.Len()+1), 0)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "leaves out n-grams of a vocabulary") {
+			t.Fatalf("owners of another length: recovered %v", r)
+		}
+	}()
+	infer()
+}
+
+// appleForm returns a form-only test model, the word "apple" and its n-gram ids.
+func appleForm(t *testing.T) (*Model, string, []int32) {
+	t.Helper()
+	m := testModel(t, ModeForm, 8, 3)
+	word := "apple"
+	ids := m.Vocab.AppendIDs(nil, word)
+	if len(ids) < 3 {
+		t.Fatalf("%q has %d n-grams; the test needs at least 3", word, len(ids))
+	}
+	return m, word, ids
 }
 
 func closeVec(a, b []float32, tol float32) bool {

@@ -48,7 +48,7 @@ type trainFlags struct {
 	ngrams, ngramsSpace                                                  string
 	ngramMax, countBuckets                                               int
 	contextDraw                                                          string
-	ngramLRScale                                                         float64
+	ngramLRScale, formShare                                              float64
 	corpus                                                               cli.Paths
 	out, bundleOut, storage, baseStorage, checkpointDir, resume, workDir string
 	seed                                                                 int64
@@ -131,6 +131,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.IntVar(&f.ngramMax, "ngram-max", 0, "with --ngrams: keep the first N n-grams of the file (0: all)")
 	fs.Float64Var(&f.ngramLRScale, "ngram-lr-scale", def.NgramLRScale, "multiplies --lr for the n-gram table (0 freezes it)")
 	fs.BoolVar(&f.sharedForm, "shared-form", def.SharedForm, "train each word's form from the n-grams it shares with another base word only, the form a new word has (inference unchanged)")
+	fs.Float64Var(&f.formShare, "form-share", def.FormShare, "with --shared-form: also leave out of a word's training form the n-grams of which it holds more than `P` of the occurrences (0 < P < 1; 0: only those no other word has)")
 	fs.IntVar(&f.holdout, "holdout", 0, "hold out N training words (never trained) and report mean cosine to their base vectors")
 	fs.StringVar(&f.out, "out", "", "output weights file (required)")
 	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")
@@ -296,7 +297,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
-	o.NgramLRScale, o.CountBuckets, o.SharedForm = f.ngramLRScale, f.countBuckets, f.sharedForm
+	o.NgramLRScale, o.CountBuckets, o.SharedForm, o.FormShare = f.ngramLRScale, f.countBuckets, f.sharedForm, f.formShare
 	if o.ContextDraw, err = ParseContextDraw(f.contextDraw); err != nil {
 		return o, cli.UsageError("--context-draw: %v", err)
 	}

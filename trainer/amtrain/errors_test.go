@@ -82,6 +82,9 @@ func TestTrainFlagErrors(t *testing.T) {
 		"ngrams-space":     append(ok, "--ngrams-space", s.embeddings),
 		"negative max":     append(ok, "--ngrams", s.embeddings, "--ngram-max", "-1"),
 		"negative scale":   append(ok, "--ngram-lr-scale", "-0.5"),
+		"form share alone": append(ok, "--form-share", "0.5"),
+		"form share > 1":   append(ok, "--shared-form", "--form-share", "1.5"),
+		"form share NaN":   append(ok, "--shared-form", "--form-share", "NaN"),
 	}
 	for name, args := range usage {
 		err := runTrainArgs(t, args...)

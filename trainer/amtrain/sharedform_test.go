@@ -37,21 +37,28 @@ func TestSharedNgrams(t *testing.T) {
 // TestTrainSharedForm: SharedForm trains (the loss falls) and changes the
 // weights, deterministically.
 func TestTrainSharedForm(t *testing.T) {
-	s := newSynth(t, 1500)
-	d := s.data(t)
+	d := newSynth(t, 1500).data(t)
 	o := smallOptions()
-	plain := train(t, d, o)
-	o.SharedForm = true
-	r1 := train(t, d, o)
+	with := o
+	with.SharedForm = true
+	checkTrainsDiffersRepeats(t, d, o, with, "SharedForm")
+}
+
+// checkTrainsDiffersRepeats checks that training with options with lowers the
+// loss by 20 %, gives other weights than with options base, and repeats.
+func checkTrainsDiffersRepeats(t *testing.T, d *Data, base, with Options, name string) {
+	t.Helper()
+	before := train(t, d, base)
+	r1 := train(t, d, with)
 	first, last := r1.Epochs[0].Loss, r1.Epochs[len(r1.Epochs)-1].Loss
 	if !(last < 0.8*first) {
-		t.Errorf("loss %v → %v with SharedForm: did not fall by 20%%", first, last)
+		t.Errorf("loss %v → %v with %s: did not fall by 20%%", first, last, name)
 	}
-	if slices.Equal(paramsOf(plain.Model), paramsOf(r1.Model)) {
-		t.Error("SharedForm changed nothing")
+	if slices.Equal(paramsOf(before.Model), paramsOf(r1.Model)) {
+		t.Errorf("%s changed nothing", name)
 	}
-	if r2 := train(t, d, o); !slices.Equal(paramsOf(r1.Model), paramsOf(r2.Model)) {
-		t.Error("two SharedForm runs with the same seed differ")
+	if r2 := train(t, d, with); !slices.Equal(paramsOf(r1.Model), paramsOf(r2.Model)) {
+		t.Errorf("two %s runs with the same seed differ", name)
 	}
 }
 
@@ -65,5 +72,61 @@ func TestSharedFormNeedsForm(t *testing.T) {
 	o.Mode = model.ModeAM
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOwnedNgrams: an n-gram belongs to the word holding more than the share
+// of its occurrences (each word's count once per n-gram it has), else to none.
+func TestOwnedNgrams(t *testing.T) {
+	words := []string{"apple", "applet", "zzzq"}
+	counts := []int64{90, 10, 5}
+	vocab := model.BuildNgramVocab(words, model.NgramConfig{MinN: 3, MaxN: 4, MinCount: 1})
+	owner := func(owners []int32, g string) int32 {
+		for _, id := range vocab.AppendIDs(nil, "apple") {
+			if vocab.Ngram(id) == g {
+				return owners[id]
+			}
+		}
+		for _, id := range vocab.AppendIDs(nil, "zzzq") {
+			if vocab.Ngram(id) == g {
+				return owners[id]
+			}
+		}
+		t.Fatalf("no n-gram %q", g)
+		return 0
+	}
+	half := ownedNgrams(vocab, words, counts, 0.5)
+	if o := owner(half, "app"); o != 0 { // apple 90 of 100
+		t.Errorf("app: owner %d at share 0.5, want 0 (apple)", o)
+	}
+	if o := owner(half, "zzz"); o != 2 { // only zzzq has it
+		t.Errorf("zzz: owner %d, want 2 (zzzq)", o)
+	}
+	if o := owner(ownedNgrams(vocab, words, counts, 0.95), "app"); o != -1 { // 0.9 is not above 0.95
+		t.Errorf("app: owner %d at share 0.95, want -1", o)
+	}
+	if o := owner(ownedNgrams(vocab, words, []int64{0, 0, 0}, 0.5), "zzz"); o != -1 {
+		t.Errorf("zzz with no counts: owner %d, want -1", o)
+	}
+}
+
+// TestTrainFormShare: FormShare trains, changes the weights against
+// SharedForm alone, and repeats with the same seed; it needs SharedForm and
+// a share in 0..1.
+func TestTrainFormShare(t *testing.T) {
+	d := newSynth(t, 1500).data(t)
+	o := smallOptions()
+	o.SharedForm = true
+	with := o
+	with.FormShare = 0.5
+	checkTrainsDiffersRepeats(t, d, o, with, "FormShare 0.5")
+	for _, c := range []struct {
+		shared bool
+		share  float64
+	}{{false, 0.5}, {true, -0.1}, {true, 1.5}} {
+		o.SharedForm, o.FormShare = c.shared, c.share
+		if err := o.Validate(); err == nil {
+			t.Errorf("SharedForm %v, FormShare %v validated", c.shared, c.share)
+		}
 	}
 }

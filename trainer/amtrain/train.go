@@ -68,6 +68,14 @@ type Options struct {
 	// whose n-grams the table holds (the one-space design). Inference is
 	// unchanged: rows inferred for base words (bundles) use the full form.
 	SharedForm bool
+	// FormShare, with SharedForm and in (0, 1), also leaves out of each
+	// training word's form the n-grams of which it holds more than FormShare
+	// of the occurrences (its count over the summed counts of the base words
+	// that have the n-gram): those were trained mostly on its own contexts, so
+	// its form would tell more about its vector than a new word's form can,
+	// and the gate would learn to trust the contexts less than a new word
+	// needs. 0 (or 1) leaves out only the n-grams no other word has.
+	FormShare float64
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
 	// Resume, when set, is a checkpoint to continue from.
@@ -135,6 +143,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
 	case o.SharedForm && !o.Mode.UsesForm():
 		return fmt.Errorf("shared form: mode %v has no form", o.Mode)
+	case !(o.FormShare >= 0 && o.FormShare <= 1):
+		return fmt.Errorf("form share must be in 0..1, got %v", o.FormShare)
+	case o.FormShare > 0 && o.FormShare < 1 && !o.SharedForm:
+		return fmt.Errorf("form share %v needs shared form", o.FormShare)
 	case o.CountBuckets > 0 && !o.Mode.Gated():
 		return fmt.Errorf("count buckets %d: mode %v has no gate", o.CountBuckets, o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
@@ -298,6 +310,9 @@ func (p *Plan) fingerprint(o *Options) uint64 {
 	if o.SharedForm { // likewise
 		fmt.Fprintf(h, "shared form\n")
 	}
+	if o.FormShare > 0 && o.FormShare < 1 { // likewise
+		fmt.Fprintf(h, "form share %g\n", o.FormShare)
+	}
 	for _, w := range p.Words {
 		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
 	}
@@ -376,6 +391,7 @@ type trainer struct {
 	adam    *Adam
 	workers []*worker
 	log     *slog.Logger
+	owners  []int32 // Options.FormShare: per n-gram, the base word left out of whose form it is (-1: none)
 }
 
 type worker struct {
@@ -414,6 +430,9 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 	var keep []bool
 	if o.SharedForm {
 		keep = sharedNgrams(t.m.Vocab, d.Base.Words)
+	}
+	if o.SharedForm && o.FormShare > 0 && o.FormShare < 1 {
+		t.owners = ownedNgrams(t.m.Vocab, d.Base.Words, d.Counts, o.FormShare)
 	}
 	for i := 0; i < o.Threads; i++ {
 		ws := t.m.NewWorkspace()
@@ -619,6 +638,9 @@ func (t *trainer) instance(wk *worker, epoch, i int, tw *TrainWord) {
 	r := newRNG(uint64(t.o.Seed), tagInstance, uint64(epoch), uint64(i))
 	k := t.o.ContextDraw.draw(&r, t.o.MaxContexts)
 	ctxs := wk.cs.sample(t.sampler, &r, tw.Index, k)
+	if t.owners != nil {
+		wk.ws.LeaveOut(t.owners, tw.Base)
+	}
 	t.m.Infer(wk.ws, tw.Word, ctxs, wk.v)
 	t.m.Backward(wk.ws, t.d.Base.Row(tw.Base), wk.g)
 	wk.ngrams = t.m.Vocab.AppendIDs(wk.ngrams[:0], tw.Word)
@@ -692,6 +714,37 @@ func sharedNgrams(vocab *model.NgramVocab, words []string) []bool {
 		keep[i] = n >= 2
 	}
 	return keep
+}
+
+// ownedNgrams returns, for each n-gram of vocab, the base word (an index of
+// words) that holds more than share of its occurrences, counting each word's
+// count (counts, aligned with words) once per n-gram it has, or -1
+// (Options.FormShare).
+func ownedNgrams(vocab *model.NgramVocab, words []string, counts []int64, share float64) []int32 {
+	mass := make([]float64, vocab.Len())
+	top := make([]float64, vocab.Len())
+	owners := make([]int32, vocab.Len())
+	var ids []int32
+	for w, word := range words {
+		c := float64(max(counts[w], 0))
+		ids = vocab.AppendIDs(ids[:0], word)
+		slices.Sort(ids)
+		for i, id := range ids {
+			if i > 0 && ids[i-1] == id {
+				continue
+			}
+			mass[id] += c
+			if c > top[id] {
+				top[id], owners[id] = c, int32(w)
+			}
+		}
+	}
+	for id := range owners {
+		if !(top[id] > share*mass[id]) {
+			owners[id] = -1
+		}
+	}
+	return owners
 }
 
 // EvalHoldout returns the mean cosine between the inferred and the base
