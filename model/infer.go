@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -73,29 +74,32 @@ func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 
 // LeaveOut makes every later Infer with ws also leave out of the form the
 // n-grams whose owners entry is self (owners has one entry per n-gram of the
-// model's vocabulary, or Infer panics; nil: none left out), the KeepNgrams
-// rule applying to what is left. Training sets self to each training word in
-// turn (amtrain's FormShare): the n-grams whose occurrences are mostly that
-// word's were trained mostly on its contexts, which a new word's never were.
+// model's vocabulary, or Infer panics; nil or a negative self: none left
+// out), the KeepNgrams rule applying to what is left; when that leaves none,
+// the KeepNgrams rule alone. Training sets self to each training word in turn
+// (amtrain's FormShare): the n-grams whose occurrences are mostly that word's
+// were trained mostly on its contexts, which a new word's never were.
 func (ws *Workspace) LeaveOut(owners []int32, self int32) { ws.owners, ws.self = owners, self }
 
 // formNgrams filters ids in place to those keep marks (all when keep is nil)
-// and owners does not give to self (all when owners is nil); all of them when
-// that leaves none.
+// and owners does not give to self (none when owners is nil or self < 0).
+// When that leaves none it applies keep alone, and when that leaves none too
+// it returns all of them.
 func formNgrams(ids []int32, keep []bool, owners []int32, self int32) []int32 {
-	if keep == nil && owners == nil {
-		return ids
-	}
-	kept := func(id int32) bool { return (keep == nil || keep[id]) && (owners == nil || owners[id] != self) }
-	n := 0
-	for _, id := range ids {
-		if kept(id) {
-			n++
+	if owners != nil && self >= 0 {
+		notOwned := func(id int32) bool { return (keep == nil || keep[id]) && owners[id] != self }
+		if slices.ContainsFunc(ids, notOwned) {
+			return filterIDs(ids, notOwned)
 		}
 	}
-	if n == 0 || n == len(ids) {
-		return ids
+	if keep != nil && slices.ContainsFunc(ids, func(id int32) bool { return keep[id] }) {
+		return filterIDs(ids, func(id int32) bool { return keep[id] })
 	}
+	return ids
+}
+
+// filterIDs keeps, in place, the ids kept returns true for.
+func filterIDs(ids []int32, kept func(int32) bool) []int32 {
 	out := ids[:0]
 	for _, id := range ids {
 		if kept(id) {

@@ -77,6 +77,21 @@ func TestLeaveOut(t *testing.T) {
 	if v := infer(); !closeVec(v, full, 0) {
 		t.Fatalf("nil owners gave %v, want the full form", v)
 	}
+	ws.LeaveOut(owners, -1) // no word: nothing left out, though most entries are -1
+	if v := infer(); !closeVec(v, full, 0) {
+		t.Fatalf("self -1 gave %v, want the full form", v)
+	}
+	// Every n-gram owned by the word: the KeepNgrams set, not the full form.
+	all := make([]int32, m.Vocab.Len())
+	for i := range all {
+		all[i] = 7
+	}
+	if got := formNgrams(slices.Clone(ids), keep, all, 7); !slices.Equal(got, []int32{ids[0], ids[1]}) {
+		t.Fatalf("all owned, keep {%d %d}: %v, want the kept ones", ids[0], ids[1], got)
+	}
+	if got := formNgrams(slices.Clone(ids), nil, all, 7); !slices.Equal(got, ids) {
+		t.Fatalf("all owned, no keep: %v, want all of %v", got, ids)
+	}
 	ws.LeaveOut(make([]int32, m.Vocab.Len()+1), 0)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "leaves out n-grams of a vocabulary") {
@@ -103,7 +118,7 @@ func closeVec(a, b []float32, tol float32) bool {
 		return false
 	}
 	for i := range a {
-		if d := a[i] - b[i]; d > tol || d < -tol {
+		if d := a[i] - b[i]; !(d <= tol && d >= -tol) { // NaN fails
 			return false
 		}
 	}

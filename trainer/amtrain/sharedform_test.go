@@ -78,8 +78,8 @@ func TestSharedFormNeedsForm(t *testing.T) {
 // TestOwnedNgrams: an n-gram belongs to the word holding more than the share
 // of its occurrences (each word's count once per n-gram it has), else to none.
 func TestOwnedNgrams(t *testing.T) {
-	words := []string{"apple", "applet", "zzzq"}
-	counts := []int64{90, 10, 5}
+	words := []string{"apple", "applet", "zzzq", "banana", "canal"}
+	counts := []int64{90, 10, 5, 30, 20}
 	vocab := model.BuildNgramVocab(words, model.NgramConfig{MinN: 3, MaxN: 4, MinCount: 1})
 	owner := func(owners []int32, g string) int32 {
 		for _, id := range vocab.AppendIDs(nil, "apple") {
@@ -87,9 +87,11 @@ func TestOwnedNgrams(t *testing.T) {
 				return owners[id]
 			}
 		}
-		for _, id := range vocab.AppendIDs(nil, "zzzq") {
-			if vocab.Ngram(id) == g {
-				return owners[id]
+		for _, w := range []string{"zzzq", "banana"} {
+			for _, id := range vocab.AppendIDs(nil, w) {
+				if vocab.Ngram(id) == g {
+					return owners[id]
+				}
 			}
 		}
 		t.Fatalf("no n-gram %q", g)
@@ -105,14 +107,21 @@ func TestOwnedNgrams(t *testing.T) {
 	if o := owner(ownedNgrams(vocab, words, counts, 0.95), "app"); o != -1 { // 0.9 is not above 0.95
 		t.Errorf("app: owner %d at share 0.95, want -1", o)
 	}
-	if o := owner(ownedNgrams(vocab, words, []int64{0, 0, 0}, 0.5), "zzz"); o != -1 {
+	if o := owner(ownedNgrams(vocab, words, []int64{0, 0, 0, 0, 0}, 0.5), "zzz"); o != -1 {
 		t.Errorf("zzz with no counts: owner %d, want -1", o)
+	}
+	// "ana" twice in banana counts banana's 30 once: 30 of 50 (with canal's 20).
+	if o := owner(ownedNgrams(vocab, words, counts, 0.55), "ana"); o != 3 {
+		t.Errorf("ana: owner %d at share 0.55, want 3 (banana, 0.6)", o)
+	}
+	if o := owner(ownedNgrams(vocab, words, counts, 0.65), "ana"); o != -1 {
+		t.Errorf("ana: owner %d at share 0.65, want -1 (banana holds 0.6)", o)
 	}
 }
 
 // TestTrainFormShare: FormShare trains, changes the weights against
-// SharedForm alone, and repeats with the same seed; it needs SharedForm and
-// a share in 0..1.
+// SharedForm alone, and repeats with the same seed; 0 is SharedForm alone; it
+// needs SharedForm and a share of 0 or in [0.5, 1).
 func TestTrainFormShare(t *testing.T) {
 	d := newSynth(t, 1500).data(t)
 	o := smallOptions()
@@ -120,10 +129,23 @@ func TestTrainFormShare(t *testing.T) {
 	with := o
 	with.FormShare = 0.5
 	checkTrainsDiffersRepeats(t, d, o, with, "FormShare 0.5")
+	// FormShare 0 is SharedForm alone: the same weights and checkpoint fingerprint.
+	off := o
+	off.FormShare = 0
+	if !slices.Equal(paramsOf(train(t, d, o).Model), paramsOf(train(t, d, off).Model)) {
+		t.Error("FormShare 0 changed SharedForm's weights")
+	}
+	p, err := MakePlan(d, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fingerprint(&o) != p.fingerprint(&off) || p.fingerprint(&with) == p.fingerprint(&o) {
+		t.Error("the fingerprint must change with FormShare 0.5 only")
+	}
 	for _, c := range []struct {
 		shared bool
 		share  float64
-	}{{false, 0.5}, {true, -0.1}, {true, 1.5}} {
+	}{{false, 0.5}, {true, -0.1}, {true, 0.3}, {true, 1}, {true, 1.5}} {
 		o.SharedForm, o.FormShare = c.shared, c.share
 		if err := o.Validate(); err == nil {
 			t.Errorf("SharedForm %v, FormShare %v validated", c.shared, c.share)

@@ -68,13 +68,15 @@ type Options struct {
 	// whose n-grams the table holds (the one-space design). Inference is
 	// unchanged: rows inferred for base words (bundles) use the full form.
 	SharedForm bool
-	// FormShare, with SharedForm and in (0, 1), also leaves out of each
+	// FormShare, with SharedForm and in [0.5, 1), also leaves out of each
 	// training word's form the n-grams of which it holds more than FormShare
 	// of the occurrences (its count over the summed counts of the base words
-	// that have the n-gram): those were trained mostly on its own contexts, so
-	// its form would tell more about its vector than a new word's form can,
-	// and the gate would learn to trust the contexts less than a new word
-	// needs. 0 (or 1) leaves out only the n-grams no other word has.
+	// that have the n-gram; from 0.5 on at most one word does): those were
+	// trained mostly on its own contexts, so its form would tell more about
+	// its vector than a new word's form can, and the gate would learn to
+	// trust the contexts less than a new word needs. A word left without
+	// n-grams keeps the SharedForm ones. 0 leaves out only the n-grams no
+	// other word has.
 	FormShare float64
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
@@ -143,10 +145,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
 	case o.SharedForm && !o.Mode.UsesForm():
 		return fmt.Errorf("shared form: mode %v has no form", o.Mode)
-	case !(o.FormShare >= 0 && o.FormShare <= 1):
-		return fmt.Errorf("form share must be in 0..1, got %v", o.FormShare)
-	case o.FormShare > 0 && o.FormShare < 1 && !o.SharedForm:
-		return fmt.Errorf("form share %v needs shared form", o.FormShare)
+	case o.FormShare != 0 && !(o.FormShare >= 0.5 && o.FormShare < 1):
+		return fmt.Errorf("--form-share must be 0 (off) or in [0.5, 1), got %v", o.FormShare)
+	case o.FormShare != 0 && !o.SharedForm:
+		return fmt.Errorf("--form-share %v needs --shared-form", o.FormShare)
 	case o.CountBuckets > 0 && !o.Mode.Gated():
 		return fmt.Errorf("count buckets %d: mode %v has no gate", o.CountBuckets, o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
@@ -310,7 +312,7 @@ func (p *Plan) fingerprint(o *Options) uint64 {
 	if o.SharedForm { // likewise
 		fmt.Fprintf(h, "shared form\n")
 	}
-	if o.FormShare > 0 && o.FormShare < 1 { // likewise
+	if o.FormShare != 0 { // likewise
 		fmt.Fprintf(h, "form share %g\n", o.FormShare)
 	}
 	for _, w := range p.Words {
@@ -431,7 +433,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 	if o.SharedForm {
 		keep = sharedNgrams(t.m.Vocab, d.Base.Words)
 	}
-	if o.SharedForm && o.FormShare > 0 && o.FormShare < 1 {
+	if o.FormShare != 0 {
 		t.owners = ownedNgrams(t.m.Vocab, d.Base.Words, d.Counts, o.FormShare)
 	}
 	for i := 0; i < o.Threads; i++ {
@@ -475,7 +477,7 @@ func (t *trainer) init(fp uint64) (TrainState, error) {
 			return TrainState{}, err
 		}
 		if ck.State.Fingerprint != fp {
-			return TrainState{}, fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams); use the same ones", o.Resume)
+			return TrainState{}, fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams, shared form, form share); use the same ones", o.Resume)
 		}
 		if ck.State.Threads != o.Threads {
 			t.log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
@@ -717,9 +719,9 @@ func sharedNgrams(vocab *model.NgramVocab, words []string) []bool {
 }
 
 // ownedNgrams returns, for each n-gram of vocab, the base word (an index of
-// words) that holds more than share of its occurrences, counting each word's
-// count (counts, aligned with words) once per n-gram it has, or -1
-// (Options.FormShare).
+// words) that holds more than share (≥ 0.5: at most one word does) of its
+// occurrences, counting each word's count (counts, aligned with words) once
+// per n-gram it has, or -1 (Options.FormShare).
 func ownedNgrams(vocab *model.NgramVocab, words []string, counts []int64, share float64) []int32 {
 	mass := make([]float64, vocab.Len())
 	top := make([]float64, vocab.Len())
