@@ -701,16 +701,11 @@ func (t *trainer) evalHoldout() *HoldoutScore {
 // (Options.SharedForm).
 func sharedNgrams(vocab *model.NgramVocab, words []string) []bool {
 	seen := make([]uint8, vocab.Len()) // words holding the n-gram, capped at 2
-	var ids []int32
-	for _, w := range words {
-		ids = vocab.AppendIDs(ids[:0], w)
-		slices.Sort(ids)
-		for i, id := range ids {
-			if (i == 0 || ids[i-1] != id) && seen[id] < 2 {
-				seen[id]++
-			}
+	forDistinctNgrams(vocab, words, func(_ int, id int32) {
+		if seen[id] < 2 {
+			seen[id]++
 		}
-	}
+	})
 	keep := make([]bool, len(seen))
 	for i, n := range seen {
 		keep[i] = n >= 2
@@ -726,27 +721,34 @@ func ownedNgrams(vocab *model.NgramVocab, words []string, counts []int64, share 
 	mass := make([]float64, vocab.Len())
 	top := make([]float64, vocab.Len())
 	owners := make([]int32, vocab.Len())
-	var ids []int32
-	for w, word := range words {
+	forDistinctNgrams(vocab, words, func(w int, id int32) {
 		c := float64(max(counts[w], 0))
-		ids = vocab.AppendIDs(ids[:0], word)
-		slices.Sort(ids)
-		for i, id := range ids {
-			if i > 0 && ids[i-1] == id {
-				continue
-			}
-			mass[id] += c
-			if c > top[id] {
-				top[id], owners[id] = c, int32(w)
-			}
+		mass[id] += c
+		if c > top[id] {
+			top[id], owners[id] = c, int32(w)
 		}
-	}
+	})
 	for id := range owners {
 		if !(top[id] > share*mass[id]) {
 			owners[id] = -1
 		}
 	}
 	return owners
+}
+
+// forDistinctNgrams calls fn with each word's index in words and the id of
+// each distinct n-gram of vocab it has (an n-gram it repeats comes once).
+func forDistinctNgrams(vocab *model.NgramVocab, words []string, fn func(w int, id int32)) {
+	var ids []int32
+	for w, word := range words {
+		ids = vocab.AppendIDs(ids[:0], word)
+		slices.Sort(ids)
+		for i, id := range ids {
+			if i == 0 || ids[i-1] != id {
+				fn(w, id)
+			}
+		}
+	}
 }
 
 // EvalHoldout returns the mean cosine between the inferred and the base
