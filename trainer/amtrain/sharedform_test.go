@@ -139,8 +139,14 @@ func TestTrainFormShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.fingerprint(&o) != p.fingerprint(&off) || p.fingerprint(&with) == p.fingerprint(&o) {
+	if p.fingerprint(&o, d.Counts) != p.fingerprint(&off, d.Counts) || p.fingerprint(&with, d.Counts) == p.fingerprint(&o, d.Counts) {
 		t.Error("the fingerprint must change with FormShare 0.5 only")
+	}
+	// The counts decide the owners: with FormShare they enter the fingerprint, without it not.
+	other := slices.Clone(d.Counts)
+	other[0]++
+	if p.fingerprint(&with, other) == p.fingerprint(&with, d.Counts) || p.fingerprint(&o, other) != p.fingerprint(&o, d.Counts) {
+		t.Error("the base counts must enter the fingerprint with FormShare only")
 	}
 	for _, c := range []struct {
 		shared bool

@@ -298,8 +298,10 @@ func MakePlan(d *Data, o *Options) (*Plan, error) {
 	return p, nil
 }
 
-// fingerprint identifies what a checkpoint's training run depends on.
-func (p *Plan) fingerprint(o *Options) uint64 {
+// fingerprint identifies what a checkpoint's training run depends on;
+// counts (the base words' counts) enter it with FormShare, whose n-gram
+// owners they decide.
+func (p *Plan) fingerprint(o *Options, counts []int64) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%v|%d|%g|%g|%g|%g|%d|%d|%d|%d|%v\n", o.Mode, o.Batch, o.LR, o.Beta1, o.Beta2, o.Eps,
 		o.Seed, o.MaxContexts, o.Window, o.Holdout, o.Ngram)
@@ -313,7 +315,7 @@ func (p *Plan) fingerprint(o *Options) uint64 {
 		fmt.Fprintf(h, "shared form\n")
 	}
 	if o.FormShare != 0 { // likewise
-		fmt.Fprintf(h, "form share %g\n", o.FormShare)
+		fmt.Fprintf(h, "form share %g %v\n", o.FormShare, counts)
 	}
 	for _, w := range p.Words {
 		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
@@ -422,7 +424,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		log.Warn("words with enough occurrences by their count do not occur in the corpus; skipped", "words", plan.NoContexts)
 	}
 	t := &trainer{o: &o, d: d, plan: plan, sampler: NewSampler(d.Index, d.Base, o.Window), log: log}
-	fp := plan.fingerprint(&o)
+	fp := plan.fingerprint(&o, d.Counts)
 	start, err := t.init(fp)
 	if err != nil {
 		return nil, err

@@ -173,8 +173,9 @@ func MeanVector(e *model.Embeddings) []float32 {
 // first, then scaled to unit length): the AM vector of a word with the mean of
 // the words of its k contexts, centred, added at a weight that grows with k
 // (½ at k = c). am (when not nil), add and mu have one length and c ≥ 0, or
-// it panics. With add nil, k ≤ 0 or a zero a it returns am; with am nil or
-// zero, a alone.
+// it panics. With add nil, k ≤ 0 or a zero a (|a| at most 1e-6 of |add| or
+// |mu|: rounding when the contexts' mean is the mean of all) it returns am;
+// with am nil or zero, a alone.
 func BlendCentred(am, add, mu []float32, k int, c float64) []float32 {
 	if add == nil || k <= 0 {
 		return am
@@ -188,7 +189,7 @@ func BlendCentred(am, add, mu []float32, k int, c float64) []float32 {
 	}
 	na, nm := norm32(a), norm32(am)
 	switch {
-	case na == 0:
+	case na <= 1e-6*max(norm32(add), norm32(mu)):
 		return am
 	case nm == 0:
 		return a

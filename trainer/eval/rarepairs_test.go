@@ -180,7 +180,8 @@ func TestMeanVectorAndBlendCentred(t *testing.T) {
 		name string
 		add  []float32
 		k    int
-	}{{"no additive", nil, 2}, {"no contexts", []float32{2, 5}, 0}, {"additive equal to the mean", []float32{2, 3}, 2}} {
+	}{{"no additive", nil, 2}, {"no contexts", []float32{2, 5}, 0}, {"additive equal to the mean", []float32{2, 3}, 2},
+		{"additive the mean up to rounding", []float32{2, 3 + 2e-7}, 2}} {
 		if got := BlendCentred(am, c.add, mu, c.k, 2); &got[0] != &am[0] {
 			t.Fatalf("%s: BlendCentred = %v, want am itself", c.name, got)
 		}
