@@ -100,11 +100,11 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--min-count %d: must be at least 1", o.minCount)
 	case o.outMin != 0 && o.outMin <= o.minCount:
 		return nil, cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
-	case o.countsOut != "" && filepath.Clean(o.countsOut) == filepath.Clean(o.out):
+	case o.countsOut != "" && samePath(o.countsOut, o.out):
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
 	case o.ngramsOut != "" && o.cfg.MaxN == 0:
 		return nil, cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
-	case o.ngramsOut != "" && (filepath.Clean(o.ngramsOut) == filepath.Clean(o.out) || filepath.Clean(o.ngramsOut) == filepath.Clean(o.countsOut)):
+	case o.ngramsOut != "" && (samePath(o.ngramsOut, o.out) || (o.countsOut != "" && samePath(o.ngramsOut, o.countsOut))):
 		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
 	case o.ngramsMax < 0:
 		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
@@ -129,6 +129,32 @@ func parseFlags(env cli.Env) (*options, error) {
 
 // checkWritable fails early (before hours of training) when path cannot be
 // written: its directory is missing or not writable, or path is a directory.
+// samePath reports whether paths a and b name the same file: the same
+// absolute path once symbolic links in their directories are resolved, or
+// (when both exist) the same file on disk.
+func samePath(a, b string) bool {
+	ra, rb := resolvedPath(a), resolvedPath(b)
+	if ra == rb {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// resolvedPath is p made absolute with the symbolic links of its directory
+// resolved (as far as they can be; p cleaned when not).
+func resolvedPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
 func checkWritable(path string) error {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return fmt.Errorf("output %s is a directory", path)

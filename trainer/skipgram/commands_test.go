@@ -272,3 +272,33 @@ func TestTrainEmbeddingsOutMinCount(t *testing.T) {
 		t.Errorf("--out-min-count 1000000: %s written (stat: %v)", out, err)
 	}
 }
+
+// TestSamePath: two spellings of one file are the same path: relative and
+// absolute, through a symbolic link to its directory, or a hard link.
+func TestSamePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	file := filepath.Join(dir, "x.vec")
+	if !samePath("x.vec", file) || !samePath(filepath.Join(link, "x.vec"), file) || !samePath("./sub/../x.vec", file) {
+		t.Error("relative, symlinked or unclean spellings of one path not recognised")
+	}
+	if samePath("y.vec", file) {
+		t.Error("two files taken for one")
+	}
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.vec")
+	if err := os.Link(file, hard); err == nil && !samePath(hard, file) {
+		t.Error("a hard link to the file not recognised")
+	}
+	// The command refuses it: --counts-out through the link overwrites --out.
+	_, err := runCmd(context.Background(), "--corpus", file, "--out", file, "--counts-out", filepath.Join(link, "x.vec"))
+	if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), "same file") {
+		t.Errorf("--counts-out through a symlink to --out: err = %v, want a usage error", err)
+	}
+}
