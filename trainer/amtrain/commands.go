@@ -294,6 +294,9 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	if err != nil {
 		return o, cli.UsageError("--mode: %v", err)
 	}
+	if flags := f.formFlags(o); len(flags) > 0 && !mode.UsesForm() {
+		return o, cli.UsageError("%v", noFormError(mode, flags))
+	}
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
@@ -320,6 +323,32 @@ func (f *trainFlags) options(o Options) (Options, error) {
 		return o, cli.UsageError("%v", err)
 	}
 	return o, nil
+}
+
+// formFlags returns the flags given with other values than def's that only
+// a model with a form uses: --shared-form, --form-share and the pretrained
+// n-gram table's --ngrams, --ngrams-space, --ngram-max and --ngram-lr-scale.
+// --nmin, --nmax and --ngram-min-count are not among them: every mode builds
+// and stores the n-gram vocabulary they shape, and a loop over the modes may
+// give them to all (EVAL.md).
+func (f *trainFlags) formFlags(def Options) []string {
+	var given []string
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{
+		{"--shared-form", f.sharedForm != def.SharedForm},
+		{"--form-share", f.formShare != def.FormShare},
+		{"--ngrams", f.ngrams != ""},
+		{"--ngrams-space", f.ngramsSpace != ""},
+		{"--ngram-max", f.ngramMax != 0},
+		{"--ngram-lr-scale", f.ngramLRScale != def.NgramLRScale},
+	} {
+		if c.set {
+			given = append(given, c.name)
+		}
+	}
+	return given
 }
 
 // baseCounts returns f(w) for every base word: the counts file's value when

@@ -150,3 +150,36 @@ func TestInferFlagErrors(t *testing.T) {
 		t.Errorf("missing model: %v", err)
 	}
 }
+
+// A mode without a form (context, fcm-context) refuses every flag that only
+// a form uses, naming the mode, the flags and why; --count-buckets, which
+// needs a gate, names both flags too.
+func TestTrainFormFlagsNeedAForm(t *testing.T) {
+	s := newSynth(t, 300)
+	out := filepath.Join(s.dir, "m.am")
+	ok := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", out, "--min-count-train", "20", "--epochs", "1"}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--mode", "context", "--shared-form"}, []string{"--mode context", "--shared-form", "only applies to a model with a form"}},
+		{[]string{"--mode", "fcm-context", "--shared-form", "--form-share", "0.5"}, []string{"--mode fcm-context", "--shared-form and --form-share"}},
+		{[]string{"--mode", "context", "--form-share", "0.5"}, []string{"--mode context", "--form-share"}},
+		{[]string{"--mode", "context", "--ngrams", s.embeddings}, []string{"--mode context", "--ngrams"}},
+		{[]string{"--mode", "context", "--ngrams", s.embeddings, "--ngram-max", "5", "--ngrams-space", s.embeddings}, []string{"--ngrams, --ngrams-space and --ngram-max"}},
+		{[]string{"--mode", "context", "--ngram-lr-scale", "0"}, []string{"--mode context", "--ngram-lr-scale"}},
+		{[]string{"--mode", "context", "--count-buckets", "2"}, []string{"--count-buckets 2", "--mode context has no gate"}},
+		{[]string{"--mode", "form", "--count-buckets", "2"}, []string{"--count-buckets 2", "--mode form has no gate"}},
+	} {
+		err := runTrainArgs(t, append(ok, c.args...)...)
+		if !errors.Is(err, cli.ErrUsage) {
+			t.Errorf("%q: err = %v, want a usage error", c.args, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: err = %v, want it to say %q", c.args, err, w)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package amtrain
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -66,8 +67,8 @@ func checkTrainsDiffersRepeats(t *testing.T, d *Data, base, with Options, name s
 func TestSharedFormNeedsForm(t *testing.T) {
 	o := smallOptions()
 	o.SharedForm, o.Mode = true, model.ModeContext
-	if err := o.Validate(); err == nil {
-		t.Fatal("SharedForm with mode context validated")
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--mode context trains a model without a form, and --shared-form only applies") {
+		t.Fatalf("SharedForm with mode context: err = %v, want one naming --mode context and --shared-form", err)
 	}
 	o.Mode = model.ModeAM
 	if err := o.Validate(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,13 +145,13 @@ func (o *Options) Validate() error {
 	case o.CountBuckets < 0 || o.CountBuckets > model.MaxCountBuckets:
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
 	case o.SharedForm && !o.Mode.UsesForm():
-		return fmt.Errorf("shared form: mode %v has no form", o.Mode)
+		return noFormError(o.Mode, []string{"--shared-form"})
 	case o.FormShare != 0 && !(o.FormShare >= 0.5 && o.FormShare < 1):
 		return fmt.Errorf("--form-share must be 0 (off) or in [0.5, 1), got %v", o.FormShare)
 	case o.FormShare != 0 && !o.SharedForm:
 		return fmt.Errorf("--form-share %v needs --shared-form", o.FormShare)
 	case o.CountBuckets > 0 && !o.Mode.Gated():
-		return fmt.Errorf("count buckets %d: mode %v has no gate", o.CountBuckets, o.Mode)
+		return fmt.Errorf("--count-buckets %d needs a gate, and --mode %v has no gate (only am and fcm have one)", o.CountBuckets, o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
 		// An instance has at most MaxContexts contexts: a bucket beyond
 		// ⌊log₂ MaxContexts⌋ would never be trained, and serving would use
@@ -169,6 +170,16 @@ func (o *Options) Validate() error {
 		return err
 	}
 	return nil
+}
+
+// noFormError is the error of flags that only a model with a form uses
+// (--shared-form, --ngrams …), given with mode, a mode without one.
+func noFormError(mode model.Mode, flags []string) error {
+	list, verb := flags[len(flags)-1], "applies"
+	if len(flags) > 1 {
+		list, verb = strings.Join(flags[:len(flags)-1], ", ")+" and "+list, "apply"
+	}
+	return fmt.Errorf("--mode %v trains a model without a form, and %s only %s to a model with a form (--mode am, fcm or form)", mode, list, verb)
 }
 
 // Data is what training reads: the corpus index, the base embeddings and the

@@ -44,6 +44,22 @@ func (b *baseFlags) load() (*model.Embeddings, error) {
 	return e, nil
 }
 
+// loadWithStopWords is load, with the nStop most frequent words of the
+// embeddings (MostFrequent): the stop words the additive − sw rows leave out.
+// A stop list of every word is a usage error naming --stopwords and the
+// vocabulary size: those rows would silently have no word, and no vector,
+// left.
+func (b *baseFlags) loadWithStopWords(nStop int) (*model.Embeddings, map[string]bool, error) {
+	e, err := b.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	if nStop > 0 && nStop >= e.Len() {
+		return nil, nil, cli.UsageError("--stopwords %d leaves no word of the %d-word vocabulary for the additive − sw rows (give fewer, or 0)", nStop, e.Len())
+	}
+	return e, MostFrequent(e, nStop), nil
+}
+
 // contextPart loads the weights at path onto base and runs them context-only
 // in mode want (ModeContext for AM-ctx, ModeFCMContext for FCM-ctx). It
 // returns the model and the mode the weights were trained in. Weights trained
@@ -110,7 +126,7 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 		}
 		sets[i] = insts
 	}
-	e, err := base.load()
+	e, stop, err := base.loadWithStopWords(*nStop)
 	if err != nil {
 		return err
 	}
@@ -119,7 +135,7 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 	}
 	rows := []chimeraRow{
 		{"additive", func() NonceFunc { return Additive(e, nil) }},
-		{"additive − sw", func() NonceFunc { return Additive(e, MostFrequent(e, *nStop)) }},
+		{"additive − sw", func() NonceFunc { return Additive(e, stop) }},
 	}
 	var weights []string // "row: file (trained in mode …)"
 	for _, r := range []struct {

@@ -143,7 +143,7 @@ func TestEvalChimerasWeightModes(t *testing.T) {
 		{model.ModeAM, model.ModeFCM, []string{"AM-ctx: " + w[model.ModeAM] + " (trained in mode am)",
 			"FCM-ctx: " + w[model.ModeFCM] + " (trained in mode fcm)"}},
 	} {
-		out, _, err := run(t, "chimeras", "--embeddings", emb, "--counts", counts, "--am", w[c.am], "--fcm", w[c.fcm], data)
+		out, _, err := run(t, "chimeras", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--am", w[c.am], "--fcm", w[c.fcm], data)
 		if err != nil {
 			t.Fatalf("--am %s --fcm %s: %v", c.am, c.fcm, err)
 		}
@@ -164,7 +164,7 @@ func TestEvalChimerasWeightModes(t *testing.T) {
 		{"--fcm", model.ModeAM, "weights trained in mode am; FCM-ctx needs weights trained in mode fcm-context or fcm"},
 		{"--fcm", model.ModeContext, "weights trained in mode context; FCM-ctx needs"},
 	} {
-		_, _, err := run(t, "chimeras", "--embeddings", emb, c.flag, w[c.mode], data)
+		_, _, err := run(t, "chimeras", "--embeddings", emb, "--stopwords", "1", c.flag, w[c.mode], data)
 		if err == nil || !strings.Contains(err.Error(), c.flag+" "+w[c.mode]+": "+c.want) {
 			t.Errorf("%s with %s weights: error = %v, want %q", c.flag, c.mode, err, c.want)
 		}

@@ -254,3 +254,35 @@ func writeFile(t *testing.T, name, content string) string {
 	}
 	return p
 }
+
+// Every command with --stopwords refuses a stop list that is the whole
+// vocabulary (the default 50 of an 8-word one included): its additive − sw
+// rows would have no word left and no vector.
+func TestEvalStopwordsLeaveAWord(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\n"})
+	tasks := map[string][]string{ // the task's own flags and files
+		"chimeras":   {writeFile(t, "c.txt", "1\tthe ___ plays music @@ music the ___\tguitar,bread,kernel\t5,1,2\n")},
+		"nonce":      {writeFile(t, "n.txt", "guitar\t___ an instrument for music\n")},
+		"rare-pairs": {"--max-k", "1", "--trials", "1", writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\n"), dir},
+	}
+	for task, own := range tasks {
+		for _, c := range []struct {
+			flags []string
+			want  string
+		}{
+			{nil, "--stopwords 50 leaves no word of the 8-word vocabulary"},
+			{[]string{"--stopwords", "8"}, "--stopwords 8 leaves no word of the 8-word vocabulary"},
+			{[]string{"--stopwords", "7"}, ""},
+		} {
+			args := append(append([]string{task, "--embeddings", emb, "--counts", counts}, c.flags...), own...)
+			_, _, err := run(t, args...)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s %v: %v", task, c.flags, err)
+			case c.want != "" && (!errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%s %v: err = %v, want a usage error with %q", task, c.flags, err, c.want)
+			}
+		}
+	}
+}

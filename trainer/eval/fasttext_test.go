@@ -59,7 +59,7 @@ func TestEvalFastTextRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	rp := writeFile(t, "rp.txt", "music guitars 9\nbread guitars 1\nfood guitars 3\n")
-	out, _, err = run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--fasttext", ft, "--max-k", "2", rp, dir)
+	out, _, err = run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--fasttext", ft, "--stopwords", "1", "--max-k", "2", rp, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

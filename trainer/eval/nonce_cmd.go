@@ -43,7 +43,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	e, err := base.load()
+	e, stop, err := base.loadWithStopWords(*nStop)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		name  string
 		nonce NonceFunc
 	}
-	rows := []row{{"additive", Additive(e, nil)}, {"additive − sw", Additive(e, MostFrequent(e, *nStop))}}
+	rows := []row{{"additive", Additive(e, nil)}, {"additive − sw", Additive(e, stop)}}
 	for _, r := range []struct {
 		flag, path string
 		mode       model.Mode

@@ -113,15 +113,16 @@ func SampleK(contexts map[string][][]string, words []string, k int, rng *rand.Ra
 
 // RarePairsScore is Spearman's ρ between cos(common, rare) and the gold
 // scores over every pair: a pair where either word has no vector (common
-// returns nil, or rare has no entry) scores cosine 0 and is counted in
-// missing.
+// returns nil, or rare has no entry) or the zero vector (what a model
+// without a form infers for a word without contexts) scores cosine 0 and is
+// counted in missing.
 func RarePairsScore(pairs []RarePair, common Lookup, rare map[string][]float32) (rho float64, missing int) {
 	cos := make([]float64, len(pairs))
 	gold := make([]float64, len(pairs))
 	for i, p := range pairs {
 		gold[i] = p.Score
 		c, r := common(p.Common), rare[p.Rare]
-		if c == nil || r == nil {
+		if norm32(c) == 0 || norm32(r) == 0 {
 			missing++
 			continue
 		}

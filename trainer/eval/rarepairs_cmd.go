@@ -53,7 +53,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n"+
 			"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n"+
 			"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n"+
-			"Every pair is scored: a pair without a vector scores cosine 0 (counted in the second table). For\n"+
+			"Every pair is scored: a pair without a vector (or with the zero vector) scores cosine 0 (counted in\n"+
+			"the second table); a model trained without a form has no k = 0 value and no ½ form row. For\n"+
 			"k = 0 (form only), 1, 2, 4 … max-k the rare word's vector is inferred from k contexts sampled\n"+
 			"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n"+
 			"--trials seeded samples shared by every row.")
@@ -78,7 +79,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	e, err := base.load()
+	e, stop, err := base.loadWithStopWords(*nStop)
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,6 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	}
 	rareWords := distinctRareWords(rp)
 	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
-	stop := MostFrequent(e, *nStop)
 	rows, err := rareRows(e, stop, rareWords, *am, *fcm, *blendC)
 	if err != nil {
 		return err
@@ -168,32 +168,7 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 		if err != nil {
 			return nil, err
 		}
-		infer := func(c map[string][][]string) map[string][]float32 {
-			vecs := InferWords(m, rareWords, c)
-			out := make(map[string][]float32, len(rareWords))
-			for i, w := range rareWords {
-				out[w] = vecs[i]
-			}
-			return out
-		}
-		rows = append(rows, rareRow{name: fmt.Sprintf("%s (%s)", r.name, m.Mode), common: base,
-			infer: func(c map[string][][]string) (map[string][]float32, error) { return infer(c), nil }})
-		if r.name == "AM" && blendC > 0 {
-			rows = append(rows, blendRow(infer, addAll, MeanVector(e), rareWords, base, blendC))
-		}
-		if r.name == "AM" {
-			form := infer(nil)
-			rows = append(rows, rareRow{name: "½ AM form + ½ additive − sw", common: base, infer: func(c map[string][][]string) (map[string][]float32, error) {
-				add := addAll(c)
-				out := make(map[string][]float32, len(rareWords))
-				for _, w := range rareWords {
-					if v := MixUnit(form[w], add[w]); v != nil {
-						out[w] = v
-					}
-				}
-				return out, nil
-			}})
-		}
+		rows = append(rows, modelRareRows(r.name, m, e, addAll, rareWords, blendC)...)
 	}
 	own := map[string][]float32{}
 	for _, w := range rareWords {
@@ -204,6 +179,53 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 	rows = append(rows, rareRow{name: "base vector (all corpus occurrences)", common: base, constant: true,
 		infer: func(map[string][][]string) (map[string][]float32, error) { return own, nil }})
 	return rows, nil
+}
+
+// modelRareRows are the rows of model m (named name: "FCM" or "AM") over the
+// base embeddings e: its own and, for AM, AM + k/(k+blendC)·centred additive
+// (blendC > 0) and ½ AM form + ½ additive (addAll). A model trained without
+// a form (context-only) has no value at k = 0 and no ½ form row.
+func modelRareRows(name string, m *model.Model, e *model.Embeddings, addAll func(map[string][][]string) map[string][]float32, rareWords []string, blendC float64) []rareRow {
+	base := EmbeddingLookup(e)
+	infer := func(c map[string][][]string) map[string][]float32 {
+		vecs := InferWords(m, rareWords, c)
+		out := make(map[string][]float32, len(rareWords))
+		for i, w := range rareWords {
+			out[w] = vecs[i]
+		}
+		return out
+	}
+	minK := 0
+	if !m.Mode.UsesForm() {
+		minK = 1
+		slog.Info("rare-pairs: the model has no form (trained context-only): no value at k = 0, no ½ form row", "row", name, "mode", m.Mode.String())
+	}
+	rows := []rareRow{{name: fmt.Sprintf("%s (%s)", name, m.Mode), common: base, minK: minK,
+		infer: func(c map[string][][]string) (map[string][]float32, error) { return infer(c), nil }}}
+	if name == "AM" && blendC > 0 {
+		b := blendRow(infer, addAll, MeanVector(e), rareWords, base, blendC)
+		b.minK = minK
+		rows = append(rows, b)
+	}
+	if name == "AM" && minK == 0 {
+		rows = append(rows, formMixRow(infer(nil), addAll, rareWords, base))
+	}
+	return rows
+}
+
+// formMixRow is the row ½ AM form + ½ additive − sw (MixUnit): form holds
+// the rare words' vectors from their form alone.
+func formMixRow(form map[string][]float32, addAll func(map[string][][]string) map[string][]float32, rareWords []string, common Lookup) rareRow {
+	return rareRow{name: "½ AM form + ½ additive − sw", common: common, infer: func(c map[string][][]string) (map[string][]float32, error) {
+		add := addAll(c)
+		out := make(map[string][]float32, len(rareWords))
+		for _, w := range rareWords {
+			if v := MixUnit(form[w], add[w]); v != nil {
+				out[w] = v
+			}
+		}
+		return out, nil
+	}}
 }
 
 // blendRow is the row AM + k/(k+c)·centred additive − sw (BlendCentred), k

@@ -272,3 +272,68 @@ func TestBlendRow(t *testing.T) {
 		t.Fatalf("a: %v, want [1 0.25]", out["a"])
 	}
 }
+
+// A zero vector (a context-only model's vector of a word without contexts)
+// is no vector: cosine 0 and counted as missing, whichever side it is on.
+func TestRarePairsScoreZeroVectorIsMissing(t *testing.T) {
+	rp := []RarePair{{"guitar", "zorb", 9}, {"bread", "blip", 8}, {"zero", "zorb", 1}}
+	e := testEmbeddings(t, []string{"guitar", "bread", "zero"}, [][]float32{{1, 0}, {0, 1}, {0, 0}}, nil)
+	rare := map[string][]float32{"zorb": {1, 0.2}, "blip": {0, 0}}
+	rho, missing := RarePairsScore(rp, EmbeddingLookup(e), rare)
+	want := stats.Spearman([]float64{0.98, 0, 0}, []float64{9, 8, 1})
+	if missing != 2 || math.Abs(rho-want) > 1e-12 {
+		t.Fatalf("ρ = %v with %d missing, want %v with 2 (zero vectors count as missing)", rho, missing, want)
+	}
+}
+
+// A model trained context-only has no form: its row has no k = 0 value, the
+// ½ AM form row and the blend's k = 0 value are left out, and a rare word
+// without contexts (a zero vector) is counted as missing.
+func TestEvalRarePairsContextOnlyModel(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\nthe zorb music\n"})
+	// blip has no contexts: the context-only model gives it the zero vector at every k.
+	pairs := writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\nfood blip 2\nlinux zorb 3\n")
+	am := saveTinyModel(t, emb, model.ModeContext)
+	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--am", am, "--context-blend", "2",
+		"--stopwords", "1", "--max-k", "2", "--trials", "1", pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "AM form") {
+		t.Fatalf("a context-only model has no form, yet a form row is printed:\n%s", out)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| AM (context)") || strings.HasPrefix(l, "| AM + k/(k+2)") {
+			rows = append(rows, strings.Split(l, "|"))
+		}
+	}
+	if len(rows) != 4 { // AM and blend, in the ρ table and in the missing table
+		t.Fatalf("want the AM (context) and blend rows in both tables, got %d rows:\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		if strings.TrimSpace(r[2]) != "–" {
+			t.Fatalf("row %q: want no value at k = 0 (no form)", strings.Join(r, "|"))
+		}
+	}
+	// Missing table (rows 2 and 3): blip's pair at k = 1 and k = 2.
+	for _, r := range rows[2:] {
+		if strings.TrimSpace(r[3]) != "1" || strings.TrimSpace(r[4]) != "1" {
+			t.Fatalf("missing row %q: want 1 pair without a vector at k = 1, 2", strings.Join(r, "|"))
+		}
+	}
+}
+
+// contextDir writes a CONTEXT_DIR of rare-pairs: WORD.txt holding the
+// sentences files gives each word.
+func contextDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for w, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, w+".txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

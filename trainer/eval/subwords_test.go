@@ -111,7 +111,7 @@ func TestEvalRarePairsSubwords(t *testing.T) {
 	}
 	pairs := writeFile(t, "rp.txt", "cat cats 1\ndog cats 9\n")
 	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
-		"--max-k", "1", "--trials", "1", pairs, dir)
+		"--stopwords", "1", "--max-k", "1", "--trials", "1", pairs, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
