@@ -32,8 +32,9 @@ type Workspace struct {
 
 	ids    []int32   // n-gram ids of the word
 	keep   []bool    // when set (KeepNgrams), the form uses only the n-grams it marks
-	owners []int32   // when set (LeaveOut), per n-gram the word that owns it (-1: none)
-	self   int32     // the word whose owned n-grams LeaveOut leaves out
+	mass   []float64 // when set (LeaveOut), per n-gram the summed counts of the words that have it
+	self   float64   // LeaveOut: the count of the word whose form is inferred
+	share  float64   // LeaveOut: n-grams of which self holds more than this are left out
 	counts []int32   // words per context
 	means  []float32 // contexts × dim: v_Ci
 	num    []float32 // per context: Σ_j s(C_i, C_j)
@@ -73,21 +74,29 @@ func (m *Model) NewWorkspace() *Workspace {
 func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 
 // LeaveOut makes every later Infer with ws also leave out of the form the
-// n-grams whose owners entry is self (owners has one entry per n-gram of the
-// model's vocabulary, or Infer panics; nil or a negative self: none left
-// out), the KeepNgrams rule applying to what is left; when that leaves none,
-// the KeepNgrams rule alone. Training sets self to each training word in turn
-// (amtrain's FormShare): the n-grams whose occurrences are mostly that word's
-// were trained mostly on its contexts, which a new word's never were.
-func (ws *Workspace) LeaveOut(owners []int32, self int32) { ws.owners, ws.self = owners, self }
+// n-grams of which a word of count self holds more than share of the
+// occurrences, those with self > share·mass[id] (mass has one entry per
+// n-gram of the model's vocabulary, or Infer panics: the summed counts of the
+// words that have it; nil mass or a share ≤ 0: none left out), the
+// KeepNgrams rule applying to what is left; when that leaves none, the
+// KeepNgrams rule alone. Training sets self to each training word's count in
+// turn (amtrain's FormShare): the n-grams whose occurrences are mostly that
+// word's were trained mostly on its own contexts, which a new word's never were.
+func (ws *Workspace) LeaveOut(mass []float64, self, share float64) {
+	ws.mass, ws.self, ws.share = mass, self, share
+}
+
+// Holds reports whether a word of count self holds more than share of an
+// n-gram whose words' counts sum to mass: LeaveOut's rule.
+func Holds(self, share, mass float64) bool { return self > share*mass }
 
 // formNgrams filters ids in place to those keep marks (all when keep is nil)
-// and owners does not give to self (none when owners is nil or self < 0).
-// When that leaves none it applies keep alone, and when that leaves none too
-// it returns all of them.
-func formNgrams(ids []int32, keep []bool, owners []int32, self int32) []int32 {
-	if owners != nil && self >= 0 {
-		notOwned := func(id int32) bool { return (keep == nil || keep[id]) && owners[id] != self }
+// and of which a word of count self holds at most share of mass (all when mass
+// is nil or share ≤ 0). When that leaves none it applies keep alone, and when
+// that leaves none too it returns all of them.
+func formNgrams(ids []int32, keep []bool, mass []float64, self, share float64) []int32 {
+	if mass != nil && share > 0 {
+		notOwned := func(id int32) bool { return (keep == nil || keep[id]) && !Holds(self, share, mass[id]) }
 		if slices.ContainsFunc(ids, notOwned) {
 			return filterIDs(ids, notOwned)
 		}
@@ -154,8 +163,8 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	if ws.keep != nil && len(ws.keep) != m.Vocab.Len() {
 		panic(fmt.Sprintf("model.Infer: the workspace keeps n-grams of a vocabulary of %d, the model has %d", len(ws.keep), m.Vocab.Len()))
 	}
-	if ws.owners != nil && len(ws.owners) != m.Vocab.Len() {
-		panic(fmt.Sprintf("model.Infer: the workspace leaves out n-grams of a vocabulary of %d, the model has %d", len(ws.owners), m.Vocab.Len()))
+	if ws.mass != nil && len(ws.mass) != m.Vocab.Len() {
+		panic(fmt.Sprintf("model.Infer: the workspace leaves out n-grams of a vocabulary of %d, the model has %d", len(ws.mass), m.Vocab.Len()))
 	}
 	ws.valid = false // until this call completes
 	ws.mode = m.Mode
@@ -166,7 +175,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 
 	if m.Mode.UsesForm() {
 		ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
-		ws.ids = formNgrams(ws.ids, ws.keep, ws.owners, ws.self)
+		ws.ids = formNgrams(ws.ids, ws.keep, ws.mass, ws.self, ws.share)
 		simd.GatherSum(ws.form, m.Ngrams, ws.ids)
 		simd.Scale(1/float32(len(ws.ids)), ws.form)
 	} else {

@@ -43,59 +43,59 @@ func TestKeepNgrams(t *testing.T) {
 	}
 }
 
-// TestLeaveOut: LeaveOut drops from the form the n-grams owned by the word
-// given (with KeepNgrams applying to the rest), and only those.
+// TestLeaveOut: LeaveOut drops from the form the n-grams of which the word's
+// count holds more than the share of their mass (with KeepNgrams applying to
+// the rest), and only those.
 func TestLeaveOut(t *testing.T) {
 	m, word, ids := appleForm(t)
 	ws := m.NewWorkspace()
 	got := make([]float32, m.Dim)
 	infer := func() []float32 { m.Infer(ws, word, nil, got); return slices.Clone(got) }
 	full := infer()
-	owners := make([]int32, m.Vocab.Len())
-	for i := range owners {
-		owners[i] = -1
+	mass := make([]float64, m.Vocab.Len())
+	for i := range mass {
+		mass[i] = 100
 	}
-	owners[ids[0]], owners[ids[1]] = 7, 9
-	rest := formNgrams(slices.Clone(ids), nil, owners, 7)
-	if slices.Contains(rest, ids[0]) || !slices.Contains(rest, ids[1]) || len(rest) != len(ids)-1 {
-		t.Fatalf("left out for word 7: %v of %v, want all but %d", rest, ids, ids[0])
+	mass[ids[0]], mass[ids[1]] = 10, 20 // a word of count 7 holds 0.7 and 0.35 of them
+	if rest := formNgrams(slices.Clone(ids), nil, mass, 7, 0.5); slices.Contains(rest, ids[0]) || len(rest) != len(ids)-1 {
+		t.Fatalf("share 0.5, count 7: %v of %v, want all but %d", rest, ids, ids[0])
 	}
-	ws.LeaveOut(owners, 7)
+	if rest := formNgrams(slices.Clone(ids), nil, mass, 7, 0.3); !slices.Equal(rest, ids[2:]) {
+		t.Fatalf("share 0.3, count 7: %v, want %v (0.35 is above 0.3)", rest, ids[2:])
+	}
+	if rest := formNgrams(slices.Clone(ids), nil, mass, 7, 0.7); !slices.Equal(rest, ids) {
+		t.Fatalf("share 0.7, count 7: %v, want all (0.7 is not above 0.7)", rest)
+	}
+	ws.LeaveOut(mass, 7, 0.5)
 	if v := infer(); closeVec(v, full, 1e-6) {
-		t.Fatal("LeaveOut for the owner left the form unchanged")
+		t.Fatal("LeaveOut for a word holding an n-gram left the form unchanged")
 	}
-	ws.LeaveOut(owners, 3) // owns none of them
-	if v := infer(); !closeVec(v, full, 0) {
-		t.Fatalf("LeaveOut for another word gave %v, want the full form %v", v, full)
+	for _, c := range []struct {
+		name        string
+		mass        []float64
+		self, share float64
+	}{{"a word of count 3", mass, 3, 0.5}, {"nil mass", nil, 7, 0.5}, {"count 0", mass, 0, 0.5}, {"share 0", mass, 7, 0}} {
+		ws.LeaveOut(c.mass, c.self, c.share)
+		if v := infer(); !closeVec(v, full, 0) {
+			t.Fatalf("%s gave %v, want the full form %v", c.name, v, full)
+		}
 	}
 	keep := make([]bool, m.Vocab.Len())
 	keep[ids[0]], keep[ids[1]] = true, true
-	if got := formNgrams(slices.Clone(ids), keep, owners, 7); !slices.Equal(got, []int32{ids[1]}) {
-		t.Fatalf("kept and not owned: %v, want [%d]", got, ids[1])
+	if got := formNgrams(slices.Clone(ids), keep, mass, 7, 0.5); !slices.Equal(got, []int32{ids[1]}) {
+		t.Fatalf("kept and not held: %v, want [%d]", got, ids[1])
 	}
-	ws.LeaveOut(nil, 7)
-	if v := infer(); !closeVec(v, full, 0) {
-		t.Fatalf("nil owners gave %v, want the full form", v)
+	// Every n-gram held by the word: the KeepNgrams set, not the full form.
+	if got := formNgrams(slices.Clone(ids), keep, mass, 100, 0.5); !slices.Equal(got, []int32{ids[0], ids[1]}) {
+		t.Fatalf("all held, keep {%d %d}: %v, want the kept ones", ids[0], ids[1], got)
 	}
-	ws.LeaveOut(owners, -1) // no word: nothing left out, though most entries are -1
-	if v := infer(); !closeVec(v, full, 0) {
-		t.Fatalf("self -1 gave %v, want the full form", v)
+	if got := formNgrams(slices.Clone(ids), nil, mass, 100, 0.5); !slices.Equal(got, ids) {
+		t.Fatalf("all held, no keep: %v, want all of %v", got, ids)
 	}
-	// Every n-gram owned by the word: the KeepNgrams set, not the full form.
-	all := make([]int32, m.Vocab.Len())
-	for i := range all {
-		all[i] = 7
-	}
-	if got := formNgrams(slices.Clone(ids), keep, all, 7); !slices.Equal(got, []int32{ids[0], ids[1]}) {
-		t.Fatalf("all owned, keep {%d %d}: %v, want the kept ones", ids[0], ids[1], got)
-	}
-	if got := formNgrams(slices.Clone(ids), nil, all, 7); !slices.Equal(got, ids) {
-		t.Fatalf("all owned, no keep: %v, want all of %v", got, ids)
-	}
-	ws.LeaveOut(make([]int32, m.Vocab.Len()+1), 0)
+	ws.LeaveOut(make([]float64, m.Vocab.Len()+1), 1, 0.5)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "leaves out n-grams of a vocabulary") {
-			t.Fatalf("owners of another length: recovered %v", r)
+			t.Fatalf("mass of another length: recovered %v", r)
 		}
 	}()
 	infer()

@@ -131,7 +131,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.IntVar(&f.ngramMax, "ngram-max", 0, "with --ngrams: keep the first N n-grams of the file (0: all)")
 	fs.Float64Var(&f.ngramLRScale, "ngram-lr-scale", def.NgramLRScale, "multiplies --lr for the n-gram table (0 freezes it)")
 	fs.BoolVar(&f.sharedForm, "shared-form", def.SharedForm, "train each word's form from the n-grams it shares with another base word only, the form a new word has (inference unchanged)")
-	fs.Float64Var(&f.formShare, "form-share", def.FormShare, "with --shared-form: also leave out of a word's training form the n-grams of which it holds more than `P` of the occurrences (0.5 ≤ P < 1; 0: off, only those no other word has)")
+	fs.Float64Var(&f.formShare, "form-share", def.FormShare, "with --shared-form: also leave out of a word's training form the n-grams of which it holds more than `P` of the occurrences (0 < P < 1; 0: off, only those no other word has)")
 	fs.IntVar(&f.holdout, "holdout", 0, "hold out N training words (never trained) and report mean cosine to their base vectors")
 	fs.StringVar(&f.out, "out", "", "output weights file (required)")
 	fs.StringVar(&f.bundleOut, "bundle-out", "", "also write a serving bundle: base vectors with AM+skip rows for 1 ≤ f < 32, and counts")

@@ -1,6 +1,7 @@
 package amtrain
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -76,53 +77,38 @@ func TestSharedFormNeedsForm(t *testing.T) {
 	}
 }
 
-// TestOwnedNgrams: an n-gram belongs to the word holding more than the share
-// of its occurrences (each word's count once per n-gram it has), else to none.
-func TestOwnedNgrams(t *testing.T) {
+// TestNgramMass: an n-gram's mass is the summed counts of the words that
+// have it, each word's count once however often the n-gram occurs in it.
+func TestNgramMass(t *testing.T) {
 	words := []string{"apple", "applet", "zzzq", "banana", "canal"}
-	counts := []int64{90, 10, 5, 30, 20}
+	counts := []int64{90, 10, 5, 30, -20}
 	vocab := model.BuildNgramVocab(words, model.NgramConfig{MinN: 3, MaxN: 4, MinCount: 1})
-	owner := func(owners []int32, g string) int32 {
-		for _, id := range vocab.AppendIDs(nil, "apple") {
-			if vocab.Ngram(id) == g {
-				return owners[id]
-			}
-		}
-		for _, w := range []string{"zzzq", "banana"} {
+	mass := ngramMass(vocab, words, counts)
+	massOf := func(g string) float64 {
+		for _, w := range words {
 			for _, id := range vocab.AppendIDs(nil, w) {
 				if vocab.Ngram(id) == g {
-					return owners[id]
+					return mass[id]
 				}
 			}
 		}
 		t.Fatalf("no n-gram %q", g)
 		return 0
 	}
-	half := ownedNgrams(vocab, words, counts, 0.5)
-	if o := owner(half, "app"); o != 0 { // apple 90 of 100
-		t.Errorf("app: owner %d at share 0.5, want 0 (apple)", o)
+	// "ana" twice in banana counts banana's 30 once; canal's negative count as 0.
+	for g, want := range map[string]float64{"app": 100, "zzz": 5, "ana": 30, "nal": 0, "ban": 30} {
+		if got := massOf(g); got != want {
+			t.Errorf("%s: mass %v, want %v", g, got, want)
+		}
 	}
-	if o := owner(half, "zzz"); o != 2 { // only zzzq has it
-		t.Errorf("zzz: owner %d, want 2 (zzzq)", o)
-	}
-	if o := owner(ownedNgrams(vocab, words, counts, 0.95), "app"); o != -1 { // 0.9 is not above 0.95
-		t.Errorf("app: owner %d at share 0.95, want -1", o)
-	}
-	if o := owner(ownedNgrams(vocab, words, []int64{0, 0, 0, 0, 0}, 0.5), "zzz"); o != -1 {
-		t.Errorf("zzz with no counts: owner %d, want -1", o)
-	}
-	// "ana" twice in banana counts banana's 30 once: 30 of 50 (with canal's 20).
-	if o := owner(ownedNgrams(vocab, words, counts, 0.55), "ana"); o != 3 {
-		t.Errorf("ana: owner %d at share 0.55, want 3 (banana, 0.6)", o)
-	}
-	if o := owner(ownedNgrams(vocab, words, counts, 0.65), "ana"); o != -1 {
-		t.Errorf("ana: owner %d at share 0.65, want -1 (banana holds 0.6)", o)
+	if w := wordCount(counts, 4); w != 0 {
+		t.Errorf("a negative count counts %v, want 0", w)
 	}
 }
 
 // TestTrainFormShare: FormShare trains, changes the weights against
 // SharedForm alone, and repeats with the same seed; 0 is SharedForm alone; it
-// needs SharedForm and a share of 0 or in [0.5, 1).
+// needs SharedForm and a share of 0 or in (0, 1).
 func TestTrainFormShare(t *testing.T) {
 	d := newSynth(t, 1500).data(t)
 	o := smallOptions()
@@ -130,6 +116,9 @@ func TestTrainFormShare(t *testing.T) {
 	with := o
 	with.FormShare = 0.5
 	checkTrainsDiffersRepeats(t, d, o, with, "FormShare 0.5")
+	low := with
+	low.FormShare = 0.25 // leaves out more: differs from 0.5
+	checkTrainsDiffersRepeats(t, d, with, low, "FormShare 0.25")
 	// FormShare 0 is SharedForm alone: the same weights and checkpoint fingerprint.
 	off := o
 	off.FormShare = 0
@@ -143,7 +132,7 @@ func TestTrainFormShare(t *testing.T) {
 	if p.fingerprint(&o, d.Counts) != p.fingerprint(&off, d.Counts) || p.fingerprint(&with, d.Counts) == p.fingerprint(&o, d.Counts) {
 		t.Error("the fingerprint must change with FormShare 0.5 only")
 	}
-	// The counts decide the owners: with FormShare they enter the fingerprint, without it not.
+	// The counts decide what is left out: with FormShare they enter the fingerprint, without it not.
 	other := slices.Clone(d.Counts)
 	other[0]++
 	if p.fingerprint(&with, other) == p.fingerprint(&with, d.Counts) || p.fingerprint(&o, other) != p.fingerprint(&o, d.Counts) {
@@ -152,10 +141,35 @@ func TestTrainFormShare(t *testing.T) {
 	for _, c := range []struct {
 		shared bool
 		share  float64
-	}{{false, 0.5}, {true, -0.1}, {true, 0.3}, {true, 1}, {true, 1.5}} {
+	}{{false, 0.5}, {true, -0.1}, {true, 1}, {true, 1.5}, {true, math.NaN()}} {
 		o.SharedForm, o.FormShare = c.shared, c.share
 		if err := o.Validate(); err == nil {
 			t.Errorf("SharedForm %v, FormShare %v validated", c.shared, c.share)
+		}
+	}
+	o.SharedForm, o.FormShare = true, 0.25 // below 0.5 several words may hold more than the share
+	if err := o.Validate(); err != nil {
+		t.Errorf("FormShare 0.25: %v", err)
+	}
+}
+
+// TestHoldingAll counts the training words that hold more than the share of
+// every shared n-gram they have (they keep their shared form); a word with
+// no shared n-gram is not counted.
+func TestHoldingAll(t *testing.T) {
+	words := []string{"apple", "applet", "zzzq", "banana", "canal"}
+	counts := []int64{90, 10, 5, 30, 20}
+	vocab := model.BuildNgramVocab(words, model.NgramConfig{MinN: 3, MaxN: 4, MinCount: 1})
+	keep := sharedNgrams(vocab, words)
+	mass := ngramMass(vocab, words, counts)
+	tw := make([]TrainWord, len(words))
+	for i, w := range words {
+		tw[i] = TrainWord{Word: w, Base: int32(i)}
+	}
+	// apple holds 0.9 of what it shares with applet (applet 0.1); banana 0.6 of "ana" (canal 0.4).
+	for share, want := range map[float64]int{0.5: 2, 0.3: 3, 0.05: 4, 0.95: 0} {
+		if got := holdingAll(vocab, tw, keep, mass, counts, share); got != want {
+			t.Errorf("share %v: %d words hold all their shared n-grams, want %d", share, got, want)
 		}
 	}
 }

@@ -69,10 +69,10 @@ type Options struct {
 	// whose n-grams the table holds (the one-space design). Inference is
 	// unchanged: rows inferred for base words (bundles) use the full form.
 	SharedForm bool
-	// FormShare, with SharedForm and in [0.5, 1), also leaves out of each
+	// FormShare, with SharedForm and in (0, 1), also leaves out of each
 	// training word's form the n-grams of which it holds more than FormShare
 	// of the occurrences (its count over the summed counts of the base words
-	// that have the n-gram; from 0.5 on at most one word does): those were
+	// that have the n-gram): those were
 	// trained mostly on its own contexts, so its form would tell more about
 	// its vector than a new word's form can, and the gate would learn to
 	// trust the contexts less than a new word needs. A word left without
@@ -146,8 +146,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("count buckets must be in 0..%d, got %d", model.MaxCountBuckets, o.CountBuckets)
 	case o.SharedForm && !o.Mode.UsesForm():
 		return noFormError(o.Mode, []string{"--shared-form"})
-	case o.FormShare != 0 && !(o.FormShare >= 0.5 && o.FormShare < 1):
-		return fmt.Errorf("--form-share must be 0 (off) or in [0.5, 1), got %v", o.FormShare)
+	case !(o.FormShare >= 0 && o.FormShare < 1):
+		return fmt.Errorf("--form-share must be 0 (off) or in (0, 1), got %v", o.FormShare)
 	case o.FormShare != 0 && !o.SharedForm:
 		return fmt.Errorf("--form-share %v needs --shared-form", o.FormShare)
 	case o.CountBuckets > 0 && !o.Mode.Gated():
@@ -310,8 +310,8 @@ func MakePlan(d *Data, o *Options) (*Plan, error) {
 }
 
 // fingerprint identifies what a checkpoint's training run depends on;
-// counts (the base words' counts) enter it with FormShare, whose n-gram
-// owners they decide.
+// counts (the base words' counts) enter it with FormShare, whose left-out
+// n-grams they decide.
 func (p *Plan) fingerprint(o *Options, counts []int64) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%v|%d|%g|%g|%g|%g|%d|%d|%d|%d|%v\n", o.Mode, o.Batch, o.LR, o.Beta1, o.Beta2, o.Eps,
@@ -406,7 +406,7 @@ type trainer struct {
 	adam    *Adam
 	workers []*worker
 	log     *slog.Logger
-	owners  []int32 // Options.FormShare: per n-gram, the base word left out of whose form it is (-1: none)
+	mass    []float64 // Options.FormShare: per n-gram, the summed counts of the base words that have it
 }
 
 type worker struct {
@@ -447,7 +447,9 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		keep = sharedNgrams(t.m.Vocab, d.Base.Words)
 	}
 	if o.FormShare != 0 {
-		t.owners = ownedNgrams(t.m.Vocab, d.Base.Words, d.Counts, o.FormShare)
+		t.mass = ngramMass(t.m.Vocab, d.Base.Words, d.Counts)
+		log.Info("form share", "share", o.FormShare, "training_words", len(plan.Words),
+			"words_holding_every_shared_ngram", holdingAll(t.m.Vocab, plan.Words, keep, t.mass, d.Counts, o.FormShare))
 	}
 	for i := 0; i < o.Threads; i++ {
 		ws := t.m.NewWorkspace()
@@ -653,8 +655,8 @@ func (t *trainer) instance(wk *worker, epoch, i int, tw *TrainWord) {
 	r := newRNG(uint64(t.o.Seed), tagInstance, uint64(epoch), uint64(i))
 	k := t.o.ContextDraw.draw(&r, t.o.MaxContexts)
 	ctxs := wk.cs.sample(t.sampler, &r, tw.Index, k)
-	if t.owners != nil {
-		wk.ws.LeaveOut(t.owners, tw.Base)
+	if t.mass != nil {
+		wk.ws.LeaveOut(t.mass, wordCount(t.d.Counts, tw.Base), t.o.FormShare)
 	}
 	t.m.Infer(wk.ws, tw.Word, ctxs, wk.v)
 	t.m.Backward(wk.ws, t.d.Base.Row(tw.Base), wk.g)
@@ -726,28 +728,42 @@ func sharedNgrams(vocab *model.NgramVocab, words []string) []bool {
 	return keep
 }
 
-// ownedNgrams returns, for each n-gram of vocab, the base word (an index of
-// words) that holds more than share (≥ 0.5: at most one word does) of its
-// occurrences, counting each word's count (counts, aligned with words) once
-// per n-gram it has, or -1 (Options.FormShare).
-func ownedNgrams(vocab *model.NgramVocab, words []string, counts []int64, share float64) []int32 {
+// ngramMass returns, for each n-gram of vocab, the summed counts of the base
+// words (counts aligned with words; a negative count as 0) that have it, each
+// word's count once however often the n-gram occurs in it (Options.FormShare).
+func ngramMass(vocab *model.NgramVocab, words []string, counts []int64) []float64 {
 	mass := make([]float64, vocab.Len())
-	top := make([]float64, vocab.Len())
-	owners := make([]int32, vocab.Len())
-	forDistinctNgrams(vocab, words, func(w int, id int32) {
-		c := float64(max(counts[w], 0))
-		mass[id] += c
-		if c > top[id] {
-			top[id], owners[id] = c, int32(w)
+	forDistinctNgrams(vocab, words, func(w int, id int32) { mass[id] += wordCount(counts, int32(w)) })
+	return mass
+}
+
+// holdingAll returns how many of words hold more than share of every n-gram
+// keep marks that they have (those keep their SharedForm form: LeaveOut's
+// fallback). Words without such n-grams are not counted.
+func holdingAll(vocab *model.NgramVocab, words []TrainWord, keep []bool, mass []float64, counts []int64, share float64) int {
+	n := 0
+	var ids []int32
+	for _, w := range words {
+		self := wordCount(counts, w.Base)
+		ids = vocab.AppendIDs(ids[:0], w.Word)
+		kept, held := 0, 0
+		for _, id := range ids {
+			if keep[id] {
+				kept++
+				if model.Holds(self, share, mass[id]) {
+					held++
+				}
+			}
 		}
-	})
-	for id := range owners {
-		if !(top[id] > share*mass[id]) {
-			owners[id] = -1
+		if kept > 0 && held == kept {
+			n++
 		}
 	}
-	return owners
+	return n
 }
+
+// wordCount returns base word w's count as ngramMass adds it.
+func wordCount(counts []int64, w int32) float64 { return float64(max(counts[w], 0)) }
 
 // forDistinctNgrams calls fn with each word's index in words and the id of
 // each distinct n-gram of vocab it has (an n-gram it repeats comes once).
