@@ -77,11 +77,13 @@ func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 // n-grams of which a word of count self holds more than share of the
 // occurrences, those with self > share·mass[id] (mass has one entry per
 // n-gram of the model's vocabulary, or Infer panics: the summed counts of the
-// words that have it; nil mass or a share ≤ 0: none left out), the
-// KeepNgrams rule applying to what is left; when that leaves none, the
-// KeepNgrams rule alone. Training sets self to each training word's count in
-// turn (amtrain's FormShare): the n-grams whose occurrences are mostly that
-// word's were trained mostly on its own contexts, which a new word's never were.
+// words that have it; nil mass or a share ≤ 0: none left out), among those the
+// KeepNgrams rule keeps. When the word holds more than share of every one of
+// them, the form keeps those it holds least (the largest mass), so a smaller
+// share never gives back an n-gram a larger one left out. Training sets self
+// to each training word's count in turn (amtrain's FormShare): the n-grams
+// whose occurrences are mostly that word's were trained mostly on its own
+// contexts, which a new word's never were.
 func (ws *Workspace) LeaveOut(mass []float64, self, share float64) {
 	ws.mass, ws.self, ws.share = mass, self, share
 }
@@ -90,21 +92,53 @@ func (ws *Workspace) LeaveOut(mass []float64, self, share float64) {
 // n-gram whose words' counts sum to mass: LeaveOut's rule.
 func Holds(self, share, mass float64) bool { return self > share*mass }
 
-// formNgrams filters ids in place to those keep marks (all when keep is nil)
-// and of which a word of count self holds at most share of mass (all when mass
-// is nil or share ≤ 0). When that leaves none it applies keep alone, and when
-// that leaves none too it returns all of them.
+// formNgrams filters ids in place to those keep marks (all when keep is nil
+// or marks none of them) and, when mass is set and share > 0, to those of
+// which a word of count self holds at most share of mass, or, when it holds
+// more of all of them, to those of the largest mass.
 func formNgrams(ids []int32, keep []bool, mass []float64, self, share float64) []int32 {
+	keep = keepOf(ids, keep)
+	kept := func(id int32) bool { return keep == nil || keep[id] }
 	if mass != nil && share > 0 {
-		notOwned := func(id int32) bool { return (keep == nil || keep[id]) && !Holds(self, share, mass[id]) }
-		if slices.ContainsFunc(ids, notOwned) {
-			return filterIDs(ids, notOwned)
+		if !HoldsAll(ids, keep, mass, self, share) {
+			return filterIDs(ids, func(id int32) bool { return kept(id) && !Holds(self, share, mass[id]) })
 		}
+		top := leastHeld(ids, kept, mass)
+		return filterIDs(ids, func(id int32) bool { return kept(id) && mass[id] == top })
 	}
-	if keep != nil && slices.ContainsFunc(ids, func(id int32) bool { return keep[id] }) {
-		return filterIDs(ids, func(id int32) bool { return keep[id] })
+	if keep != nil {
+		return filterIDs(ids, kept)
 	}
 	return ids
+}
+
+// HoldsAll reports whether a word of count self holds more than share of
+// every n-gram of ids that keep marks (of all of them when keep is nil or
+// marks none): then LeaveOut leaves it the n-grams it holds least.
+func HoldsAll(ids []int32, keep []bool, mass []float64, self, share float64) bool {
+	keep = keepOf(ids, keep)
+	return !slices.ContainsFunc(ids, func(id int32) bool { return (keep == nil || keep[id]) && !Holds(self, share, mass[id]) })
+}
+
+// keepOf returns keep, or nil when keep marks none of ids (KeepNgrams: then
+// all of them count).
+func keepOf(ids []int32, keep []bool) []bool {
+	if keep != nil && !slices.ContainsFunc(ids, func(id int32) bool { return keep[id] }) {
+		return nil
+	}
+	return keep
+}
+
+// leastHeld returns the largest mass of the ids kept marks (a word holds the
+// least of those n-grams); -1 when it marks none.
+func leastHeld(ids []int32, kept func(int32) bool, mass []float64) float64 {
+	top := -1.0
+	for _, id := range ids {
+		if kept(id) && mass[id] > top {
+			top = mass[id]
+		}
+	}
+	return top
 }
 
 // filterIDs keeps, in place, the ids kept returns true for.

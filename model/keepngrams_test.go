@@ -85,12 +85,27 @@ func TestLeaveOut(t *testing.T) {
 	if got := formNgrams(slices.Clone(ids), keep, mass, 7, 0.5); !slices.Equal(got, []int32{ids[1]}) {
 		t.Fatalf("kept and not held: %v, want [%d]", got, ids[1])
 	}
-	// Every n-gram held by the word: the KeepNgrams set, not the full form.
-	if got := formNgrams(slices.Clone(ids), keep, mass, 100, 0.5); !slices.Equal(got, []int32{ids[0], ids[1]}) {
-		t.Fatalf("all held, keep {%d %d}: %v, want the kept ones", ids[0], ids[1], got)
+	// Every n-gram held by the word: those it holds least (the largest mass).
+	if got := formNgrams(slices.Clone(ids), keep, mass, 100, 0.5); !slices.Equal(got, []int32{ids[1]}) {
+		t.Fatalf("all held, keep {%d %d}: %v, want [%d] (mass 20 > 10)", ids[0], ids[1], got, ids[1])
 	}
-	if got := formNgrams(slices.Clone(ids), nil, mass, 100, 0.5); !slices.Equal(got, ids) {
-		t.Fatalf("all held, no keep: %v, want all of %v", got, ids)
+	if got := formNgrams(slices.Clone(ids), nil, mass, 100, 0.5); !slices.Equal(got, ids[2:]) {
+		t.Fatalf("all held, no keep: %v, want those of mass 100, %v", got, ids[2:])
+	}
+	// A smaller share never gives back an n-gram a larger one left out.
+	for _, self := range []float64{1, 5, 7, 15, 60, 100} {
+		prev := slices.Clone(ids)
+		for _, share := range []float64{0.9, 0.5, 0.3, 0.1, 0.01, 1e-300} {
+			got := formNgrams(slices.Clone(ids), nil, mass, self, share)
+			if len(got) == 0 || !isSubset(got, prev) {
+				t.Fatalf("count %v, share %v: %v, not within %v (the larger share's)", self, share, got, prev)
+			}
+			prev = got
+		}
+	}
+	// None kept by KeepNgrams: the rule applies to all of them.
+	if got := formNgrams(slices.Clone(ids), make([]bool, m.Vocab.Len()), mass, 7, 0.5); len(got) != len(ids)-1 || slices.Contains(got, ids[0]) {
+		t.Fatalf("none kept, count 7: %v, want all but %d", got, ids[0])
 	}
 	ws.LeaveOut(make([]float64, m.Vocab.Len()+1), 1, 0.5)
 	defer func() {
@@ -99,6 +114,16 @@ func TestLeaveOut(t *testing.T) {
 		}
 	}()
 	infer()
+}
+
+// isSubset reports whether every element of a is in b.
+func isSubset(a, b []int32) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // appleForm returns a form-only test model, the word "apple" and its n-gram ids.

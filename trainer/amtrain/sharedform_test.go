@@ -1,7 +1,9 @@
 package amtrain
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -117,7 +119,7 @@ func TestTrainFormShare(t *testing.T) {
 	with.FormShare = 0.5
 	checkTrainsDiffersRepeats(t, d, o, with, "FormShare 0.5")
 	low := with
-	low.FormShare = 0.25 // leaves out more: differs from 0.5
+	low.FormShare = 0.25 // leaves out at least as much: differs from 0.5
 	checkTrainsDiffersRepeats(t, d, with, low, "FormShare 0.25")
 	// FormShare 0 is SharedForm alone: the same weights and checkpoint fingerprint.
 	off := o
@@ -129,14 +131,23 @@ func TestTrainFormShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.fingerprint(&o, d.Counts) != p.fingerprint(&off, d.Counts) || p.fingerprint(&with, d.Counts) == p.fingerprint(&o, d.Counts) {
+	w := d.Base.Words
+	if p.fingerprint(&o, w, d.Counts) != p.fingerprint(&off, w, d.Counts) || p.fingerprint(&with, w, d.Counts) == p.fingerprint(&o, w, d.Counts) {
 		t.Error("the fingerprint must change with FormShare 0.5 only")
 	}
 	// The counts decide what is left out: with FormShare they enter the fingerprint, without it not.
 	other := slices.Clone(d.Counts)
 	other[0]++
-	if p.fingerprint(&with, other) == p.fingerprint(&with, d.Counts) || p.fingerprint(&o, other) != p.fingerprint(&o, d.Counts) {
+	if p.fingerprint(&with, w, other) == p.fingerprint(&with, w, d.Counts) || p.fingerprint(&o, w, other) != p.fingerprint(&o, w, d.Counts) {
 		t.Error("the base counts must enter the fingerprint with FormShare only")
+	}
+	// The base words decide which n-grams are shared: with SharedForm they enter it, without it not.
+	respelled := slices.Clone(w)
+	respelled[len(respelled)-1] += "x"
+	plain := o
+	plain.SharedForm, plain.FormShare = false, 0
+	if p.fingerprint(&o, respelled, d.Counts) == p.fingerprint(&o, w, d.Counts) || p.fingerprint(&plain, respelled, d.Counts) != p.fingerprint(&plain, w, d.Counts) {
+		t.Error("the base words must enter the fingerprint with SharedForm only")
 	}
 	for _, c := range []struct {
 		shared bool
@@ -154,8 +165,8 @@ func TestTrainFormShare(t *testing.T) {
 }
 
 // TestHoldingAll counts the training words that hold more than the share of
-// every shared n-gram they have (they keep their shared form); a word with
-// no shared n-gram is not counted.
+// every shared n-gram they have (they keep the n-grams they hold least); a
+// word with no shared n-gram counts all of its n-grams.
 func TestHoldingAll(t *testing.T) {
 	words := []string{"apple", "applet", "zzzq", "banana", "canal"}
 	counts := []int64{90, 10, 5, 30, 20}
@@ -166,10 +177,45 @@ func TestHoldingAll(t *testing.T) {
 	for i, w := range words {
 		tw[i] = TrainWord{Word: w, Base: int32(i)}
 	}
-	// apple holds 0.9 of what it shares with applet (applet 0.1); banana 0.6 of "ana" (canal 0.4).
-	for share, want := range map[float64]int{0.5: 2, 0.3: 3, 0.05: 4, 0.95: 0} {
+	// apple holds 0.9 of what it shares with applet (applet 0.1); banana 0.6 of "ana" (canal 0.4);
+	// zzzq shares nothing and holds all of its own n-grams.
+	for share, want := range map[float64]int{0.5: 3, 0.3: 4, 0.05: 5, 0.95: 1} {
 		if got := holdingAll(vocab, tw, keep, mass, counts, share); got != want {
 			t.Errorf("share %v: %d words hold all their shared n-grams, want %d", share, got, want)
 		}
+	}
+}
+
+// TestHoldsIsTheOwnerRule: from a share of 0.5 on, a word holds an n-gram
+// exactly when it is the n-gram's single owner as session 11's code chose it
+// (the word of the largest count, if that count is more than share of the
+// n-gram's mass), ties and zero counts included.
+func TestHoldsIsTheOwnerRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := make([]string, 300)
+	counts := make([]int64, len(words))
+	for i := range words {
+		b := make([]byte, 2+rng.IntN(4))
+		for j := range b {
+			b[j] = "abc"[rng.IntN(3)]
+		}
+		words[i] = fmt.Sprintf("%s%d", b, i%7) // repeats and shared n-grams
+		counts[i] = int64(rng.IntN(4)) * int64(rng.IntN(50))
+	}
+	vocab := model.BuildNgramVocab(words, model.NgramConfig{MinN: 2, MaxN: 3, MinCount: 1})
+	mass := ngramMass(vocab, words, counts)
+	for _, share := range []float64{0.5, 0.6, 0.75, 0.99} {
+		top, owner := make([]float64, vocab.Len()), make([]int, vocab.Len())
+		forDistinctNgrams(vocab, words, func(w int, id int32) {
+			if c := wordCount(counts, int32(w)); c > top[id] {
+				top[id], owner[id] = c, w
+			}
+		})
+		forDistinctNgrams(vocab, words, func(w int, id int32) {
+			isOwner := top[id] > share*mass[id] && owner[id] == w
+			if held := model.Holds(wordCount(counts, int32(w)), share, mass[id]); held != isOwner {
+				t.Fatalf("share %v, word %q (count %d), n-gram %q: holds %v, owner %v", share, words[w], counts[w], vocab.Ngram(id), held, isOwner)
+			}
+		})
 	}
 }

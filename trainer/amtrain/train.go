@@ -75,9 +75,10 @@ type Options struct {
 	// that have the n-gram): those were
 	// trained mostly on its own contexts, so its form would tell more about
 	// its vector than a new word's form can, and the gate would learn to
-	// trust the contexts less than a new word needs. A word left without
-	// n-grams keeps the SharedForm ones. 0 leaves out only the n-grams no
-	// other word has.
+	// trust the contexts less than a new word needs. A word that holds more
+	// than FormShare of every SharedForm n-gram it has keeps those it holds
+	// least (the largest summed counts), so a smaller FormShare never gives
+	// an n-gram back. 0 leaves out only the n-grams no other word has.
 	FormShare float64
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
@@ -309,10 +310,10 @@ func MakePlan(d *Data, o *Options) (*Plan, error) {
 	return p, nil
 }
 
-// fingerprint identifies what a checkpoint's training run depends on;
-// counts (the base words' counts) enter it with FormShare, whose left-out
-// n-grams they decide.
-func (p *Plan) fingerprint(o *Options, counts []int64) uint64 {
+// fingerprint identifies what a checkpoint's training run depends on; the
+// base words enter it with SharedForm (they decide which n-grams are shared)
+// and their counts with FormShare (they decide which are left out).
+func (p *Plan) fingerprint(o *Options, words []string, counts []int64) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%v|%d|%g|%g|%g|%g|%d|%d|%d|%d|%v\n", o.Mode, o.Batch, o.LR, o.Beta1, o.Beta2, o.Eps,
 		o.Seed, o.MaxContexts, o.Window, o.Holdout, o.Ngram)
@@ -323,7 +324,10 @@ func (p *Plan) fingerprint(o *Options, counts []int64) uint64 {
 		fmt.Fprintf(h, "contexts %v, count buckets %d\n", o.ContextDraw, o.CountBuckets)
 	}
 	if o.SharedForm { // likewise
-		fmt.Fprintf(h, "shared form\n")
+		fmt.Fprintf(h, "shared form %d\n", len(words))
+		for _, w := range words {
+			fmt.Fprintf(h, "%s\n", w)
+		}
 	}
 	if o.FormShare != 0 { // likewise
 		fmt.Fprintf(h, "form share %g %v\n", o.FormShare, counts)
@@ -435,7 +439,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		log.Warn("words with enough occurrences by their count do not occur in the corpus; skipped", "words", plan.NoContexts)
 	}
 	t := &trainer{o: &o, d: d, plan: plan, sampler: NewSampler(d.Index, d.Base, o.Window), log: log}
-	fp := plan.fingerprint(&o, d.Counts)
+	fp := plan.fingerprint(&o, d.Base.Words, d.Counts)
 	start, err := t.init(fp)
 	if err != nil {
 		return nil, err
@@ -449,7 +453,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 	if o.FormShare != 0 {
 		t.mass = ngramMass(t.m.Vocab, d.Base.Words, d.Counts)
 		log.Info("form share", "share", o.FormShare, "training_words", len(plan.Words),
-			"words_holding_every_shared_ngram", holdingAll(t.m.Vocab, plan.Words, keep, t.mass, d.Counts, o.FormShare))
+			"words_left_with_their_least_held_ngrams", holdingAll(t.m.Vocab, plan.Words, keep, t.mass, d.Counts, o.FormShare))
 	}
 	for i := 0; i < o.Threads; i++ {
 		ws := t.m.NewWorkspace()
@@ -737,25 +741,15 @@ func ngramMass(vocab *model.NgramVocab, words []string, counts []int64) []float6
 	return mass
 }
 
-// holdingAll returns how many of words hold more than share of every n-gram
-// keep marks that they have (those keep their SharedForm form: LeaveOut's
-// fallback). Words without such n-grams are not counted.
+// holdingAll returns how many of words hold more than share of every shared
+// n-gram they have (keep; of every n-gram when they share none): their forms
+// keep only the n-grams they hold least (model.HoldsAll).
 func holdingAll(vocab *model.NgramVocab, words []TrainWord, keep []bool, mass []float64, counts []int64, share float64) int {
 	n := 0
 	var ids []int32
 	for _, w := range words {
-		self := wordCount(counts, w.Base)
 		ids = vocab.AppendIDs(ids[:0], w.Word)
-		kept, held := 0, 0
-		for _, id := range ids {
-			if keep[id] {
-				kept++
-				if model.Holds(self, share, mass[id]) {
-					held++
-				}
-			}
-		}
-		if kept > 0 && held == kept {
+		if model.HoldsAll(ids, keep, mass, wordCount(counts, w.Base), share) {
 			n++
 		}
 	}
