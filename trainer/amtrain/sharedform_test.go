@@ -106,6 +106,14 @@ func TestNgramMass(t *testing.T) {
 	if w := wordCount(counts, 4); w != 0 {
 		t.Errorf("a negative count counts %v, want 0", w)
 	}
+	// The unknown n-gram (every n-gram below the vocabulary's min count) has no mass.
+	rare := model.BuildNgramVocab(words, model.NgramConfig{MinN: 3, MaxN: 4, MinCount: 2})
+	if !slices.Contains(rare.AppendIDs(nil, "zzzq"), model.UnknownNgram) {
+		t.Fatal("zzzq has no unknown n-gram at min count 2")
+	}
+	if m := ngramMass(rare, words, counts)[model.UnknownNgram]; m != 0 {
+		t.Errorf("the unknown n-gram has mass %v, want 0", m)
+	}
 }
 
 // TestTrainFormShare: FormShare trains, changes the weights against
