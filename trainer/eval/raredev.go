@@ -96,9 +96,19 @@ func dedupContexts(cs [][]string) [][]string {
 }
 
 // Write writes dir/pairs.txt ("common rare score" lines, the format eval
-// rare-pairs reads) and dir/contexts/<rare>.txt (one context per line).
+// rare-pairs reads) and dir/contexts/<rare>.txt (one context per line). A
+// rare word that cannot name a file of dir/contexts (contextFile) is an
+// error, before anything is written.
 func (s *RareDevSet) Write(dir string) error {
 	cdir := filepath.Join(dir, "contexts")
+	files := make(map[string]string, len(s.Contexts))
+	for w := range s.Contexts {
+		path, ok := contextFile(cdir, w)
+		if !ok {
+			return fmt.Errorf("rare word %q cannot name a file of %s", w, cdir)
+		}
+		files[w] = path
+	}
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
 		return err
 	}
@@ -110,7 +120,7 @@ func (s *RareDevSet) Write(dir string) error {
 		return err
 	}
 	for w, cs := range s.Contexts {
-		f, err := os.Create(filepath.Join(cdir, w+".txt"))
+		f, err := os.Create(files[w])
 		if err != nil {
 			return err
 		}

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -20,12 +22,31 @@ type RarePair struct {
 	Score        float64
 }
 
+// contextFile returns dir/<word>.txt, the contexts file of word in the
+// layout eval rare-dev writes and eval rare-pairs reads. ok is false when
+// word cannot name a file of dir: empty, "." or "..", or holding a path
+// separator (/ or \ on every system, so that a data set reads alike
+// everywhere) or a NUL byte; "../corpus" must not reach a file outside dir.
+func contextFile(dir, word string) (path string, ok bool) {
+	name := word + ".txt"
+	if word == "" || word == "." || word == ".." || strings.ContainsAny(word, "/\\\x00") || !filepath.IsLocal(name) {
+		return "", false
+	}
+	return filepath.Join(dir, name), true
+}
+
 // LoadRareContexts reads the contexts of word from dir/<word>.txt (one
 // sentence per line, tokenized with tok) with every occurrence of word
 // removed, as the rare-word protocol requires; lines left empty are skipped.
-// A missing file gives no contexts and no error.
+// A missing file gives no contexts and no error, and so does a word that
+// cannot name a file of dir (contextFile: a path separator, "." or "..",
+// empty), which is logged: no file outside dir is ever read.
 func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error) {
-	path := filepath.Join(dir, word+".txt")
+	path, ok := contextFile(dir, word)
+	if !ok {
+		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", word, "dir", dir)
+		return nil, nil
+	}
 	var out [][]string
 	err := dataset.ForEachLine(path, func(_ int, line string) error {
 		if toks := dropWord(tok.AppendTokens(nil, dataset.FixUTF8(line)), word); len(toks) > 0 {

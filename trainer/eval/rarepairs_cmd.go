@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
 )
 
@@ -27,10 +29,22 @@ type rareRow struct {
 	infer    func(contexts map[string][][]string) (map[string][]float32, error)
 }
 
-// rareResult is a row's mean ρ and mean count of pairs without a vector, per k.
+// rareResult is a row's mean ρ and mean count of pairs without a vector, per
+// k, both over all the trials: a trial whose ρ is undefined (every cosine
+// equal) counts as ρ = 0 (stats.MeanNaNZero, as eval chimeras does), as a
+// pair without a vector counts as cosine 0, and is counted in undefined.
 type rareResult struct {
 	rho, missing []float64
+	undefined    []int
 }
+
+// maxRareK bounds --max-k: 2^20 contexts per word is far beyond any
+// context file, and k, doubling up to it, stays far from overflowing.
+const maxRareK = 1 << 20
+
+// maxRareTrials bounds --trials: a sample's seed holds its trial in 16 bits
+// (rarePairsRun), so more trials would repeat the samples of other k.
+const maxRareTrials = 1 << 16
 
 func runRarePairs(ctx context.Context, env cli.Env) error {
 	fset := cli.NewFlagSet("eval rare-pairs", env)
@@ -41,11 +55,11 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	ftPath := fset.String("fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
 	var sw subwordFlags
 	sw.register(fset)
-	maxK := fset.Int("max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k)")
-	trials := fset.Int("trials", 5, "random context samples per k (ρ and the missing counts are averaged)")
+	maxK := fset.Int("max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k; at most 2^20)")
+	trials := fset.Int("trials", 5, "random context samples per k, 1 … 2^16 (ρ and the missing counts are averaged)")
 	seed := fset.Uint64("seed", 1, "random seed of the context samples")
 	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
-	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE`")
+	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE` (replaced atomically; needs --max-k ≥ 2)")
 	blendC := fset.Float64("context-blend", 0, "with --am: add the row AM + k/(k+`C`)·centred additive − sw (the AM vector plus the mean of the\n"+
 		"context words' vectors minus the mean of all base vectors, each at unit length; k: the contexts the\n"+
 		"word is given; 0: no such row)")
@@ -57,25 +71,25 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 			"the second table); a model trained without a form has no k = 0 value and no ½ form row. For\n"+
 			"k = 0 (form only), 1, 2, 4 … max-k the rare word's vector is inferred from k contexts sampled\n"+
 			"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n"+
-			"--trials seeded samples shared by every row.")
+			"--trials seeded samples shared by every row; a trial whose ρ is undefined (every cosine equal) counts\n"+
+			"as ρ = 0 and is reported under the table. A word that cannot name a file of CONTEXT_DIR (empty, \".\",\n"+
+			"\"..\", or holding / or \\) has no contexts: no file outside CONTEXT_DIR is read. PAIRS needs two\n"+
+			"pairs with different scores at least.")
 		fset.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fset, env.Args); err != nil {
 		return err
 	}
-	if err := report.CheckPlotFlag(*plotPath); err != nil {
-		return err
-	}
 	if fset.NArg() != 2 {
 		return cli.UsageError("want PAIRS and CONTEXT_DIR, got %d arguments", fset.NArg())
 	}
-	if err := checkRarePairsFlags(*maxK, *trials, *nStop, *blendC, *am); err != nil {
+	if err := checkRarePairsFlags(*maxK, *trials, *nStop, *blendC, *am, *plotPath); err != nil {
 		return err
 	}
-	if st, err := os.Stat(fset.Arg(1)); err != nil || !st.IsDir() {
-		return fmt.Errorf("rare-pairs: context directory %s: not a directory (%v)", fset.Arg(1), err)
+	if err := report.CheckPlotFlag(*plotPath); err != nil {
+		return err
 	}
-	pairs, err := dataset.LoadWordPairs(fset.Arg(0))
+	pairs, err := loadRarePairsInput(fset.Arg(0), fset.Arg(1))
 	if err != nil {
 		return err
 	}
@@ -107,18 +121,50 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
 }
 
-// checkRarePairsFlags validates the numeric flags of eval rare-pairs.
-func checkRarePairsFlags(maxK, trials, nStop int, blendC float64, am string) error {
-	if maxK < 1 || trials < 1 || nStop < 0 {
-		return cli.UsageError("--max-k and --trials must be ≥ 1 and --stopwords ≥ 0")
-	}
-	if !(blendC >= 0) || math.IsInf(blendC, 0) {
+// checkRarePairsFlags validates the numeric flags of eval rare-pairs, and
+// --plot (plotPath), which needs two values of k ≥ 1 to draw on its log axis.
+func checkRarePairsFlags(maxK, trials, nStop int, blendC float64, am, plotPath string) error {
+	switch {
+	case maxK < 1 || maxK > maxRareK:
+		return cli.UsageError("--max-k must be in 1..2^20 (%d), got %d", maxRareK, maxK)
+	case trials < 1 || trials > maxRareTrials:
+		return cli.UsageError("--trials must be in 1..2^16 (%d), got %d", maxRareTrials, trials)
+	case nStop < 0:
+		return cli.UsageError("--stopwords must be ≥ 0, got %d", nStop)
+	case !(blendC >= 0) || math.IsInf(blendC, 0):
 		return cli.UsageError("--context-blend must be a finite number ≥ 0, got %v", blendC)
-	}
-	if blendC > 0 && am == "" {
+	case blendC > 0 && am == "":
 		return cli.UsageError("--context-blend needs --am (it blends the AM vector)")
+	case plotPath != "" && maxK < 2:
+		return cli.UsageError("--plot %s needs two values of k to draw (--max-k ≥ 2), got --max-k %d", plotPath, maxK)
 	}
 	return nil
+}
+
+// loadRarePairsInput checks that dir is a directory and reads the pairs at
+// pairsPath, refusing a file on which Spearman's ρ is undefined whatever
+// the vectors: fewer than two pairs, or every score equal.
+func loadRarePairsInput(pairsPath, dir string) ([]dataset.WordPair, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("rare-pairs: context directory: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("rare-pairs: context directory %s is not a directory", dir)
+	}
+	pairs, err := dataset.LoadWordPairs(pairsPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pairs {
+		if p.Score != pairs[0].Score {
+			return pairs, nil
+		}
+	}
+	if len(pairs) < 2 {
+		return nil, fmt.Errorf("rare-pairs: %s holds %d pair: Spearman's ρ needs at least two pairs with different scores", pairsPath, len(pairs))
+	}
+	return nil, fmt.Errorf("rare-pairs: %s: all %d pairs have the score %g: Spearman's ρ needs at least two pairs with different scores", pairsPath, len(pairs), pairs[0].Score)
 }
 
 // distinctRareWords returns the rare words of rp, sorted, each once.
@@ -136,11 +182,15 @@ func distinctRareWords(rp []RarePair) []string {
 }
 
 // contextCounts returns the numbers of contexts of the protocol: 0 (the form
-// alone), then 1, 2, 4 … up to maxK.
+// alone), then 1, 2, 4 … up to maxK. k never overflows, whatever maxK: the
+// loop stops before doubling past it.
 func contextCounts(maxK int) []int {
 	ks := []int{0}
 	for k := 1; k <= maxK; k *= 2 {
 		ks = append(ks, k)
+		if k > maxK/2 {
+			break
+		}
 	}
 	return ks
 }
@@ -273,18 +323,17 @@ func subwordModelRows(ftPath string, sw subwordFlags, stop map[string]bool, rare
 	return append(rows, ftRows...), func() { ft.Close() }, nil
 }
 
-// rarePairsRun scores every row at every k, averaging over trials; the
-// samples of a (k, trial) are shared by all rows.
+// rarePairsRun scores every row at every k, averaging over trials (see
+// rareResult: an undefined ρ counts as 0 and is counted); the samples of a
+// (k, trial) are shared by all rows.
 func rarePairsRun(ctx context.Context, rp []RarePair, contexts map[string][][]string, rareWords []string, rows []rareRow, ks []int, trials int, seed uint64) ([]rareResult, error) {
 	res := make([]rareResult, len(rows))
+	rhos := make([][]float64, len(rows)) // a row's ρ in each trial of the current k
 	for i := range res {
-		res[i] = rareResult{rho: make([]float64, len(ks)), missing: make([]float64, len(ks))}
+		res[i] = rareResult{rho: make([]float64, len(ks)), missing: make([]float64, len(ks)), undefined: make([]int, len(ks))}
+		rhos[i] = make([]float64, trials)
 	}
-	type cached struct {
-		rho     float64
-		missing int
-	}
-	constants := make([]*cached, len(rows))
+	constants := make([]*rareScore, len(rows))
 	for ki, k := range ks {
 		for trial := range trials {
 			if err := ctx.Err(); err != nil {
@@ -298,28 +347,84 @@ func rarePairsRun(ctx context.Context, rp []RarePair, contexts map[string][][]st
 				if k < r.minK {
 					continue
 				}
-				c := constants[ri]
-				if c == nil {
-					vecs, err := r.infer(sample)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", r.name, err)
-					}
-					rho, missing := RarePairsScore(rp, r.common, vecs)
-					c = &cached{rho, missing}
-					if r.constant {
-						constants[ri] = c
-					}
+				sc, err := scoreRareRow(r, rp, sample, &constants[ri])
+				if err != nil {
+					return nil, err
 				}
-				res[ri].rho[ki] += c.rho / float64(trials)
-				res[ri].missing[ki] += float64(c.missing) / float64(trials)
+				rhos[ri][trial] = sc.rho
+				res[ri].missing[ki] += float64(sc.missing) / float64(trials)
+			}
+		}
+		for ri, r := range rows {
+			if k >= r.minK {
+				res[ri].rho[ki], res[ri].undefined[ki] = stats.MeanNaNZero(rhos[ri])
 			}
 		}
 	}
 	return res, nil
 }
 
+// rareScore is the score of a row on one sample: ρ (NaN when undefined) and
+// the pairs without a vector.
+type rareScore struct {
+	rho     float64
+	missing int
+}
+
+// scoreRareRow scores row r on the contexts sample; a constant row is
+// scored once and kept in *constant.
+func scoreRareRow(r rareRow, rp []RarePair, sample map[string][][]string, constant **rareScore) (*rareScore, error) {
+	if *constant != nil {
+		return *constant, nil
+	}
+	vecs, err := r.infer(sample)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.name, err)
+	}
+	rho, missing := RarePairsScore(rp, r.common, vecs)
+	sc := &rareScore{rho, missing}
+	if r.constant {
+		*constant = sc
+	}
+	return sc, nil
+}
+
+// noValue marks a cell of a row that needs contexts at k = 0; an undefined
+// ρ is never printed so (it counts as 0, marked undefinedMark).
+const noValue = "–"
+
+// undefinedMark follows a mean ρ in which some trials were undefined.
+const undefinedMark = "†"
+
 // writeRarePairs prints the ρ table, the table of pairs without a vector and the plot.
 func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pairs, without, trials int, plotPath string) error {
+	rhoTab, missTab := rareTables(rows, res, ks)
+	if err := rhoTab.WriteMarkdown(env.Stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nAll %d pairs scored (%d with a rare word without contexts); ρ is the mean over %d trials.\n", pairs, without, trials)
+	writeUndefinedNote(env.Stdout, rows, res, ks, trials)
+	fmt.Fprint(env.Stdout, "Pairs scored 0 for want of a vector (common or rare word), mean over the trials:\n\n")
+	if err := missTab.WriteMarkdown(env.Stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\n%s: no value, the row needs contexts (k = 0 of the additive rows and of a model trained without a form).\n", noValue)
+	if plotPath == "" {
+		return nil
+	}
+	p := report.LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true}
+	for _, k := range ks[1:] {
+		p.X = append(p.X, float64(k))
+	}
+	for ri, r := range rows {
+		p.Series = append(p.Series, report.Series{Name: r.name, Y: res[ri].rho[1:]})
+	}
+	return p.WritePNG(plotPath)
+}
+
+// rareTables returns the table of mean ρ and that of the mean number of
+// pairs without a vector, a row per model and a column per k.
+func rareTables(rows []rareRow, res []rareResult, ks []int) (rhoTab, missTab report.Table) {
 	header := []string{"model"}
 	for _, k := range ks {
 		if k == 0 {
@@ -328,35 +433,45 @@ func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pai
 			header = append(header, fmt.Sprintf("k=%d", k))
 		}
 	}
-	rhoTab, missTab := report.Table{Header: header}, report.Table{Header: header}
-	p := report.LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true}
-	for _, k := range ks[1:] {
-		p.X = append(p.X, float64(k))
-	}
+	rhoTab, missTab = report.Table{Header: header}, report.Table{Header: header}
 	for ri, r := range rows {
 		rc, mc := []string{r.name}, []string{r.name}
 		for ki, k := range ks {
 			if k < r.minK {
-				rc, mc = append(rc, "–"), append(mc, "–")
+				rc, mc = append(rc, noValue), append(mc, noValue)
 				continue
 			}
-			rc = append(rc, report.Num(res[ri].rho[ki], 3))
+			cell := report.Num(res[ri].rho[ki], 3)
+			if res[ri].undefined[ki] > 0 {
+				cell += undefinedMark
+			}
+			rc = append(rc, cell)
 			mc = append(mc, strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", res[ri].missing[ki]), "0"), "."))
 		}
 		rhoTab.AddRow(rc...)
 		missTab.AddRow(mc...)
-		p.Series = append(p.Series, report.Series{Name: r.name, Y: res[ri].rho[1:]})
 	}
-	if err := rhoTab.WriteMarkdown(env.Stdout); err != nil {
-		return err
+	return rhoTab, missTab
+}
+
+// writeUndefinedNote lists, under the ρ table, the cells in which some
+// trials had an undefined ρ (every cosine equal) and how many.
+func writeUndefinedNote(w io.Writer, rows []rareRow, res []rareResult, ks []int, trials int) {
+	var lines []string
+	for ri, r := range rows {
+		var cells []string
+		for ki, k := range ks {
+			if n := res[ri].undefined[ki]; n > 0 && k >= r.minK {
+				cells = append(cells, fmt.Sprintf("k=%d %d of %d", k, n, trials))
+			}
+		}
+		if len(cells) > 0 {
+			lines = append(lines, fmt.Sprintf("- %s: %s\n", r.name, strings.Join(cells, ", ")))
+		}
 	}
-	fmt.Fprintf(env.Stdout, "\nAll %d pairs scored (%d with a rare word without contexts); ρ is the mean over %d trials.\n"+
-		"Pairs scored 0 for want of a vector (common or rare word), mean over the trials:\n\n", pairs, without, trials)
-	if err := missTab.WriteMarkdown(env.Stdout); err != nil {
-		return err
+	if len(lines) == 0 {
+		return
 	}
-	if plotPath != "" {
-		return p.WritePNG(plotPath)
-	}
-	return nil
+	fmt.Fprintf(w, "%s ρ undefined (every cosine equal) in some trials, counted as ρ = 0 in the mean, as a pair without\n"+
+		"a vector counts as cosine 0; trials undefined:\n\n%s\n", undefinedMark, strings.Join(lines, ""))
 }

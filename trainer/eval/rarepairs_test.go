@@ -2,13 +2,16 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
@@ -336,4 +339,206 @@ func contextDir(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// contextCounts doubles k up to maxK and stops there, however large maxK:
+// k never overflows into negative or zero values that would append forever.
+func TestContextCountsNeverOverflow(t *testing.T) {
+	for _, c := range []struct {
+		maxK int
+		want []int
+	}{{1, []int{0, 1}}, {2, []int{0, 1, 2}}, {6, []int{0, 1, 2, 4}}, {8, []int{0, 1, 2, 4, 8}}} {
+		if got := contextCounts(c.maxK); !slices.Equal(got, c.want) {
+			t.Errorf("contextCounts(%d) = %v, want %v", c.maxK, got, c.want)
+		}
+	}
+	for _, maxK := range []int{1 << 62, math.MaxInt} {
+		ks := contextCounts(maxK)
+		if len(ks) != 64 || ks[63] != 1<<62 {
+			t.Errorf("contextCounts(%d): %d values ending in %d, want 0 and 2^0 … 2^62", maxK, len(ks), ks[len(ks)-1])
+		}
+	}
+}
+
+// Each bad flag of rare-pairs is a usage error naming that flag and its
+// value; --plot needs two values of k (its log axis cannot be drawn around
+// one), refused before any work and before the file is created.
+func TestEvalRarePairsFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--max-k", "0"}, "--max-k must be in 1..2^20 (1048576), got 0"},
+		{[]string{"--max-k", "1048577"}, "--max-k must be in 1..2^20 (1048576), got 1048577"},
+		{[]string{"--max-k", "4611686018427387904"}, "got 4611686018427387904"},
+		{[]string{"--max-k", "9223372036854775807"}, "got 9223372036854775807"},
+		{[]string{"--trials", "0"}, "--trials must be in 1..2^16 (65536), got 0"},
+		{[]string{"--trials", "65537"}, "--trials must be in 1..2^16 (65536), got 65537"},
+		{[]string{"--stopwords", "-1"}, "--stopwords must be ≥ 0, got -1"},
+		{[]string{"--plot", "p.png", "--max-k", "1"}, "--plot p.png needs two values of k to draw (--max-k ≥ 2), got --max-k 1"},
+	} {
+		args := append(append([]string{"rare-pairs", "--embeddings", "e.vec"}, c.flags...), "pairs.txt", "contexts")
+		_, _, err := run(t, args...)
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error = %v, want a usage error with %q", c.flags, err, c.want)
+		}
+	}
+}
+
+// A CONTEXT_DIR that is a regular file, or missing, is an error naming it
+// and its cause (no "(<nil>)").
+func TestEvalRarePairsContextDirErrors(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	pairs := writeFile(t, "pairs.txt", "music zorb 9\nbread zorb 1\n")
+	for _, c := range []struct{ dir, want string }{
+		{pairs, "rare-pairs: context directory " + pairs + " is not a directory"},
+		{filepath.Join(t.TempDir(), "nosuch"), "no such file or directory"},
+	} {
+		_, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", pairs, c.dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("CONTEXT_DIR %s: error = %v, want %q", c.dir, err, c.want)
+		}
+	}
+}
+
+// A PAIRS file on which Spearman's ρ is undefined whatever the vectors (one
+// pair, or every score equal) is an error naming the file, not a table of
+// undefined values.
+func TestEvalRarePairsDegeneratePairs(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\n"})
+	for _, c := range []struct{ name, pairs, want string }{
+		{"one pair", "music zorb 9\n", "holds 1 pair: Spearman's ρ needs at least two pairs with different scores"},
+		{"equal scores", "music zorb 5\nbread zorb 5\nfood zorb 5\n", "all 3 pairs have the score 5: Spearman's ρ needs at least two pairs with different scores"},
+	} {
+		pairs := writeFile(t, "rp.txt", c.pairs)
+		out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--max-k", "2", pairs, dir)
+		if err == nil || !strings.Contains(err.Error(), pairs) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error = %v, want %q naming %s\n%s", c.name, err, c.want, pairs, out)
+		}
+	}
+}
+
+// A trial whose ρ is undefined (every cosine equal) counts as ρ = 0, as a
+// pair without a vector counts as cosine 0, and is counted: one undefined
+// trial no longer turns the mean into NaN.
+func TestRarePairsRunUndefinedTrialCountsZero(t *testing.T) {
+	rp := []RarePair{{"a", "r1", 1}, {"b", "r2", 2}, {"c", "r3", 3}}
+	common := func(string) []float32 { return []float32{0, 1} }
+	calls := 0
+	// Even calls: ρ = +1; odd calls: no vector at all, every cosine 0, ρ undefined.
+	half := func(map[string][][]string) (map[string][]float32, error) {
+		calls++
+		if calls%2 == 0 {
+			return nil, nil
+		}
+		return map[string][]float32{"r1": {1, -1}, "r2": {1, 0}, "r3": {1, 1}}, nil
+	}
+	never := func(map[string][][]string) (map[string][]float32, error) { return nil, nil }
+	rows := []rareRow{{name: "half", common: common, minK: 1, infer: half}, {name: "never", common: common, constant: true, infer: never}}
+	res, err := rarePairsRun(context.Background(), rp, nil, []string{"r1", "r2", "r3"}, rows, []int{0, 1}, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].rho[1] != 0.5 || res[0].undefined[1] != 2 || res[0].missing[1] != 1.5 {
+		t.Fatalf("half: ρ %v, %d undefined, %v missing; want 0.5 (two of four trials undefined, as 0), 2, 1.5", res[0].rho[1], res[0].undefined[1], res[0].missing[1])
+	}
+	if res[0].undefined[0] != 0 || res[1].rho[0] != 0 || res[1].undefined[0] != 4 || res[1].undefined[1] != 4 {
+		t.Fatalf("never: ρ %v, undefined %v; half at k = 0: %d undefined: want ρ 0 and 4 of 4 undefined at every k", res[1].rho, res[1].undefined, res[0].undefined[0])
+	}
+}
+
+// The output tells an undefined ρ (0.000†, counted in a note) from a row
+// without a value at k = 0 (–, explained under the tables).
+func TestEvalRarePairsUndefinedReported(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\nthe zorb music\n"})
+	// No common word has a vector: every cosine is 0 and ρ is undefined in every trial.
+	pairs := writeFile(t, "rp.txt", "aaa zorb 1\nbbb zorb 2\nccc zorb 3\n")
+	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--max-k", "2", "--trials", "2", pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := func(out string) []string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "| additive − sw") {
+				c := strings.Split(l, "|")
+				for i := range c {
+					c[i] = strings.TrimSpace(c[i])
+				}
+				return c[2:5]
+			}
+		}
+		t.Fatalf("no additive row in:\n%s", out)
+		return nil
+	}
+	if c := cells(out); !slices.Equal(c, []string{"–", "0.000†", "0.000†"}) {
+		t.Errorf("additive row %q: want – at k = 0 (no value), 0.000† at k = 1, 2 (undefined)", c)
+	}
+	for _, want := range []string{
+		"† ρ undefined (every cosine equal) in some trials, counted as ρ = 0",
+		"- additive − sw: k=1 2 of 2, k=2 2 of 2\n",
+		"–: no value, the row needs contexts",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Defined in every trial: no mark, not in the note.
+	ok := writeFile(t, "ok.txt", "music zorb 9\nbread zorb 1\nfood zorb 2\n")
+	out, _, err = run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--max-k", "2", "--trials", "2", ok, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cells(out); c[0] != "–" || strings.Contains(c[1]+c[2], "†") || strings.Contains(out, "- additive − sw:") {
+		t.Fatalf("every ρ of the additive row defined: row %q, output:\n%s", c, out)
+	}
+}
+
+// A pair word that cannot name a file of CONTEXT_DIR ("../corpus") has no
+// contexts: the file outside the directory is not read, and its pair counts
+// among those without contexts.
+func TestRarePairsSetupUnsafeWord(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "contexts")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "corpus.txt"), []byte("secret corpus line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pairs := []dataset.WordPair{{A: "kakaiona", B: "../corpus", Score: 3}, {A: "..", B: ".", Score: 1}}
+	rp, ctx, without, err := RarePairsSetup(pairs, dir, model.DefaultTokenizer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ctx) != 0 || without != 2 || rp[0] != (RarePair{Common: "kakaiona", Rare: "../corpus", Score: 3}) {
+		t.Fatalf("setup: %+v, contexts %q, %d without contexts: want ../corpus.txt unread, both pairs without contexts", rp, ctx, without)
+	}
+}
+
+func TestContextFile(t *testing.T) {
+	for _, w := range []string{"", ".", "..", "../corpus", "a/b", `a\b`, "/etc/passwd", "a\x00b"} {
+		if p, ok := contextFile("dir", w); ok {
+			t.Errorf("contextFile(%q) = %q: want no file", w, p)
+		}
+	}
+	for _, w := range []string{"zorb", "...", ".hidden", "a..b", "naïve"} {
+		if p, ok := contextFile("dir", w); !ok || p != filepath.Join("dir", w+".txt") {
+			t.Errorf("contextFile(%q) = %q, %v: want dir/%s.txt", w, p, ok, w)
+		}
+	}
+}
+
+// rare-dev writes a rare word's contexts only inside DIR/contexts: a word
+// that cannot name a file there is an error before anything is written.
+func TestRareDevWriteRefusesUnsafeWord(t *testing.T) {
+	dir := t.TempDir()
+	set := &RareDevSet{Pairs: []RarePair{{"music", "../evil", 3}}, Contexts: map[string][][]string{"../evil": {{"a", "b"}}}}
+	if err := set.Write(dir); err == nil || !strings.Contains(err.Error(), `"../evil"`) {
+		t.Fatalf("Write: %v, want an error naming the word", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("Write wrote %d entries in %s, want none", len(ents), dir)
+	}
 }

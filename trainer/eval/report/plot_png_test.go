@@ -7,7 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 )
 
 func TestLinePlotPNG(t *testing.T) {
@@ -24,5 +28,54 @@ func TestLinePlotPNG(t *testing.T) {
 	p.Series[0].Y = p.Series[0].Y[:2]
 	if err := p.WritePNG(path); err == nil {
 		t.Fatal("series of the wrong length: want an error")
+	}
+}
+
+// A plot that cannot be drawn (one x value on a log axis, as eval rare-pairs
+// --max-k 1 gives, or no value at all) is an error before the file is
+// touched: an existing plot keeps its bytes, and no temporary file is left.
+func TestLinePlotPNGUnplottableKeepsFile(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		name string
+		p    LinePlot
+		want string
+	}{
+		{"one x on a log axis", LinePlot{Title: "t", LogX: true, X: []float64{1}, Series: []Series{{Name: "a", Y: []float64{0.5}}}}, "every value is at one x"},
+		{"every y NaN", LinePlot{Title: "t", LogX: true, X: []float64{1, 2}, Series: []Series{{Name: "a", Y: []float64{nan, nan}}}}, "nothing to plot"},
+		{"one x with a value", LinePlot{Title: "t", LogX: true, X: []float64{1, 2}, Series: []Series{{Name: "a", Y: []float64{nan, 3}}}}, "every value is at one x"},
+		{"no series", LinePlot{Title: "t", X: []float64{1, 2}}, "nothing to plot"},
+		{"x = 0 on a log axis", LinePlot{Title: "t", LogX: true, X: []float64{0, 1}, Series: []Series{{Name: "a", Y: []float64{1, 2}}}}, "> 0 on a log axis"},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "p.png")
+		if err := os.WriteFile(path, []byte("old plot"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := c.p.WritePNG(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
+		}
+		if data, err := os.ReadFile(path); err != nil || string(data) != "old plot" {
+			t.Errorf("%s: the existing file holds %q (%v), want it untouched", c.name, data, err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%s: %d files in the directory, want only the plot", c.name, len(ents))
+		}
+	}
+}
+
+// A panic of gonum/plot while drawing (here a log axis padded to reach 0)
+// comes back from render as an error.
+func TestRenderPanicIsError(t *testing.T) {
+	pl := plot.New()
+	pl.X.Scale = plot.LogScale{}
+	l, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.Add(l)
+	if img, err := render(pl); img != nil || err == nil || !strings.Contains(err.Error(), "log scale") {
+		t.Fatalf("render = %v, %v: want the panic as an error", img, err)
 	}
 }
