@@ -374,3 +374,33 @@ func FuzzReadCounts(f *testing.F) {
 func appendG(b []byte, x float32) []byte { return strconvAppend(b, x, 'g', -1) }
 
 func appendF(b []byte, x float32, prec int) []byte { return strconvAppend(b, x, 'f', prec) }
+
+// TestReadEmbeddingsBinaryLikeText: binary values whose bytes happen to be
+// digits make the first record look like text; the records after it decide,
+// so a written binary file reads back (a fuzz finding).
+func TestReadEmbeddingsBinaryLikeText(t *testing.T) {
+	bits := func(s string) float32 { return math.Float32frombits(binary.LittleEndian.Uint32([]byte(s))) }
+	e, err := NewEmbeddings(1, []string{"0", "000B00000"}, []float32{bits("0000"), bits("A000")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteEmbeddingsBinary(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), "2 1\n0 0000\n") {
+		t.Fatalf("the first record does not look like text: %q", buf.String())
+	}
+	back, err := ReadEmbeddings(&buf, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Words, e.Words) || !slices.Equal(back.Vectors, e.Vectors) {
+		t.Fatalf("read back %v %v, want %v %v", back.Words, back.Vectors, e.Words, e.Vectors)
+	}
+	// A text file of the same shape stays text: its second line is numbers.
+	text, err := ReadEmbeddings(strings.NewReader("2 1\n0 0000\nb 1.5\n"), "t")
+	if err != nil || text.Vectors[1] != 1.5 {
+		t.Fatalf("text read as %v, %v", text, err)
+	}
+}
