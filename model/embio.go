@@ -38,7 +38,10 @@ func LoadEmbeddings(path string) (*Embeddings, error) {
 // integers is a word2vec header "rows dim", otherwise the file is headerless
 // text and the dimension is the number of values on the first line. After a
 // header the body is binary when the bytes following the first word are not
-// all characters of decimal numbers. Text values are parsed in parallel.
+// all characters of decimal numbers. (So a binary file whose first values'
+// bytes all happen to be such characters, as real vectors' never are, is read
+// as text and fails with the text parser's error.) Text values are parsed in
+// parallel.
 func ReadEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 	zr, closeZ, err := MaybeGunzip(r, 256<<10)
 	if err != nil {
@@ -69,7 +72,7 @@ func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 		if rows < 0 {
 			return nil, fmt.Errorf("%s:1: header declares %d rows", name, rows)
 		}
-		if looksBinary(br, rows, dim) {
+		if looksBinary(br, dim) {
 			return readBinaryBody(br, name, rows, dim)
 		}
 		return readTextBody(br, name, nil, 2, rows, dim)
@@ -115,13 +118,9 @@ func parseHeader(fields [][]byte) (rows, dim int, ok bool) {
 // looksBinary peeks at the first record after a header. A text record's
 // first line holds, after the word, only characters of decimal numbers: dim
 // of them, or at least 8 bytes of them (so that a text file with a wrong
-// number of values still gets the text parser's precise error). Binary
-// values can happen to be such characters; then the records that fit in the
-// peek window decide: binary when they read as binary records and not all
-// their lines as text ones.
-func looksBinary(br *bufio.Reader, rows, dim int) bool {
-	peek, err := br.Peek(br.Size())
-	whole := err != nil // the window holds the rest of the input
+// number of values still gets the text parser's precise error).
+func looksBinary(br *bufio.Reader, dim int) bool {
+	peek, _ := br.Peek(br.Size())
 	peek = bytes.TrimLeft(peek, "\n\r")
 	line := peek
 	if nl := bytes.IndexByte(peek, '\n'); nl >= 0 {
@@ -140,64 +139,7 @@ func looksBinary(br *bufio.Reader, rows, dim int) bool {
 			return true
 		}
 	}
-	if !(countFields(seg) == dim || len(seg) >= 8) {
-		return true
-	}
-	return !textLinesOK(peek, dim) && binaryRecordsOK(peek, whole, rows, dim)
-}
-
-// textLinesOK reports whether every whole line of window (blank ones aside)
-// is a word and dim numbers.
-func textLinesOK(window []byte, dim int) bool {
-	for {
-		nl := bytes.IndexByte(window, '\n')
-		if nl < 0 {
-			return true
-		}
-		fields := bytes.Fields(window[:nl])
-		window = window[nl+1:]
-		if len(fields) == 0 {
-			continue
-		}
-		if len(fields) != dim+1 {
-			return false
-		}
-		for _, f := range fields[1:] {
-			if _, err := strconv.ParseFloat(string(f), 32); err != nil {
-				return false
-			}
-		}
-	}
-}
-
-// binaryRecordsOK reports whether window reads as word2vec binary records as
-// our writer and word2vec's write them: a word, a space, dim finite float32
-// values and a line break each. When whole, window is the rest of the input
-// and must hold exactly rows records; otherwise at least one whole record,
-// the last one allowed to run past the window.
-func binaryRecordsOK(window []byte, whole bool, rows, dim int) bool {
-	n := 0
-	for ; n < rows; n++ {
-		window = bytes.TrimLeft(window, "\n\r")
-		sp := bytes.IndexByte(window, ' ')
-		end := sp + 1 + 4*dim
-		if sp < 0 || end >= len(window) {
-			break
-		}
-		if validWord(string(window[:sp])) != nil || window[end] != '\n' {
-			return false
-		}
-		for k := range dim {
-			if !finite32(math.Float32frombits(binary.LittleEndian.Uint32(window[sp+1+4*k:]))) {
-				return false
-			}
-		}
-		window = window[end+1:]
-	}
-	if whole {
-		return n == rows && len(bytes.TrimLeft(window, "\n\r")) == 0
-	}
-	return n >= 1
+	return !(countFields(seg) == dim || len(seg) >= 8)
 }
 
 // textChunk is a run of whole lines handed to a parsing worker.

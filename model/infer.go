@@ -80,7 +80,8 @@ func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 // words that have it; nil mass or a share ≤ 0: none left out), among those the
 // KeepNgrams rule keeps. When the word holds more than share of every one of
 // them, the form keeps those it holds least (the largest mass), so a smaller
-// share never gives back an n-gram a larger one left out. Training sets self
+// share never gives back an n-gram a larger one left out. The unknown n-gram
+// (UnknownNgram) is never left out. Training sets self
 // to each training word's count in turn (amtrain's FormShare): the n-grams
 // whose occurrences are mostly that word's were trained mostly on its own
 // contexts, which a new word's never were.
@@ -95,29 +96,41 @@ func Holds(self, share, mass float64) bool { return self > share*mass }
 // formNgrams filters ids in place to those keep marks (all when keep is nil
 // or marks none of them) and, when mass is set and share > 0, to those of
 // which a word of count self holds at most share of mass, or, when it holds
-// more of all of them, to those of the largest mass.
+// more of all of them, to those of the largest mass. The unknown n-gram
+// (UnknownNgram) takes no part in that choice and stays wherever keep keeps it.
 func formNgrams(ids []int32, keep []bool, mass []float64, self, share float64) []int32 {
 	keep = keepOf(ids, keep)
 	kept := func(id int32) bool { return keep == nil || keep[id] }
-	if mass != nil && share > 0 {
-		if !HoldsAll(ids, keep, mass, self, share) {
-			return filterIDs(ids, func(id int32) bool { return kept(id) && !Holds(self, share, mass[id]) })
+	if mass == nil || share <= 0 {
+		if keep != nil {
+			return filterIDs(ids, kept)
 		}
+		return ids
+	}
+	if HoldsAll(ids, keep, mass, self, share) {
 		top := leastHeld(ids, kept, mass)
-		return filterIDs(ids, func(id int32) bool { return kept(id) && mass[id] == top })
+		return filterIDs(ids, func(id int32) bool { return kept(id) && (id == UnknownNgram || mass[id] == top) })
 	}
-	if keep != nil {
-		return filterIDs(ids, kept)
-	}
-	return ids
+	return filterIDs(ids, func(id int32) bool { return kept(id) && (id == UnknownNgram || !Holds(self, share, mass[id])) })
 }
 
 // HoldsAll reports whether a word of count self holds more than share of
 // every n-gram of ids that keep marks (of all of them when keep is nil or
-// marks none): then LeaveOut leaves it the n-grams it holds least.
+// marks none), the unknown n-gram aside, and has at least one such n-gram:
+// then LeaveOut leaves it those it holds least.
 func HoldsAll(ids []int32, keep []bool, mass []float64, self, share float64) bool {
 	keep = keepOf(ids, keep)
-	return !slices.ContainsFunc(ids, func(id int32) bool { return (keep == nil || keep[id]) && !Holds(self, share, mass[id]) })
+	held := false
+	for _, id := range ids {
+		if id == UnknownNgram || !(keep == nil || keep[id]) {
+			continue
+		}
+		if !Holds(self, share, mass[id]) {
+			return false
+		}
+		held = true
+	}
+	return held
 }
 
 // keepOf returns keep, or nil when keep marks none of ids (KeepNgrams: then
@@ -129,12 +142,12 @@ func keepOf(ids []int32, keep []bool) []bool {
 	return keep
 }
 
-// leastHeld returns the largest mass of the ids kept marks (a word holds the
-// least of those n-grams); -1 when it marks none.
+// leastHeld returns the largest mass of the ids kept marks, the unknown
+// n-gram aside (a word holds the least of those n-grams); -1 when there is none.
 func leastHeld(ids []int32, kept func(int32) bool, mass []float64) float64 {
 	top := -1.0
 	for _, id := range ids {
-		if kept(id) && mass[id] > top {
+		if id != UnknownNgram && kept(id) && mass[id] > top {
 			top = mass[id]
 		}
 	}

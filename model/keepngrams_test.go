@@ -107,6 +107,24 @@ func TestLeaveOut(t *testing.T) {
 	if got := formNgrams(slices.Clone(ids), make([]bool, m.Vocab.Len()), mass, 7, 0.5); len(got) != len(ids)-1 || slices.Contains(got, ids[0]) {
 		t.Fatalf("none kept, count 7: %v, want all but %d", got, ids[0])
 	}
+	// The unknown n-gram takes no part: it stays, and alone it is the form.
+	if slices.Contains(ids, UnknownNgram) {
+		t.Fatal("fixture: every n-gram of apple is in the vocabulary")
+	}
+	mass[UnknownNgram] = 0
+	withUnk := append([]int32{UnknownNgram}, ids...)
+	if got := formNgrams(slices.Clone(withUnk), nil, mass, 7, 0.5); !slices.Contains(got, UnknownNgram) || slices.Contains(got, ids[0]) || len(got) != len(withUnk)-1 {
+		t.Fatalf("with the unknown n-gram, count 7: %v, want all but %d", got, ids[0])
+	}
+	if got := formNgrams(slices.Clone(withUnk), nil, mass, 100, 0.5); !slices.Equal(got, append([]int32{UnknownNgram}, ids[2:]...)) {
+		t.Fatalf("with the unknown n-gram, all held: %v, want it and %v", got, ids[2:])
+	}
+	if got := formNgrams([]int32{UnknownNgram}, nil, mass, 7, 0.5); !slices.Equal(got, []int32{UnknownNgram}) {
+		t.Fatalf("the unknown n-gram alone: %v", got)
+	}
+	if HoldsAll([]int32{UnknownNgram}, nil, mass, 7, 0.5) {
+		t.Fatal("a word with only the unknown n-gram holds all its n-grams")
+	}
 	ws.LeaveOut(make([]float64, m.Vocab.Len()+1), 1, 0.5)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "leaves out n-grams of a vocabulary") {

@@ -79,8 +79,8 @@ type Options struct {
 	// than FormShare of every SharedForm n-gram it has keeps those it holds
 	// least (the largest summed counts), so a smaller FormShare never gives
 	// an n-gram back. The unknown n-gram (n-grams below the vocabulary's min
-	// count) counts as held by every word. 0 leaves out only the n-grams no
-	// other word has.
+	// count) is never left out. 0 leaves out only the n-grams no other word
+	// has.
 	FormShare float64
 	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
 	CheckpointPath string
@@ -738,8 +738,7 @@ func sharedNgrams(vocab *model.NgramVocab, words []string) []bool {
 // words (counts aligned with words; a negative count as 0) that have it, each
 // word's count once however often the n-gram occurs in it (Options.FormShare).
 // The unknown n-gram (model.UnknownNgram, every n-gram missing from vocab)
-// keeps mass 0: it is no n-gram of its own, so every word of a positive count
-// holds it and a training form leaves it out unless nothing else is left.
+// keeps mass 0: it is no n-gram of its own, and LeaveOut never leaves it out.
 func ngramMass(vocab *model.NgramVocab, words []string, counts []int64) []float64 {
 	mass := make([]float64, vocab.Len())
 	forDistinctNgrams(vocab, words, func(w int, id int32) {
