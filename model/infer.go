@@ -107,7 +107,7 @@ func formNgrams(ids []int32, keep []bool, mass []float64, self, share float64) [
 		}
 		return ids
 	}
-	if HoldsAll(ids, keep, mass, self, share) {
+	if holdsAll(ids, keep, mass, self, share) {
 		top := leastHeld(ids, kept, mass)
 		return filterIDs(ids, func(id int32) bool { return kept(id) && (id == UnknownNgram || mass[id] == top) })
 	}
@@ -119,7 +119,11 @@ func formNgrams(ids []int32, keep []bool, mass []float64, self, share float64) [
 // marks none), the unknown n-gram aside, and has at least one such n-gram:
 // then LeaveOut leaves it those it holds least.
 func HoldsAll(ids []int32, keep []bool, mass []float64, self, share float64) bool {
-	keep = keepOf(ids, keep)
+	return holdsAll(ids, keepOf(ids, keep), mass, self, share)
+}
+
+// holdsAll is HoldsAll for a keep that keepOf has already applied to ids.
+func holdsAll(ids []int32, keep []bool, mass []float64, self, share float64) bool {
 	held := false
 	for _, id := range ids {
 		if id == UnknownNgram || !(keep == nil || keep[id]) {

@@ -127,8 +127,6 @@ func parseFlags(env cli.Env) (*options, error) {
 	return o, nil
 }
 
-// checkWritable fails early (before hours of training) when path cannot be
-// written: its directory is missing or not writable, or path is a directory.
 // samePath reports whether paths a and b name the same file: the same
 // absolute path once symbolic links in their directories are resolved, or
 // (when both exist) the same file on disk.
@@ -155,6 +153,8 @@ func resolvedPath(p string) string {
 	return abs
 }
 
+// checkWritable fails early (before hours of training) when path cannot be
+// written: its directory is missing or not writable, or path is a directory.
 func checkWritable(path string) error {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return fmt.Errorf("output %s is a directory", path)
