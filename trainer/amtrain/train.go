@@ -441,13 +441,16 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 		log.Warn("words with enough occurrences by their count do not occur in the corpus; skipped", "words", plan.NoContexts)
 	}
 	t := &trainer{o: &o, d: d, plan: plan, sampler: NewSampler(d.Index, d.Base, o.Window), log: log}
-	fp := plan.fingerprint(&o, d.Base.Words, d.Counts)
-	start, err := t.init(fp)
+	fp, bfp := plan.fingerprint(&o, d.Base.Words, d.Counts), uint64(0)
+	if o.CheckpointPath != "" || o.Resume != "" {
+		bfp = baseFingerprint(d.Base)
+	}
+	start, err := t.init(fp, bfp)
 	if err != nil {
 		return nil, err
 	}
 	t.adam.NgramScale = o.NgramLRScale
-	start.Fingerprint, start.Threads, start.Seed = fp, o.Threads, o.Seed
+	start.Fingerprint, start.BaseFingerprint, start.Threads, start.Seed = fp, bfp, o.Threads, o.Seed
 	var keep []bool
 	if o.SharedForm {
 		keep = sharedNgrams(t.m.Vocab, d.Base.Words)
@@ -489,16 +492,17 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 }
 
 // init sets the model and the optimizer: from the checkpoint o.Resume, whose
-// fingerprint must be fp, or new. It returns where training starts.
-func (t *trainer) init(fp uint64) (TrainState, error) {
+// fingerprints must be fp and bfp (checkResume), or new. It returns where
+// training starts.
+func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	o, d := t.o, t.d
 	if o.Resume != "" {
 		ck, err := LoadCheckpoint(o.Resume)
 		if err != nil {
 			return TrainState{}, err
 		}
-		if ck.State.Fingerprint != fp {
-			return TrainState{}, fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams, shared form, form share); use the same ones", o.Resume)
+		if err := t.checkResume(&ck.State, fp, bfp); err != nil {
+			return TrainState{}, err
 		}
 		if ck.State.Threads != o.Threads {
 			t.log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
@@ -530,6 +534,24 @@ func (t *trainer) init(fp uint64) (TrainState, error) {
 	t.m = m
 	t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
 	return TrainState{}, nil
+}
+
+// checkResume refuses to resume from a checkpoint of state st made with
+// other training words or options (its Fingerprint is not fp) or other base
+// embeddings (its BaseFingerprint is not bfp, baseFingerprint: the same
+// words with other vector values are refused too). A checkpoint written
+// before base fingerprints were recorded cannot be checked: it is resumed
+// with a warning.
+func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
+	switch {
+	case st.Fingerprint != fp:
+		return fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams, shared form, form share); use the same ones", t.o.Resume)
+	case st.BaseFingerprint == 0:
+		t.log.Warn("resume: the checkpoint does not record its base embeddings (written by an older version): make sure --embeddings are the ones it was trained with", "checkpoint", t.o.Resume)
+	case st.BaseFingerprint != bfp:
+		return fmt.Errorf("resume %s: the checkpoint was made with other base embeddings (other words or other vector values); resume with the --embeddings it was trained with", t.o.Resume)
+	}
+	return nil
 }
 
 // epoch trains the batches b0.. of sched, the schedule of epoch, adding to

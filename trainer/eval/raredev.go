@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,47 +99,77 @@ func dedupContexts(cs [][]string) [][]string {
 
 // Write writes dir/pairs.txt ("common rare score" lines, the format eval
 // rare-pairs reads) and dir/contexts/<rare>.txt (one context per line). A
-// rare word that cannot name a file of dir/contexts (contextFile) is an
-// error, before anything is written.
-func (s *RareDevSet) Write(dir string) error {
+// rare word that cannot name a file of dir/contexts (contextNameProblem:
+// empty, "." or "..", or holding /, \ or NUL) is skipped, not written
+// under another name: Write first drops it from s with its pairs, logs a
+// warning naming it and why, and returns the words skipped (sorted), so
+// that s describes what was written. A set left without pairs is an error,
+// before anything is written.
+func (s *RareDevSet) Write(dir string) (skipped []string, err error) {
 	cdir := filepath.Join(dir, "contexts")
-	files := make(map[string]string, len(s.Contexts))
-	for w := range s.Contexts {
-		path, ok := contextFile(cdir, w)
-		if !ok {
-			return fmt.Errorf("rare word %q cannot name a file of %s", w, cdir)
-		}
-		files[w] = path
+	skipped = s.dropUnnamable()
+	if len(s.Pairs) == 0 {
+		return skipped, fmt.Errorf("no pair to write (%d rare words skipped: they cannot name a file of %s)", len(skipped), cdir)
 	}
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		return err
+		return skipped, err
 	}
 	var b strings.Builder
 	for _, p := range s.Pairs {
 		fmt.Fprintf(&b, "%s\t%s\t%g\n", p.Common, p.Rare, p.Score)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte(b.String()), 0o644); err != nil {
-		return err
+		return skipped, err
 	}
 	for w, cs := range s.Contexts {
-		f, err := os.Create(files[w])
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriter(f)
-		for _, c := range cs {
-			bw.WriteString(strings.Join(c, " "))
-			bw.WriteByte('\n')
-		}
-		err = bw.Flush()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
+		path, _ := contextFile(cdir, w) // every word left can (dropUnnamable)
+		if err := writeContexts(path, cs); err != nil {
+			return skipped, err
 		}
 	}
-	return nil
+	return skipped, nil
+}
+
+// dropUnnamable removes from s every rare word that cannot name a contexts
+// file (contextNameProblem), its contexts and its pairs, logging each with
+// the reason; it returns the words removed, sorted.
+func (s *RareDevSet) dropUnnamable() []string {
+	var dropped []string
+	for w := range s.Contexts {
+		if why := contextNameProblem(w); why != "" {
+			slog.Warn("rare-dev: skipping a rare word that cannot name a contexts file", "word", w, "why", why)
+			dropped = append(dropped, w)
+			delete(s.Contexts, w)
+		}
+	}
+	sort.Strings(dropped)
+	kept := s.Pairs[:0]
+	for _, p := range s.Pairs {
+		if contextNameProblem(p.Rare) == "" {
+			kept = append(kept, p)
+		}
+	}
+	s.Pairs = kept
+	return dropped
+}
+
+// writeContexts writes cs to path, one context per line (words joined by
+// spaces).
+func writeContexts(path string, cs [][]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	for _, c := range cs {
+		bw.WriteString(strings.Join(c, " "))
+		bw.WriteByte('\n')
+	}
+	err = bw.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func runRareDev(ctx context.Context, env cli.Env) error {
@@ -182,23 +214,16 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	if len(set.Pairs) == 0 {
 		return fmt.Errorf("rare-dev: no pair of %s qualifies", fs.Arg(0))
 	}
-	if err := set.Write(*out); err != nil {
+	skipped, err := set.Write(*out)
+	if err != nil {
 		return fmt.Errorf("rare-dev: %w", err)
 	}
-	words := make([]string, 0, len(set.Contexts))
-	nctx := 0
-	for w, c := range set.Contexts {
-		words = append(words, w)
-		nctx += len(c)
-	}
-	sort.Strings(words)
-	fmt.Fprintf(env.Stdout, "%d of %d pairs, %d rare words (≤ %d occurrences, ≥ %d distinct contexts; %.1f contexts on average), written to %s\n",
-		len(set.Pairs), len(pairs), len(words), o.MaxCount, o.MinSentences, float64(nctx)/float64(len(words)), *out)
+	writeRareDevSummary(env.Stdout, set, len(pairs), len(skipped), o, *out)
 	if *sub == "" {
 		return nil
 	}
-	drop := make(map[string]bool, len(words))
-	for _, w := range words {
+	drop := make(map[string]bool, len(set.Contexts))
+	for w := range set.Contexts {
 		drop[w] = true
 	}
 	st, err := writeSubcorpusFile(ctx, corpus, drop, *sub)
@@ -208,4 +233,18 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	fmt.Fprintf(env.Stdout, "subcorpus without the rare words: %d lines, %d tokens written to %s; dropped %d sentences (%d tokens), %d lines left empty\n",
 		st.Lines, st.Tokens, *sub, st.DroppedSentences, st.DroppedTokens, st.DroppedLines)
 	return nil
+}
+
+// writeRareDevSummary prints what Write wrote of set (drawn from npairs
+// pairs) to dir, and how many rare words it skipped.
+func writeRareDevSummary(w io.Writer, set *RareDevSet, npairs, skipped int, o RareDevOptions, dir string) {
+	nctx := 0
+	for _, c := range set.Contexts {
+		nctx += len(c)
+	}
+	fmt.Fprintf(w, "%d of %d pairs, %d rare words (≤ %d occurrences, ≥ %d distinct contexts; %.1f contexts on average), written to %s\n",
+		len(set.Pairs), npairs, len(set.Contexts), o.MaxCount, o.MinSentences, float64(nctx)/float64(len(set.Contexts)), dir)
+	if skipped > 0 {
+		fmt.Fprintf(w, "skipped %d rare words and their pairs: they cannot name a contexts file (empty, \".\", \"..\", or holding /, \\ or NUL; logged)\n", skipped)
+	}
 }

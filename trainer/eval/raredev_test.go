@@ -1,9 +1,12 @@
 package eval
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,8 +36,8 @@ func TestBuildRareDev(t *testing.T) {
 		t.Fatalf("pairs %+v, contexts %q", set.Pairs, set.Contexts)
 	}
 	out := filepath.Join(dir, "dev")
-	if err := set.Write(out); err != nil {
-		t.Fatal(err)
+	if skipped, err := set.Write(out); err != nil || len(skipped) != 0 {
+		t.Fatalf("Write: skipped %q, %v", skipped, err)
 	}
 	// eval rare-pairs reads it back: the rare word is the second, its sentences without it.
 	wp, err := dataset.LoadWordPairs(filepath.Join(out, "pairs.txt"))
@@ -51,5 +54,63 @@ func TestBuildRareDev(t *testing.T) {
 				t.Fatalf("context %q still holds the rare word", c)
 			}
 		}
+	}
+}
+
+// rare-dev writes a rare word's contexts only inside DIR/contexts: a word
+// that cannot name a file there ("../evil", ".", a\b) is skipped with its
+// pairs and logged, and the other words are still written.
+func TestRareDevWriteSkipsUnsafeWord(t *testing.T) {
+	var logs bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "dev")
+	set := &RareDevSet{
+		Pairs:    []RarePair{{"music", "../evil", 3}, {"music", "zorb", 7}, {"bread", ".", 1}, {"food", `a\b`, 2}, {"bread", "zorb", 2}},
+		Contexts: map[string][][]string{"../evil": {{"a", "b"}}, "zorb": {{"the", "zorb", "plays"}}, ".": {{"c"}}, `a\b`: {{"d"}}},
+	}
+	skipped, err := set.Write(dir)
+	if err != nil {
+		t.Fatalf("Write: %v, want the unsafe words skipped", err)
+	}
+	if want := []string{".", "../evil", `a\b`}; !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+	if len(set.Pairs) != 2 || len(set.Contexts) != 1 || set.Contexts["zorb"] == nil {
+		t.Errorf("set after Write: pairs %+v, contexts %q: want zorb's alone", set.Pairs, set.Contexts)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "pairs.txt")); err != nil || string(got) != "music\tzorb\t7\nbread\tzorb\t2\n" {
+		t.Errorf("pairs.txt %q (%v), want zorb's two pairs", got, err)
+	}
+	if ents, err := os.ReadDir(filepath.Join(dir, "contexts")); err != nil || len(ents) != 1 || ents[0].Name() != "zorb.txt" {
+		t.Errorf("contexts/ %v (%v), want zorb.txt alone", ents, err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+		t.Errorf("%d entries beside the output directory, want none (no evil.txt)", len(ents)-1)
+	}
+	for _, w := range []string{`word=../evil`, `word=.`, `word=a\b`, "path separator", "names a directory"} {
+		if !strings.Contains(logs.String(), w) {
+			t.Errorf("log %q does not say %q", logs.String(), w)
+		}
+	}
+	var summary strings.Builder
+	writeRareDevSummary(&summary, set, 5, len(skipped), RareDevOptions{MaxCount: 99, MinSentences: 1}, dir)
+	if !strings.Contains(summary.String(), "2 of 5 pairs, 1 rare words") || !strings.Contains(summary.String(), "skipped 3 rare words") {
+		t.Errorf("summary %q: want the pairs written and the words skipped counted", summary.String())
+	}
+}
+
+// A set whose every rare word is skipped is an error, and nothing is written.
+func TestRareDevWriteAllSkipped(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	dir := t.TempDir()
+	set := &RareDevSet{Pairs: []RarePair{{"music", "../evil", 3}}, Contexts: map[string][][]string{"../evil": {{"a", "b"}}}}
+	if _, err := set.Write(dir); err == nil || !strings.Contains(err.Error(), "no pair to write") {
+		t.Fatalf("Write: %v, want no pair to write", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("Write wrote %d entries in %s, want none", len(ents), dir)
 	}
 }

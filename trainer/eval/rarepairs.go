@@ -24,15 +24,35 @@ type RarePair struct {
 
 // contextFile returns dir/<word>.txt, the contexts file of word in the
 // layout eval rare-dev writes and eval rare-pairs reads. ok is false when
-// word cannot name a file of dir: empty, "." or "..", or holding a path
-// separator (/ or \ on every system, so that a data set reads alike
-// everywhere) or a NUL byte; "../corpus" must not reach a file outside dir.
+// word cannot name a file of dir (contextNameProblem says why).
 func contextFile(dir, word string) (path string, ok bool) {
-	name := word + ".txt"
-	if word == "" || word == "." || word == ".." || strings.ContainsAny(word, "/\\\x00") || !filepath.IsLocal(name) {
+	if contextNameProblem(word) != "" {
 		return "", false
 	}
-	return filepath.Join(dir, name), true
+	return filepath.Join(dir, word+".txt"), true
+}
+
+// contextNameProblem returns why word cannot name a contexts file, or "" when
+// it can. The rule: not empty, not "." or "..", and no path separator (/ or
+// \) or NUL byte, so that "../corpus" never reaches a file outside the
+// directory. \ is a legal file-name byte on Linux but a separator on
+// Windows; it is refused on every system so that a data set reads alike
+// everywhere (eval rare-dev skips such a word, eval rare-pairs gives it no
+// contexts).
+func contextNameProblem(word string) string {
+	switch {
+	case word == "":
+		return "empty"
+	case word == "." || word == "..":
+		return "names a directory"
+	case strings.ContainsAny(word, `/\`):
+		return `holds a path separator (/ or \)`
+	case strings.ContainsRune(word, 0):
+		return "holds a NUL byte"
+	case !filepath.IsLocal(word + ".txt"):
+		return "not a local file name"
+	}
+	return ""
 }
 
 // LoadRareContexts reads the contexts of word from dir/<word>.txt (one
@@ -44,7 +64,7 @@ func contextFile(dir, word string) (path string, ok bool) {
 func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error) {
 	path, ok := contextFile(dir, word)
 	if !ok {
-		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", word, "dir", dir)
+		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", word, "why", contextNameProblem(word), "dir", dir)
 		return nil, nil
 	}
 	var out [][]string

@@ -59,7 +59,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	trials := fset.Int("trials", 5, "random context samples per k, 1 … 2^16 (ρ and the missing counts are averaged)")
 	seed := fset.Uint64("seed", 1, "random seed of the context samples")
 	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
-	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE` (replaced atomically; needs --max-k ≥ 2)")
+	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE` (replaced atomically; needs --max-k ≥ 2); a mean with\n"+
+		"undefined trials (counted as 0, † in the table) is drawn at its value with an open marker, explained in the legend")
 	blendC := fset.Float64("context-blend", 0, "with --am: add the row AM + k/(k+`C`)·centred additive − sw (the AM vector plus the mean of the\n"+
 		"context words' vectors minus the mean of all base vectors, each at unit length; k: the contexts the\n"+
 		"word is given; 0: no such row)")
@@ -412,14 +413,29 @@ func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pai
 	if plotPath == "" {
 		return nil
 	}
-	p := report.LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true}
+	p := rarePlot(rows, res, ks)
+	return p.WritePNG(plotPath)
+}
+
+// rarePlot is the plot of ρ by k ≥ 1, a curve per row. A mean in which some
+// trials were undefined (counted as 0, marked undefinedMark in the table) is
+// drawn where the table puts it but with an open marker, which the legend
+// explains: the curve shows the table's numbers, and its dips to 0 for want
+// of a ρ are told apart from measured ones.
+func rarePlot(rows []rareRow, res []rareResult, ks []int) report.LinePlot {
+	p := report.LinePlot{Title: "Rare-word pairs", XLabel: "contexts k", YLabel: "Spearman ρ", LogX: true,
+		FlaggedNote: fmt.Sprintf("open marker (%s): ρ undefined in some trials, counted as 0", undefinedMark)}
 	for _, k := range ks[1:] {
 		p.X = append(p.X, float64(k))
 	}
 	for ri, r := range rows {
-		p.Series = append(p.Series, report.Series{Name: r.name, Y: res[ri].rho[1:]})
+		s := report.Series{Name: r.name, Y: res[ri].rho[1:], Flagged: make([]bool, len(ks)-1)}
+		for ki, k := range ks[1:] {
+			s.Flagged[ki] = k >= r.minK && res[ri].undefined[ki+1] > 0
+		}
+		p.Series = append(p.Series, s)
 	}
-	return p.WritePNG(plotPath)
+	return p
 }
 
 // rareTables returns the table of mean ρ and that of the mean number of

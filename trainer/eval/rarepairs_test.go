@@ -530,15 +530,25 @@ func TestContextFile(t *testing.T) {
 	}
 }
 
-// rare-dev writes a rare word's contexts only inside DIR/contexts: a word
-// that cannot name a file there is an error before anything is written.
-func TestRareDevWriteRefusesUnsafeWord(t *testing.T) {
-	dir := t.TempDir()
-	set := &RareDevSet{Pairs: []RarePair{{"music", "../evil", 3}}, Contexts: map[string][][]string{"../evil": {{"a", "b"}}}}
-	if err := set.Write(dir); err == nil || !strings.Contains(err.Error(), `"../evil"`) {
-		t.Fatalf("Write: %v, want an error naming the word", err)
+// The --plot curves flag, with an open marker, the means in which some trials
+// had an undefined ρ (counted as 0, † in the table), and only those.
+func TestRarePlotFlagsUndefined(t *testing.T) {
+	rows := []rareRow{{name: "AM"}, {name: "additive − sw", minK: 1}}
+	ks := []int{0, 1, 2, 4}
+	res := []rareResult{
+		{rho: []float64{0.3, 0, 0.2, 0.4}, undefined: []int{0, 5, 2, 0}},
+		{rho: []float64{0, 0.1, 0.2, 0}, undefined: []int{3, 0, 0, 5}},
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Fatalf("Write wrote %d entries in %s, want none", len(ents), dir)
+	p := rarePlot(rows, res, ks)
+	if !slices.Equal(p.X, []float64{1, 2, 4}) || len(p.Series) != 2 {
+		t.Fatalf("x %v, %d series", p.X, len(p.Series))
+	}
+	for i, want := range [][]bool{{true, true, false}, {false, false, true}} {
+		if s := p.Series[i]; !slices.Equal(s.Flagged, want) || !slices.Equal(s.Y, res[i].rho[1:]) {
+			t.Errorf("%s: y %v flagged %v, want y %v flagged %v", s.Name, s.Y, s.Flagged, res[i].rho[1:], want)
+		}
+	}
+	if !strings.Contains(p.FlaggedNote, "undefined") || !strings.Contains(p.FlaggedNote, undefinedMark) {
+		t.Errorf("legend note %q: want it to say the open marker is an undefined ρ (%s)", p.FlaggedNote, undefinedMark)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 )
@@ -21,12 +22,16 @@ import (
 // with the plot tag, which links gonum/plot.
 const PlotSupported = true
 
-// WritePNG renders p to a PNG file at path (6×4 inches). Points whose y is
-// not finite (NaN: no value) are left out. A plot that cannot be drawn is an
-// error before path is touched: a series whose length is not that of X, an
-// x value that is not finite (or not > 0 on a log axis), no point at all, or
-// on a log axis points at a single x value. The file is replaced atomically
-// (atomicfile): a failure never leaves it truncated or half written.
+// WritePNG renders p to a PNG file at path (6×4 inches). Each series is a
+// line through its points, drawn with filled markers; a flagged point
+// (Series.Flagged) is drawn at its value with the open marker of the same
+// shape, and a legend entry (FlaggedNote) says what the open marker means.
+// Points whose y is not finite (NaN: no value) are left out. A plot that
+// cannot be drawn is an error before path is touched: a series whose length
+// (or that of its flags) is not that of X, an x value that is not finite
+// (or not > 0 on a log axis), no point at all, or on a log axis points at a
+// single x value. The file is replaced atomically (atomicfile): a failure
+// never leaves it truncated or half written.
 func (p *LinePlot) WritePNG(path string) error {
 	if err := p.check(); err != nil {
 		return err
@@ -47,21 +52,12 @@ func (p *LinePlot) WritePNG(path string) error {
 	pl.Legend.Left = true
 	pl.Add(plotter.NewGrid())
 	for i, s := range p.Series {
-		pts := p.points(s)
-		if len(pts) == 0 {
-			continue
+		if err := p.addSeries(pl, i, s); err != nil {
+			return err
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return fmt.Errorf("plot %q: series %q: %w", p.Title, s.Name, err)
-		}
-		c := plotutil.Color(i)
-		l.Color = c
-		l.Dashes = plotutil.Dashes(i / 7)
-		sc.Color = c
-		sc.Shape = plotutil.Shape(i)
-		pl.Add(l, sc)
-		pl.Legend.Add(s.Name, l, sc)
+	}
+	if err := p.addFlaggedNote(pl); err != nil {
+		return err
 	}
 	p.setYRange(pl)
 	pl.BackgroundColor = color.White
@@ -75,6 +71,124 @@ func (p *LinePlot) WritePNG(path string) error {
 	})
 }
 
+// addSeries adds s, the i-th series, to pl and its legend (seriesPlotters).
+func (p *LinePlot) addSeries(pl *plot.Plot, i int, s Series) error {
+	ps, err := p.seriesPlotters(i, s)
+	if err != nil || ps.line == nil {
+		return err
+	}
+	pl.Add(ps.line)
+	if len(ps.filled.XYs) > 0 {
+		pl.Add(ps.filled)
+	}
+	if ps.open != nil {
+		pl.Add(ps.open)
+	}
+	pl.Legend.Add(s.Name, ps.line, ps.filled)
+	return nil
+}
+
+// seriesPlot holds the plotters of a series: the line through every point,
+// the filled markers of the points not flagged (none when all are, but
+// still the series' legend marker) and the open markers of the flagged
+// ones (nil when it has none); line is nil for a series without a point.
+type seriesPlot struct {
+	line         *plotter.Line
+	filled, open *plotter.Scatter
+}
+
+// seriesPlotters returns the plotters of s, the i-th series: colour
+// plotutil.Color(i), dashes plotutil.Dashes(i/7), markers markerShapes(i).
+func (p *LinePlot) seriesPlotters(i int, s Series) (seriesPlot, error) {
+	pts := p.points(s)
+	if len(pts) == 0 {
+		return seriesPlot{}, nil
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return seriesPlot{}, fmt.Errorf("plot %q: series %q: %w", p.Title, s.Name, err)
+	}
+	c := plotutil.Color(i)
+	l.Color = c
+	l.Dashes = plotutil.Dashes(i / 7)
+	filledShape, openShape := markerShapes(i)
+	plain, flagged := p.splitFlagged(s)
+	out := seriesPlot{line: l}
+	if out.filled, err = newMarkers(plain, c, filledShape); err == nil && len(flagged) > 0 {
+		out.open, err = newMarkers(flagged, c, openShape)
+	}
+	if err != nil {
+		return seriesPlot{}, fmt.Errorf("plot %q: series %q: %w", p.Title, s.Name, err)
+	}
+	return out, nil
+}
+
+// newMarkers returns a scatter of pts drawn with shape in colour c.
+func newMarkers(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer) (*plotter.Scatter, error) {
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	sc.Color = c
+	sc.Shape = shape
+	if _, open := shape.(hollowGlyph); open {
+		sc.Radius = vg.Points(3.5) // the filled markers' 2.5 points, and a border
+	}
+	return sc, nil
+}
+
+// markerShapes returns the filled marker of the i-th series (circle, box or
+// pyramid) and its open counterpart (hollowGlyph of the same shape), so that
+// an open marker reads as a flagged point of the same series.
+func markerShapes(i int) (filled, open draw.GlyphDrawer) {
+	shapes := [...]draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+	filled = shapes[i%len(shapes)]
+	return filled, hollowGlyph{filled}
+}
+
+// hollowGlyph draws shape in the glyph's colour with a white inside (a
+// concentric shape of half the radius), which hides the line under it.
+type hollowGlyph struct{ shape draw.GlyphDrawer }
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (g hollowGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	g.shape.DrawGlyph(c, sty, pt) // the canvas colour is sty.Color (draw.Canvas.DrawGlyph)
+	inside := sty
+	inside.Radius /= 2
+	c.SetColor(color.White)
+	g.shape.DrawGlyph(c, inside, pt)
+	c.SetColor(sty.Color)
+}
+
+// addFlaggedNote adds to pl's legend the entry FlaggedNote with a black
+// open marker, when some drawn point is flagged.
+func (p *LinePlot) addFlaggedNote(pl *plot.Plot) error {
+	if !p.hasFlagged() {
+		return nil
+	}
+	note := p.FlaggedNote
+	if note == "" {
+		note = "open marker: flagged value"
+	}
+	_, open := markerShapes(0)
+	thumb, err := newMarkers(plotter.XYs{{}}, color.Black, open)
+	if err != nil {
+		return fmt.Errorf("plot %q: %w", p.Title, err)
+	}
+	pl.Legend.Add(note, thumb)
+	return nil
+}
+
+// hasFlagged reports whether some drawn point of p is flagged.
+func (p *LinePlot) hasFlagged() bool {
+	for _, s := range p.Series {
+		if _, flagged := p.splitFlagged(s); len(flagged) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // check returns why p cannot be drawn, or nil.
 func (p *LinePlot) check() error {
 	for _, x := range p.X {
@@ -86,6 +200,9 @@ func (p *LinePlot) check() error {
 	for _, s := range p.Series {
 		if len(s.Y) != len(p.X) {
 			return fmt.Errorf("plot %q: series %q has %d values for %d x values", p.Title, s.Name, len(s.Y), len(p.X))
+		}
+		if s.Flagged != nil && len(s.Flagged) != len(p.X) {
+			return fmt.Errorf("plot %q: series %q has %d flags for %d x values", p.Title, s.Name, len(s.Flagged), len(p.X))
 		}
 		for _, pt := range p.points(s) {
 			xs[pt.X] = true
@@ -104,12 +221,31 @@ func (p *LinePlot) check() error {
 func (p *LinePlot) points(s Series) plotter.XYs {
 	var pts plotter.XYs
 	for j, y := range s.Y {
-		if !math.IsNaN(y) && !math.IsInf(y, 0) {
+		if drawn(y) {
 			pts = append(pts, plotter.XY{X: p.X[j], Y: y})
 		}
 	}
 	return pts
 }
+
+// splitFlagged returns the drawn points of s (points) that are not flagged
+// and those that are.
+func (p *LinePlot) splitFlagged(s Series) (plain, flagged plotter.XYs) {
+	for j, y := range s.Y {
+		if !drawn(y) {
+			continue
+		}
+		if pt := (plotter.XY{X: p.X[j], Y: y}); j < len(s.Flagged) && s.Flagged[j] {
+			flagged = append(flagged, pt)
+		} else {
+			plain = append(plain, pt)
+		}
+	}
+	return plain, flagged
+}
+
+// drawn reports whether a point of value y is drawn: y is finite.
+func drawn(y float64) bool { return !math.IsNaN(y) && !math.IsInf(y, 0) }
 
 // setYRange sets the y axis to the drawn values, with room above the curves
 // for the legend (about 14 points per entry of a 4-inch-high plot), so that
@@ -123,7 +259,11 @@ func (p *LinePlot) setYRange(pl *plot.Plot) {
 	}
 	if pl.Y.Min <= pl.Y.Max {
 		span := math.Max(pl.Y.Max-pl.Y.Min, 1e-9)
-		frac := math.Min(0.6, float64(len(p.Series))*14/250)
+		entries := len(p.Series)
+		if p.hasFlagged() {
+			entries++ // the FlaggedNote entry
+		}
+		frac := math.Min(0.6, float64(entries)*14/250)
 		pl.Y.Min -= 0.05 * span
 		pl.Y.Max += span * frac / (1 - frac)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 func TestLinePlotPNG(t *testing.T) {
@@ -77,5 +78,60 @@ func TestRenderPanicIsError(t *testing.T) {
 	pl.Add(l)
 	if img, err := render(pl); img != nil || err == nil || !strings.Contains(err.Error(), "log scale") {
 		t.Fatalf("render = %v, %v: want the panic as an error", img, err)
+	}
+}
+
+// A flagged value (an undefined ρ counted as 0) is drawn at its value with
+// the open marker of its series' shape, in the series' colour, and the line
+// still goes through it; the other points keep the filled marker.
+func TestLinePlotFlaggedPointsOpen(t *testing.T) {
+	p := LinePlot{Title: "t", LogX: true, X: []float64{1, 2, 4, 8}, FlaggedNote: "open: undefined",
+		Series: []Series{
+			{Name: "a", Y: []float64{0.5, 0, 0.6, math.NaN()}, Flagged: []bool{false, true, false, true}},
+			{Name: "b", Y: []float64{0.1, 0.2, 0.3, 0.4}},
+		}}
+	a, err := p.seriesPlotters(0, p.Series[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.line.XYs) != 3 || len(a.filled.XYs) != 2 || a.open == nil || len(a.open.XYs) != 1 || a.open.XYs[0] != (plotter.XY{X: 2, Y: 0}) {
+		t.Fatalf("line %v, filled %v, open %v: want the flagged point (2, 0) open, the NaN left out", a.line.XYs, a.filled.XYs, a.open)
+	}
+	if _, ok := a.filled.Shape.(draw.CircleGlyph); !ok {
+		t.Errorf("filled marker %T, want a filled circle", a.filled.Shape)
+	}
+	if a.open.Shape != (hollowGlyph{draw.CircleGlyph{}}) || a.open.Color != a.line.Color {
+		t.Errorf("open marker %#v in %v, want a ring in the line's colour %v", a.open.Shape, a.open.Color, a.line.Color)
+	}
+	b, err := p.seriesPlotters(1, p.Series[1])
+	if err != nil || b.open != nil || len(b.filled.XYs) != 4 {
+		t.Fatalf("series without flags: open %v, filled %v, %v", b.open, b.filled, err)
+	}
+	if _, ok := b.filled.Shape.(draw.BoxGlyph); !ok {
+		t.Errorf("second series' marker %T, want a filled box", b.filled.Shape)
+	}
+	if !p.hasFlagged() {
+		t.Error("hasFlagged: false, want the legend note")
+	}
+	dir := t.TempDir()
+	flagged, plain := filepath.Join(dir, "flagged.png"), filepath.Join(dir, "plain.png")
+	if err := p.WritePNG(flagged); err != nil {
+		t.Fatal(err)
+	}
+	p.Series[0].Flagged = nil
+	if p.hasFlagged() {
+		t.Error("hasFlagged without flags: true")
+	}
+	if err := p.WritePNG(plain); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.ReadFile(flagged)
+	g, _ := os.ReadFile(plain)
+	if bytes.Equal(f, g) {
+		t.Error("the plot with a flagged point is the plot without: the flag is not drawn")
+	}
+	p.Series[0].Flagged = []bool{true}
+	if err := p.WritePNG(plain); err == nil || !strings.Contains(err.Error(), "1 flags for 4 x values") {
+		t.Errorf("flags of the wrong length: %v, want an error", err)
 	}
 }

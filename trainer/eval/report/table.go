@@ -78,6 +78,11 @@ func Num(x float64, decimals int) string {
 type Series struct {
 	Name string
 	Y    []float64
+	// Flagged is nil, or marks the values (one per x) that are drawn at
+	// their y but with an open marker, explained by the plot's FlaggedNote:
+	// a value that stands in for one that does not exist, as an undefined ρ
+	// counted as 0.
+	Flagged []bool
 }
 
 // LinePlot describes a line plot written by WritePNG.
@@ -86,6 +91,9 @@ type LinePlot struct {
 	X                     []float64
 	LogX                  bool // log2 x axis (occurrence counts, number of contexts)
 	Series                []Series
+	// FlaggedNote is the legend entry of the open marker, shown when a
+	// series has a flagged value.
+	FlaggedNote string
 }
 
 // ErrNoPlot says how to get a binary that writes PNG plots.

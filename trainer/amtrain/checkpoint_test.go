@@ -1,0 +1,89 @@
+package amtrain
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// withVectors returns e's words with other vectors: vecs.
+func withVectors(t *testing.T, e *model.Embeddings, vecs []float32) *model.Embeddings {
+	t.Helper()
+	out, err := model.NewEmbeddings(e.Dim, slices.Clone(e.Words), vecs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The base fingerprint covers the vector values, bit for bit, not only the
+// words and the shape.
+func TestBaseFingerprintHashesValues(t *testing.T) {
+	s := newSynth(t, 10)
+	fp := baseFingerprint(s.base)
+	if same := withVectors(t, s.base, slices.Clone(s.base.Vectors)); baseFingerprint(same) != fp {
+		t.Error("a copy of the embeddings has another fingerprint")
+	}
+	nudged := slices.Clone(s.base.Vectors)
+	nudged[len(nudged)/2] = math.Nextafter32(nudged[len(nudged)/2], 10)
+	if baseFingerprint(withVectors(t, s.base, nudged)) == fp {
+		t.Error("one value one ulp away: same fingerprint")
+	}
+	zero, negZero := slices.Clone(s.base.Vectors), slices.Clone(s.base.Vectors)
+	zero[0], negZero[0] = 0, float32(math.Copysign(0, -1))
+	if baseFingerprint(withVectors(t, s.base, zero)) == baseFingerprint(withVectors(t, s.base, negZero)) {
+		t.Error("0 and -0: same fingerprint")
+	}
+	renamed := slices.Clone(s.base.Words)
+	renamed[0] += "x"
+	if e, err := model.NewEmbeddings(s.base.Dim, renamed, slices.Clone(s.base.Vectors), nil); err != nil || baseFingerprint(e) == fp {
+		t.Errorf("another word, same vectors: same fingerprint (%v)", err)
+	}
+}
+
+// A resume against base embeddings with the same words but other vector
+// values is refused, naming the base embeddings; a checkpoint written before
+// the base fingerprint was recorded (0) still resumes.
+func TestResumeRefusesOtherBaseVectors(t *testing.T) {
+	s := newSynth(t, 400)
+	d := s.data(t)
+	o := smallOptions()
+	o.Epochs = 1
+	o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
+	train(t, d, o)
+	ck, err := LoadCheckpoint(o.CheckpointPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.State.BaseFingerprint != baseFingerprint(d.Base) {
+		t.Fatalf("checkpoint base fingerprint %x, want %x", ck.State.BaseFingerprint, baseFingerprint(d.Base))
+	}
+	scaled := slices.Clone(d.Base.Vectors)
+	for i := range scaled {
+		scaled[i] *= 1.5
+	}
+	other := *d
+	other.Base = withVectors(t, d.Base, scaled)
+	resume := o
+	resume.Epochs, resume.Resume, resume.CheckpointPath = 2, o.CheckpointPath, ""
+	if _, err := Train(context.Background(), &other, resume); err == nil || !strings.Contains(err.Error(), "other base embeddings") {
+		t.Fatalf("resume with other base vectors: err = %v, want it refused naming the base embeddings", err)
+	}
+	if r := train(t, d, resume); len(r.Epochs) != 2 {
+		t.Fatalf("resume with the same base vectors: %d epochs, want 2", len(r.Epochs))
+	}
+	ck.State.BaseFingerprint = 0
+	old := filepath.Join(t.TempDir(), "old-ck")
+	if err := saveCheckpoint(old, &ck.State, ck.Model, ck.Adam); err != nil {
+		t.Fatal(err)
+	}
+	resume.Resume = old
+	if r := train(t, &other, resume); len(r.Epochs) != 2 {
+		t.Fatalf("resume of a checkpoint without a base fingerprint: %d epochs, want 2", len(r.Epochs))
+	}
+}
