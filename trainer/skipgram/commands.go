@@ -81,6 +81,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.IntVar(&o.cfg.Bucket, "bucket", o.cfg.Bucket, "subword training: 0 gives every distinct n-gram of the vocabulary its own row (no collisions); N > 0 hashes the n-grams into N rows as fastText does (its default: 2000000)")
 	fs.StringVar(&o.ngramsOut, "ngrams-out", "", "subword training: also write the n-gram vectors (one per n-gram of the vocabulary's words, '<' '>' marking word ends; word2vec format) to this `file`, for train --ngrams")
 	fs.IntVar(&o.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the N n-grams found in the most vocabulary words (0: all)")
+	fs.Var((*ngramInit)(&o.cfg.ZeroNgramRows), "ngram-init", "subword training: how the n-gram rows start, `uniform|zero`: uniform in ±1/dim like the word rows (the default) or zero (as most of fastText's buckets do in effect)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, err
 	}
@@ -108,6 +109,8 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
 	case o.ngramsMax < 0:
 		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
+	case set["ngram-init"] && o.cfg.MaxN == 0:
+		return nil, cli.UsageError("--ngram-init needs subword training (--maxn > 0)")
 	}
 	if err := o.cfg.Validate(); err != nil {
 		var pe *ParamError
@@ -125,6 +128,27 @@ func parseFlags(env cli.Env) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// ngramInit is the value of --ngram-init, "uniform" or "zero", stored as
+// Config.ZeroNgramRows.
+type ngramInit bool
+
+func (z *ngramInit) String() string {
+	if z != nil && *z {
+		return "zero"
+	}
+	return "uniform"
+}
+
+// Set parses "uniform" or "zero".
+func (z *ngramInit) Set(s string) error {
+	switch s {
+	case "uniform", "zero":
+		*z = s == "zero"
+		return nil
+	}
+	return fmt.Errorf("want uniform or zero")
 }
 
 // samePath reports whether paths a and b name the same file: the same

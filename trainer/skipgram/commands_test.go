@@ -143,11 +143,12 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	if o, err := parseFlags(cli.Env{Args: []string{"--corpus", corpusPath, "--out", out, "--maxn", "5", "--bucket", "0"}}); err != nil || o.cfg.Bucket != 0 {
 		t.Fatalf("--bucket 0: bucket %v, err %v", o.cfg.Bucket, err)
 	}
-	ngramsOf := func(bucket string) *model.Embeddings {
-		stderr, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
-			"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", bucket)
+	ngramsOf := func(bucket string, extra ...string) *model.Embeddings {
+		args := append([]string{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams,
+			"--dim", "8", "--min-count", "2", "--epochs", "1", "--threads", "1", "--maxn", "5", "--bucket", bucket}, extra...)
+		stderr, err := runCmd(context.Background(), args...)
 		if err != nil {
-			t.Fatalf("--bucket %s: %v\n%s", bucket, err, stderr)
+			t.Fatalf("%q: %v\n%s", args, err, stderr)
 		}
 		e, err := model.LoadEmbeddings(ngrams)
 		if err != nil {
@@ -172,12 +173,19 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	if d := distinct(hashed); d >= hashed.Len() {
 		t.Errorf("--bucket 100: %d distinct vectors for %d n-grams, want collisions", d, hashed.Len())
 	}
+	// Rows started at zero (--ngram-init zero) make the n-grams found in the
+	// same words only equal: they get the same updates from the same start.
+	if zero := ngramsOf("0", "--ngram-init", "zero"); distinct(zero) >= zero.Len() {
+		t.Errorf("--ngram-init zero: %d distinct vectors for %d n-grams, want n-grams of one word equal", distinct(zero), zero.Len())
+	}
 	for _, args := range [][]string{
 		{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams},             // no --maxn
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", out}, // same file
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--bucket", "-1"},    // negative buckets
 		{"--corpus", corpusPath, "--out", out, "--maxn", "3", "--minn", "4"},       // minn > maxn
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", ngrams, "--ngrams-max", "-1"},
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngram-init", "gauss"}, // unknown initialisation
+		{"--corpus", corpusPath, "--out", out, "--ngram-init", "uniform"},              // no --maxn
 	} {
 		if _, err := runCmd(context.Background(), args...); !errors.Is(err, cli.ErrUsage) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)

@@ -107,14 +107,7 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	}
 	dim := cfg.Dim
 	t.syn0 = make([]float32, (n+t.sub.nrows)*dim)
-	// fastText's initialisation: input rows uniform in ±1/dim, output rows
-	// zero. (fastText 0.9.2's binary in effect leaves most bucket rows at zero,
-	// its initializer filling only the first threads/10 of the matrix; starting
-	// the n-gram rows at zero measured the same, EVAL.md.)
-	rng := newRNG(cfg.Seed, 0)
-	for i := range t.syn0 {
-		t.syn0[i] = (float32(rng.next()>>40)/(1<<24)*2 - 1) / float32(dim)
-	}
+	initInput(t.syn0, n*dim, dim, cfg)
 	if err := t.run(ctx); err != nil {
 		return nil, err
 	}
@@ -264,4 +257,19 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 	}
 	w.pairs += pairs
 	w.negs += negs
+}
+
+// initInput sets the input matrix syn0 as fastText does: uniform in ±1/dim,
+// or with cfg.ZeroNgramRows only its first wordLen values (the word rows, the
+// same draws either way), the n-gram rows after them staying zero. The output
+// rows start at zero (newTrainer).
+func initInput(syn0 []float32, wordLen, dim int, cfg Config) {
+	rows := syn0
+	if cfg.ZeroNgramRows {
+		rows = syn0[:wordLen]
+	}
+	rng := newRNG(cfg.Seed, 0)
+	for i := range rows {
+		rows[i] = (float32(rng.next()>>40)/(1<<24)*2 - 1) / float32(dim)
+	}
 }

@@ -497,3 +497,28 @@ func TestExportSubwords(t *testing.T) {
 		}
 	}
 }
+
+// TestInitInput checks the input matrix's start: word rows uniform in ±1/dim
+// (the same draws either way), n-gram rows too unless ZeroNgramRows.
+func TestInitInput(t *testing.T) {
+	const dim, words, ngrams = 4, 3, 5
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.Seed = dim, 7
+	uniform := make([]float32, (words+ngrams)*dim)
+	initInput(uniform, words*dim, dim, cfg)
+	cfg.ZeroNgramRows = true
+	zero := make([]float32, len(uniform))
+	initInput(zero, words*dim, dim, cfg)
+	for i := range zero {
+		switch {
+		case math.Abs(float64(uniform[i])) > 1.0/dim:
+			t.Fatalf("value %d = %v outside ±1/%d", i, uniform[i], dim)
+		case i < words*dim && (zero[i] != uniform[i] || zero[i] == 0):
+			t.Fatalf("word value %d: %v with zero n-gram rows, %v with uniform ones", i, zero[i], uniform[i])
+		case i >= words*dim && zero[i] != 0:
+			t.Fatalf("n-gram value %d = %v, want 0", i, zero[i])
+		case i >= words*dim && uniform[i] == 0:
+			t.Fatalf("n-gram value %d is 0 without ZeroNgramRows", i)
+		}
+	}
+}

@@ -56,6 +56,12 @@ type Config struct {
 	// Bucket is the number of hash buckets the n-grams share (fastText's
 	// -bucket); 0 gives every distinct n-gram of the vocabulary its own row.
 	Bucket int
+	// ZeroNgramRows starts the n-gram rows of subword training at zero instead
+	// of uniform in ±1/Dim like the word rows, as fastText 0.9.2 in effect
+	// leaves most of its buckets (its initializer fills only the first
+	// Threads/10 of the input matrix). It measured level with uniform rows on
+	// never-seen words (EVAL.md, "Session 13").
+	ZeroNgramRows bool
 	// Progress, when set, is called about every ProgressEvery from a separate
 	// goroutine while training runs, and once at the end.
 	Progress func(Progress)
