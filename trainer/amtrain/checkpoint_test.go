@@ -87,3 +87,41 @@ func TestResumeRefusesOtherBaseVectors(t *testing.T) {
 		t.Fatalf("resume of a checkpoint without a base fingerprint: %d epochs, want 2", len(r.Epochs))
 	}
 }
+
+// A checkpoint whose position cannot be the plan's (a negative batch made
+// the workers index the schedule at -Batch: a panic) is refused with an
+// error naming the checkpoint, before any training.
+func TestResumeRefusesDamagedPosition(t *testing.T) {
+	s := newSynth(t, 400)
+	d := s.data(t)
+	o := smallOptions()
+	o.Epochs = 1
+	o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
+	train(t, d, o)
+	ck, err := LoadCheckpoint(o.CheckpointPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(st *TrainState)
+	}{
+		{"negative batch", func(st *TrainState) { st.Batch = -1 }},
+		{"negative epoch", func(st *TrainState) { st.Epoch = -3 }},
+		{"batch past the epoch", func(st *TrainState) { st.Batch = 1 << 40 }},
+		{"history of another length", func(st *TrainState) { st.History = nil }},
+	} {
+		st := ck.State
+		c.edit(&st)
+		path := filepath.Join(t.TempDir(), "bad-ck")
+		if err := saveCheckpoint(path, &st, ck.Model, ck.Adam); err != nil {
+			t.Fatal(err)
+		}
+		resume := o
+		resume.Epochs, resume.Resume, resume.CheckpointPath = 2, path, ""
+		_, err := Train(context.Background(), d, resume)
+		if err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v, want it refused as damaged, naming %s", c.name, err, path)
+		}
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -80,11 +81,45 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkFiles(o.CheckpointPath); err != nil {
+		return err
+	}
 	o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
 	if !f.quiet {
 		o.Progress = env.Stderr
 	}
 	return trainAndSave(ctx, &f, o, save, env)
+}
+
+// checkFiles fails before any work when --out or --bundle-out cannot be
+// written or is the same file as the other, or when one of them or the
+// checkpoint ckpt is an input file (--embeddings, --counts, --resume,
+// --include, --ngrams, --ngrams-space or a --corpus file): training would
+// end by overwriting it. The checkpoint may be the --resume file (resuming
+// replaces it). The --out directory is created first, as the corpus index
+// (kept there by default) always created it.
+func (f *trainFlags) checkFiles(ckpt string) error {
+	if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", f.out, err)
+	}
+	inputs := []outpath.File{{Flag: "--embeddings", Path: f.embeddings}, {Flag: "--counts", Path: f.counts},
+		{Flag: "--include", Path: f.include}, {Flag: "--ngrams", Path: f.ngrams}, {Flag: "--ngrams-space", Path: f.ngramsSpace}}
+	for _, p := range f.corpusPaths() {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			inputs = append(inputs, outpath.File{Flag: "--corpus", Path: p})
+		}
+	}
+	resume := outpath.File{Flag: "--resume", Path: f.resume}
+	outs := []outpath.File{{Flag: "--out", Path: f.out}, {Flag: "--bundle-out", Path: f.bundleOut}}
+	if err := outpath.Check(outs, append(inputs, resume)); err != nil {
+		return cli.UsageError("%v", err)
+	}
+	for _, o := range append(outs, inputs...) {
+		if o.Path != "" && outpath.SamePath(ckpt, o.Path) {
+			return cli.UsageError("the checkpoint %s would overwrite %s %s: choose another --out or --checkpoint-dir", ckpt, o.Flag, o.Path)
+		}
+	}
+	return nil
 }
 
 // saveOptions parses --storage and --base-storage (default: --storage).

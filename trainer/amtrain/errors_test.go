@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -179,6 +180,44 @@ func TestTrainFormFlagsNeedAForm(t *testing.T) {
 		for _, w := range c.want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%q: err = %v, want it to say %q", c.args, err, w)
+			}
+		}
+	}
+}
+
+// An output that is an input (or the other output, or a directory) is
+// refused before any work, and the input is left as it was: training used
+// to end by overwriting it (--out equal to --embeddings, --resume, --counts
+// or a --corpus file) or fail only after training (--out a directory).
+func TestTrainRefusesOutputOverInput(t *testing.T) {
+	s := newSynth(t, 300)
+	counts := writeFile(t, s.dir, "c.counts", s.words[0]+" 10\n")
+	ck := writeFile(t, s.dir, "old.ckpt", "not a checkpoint")
+	out := filepath.Join(s.dir, "m.am")
+	base := []string{"--embeddings", s.embeddings, "--min-count-train", "20", "--epochs", "1"}
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"out is embeddings":  {[]string{"--corpus", s.corpus, "--out", s.embeddings}, "is the input --embeddings"},
+		"out is corpus":      {[]string{"--corpus", s.corpus, "--out", s.corpus}, "is the input --corpus"},
+		"out is counts":      {[]string{"--corpus", s.corpus, "--counts", counts, "--out", counts}, "is the input --counts"},
+		"out is resume":      {[]string{"--corpus", s.corpus, "--resume", ck, "--out", ck}, "is the input --resume"},
+		"bundle is out":      {[]string{"--corpus", s.corpus, "--out", out, "--bundle-out", out}, "is also --out"},
+		"bundle is ckpt":     {[]string{"--corpus", s.corpus, "--out", out, "--bundle-out", out + ".ckpt"}, "the checkpoint"},
+		"out is a directory": {[]string{"--corpus", s.corpus, "--out", s.dir}, "is a directory"},
+	} {
+		before := map[string][]byte{}
+		for _, p := range []string{s.embeddings, s.corpus, counts, ck} {
+			before[p], _ = os.ReadFile(p)
+		}
+		err := runTrainArgs(t, append(base, c.args...)...)
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want a usage error containing %q", name, err, c.want)
+		}
+		for p, b := range before {
+			if now, _ := os.ReadFile(p); !bytes.Equal(now, b) {
+				t.Fatalf("%s: input %s was changed", name, p)
 			}
 		}
 	}

@@ -551,6 +551,23 @@ func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 	case st.BaseFingerprint != bfp:
 		return fmt.Errorf("resume %s: the checkpoint was made with other base embeddings (other words or other vector values); resume with the --embeddings it was trained with", t.o.Resume)
 	}
+	return t.checkPosition(st)
+}
+
+// checkPosition refuses a checkpoint state whose position cannot be one of
+// this plan's: a negative epoch or batch, a batch past the last of an epoch,
+// or a history of another length than the epochs completed (a damaged or
+// hand-edited checkpoint whose checksum was recomputed).
+func (t *trainer) checkPosition(st *TrainState) error {
+	nb := (t.plan.Instances + t.o.Batch - 1) / t.o.Batch
+	switch {
+	case st.Epoch < 0 || st.Batch < 0:
+		return fmt.Errorf("resume %s: the checkpoint's position (epoch %d, batch %d) is negative: the file is damaged", t.o.Resume, st.Epoch, st.Batch)
+	case st.Batch >= max(nb, 1):
+		return fmt.Errorf("resume %s: the checkpoint's batch %d is past the last of an epoch (%d batches): the file is damaged", t.o.Resume, st.Batch, nb)
+	case len(st.History) != st.Epoch:
+		return fmt.Errorf("resume %s: the checkpoint records %d epochs done but the history of %d: the file is damaged", t.o.Resume, st.Epoch, len(st.History))
+	}
 	return nil
 }
 

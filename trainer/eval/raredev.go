@@ -100,7 +100,7 @@ func dedupContexts(cs [][]string) [][]string {
 // Write writes dir/pairs.txt ("common rare score" lines, the format eval
 // rare-pairs reads) and dir/contexts/<rare>.txt (one context per line). A
 // rare word that cannot name a file of dir/contexts (contextNameProblem:
-// empty, "." or "..", or holding /, \ or NUL) is skipped, not written
+// empty, "." or "..", holding /, \ or NUL, or too long) is skipped, not written
 // under another name: Write first drops it from s with its pairs, logs a
 // warning naming it and why, and returns the words skipped (sorted), so
 // that s describes what was written. A set left without pairs is an error,
@@ -137,7 +137,7 @@ func (s *RareDevSet) dropUnnamable() []string {
 	var dropped []string
 	for w := range s.Contexts {
 		if why := contextNameProblem(w); why != "" {
-			slog.Warn("rare-dev: skipping a rare word that cannot name a contexts file", "word", w, "why", why)
+			slog.Warn("rare-dev: skipping a rare word that cannot name a contexts file", "word", clipWord(w), "why", why)
 			dropped = append(dropped, w)
 			delete(s.Contexts, w)
 		}

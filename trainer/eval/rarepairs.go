@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -51,8 +52,46 @@ func contextNameProblem(word string) string {
 		return "holds a NUL byte"
 	case !filepath.IsLocal(word + ".txt"):
 		return "not a local file name"
+	case len(word)+len(".txt") > maxFileName:
+		return fmt.Sprintf("%d bytes: too long for a file name", len(word))
 	}
 	return ""
+}
+
+// maxFileName is the longest file name (in bytes) contextNameProblem
+// accepts, the limit of the usual file systems (ext4, XFS, APFS, NTFS's in
+// UTF-16 units is no tighter for most words).
+const maxFileName = 255
+
+// clipWord returns word, or its first 64 bytes and how long it is when it
+// is longer, for messages (a PAIRS line can hold a word of megabytes).
+func clipWord(word string) string {
+	if len(word) <= 64 {
+		return word
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(word[:64], ""), len(word))
+}
+
+// checkContextFile fails when the contexts file name of dir is not a
+// regular file reached inside dir: a symbolic link leading outside dir (the
+// file would be read from elsewhere), a directory, a FIFO or a device
+// (reading one can block for ever). A missing file is no error.
+func checkContextFile(dir, name string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	info, err := root.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s: %w (a context file must be a file of the context directory)", filepath.Join(dir, name), err)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s)", filepath.Join(dir, name), info.Mode().Type())
+	}
+	return nil
 }
 
 // LoadRareContexts reads the contexts of word from dir/<word>.txt (one
@@ -60,12 +99,17 @@ func contextNameProblem(word string) string {
 // removed, as the rare-word protocol requires; lines left empty are skipped.
 // A missing file gives no contexts and no error, and so does a word that
 // cannot name a file of dir (contextFile: a path separator, "." or "..",
-// empty), which is logged: no file outside dir is ever read.
+// empty, too long), which is logged: no file outside dir is ever read. A
+// context file that is not a regular file of dir (a symbolic link leading
+// out of it, a FIFO: checkContextFile) is an error.
 func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error) {
 	path, ok := contextFile(dir, word)
 	if !ok {
-		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", word, "why", contextNameProblem(word), "dir", dir)
+		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", clipWord(word), "why", contextNameProblem(word), "dir", dir)
 		return nil, nil
+	}
+	if err := checkContextFile(dir, filepath.Base(path)); err != nil {
+		return nil, fmt.Errorf("contexts of %q: %w", word, err)
 	}
 	var out [][]string
 	err := dataset.ForEachLine(path, func(_ int, line string) error {

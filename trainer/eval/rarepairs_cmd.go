@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
@@ -74,8 +75,9 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 			"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n"+
 			"--trials seeded samples shared by every row; a trial whose ρ is undefined (every cosine equal) counts\n"+
 			"as ρ = 0 and is reported under the table. A word that cannot name a file of CONTEXT_DIR (empty, \".\",\n"+
-			"\"..\", or holding / or \\) has no contexts: no file outside CONTEXT_DIR is read. PAIRS needs two\n"+
-			"pairs with different scores at least.")
+			"\"..\", holding / or \\, or longer than a file name) has no contexts: no file outside CONTEXT_DIR is read\n"+
+			"(a context file that is a symbolic link leading out of it, or not a regular file, is an error). PAIRS\n"+
+			"needs two pairs with different scores at least.")
 		fset.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fset, env.Args); err != nil {
@@ -87,7 +89,10 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err := checkRarePairsFlags(*maxK, *trials, *nStop, *blendC, *am, *plotPath); err != nil {
 		return err
 	}
-	if err := report.CheckPlotFlag(*plotPath); err != nil {
+	inputs := []outpath.File{{Flag: "PAIRS", Path: fset.Arg(0)}, {Flag: "CONTEXT_DIR", Path: fset.Arg(1)},
+		{Flag: "--embeddings", Path: base.embeddings}, {Flag: "--counts", Path: base.counts}, {Flag: "--am", Path: *am},
+		{Flag: "--fcm", Path: *fcm}, {Flag: "--fasttext", Path: *ftPath}, {Flag: "--subwords", Path: sw.words}, {Flag: "--subword-ngrams", Path: sw.ngrams}}
+	if err := checkPlotOutput(*plotPath, inputs); err != nil {
 		return err
 	}
 	pairs, err := loadRarePairsInput(fset.Arg(0), fset.Arg(1))
@@ -120,6 +125,21 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
+}
+
+// checkPlotOutput refuses --plot plot before any work when this binary
+// cannot draw it (report.CheckPlotFlag), when it cannot be written (a
+// missing directory, a directory) or when it is one of the inputs or lies
+// in an input directory (outpath.Check): the plot used to replace an input
+// file, or to fail only after the whole evaluation.
+func checkPlotOutput(plot string, inputs []outpath.File) error {
+	if err := report.CheckPlotFlag(plot); err != nil || plot == "" {
+		return err
+	}
+	if err := outpath.Check([]outpath.File{{Flag: "--plot", Path: plot}}, inputs); err != nil {
+		return cli.UsageError("%v", err)
+	}
+	return nil
 }
 
 // checkRarePairsFlags validates the numeric flags of eval rare-pairs, and

@@ -37,3 +37,36 @@ func TestEvalRarePairsPlot(t *testing.T) {
 		t.Fatalf("%d files beside the plot, want none (no temporary file left)", len(ents)-1)
 	}
 }
+
+// A --plot that is an input (PAIRS, --embeddings, --counts), lies in
+// CONTEXT_DIR, is a directory or has no directory is refused before any
+// work, and the inputs keep their bytes: the plot used to replace an input,
+// or to fail only once the evaluation was done.
+func TestEvalRarePairsPlotRefusesInputs(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\nthe zorb music\nzorb the guitar\n"})
+	pairs := writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\nfood zorb 2\n")
+	args := []string{"rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--trials", "1", "--max-k", "2"}
+	for plot, want := range map[string]string{
+		pairs:                          "is the input PAIRS",
+		emb:                            "is the input --embeddings",
+		counts:                         "is the input --counts",
+		filepath.Join(dir, "zorb.txt"): "inside the input directory CONTEXT_DIR",
+		dir:                            "is the input CONTEXT_DIR",
+		t.TempDir():                    "is a directory",
+		filepath.Join(t.TempDir(), "no", "p.png"): "cannot write to directory",
+	} {
+		before := map[string][]byte{}
+		for _, p := range []string{pairs, emb, counts, filepath.Join(dir, "zorb.txt")} {
+			before[p], _ = os.ReadFile(p)
+		}
+		if _, _, err := run(t, append(args, "--plot", plot, pairs, dir)...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--plot %s: error %v, want it refused (%q)", plot, err, want)
+		}
+		for p, b := range before {
+			if now, _ := os.ReadFile(p); !bytes.Equal(now, b) {
+				t.Fatalf("--plot %s: input %s was changed", plot, p)
+			}
+		}
+	}
+}

@@ -517,8 +517,40 @@ func TestRarePairsSetupUnsafeWord(t *testing.T) {
 	}
 }
 
+// A context file that is a symbolic link leading out of CONTEXT_DIR is an
+// error naming it, not read (the secret line reached no context); a link
+// inside the directory reads.
+func TestRarePairsSetupContextFileOutside(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "contexts")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(parent, "secret.txt")
+	if err := os.WriteFile(secret, []byte("secret corpus line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inner.txt"), []byte("an inner line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "zorb.txt")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink("inner.txt", filepath.Join(dir, "blick.txt")); err != nil {
+		t.Fatal(err)
+	}
+	tok := model.DefaultTokenizer()
+	pairs := []dataset.WordPair{{A: "music", B: "zorb", Score: 3}, {A: "food", B: "blick", Score: 1}}
+	if _, ctx, _, err := RarePairsSetup(pairs, dir, tok); err == nil || !strings.Contains(err.Error(), "zorb.txt") {
+		t.Errorf("a link out of the directory: err = %v (contexts %q), want an error naming zorb.txt", err, ctx)
+	}
+	if _, ctx, _, err := RarePairsSetup(pairs[1:], dir, tok); err != nil || len(ctx["blick"]) != 1 {
+		t.Errorf("a link inside the directory: contexts %q, err %v: want its one line", ctx, err)
+	}
+}
+
 func TestContextFile(t *testing.T) {
-	for _, w := range []string{"", ".", "..", "../corpus", "a/b", `a\b`, "/etc/passwd", "a\x00b"} {
+	for _, w := range []string{"", ".", "..", "../corpus", "a/b", `a\b`, "/etc/passwd", "a\x00b", strings.Repeat("a", 252)} {
 		if p, ok := contextFile("dir", w); ok {
 			t.Errorf("contextFile(%q) = %q: want no file", w, p)
 		}

@@ -9,13 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -123,7 +123,7 @@ func parseFlags(env cli.Env) (*options, error) {
 		if p == "" {
 			continue
 		}
-		if err := checkWritable(p); err != nil {
+		if err := outpath.CheckWritable(p); err != nil {
 			return nil, err
 		}
 	}
@@ -151,47 +151,8 @@ func (z *ngramInit) Set(s string) error {
 	return fmt.Errorf("want uniform or zero")
 }
 
-// samePath reports whether paths a and b name the same file: the same
-// absolute path once symbolic links in their directories are resolved, or
-// (when both exist) the same file on disk.
-func samePath(a, b string) bool {
-	ra, rb := resolvedPath(a), resolvedPath(b)
-	if ra == rb {
-		return true
-	}
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
-
-// resolvedPath is p made absolute with the symbolic links of its directory
-// resolved (as far as they can be; p cleaned when not).
-func resolvedPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs))
-	}
-	return abs
-}
-
-// checkWritable fails early (before hours of training) when path cannot be
-// written: its directory is missing or not writable, or path is a directory.
-func checkWritable(path string) error {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return fmt.Errorf("output %s is a directory", path)
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".text2vec-am-check*")
-	if err != nil {
-		return fmt.Errorf("output %s: cannot write to directory %s: %w", path, dir, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
+// samePath reports whether paths a and b name the same file (outpath.SamePath).
+func samePath(a, b string) bool { return outpath.SamePath(a, b) }
 
 func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	o, err := parseFlags(env)

@@ -99,6 +99,8 @@ func TestTrainEmbeddingsFlagErrors(t *testing.T) {
 		{[]string{"--corpus", corpusPath, "--out", out, "--neg-power", "2"}, "--neg-power 2 out of range"},
 		{[]string{"--corpus", corpusPath, "--out", out, "--dim", "x"}, "invalid value"},
 		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", out}, "same file"},
+		// 2^26 buckets × 2^14 dimensions would allocate 4 TiB: refused, not a fatal out-of-memory.
+		{[]string{"--corpus", corpusPath, "--out", out, "--maxn", "4", "--dim", "16384", "--bucket", "67108864"}, "--bucket 67108864 rows × --dim 16384: more than"},
 	} {
 		_, err := runCmd(context.Background(), tc.args...)
 		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), tc.want) {

@@ -214,3 +214,24 @@ func TestSubsamplingAndSigmoid(t *testing.T) {
 		}
 	}
 }
+
+// A vocabulary whose word matrix would pass MaxMatrixValues (here 2^17+1
+// words at dimension 2^14: 8 GiB and more) is refused before anything is
+// allocated, by both trainers.
+func TestTrainRefusesHugeMatrix(t *testing.T) {
+	n := MaxMatrixValues/model.MaxDim + 1
+	v := &corpus.Vocab{Words: make([]string, n), Counts: make([]int64, n)}
+	for i := range v.Words {
+		v.Words[i], v.Counts[i] = fmt.Sprintf("w%d", i), 1
+	}
+	enc := &corpus.Encoded{IDs: []int32{0, 1}, Offsets: []int64{0, 2}}
+	cfg := DefaultConfig()
+	cfg.Dim = model.MaxDim
+	if _, err := Train(context.Background(), enc, v, cfg); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("Train: err = %v, want the matrix refused", err)
+	}
+	cfg.MaxN, cfg.Bucket = 3, 0
+	if _, err := TrainSubwords(context.Background(), enc, v, cfg); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("TrainSubwords: err = %v, want the matrix refused", err)
+	}
+}

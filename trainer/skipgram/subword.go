@@ -106,6 +106,9 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
 	dim := cfg.Dim
+	if err := checkMatrix("vocabulary and n-grams", n+t.sub.nrows, dim); err != nil {
+		return nil, err
+	}
 	t.syn0 = make([]float32, (n+t.sub.nrows)*dim)
 	initInput(t.syn0, n*dim, dim, cfg)
 	if err := t.run(ctx); err != nil {

@@ -114,6 +114,7 @@ func (c Config) Validate() error {
 		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
 		check(c.MaxN == 0 || (c.MinN >= 1 && c.MinN <= c.MaxN && c.MaxN <= 32), "MaxN", "n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32 (or max 0: no subwords)", c.MinN, c.MaxN),
 		check(c.MaxN == 0 || (c.Bucket >= 0 && c.Bucket <= MaxBucket), "Bucket", "%d out of range 0..%d", c.Bucket, MaxBucket),
+		check(c.MaxN == 0 || c.Dim < 1 || c.Bucket <= MaxMatrixValues/c.Dim, "Bucket", "%d rows × --dim %d: more than %d values (%d GiB) in the n-gram matrix; lower --bucket or --dim", c.Bucket, c.Dim, MaxMatrixValues, MaxMatrixValues>>28),
 	} {
 		if err != nil {
 			return err
@@ -233,6 +234,24 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 	return e, nil
 }
 
+// MaxMatrixValues bounds the values of each weight matrix training
+// allocates, rows × Config.Dim: 2³¹ float32s, 8 GiB (fastText's default of
+// 2,000,000 buckets at dimension 300 takes 600 million). Config.Validate
+// checks Bucket × Dim against it before the corpus is read, and training
+// the rows it finds (vocabulary words, their distinct n-grams) before it
+// allocates them: a request beyond it is an error, not a fatal out-of-memory.
+const MaxMatrixValues = 1 << 31
+
+// checkMatrix refuses a matrix of rows × dim values beyond MaxMatrixValues,
+// naming what the rows are.
+func checkMatrix(what string, rows, dim int) error {
+	if int64(rows)*int64(dim) > MaxMatrixValues {
+		return fmt.Errorf("skipgram: %s of %d rows × dimension %d: more than %d values (%d GiB) in one matrix; lower --dim or raise --min-count",
+			what, rows, dim, MaxMatrixValues, MaxMatrixValues>>28)
+	}
+	return nil
+}
+
 // newTrainer checks the configuration and the corpus and builds the state
 // shared by both trainers, all but the input vectors.
 func newTrainer(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer, error) {
@@ -248,6 +267,9 @@ func newTrainer(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer,
 	}
 	if enc.NumTokens() == 0 {
 		return nil, errors.New("skipgram: empty corpus")
+	}
+	if err := checkMatrix("vocabulary", n, cfg.Dim); err != nil {
+		return nil, err
 	}
 	if err := enc.Validate(n); err != nil {
 		return nil, fmt.Errorf("skipgram: encoded corpus: %w", err)
