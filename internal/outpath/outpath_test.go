@@ -43,3 +43,28 @@ func TestCheck(t *testing.T) {
 		t.Error("Within: wrong answer for a parent, a sibling with a common prefix or a child")
 	}
 }
+
+// TestSamePath: two spellings of one file are the same path: relative and
+// absolute, through a symbolic link to its directory, or a hard link.
+func TestSamePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	file := filepath.Join(dir, "x.vec")
+	if !SamePath("x.vec", file) || !SamePath(filepath.Join(link, "x.vec"), file) || !SamePath("./sub/../x.vec", file) {
+		t.Error("relative, symlinked or unclean spellings of one path not recognised")
+	}
+	if SamePath("y.vec", file) {
+		t.Error("two files taken for one")
+	}
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.vec")
+	if err := os.Link(file, hard); err == nil && !SamePath(hard, file) {
+		t.Error("a hard link to the file not recognised")
+	}
+}

@@ -245,6 +245,6 @@ func writeRareDevSummary(w io.Writer, set *RareDevSet, npairs, skipped int, o Ra
 	fmt.Fprintf(w, "%d of %d pairs, %d rare words (≤ %d occurrences, ≥ %d distinct contexts; %.1f contexts on average), written to %s\n",
 		len(set.Pairs), npairs, len(set.Contexts), o.MaxCount, o.MinSentences, float64(nctx)/float64(len(set.Contexts)), dir)
 	if skipped > 0 {
-		fmt.Fprintf(w, "skipped %d rare words and their pairs: they cannot name a contexts file (empty, \".\", \"..\", or holding /, \\ or NUL; logged)\n", skipped)
+		fmt.Fprintf(w, "skipped %d rare words and their pairs: they cannot name a contexts file (empty, \".\", \"..\", holding /, \\ or NUL, or too long; logged)\n", skipped)
 	}
 }

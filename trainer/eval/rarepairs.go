@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
@@ -73,23 +74,29 @@ func clipWord(word string) string {
 }
 
 // checkContextFile fails when the contexts file name of dir is not a
-// regular file reached inside dir: a symbolic link leading outside dir (the
+// regular file of dir: a symbolic link whose target lies outside dir (the
 // file would be read from elsewhere), a directory, a FIFO or a device
-// (reading one can block for ever). A missing file is no error.
+// (reading one can block for ever). A link whose target lies inside dir is
+// a file of dir however it is spelt (relative, absolute, through ".."),
+// and dir may itself be reached through links. A missing file (a dangling
+// link too) is no error.
 func checkContextFile(dir, name string) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	info, err := root.Stat(name)
+	path := filepath.Join(dir, name)
+	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("%s: %w (a context file must be a file of the context directory)", filepath.Join(dir, name), err)
+		return err
 	case !info.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file (%s)", filepath.Join(dir, name), info.Mode().Type())
+		return fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if !outpath.Within(target, dir) {
+		return fmt.Errorf("%s leads to %s, outside the context directory (a context file must be a file of it)", path, target)
 	}
 	return nil
 }

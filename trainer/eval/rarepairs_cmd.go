@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -89,10 +90,10 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err := checkRarePairsFlags(*maxK, *trials, *nStop, *blendC, *am, *plotPath); err != nil {
 		return err
 	}
-	inputs := []outpath.File{{Flag: "PAIRS", Path: fset.Arg(0)}, {Flag: "CONTEXT_DIR", Path: fset.Arg(1)},
+	inputs := []outpath.File{{Flag: "PAIRS", Path: fset.Arg(0)},
 		{Flag: "--embeddings", Path: base.embeddings}, {Flag: "--counts", Path: base.counts}, {Flag: "--am", Path: *am},
 		{Flag: "--fcm", Path: *fcm}, {Flag: "--fasttext", Path: *ftPath}, {Flag: "--subwords", Path: sw.words}, {Flag: "--subword-ngrams", Path: sw.ngrams}}
-	if err := checkPlotOutput(*plotPath, inputs); err != nil {
+	if err := checkPlotOutput(*plotPath, fset.Arg(1), inputs); err != nil {
 		return err
 	}
 	pairs, err := loadRarePairsInput(fset.Arg(0), fset.Arg(1))
@@ -129,17 +130,42 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 
 // checkPlotOutput refuses --plot plot before any work when this binary
 // cannot draw it (report.CheckPlotFlag), when it cannot be written (a
-// missing directory, a directory) or when it is one of the inputs or lies
-// in an input directory (outpath.Check): the plot used to replace an input
-// file, or to fail only after the whole evaluation.
-func checkPlotOutput(plot string, inputs []outpath.File) error {
+// missing directory, a directory) or when it is one of the inputs
+// (outpath.Check) or would be read as a context file of contextDir
+// (plotInContextDir): the plot used to replace an input file, or to fail
+// only after the whole evaluation.
+func checkPlotOutput(plot, contextDir string, inputs []outpath.File) error {
 	if err := report.CheckPlotFlag(plot); err != nil || plot == "" {
 		return err
+	}
+	if plotInContextDir(plot, contextDir) {
+		return cli.UsageError("--plot %s is the input CONTEXT_DIR %s or would be read as one of its context files: write it elsewhere", plot, contextDir)
 	}
 	if err := outpath.Check([]outpath.File{{Flag: "--plot", Path: plot}}, inputs); err != nil {
 		return cli.UsageError("%v", err)
 	}
 	return nil
+}
+
+// plotInContextDir reports whether writing plot would change what eval
+// rare-pairs reads from dir: plot is dir, a <word>.txt file directly in it,
+// or the same file as one of its .txt files (a link's target). Of dir only
+// those are read, so a plot elsewhere in it (a .png, a subdirectory, dir
+// being the working directory) is allowed.
+func plotInContextDir(plot, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	if outpath.SamePath(plot, dir) || strings.EqualFold(filepath.Ext(plot), ".txt") && outpath.SamePath(filepath.Dir(plot), dir) {
+		return true
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	for _, f := range files {
+		if outpath.SamePath(plot, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRarePairsFlags validates the numeric flags of eval rare-pairs, and

@@ -536,16 +536,28 @@ func TestRarePairsSetupContextFileOutside(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(dir, "zorb.txt")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if err := os.Symlink("inner.txt", filepath.Join(dir, "blick.txt")); err != nil {
-		t.Fatal(err)
+	// Links to a file inside the directory, however spelt: relative, absolute,
+	// through ".." and back in.
+	for name, target := range map[string]string{"blick": "inner.txt", "frob": filepath.Join(dir, "inner.txt"), "quux": "../contexts/inner.txt"} {
+		if err := os.Symlink(target, filepath.Join(dir, name+".txt")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tok := model.DefaultTokenizer()
-	pairs := []dataset.WordPair{{A: "music", B: "zorb", Score: 3}, {A: "food", B: "blick", Score: 1}}
+	pairs := []dataset.WordPair{{A: "music", B: "zorb", Score: 3}, {A: "food", B: "blick", Score: 1}, {A: "food", B: "frob", Score: 2}, {A: "food", B: "quux", Score: 4}}
 	if _, ctx, _, err := RarePairsSetup(pairs, dir, tok); err == nil || !strings.Contains(err.Error(), "zorb.txt") {
 		t.Errorf("a link out of the directory: err = %v (contexts %q), want an error naming zorb.txt", err, ctx)
 	}
-	if _, ctx, _, err := RarePairsSetup(pairs[1:], dir, tok); err != nil || len(ctx["blick"]) != 1 {
-		t.Errorf("a link inside the directory: contexts %q, err %v: want its one line", ctx, err)
+	if _, ctx, _, err := RarePairsSetup(pairs[1:], dir, tok); err != nil || len(ctx["blick"]) != 1 || len(ctx["frob"]) != 1 || len(ctx["quux"]) != 1 {
+		t.Errorf("links inside the directory: contexts %q, err %v: want one line each", ctx, err)
+	}
+	// The context directory reached through a link reads alike.
+	via := filepath.Join(t.TempDir(), "via")
+	if err := os.Symlink(dir, via); err != nil {
+		t.Fatal(err)
+	}
+	if _, ctx, _, err := RarePairsSetup(pairs[1:], via, tok); err != nil || len(ctx) != 3 {
+		t.Errorf("CONTEXT_DIR a symbolic link: contexts %q, err %v: want three words", ctx, err)
 	}
 }
 
@@ -582,5 +594,34 @@ func TestRarePlotFlagsUndefined(t *testing.T) {
 	}
 	if !strings.Contains(p.FlaggedNote, "undefined") || !strings.Contains(p.FlaggedNote, undefinedMark) {
 		t.Errorf("legend note %q: want it to say the open marker is an undefined ρ (%s)", p.FlaggedNote, undefinedMark)
+	}
+}
+
+// Of CONTEXT_DIR only its .txt files are read: a plot that is one of them
+// (or the directory) is refused, a plot elsewhere in it is not, so a run
+// from inside the context directory (CONTEXT_DIR ".") can still plot.
+func TestPlotInContextDir(t *testing.T) {
+	dir := contextDir(t, map[string]string{"zorb": "the zorb music\n"})
+	if err := os.Symlink("zorb.txt", filepath.Join(dir, "blick.txt")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	for plot, want := range map[string]bool{
+		dir:                                 true,
+		filepath.Join(dir, "zorb.txt"):      true,
+		filepath.Join(dir, "new.TXT"):       true,
+		filepath.Join(dir, "rho.png"):       false,
+		filepath.Join(dir, "sub", "x.txt"):  false,
+		filepath.Join(t.TempDir(), "a.txt"): false,
+	} {
+		if got := plotInContextDir(plot, dir); got != want {
+			t.Errorf("plotInContextDir(%s): %v, want %v", plot, got, want)
+		}
+	}
+	t.Chdir(dir)
+	if plotInContextDir("rho.png", ".") || !plotInContextDir("zorb.txt", ".") {
+		t.Error("CONTEXT_DIR \".\": a .png refused or a context file allowed")
+	}
+	if err := checkPlotOutput("", ".", nil); err != nil {
+		t.Errorf("no --plot: %v", err)
 	}
 }

@@ -101,11 +101,11 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--min-count %d: must be at least 1", o.minCount)
 	case o.outMin != 0 && o.outMin <= o.minCount:
 		return nil, cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
-	case o.countsOut != "" && samePath(o.countsOut, o.out):
+	case o.countsOut != "" && outpath.SamePath(o.countsOut, o.out):
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
 	case o.ngramsOut != "" && o.cfg.MaxN == 0:
 		return nil, cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
-	case o.ngramsOut != "" && (samePath(o.ngramsOut, o.out) || (o.countsOut != "" && samePath(o.ngramsOut, o.countsOut))):
+	case o.ngramsOut != "" && (outpath.SamePath(o.ngramsOut, o.out) || (o.countsOut != "" && outpath.SamePath(o.ngramsOut, o.countsOut))):
 		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
 	case o.ngramsMax < 0:
 		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
@@ -119,15 +119,29 @@ func parseFlags(env cli.Env) (*options, error) {
 		}
 		return nil, cli.UsageError("%v", err)
 	}
-	for _, p := range []string{o.out, o.countsOut, o.ngramsOut} {
-		if p == "" {
-			continue
-		}
-		if err := outpath.CheckWritable(p); err != nil {
-			return nil, err
-		}
+	if err := o.checkOutputs(); err != nil {
+		return nil, err
 	}
 	return o, nil
+}
+
+// checkOutputs fails before any work when --out, --counts-out or
+// --ngrams-out cannot be written (a missing directory, a directory) or is
+// one of the --corpus files, which training reads whole and writing would
+// destroy (outpath.Check). An output inside a corpus directory is allowed,
+// as in train.
+func (o *options) checkOutputs() error {
+	var inputs []outpath.File
+	for _, p := range o.corpus {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			inputs = append(inputs, outpath.File{Flag: "--corpus", Path: p})
+		}
+	}
+	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut}}
+	if err := outpath.Check(outs, inputs); err != nil {
+		return cli.UsageError("%v", err)
+	}
+	return nil
 }
 
 // ngramInit is the value of --ngram-init, "uniform" or "zero", stored as
@@ -150,9 +164,6 @@ func (z *ngramInit) Set(s string) error {
 	}
 	return fmt.Errorf("want uniform or zero")
 }
-
-// samePath reports whether paths a and b name the same file (outpath.SamePath).
-func samePath(a, b string) bool { return outpath.SamePath(a, b) }
 
 func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	o, err := parseFlags(env)

@@ -99,6 +99,9 @@ func TestTrainEmbeddingsFlagErrors(t *testing.T) {
 		{[]string{"--corpus", corpusPath, "--out", out, "--neg-power", "2"}, "--neg-power 2 out of range"},
 		{[]string{"--corpus", corpusPath, "--out", out, "--dim", "x"}, "invalid value"},
 		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", out}, "same file"},
+		// An output over the corpus destroyed it (training reads it first).
+		{[]string{"--corpus", corpusPath, "--out", corpusPath}, "is the input --corpus"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", corpusPath}, "is the input --corpus"},
 		// 2^26 buckets × 2^14 dimensions would allocate 4 TiB: refused, not a fatal out-of-memory.
 		{[]string{"--corpus", corpusPath, "--out", out, "--maxn", "4", "--dim", "16384", "--bucket", "67108864"}, "--bucket 67108864 rows × --dim 16384: more than"},
 	} {
@@ -283,28 +286,17 @@ func TestTrainEmbeddingsOutMinCount(t *testing.T) {
 	}
 }
 
-// TestSamePath: two spellings of one file are the same path: relative and
-// absolute, through a symbolic link to its directory, or a hard link.
-func TestSamePath(t *testing.T) {
+// --counts-out spelt through a symbolic link to --out's directory is the
+// same file as --out: refused (outpath.SamePath, tested in its package).
+func TestCountsOutThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
-	t.Chdir(dir)
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
 	file := filepath.Join(dir, "x.vec")
-	if !samePath("x.vec", file) || !samePath(filepath.Join(link, "x.vec"), file) || !samePath("./sub/../x.vec", file) {
-		t.Error("relative, symlinked or unclean spellings of one path not recognised")
-	}
-	if samePath("y.vec", file) {
-		t.Error("two files taken for one")
-	}
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	hard := filepath.Join(dir, "hard.vec")
-	if err := os.Link(file, hard); err == nil && !samePath(hard, file) {
-		t.Error("a hard link to the file not recognised")
 	}
 	// The command refuses it: --counts-out through the link overwrites --out.
 	_, err := runCmd(context.Background(), "--corpus", file, "--out", file, "--counts-out", filepath.Join(link, "x.vec"))

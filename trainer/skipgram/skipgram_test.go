@@ -219,7 +219,7 @@ func TestSubsamplingAndSigmoid(t *testing.T) {
 // words at dimension 2^14: 8 GiB and more) is refused before anything is
 // allocated, by both trainers.
 func TestTrainRefusesHugeMatrix(t *testing.T) {
-	n := MaxMatrixValues/model.MaxDim + 1
+	n := int(MaxMatrixValues/model.MaxDim) + 1
 	v := &corpus.Vocab{Words: make([]string, n), Counts: make([]int64, n)}
 	for i := range v.Words {
 		v.Words[i], v.Counts[i] = fmt.Sprintf("w%d", i), 1
@@ -233,5 +233,16 @@ func TestTrainRefusesHugeMatrix(t *testing.T) {
 	cfg.MaxN, cfg.Bucket = 3, 0
 	if _, err := TrainSubwords(context.Background(), enc, v, cfg); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("TrainSubwords: err = %v, want the matrix refused", err)
+	}
+	// The input matrix of subword training holds the words and the n-gram
+	// rows: --bucket × --dim at the limit passes Config.Validate, but two
+	// words more do not fit (the word matrix alone is small).
+	small := &corpus.Vocab{Words: []string{"w0", "w1"}, Counts: []int64{1, 1}}
+	cfg.Bucket = int(MaxMatrixValues / model.MaxDim)
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("--bucket × --dim at the limit: %v", err)
+	}
+	if _, err := TrainSubwords(context.Background(), enc, small, cfg); err == nil || !strings.Contains(err.Error(), "vocabulary and n-grams") {
+		t.Errorf("TrainSubwords, %d buckets and 2 words: err = %v, want the input matrix refused", cfg.Bucket, err)
 	}
 }

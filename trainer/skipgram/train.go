@@ -114,7 +114,7 @@ func (c Config) Validate() error {
 		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
 		check(c.MaxN == 0 || (c.MinN >= 1 && c.MinN <= c.MaxN && c.MaxN <= 32), "MaxN", "n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32 (or max 0: no subwords)", c.MinN, c.MaxN),
 		check(c.MaxN == 0 || (c.Bucket >= 0 && c.Bucket <= MaxBucket), "Bucket", "%d out of range 0..%d", c.Bucket, MaxBucket),
-		check(c.MaxN == 0 || c.Dim < 1 || c.Bucket <= MaxMatrixValues/c.Dim, "Bucket", "%d rows × --dim %d: more than %d values (%d GiB) in the n-gram matrix; lower --bucket or --dim", c.Bucket, c.Dim, MaxMatrixValues, MaxMatrixValues>>28),
+		check(c.MaxN == 0 || int64(c.Bucket)*int64(c.Dim) <= MaxMatrixValues, "Bucket", "%d rows × --dim %d: more than %d values (%d GiB) in the n-gram matrix; lower --bucket or --dim", c.Bucket, c.Dim, MaxMatrixValues, MaxMatrixValues>>28),
 	} {
 		if err != nil {
 			return err
@@ -240,7 +240,8 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 // checks Bucket × Dim against it before the corpus is read, and training
 // the rows it finds (vocabulary words, their distinct n-grams) before it
 // allocates them: a request beyond it is an error, not a fatal out-of-memory.
-const MaxMatrixValues = 1 << 31
+// It is an int64 so that the package still builds where int has 32 bits.
+const MaxMatrixValues int64 = 1 << 31
 
 // checkMatrix refuses a matrix of rows × dim values beyond MaxMatrixValues,
 // naming what the rows are.
