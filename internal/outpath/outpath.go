@@ -64,8 +64,11 @@ func checkInput(o, in File) error {
 
 // SamePath reports whether paths a and b name the same file: the same
 // absolute path once symbolic links in their directories are resolved, or
-// (when both exist) the same file on disk.
+// (when both exist) the same file on disk. An empty path names no file.
 func SamePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
 	ra, rb := resolvedPath(a), resolvedPath(b)
 	if ra == rb {
 		return true

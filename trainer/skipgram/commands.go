@@ -109,7 +109,7 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
 	case o.ngramsMax < 0:
 		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
-	case set["ngram-init"] && o.cfg.MaxN == 0:
+	case o.cfg.ZeroNgramRows && o.cfg.MaxN == 0:
 		return nil, cli.UsageError("--ngram-init needs subword training (--maxn > 0)")
 	}
 	if err := o.cfg.Validate(); err != nil {
