@@ -31,7 +31,7 @@ func Check(outputs, inputs []File) error {
 			continue
 		}
 		for _, p := range outputs[:i] {
-			if p.Path != "" && SamePath(o.Path, p.Path) {
+			if SamePath(o.Path, p.Path) {
 				return fmt.Errorf("%s %s is also %s: one output would overwrite the other", o.Flag, o.Path, p.Flag)
 			}
 		}
@@ -50,9 +50,6 @@ func Check(outputs, inputs []File) error {
 // checkInput refuses output o when it is input in, or lies inside it when
 // in is a directory.
 func checkInput(o, in File) error {
-	if in.Path == "" {
-		return nil
-	}
 	if SamePath(o.Path, in.Path) {
 		return fmt.Errorf("%s %s is the input %s: writing it would destroy that input", o.Flag, o.Path, in.Flag)
 	}

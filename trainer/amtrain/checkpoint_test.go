@@ -50,16 +50,7 @@ func TestBaseFingerprintHashesValues(t *testing.T) {
 // values is refused, naming the base embeddings; a checkpoint written before
 // the base fingerprint was recorded (0) still resumes.
 func TestResumeRefusesOtherBaseVectors(t *testing.T) {
-	s := newSynth(t, 400)
-	d := s.data(t)
-	o := smallOptions()
-	o.Epochs = 1
-	o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
-	train(t, d, o)
-	ck, err := LoadCheckpoint(o.CheckpointPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, o, ck := oneEpochCheckpoint(t)
 	if ck.State.BaseFingerprint != baseFingerprint(d.Base) {
 		t.Fatalf("checkpoint base fingerprint %x, want %x", ck.State.BaseFingerprint, baseFingerprint(d.Base))
 	}
@@ -92,16 +83,7 @@ func TestResumeRefusesOtherBaseVectors(t *testing.T) {
 // the workers index the schedule at -Batch: a panic) is refused with an
 // error naming the checkpoint, before any training.
 func TestResumeRefusesDamagedPosition(t *testing.T) {
-	s := newSynth(t, 400)
-	d := s.data(t)
-	o := smallOptions()
-	o.Epochs = 1
-	o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
-	train(t, d, o)
-	ck, err := LoadCheckpoint(o.CheckpointPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, o, ck := oneEpochCheckpoint(t)
 	for _, c := range []struct {
 		name string
 		edit func(st *TrainState)
@@ -124,4 +106,20 @@ func TestResumeRefusesDamagedPosition(t *testing.T) {
 			t.Errorf("%s: err = %v, want it refused as damaged, naming %s", c.name, err, path)
 		}
 	}
+}
+
+// oneEpochCheckpoint trains one epoch on synthetic data with a checkpoint
+// and returns the data, the options and the checkpoint loaded back.
+func oneEpochCheckpoint(t *testing.T) (*Data, Options, *Checkpoint) {
+	t.Helper()
+	d := newSynth(t, 400).data(t)
+	o := smallOptions()
+	o.Epochs = 1
+	o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
+	train(t, d, o)
+	ck, err := LoadCheckpoint(o.CheckpointPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, o, ck
 }
