@@ -201,8 +201,8 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	var last Progress
 	o.cfg.Progress = func(p Progress) {
 		last = p
-		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
-			thousands(int64(p.Rate())), p.LR, p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
+		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  loss %.4f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
+			thousands(int64(p.Rate())), p.LR, p.AvgLoss(), p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
 	}
 	var emb, ngrams *model.Embeddings
 	if o.cfg.MaxN > 0 {
@@ -220,7 +220,7 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	}
 	secs := time.Since(trainStart).Seconds()
 	log.Info("trained", "epochs", o.cfg.Epochs, "threads", o.cfg.Threads, "seconds", secs,
-		"tokens/s", int64(float64(enc.NumTokens())*float64(o.cfg.Epochs)/secs), "pairs", last.Pairs, "negatives", last.Negatives)
+		"tokens/s", int64(float64(enc.NumTokens())*float64(o.cfg.Epochs)/secs), "pairs", last.Pairs, "negatives", last.Negatives, "avg loss", last.AvgLoss())
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -215,6 +215,17 @@ func TestSubsamplingAndSigmoid(t *testing.T) {
 	}
 }
 
+// softplus is the logistic loss: log(1 + e^x) to within half a table step
+// (slope at most 1), and x beyond the table.
+func TestSoftplus(t *testing.T) {
+	for x := float32(-12); x <= 12; x += 0.01 {
+		want := math.Log1p(math.Exp(float64(x)))
+		if got := softplus(x); math.Abs(float64(got)-want) > 0.5/sigmoidScale+1e-3 {
+			t.Fatalf("softplus(%.2f) = %.4f, want %.4f", x, got, want)
+		}
+	}
+}
+
 // A vocabulary whose word matrix would pass MaxMatrixValues (here 2^17+1
 // words at dimension 2^14: 8 GiB and more) is refused before anything is
 // allocated, by both trainers.
@@ -245,4 +256,48 @@ func TestTrainRefusesHugeMatrix(t *testing.T) {
 	if _, err := TrainSubwords(context.Background(), enc, small, cfg); err == nil || !strings.Contains(err.Error(), "vocabulary and n-grams") {
 		t.Errorf("TrainSubwords, %d buckets and 2 words: err = %v, want the input matrix refused", cfg.Bucket, err)
 	}
+}
+
+// TestLossFalls checks the loss both trainers report: every update starts
+// from zero output vectors at (1 + Negative)·ln 2 per update, and training on
+// a corpus with structure brings the average well below that, the more so
+// the longer it trains.
+func TestLossFalls(t *testing.T) {
+	_, v, enc := readCorpus(t, topicCorpus(t, 500), 2)
+	for _, maxn := range []int{0, 4} {
+		var avg [2]float64
+		for i, epochs := range []int{1, 6} {
+			cfg := smallConfig(1)
+			cfg.Epochs, cfg.MaxN, cfg.Bucket = epochs, maxn, 0
+			avg[i] = finalProgress(t, enc, v, cfg).AvgLoss()
+			if start := float64(1+cfg.Negative) * math.Ln2; !(avg[i] > 0 && avg[i] < 0.9*start) {
+				t.Errorf("maxn %d, %d epochs: average loss %.4f, want in (0, %.4f)", maxn, epochs, avg[i], 0.9*start)
+			}
+		}
+		if avg[1] >= avg[0] {
+			t.Errorf("maxn %d: average loss %.4f after 6 epochs, %.4f after 1", maxn, avg[1], avg[0])
+		}
+		t.Logf("maxn %d: average loss %.4f after 1 epoch, %.4f after 6", maxn, avg[0], avg[1])
+	}
+	if (Progress{}).AvgLoss() != 0 {
+		t.Error("AvgLoss before any update is not 0")
+	}
+}
+
+// finalProgress trains with cfg, subwords when cfg.MaxN > 0 and words only
+// otherwise, and returns the last progress reported.
+func finalProgress(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) Progress {
+	t.Helper()
+	var last Progress
+	cfg.Progress = func(p Progress) { last = p }
+	var err error
+	if cfg.MaxN > 0 {
+		_, err = TrainSubwords(context.Background(), enc, v, cfg)
+	} else {
+		_, err = Train(context.Background(), enc, v, cfg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return last
 }

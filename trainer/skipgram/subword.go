@@ -219,6 +219,7 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 	rows, offs := t.sub.rows, t.sub.offs
 	n := len(sen)
 	var pairs, negs int64
+	var loss float64
 	for pos, word := range sen {
 		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
 		lo, hi := max(pos-win, 0), min(pos+win+1, n)
@@ -235,7 +236,9 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 			target := sen[c]
 			o := int(target) * dim
 			out := syn1neg[o : o+dim : o+dim]
-			g := (1 - sigmoid(simd.Dot(hidden, out))) * alpha
+			sc := simd.Dot(hidden, out)
+			loss += float64(softplus(-sc))
+			g := (1 - sigmoid(sc)) * alpha
 			simd.PairAxpy(g, hidden, out, grad)
 			for d := 0; d < nneg; d++ {
 				neg := t.neg.sample(&w.rng)
@@ -249,7 +252,9 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 				}
 				o := int(neg) * dim
 				out := syn1neg[o : o+dim : o+dim]
-				g := -sigmoid(simd.Dot(hidden, out)) * alpha
+				sc := simd.Dot(hidden, out)
+				loss += float64(softplus(sc))
+				g := -sigmoid(sc) * alpha
 				simd.PairAxpy(g, hidden, out, grad)
 			}
 			for _, id := range ids {
@@ -260,6 +265,7 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 	}
 	w.pairs += pairs
 	w.negs += negs
+	w.loss += loss
 }
 
 // initInput sets the input matrix syn0 as fastText does: uniform in ±1/dim,

@@ -158,6 +158,8 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 	w.trainUnitSubwords(sen)
 
 	dim := cfg.Dim
+	var loss float64
+	var terms int
 	for pos, word := range sen {
 		win := cfg.Window - int((uint64(uint32(rng.next()))*uint64(cfg.Window))>>32)
 		ids := tr.sub.rows[tr.sub.offs[word]:tr.sub.offs[word+1]]
@@ -178,6 +180,9 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 				for k := range out {
 					dot += out[k] * hidden[k]
 				}
+				p := 1 / (1 + math.Exp(-dot)) // the exact logistic loss
+				loss -= label*math.Log(p) + (1-label)*math.Log(1-p)
+				terms++
 				g := 0.05 * (label - float64(sigmoid(float32(dot))))
 				for k := range out {
 					grad[k] += g * out[k]
@@ -210,6 +215,10 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 	}
 	if reflect.DeepEqual(syn0, toF64(tr.syn0)) && reflect.DeepEqual(syn1, toF64(tr.syn1neg)) {
 		t.Log("bit-identical")
+	}
+	// The loss from the table is within half a step per term of the exact one.
+	if tol := float64(terms) * 0.5 / sigmoidScale; loss == 0 || math.Abs(w.loss-loss) > tol {
+		t.Errorf("loss %v over %d terms, exact %v (tolerance %v)", w.loss, terms, loss, tol)
 	}
 }
 
@@ -379,17 +388,7 @@ func TestProgressCountsPairs(t *testing.T) {
 	for _, maxn := range []int{0, 4} {
 		cfg := DefaultConfig()
 		cfg.Dim, cfg.Window, cfg.Sample, cfg.Epochs, cfg.MinN, cfg.MaxN, cfg.Bucket = 8, 1, 0, 3, 3, maxn, 11
-		var last Progress
-		cfg.Progress = func(p Progress) { last = p }
-		var err error
-		if maxn > 0 {
-			_, err = TrainSubwords(context.Background(), enc, vocab, cfg)
-		} else {
-			_, err = Train(context.Background(), enc, vocab, cfg)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		last := finalProgress(t, enc, vocab, cfg)
 		if want := int64(3 * 14); last.Pairs != want {
 			t.Errorf("maxn %d: %d pairs, want %d", maxn, last.Pairs, want)
 		}

@@ -136,6 +136,20 @@ type Progress struct {
 	// negative words drawn for them (redraws included), as published by the
 	// workers (every lrUpdateEvery tokens, and in full at the end).
 	Pairs, Negatives int64
+	// Loss is the training loss summed over those updates: for each, the
+	// logistic loss of the positive pair and of every negative, −log σ(s) and
+	// −log(1 − σ(s)) of their scores s, with the parameters before the update
+	// (fastText's avg.loss is Loss / Pairs).
+	Loss float64
+}
+
+// AvgLoss returns the average loss per (word, context) update, fastText's
+// avg.loss (0 before the first update is published).
+func (p Progress) AvgLoss() float64 {
+	if p.Pairs == 0 {
+		return 0
+	}
+	return p.Loss / float64(p.Pairs)
 }
 
 // Rate returns the tokens processed per second so far.
@@ -171,6 +185,29 @@ var sigmoidTable = func() (t [sigmoidTableSize]float32) {
 	return t
 }()
 
+// softplusTable holds log(1 + e^x) at the same points as sigmoidTable;
+// read-only after package initialisation.
+var softplusTable = func() (t [sigmoidTableSize]float32) {
+	for i := range t {
+		x := (float64(i)+0.5)/sigmoidScale - maxSigmoid
+		t[i] = float32(math.Log1p(math.Exp(x)))
+	}
+	return t
+}()
+
+// softplus returns log(1 + e^x) from the table (x itself beyond maxSigmoid,
+// 0 below −maxSigmoid): the logistic loss −log(1 − σ(x)) of a negative of
+// score x, and softplus(−x) = −log σ(x) that of a positive.
+func softplus(x float32) float32 {
+	if x >= maxSigmoid {
+		return x
+	}
+	if x <= -maxSigmoid {
+		return 0
+	}
+	return softplusTable[int((x+maxSigmoid)*sigmoidScale)&(sigmoidTableSize-1)]
+}
+
 // sigmoid returns 1/(1+e^-x) from the table (0 or 1 beyond ±maxSigmoid).
 func sigmoid(x float32) float32 {
 	if x >= maxSigmoid {
@@ -201,6 +238,8 @@ type trainer struct {
 	processed atomic.Int64  // tokens processed by all workers
 	pairs     atomic.Int64  // (word, context) updates published by the workers
 	negatives atomic.Int64  // negatives drawn for them, redraws included
+	lossMu    sync.Mutex    // guards loss
+	loss      float64       // the loss of the published updates
 	stop      atomic.Bool   // set on cancellation
 }
 
@@ -364,8 +403,11 @@ func (t *trainer) run(ctx context.Context) error {
 
 // progress is the snapshot after processed tokens of a run started at start.
 func (t *trainer) progress(processed int64, start time.Time) Progress {
+	t.lossMu.Lock()
+	loss := t.loss
+	t.lossMu.Unlock()
 	return Progress{Done: processed, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(processed)),
-		Pairs: t.pairs.Load(), Negatives: t.negatives.Load()}
+		Pairs: t.pairs.Load(), Negatives: t.negatives.Load(), Loss: loss}
 }
 
 // lr returns the learning rate after processed tokens: linear decay from LR to LR·1e-4.
@@ -382,10 +424,11 @@ type worker struct {
 	neu1e  []float32 // gradient accumulated for the current context vector
 	hidden []float32 // subword training: the mean of the word's input rows
 	alpha  float32
-	local  int64 // tokens processed by this worker
-	sent   int64 // part of local already added to t.processed
-	pairs  int64 // (word, context) updates not yet added to t.pairs
-	negs   int64 // negatives drawn not yet added to t.negatives
+	local  int64   // tokens processed by this worker
+	sent   int64   // part of local already added to t.processed
+	pairs  int64   // (word, context) updates not yet added to t.pairs
+	negs   int64   // negatives drawn not yet added to t.negatives
+	loss   float64 // their loss, not yet added to t.loss
 }
 
 func newWorker(t *trainer, stream uint64) *worker {
@@ -429,9 +472,12 @@ func (w *worker) train(lo, hi int) {
 func (w *worker) sync() bool {
 	p := w.t.processed.Add(w.local - w.sent)
 	w.sent = w.local
+	w.t.lossMu.Lock()
+	w.t.loss += w.loss
+	w.t.lossMu.Unlock()
 	w.t.pairs.Add(w.pairs)
 	w.t.negatives.Add(w.negs)
-	w.pairs, w.negs = 0, 0
+	w.pairs, w.negs, w.loss = 0, 0, 0
 	w.alpha = w.t.lr(p)
 	return !w.t.stop.Load()
 }
@@ -461,7 +507,9 @@ func (w *worker) trainUnit(sen []int32) {
 			clear(neu1e)
 			// Positive pair.
 			l2 := syn1neg[wo : wo+dim : wo+dim]
-			g := (1 - sigmoid(simd.Dot(l1, l2))) * alpha
+			s := simd.Dot(l1, l2)
+			loss := softplus(-s)
+			g := (1 - sigmoid(s)) * alpha
 			simd.PairAxpy(g, l1, l2, neu1e) // neu1e += g·l2; l2 += g·l1
 			for d := 0; d < nneg; d++ {
 				target := t.neg.sample(&w.rng)
@@ -470,9 +518,12 @@ func (w *worker) trainUnit(sen []int32) {
 				}
 				o2 := int(target) * dim
 				l2 := syn1neg[o2 : o2+dim : o2+dim]
-				g := -sigmoid(simd.Dot(l1, l2)) * alpha
+				s := simd.Dot(l1, l2)
+				loss += softplus(s)
+				g := -sigmoid(s) * alpha
 				simd.PairAxpy(g, l1, l2, neu1e)
 			}
+			w.loss += float64(loss)
 			simd.Axpy(1, neu1e, l1)
 		}
 	}
