@@ -419,6 +419,27 @@ func TestEvalRarePairsDegeneratePairs(t *testing.T) {
 	}
 }
 
+// A PAIRS or context file line longer than dataset.MaxLineBytes is an error
+// wrapping dataset.ErrLineTooLong that names the file and the line (such a
+// line used to be read whole, however long).
+func TestEvalRarePairsLineTooLong(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	long := strings.Repeat("x", dataset.MaxLineBytes+1)
+	goodPairs := writeFile(t, "pairs.txt", "music zorb 9\nbread zorb 1\n")
+	goodDir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\n"})
+	longPairs := writeFile(t, "long-pairs.txt", "music zorb 9\n"+long+"\n")
+	longDir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\n" + long + "\n"})
+	for _, c := range []struct{ name, pairs, dir, where string }{
+		{"PAIRS", longPairs, goodDir, longPairs + ":2:"},
+		{"context file", goodPairs, longDir, filepath.Join(longDir, "zorb.txt") + ":2:"},
+	} {
+		_, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--max-k", "2", c.pairs, c.dir)
+		if !errors.Is(err, dataset.ErrLineTooLong) || !strings.Contains(err.Error(), c.where) {
+			t.Errorf("%s with a line too long: err = %v, want dataset.ErrLineTooLong naming %s", c.name, err, c.where)
+		}
+	}
+}
+
 // A trial whose ρ is undefined (every cosine equal) counts as ρ = 0, as a
 // pair without a vector counts as cosine 0, and is counted: one undefined
 // trial no longer turns the mean into NaN.

@@ -1,7 +1,8 @@
 // Package dataset reads the evaluation data sets: word-similarity pairs,
 // CHIMERAS, definitional nonces, word lists and the NRC lexicon, the
 // SemEval-2015 10E sentiment lexicon, and retrieval documents and queries
-// (JSONL). Every loader names the file and line of a malformed input.
+// (JSONL). Every loader names the file and line of a malformed input, and
+// refuses a line longer than MaxLineBytes.
 package dataset
 
 import (
@@ -22,9 +23,22 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// forEachLine calls fn with every line of the file at path (1-based line
+// MaxLineBytes bounds one line of an evaluation data file (its bytes
+// without the line ending, after gzip decompression): 1 MiB, far above any
+// line of the data sets (a CHIMERAS line, a retrieval document), so that a
+// file without line breaks cannot make a loader hold it whole. ForEachLine
+// reads a longer line no further and fails with ErrLineTooLong.
+const MaxLineBytes = 1 << 20
+
+// ErrLineTooLong is wrapped by the error of a line longer than MaxLineBytes,
+// which names the file, the line and the limit.
+var ErrLineTooLong = errors.New("line too long")
+
+// ForEachLine calls fn with every line of the file at path (1-based line
 // number, line without its trailing "\n" or "\r\n"). Gzip files (by their magic
-// bytes) are decompressed. An error from fn stops the scan and is returned as is.
+// bytes) are decompressed. A line longer than MaxLineBytes is an error
+// wrapping ErrLineTooLong; memory stays bounded by that limit. An error from
+// fn stops the scan and is returned as is.
 func ForEachLine(path string, fn func(lineNo int, line string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -36,22 +50,39 @@ func ForEachLine(path string, fn func(lineNo int, line string) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer closeZ()
-	br := bufio.NewReaderSize(r, 1<<16) // r itself when not gzip
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 {
-			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-			if ferr := fn(lineNo, line); ferr != nil {
-				return ferr
-			}
+	return scanLines(r, path, fn)
+}
+
+// scanLines calls fn with every line of r as ForEachLine does; name (the
+// file) is for error messages.
+func scanLines(r io.Reader, name string, fn func(lineNo int, line string) error) error {
+	sc := bufio.NewScanner(r)
+	// Room for a line of MaxLineBytes and its "\r\n"; a longer line fails
+	// with bufio.ErrTooLong, or below when only its line ending fitted.
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes+len("\r\n"))
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		if len(sc.Bytes()) > MaxLineBytes {
+			return lineTooLong(name, lineNo)
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, lineNo, err)
+		if err := fn(lineNo, sc.Text()); err != nil {
+			return err
 		}
 	}
+	err := sc.Err()
+	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		return lineTooLong(name, lineNo+1)
+	case err != nil:
+		return fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
+	}
+	return nil
+}
+
+// lineTooLong is the error of line lineNo of file name, longer than MaxLineBytes.
+func lineTooLong(name string, lineNo int) error {
+	return fmt.Errorf("%s:%d: %w: more than %d bytes, the limit of an evaluation data line", name, lineNo, ErrLineTooLong, MaxLineBytes)
 }
 
 // FixUTF8 returns s with every byte that is not part of valid UTF-8 decoded

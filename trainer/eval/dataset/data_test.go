@@ -1,8 +1,14 @@
 package dataset
 
 import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +31,86 @@ func TestFixUTF8(t *testing.T) {
 	}
 	if got := FixUTF8("naïve"); got != "naïve" {
 		t.Fatalf("valid UTF-8 changed: %q", got)
+	}
+}
+
+// readLines returns the lines ForEachLine passes for the file at path, as
+// "number:line", and its error.
+func readLines(path string) ([]string, error) {
+	var got []string
+	err := ForEachLine(path, func(n int, line string) error {
+		got = append(got, fmt.Sprintf("%d:%s", n, line))
+		return nil
+	})
+	return got, err
+}
+
+// gzipped returns content compressed with gzip.
+func gzipped(t *testing.T, content string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// ForEachLine numbers the lines from 1, drops "\n" and "\r\n", passes blank
+// lines and a last line without a line ending, and reads gzip alike.
+func TestForEachLine(t *testing.T) {
+	const content = "a b\r\n\n\r\nc\nlast"
+	want := []string{"1:a b", "2:", "3:", "4:c", "5:last"}
+	for name, data := range map[string]string{"plain.txt": content, "packed.txt": gzipped(t, content)} {
+		got, err := readLines(writeFile(t, name, data))
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: lines %q, err %v; want %q", name, got, err, want)
+		}
+	}
+}
+
+// A line of MaxLineBytes reads (with "\n" or "\r\n"); a longer one, wherever
+// it ends, is an error wrapping ErrLineTooLong that names the file, the line
+// and the limit, and no line after it is read.
+func TestForEachLineBoundsLength(t *testing.T) {
+	long := strings.Repeat("x", MaxLineBytes)
+	for _, end := range []string{"\n", "\r\n", ""} {
+		got, err := readLines(writeFile(t, "ok.txt", "first\n"+long+end))
+		if err != nil || len(got) != 2 || got[1] != "2:"+long {
+			t.Errorf("a line of MaxLineBytes ending %q: %d lines, err %v; want it read", end, len(got), err)
+		}
+	}
+	for _, end := range []string{"\n", "\r\n", ""} {
+		path := writeFile(t, "long.txt", "first\n"+long+"y"+end+"next\n")
+		got, err := readLines(path)
+		if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), path+":2:") || !strings.Contains(err.Error(), fmt.Sprint(MaxLineBytes)) {
+			t.Errorf("a line of MaxLineBytes+1 ending %q: err %v; want ErrLineTooLong naming %s:2 and %d", end, err, path, MaxLineBytes)
+		}
+		if !slices.Equal(got, []string{"1:first"}) {
+			t.Errorf("a line of MaxLineBytes+1 ending %q: lines %d read, want only the first", end, len(got))
+		}
+	}
+	if _, err := LoadWordPairs(writeFile(t, "pairs.txt", "a b 1\n"+long+"y\n")); !errors.Is(err, ErrLineTooLong) {
+		t.Errorf("LoadWordPairs of a too long line: err %v, want ErrLineTooLong", err)
+	}
+}
+
+// A single line of 32 MiB (gzip makes it a small file) is refused with
+// memory bounded by MaxLineBytes, not read whole.
+func TestForEachLineLongLineMemory(t *testing.T) {
+	path := writeFile(t, "bomb.txt.gz", gzipped(t, strings.Repeat("x", 32<<20)))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := readLines(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("err %v, want ErrLineTooLong", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 6*MaxLineBytes {
+		t.Errorf("allocated %d bytes for a 32 MiB line, want at most %d", alloc, 6*MaxLineBytes)
 	}
 }
 
