@@ -92,20 +92,65 @@ func TestResumeRefusesDamagedPosition(t *testing.T) {
 		{"negative epoch", func(st *TrainState) { st.Epoch = -3 }},
 		{"batch past the epoch", func(st *TrainState) { st.Batch = 1 << 40 }},
 		{"history of another length", func(st *TrainState) { st.History = nil }},
+		{"no threads", func(st *TrainState) { st.Threads = 0 }},
+		{"negative threads", func(st *TrainState) { st.Threads = -2 }},
 	} {
-		st := ck.State
-		c.edit(&st)
-		path := filepath.Join(t.TempDir(), "bad-ck")
-		if err := saveCheckpoint(path, &st, ck.Model, ck.Adam); err != nil {
-			t.Fatal(err)
-		}
-		resume := o
-		resume.Epochs, resume.Resume, resume.CheckpointPath = 2, path, ""
-		_, err := Train(context.Background(), d, resume)
-		if err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), path) {
-			t.Errorf("%s: err = %v, want it refused as damaged, naming %s", c.name, err, path)
+		resume, err := resumeEdited(t, d, o, ck, c.edit, 2)
+		if err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), resume.Resume) {
+			t.Errorf("%s: err = %v, want it refused as damaged, naming %s", c.name, err, resume.Resume)
 		}
 	}
+}
+
+// A checkpoint beyond --epochs (more epochs done, or a batch of the epoch
+// after the last) is refused with an error naming the checkpoint, where it
+// is and --epochs: it used to be accepted and train nothing; the --epochs
+// the error advises resumes it. A checkpoint of exactly --epochs (a
+// finished run) resumes with nothing to train.
+func TestResumeRefusesCheckpointBeyondEpochs(t *testing.T) {
+	d, o, ck := oneEpochCheckpoint(t)
+	for _, c := range []struct {
+		name string
+		edit func(st *TrainState)
+		want string
+	}{
+		{"two epochs done", func(st *TrainState) { st.Epoch, st.History = 2, append(st.History, st.History...) },
+			"is after epoch 2, beyond --epochs 1: resuming would train nothing; give --epochs 2 or more"},
+		{"a batch of epoch 2", func(st *TrainState) { st.Batch = 1 },
+			"is at epoch 2 batch 1, beyond --epochs 1: resuming would train nothing; give --epochs 2 or more"},
+	} {
+		resume, err := resumeEdited(t, d, o, ck, c.edit, 1)
+		if err == nil || !strings.Contains(err.Error(), "resume "+resume.Resume+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q naming %s", c.name, err, c.want, resume.Resume)
+		}
+		resume.Epochs = 2 // as the error advises
+		if r := train(t, d, resume); len(r.Epochs) != 2 {
+			t.Errorf("%s with --epochs 2: %d epochs, want 2", c.name, len(r.Epochs))
+		}
+	}
+	resume := o
+	resume.Epochs, resume.Resume, resume.CheckpointPath = 1, o.CheckpointPath, ""
+	r := train(t, d, resume)
+	if len(r.Epochs) != 1 || !slices.Equal(paramsOf(r.Model), paramsOf(ck.Model)) {
+		t.Errorf("a finished checkpoint with its own --epochs: %d epochs, weights changed: want the checkpoint's 1 epoch and weights", len(r.Epochs))
+	}
+}
+
+// resumeEdited saves ck with its state changed by edit and resumes training
+// from it to epochs; it returns the options of that resume (the edited
+// checkpoint in Resume) and Train's error.
+func resumeEdited(t *testing.T, d *Data, o Options, ck *Checkpoint, edit func(*TrainState), epochs int) (Options, error) {
+	t.Helper()
+	st := ck.State
+	edit(&st)
+	path := filepath.Join(t.TempDir(), "edited-ck")
+	if err := saveCheckpoint(path, &st, ck.Model, ck.Adam); err != nil {
+		t.Fatal(err)
+	}
+	resume := o
+	resume.Epochs, resume.Resume, resume.CheckpointPath = epochs, path, ""
+	_, err := Train(context.Background(), d, resume)
+	return resume, err
 }
 
 // oneEpochCheckpoint trains one epoch on synthetic data with a checkpoint

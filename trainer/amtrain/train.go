@@ -554,10 +554,14 @@ func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 	return t.checkPosition(st)
 }
 
-// checkPosition refuses a checkpoint state whose position cannot be one of
-// this plan's: a negative epoch or batch, a batch past the last of an epoch,
-// or a history of another length than the epochs completed (a damaged or
-// hand-edited checkpoint whose checksum was recomputed).
+// checkPosition refuses a checkpoint state that training cannot have
+// written: a negative epoch or batch, a batch past the last of an epoch, a
+// history of another length than the epochs completed, or a thread count
+// below 1 (Options.Validate refuses it; a damaged or hand-edited checkpoint
+// whose checksum was recomputed). It also refuses a state already beyond
+// Options.Epochs, from which training would silently train nothing; a state
+// at the end of exactly Options.Epochs (a finished run) is resumed, with
+// nothing left to train.
 func (t *trainer) checkPosition(st *TrainState) error {
 	nb := (t.plan.Instances + t.o.Batch - 1) / t.o.Batch
 	switch {
@@ -567,6 +571,27 @@ func (t *trainer) checkPosition(st *TrainState) error {
 		return fmt.Errorf("resume %s: the checkpoint's batch %d is past the last of an epoch (%d batches): the file is damaged", t.o.Resume, st.Batch, nb)
 	case len(st.History) != st.Epoch:
 		return fmt.Errorf("resume %s: the checkpoint records %d epochs done but the history of %d: the file is damaged", t.o.Resume, st.Epoch, len(st.History))
+	case st.Threads < 1:
+		return fmt.Errorf("resume %s: the checkpoint records %d threads (training always runs at least 1): the file is damaged", t.o.Resume, st.Threads)
+	}
+	return t.checkEpochs(st)
+}
+
+// checkEpochs refuses a checkpoint state beyond Options.Epochs: more epochs
+// done, or a batch of the epoch after the last (resuming would train
+// nothing and return the checkpoint's weights as if trained to --epochs).
+func (t *trainer) checkEpochs(st *TrainState) error {
+	need, pos := st.Epoch, fmt.Sprintf("after epoch %d", st.Epoch) // the --epochs st needs, and where it is
+	if st.Batch > 0 {
+		need++
+		pos = fmt.Sprintf("at epoch %d batch %d", need, st.Batch)
+	}
+	if need > t.o.Epochs {
+		return fmt.Errorf("resume %s: the checkpoint is %s, beyond --epochs %d: resuming would train nothing; give --epochs %d or more",
+			t.o.Resume, pos, t.o.Epochs, need)
+	}
+	if st.Epoch == t.o.Epochs {
+		t.log.Info("resume: the checkpoint has done all --epochs: nothing left to train", "checkpoint", t.o.Resume, "epochs", t.o.Epochs)
 	}
 	return nil
 }
