@@ -99,14 +99,14 @@ func (f *memoryFlags) options(log *slog.Logger, readOnly bool) (memory.Options, 
 	o := memory.DefaultOptions()
 	p, err := memory.ParseSyncPolicy(f.sync)
 	if err != nil {
-		return o, cli.UsageError("--memory-sync: %v", err)
+		return o, cli.UsageError("--memory-sync: %w", err)
 	}
 	o.Sync, o.SyncEvery, o.MaxWords, o.MaxContexts, o.MaxBytes, o.SnapshotEvery = p, f.syncEvery, f.maxWords, f.maxContexts, f.maxBytes, f.snapshot
 	o.MaxDocFreqWords = f.maxDFWords
 	o.ReadOnly = readOnly
 	o.Logger = log
 	if err := o.Validate(); err != nil {
-		return o, cli.UsageError("%v (--memory-* flags)", err)
+		return o, cli.UsageError("%w (--memory-* flags)", err)
 	}
 	return o, nil
 }
@@ -207,7 +207,7 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 		return c, cli.UsageError("--explain %q: want on or off", f.explain)
 	}
 	if err := c.lim.Validate(); err != nil {
-		return c, cli.UsageError("%v", err)
+		return c, cli.UsageError("%w", err)
 	}
 	if f.drain <= 0 {
 		return c, cli.UsageError("--shutdown-timeout %v: want > 0", f.drain)
@@ -552,7 +552,7 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
 	if err != nil {
-		return cli.UsageError("--url %q: %v", *url, err)
+		return cli.UsageError("--url %q: %w", *url, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -43,9 +43,12 @@ type Command struct {
 // message says what is wrong and Main exits with status 2.
 var ErrUsage = errors.New("usage error")
 
-// UsageError wraps a message as a usage error (exit status 2).
+// UsageError returns a usage error (exit status 2) with the message
+// "usage error: " and format's, formatted as fmt.Errorf does: a %w verb
+// wraps its error, which errors.Is and errors.As then find through the
+// result, as they find ErrUsage. Write %w, not %v, for an error argument.
 func UsageError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %w", ErrUsage, fmt.Errorf(format, args...))
 }
 
 // NewFlagSet returns a flag.FlagSet for a subcommand that reports errors
@@ -63,7 +66,7 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return UsageError("%w", err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"io/fs"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,9 @@ func testCommands(ran *[]string) []Command {
 		}},
 		{Name: "fail", Summary: "fails", Run: func(context.Context, Env) error { return errors.New("disk full") }},
 		{Name: "cancel", Summary: "is interrupted", Run: func(context.Context, Env) error { return context.Canceled }},
+		{Name: "denied", Summary: "wraps a cause in a usage error", Run: func(context.Context, Env) error {
+			return UsageError("--out %s: %w", "x", fs.ErrPermission)
+		}},
 	}
 }
 
@@ -48,6 +52,7 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 		{args: []string{"flags", "-h"}, code: 0, stderr: "-n int"},
 		{args: []string{"fail"}, code: 1, stderr: "t2v fail: disk full"},
 		{args: []string{"cancel"}, code: 130, stderr: "interrupted"},
+		{args: []string{"denied"}, code: 2, stderr: "t2v denied: usage error: --out x: permission denied\n"},
 		{args: []string{"nope"}, code: 2, stderr: `unknown command "nope"`},
 		{args: nil, code: 2, stdout: "Commands:"},
 		{args: []string{"help"}, code: 0, stdout: "  flags   parses a flag\n"},
@@ -69,6 +74,25 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 		if got := strings.Join(ran, ";"); got != c.ran {
 			t.Errorf("%v: ran %q, want %q", c.args, got, c.ran)
 		}
+	}
+}
+
+// UsageError keeps the error of a %w verb: errors.Is and errors.As find it
+// (and ErrUsage) through the result, whose message is the usual one; an
+// error formatted with %v, or no error, is text only.
+func TestUsageErrorWraps(t *testing.T) {
+	cause := &fs.PathError{Op: "open", Path: "/data/out.vec", Err: fs.ErrPermission}
+	err := UsageError("--out %s: %w", "/data/out.vec", cause)
+	var pe *fs.PathError
+	if !errors.Is(err, ErrUsage) || !errors.Is(err, fs.ErrPermission) || !errors.As(err, &pe) || pe != cause {
+		t.Errorf("UsageError with %%w: %v; want errors.Is ErrUsage and fs.ErrPermission, errors.As the *fs.PathError", err)
+	}
+	if want := "usage error: --out /data/out.vec: open /data/out.vec: permission denied"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	plain := UsageError("--n: %d is negative, %v", -1, cause)
+	if !errors.Is(plain, ErrUsage) || errors.Is(plain, fs.ErrPermission) || plain.Error() != "usage error: --n: -1 is negative, "+cause.Error() {
+		t.Errorf("UsageError without %%w: %v; want a usage error that wraps nothing else", plain)
 	}
 }
 

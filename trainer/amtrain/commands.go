@@ -112,7 +112,7 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 	resume := outpath.File{Flag: "--resume", Path: f.resume}
 	outs := []outpath.File{{Flag: "--out", Path: f.out}, {Flag: "--bundle-out", Path: f.bundleOut}}
 	if err := outpath.Check(outs, append(inputs, resume)); err != nil {
-		return cli.UsageError("%v", err)
+		return cli.UsageError("%w", err)
 	}
 	for _, o := range append(outs, inputs...) {
 		if o.Path != "" && outpath.SamePath(ckpt, o.Path) {
@@ -126,7 +126,7 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 func (f *trainFlags) saveOptions() (model.SaveOptions, error) {
 	ng, err := model.ParseStorage(f.storage)
 	if err != nil {
-		return model.SaveOptions{}, cli.UsageError("--storage: %v", err)
+		return model.SaveOptions{}, cli.UsageError("--storage: %w", err)
 	}
 	base := ng
 	if f.baseStorage != "" && f.bundleOut == "" {
@@ -134,7 +134,7 @@ func (f *trainFlags) saveOptions() (model.SaveOptions, error) {
 	}
 	if f.baseStorage != "" {
 		if base, err = model.ParseStorage(f.baseStorage); err != nil {
-			return model.SaveOptions{}, cli.UsageError("--base-storage: %v", err)
+			return model.SaveOptions{}, cli.UsageError("--base-storage: %w", err)
 		}
 	}
 	return model.SaveOptions{NgramStorage: ng, BaseStorage: base}, nil
@@ -327,17 +327,17 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	}
 	mode, err := model.ParseMode(f.mode)
 	if err != nil {
-		return o, cli.UsageError("--mode: %v", err)
+		return o, cli.UsageError("--mode: %w", err)
 	}
 	if flags := f.formFlags(o); len(flags) > 0 && !mode.UsesForm() {
-		return o, cli.UsageError("%v", noFormError(mode, flags))
+		return o, cli.UsageError("%w", noFormError(mode, flags))
 	}
 	o.Mode, o.Seed, o.Epochs, o.Batch, o.LR, o.Threads = mode, f.seed, f.epochs, f.batch, f.lr, f.threads
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
 	o.NgramLRScale, o.CountBuckets, o.SharedForm, o.FormShare = f.ngramLRScale, f.countBuckets, f.sharedForm, f.formShare
 	if o.ContextDraw, err = ParseContextDraw(f.contextDraw); err != nil {
-		return o, cli.UsageError("--context-draw: %v", err)
+		return o, cli.UsageError("--context-draw: %w", err)
 	}
 	if f.ngramMax < 0 {
 		return o, cli.UsageError("--ngram-max must be ≥ 0, got %d", f.ngramMax)
@@ -347,7 +347,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	}
 	o.Ngram = model.NgramConfig{MinN: f.nmin, MaxN: f.nmax, MinCount: f.ngramMinCount}
 	if err := o.Ngram.Validate(); err != nil {
-		return o, cli.UsageError("--nmin/--nmax/--ngram-min-count: %v", err)
+		return o, cli.UsageError("--nmin/--nmax/--ngram-min-count: %w", err)
 	}
 	dir := f.checkpointDir
 	if dir == "" {
@@ -355,7 +355,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	}
 	o.CheckpointPath = filepath.Join(dir, filepath.Base(f.out)+".ckpt")
 	if err := o.Validate(); err != nil {
-		return o, cli.UsageError("%v", err)
+		return o, cli.UsageError("%w", err)
 	}
 	return o, nil
 }

@@ -142,7 +142,7 @@ func checkPlotOutput(plot, contextDir string, inputs []outpath.File) error {
 		return cli.UsageError("--plot %s is the input CONTEXT_DIR %s or would be read as one of its context files: write it elsewhere", plot, contextDir)
 	}
 	if err := outpath.Check([]outpath.File{{Flag: "--plot", Path: plot}}, inputs); err != nil {
-		return cli.UsageError("%v", err)
+		return cli.UsageError("%w", err)
 	}
 	return nil
 }

@@ -333,7 +333,7 @@ func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
 	}
 	v, opts, err := BaseOnlyVectorizer(e, w, r.o.vec.SIFA, r.o.vec.CollectionB)
 	if err != nil {
-		return nil, cli.UsageError("%v", err)
+		return nil, cli.UsageError("%w", err)
 	}
 	if r.o.importMode != "sequential" {
 		if err := observeAll(v, r.docTexts); err != nil {

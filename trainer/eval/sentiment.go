@@ -186,7 +186,7 @@ func (o *sentimentOptions) check(args []string) error {
 	}
 	var err error
 	if o.maxFreqs, err = parseInt64List(o.freqList); err != nil {
-		return cli.UsageError("--max-freqs: %v", err)
+		return cli.UsageError("--max-freqs: %w", err)
 	}
 	return nil
 }

@@ -266,7 +266,7 @@ func parseVecMap(env cli.Env) (*vecmapRun, string, error) {
 	}
 	mp, err := ParseVecMapMapping(*mapping)
 	if err != nil {
-		return nil, "", cli.UsageError("--mapping: %v", err)
+		return nil, "", cli.UsageError("--mapping: %w", err)
 	}
 	r.mapping = mp
 	r.corpus = corpusPaths

@@ -117,7 +117,7 @@ func parseFlags(env cli.Env) (*options, error) {
 		if errors.As(err, &pe) {
 			return nil, cli.UsageError("--%s %s", flagNames[pe.Param], pe.Problem)
 		}
-		return nil, cli.UsageError("%v", err)
+		return nil, cli.UsageError("%w", err)
 	}
 	if err := o.checkOutputs(); err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (o *options) checkOutputs() error {
 	}
 	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut}}
 	if err := outpath.Check(outs, inputs); err != nil {
-		return cli.UsageError("%v", err)
+		return cli.UsageError("%w", err)
 	}
 	return nil
 }

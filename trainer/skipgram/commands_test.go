@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,6 +110,10 @@ func TestTrainEmbeddingsFlagErrors(t *testing.T) {
 		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want a usage error containing %q", tc.args, err, tc.want)
 		}
+	}
+	// The cause of an unwritable output survives its usage error (errors.Is).
+	if _, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", filepath.Join(dir, "missing", "e.vec")); !errors.Is(err, cli.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--out in a missing directory: error %v, want a usage error wrapping fs.ErrNotExist", err)
 	}
 	// Errors found before training: unwritable output, missing corpus, min-count too high.
 	for _, tc := range []struct {

@@ -103,7 +103,7 @@ var ErrNoPlot = errors.New("this binary was built without PNG plots: run it with
 // cannot write PNG plots (see PlotSupported).
 func CheckPlotFlag(path string) error {
 	if path != "" && !PlotSupported {
-		return fmt.Errorf("%w: --plot %s: %w", cli.ErrUsage, path, ErrNoPlot) // cli.UsageError's message, ErrNoPlot checkable
+		return cli.UsageError("--plot %s: %w", path, ErrNoPlot)
 	}
 	return nil
 }
