@@ -73,30 +73,44 @@ func clipWord(word string) string {
 	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(word[:64], ""), len(word))
 }
 
-// checkContextFile fails when the contexts file name of dir is not a
-// regular file of dir: a symbolic link whose target lies outside dir (the
-// file would be read from elsewhere), a directory, a FIFO or a device
-// (reading one can block for ever). A link whose target lies inside dir is
-// a file of dir however it is spelt (relative, absolute, through ".."),
-// and dir may itself be reached through links. A missing file (a dangling
-// link too) is no error.
-func checkContextFile(dir, name string) error {
+// openContextFile opens the contexts file name of dir if it is a regular
+// file of dir, and refuses a directory, a FIFO or a device (reading one can
+// block for ever) and a symbolic link whose target lies outside dir (the
+// file would be read from elsewhere). The file is opened first, without
+// blocking (model.OpenRegular), and the open file is checked, so a FIFO put
+// in its place after a check cannot hang the read. A link whose target lies
+// inside dir is a file of dir however it is spelt (relative, absolute,
+// through ".."), and dir may itself be reached through links. A missing
+// file (a dangling link too) is an error wrapping fs.ErrNotExist.
+func openContextFile(dir, name string) (*os.File, error) {
 	path := filepath.Join(dir, name)
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
+	f, info, err := model.OpenRegular(path)
+	if err != nil {
+		return nil, err
 	}
+	if err := checkInContextDir(path, dir, info); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// errContextFileSwapped reports a context file replaced while it was opened.
+var errContextFileSwapped = errors.New("replaced by another file while it was opened")
+
+// checkInContextDir fails when path, opened as the file of info, is not a
+// file of dir: its target (symbolic links followed) lies outside dir, or is
+// not the file opened (path was replaced in between: errContextFileSwapped).
+func checkInContextDir(path, dir string, info os.FileInfo) error {
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return err
 	}
 	if !outpath.Within(target, dir) {
 		return fmt.Errorf("%s leads to %s, outside the context directory (a context file must be a file of it)", path, target)
+	}
+	if now, err := os.Stat(target); err != nil || !os.SameFile(now, info) {
+		return fmt.Errorf("%s: %w", path, errContextFileSwapped)
 	}
 	return nil
 }
@@ -108,26 +122,28 @@ func checkContextFile(dir, name string) error {
 // cannot name a file of dir (contextFile: a path separator, "." or "..",
 // empty, too long), which is logged: no file outside dir is ever read. A
 // context file that is not a regular file of dir (a symbolic link leading
-// out of it, a FIFO: checkContextFile) is an error.
+// out of it, a FIFO: openContextFile) is an error.
 func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error) {
 	path, ok := contextFile(dir, word)
 	if !ok {
 		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", clipWord(word), "why", contextNameProblem(word), "dir", dir)
 		return nil, nil
 	}
-	if err := checkContextFile(dir, filepath.Base(path)); err != nil {
+	f, err := openContextFile(dir, filepath.Base(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("contexts of %q: %w", word, err)
 	}
+	defer f.Close()
 	var out [][]string
-	err := dataset.ForEachLine(path, func(_ int, line string) error {
+	err = dataset.ForEachLineOf(f, path, func(_ int, line string) error {
 		if toks := dropWord(tok.AppendTokens(nil, dataset.FixUTF8(line)), word); len(toks) > 0 {
 			out = append(out, toks)
 		}
 		return nil
 	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
 	if err != nil {
 		return nil, fmt.Errorf("contexts of %q: %w", word, err)
 	}

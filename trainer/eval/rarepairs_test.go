@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -579,6 +580,43 @@ func TestRarePairsSetupContextFileOutside(t *testing.T) {
 	}
 	if _, ctx, _, err := RarePairsSetup(pairs[1:], via, tok); err != nil || len(ctx) != 3 {
 		t.Errorf("CONTEXT_DIR a symbolic link: contexts %q, err %v: want three words", ctx, err)
+	}
+}
+
+// openContextFile opens a regular file of the context directory and
+// checks the open file: a missing file wraps fs.ErrNotExist, a directory
+// model.ErrNotRegular; checkInContextDir refuses a path that is no longer
+// the file opened (another put in its place), naming it.
+func TestOpenContextFile(t *testing.T) {
+	dir := contextDir(t, map[string]string{"zorb": "the zorb music\n", "blick": "a blick\n"})
+	if err := os.Mkdir(filepath.Join(dir, "sub.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openContextFile(dir, "nosuch.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: err %v, want fs.ErrNotExist", err)
+	}
+	if _, err := openContextFile(dir, "sub.txt"); !errors.Is(err, model.ErrNotRegular) {
+		t.Errorf("a directory: err %v, want model.ErrNotRegular", err)
+	}
+	zorb := filepath.Join(dir, "zorb.txt")
+	f, err := openContextFile(dir, "zorb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := f.Stat()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkInContextDir(zorb, dir, opened); err != nil {
+		t.Errorf("the file opened: %v", err)
+	}
+	blick, err := os.Stat(filepath.Join(dir, "blick.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkInContextDir(zorb, dir, blick); !errors.Is(err, errContextFileSwapped) || !strings.Contains(err.Error(), zorb) {
+		t.Errorf("another file than the one opened: err %v, want errContextFileSwapped naming %s", err, zorb)
 	}
 }
 

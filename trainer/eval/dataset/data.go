@@ -45,12 +45,19 @@ func ForEachLine(path string, fn func(lineNo int, line string) error) error {
 		return err
 	}
 	defer f.Close()
-	r, closeZ, err := model.MaybeGunzip(f, 1<<16)
+	return ForEachLineOf(f, path, fn)
+}
+
+// ForEachLineOf calls fn with every line of r, the content of the file
+// name (named in errors), as ForEachLine does for a path: for a file the
+// caller opened and checked itself. It does not close r.
+func ForEachLineOf(r io.Reader, name string, fn func(lineNo int, line string) error) error {
+	zr, closeZ, err := model.MaybeGunzip(r, 1<<16)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer closeZ()
-	return scanLines(r, path, fn)
+	return scanLines(zr, name, fn)
 }
 
 // scanLines calls fn with every line of r as ForEachLine does; name (the
