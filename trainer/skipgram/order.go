@@ -46,8 +46,8 @@ func unitAt(order []int32, p int) int {
 }
 
 // splitUnits cuts the positions 0..NumUnits-1 of order (nil: file order) into
-// k contiguous shares of about equal token counts; share i is positions
-// bounds[i]..bounds[i+1]-1.
+// k contiguous stretches of about equal token counts; stretch i is positions
+// bounds[i]..bounds[i+1]-1, and bounds[i] is where worker i starts its sweep.
 func splitUnits(enc *corpus.Encoded, order []int32, k int) []int {
 	bounds := make([]int, k+1)
 	nu := enc.NumUnits()

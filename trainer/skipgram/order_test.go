@@ -2,8 +2,12 @@ package skipgram
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
@@ -137,5 +141,67 @@ func TestShuffleSubwordsDeterministicWithOneThread(t *testing.T) {
 	}
 	if reflect.DeepEqual(a.Words.Vectors, plain.Words.Vectors) {
 		t.Error("the shuffled subword run equals the run in file order")
+	}
+}
+
+// A worker sweeps the whole corpus from its start, not a share of it: the
+// second of two workers, run alone, starts halfway through a corpus whose
+// first half holds only the words a0…a7 and its second half only b0…b7,
+// wraps around, trains the a-words as well, and stops when all epochs' tokens
+// are done. Run alone from the first unit, a worker trains exactly what one
+// thread does.
+func TestWorkerSweepsWholeCorpus(t *testing.T) {
+	var lines []string
+	for i := range 400 {
+		topic := "a"
+		if i >= 200 {
+			topic = "b"
+		}
+		lines = append(lines, fmt.Sprintf("%s%d %s%d %s%d %s%d", topic, i%8, topic, (i+1)%8, topic, (i+3)%8, topic, (i+5)%8))
+	}
+	path := filepath.Join(t.TempDir(), "halves.txt")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, v, enc := readCorpus(t, path, 1)
+	cfg := smallConfig(2)
+	tr, err := newTrainer(enc, v, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.syn0 = make([]float32, v.Len()*cfg.Dim)
+	for i := range tr.syn0 {
+		tr.syn0[i] = 0.01
+	}
+	bounds := splitUnits(enc, nil, 2)
+	if bounds[1] != 200 {
+		t.Fatalf("second worker starts at unit %d, want 200", bounds[1])
+	}
+	newWorker(tr, 2).train(bounds[1])
+	if got := tr.processed.Load(); got != tr.total {
+		t.Errorf("the worker processed %d tokens, want all epochs' %d", got, tr.total)
+	}
+	for _, word := range []string{"a0", "a7", "b0", "b7"} {
+		id, _ := v.ID(word)
+		if row := tr.syn1neg[int(id)*cfg.Dim : int(id+1)*cfg.Dim]; !slices.ContainsFunc(row, func(x float32) bool { return x != 0 }) {
+			t.Errorf("%s was never a target: its output vector is zero", word)
+		}
+	}
+
+	// From the first unit, alone, a worker of a two-thread run trains what one thread does.
+	cfg1 := smallConfig(1)
+	one, err := Train(context.Background(), enc, v, cfg1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2, err := newTrainer(enc, v, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2.syn0 = make([]float32, v.Len()*cfg.Dim)
+	initWords(tr2.syn0, cfg)
+	newWorker(tr2, 1).train(bounds[0])
+	if !reflect.DeepEqual(tr2.syn0, one.Vectors) {
+		t.Error("a worker run alone from the first unit differs from one thread")
 	}
 }

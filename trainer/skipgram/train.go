@@ -258,11 +258,7 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 	}
 	n := vocab.Len()
 	t.syn0 = make([]float32, n*cfg.Dim)
-	// word2vec.c's initialisation: input vectors uniform in ±0.5/dim, output vectors zero.
-	rng := newRNG(cfg.Seed, 0)
-	for i := range t.syn0 {
-		t.syn0[i] = (float32(rng.next()>>40)/(1<<24) - 0.5) / float32(cfg.Dim)
-	}
+	initWords(t.syn0, cfg)
 	if err := t.run(ctx); err != nil {
 		return nil, err
 	}
@@ -271,6 +267,15 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
 	return e, nil
+}
+
+// initWords sets the input vectors syn0 of words-only training as word2vec.c
+// does: uniform in ±0.5/Dim (the output vectors start at zero).
+func initWords(syn0 []float32, cfg Config) {
+	rng := newRNG(cfg.Seed, 0)
+	for i := range syn0 {
+		syn0[i] = (float32(rng.next()>>40)/(1<<24) - 0.5) / float32(cfg.Dim)
+	}
 }
 
 // MaxMatrixValues bounds the values of each weight matrix training
@@ -363,8 +368,8 @@ func keepThresholds(counts []int64, total int64, sample float64) []uint64 {
 	return keep
 }
 
-// run trains with cfg.Threads workers, each on a contiguous share of the
-// units in the order visited.
+// run trains with cfg.Threads workers, each sweeping the units in the order
+// visited from its own start, evenly spaced by tokens.
 func (t *trainer) run(ctx context.Context) error {
 	start := time.Now()
 	bounds := splitUnits(t.enc, t.order, t.cfg.Threads)
@@ -374,7 +379,7 @@ func (t *trainer) run(ctx context.Context) error {
 		go func(k int) {
 			defer wg.Done()
 			w := newWorker(t, uint64(k)+1)
-			w.train(bounds[k], bounds[k+1])
+			w.train(bounds[k])
 		}(k)
 	}
 	done := make(chan struct{})
@@ -436,32 +441,42 @@ func newWorker(t *trainer, stream uint64) *worker {
 		hidden: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
 }
 
-// train runs all epochs over the units at positions lo..hi-1 of t.order.
-func (w *worker) train(lo, hi int) {
+// train visits the units in t.order from position start on, wrapping around
+// at the end, until the workers together have processed all epochs' tokens,
+// as fastText's threads do (each reads the whole file from its own offset).
+// With one worker that is exactly Epochs passes from the first unit. Each
+// worker sweeps every unit rather than a share of them: a worker kept to a
+// share trains its part of the corpus more or less often than the others'
+// when the shares take unequal time (per token, long words cost more), and
+// with the corpus in file order that leaves whole domains under- or
+// over-trained (EVAL.md, "Session 14").
+func (w *worker) train(start int) {
 	t := w.t
 	ids, offs, keep, order := t.enc.IDs, t.enc.Offsets, t.keep, t.order
-	for epoch := 0; epoch < t.cfg.Epochs; epoch++ {
-		for p := lo; p < hi; p++ {
-			u := unitAt(order, p)
-			unit := ids[offs[u]:offs[u+1]]
-			sen := w.sen[:0]
-			for _, id := range unit {
-				if uint64(uint32(w.rng.next())) < keep[id] {
-					sen = append(sen, id)
-				}
+	n := t.enc.NumUnits()
+	for p := start; t.processed.Load()+(w.local-w.sent) < t.total; p++ {
+		if p == n {
+			p = 0
+		}
+		u := unitAt(order, p)
+		unit := ids[offs[u]:offs[u+1]]
+		sen := w.sen[:0]
+		for _, id := range unit {
+			if uint64(uint32(w.rng.next())) < keep[id] {
+				sen = append(sen, id)
 			}
-			w.sen = sen
-			w.local += int64(len(unit))
-			if w.local-w.sent >= lrUpdateEvery {
-				if !w.sync() {
-					return
-				}
+		}
+		w.sen = sen
+		w.local += int64(len(unit))
+		if w.local-w.sent >= lrUpdateEvery {
+			if !w.sync() {
+				return
 			}
-			if t.sub != nil {
-				w.trainUnitSubwords(sen)
-			} else {
-				w.trainUnit(sen)
-			}
+		}
+		if t.sub != nil {
+			w.trainUnitSubwords(sen)
+		} else {
+			w.trainUnit(sen)
 		}
 	}
 	w.sync()
