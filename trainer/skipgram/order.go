@@ -45,11 +45,13 @@ func unitAt(order []int32, p int) int {
 	return int(order[p])
 }
 
-// splitUnits cuts the positions 0..NumUnits-1 of order (nil: file order) into
-// k contiguous stretches of about equal token counts; stretch i is positions
-// bounds[i]..bounds[i+1]-1, and bounds[i] is where worker i starts its sweep.
-func splitUnits(enc *corpus.Encoded, order []int32, k int) []int {
-	bounds := make([]int, k+1)
+// sweepStarts returns where each of k workers starts its sweep through the
+// positions 0..NumUnits-1 of order (nil: file order): worker i at the first
+// position with at least i/k of the corpus tokens before it, so the starts
+// are evenly spaced by tokens up to a unit (workers may share a start when
+// there are fewer units than workers, or long ones).
+func sweepStarts(enc *corpus.Encoded, order []int32, k int) []int {
+	starts := make([]int, k)
 	nu := enc.NumUnits()
 	p := 0
 	var tokens int64 // tokens of the units at positions below p
@@ -60,8 +62,7 @@ func splitUnits(enc *corpus.Encoded, order []int32, k int) []int {
 			tokens += enc.Offsets[u+1] - enc.Offsets[u]
 			p++
 		}
-		bounds[i] = p
+		starts[i] = p
 	}
-	bounds[k] = nu
-	return bounds
+	return starts
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
@@ -66,26 +67,33 @@ func TestUnitOrderPermutation(t *testing.T) {
 	}
 }
 
-func TestSplitUnitsBalancedInOrder(t *testing.T) {
+func TestSweepStartsBalanced(t *testing.T) {
 	enc := unevenUnits(1001)
 	order, _ := unitOrder(enc, true, 3)
 	for _, o := range [][]int32{nil, order} {
 		for _, k := range []int{1, 2, 3, 7} {
-			bounds := splitUnits(enc, o, k)
-			if bounds[0] != 0 || bounds[k] != enc.NumUnits() {
-				t.Fatalf("k=%d: bounds %v do not span the units", k, bounds)
+			starts := append(sweepStarts(enc, o, k), enc.NumUnits())
+			if starts[0] != 0 {
+				t.Fatalf("k=%d: the first worker starts at %d", k, starts[0])
 			}
 			for i := 0; i < k; i++ {
 				var tokens int64
-				for p := bounds[i]; p < bounds[i+1]; p++ {
+				for p := starts[i]; p < starts[i+1]; p++ {
 					u := unitAt(o, p)
 					tokens += enc.Offsets[u+1] - enc.Offsets[u]
 				}
-				// Each share is within one unit (at most 9 tokens) of an equal split.
+				// Each stretch between starts is within one unit (at most 9 tokens) of an equal split.
 				if want := enc.NumTokens() / int64(k); tokens < want-9 || tokens > want+9 {
-					t.Errorf("shuffled %v, k=%d: share %d has %d tokens, want %d±9", o != nil, k, i, tokens, want)
+					t.Errorf("shuffled %v, k=%d: stretch %d has %d tokens, want %d±9", o != nil, k, i, tokens, want)
 				}
 			}
+		}
+	}
+	// Fewer units than workers: some share a start, none is out of range.
+	few := unevenUnits(4) // units of 0..3 tokens, the empty one included
+	for _, st := range sweepStarts(few, nil, 8) {
+		if st < 0 || st > few.NumUnits() {
+			t.Errorf("start %d out of 0..%d", st, few.NumUnits())
 		}
 	}
 }
@@ -147,61 +155,158 @@ func TestShuffleSubwordsDeterministicWithOneThread(t *testing.T) {
 // A worker sweeps the whole corpus from its start, not a share of it: the
 // second of two workers, run alone, starts halfway through a corpus whose
 // first half holds only the words a0…a7 and its second half only b0…b7,
-// wraps around, trains the a-words as well, and stops when all epochs' tokens
-// are done. Run alone from the first unit, a worker trains exactly what one
-// thread does.
+// wraps around, trains the a-words' input vectors as well as the b-words',
+// and stops when all epochs' tokens are done.
 func TestWorkerSweepsWholeCorpus(t *testing.T) {
-	var lines []string
-	for i := range 400 {
-		topic := "a"
-		if i >= 200 {
-			topic = "b"
-		}
-		lines = append(lines, fmt.Sprintf("%s%d %s%d %s%d %s%d", topic, i%8, topic, (i+1)%8, topic, (i+3)%8, topic, (i+5)%8))
-	}
-	path := filepath.Join(t.TempDir(), "halves.txt")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, v, enc := readCorpus(t, path, 1)
+	enc, v := halvesCorpus(t, 400)
 	cfg := smallConfig(2)
 	tr, err := newTrainer(enc, v, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	const init = 0.01
 	tr.syn0 = make([]float32, v.Len()*cfg.Dim)
 	for i := range tr.syn0 {
-		tr.syn0[i] = 0.01
+		tr.syn0[i] = init
 	}
-	bounds := splitUnits(enc, nil, 2)
-	if bounds[1] != 200 {
-		t.Fatalf("second worker starts at unit %d, want 200", bounds[1])
+	starts := sweepStarts(enc, nil, 2)
+	if starts[1] != 200 {
+		t.Fatalf("second worker starts at unit %d, want 200", starts[1])
 	}
-	newWorker(tr, 2).train(bounds[1])
+	newWorker(tr, 2, starts[1]).train()
 	if got := tr.processed.Load(); got != tr.total {
 		t.Errorf("the worker processed %d tokens, want all epochs' %d", got, tr.total)
 	}
 	for _, word := range []string{"a0", "a7", "b0", "b7"} {
 		id, _ := v.ID(word)
-		if row := tr.syn1neg[int(id)*cfg.Dim : int(id+1)*cfg.Dim]; !slices.ContainsFunc(row, func(x float32) bool { return x != 0 }) {
-			t.Errorf("%s was never a target: its output vector is zero", word)
+		if row := tr.syn0[int(id)*cfg.Dim : int(id+1)*cfg.Dim]; !slices.ContainsFunc(row, func(x float32) bool { return x != init }) {
+			t.Errorf("%s was never trained: its input vector is as initialised", word)
 		}
 	}
+}
 
-	// From the first unit, alone, a worker of a two-thread run trains what one thread does.
-	cfg1 := smallConfig(1)
-	one, err := Train(context.Background(), enc, v, cfg1)
+// halvesCorpus encodes lines lines, the first half of words a0…a7 only, the
+// second of b0…b7 only.
+func halvesCorpus(t *testing.T, lines int) (*corpus.Encoded, *corpus.Vocab) {
+	t.Helper()
+	var b strings.Builder
+	for i := range lines {
+		topic := "a"
+		if i >= lines/2 {
+			topic = "b"
+		}
+		fmt.Fprintf(&b, "%s%d %s%d %s%d %s%d\n", topic, i%8, topic, (i+1)%8, topic, (i+3)%8, topic, (i+5)%8)
+	}
+	path := filepath.Join(t.TempDir(), "halves.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, v, enc := readCorpus(t, path, 1)
+	return enc, v
+}
+
+// One thread trains exactly Epochs passes over the units in order, each unit
+// stepped once a pass (the loop before the sweep): the same vectors bit for
+// bit, for both trainers, in file order and shuffled.
+func TestOneThreadIsEpochPasses(t *testing.T) {
+	_, v, enc := readCorpus(t, morphCorpus(t, 300), 2)
+	for _, maxn := range []int{0, 5} {
+		for _, shuffle := range []bool{false, true} {
+			cfg := smallConfig(1)
+			cfg.MaxN, cfg.Bucket, cfg.Shuffle = maxn, 0, shuffle
+			got := trainedInput(t, enc, v, cfg)
+			tr, err := newTrainer(enc, v, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			setInput(t, tr, v, cfg)
+			w := newWorker(tr, 1, 0)
+			for range cfg.Epochs {
+				for p := range enc.NumUnits() {
+					if !w.step(unitAt(tr.order, p)) {
+						t.Fatalf("maxn %d: the budget ran out before the last epoch's unit %d", maxn, p)
+					}
+				}
+			}
+			if w.step(0) {
+				t.Errorf("maxn %d: budget left after Epochs passes", maxn)
+			}
+			w.sync()
+			if !reflect.DeepEqual(tr.syn0, got) {
+				t.Errorf("maxn %d, shuffle %v: one thread differs from Epochs passes in order", maxn, shuffle)
+			}
+		}
+	}
+}
+
+// trainedInput trains with cfg and returns the whole input matrix.
+func trainedInput(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) []float32 {
+	t.Helper()
+	return ranTrainer(t, enc, v, cfg).syn0
+}
+
+// ranTrainer trains with cfg and returns the trainer afterwards.
+func ranTrainer(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) *trainer {
+	t.Helper()
+	tr, err := newTrainer(enc, v, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr2, err := newTrainer(enc, v, cfg)
+	setInput(t, tr, v, cfg)
+	if err := tr.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// setInput allocates and initialises tr's input matrix as Train and
+// TrainSubwords do.
+func setInput(t *testing.T, tr *trainer, v *corpus.Vocab, cfg Config) {
+	t.Helper()
+	if cfg.MaxN == 0 {
+		tr.syn0 = make([]float32, v.Len()*cfg.Dim)
+		initWords(tr.syn0, cfg)
+		return
+	}
+	var err error
+	if tr.sub, err = newSubwordTable(v.Words, cfg); err != nil {
+		t.Fatal(err)
+	}
+	tr.syn0 = make([]float32, (v.Len()+tr.sub.nrows)*cfg.Dim)
+	initInput(tr.syn0, v.Len()*cfg.Dim, cfg.Dim, cfg)
+}
+
+// Several workers together process the budget, Epochs passes' tokens, and
+// at most one more unit each; every worker starts where sweepStarts says.
+func TestWorkersSpendTheBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("Hogwild SGD races on purpose; skipped under the race detector")
+	}
+	enc, v := halvesCorpus(t, 20000) // 80,000 tokens in units of 4
+	for _, threads := range []int{2, 4, 7} {
+		cfg := smallConfig(threads)
+		cfg.Epochs = 2
+		tr := ranTrainer(t, enc, v, cfg)
+		if got, max := tr.processed.Load(), tr.total+int64(threads)*4; got < tr.total || got > max {
+			t.Errorf("%d threads: %d tokens processed, want %d … %d", threads, got, tr.total, max)
+		}
+	}
+	starts := sweepStarts(enc, nil, 4)
+	if !slices.Equal(starts, []int{0, 5000, 10000, 15000}) {
+		t.Errorf("starts %v, want every 5,000 units", starts)
+	}
+
+	// The run's workers start where sweepStarts says, each with its own stream.
+	tr, err := newTrainer(enc, v, smallConfig(4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr2.syn0 = make([]float32, v.Len()*cfg.Dim)
-	initWords(tr2.syn0, cfg)
-	newWorker(tr2, 1).train(bounds[0])
-	if !reflect.DeepEqual(tr2.syn0, one.Vectors) {
-		t.Error("a worker run alone from the first unit differs from one thread")
+	for k, w := range tr.newWorkers() {
+		if w.start != starts[k] || w.rng != newRNG(tr.cfg.Seed, uint64(k)+1) {
+			t.Errorf("worker %d starts at %d with stream state %v, want %d and stream %d", k, w.start, w.rng, starts[k], k+1)
+		}
+	}
+	if p := tr.progress(tr.total+3, time.Now()); p.Done != p.Total {
+		t.Errorf("progress past the budget: Done %d, Total %d", p.Done, p.Total)
 	}
 }

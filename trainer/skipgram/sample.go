@@ -16,6 +16,12 @@ func newRNG(seed, stream uint64) rng {
 	return r
 }
 
+// window returns a window size drawn uniformly from 1..max, word2vec's
+// shrunk window.
+func (r *rng) window(max int) int {
+	return max - int((uint64(uint32(r.next()))*uint64(max))>>32)
+}
+
 // next returns 64 uniformly distributed bits.
 func (r *rng) next() uint64 {
 	r.s += 0x9e3779b97f4a7c15

@@ -301,3 +301,69 @@ func finalProgress(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Confi
 	}
 	return last
 }
+
+// TestWordUpdateMatchesNaive replays one unit of words-only training
+// naively in float64 (word2vec.c's update: the context word's input vector
+// predicts the word and the negatives) and checks the vectors and the loss
+// the worker sums.
+func TestWordUpdateMatchesNaive(t *testing.T) {
+	vocab := vocabOf(t, map[string]int{"alpha": 40, "beta": 30, "gamma": 20, "delta": 10})
+	enc := &corpus.Encoded{IDs: []int32{0, 1, 2, 3, 0, 2}, Offsets: []int64{0, 6}}
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.Window, cfg.Negative = 8, 2, 3
+	tr, err := newTrainer(enc, vocab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(4, 5))
+	tr.syn0 = make([]float32, vocab.Len()*cfg.Dim)
+	for _, m := range [][]float32{tr.syn0, tr.syn1neg} {
+		for i := range m {
+			m[i] = float32(r.NormFloat64()) // scores of a few units: the loss terms differ by sign
+		}
+	}
+	nv, w, rng := newNaive(tr)
+	sen := enc.IDs
+	w.trainUnit(sen)
+
+	dim := cfg.Dim
+	for pos, word := range sen {
+		win := rng.window(cfg.Window)
+		for c := max(pos-win, 0); c < min(pos+win+1, len(sen)); c++ {
+			if c == pos {
+				continue
+			}
+			in := nv.syn0[int(sen[c])*dim : int(sen[c]+1)*dim]
+			grad := make([]float64, dim)
+			nv.step(in, grad, word, 1)
+			for range cfg.Negative {
+				if neg := tr.neg.sample(&rng); neg != word {
+					nv.step(in, grad, neg, 0)
+				}
+			}
+			for k := range in {
+				in[k] += grad[k]
+			}
+		}
+	}
+	nv.check(t, tr, w)
+}
+
+// With a vanishing learning rate the output vectors stay zero, so every term
+// of every update scores 0 and costs ln 2: the average loss per pair is
+// (1 + Negative)·ln 2 (to within the table's half step), less the negatives
+// the words-only trainer skips because they hit the word (at most a tenth
+// here).
+func TestAvgLossAtTheStart(t *testing.T) {
+	_, v, enc := readCorpus(t, topicCorpus(t, 200), 2)
+	for _, maxn := range []int{0, 4} {
+		cfg := smallConfig(1)
+		cfg.Epochs, cfg.LR, cfg.MaxN, cfg.Bucket = 1, 1e-9, maxn, 0
+		p := finalProgress(t, enc, v, cfg)
+		want := float64(1+cfg.Negative) * math.Ln2
+		tableErr := float64(1+cfg.Negative) * 0.5 / sigmoidScale // half a table step a term
+		if got := p.AvgLoss(); got < 0.9*want || got > want+tableErr {
+			t.Errorf("maxn %d: average loss %.4f over %d pairs, want about %.4f", maxn, got, p.Pairs, want)
+		}
+	}
+}

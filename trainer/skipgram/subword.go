@@ -221,7 +221,7 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 	var pairs, negs int64
 	var loss float64
 	for pos, word := range sen {
-		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
+		win := w.rng.window(window)
 		lo, hi := max(pos-win, 0), min(pos+win+1, n)
 		pairs += int64(hi - lo - 1)
 		ids := rows[offs[word]:offs[word+1]]
@@ -263,9 +263,9 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 			}
 		}
 	}
-	w.pairs += pairs
-	w.negs += negs
-	w.loss += loss
+	w.stats.pairs += pairs
+	w.stats.negatives += negs
+	w.stats.loss += loss
 }
 
 // initInput sets the input matrix syn0 as fastText does: uniform in ±1/dim,

@@ -149,19 +149,13 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 	for i := range tr.syn1neg {
 		tr.syn1neg[i] = float32(r.NormFloat64() * 0.3)
 	}
-	syn0 := toF64(tr.syn0)
-	syn1 := toF64(tr.syn1neg)
-	w := newWorker(tr, 1)
-	w.alpha = 0.05
-	rng := w.rng // the naive replay draws the same numbers
+	nv, w, rng := newNaive(tr)
 	sen := enc.IDs
 	w.trainUnitSubwords(sen)
 
 	dim := cfg.Dim
-	var loss float64
-	var terms int
 	for pos, word := range sen {
-		win := cfg.Window - int((uint64(uint32(rng.next()))*uint64(cfg.Window))>>32)
+		win := rng.window(cfg.Window)
 		ids := tr.sub.rows[tr.sub.offs[word]:tr.sub.offs[word+1]]
 		for c := max(pos-win, 0); c < min(pos+win+1, len(sen)); c++ {
 			if c == pos {
@@ -170,55 +164,84 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 			hidden := make([]float64, dim)
 			for _, id := range ids {
 				for k := range hidden {
-					hidden[k] += syn0[int(id)*dim+k] / float64(len(ids))
+					hidden[k] += nv.syn0[int(id)*dim+k] / float64(len(ids))
 				}
 			}
 			grad := make([]float64, dim)
-			step := func(target int32, label float64) {
-				out := syn1[int(target)*dim : int(target+1)*dim]
-				var dot float64
-				for k := range out {
-					dot += out[k] * hidden[k]
-				}
-				p := 1 / (1 + math.Exp(-dot)) // the exact logistic loss
-				loss -= label*math.Log(p) + (1-label)*math.Log(1-p)
-				terms++
-				g := 0.05 * (label - float64(sigmoid(float32(dot))))
-				for k := range out {
-					grad[k] += g * out[k]
-					out[k] += g * hidden[k]
-				}
-			}
-			step(sen[c], 1)
+			nv.step(hidden, grad, sen[c], 1)
 			for d := 0; d < cfg.Negative; d++ {
 				neg := tr.neg.sample(&rng)
 				for tries := 0; neg == sen[c] && tries < 8; tries++ {
 					neg = tr.neg.sample(&rng)
 				}
 				if neg != sen[c] {
-					step(neg, 0)
+					nv.step(hidden, grad, neg, 0)
 				}
 			}
 			for _, id := range ids {
 				for k := range grad {
-					syn0[int(id)*dim+k] += grad[k]
+					nv.syn0[int(id)*dim+k] += grad[k]
 				}
 			}
 		}
 	}
-	for name, p := range map[string][2][]float64{"input": {syn0, toF64(tr.syn0)}, "output": {syn1, toF64(tr.syn1neg)}} {
+	nv.check(t, tr, w)
+}
+
+// naive replays training updates in float64 beside a trainer, from a copy
+// of its weights, summing the exact loss.
+type naive struct {
+	syn0, syn1  []float64
+	dim         int
+	alpha, loss float64
+	terms       int
+}
+
+// newNaive returns a replay of tr's weights, a worker of tr at the replay's
+// learning rate and a copy of the worker's random numbers for the replay to
+// draw the same ones.
+func newNaive(tr *trainer) (*naive, *worker, rng) {
+	nv := &naive{syn0: toF64(tr.syn0), syn1: toF64(tr.syn1neg), dim: tr.cfg.Dim, alpha: 0.05}
+	w := newWorker(tr, 1, 0)
+	w.alpha = float32(nv.alpha)
+	return nv, w, w.rng
+}
+
+// step scores output row target against the input vector in, adds the
+// exact logistic loss of label, the gradient for in to grad and updates the
+// row, as BinaryLogisticLoss in fastText and word2vec.c's inner loop do.
+func (nv *naive) step(in, grad []float64, target int32, label float64) {
+	out := nv.syn1[int(target)*nv.dim : int(target+1)*nv.dim]
+	var dot float64
+	for k := range out {
+		dot += out[k] * in[k]
+	}
+	p := 1 / (1 + math.Exp(-dot))
+	nv.loss -= label*math.Log(p) + (1-label)*math.Log(1-p)
+	nv.terms++
+	g := nv.alpha * (label - float64(sigmoid(float32(dot))))
+	for k := range out {
+		grad[k] += g * out[k]
+		out[k] += g * in[k]
+	}
+}
+
+// check compares the replay with the trainer's weights and the loss worker
+// w summed (the table's loss within half a step a term of the exact one).
+func (nv *naive) check(t *testing.T, tr *trainer, w *worker) {
+	t.Helper()
+	for name, p := range map[string][2][]float64{"input": {nv.syn0, toF64(tr.syn0)}, "output": {nv.syn1, toF64(tr.syn1neg)}} {
 		for i := range p[0] {
 			if math.Abs(p[0][i]-p[1][i]) > 1e-4 {
 				t.Fatalf("%s value %d: naive %v, trainer %v", name, i, p[0][i], p[1][i])
 			}
 		}
 	}
-	if reflect.DeepEqual(syn0, toF64(tr.syn0)) && reflect.DeepEqual(syn1, toF64(tr.syn1neg)) {
+	if reflect.DeepEqual(nv.syn0, toF64(tr.syn0)) && reflect.DeepEqual(nv.syn1, toF64(tr.syn1neg)) {
 		t.Log("bit-identical")
 	}
-	// The loss from the table is within half a step per term of the exact one.
-	if tol := float64(terms) * 0.5 / sigmoidScale; loss == 0 || math.Abs(w.loss-loss) > tol {
-		t.Errorf("loss %v over %d terms, exact %v (tolerance %v)", w.loss, terms, loss, tol)
+	if tol := float64(nv.terms) * 0.5 / sigmoidScale; nv.loss == 0 || math.Abs(w.stats.loss-nv.loss) > tol {
+		t.Errorf("loss %v over %d terms, exact %v (tolerance %v)", w.stats.loss, nv.terms, nv.loss, tol)
 	}
 }
 

@@ -35,7 +35,8 @@ type Config struct {
 	// NegativePower is the exponent of the unigram distribution negatives are
 	// drawn from: 0.75 in word2vec.c and gensim, 0.5 in fastText.
 	NegativePower float64
-	// Epochs is the number of passes over the corpus.
+	// Epochs is the number of passes over the corpus: with several threads,
+	// the tokens of that many passes (each unit about that many times).
 	Epochs int
 	// Sample is the subsampling threshold t: a word of relative frequency f is
 	// kept with probability (sqrt(f/t)+1)·t/f. 0 disables subsampling.
@@ -138,7 +139,7 @@ type Progress struct {
 	Pairs, Negatives int64
 	// Loss is the training loss summed over those updates: for each, the
 	// logistic loss of the positive pair and of every negative, −log σ(s) and
-	// −log(1 − σ(s)) of their scores s, with the parameters before the update
+	// −log(1 − σ(s)) of their scores s, each scored before its row's update
 	// (fastText's avg.loss is Loss / Pairs).
 	Loss float64
 }
@@ -195,6 +196,12 @@ var softplusTable = func() (t [sigmoidTableSize]float32) {
 	return t
 }()
 
+// tableIndex returns the entry of sigmoidTable and softplusTable for x in
+// (−maxSigmoid, maxSigmoid).
+func tableIndex(x float32) int {
+	return int((x+maxSigmoid)*sigmoidScale) & (sigmoidTableSize - 1)
+}
+
 // softplus returns log(1 + e^x) from the table (x itself beyond maxSigmoid,
 // 0 below −maxSigmoid): the logistic loss −log(1 − σ(x)) of a negative of
 // score x, and softplus(−x) = −log σ(x) that of a positive.
@@ -205,7 +212,7 @@ func softplus(x float32) float32 {
 	if x <= -maxSigmoid {
 		return 0
 	}
-	return softplusTable[int((x+maxSigmoid)*sigmoidScale)&(sigmoidTableSize-1)]
+	return softplusTable[tableIndex(x)]
 }
 
 // sigmoid returns 1/(1+e^-x) from the table (0 or 1 beyond ±maxSigmoid).
@@ -216,12 +223,17 @@ func sigmoid(x float32) float32 {
 	if x <= -maxSigmoid {
 		return 0
 	}
-	return sigmoidTable[int((x+maxSigmoid)*sigmoidScale)&(sigmoidTableSize-1)]
+	return sigmoidTable[tableIndex(x)]
 }
 
 // lrUpdateEvery is how many tokens a worker processes between updates of the
 // learning rate, of the shared progress counter and checks for cancellation.
 const lrUpdateEvery = 10000
+
+// budgetChunk is how many tokens of the run's budget a worker claims at a
+// time: the workers stop once all is claimed and each has processed what it
+// claimed, so together they process the budget plus at most one unit each.
+const budgetChunk = 1000
 
 // trainer is the state shared by the workers of one training run.
 type trainer struct {
@@ -235,12 +247,19 @@ type trainer struct {
 	sub       *subwordTable // subword training: each word's input rows (nil: words only)
 	order     []int32       // the units in the order visited (nil: file order)
 	total     int64         // Epochs × corpus tokens
-	processed atomic.Int64  // tokens processed by all workers
-	pairs     atomic.Int64  // (word, context) updates published by the workers
-	negatives atomic.Int64  // negatives drawn for them, redraws included
-	lossMu    sync.Mutex    // guards loss
-	loss      float64       // the loss of the published updates
+	claimed   atomic.Int64  // tokens of the budget (total) the workers have claimed
+	processed atomic.Int64  // tokens processed by all workers, as published
 	stop      atomic.Bool   // set on cancellation
+
+	statsMu sync.Mutex // guards stats
+	stats   workStats  // the work published by the workers
+}
+
+// workStats counts the updates made: (word, context) pairs, the negatives
+// drawn for them (redraws included) and their summed loss.
+type workStats struct {
+	pairs, negatives int64
+	loss             float64
 }
 
 // Train learns skipgram embeddings for the words of vocab from enc, a corpus
@@ -368,19 +387,16 @@ func keepThresholds(counts []int64, total int64, sample float64) []uint64 {
 	return keep
 }
 
-// run trains with cfg.Threads workers, each sweeping the units in the order
-// visited from its own start, evenly spaced by tokens.
+// run trains with cfg.Threads workers (newWorkers) at once.
 func (t *trainer) run(ctx context.Context) error {
 	start := time.Now()
-	bounds := splitUnits(t.enc, t.order, t.cfg.Threads)
 	var wg sync.WaitGroup
-	for k := 0; k < t.cfg.Threads; k++ {
+	for _, w := range t.newWorkers() {
 		wg.Add(1)
-		go func(k int) {
+		go func() {
 			defer wg.Done()
-			w := newWorker(t, uint64(k)+1)
-			w.train(bounds[k])
-		}(k)
+			w.train()
+		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -408,11 +424,12 @@ func (t *trainer) run(ctx context.Context) error {
 
 // progress is the snapshot after processed tokens of a run started at start.
 func (t *trainer) progress(processed int64, start time.Time) Progress {
-	t.lossMu.Lock()
-	loss := t.loss
-	t.lossMu.Unlock()
+	t.statsMu.Lock()
+	st := t.stats
+	t.statsMu.Unlock()
+	processed = min(processed, t.total) // the workers' last units may pass it
 	return Progress{Done: processed, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(processed)),
-		Pairs: t.pairs.Load(), Negatives: t.negatives.Load(), Loss: loss}
+		Pairs: st.pairs, Negatives: st.negatives, Loss: st.loss}
 }
 
 // lr returns the learning rate after processed tokens: linear decay from LR to LR·1e-4.
@@ -425,61 +442,98 @@ func (t *trainer) lr(processed int64) float32 {
 type worker struct {
 	t      *trainer
 	rng    rng
+	start  int       // the position of t.order where the sweep starts
 	sen    []int32   // the current unit after subsampling
 	neu1e  []float32 // gradient accumulated for the current context vector
 	hidden []float32 // subword training: the mean of the word's input rows
 	alpha  float32
-	local  int64   // tokens processed by this worker
-	sent   int64   // part of local already added to t.processed
-	pairs  int64   // (word, context) updates not yet added to t.pairs
-	negs   int64   // negatives drawn not yet added to t.negatives
-	loss   float64 // their loss, not yet added to t.loss
+	quota  int64     // tokens claimed from the budget and not yet processed
+	local  int64     // tokens processed by this worker
+	sent   int64     // part of local already added to t.processed
+	stats  workStats // work not yet added to t.stats
 }
 
-func newWorker(t *trainer, stream uint64) *worker {
-	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), neu1e: make([]float32, t.cfg.Dim),
+// newWorker returns a worker drawing random stream stream of the seed and
+// starting its sweep at position start of the order.
+func newWorker(t *trainer, stream uint64, start int) *worker {
+	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), start: start, neu1e: make([]float32, t.cfg.Dim),
 		hidden: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
 }
 
-// train visits the units in t.order from position start on, wrapping around
-// at the end, until the workers together have processed all epochs' tokens,
-// as fastText's threads do (each reads the whole file from its own offset).
-// With one worker that is exactly Epochs passes from the first unit. Each
-// worker sweeps every unit rather than a share of them: a worker kept to a
-// share trains its part of the corpus more or less often than the others'
-// when the shares take unequal time (per token, long words cost more), and
-// with the corpus in file order that leaves whole domains under- or
-// over-trained (EVAL.md, "Session 14").
-func (w *worker) train(start int) {
-	t := w.t
-	ids, offs, keep, order := t.enc.IDs, t.enc.Offsets, t.keep, t.order
-	n := t.enc.NumUnits()
-	for p := start; t.processed.Load()+(w.local-w.sent) < t.total; p++ {
-		if p == n {
+// newWorkers returns the run's cfg.Threads workers: worker k draws stream
+// k+1 and starts its sweep at the k-th of sweepStarts' positions.
+func (t *trainer) newWorkers() []*worker {
+	starts := sweepStarts(t.enc, t.order, t.cfg.Threads)
+	ws := make([]*worker, len(starts))
+	for k, start := range starts {
+		ws[k] = newWorker(t, uint64(k)+1, start)
+	}
+	return ws
+}
+
+// train visits the units in t.order from position w.start on, wrapping around
+// at the end, for as long as it can claim tokens of the run's budget (Epochs
+// passes over the corpus) or has claimed tokens left, as fastText's threads
+// read the whole file from their own offsets until all epochs are done. With
+// one worker that is exactly Epochs passes from the first unit. A worker kept
+// to a share of the units (as before session 14) trained each share at the
+// pace of its worker: with the corpus in file order a share is a set of
+// domains, and a slower share's domains were trained later in the schedule,
+// or alone at its end (EVAL.md, "Session 14"). Sweeping instead, the workers
+// visit the units about Epochs times each, not exactly.
+func (w *worker) train() {
+	n := w.t.enc.NumUnits()
+	for p := w.start; ; p++ {
+		if p >= n {
 			p = 0
 		}
-		u := unitAt(order, p)
-		unit := ids[offs[u]:offs[u+1]]
-		sen := w.sen[:0]
-		for _, id := range unit {
-			if uint64(uint32(w.rng.next())) < keep[id] {
-				sen = append(sen, id)
-			}
-		}
-		w.sen = sen
-		w.local += int64(len(unit))
-		if w.local-w.sent >= lrUpdateEvery {
-			if !w.sync() {
-				return
-			}
-		}
-		if t.sub != nil {
-			w.trainUnitSubwords(sen)
-		} else {
-			w.trainUnit(sen)
+		if !w.step(unitAt(w.t.order, p)) {
+			break
 		}
 	}
 	w.sync()
+}
+
+// step trains on unit u once, claiming budget first if the worker's is
+// spent; it reports false, having done nothing, when the budget is all
+// claimed and spent or training was cancelled.
+func (w *worker) step(u int) bool {
+	t := w.t
+	if w.quota <= 0 && !w.claim() {
+		return false
+	}
+	unit := t.enc.IDs[t.enc.Offsets[u]:t.enc.Offsets[u+1]]
+	sen := w.sen[:0]
+	for _, id := range unit {
+		if uint64(uint32(w.rng.next())) < t.keep[id] {
+			sen = append(sen, id)
+		}
+	}
+	w.sen = sen
+	w.local += int64(len(unit))
+	w.quota -= int64(len(unit))
+	if w.local-w.sent >= lrUpdateEvery && !w.sync() {
+		return false
+	}
+	if t.sub != nil {
+		w.trainUnitSubwords(sen)
+	} else {
+		w.trainUnit(sen)
+	}
+	return true
+}
+
+// claim adds up to budgetChunk tokens of the run's budget to the worker's
+// quota; it reports false when none is left.
+func (w *worker) claim() bool {
+	t := w.t
+	end := t.claimed.Add(budgetChunk)
+	from := end - budgetChunk
+	if from >= t.total {
+		return false
+	}
+	w.quota += min(end, t.total) - from
+	return true
 }
 
 // sync publishes the worker's progress, updates its learning rate and reports
@@ -487,12 +541,12 @@ func (w *worker) train(start int) {
 func (w *worker) sync() bool {
 	p := w.t.processed.Add(w.local - w.sent)
 	w.sent = w.local
-	w.t.lossMu.Lock()
-	w.t.loss += w.loss
-	w.t.lossMu.Unlock()
-	w.t.pairs.Add(w.pairs)
-	w.t.negatives.Add(w.negs)
-	w.pairs, w.negs, w.loss = 0, 0, 0
+	w.t.statsMu.Lock()
+	w.t.stats.pairs += w.stats.pairs
+	w.t.stats.negatives += w.stats.negatives
+	w.t.stats.loss += w.stats.loss
+	w.t.statsMu.Unlock()
+	w.stats = workStats{}
 	w.alpha = w.t.lr(p)
 	return !w.t.stop.Load()
 }
@@ -508,10 +562,10 @@ func (w *worker) trainUnit(sen []int32) {
 	n := len(sen)
 	for pos, word := range sen {
 		// Shrunk window: a distance drawn uniformly from 1..window.
-		win := window - int((uint64(uint32(w.rng.next()))*uint64(window))>>32)
+		win := w.rng.window(window)
 		lo, hi := max(pos-win, 0), min(pos+win+1, n)
-		w.pairs += int64(hi - lo - 1)
-		w.negs += int64((hi - lo - 1) * nneg)
+		w.stats.pairs += int64(hi - lo - 1)
+		w.stats.negatives += int64((hi - lo - 1) * nneg)
 		wo := int(word) * dim
 		for c := lo; c < hi; c++ {
 			if c == pos {
@@ -523,7 +577,7 @@ func (w *worker) trainUnit(sen []int32) {
 			// Positive pair.
 			l2 := syn1neg[wo : wo+dim : wo+dim]
 			s := simd.Dot(l1, l2)
-			loss := softplus(-s)
+			loss := float64(softplus(-s))
 			g := (1 - sigmoid(s)) * alpha
 			simd.PairAxpy(g, l1, l2, neu1e) // neu1e += g·l2; l2 += g·l1
 			for d := 0; d < nneg; d++ {
@@ -534,11 +588,11 @@ func (w *worker) trainUnit(sen []int32) {
 				o2 := int(target) * dim
 				l2 := syn1neg[o2 : o2+dim : o2+dim]
 				s := simd.Dot(l1, l2)
-				loss += softplus(s)
+				loss += float64(softplus(s))
 				g := -sigmoid(s) * alpha
 				simd.PairAxpy(g, l1, l2, neu1e)
 			}
-			w.loss += float64(loss)
+			w.stats.loss += loss
 			simd.Axpy(1, neu1e, l1)
 		}
 	}
