@@ -125,9 +125,11 @@ func saveCheckpoint(path string, st *TrainState, m *model.Model, o *Adam) error 
 }
 
 // LoadCheckpoint reads a checkpoint written during training. The returned
-// model has no base embeddings attached.
+// model has no base embeddings attached. Only a regular file is read (a FIFO
+// or device in its place is refused, wrapping model.ErrNotRegular, without
+// blocking), and only the size it has when opened.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -173,6 +175,24 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	}
 	ck.Model, ck.Adam = m, o
 	return ck, nil
+}
+
+// readRegular reads the regular file at path whole: the size it had when
+// opened, and an error if it then holds more or less.
+func readRegular(path string) ([]byte, error) {
+	f, st, err := model.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("%s: %w (the file shrank while read)", path, err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n != 0 {
+		return nil, fmt.Errorf("%s: the file grew while read", path)
+	}
+	return b, nil
 }
 
 // writeAtomic replaces path with data atomically (atomicfile), creating its

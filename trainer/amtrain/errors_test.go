@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/lines"
 )
 
 func TestInferFormatErrors(t *testing.T) {
@@ -35,6 +37,11 @@ func TestInferFormatErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
 	}
+	// A line over MaxInferLineBytes is refused, naming it, without reading it whole.
+	long := "w\t" + strings.Repeat("x", MaxInferLineBytes)
+	if _, err := Infer(m, strings.NewReader("ok\t"+w+"\n"+long), "in.tsv", io.Discard); !errors.Is(err, lines.ErrTooLong) || !strings.Contains(err.Error(), "in.tsv:2:") {
+		t.Errorf("a line too long: err = %v, want lines.ErrTooLong naming in.tsv:2", err)
+	}
 	// Valid: contexts with only unknown words are counted, the word keeps its spelling.
 	var out bytes.Buffer
 	st, err := Infer(m, strings.NewReader("MyWord\tqqq rrr\t"+w+"\r\n"+w+"\n"), "in.tsv", &out)
@@ -44,8 +51,8 @@ func TestInferFormatErrors(t *testing.T) {
 	if st.Words != 2 || st.Contexts != 2 || st.EmptyContexts != 1 {
 		t.Errorf("stats %+v", st)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || lines[0] != "2 16" || !strings.HasPrefix(lines[1], "MyWord ") || len(strings.Fields(lines[1])) != 17 {
+	rows := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(rows) != 3 || rows[0] != "2 16" || !strings.HasPrefix(rows[1], "MyWord ") || len(strings.Fields(rows[1])) != 17 {
 		t.Errorf("output %q", out.String())
 	}
 }

@@ -1,7 +1,6 @@
 package amtrain
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/text2vec-am/text2vec-am/internal/lines"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -69,29 +69,19 @@ type inferInput struct {
 	st      *InferStats
 }
 
+// MaxInferLineBytes bounds one line of Infer's input (a word and all its
+// contexts): 16 MiB, room for thousands of sentences. A longer line is an
+// error wrapping lines.ErrTooLong that names the line.
+const MaxInferLineBytes = 16 << 20
+
 // read parses every line of r.
 func (in *inferInput) read(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	lineNo := 0
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s:%d: read: %w", in.name, lineNo+1, err)
-		}
-		if len(line) == 0 && errors.Is(err, io.EOF) {
+	return lines.ForEach(r, in.name, MaxInferLineBytes, "an infer line (a word and its contexts)", func(lineNo int, line string) error {
+		if strings.TrimSpace(line) == "" {
 			return nil
 		}
-		lineNo++
-		line = strings.TrimRight(line, "\r\n")
-		if strings.TrimSpace(line) != "" {
-			if perr := in.add(line, lineNo); perr != nil {
-				return perr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-	}
+		return in.add(line, lineNo)
+	})
 }
 
 // add parses line lineNo, `word<TAB>context<TAB>context…`, into a query.

@@ -96,17 +96,81 @@ func TestSentencesAndLineNumbers(t *testing.T) {
 	}
 }
 
+// lineUnits collects the units of path with their line numbers.
+func lineUnits(t *testing.T, path string) (got []string, lines []int) {
+	t.Helper()
+	err := ForEachUnit(context.Background(), []string{path}, DefaultOptions(), func(u Unit) error {
+		got = append(got, strings.Clone(strings.Join(u.Tokens, " ")))
+		lines = append(lines, u.Line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, lines
+}
+
 func TestLongLine(t *testing.T) {
-	// A line longer than the read buffer is one unit, read whole.
-	words := strings.Repeat("abc ", 3*readBuffer/4)
+	// A 3 MiB line is cut at separators into units of at most MaxUnitBytes,
+	// every one with the line's number, and no word is cut.
+	words := strings.Repeat("abc ", 3*MaxUnitBytes/4)
 	path := filepath.Join(t.TempDir(), "long.txt")
 	writeFile(t, path, []byte("short\n"+words+"end\nlast"))
-	got := units(t, []string{path}, DefaultOptions())
-	if len(got) != 3 || got[0] != "short" || got[2] != "last" {
-		t.Fatalf("got %d units, first %q", len(got), got[0])
+	got, lines := lineUnits(t, path)
+	if len(got) < 5 || got[0] != "short" || got[len(got)-1] != "last" || lines[len(got)-1] != 3 {
+		t.Fatalf("got %d units, first %q, last %q on line %d", len(got), got[0], got[len(got)-1], lines[len(got)-1])
 	}
-	if n := len(strings.Fields(got[1])); n != 3*readBuffer/4+1 {
-		t.Fatalf("long line has %d tokens, want %d", n, 3*readBuffer/4+1)
+	n := 0
+	for i, u := range got[1 : len(got)-1] {
+		if lines[i+1] != 2 || len(u) > MaxUnitBytes {
+			t.Fatalf("piece %d: line %d, %d bytes", i, lines[i+1], len(u))
+		}
+		for _, w := range strings.Fields(u) {
+			if w != "abc" && w != "end" {
+				t.Fatalf("piece %d has the word %q: a word was cut", i, w)
+			}
+			n++
+		}
+	}
+	if n != 3*MaxUnitBytes/4+1 {
+		t.Fatalf("long line has %d tokens, want %d", n, 3*MaxUnitBytes/4+1)
+	}
+}
+
+func TestLongWordIsCutAtRunes(t *testing.T) {
+	// A line with no separator (2.5 MiB of "中", three bytes each) is cut at
+	// rune boundaries: every piece is valid text of at most MaxUnitBytes and
+	// the pieces add up to the line.
+	word := strings.Repeat("中", 5*MaxUnitBytes/6)
+	path := filepath.Join(t.TempDir(), "word.txt")
+	writeFile(t, path, []byte(word+"\nnext"))
+	got, lines := lineUnits(t, path)
+	if len(got) != 4 || got[3] != "next" || lines[3] != 2 {
+		t.Fatalf("got %d units, last %q on line %d; want 3 pieces and next on line 2", len(got), got[len(got)-1], lines[len(got)-1])
+	}
+	total := 0
+	for i, u := range got[:3] {
+		if lines[i] != 1 || len(u) > MaxUnitBytes || strings.Trim(u, "中") != "" {
+			t.Fatalf("piece %d: line %d, %d bytes, not whole runes", i, lines[i], len(u))
+		}
+		total += len(u)
+	}
+	if total != len(word) {
+		t.Fatalf("pieces hold %d bytes, the line %d", total, len(word))
+	}
+}
+
+func TestCutPoint(t *testing.T) {
+	for _, c := range []struct {
+		in        string
+		max, want int
+	}{
+		{"ab cdx", 5, 3}, {"ab-cdx", 5, 3}, {"abcde", 4, 4}, {" abcdx", 5, 5},
+		{"aéx", 3, 3}, {"aéx", 2, 1}, {"\x80\x80\x80", 2, 2}, {"ab", 1, 1}, {"ab c", 2, 2},
+	} {
+		if got := cutPoint([]byte(c.in), c.max); got != c.want {
+			t.Errorf("cutPoint(%q, %d) = %d, want %d", c.in, c.max, got, c.want)
+		}
 	}
 }
 

@@ -6,13 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// readBuffer is the size of the line buffer; longer lines are still read whole.
-const readBuffer = 1 << 20
+// MaxUnitBytes bounds the text of one unit. A longer line (a corpus such as
+// text8 is one line of 100 MB) is split into pieces of at most this many
+// bytes, each cut after the last byte in it that separates words (an ASCII
+// byte that is not a letter or digit), or, when it has none, at a rune
+// boundary; each piece is a unit of its own with the line's number. fastText
+// likewise cuts lines at 1,024 words. Memory stays bounded whatever the input.
+const MaxUnitBytes = 1 << 20
+
+// readBuffer is the size of the line buffer.
+const readBuffer = MaxUnitBytes
 
 // checkEvery is how many lines pass between checks of the context and calls of
 // Options.Progress.
@@ -108,13 +117,21 @@ func (s *scanner) scanFile(ctx context.Context, path string) (int64, error) {
 	line := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			s.long = append(s.long, chunk...)
-			continue
-		}
+		full := errors.Is(err, bufio.ErrBufferFull) // the line goes on
 		text := chunk
-		if len(s.long) > 0 {
+		if full || len(s.long) > 0 {
 			s.long = append(s.long, chunk...)
+			n, ferr := s.cutLong(path, line+1)
+			ntok += n
+			if ferr != nil {
+				return ntok, ferr
+			}
+			if full {
+				if err := ctx.Err(); err != nil {
+					return ntok, err
+				}
+				continue
+			}
 			text = s.long
 		}
 		if len(text) > 0 {
@@ -143,6 +160,42 @@ func (s *scanner) scanFile(ctx context.Context, path string) (int64, error) {
 	}
 	s.done += raw.n
 	return ntok, ctx.Err()
+}
+
+// cutLong passes the leading pieces of the long line held in s.long to s.unit
+// while it holds more than MaxUnitBytes, keeping the rest in s.long (less than
+// twice MaxUnitBytes is ever held).
+func (s *scanner) cutLong(path string, line int) (int64, error) {
+	var ntok int64
+	for len(s.long) > MaxUnitBytes {
+		cut := cutPoint(s.long, MaxUnitBytes)
+		n, err := s.unit(unsafe.String(&s.long[0], cut), path, line)
+		ntok += n
+		if err != nil {
+			return ntok, err
+		}
+		s.long = s.long[:copy(s.long, s.long[cut:])]
+	}
+	return ntok, nil
+}
+
+// cutPoint returns where to end a piece of at most max bytes of the long text
+// b, which holds more than max bytes: after the last ASCII byte of b[:max]
+// that is not a letter or digit (no word is cut), else at the last rune
+// boundary in (0, max], else at max.
+func cutPoint(b []byte, max int) int {
+	for i := max - 1; i > 0; i-- {
+		c := b[i]
+		if c < utf8.RuneSelf && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return i + 1
+		}
+	}
+	for i := max; i > 0; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return max
 }
 
 // unit tokenizes one line (or its sentences) and calls s.fn for each non-empty unit.

@@ -6,9 +6,7 @@
 package dataset
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +18,7 @@ import (
 
 	"golang.org/x/text/encoding/charmap"
 
+	"github.com/text2vec-am/text2vec-am/internal/lines"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -32,7 +31,7 @@ const MaxLineBytes = 1 << 20
 
 // ErrLineTooLong is wrapped by the error of a line longer than MaxLineBytes,
 // which names the file, the line and the limit.
-var ErrLineTooLong = errors.New("line too long")
+var ErrLineTooLong = lines.ErrTooLong
 
 // ForEachLine calls fn with every line of the file at path (1-based line
 // number, line without its trailing "\n" or "\r\n"). Gzip files (by their magic
@@ -63,33 +62,7 @@ func ForEachLineOf(r io.Reader, name string, fn func(lineNo int, line string) er
 // scanLines calls fn with every line of r as ForEachLine does; name (the
 // file) is for error messages.
 func scanLines(r io.Reader, name string, fn func(lineNo int, line string) error) error {
-	sc := bufio.NewScanner(r)
-	// Room for a line of MaxLineBytes and its "\r\n"; a longer line fails
-	// with bufio.ErrTooLong, or below when only its line ending fitted.
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes+len("\r\n"))
-	lineNo := 0
-	for sc.Scan() {
-		lineNo++
-		if len(sc.Bytes()) > MaxLineBytes {
-			return lineTooLong(name, lineNo)
-		}
-		if err := fn(lineNo, sc.Text()); err != nil {
-			return err
-		}
-	}
-	err := sc.Err()
-	switch {
-	case errors.Is(err, bufio.ErrTooLong):
-		return lineTooLong(name, lineNo+1)
-	case err != nil:
-		return fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
-	}
-	return nil
-}
-
-// lineTooLong is the error of line lineNo of file name, longer than MaxLineBytes.
-func lineTooLong(name string, lineNo int) error {
-	return fmt.Errorf("%s:%d: %w: more than %d bytes, the limit of an evaluation data line", name, lineNo, ErrLineTooLong, MaxLineBytes)
+	return lines.ForEach(r, name, MaxLineBytes, "an evaluation data line", fn)
 }
 
 // FixUTF8 returns s with every byte that is not part of valid UTF-8 decoded
