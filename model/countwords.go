@@ -15,7 +15,7 @@ func (t Tokenizer) CountWords(text string, limit int) int {
 		} else {
 			var r rune
 			r, size = utf8.DecodeRuneInString(text[i:])
-			word = size > 1 && isWordRune(r) // size 1: an invalid byte, a separator
+			word = size > 1 && IsWordRune(r) // size 1: an invalid byte, a separator
 		}
 		if word && !inWord {
 			if n++; n > limit {

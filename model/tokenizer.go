@@ -23,8 +23,9 @@ type Tokenizer struct {
 // split on every rune that is not a letter or a digit.
 func DefaultTokenizer() Tokenizer { return Tokenizer{Lowercase: true} }
 
-// isWordRune reports whether r belongs to a word.
-func isWordRune(r rune) bool {
+// IsWordRune reports whether r belongs to a word: a letter or a digit (the
+// tokenizer's rule); every other rune separates words.
+func IsWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
@@ -242,7 +243,7 @@ func (st *tokState) runes(text string, i, limit int) int {
 		if r == utf8.RuneError && size == 1 {
 			r = -1 // invalid byte: a separator
 		}
-		if r >= 0 && isWordRune(r) {
+		if r >= 0 && IsWordRune(r) {
 			if st.start < 0 {
 				st.start, st.upper = i, false
 			}

@@ -185,9 +185,14 @@ func readRegular(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st.Size() > math.MaxInt {
+		return nil, fmt.Errorf("%s: %d bytes, too large to read on this platform", path, st.Size())
+	}
 	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
+	if _, err := io.ReadFull(f, b); errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w (the file shrank while read)", path, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if n, _ := f.Read(make([]byte, 1)); n != 0 {
 		return nil, fmt.Errorf("%s: the file grew while read", path)

@@ -37,7 +37,7 @@ import (
 //	          (first occurrence in the corpus)
 const (
 	indexMagic      = "T2VAMIX1"
-	indexVersion    = 2
+	indexVersion    = 3 // 3: a line over corpus.MaxUnitBytes is cut into units
 	indexHeaderSize = 128
 	// lineSep is the reserved token id that separates lines in the stream.
 	lineSep int32 = -1
@@ -125,7 +125,8 @@ func indexPath(dir string, key uint64) string {
 }
 
 // OpenIndex returns the occurrence index of the corpus (files or directories,
-// read with package corpus: one unit per line), from the cache in dir when one
+// read with package corpus: one unit per line, a line over
+// corpus.MaxUnitBytes in several), from the cache in dir when one
 // matches the corpus and tokenizer, else it builds one there (atomically:
 // temporary file, then rename). Building stops when ctx is cancelled.
 func OpenIndex(ctx context.Context, paths []string, tok model.Tokenizer, dir string, log *slog.Logger) (*Index, error) {

@@ -160,13 +160,38 @@ func TestLongWordIsCutAtRunes(t *testing.T) {
 	}
 }
 
+func TestLongLineNonASCIISeparators(t *testing.T) {
+	// Separators outside ASCII ("、") are cut at too: no word is cut.
+	group := "中文字、"
+	line := strings.Repeat(group, 3*MaxUnitBytes/len(group))
+	path := filepath.Join(t.TempDir(), "cjk.txt")
+	writeFile(t, path, []byte(line+"\n"))
+	got, _ := lineUnits(t, path)
+	if len(got) < 3 {
+		t.Fatalf("got %d units, want the line in pieces", len(got))
+	}
+	n := 0
+	for i, u := range got {
+		for _, w := range strings.Fields(u) {
+			if w != "中文字" {
+				t.Fatalf("piece %d has the word %q: a word was cut", i, w)
+			}
+			n++
+		}
+	}
+	if want := 3 * MaxUnitBytes / len(group); n != want {
+		t.Fatalf("%d words, want %d", n, want)
+	}
+}
+
 func TestCutPoint(t *testing.T) {
 	for _, c := range []struct {
 		in        string
 		max, want int
 	}{
-		{"ab cdx", 5, 3}, {"ab-cdx", 5, 3}, {"abcde", 4, 4}, {" abcdx", 5, 5},
+		{"ab cdx", 5, 3}, {"ab-cdx", 5, 3}, {"abcde", 4, 4}, {" abcdx", 5, 1},
 		{"aéx", 3, 3}, {"aéx", 2, 1}, {"\x80\x80\x80", 2, 2}, {"ab", 1, 1}, {"ab c", 2, 2},
+		{"中、文字x", 8, 6}, {"中文\u00a0字x", 9, 8}, {"a\xffbcd", 4, 2}, {"中文字x", 8, 6}, {"ab中x", 4, 2},
 	} {
 		if got := cutPoint([]byte(c.in), c.max); got != c.want {
 			t.Errorf("cutPoint(%q, %d) = %d, want %d", c.in, c.max, got, c.want)

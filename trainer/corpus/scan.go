@@ -180,22 +180,26 @@ func (s *scanner) cutLong(path string, line int) (int64, error) {
 }
 
 // cutPoint returns where to end a piece of at most max bytes of the long text
-// b, which holds more than max bytes: after the last ASCII byte of b[:max]
-// that is not a letter or digit (no word is cut), else at the last rune
-// boundary in (0, max], else at max.
+// b, which holds more than max bytes: after the last rune of b[:max] that
+// separates words for the tokenizer (not model.IsWordRune; an invalid byte
+// too), so that no word is cut, else at the last rune boundary in (0, max],
+// else at max. A rune cut by max is never taken for a separator.
 func cutPoint(b []byte, max int) int {
-	for i := max - 1; i > 0; i-- {
-		c := b[i]
-		if c < utf8.RuneSelf && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			return i + 1
-		}
+	end := max
+	for end > 0 && !utf8.RuneStart(b[end]) {
+		end--
 	}
-	for i := max; i > 0; i-- {
-		if utf8.RuneStart(b[i]) {
+	if end == 0 {
+		return max
+	}
+	for i := end; i > 0; {
+		r, size := utf8.DecodeLastRune(b[:i])
+		if size == 1 && r == utf8.RuneError || !model.IsWordRune(r) {
 			return i
 		}
+		i -= size
 	}
-	return max
+	return end
 }
 
 // unit tokenizes one line (or its sentences) and calls s.fn for each non-empty unit.
