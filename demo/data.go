@@ -3,7 +3,6 @@ package demo
 //go:generate go run ./gendocs -goroot $GOROOT -out data/godocs.jsonl
 
 import (
-	"bufio"
 	"bytes"
 	_ "embed"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/text2vec-am/text2vec-am/internal/lines"
 )
 
 // The bundled data set: demo/data/godocs.jsonl is generated from the Go
@@ -66,47 +67,41 @@ func readRecords[T any, P interface {
 	*T
 	record
 }](r io.Reader, name, kind, kinds string, check func(v P) error) ([]T, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var out []T
 	seen := make(map[string]int)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
+	err := lines.ForEach(r, name, maxLine, "a JSONL line", func(line int, text string) error {
+		b := bytes.TrimSpace([]byte(text))
 		if len(b) == 0 {
-			continue
+			return nil
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		var v T
 		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
+			return fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
 		}
 		id, text := P(&v).key()
 		switch {
 		case strings.TrimSpace(id) == "":
-			return nil, fmt.Errorf(`%s:%d: field "id" is missing or empty`, name, line)
+			return fmt.Errorf(`%s:%d: field "id" is missing or empty`, name, line)
 		case strings.TrimSpace(text) == "":
-			return nil, fmt.Errorf(`%s:%d: %s %q: field "text" is missing or empty`, name, line, kind, id)
+			return fmt.Errorf(`%s:%d: %s %q: field "text" is missing or empty`, name, line, kind, id)
 		}
 		if prev, ok := seen[id]; ok {
-			return nil, fmt.Errorf("%s:%d: %s %q: duplicate id (first on line %d)", name, line, kind, id, prev)
+			return fmt.Errorf("%s:%d: %s %q: duplicate id (first on line %d)", name, line, kind, id, prev)
 		}
 		seen[id] = line
 		if err := check(&v); err != nil {
-			return nil, fmt.Errorf("%s:%d: %s %q: %w", name, line, kind, id, err)
+			return fmt.Errorf("%s:%d: %s %q: %w", name, line, kind, id, err)
 		}
 		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, maxLine)
-		}
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no %s", name, kinds)

@@ -32,7 +32,7 @@ func TestParseDocumentsErrors(t *testing.T) {
 		{"two values", `{"id":"a","text":"x"} {"id":"b","text":"y"}`, "docs.jsonl:1: more than one JSON value on the line"},
 		{"wrong type", `{"id":1,"text":"x"}`, `docs.jsonl:1: json: cannot unmarshal number into Go struct field Document.id of type string`},
 		{"empty file", "\n\n", "docs.jsonl: no documents"},
-		{"line too long", `{"id":"a","text":"` + strings.Repeat("x", maxLine) + `"}`, "docs.jsonl:1: line longer than"},
+		{"line too long", `{"id":"a","text":"` + strings.Repeat("x", maxLine) + `"}`, "docs.jsonl:1: line too long"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseDocuments(strings.NewReader(tc.in), "docs.jsonl")
