@@ -214,12 +214,14 @@ func TestOneThreadIsEpochPasses(t *testing.T) {
 		for _, shuffle := range []bool{false, true} {
 			cfg := smallConfig(1)
 			cfg.MaxN, cfg.Bucket, cfg.Shuffle = maxn, 0, shuffle
-			got := trainedInput(t, enc, v, cfg)
+			got := ranTrainer(t, enc, v, cfg).syn0
 			tr, err := newTrainer(enc, v, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			setInput(t, tr, v, cfg)
+			if err := tr.initInputs(v); err != nil {
+				t.Fatal(err)
+			}
 			w := newWorker(tr, 1, 0)
 			for range cfg.Epochs {
 				for p := range enc.NumUnits() {
@@ -239,12 +241,6 @@ func TestOneThreadIsEpochPasses(t *testing.T) {
 	}
 }
 
-// trainedInput trains with cfg and returns the whole input matrix.
-func trainedInput(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) []float32 {
-	t.Helper()
-	return ranTrainer(t, enc, v, cfg).syn0
-}
-
 // ranTrainer trains with cfg and returns the trainer afterwards.
 func ranTrainer(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) *trainer {
 	t.Helper()
@@ -252,28 +248,13 @@ func ranTrainer(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	setInput(t, tr, v, cfg)
+	if err := tr.initInputs(v); err != nil {
+		t.Fatal(err)
+	}
 	if err := tr.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return tr
-}
-
-// setInput allocates and initialises tr's input matrix as Train and
-// TrainSubwords do.
-func setInput(t *testing.T, tr *trainer, v *corpus.Vocab, cfg Config) {
-	t.Helper()
-	if cfg.MaxN == 0 {
-		tr.syn0 = make([]float32, v.Len()*cfg.Dim)
-		initWords(tr.syn0, cfg)
-		return
-	}
-	var err error
-	if tr.sub, err = newSubwordTable(v.Words, cfg); err != nil {
-		t.Fatal(err)
-	}
-	tr.syn0 = make([]float32, (v.Len()+tr.sub.nrows)*cfg.Dim)
-	initInput(tr.syn0, v.Len()*cfg.Dim, cfg.Dim, cfg)
 }
 
 // Several workers together process the budget, Epochs passes' tokens, and

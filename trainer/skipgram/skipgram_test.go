@@ -315,8 +315,10 @@ func TestWordUpdateMatchesNaive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := tr.initInputs(vocab); err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(4, 5))
-	tr.syn0 = make([]float32, vocab.Len()*cfg.Dim)
 	for _, m := range [][]float32{tr.syn0, tr.syn1neg} {
 		for i := range m {
 			m[i] = float32(r.NormFloat64()) // scores of a few units: the loss terms differ by sign

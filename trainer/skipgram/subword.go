@@ -101,16 +101,9 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	if err != nil {
 		return nil, err
 	}
-	n := vocab.Len()
-	if t.sub, err = newSubwordTable(vocab.Words, cfg); err != nil {
-		return nil, fmt.Errorf("skipgram: %w", err)
-	}
-	dim := cfg.Dim
-	if err := checkMatrix("vocabulary and n-grams", n+t.sub.nrows, dim); err != nil {
+	if err := t.initInputs(vocab); err != nil {
 		return nil, err
 	}
-	t.syn0 = make([]float32, (n+t.sub.nrows)*dim)
-	initInput(t.syn0, n*dim, dim, cfg)
 	if err := t.run(ctx); err != nil {
 		return nil, err
 	}

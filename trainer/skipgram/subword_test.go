@@ -138,11 +138,10 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.sub, err = newSubwordTable(words, cfg); err != nil {
+	if err := tr.initInputs(vocab); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	tr.syn0 = make([]float32, (len(words)+tr.sub.nrows)*cfg.Dim)
 	for i := range tr.syn0 {
 		tr.syn0[i] = float32(r.NormFloat64() * 0.3)
 	}

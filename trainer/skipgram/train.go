@@ -262,6 +262,13 @@ type workStats struct {
 	loss             float64
 }
 
+// add adds o's counts and loss to s.
+func (s *workStats) add(o workStats) {
+	s.pairs += o.pairs
+	s.negatives += o.negatives
+	s.loss += o.loss
+}
+
 // Train learns skipgram embeddings for the words of vocab from enc, a corpus
 // encoded in vocab's ids (without Unknown ids). vocab.Counts drive subsampling
 // and negative sampling. It returns the input vectors as embeddings with the
@@ -275,9 +282,9 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 	if t.cfg.MaxN != 0 {
 		return nil, errors.New("skipgram: Train learns words only; use TrainSubwords for MaxN > 0")
 	}
-	n := vocab.Len()
-	t.syn0 = make([]float32, n*cfg.Dim)
-	initWords(t.syn0, cfg)
+	if err := t.initInputs(vocab); err != nil {
+		return nil, err
+	}
 	if err := t.run(ctx); err != nil {
 		return nil, err
 	}
@@ -286,6 +293,29 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
 	return e, nil
+}
+
+// initInputs allocates and initialises the input matrix syn0 for the words
+// of vocab: their vectors for words-only training (initWords), or for
+// subword training (MaxN > 0) the subword table and the word and n-gram rows
+// (initInput).
+func (t *trainer) initInputs(vocab *corpus.Vocab) error {
+	n, dim := vocab.Len(), t.cfg.Dim
+	if t.cfg.MaxN == 0 {
+		t.syn0 = make([]float32, n*dim)
+		initWords(t.syn0, t.cfg)
+		return nil
+	}
+	var err error
+	if t.sub, err = newSubwordTable(vocab.Words, t.cfg); err != nil {
+		return fmt.Errorf("skipgram: %w", err)
+	}
+	if err := checkMatrix("vocabulary and n-grams", n+t.sub.nrows, dim); err != nil {
+		return err
+	}
+	t.syn0 = make([]float32, (n+t.sub.nrows)*dim)
+	initInput(t.syn0, n*dim, dim, t.cfg)
+	return nil
 }
 
 // initWords sets the input vectors syn0 of words-only training as word2vec.c
@@ -542,9 +572,7 @@ func (w *worker) sync() bool {
 	p := w.t.processed.Add(w.local - w.sent)
 	w.sent = w.local
 	w.t.statsMu.Lock()
-	w.t.stats.pairs += w.stats.pairs
-	w.t.stats.negatives += w.stats.negatives
-	w.t.stats.loss += w.stats.loss
+	w.t.stats.add(w.stats)
 	w.t.statsMu.Unlock()
 	w.stats = workStats{}
 	w.alpha = w.t.lr(p)
