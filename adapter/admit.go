@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,35 +147,67 @@ func (s *Server) stopped(err error) error {
 // client left: nginx's 499.
 const statusClientClosed = 499
 
+// JSON shape limits checkKeys applies before anything is allocated for a
+// level or a key: no request of this server nests deeper or holds objects
+// with more keys, and encoding/json would otherwise spend memory in
+// proportion to them.
+const (
+	maxJSONDepth      = 64
+	maxJSONObjectKeys = 1024
+)
+
+// keyRef locates one object key: body[start:end], or scratch[start:end] for
+// a key holding an escape (stored unquoted).
+type keyRef struct {
+	start, end int32
+	unquoted   bool
+}
+
 // checkKeys refuses JSON whose top-level object has a key that is not one of
-// allowed, spelled exactly (encoding/json would match "Text" to "text"), and
-// any object, at any depth, with a duplicate key (encoding/json keeps the
-// last). It scans the bytes without allocating (an escaped key is unquoted);
-// malformed JSON passes, for decodeJSON to report with its offset.
+// allowed, spelled exactly (encoding/json would match "Text" to "text"), any
+// object, at any depth, with a duplicate key (encoding/json keeps the last),
+// nesting deeper than maxJSONDepth and objects with more than
+// maxJSONObjectKeys keys. Its work is linear in the body (each object's keys
+// are sorted once, when it closes) and its memory is a few bytes per key of
+// the open objects; malformed JSON passes, for decodeJSON to report with its
+// offset.
 func checkKeys(body []byte, allowed ...string) error {
 	type frame struct {
 		object, expectKey bool
-		keys              [][]byte
+		firstKey          int // index in keys of the object's first key
 	}
-	var stack []frame
+	var (
+		stack   [maxJSONDepth]frame
+		depth   int
+		keys    []keyRef
+		scratch []byte
+	)
 	for i := 0; i < len(body); {
 		c := body[i]
-		top := len(stack) - 1
+		top := &stack[max(depth-1, 0)]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':':
-			i++
 		case c == '{' || c == '[':
-			stack = append(stack, frame{object: c == '{', expectKey: c == '{'})
+			if depth == maxJSONDepth {
+				return errorf(http.StatusBadRequest, "malformed JSON: nested deeper than %d levels at offset %d", maxJSONDepth, i)
+			}
+			stack[depth] = frame{object: c == '{', expectKey: c == '{', firstKey: len(keys)}
+			depth++
 			i++
 		case c == '}' || c == ']':
-			if top < 0 {
+			if depth == 0 {
 				return nil
 			}
-			stack = stack[:top]
+			if top.object {
+				if err := duplicateKey(body, scratch, keys[top.firstKey:]); err != nil {
+					return err
+				}
+				keys = keys[:top.firstKey]
+			}
+			depth--
 			i++
 		case c == ',':
-			if top >= 0 && stack[top].object {
-				stack[top].expectKey = true
+			if depth > 0 && top.object {
+				top.expectKey = true
 			}
 			i++
 		case c == '"':
@@ -182,30 +215,46 @@ func checkKeys(body []byte, allowed ...string) error {
 			if end < 0 {
 				return nil
 			}
-			if top >= 0 && stack[top].expectKey {
-				key := body[i+1 : end]
+			if depth > 0 && top.expectKey {
+				if len(keys)-top.firstKey == maxJSONObjectKeys {
+					return errorf(http.StatusBadRequest, "malformed JSON: an object with more than %d keys at offset %d", maxJSONObjectKeys, i)
+				}
+				ref := keyRef{start: int32(i + 1), end: int32(end)}
 				if escaped {
 					var k string
 					if json.Unmarshal(body[i:end+1], &k) != nil {
 						return nil
 					}
-					key = []byte(k)
+					ref = keyRef{start: int32(len(scratch)), end: int32(len(scratch) + len(k)), unquoted: true}
+					scratch = append(scratch, k...)
 				}
-				f := &stack[top]
-				for _, k := range f.keys {
-					if string(k) == string(key) {
-						return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", key)
-					}
+				if depth == 1 && !contains(allowed, string(ref.bytes(body, scratch))) {
+					return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", ref.bytes(body, scratch), strings.Join(allowed, ", "))
 				}
-				if top == 0 && !contains(allowed, string(key)) {
-					return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", key, strings.Join(allowed, ", "))
-				}
-				f.keys = append(f.keys, key)
-				f.expectKey = false
+				keys = append(keys, ref)
+				top.expectKey = false
 			}
 			i = end + 1
-		default: // a number, true, false, null (or garbage)
+		default: // whitespace, ':', a number, true, false, null (or garbage)
 			i++
+		}
+	}
+	return nil
+}
+
+func (k keyRef) bytes(body, scratch []byte) []byte {
+	if k.unquoted {
+		return scratch[k.start:k.end]
+	}
+	return body[k.start:k.end]
+}
+
+// duplicateKey sorts the keys of one object and reports the first repeated.
+func duplicateKey(body, scratch []byte, keys []keyRef) error {
+	slices.SortFunc(keys, func(a, b keyRef) int { return bytes.Compare(a.bytes(body, scratch), b.bytes(body, scratch)) })
+	for j := 1; j < len(keys); j++ {
+		if k := keys[j].bytes(body, scratch); bytes.Equal(keys[j-1].bytes(body, scratch), k) {
+			return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", k)
 		}
 	}
 	return nil

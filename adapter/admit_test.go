@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,32 @@ func TestCheckKeys(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: %v, want %q", c.body, err, c.want)
 		}
+	}
+}
+
+func TestCheckKeysShapeLimits(t *testing.T) {
+	deep := strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth)
+	if err := checkKeys([]byte(`{"text":`+deep+`}`), "text"); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("%d levels under the top object: %v", maxJSONDepth, err)
+	}
+	if err := checkKeys([]byte(`{"text":`+deep[1:len(deep)-1]+`}`), "text"); err != nil {
+		t.Errorf("%d levels: %v", maxJSONDepth, err)
+	}
+	var b strings.Builder
+	b.WriteString(`{"config":{`)
+	for i := range maxJSONObjectKeys + 1 {
+		fmt.Fprintf(&b, `"k%d":0,`, i)
+	}
+	if err := checkKeys([]byte(b.String()), "config"); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("%d keys: %v", maxJSONObjectKeys+1, err)
+	}
+	b.Reset()
+	b.WriteString(`{"config":{`)
+	for i := range maxJSONObjectKeys - 1 {
+		fmt.Fprintf(&b, `"k%d":0,`, maxJSONObjectKeys-1-i)
+	}
+	b.WriteString(`"k1":1}}`)
+	if err := checkKeys([]byte(b.String()), "config"); err == nil || !strings.Contains(err.Error(), `duplicate key "k1"`) {
+		t.Errorf("duplicate among %d keys: %v", maxJSONObjectKeys, err)
 	}
 }

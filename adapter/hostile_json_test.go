@@ -1,0 +1,86 @@
+package adapter_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+)
+
+// manyKeys is a body under 8 MiB whose config holds n distinct keys, the
+// shortest first, spelled with the 92 printable ASCII bytes a key needs no
+// escape for.
+func manyKeys(n int) []byte {
+	var alphabet []byte
+	for c := byte('!'); c <= '~'; c++ {
+		if c != '"' && c != '\\' {
+			alphabet = append(alphabet, c)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"text":"a","config":{`)
+	key := make([]byte, 0, 8)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key = key[:0]
+		for j := i; ; j = j/len(alphabet) - 1 {
+			key = append(key, alphabet[j%len(alphabet)])
+			if j < len(alphabet) {
+				break
+			}
+		}
+		fmt.Fprintf(&b, `"%s":0`, key)
+	}
+	b.WriteString("}}")
+	return b.Bytes()
+}
+
+// TestHostileJSONShapes: eight concurrent 8 MiB bodies, one object of a
+// million keys or eight million '[', are each refused 400 while a normal
+// request beside them is answered 200.
+func TestHostileJSONShapes(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxBodyBytes = 8 << 20
+	lim.MaxBodyBuffer = 16 * lim.MaxBodyBytes
+	_, _, url := startServer(t, lim)
+	keys := manyKeys(1_000_000)
+	if len(keys) > 8<<20 {
+		t.Fatalf("keys body of %d bytes", len(keys))
+	}
+	nest := bytes.Repeat([]byte("["), 8<<20)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := range 8 {
+		body := keys
+		if i%2 == 1 {
+			body = nest
+		}
+		wg.Go(func() {
+			resp, err := http.Post(url+"/vectors", "application/json", bytes.NewReader(body))
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			msg, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "malformed JSON") {
+				errs <- fmt.Sprintf("%d %.200s", resp.StatusCode, msg)
+			}
+		})
+	}
+	if status, _, resp := post(t, url, "/vectors", `{"text":"f1 f2"}`); status != 200 {
+		t.Errorf("normal request beside the attack: %d %.200s", status, resp)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
