@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // parseName returns the kind and generation of a memory file name.
@@ -108,6 +110,12 @@ func (m *Memory) generations(ents []os.DirEntry) (snaps, logs []uint64, err erro
 			continue
 		}
 		kind, gen, ok := parseName(name)
+		if ok {
+			if err := m.regularFile(e); err != nil {
+				m.noteDamage(filepath.Join(m.dir, name), err, salvage{})
+				continue
+			}
+		}
 		switch {
 		case !ok:
 		case kind == kindSnapshot:
@@ -119,6 +127,23 @@ func (m *Memory) generations(ents []os.DirEntry) (snaps, logs []uint64, err erro
 	slices.Sort(snaps)
 	slices.Sort(logs)
 	return snaps, logs, nil
+}
+
+// regularFile checks a directory entry named like a log or snapshot before
+// it counts as one: a regular file (not a FIFO, device, directory or
+// symbolic link) no larger than fileCap.
+func (m *Memory) regularFile(e os.DirEntry) error {
+	if !e.Type().IsRegular() {
+		return fmt.Errorf("%w (%s)", model.ErrNotRegular, e.Type())
+	}
+	info, err := e.Info()
+	if err != nil {
+		return err
+	}
+	if limit := m.opts.fileCap(); info.Size() > limit {
+		return fmt.Errorf("%d bytes, %w (%d bytes)", info.Size(), errTooLarge, limit)
+	}
+	return nil
 }
 
 // loadGenerations reads the newest snapshot (generation base, 0 for none) and replays
@@ -181,7 +206,11 @@ func (m *Memory) openLog(active uint64, activeOld bool) error {
 
 // loadSnapshot reads a snapshot into the (empty) state.
 func (m *Memory) loadSnapshot(path string) error {
-	b, err := os.ReadFile(path)
+	b, err := readMemoryFile(path, m.opts.fileCap())
+	if unreadable(err) {
+		m.noteDamage(path, err, salvage{})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("read context memory snapshot: %w", err)
 	}
@@ -243,7 +272,11 @@ func (m *Memory) loadSnapshot(path string) error {
 // is salvaged: every intact record is applied, the file is never appended to
 // or rewritten, and Open moves it aside once a snapshot holds the records.
 func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := readMemoryFile(path, m.opts.fileCap())
+	if unreadable(err) {
+		m.noteDamage(path, err, salvage{})
+		return 0, false, nil
+	}
 	if err != nil {
 		return 0, false, fmt.Errorf("read context memory log: %w", err)
 	}

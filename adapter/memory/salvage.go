@@ -137,11 +137,11 @@ func (m *Memory) moveAside() {
 			continue
 		}
 		path := filepath.Join(m.dir, d.File)
-		st, err := os.Stat(path)
+		st, err := os.Lstat(path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		if err == nil && st.Size() < headerSize {
+		if err == nil && st.Mode().IsRegular() && st.Size() < headerSize {
 			if err := os.Remove(path); err != nil {
 				m.log.Warn("remove torn context memory file", "file", path, "err", err)
 			}

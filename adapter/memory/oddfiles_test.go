@@ -1,0 +1,117 @@
+package memory
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// openWithin opens dir, failing the test instead of hanging when Open blocks.
+func openWithin(t *testing.T, dir string, o Options) (*Memory, error) {
+	t.Helper()
+	type result struct {
+		m   *Memory
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := Open(dir, o)
+		done <- result{m, err}
+	}()
+	select {
+	case r := <-done:
+		return r.m, r.err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open blocked on an odd file")
+		return nil, nil
+	}
+}
+
+// TestOddFilesSetAside: a FIFO named like a log, a symbolic link to
+// /dev/zero and a directory named like snapshots, and a sparse log larger
+// than the memory can write are each set aside with an error naming them;
+// the memory opens (read-only too) with what the regular files hold.
+func TestOddFilesSetAside(t *testing.T) {
+	o := quietOptions()
+	o.MaxBytes = 1 << 20
+	o.MaxWords = 1000
+	o.MaxDocFreqWords = 1000
+	odd := map[string]func(path string) error{
+		"fifo log": func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"/dev/zero snapshot": func(p string) error {
+			return os.Symlink("/dev/zero", p)
+		},
+		"directory snapshot": func(p string) error { return os.Mkdir(p, 0o700) },
+		"sparse log": func(p string) error {
+			f, err := os.Create(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return f.Truncate(20 << 30)
+		},
+	}
+	for name, make := range odd {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "mem")
+			m := mustOpen(t, dir, o)
+			remember(t, m, "word", "the sentence of word")
+			m.Close()
+			kind := byte(kindLog)
+			if strings.Contains(name, "snapshot") {
+				kind = kindSnapshot
+			}
+			path := m.path(kind, 7)
+			if err := make(path); err != nil {
+				t.Skip(err)
+			}
+			for _, ro := range []bool{true, false} {
+				var wc warnCapture
+				wo := wc.options()
+				wo.MaxBytes, wo.MaxWords, wo.MaxDocFreqWords, wo.ReadOnly = o.MaxBytes, o.MaxWords, o.MaxDocFreqWords, ro
+				m, err := openWithin(t, dir, wo)
+				if err != nil {
+					t.Fatalf("read-only %v: %v", ro, err)
+				}
+				if c, _ := m.Contexts(nil, "word"); len(c) != 1 {
+					t.Errorf("read-only %v: contexts %q", ro, c)
+				}
+				if d := m.Stats().Damaged; len(d) != 1 || d[0].File != filepath.Base(path) {
+					t.Errorf("read-only %v: damage %+v", ro, d)
+				}
+				if !strings.Contains(wc.buf.String(), filepath.Base(path)) {
+					t.Errorf("read-only %v: the log does not name the file: %s", ro, wc.buf.String())
+				}
+				m.Close()
+			}
+			if _, err := os.Lstat(path + damagedSuffix); err != nil {
+				t.Errorf("not moved aside: %v", err)
+			}
+			if _, err := os.Lstat(path); err == nil {
+				t.Error("still in place")
+			}
+		})
+	}
+}
+
+func TestReadMemoryFileRefuses(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	if _, err := readMemoryFile(fifo, 1<<20); !unreadable(err) {
+		t.Errorf("fifo: %v", err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, make([]byte, 100), 0o600)
+	if _, err := readMemoryFile(big, 99); !unreadable(err) {
+		t.Errorf("100 bytes over a cap of 99: %v", err)
+	}
+	if b, err := readMemoryFile(big, 100); err != nil || len(b) != 100 {
+		t.Errorf("100 bytes under a cap of 100: %d %v", len(b), err)
+	}
+}
