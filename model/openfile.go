@@ -54,6 +54,11 @@ func readWeights(r io.Reader, limit int64) ([]byte, error) {
 	if plen > maxPayload || (limit >= 0 && plen+headerLen+4 > uint64(limit)) {
 		return nil, fmt.Errorf("truncated: the header announces %d payload bytes, the file holds %d", plen, max(limit-headerLen-4, 0))
 	}
+	if limit >= 0 { // a file: its size matches; it must also fit in memory
+		if err := checkLoadSize(plen); err != nil {
+			return nil, err
+		}
+	}
 	// Grow as the data arrives: a header may lie about the size.
 	var buf bytes.Buffer
 	buf.Grow(headerLen + int(min(plen+4, 64<<20)))

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // IsWeightsFile reports whether the file at path starts like a text2vec-am
 // weights file or serving bundle (its magic bytes), so that a command taking
 // "embeddings" can accept a bundle too without reading a large file twice.
 func IsWeightsFile(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", path, err)
 	}
