@@ -386,15 +386,20 @@ func TestHostileDiskFull(t *testing.T) {
 	f.Close()
 	var status int
 	var body string
+	acknowledged := int64(0)
 	for i := 0; i < 5000; i++ {
 		text := fmt.Sprintf(`{"text":"Zq%dword %s f1 f2.","config":{"task_type":"passage"}}`, i, strings.Repeat("x", 100))
 		status, _, body = post(t, ts.URL, "/vectors", text)
 		if status != 200 {
 			break
 		}
+		acknowledged++
 	}
 	if status != http.StatusInsufficientStorage || strings.Contains(body, mnt) || strings.Contains(body, "/") {
 		t.Fatalf("disk full: %d %s", status, body)
+	}
+	if n := mem.Stats().Passages; n != acknowledged {
+		t.Errorf("%d passages counted, %d acknowledged: the refused one counts", n, acknowledged)
 	}
 	if st, _, b := get(t, ts.URL+"/.well-known/ready"); st != 503 || strings.Contains(b, mnt) {
 		t.Errorf("/ready with a full disk: %d %s", st, b)

@@ -412,13 +412,15 @@ func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Tas
 		return nil, err
 	}
 	if task == TaskPassage {
-		if err := v.countPassageRead(w, &opts); err != nil {
-			return nil, err
-		}
+		// Contexts first: a passage whose contexts the memory refuses (a
+		// full disk) is never counted.
 		if rare {
 			if _, err := v.teach(w); err != nil {
 				return nil, err
 			}
+		}
+		if err := v.countPassageRead(w, &opts); err != nil {
+			return nil, err
 		}
 	}
 	return v.vectorizePrepared(ctx, w, &opts)
@@ -511,16 +513,20 @@ func (v *Vectorizer) learnPrepared(w *work, rare bool, o *Options, bounded bool)
 			return 0, err
 		}
 	}
+	n := 0
+	if rare { // contexts first: a passage whose contexts are refused is never counted
+		var err error
+		if n, err = v.teach(w); err != nil {
+			return 0, err
+		}
+	}
 	if err := v.countPassage(w, o); err != nil {
 		return 0, err
 	}
 	if v.store == nil || v.store.ReadOnly() {
 		return 0, errNoMemory
 	}
-	if !rare {
-		return 0, nil
-	}
-	return v.teach(w)
+	return n, nil
 }
 
 // countPassage counts the prepared text as a passage when o weights by the
