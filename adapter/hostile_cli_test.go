@@ -238,12 +238,21 @@ func TestMemoryCheckUnreadableCollections(t *testing.T) {
 		t.Fatal(err)
 	}
 	collections := filepath.Join(dir, "collections")
-	// A directory where a log file should be: the collection cannot be read.
+	// A directory where a log file should be: the collection's memory sets
+	// it aside as damage, which check reports (exit 1) and stats lists.
 	bad := filepath.Join(collections, "Books")
 	if err := os.MkdirAll(filepath.Join(bad, "log-0000000000000001.amm"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ what, path string }{{"an unreadable collection", bad}, {"collections/ a regular file", collections}} {
+	code, out, _ := runCLI(context.Background(), "memory", "check", "--memory-dir", dir)
+	if code != 1 || !strings.Contains(out, "collections/Books/log-0000000000000001.amm") || !strings.Contains(out, "not a regular file") {
+		t.Errorf("a directory named like a collection's log: check exit %d, %s", code, out)
+	}
+	code, out, _ = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	if code != 0 || !strings.Contains(out, "not a regular file") {
+		t.Errorf("a directory named like a collection's log: stats exit %d, %s", code, out)
+	}
+	for _, c := range []struct{ what, path string }{{"collections/ a regular file", collections}} {
 		if c.path == collections {
 			if err := os.RemoveAll(collections); err != nil {
 				t.Fatal(err)
