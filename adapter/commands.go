@@ -151,13 +151,18 @@ type serveFlags struct {
 	mf                                          memoryFlags
 	lim                                         Limits
 	addr, memMode, explain, logLevel, logFormat string
+	authTokenFile                               string
 	drain                                       time.Duration
 }
+
+// envAuthTokenFile names the environment variable that is the default of
+// --auth-token-file.
+const envAuthTokenFile = "TEXT2VEC_AM_AUTH_TOKEN_FILE"
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.vf.register(fs)
 	f.mf.register(fs)
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen `address` (keep it on loopback or a private network: there is no authentication)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
 	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
 	lim := &f.lim
 	*lim = DefaultLimits()
@@ -172,6 +177,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
 	fs.IntVar(&lim.MaxCollections, "max-collections", lim.MaxCollections, "memory API: most collections whose passage counts are kept (each bounded like the memory's own counts)")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
+	fs.StringVar(&f.authTokenFile, "auth-token-file", os.Getenv(envAuthTokenFile), "`file` holding the bearer token /explain and "+
+		"the memory API need (default $"+envAuthTokenFile+"); without one they answer only on a loopback --addr")
 	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
 	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
 	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")
@@ -206,6 +213,12 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 	default:
 		return c, cli.UsageError("--explain %q: want on or off", f.explain)
 	}
+	if f.authTokenFile != "" {
+		if c.lim.AuthToken, err = readToken(f.authTokenFile); err != nil {
+			return c, err
+		}
+	}
+	c.lim.Exposed = beyondLoopback(f.addr)
 	if err := c.lim.Validate(); err != nil {
 		return c, cli.UsageError("%w", err)
 	}
@@ -257,6 +270,7 @@ func serve(ctx context.Context, c serveConfig) error {
 		mem.Close()
 		return err
 	}
+	warnExposed(c.log, c.addr, c.lim)
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		mem.Close()

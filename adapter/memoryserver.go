@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -23,17 +24,18 @@ type memoryAPI struct {
 	mem         *memory.Memory
 	collections *memory.Collections
 	epoch       string
+	noExplain   bool // --explain off: lookup returns no contexts
 }
 
-func newMemoryAPI(vec *vectorizer.Vectorizer, mem *memory.Memory, maxCollections int) *memoryAPI {
+func newMemoryAPI(vec *vectorizer.Vectorizer, mem *memory.Memory, maxCollections int, noExplain bool) *memoryAPI {
 	return &memoryAPI{vec: vec, mem: mem, collections: memory.NewCollections(mem.Dir(), mem.Options(), maxCollections),
-		epoch: strconv.FormatInt(time.Now().UnixNano(), 36)}
+		epoch: strconv.FormatInt(time.Now().UnixNano(), 36), noExplain: noExplain}
 }
 
 // register adds the endpoints to mux, each holding a request slot.
 func (a *memoryAPI) register(s *Server, mux *http.ServeMux) {
-	mux.HandleFunc("POST "+memoryapi.PathLearn, s.limited(a.learn))
-	mux.HandleFunc("POST "+memoryapi.PathLookup, s.limited(a.lookup))
+	mux.HandleFunc("POST "+memoryapi.PathLearn, s.guarded(s.limited(a.learn)))
+	mux.HandleFunc("POST "+memoryapi.PathLookup, s.guarded(s.limited(a.lookup)))
 }
 
 // passageCounts are the counts a learn counts its passages in: the shared
@@ -81,7 +83,11 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	if a.mem.ReadOnly() {
 		return errorf(http.StatusConflict, "the context memory is read-only (serve --memory off): it learns nothing")
 	}
-	coll, err := a.counts(req.Collection, true)
+	passages, err := checkLearn(req)
+	if err != nil {
+		return err
+	}
+	coll, err := a.counts(req.Collection, len(passages) > 0)
 	if err != nil {
 		return err
 	}
@@ -98,17 +104,43 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	// client's retry of the whole request counts each once (see
 	// memory.CollectionCounts.CountPassages and the memory package
 	// documentation, "Write failures", for the windows that remain).
-	if err := coll.CountPassages(req.Passages); err != nil {
+	if err := coll.CountPassages(passages); err != nil {
 		return fmt.Errorf("count passages: %w", err)
 	}
 	resp := memoryapi.LearnResponse{Epoch: a.epoch, Passages: coll.DocFreqs(nil, nil)}
 	return writeValue(w, resp)
 }
 
+// checkLearn refuses an observation whose context does not hold its word
+// and a passage with an empty word, and returns the passages that have
+// words (a passage without words is not counted, as locally).
+func checkLearn(req memoryapi.LearnRequest) ([][]string, error) {
+	for i, o := range req.Observations {
+		if o.Word == "" || !strings.Contains(o.Context, o.Word) {
+			return nil, errorf(http.StatusBadRequest, "observations[%d]: the context does not contain the word %q", i, o.Word)
+		}
+	}
+	passages := make([][]string, 0, len(req.Passages))
+	for i, p := range req.Passages {
+		for j, w := range p {
+			if strings.TrimSpace(w) == "" {
+				return nil, errorf(http.StatusBadRequest, "passages[%d][%d]: an empty word", i, j)
+			}
+		}
+		if len(p) > 0 {
+			passages = append(passages, p)
+		}
+	}
+	return passages, nil
+}
+
 func (a *memoryAPI) lookup(_ context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	var req memoryapi.LookupRequest
 	if err := decodeStrict(body.Bytes(), &req, "collection", "words", "contexts"); err != nil {
 		return err
+	}
+	if a.noExplain && len(req.Contexts) > 0 {
+		return errorf(http.StatusForbidden, "contexts: remembered sentences are not returned on this server (--explain off)")
 	}
 	coll, err := a.counts(req.Collection, false)
 	if err != nil {

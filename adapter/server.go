@@ -76,6 +76,11 @@ type Limits struct {
 	// it returns remembered contexts verbatim to anyone who can query.
 	Explain   vectorizer.ExplainLimits
 	NoExplain bool
+	// AuthToken, if set, is the bearer token /explain and the memory API
+	// need (--auth-token-file); Exposed reports a listener reachable beyond
+	// loopback, where without a token those endpoints are off (auth.go).
+	AuthToken string
+	Exposed   bool
 }
 
 // DefaultLimits returns 8 MiB bodies, 1 MiB texts, 100,000 words per text,
@@ -170,10 +175,10 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	mux.HandleFunc("POST /vectors", s.limited(s.vectors))
 	mux.HandleFunc("POST /vectors/{$}", s.limited(s.vectors)) // the Python inference containers accept both
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
-	mux.HandleFunc("POST /explain", s.limited(s.explain))
+	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	if mem != nil {
-		s.memAPI = newMemoryAPI(v, mem, s.limits.MaxCollections)
+		s.memAPI = newMemoryAPI(v, mem, s.limits.MaxCollections, s.limits.NoExplain)
 		s.memAPI.register(s, mux)
 	}
 	mux.HandleFunc("/", s.notFound)

@@ -51,6 +51,9 @@ const (
 	// EnvMemoryTimeout bounds one request to the memory holder (a Go
 	// duration, default 30s).
 	EnvMemoryTimeout = "TEXT2VEC_AM_MEMORY_TIMEOUT"
+	// EnvMemoryToken is the bearer token of the memory holder (its
+	// --auth-token-file), needed when the holder listens beyond loopback.
+	EnvMemoryToken = "TEXT2VEC_AM_MEMORY_TOKEN"
 	// EnvVectorsEndpoint set to true serves POST /v1/modules/text2vec-am/vectors
 	// (the vector this node gives a text as a query), a diagnostic for
 	// comparing nodes. Off by default: Weaviate does not authenticate module
@@ -103,6 +106,8 @@ type EnvConfig struct {
 	MemoryURL string
 	// MemoryTimeout bounds one request to the holder.
 	MemoryTimeout time.Duration
+	// MemoryToken is the holder's bearer token ("" = none).
+	MemoryToken string
 	// VectorsEndpoint serves the diagnostic vectors endpoint.
 	VectorsEndpoint bool
 }

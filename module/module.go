@@ -101,7 +101,7 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 
 	dir := env.MemoryDir
 	if env.MemoryURL != "" {
-		m.shared, err = memoryapi.NewClient(env.MemoryURL, memoryapi.ClientOptions{Timeout: env.MemoryTimeout})
+		m.shared, err = memoryapi.NewClient(env.MemoryURL, memoryapi.ClientOptions{Timeout: env.MemoryTimeout, Token: env.MemoryToken})
 		if err != nil {
 			return fmt.Errorf("init %s: %s: %w", Name, EnvMemoryURL, err)
 		}

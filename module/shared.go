@@ -22,6 +22,7 @@ import (
 func (cfg *EnvConfig) loadShared(getenv func(string) string) error {
 	cfg.MemoryURL = strings.TrimSpace(getenv(EnvMemoryURL))
 	cfg.MemoryTimeout = 30 * time.Second
+	cfg.MemoryToken = strings.TrimSpace(getenv(EnvMemoryToken))
 	if cfg.MemoryURL != "" {
 		if cfg.MemoryDir != "" {
 			return fmt.Errorf("environment variables %s and %s are both set: a node uses either the shared memory at the URL or a memory of its own", EnvMemoryURL, EnvMemoryDir)

@@ -28,12 +28,16 @@ type ClientOptions struct {
 	CacheWords int
 	// HTTPClient is used when set (its Timeout is left alone).
 	HTTPClient *http.Client
+	// Token, if set, is sent as "Authorization: Bearer Token" (the holder's
+	// --auth-token-file).
+	Token string
 }
 
 // Client talks to the holder of a shared memory. It is safe for concurrent use.
 type Client struct {
 	base  string
 	http  *http.Client
+	token string
 	cache contextCache
 
 	mu      sync.Mutex
@@ -62,7 +66,7 @@ func NewClient(baseURL string, opts ClientOptions) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: opts.Timeout}
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), http: hc, cache: contextCache{max: opts.CacheWords}}, nil
+	return &Client{base: strings.TrimRight(baseURL, "/"), http: hc, token: opts.Token, cache: contextCache{max: opts.CacheWords}}, nil
 }
 
 // URL returns the holder's base URL.
@@ -79,6 +83,9 @@ func (c *Client) post(ctx context.Context, path string, req, out any) error {
 		return fmt.Errorf("%w: %s%s: %v", ErrUnavailable, c.base, path, err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		hr.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	resp, err := c.http.Do(hr)
 	if err != nil {
 		return fmt.Errorf("%w: %s%s: %v", ErrUnavailable, c.base, path, err)

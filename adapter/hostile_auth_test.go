@@ -1,0 +1,107 @@
+package adapter_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+)
+
+// guardedPaths are the endpoints that return or write remembered sentences
+// outside Weaviate's /vectors contract, each with a body it accepts.
+var guardedPaths = map[string]string{
+	"/explain":           `{"text":"f1 Zqword"}`,
+	memoryapi.PathLearn:  `{"observations":[{"word":"Zqword","context":"a Zqword here"}],"passages":[["a","Zqword"]]}`,
+	memoryapi.PathLookup: `{"words":["a"],"contexts":[{"word":"Zqword"}]}`,
+}
+
+// TestHostileMemoryAPIClosed: on a server reachable beyond loopback without
+// a token, /explain and the memory API answer 403 while /vectors answers;
+// with a token they need it (401 without, 200 with); on loopback without a
+// token they answer.
+func TestHostileMemoryAPIClosed(t *testing.T) {
+	for _, c := range []struct {
+		what           string
+		exposed        bool
+		token, sent    string
+		status, vector int
+	}{
+		{"exposed, no token", true, "", "", http.StatusForbidden, 200},
+		{"exposed, token missing", true, "s3cret", "", http.StatusUnauthorized, 200},
+		{"exposed, wrong token", true, "s3cret", "s3cre", http.StatusUnauthorized, 200},
+		{"exposed, token", true, "s3cret", "s3cret", 200, 200},
+		{"loopback, no token", false, "", "", 200, 200},
+		{"loopback, token missing", false, "s3cret", "", http.StatusUnauthorized, 200},
+	} {
+		lim := adapter.DefaultLimits()
+		lim.Exposed, lim.AuthToken = c.exposed, c.token
+		_, _, url := startServer(t, lim)
+		hdr := map[string]string{}
+		if c.sent != "" {
+			hdr["Authorization"] = "Bearer " + c.sent
+		}
+		for path, body := range guardedPaths {
+			status, h, resp := rawStatus(t, "POST", url+path, "application/json", hdr, body)
+			if status != c.status {
+				t.Errorf("%s: %s: %d %.200s, want %d", c.what, path, status, resp, c.status)
+			}
+			if status == http.StatusUnauthorized && h.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("%s: %s: 401 without WWW-Authenticate", c.what, path)
+			}
+		}
+		if status, _, resp := post(t, url, "/vectors", `{"text":"f1 Zqword"}`); status != c.vector {
+			t.Errorf("%s: /vectors: %d %.200s", c.what, status, resp)
+		}
+	}
+}
+
+// TestHostileLookupExplainOff: --explain off also keeps lookup from
+// returning remembered sentences; its counts still answer.
+func TestHostileLookupExplainOff(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.NoExplain = true
+	_, _, url := startServer(t, lim)
+	if status, _, resp := post(t, url, memoryapi.PathLookup, `{"contexts":[{"word":"Zqword"}]}`); status != http.StatusForbidden ||
+		!strings.Contains(resp, "--explain off") {
+		t.Errorf("contexts with --explain off: %d %s", status, resp)
+	}
+	if status, _, resp := post(t, url, memoryapi.PathLookup, `{"words":["a"]}`); status != 200 {
+		t.Errorf("counts with --explain off: %d %s", status, resp)
+	}
+}
+
+// TestHostileLearnValidates: learn refuses a context without its word and
+// an empty word, counts no passage without words, and a collection named
+// by a learn that counts nothing takes no slot of --max-collections.
+func TestHostileLearnValidates(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxCollections = 1
+	_, mem, url := startServer(t, lim)
+	for body, want := range map[string]string{
+		`{"observations":[{"word":"Zqword","context":"nothing of it"}]}`: "does not contain the word",
+		`{"observations":[{"word":"","context":"x"}]}`:                   "does not contain the word",
+		`{"passages":[["a",""]]}`:                                        "an empty word",
+	} {
+		if status, _, resp := post(t, url, memoryapi.PathLearn, body); status != 400 || !strings.Contains(resp, want) {
+			t.Errorf("%s: %d %s, want 400 %q", body, status, resp, want)
+		}
+	}
+	if got := mem.Stats().Passages; got != 0 {
+		t.Errorf("refused learns counted %d passages", got)
+	}
+	empty := `{"collection":"Junk","passages":[` + strings.Repeat(`[],`, 1000) + `[]]}`
+	if status, _, resp := post(t, url, memoryapi.PathLearn, empty); status != 200 {
+		t.Fatalf("empty passages: %d %s", status, resp)
+	}
+	if got := mem.Stats().Passages; got != 0 {
+		t.Errorf("1001 empty passages counted as %d", got)
+	}
+	status, _, resp := post(t, url, memoryapi.PathLearn, `{"collection":"Books","passages":[[],["a","b"]]}`)
+	var lr memoryapi.LearnResponse
+	if status != 200 || json.Unmarshal([]byte(resp), &lr) != nil || lr.Passages != 1 {
+		t.Errorf("a real collection after a junk one: %d %s, want 200 with 1 passage", status, resp)
+	}
+}
