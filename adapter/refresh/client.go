@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -28,7 +29,8 @@ func (e *HTTPError) Error() string {
 
 // doJSON sends body (JSON-encoded unless nil) and decodes a 2xx answer into
 // out. 503 and 429 answers are retried (up to 6 times, honouring
-// Retry-After), as the text2vec-am server asks when it is busy.
+// Retry-After up to maxRetryAfter, and logging each wait), as the
+// text2vec-am server asks when it is busy.
 func doJSON(ctx context.Context, hc *http.Client, method, url string, body, out any) error {
 	var data []byte
 	if body != nil {
@@ -58,10 +60,8 @@ func doJSON(ctx context.Context, hc *http.Client, method, url string, body, out 
 			return fmt.Errorf("%s %s: answer larger than %d bytes", method, url, maxAnswerBytes)
 		}
 		if (resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests) && attempt < 6 {
-			wait := time.Duration(1<<attempt) * 100 * time.Millisecond
-			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-				wait = time.Duration(s) * time.Second
-			}
+			wait := retryWait(attempt, resp.Header.Get("Retry-After"))
+			slog.Info("refresh: the server is busy; waiting before retrying", "url", url, "status", resp.StatusCode, "wait", wait)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -80,6 +80,18 @@ func doJSON(ctx context.Context, hc *http.Client, method, url string, body, out 
 		}
 		return nil
 	}
+}
+
+// maxRetryAfter caps the wait a Retry-After asks for.
+const maxRetryAfter = 60 * time.Second
+
+// retryWait is the wait before retry attempt+1: the Retry-After seconds
+// (at most maxRetryAfter), else a backoff from 100 ms doubling.
+func retryWait(attempt int, retryAfter string) time.Duration {
+	if s, err := strconv.Atoi(retryAfter); err == nil && s > 0 {
+		return min(time.Duration(min(s, 1<<20))*time.Second, maxRetryAfter)
+	}
+	return time.Duration(1<<attempt) * 100 * time.Millisecond
 }
 
 // object is an object as Weaviate's REST API lists it.

@@ -280,9 +280,7 @@ func (r *run) list(ctx context.Context) ([]object, error) {
 	if r.o.Tenant != "" {
 		q.Set("tenant", r.o.Tenant)
 	}
-	var page struct {
-		Objects []object `json:"objects"`
-	}
+	page := objectPage{limit: r.o.Batch}
 	if err := doJSON(ctx, r.o.HTTP, http.MethodGet, r.o.Weaviate+"/v1/objects?"+q.Encode(), nil, &page); err != nil {
 		return nil, fmt.Errorf("refresh: list %s after %q: %w", r.class, r.state.After, err)
 	}

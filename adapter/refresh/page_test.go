@@ -1,0 +1,66 @@
+package refresh
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRetryWaitCapped(t *testing.T) {
+	for _, c := range []struct {
+		attempt int
+		header  string
+		want    time.Duration
+	}{
+		{0, "", 100 * time.Millisecond},
+		{2, "junk", 400 * time.Millisecond},
+		{0, "3", 3 * time.Second},
+		{0, "100000", maxRetryAfter},
+		{0, "99999999999999999", maxRetryAfter},
+		{0, "2147483647", maxRetryAfter},
+	} {
+		if got := retryWait(c.attempt, c.header); got != c.want {
+			t.Errorf("retryWait(%d, %q) = %v, want %v", c.attempt, c.header, got, c.want)
+		}
+	}
+}
+
+// TestPageLargerThanAskedRefused: a page of objects longer than the limit
+// asked for is an error naming the limit; one at the limit decodes.
+func TestPageLargerThanAskedRefused(t *testing.T) {
+	objs := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf(`{"id":"%d","class":"Doc","properties":{"t":"x"}}`, i)
+		}
+		return `{"deprecations":null,"objects":[` + strings.Join(s, ",") + `],"totalResults":1}`
+	}
+	n := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, objs(n))
+	}))
+	defer ts.Close()
+	for _, c := range []struct {
+		n       int
+		wantErr bool
+	}{{100, false}, {101, true}, {16885, true}, {0, false}} {
+		n = c.n
+		page := objectPage{limit: 100}
+		err := doJSON(context.Background(), ts.Client(), http.MethodGet, ts.URL, nil, &page)
+		switch {
+		case c.wantErr && (err == nil || !strings.Contains(err.Error(), "more than the 100 objects asked for")):
+			t.Errorf("%d objects: %v", c.n, err)
+		case !c.wantErr && (err != nil || len(page.Objects) != c.n):
+			t.Errorf("%d objects: %d decoded, %v", c.n, len(page.Objects), err)
+		}
+	}
+	page := objectPage{limit: 100}
+	if err := page.UnmarshalJSON([]byte(`{"objects":null}`)); err != nil || len(page.Objects) != 0 {
+		t.Errorf("null objects: %v", err)
+	}
+}
