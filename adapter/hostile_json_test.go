@@ -84,3 +84,34 @@ func TestHostileJSONShapes(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestHostileConfigNotScalar: a config value that is an array or object (a
+// million keys spread over a thousand objects, say) is refused 400 before
+// it is decoded into memory.
+func TestHostileConfigNotScalar(t *testing.T) {
+	_, _, url := startServer(t, adapter.DefaultLimits())
+	var b strings.Builder
+	b.WriteString(`{"text":"f1","config":{"x":[`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{`)
+		for j := range 900 {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"%x":0`, j)
+		}
+		b.WriteString(`}`)
+	}
+	b.WriteString(`]}}`)
+	for _, body := range []string{b.String(), `{"text":"f1","config":{"sif_a":{"a":1}}}`} {
+		if status, _, resp := post(t, url, "/vectors", body); status != 400 || !strings.Contains(resp, "config values are") {
+			t.Errorf("%.60s…: %d %.200s", body, status, resp)
+		}
+	}
+	if status, _, resp := post(t, url, "/vectors", `{"text":"f1","config":{"sif_a":0.5,"task_type":"query","dimensions":null}}`); status != 200 {
+		t.Errorf("scalar config: %d %s", status, resp)
+	}
+}

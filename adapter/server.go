@@ -348,7 +348,8 @@ type taskSetting struct {
 
 // parseConfig splits Weaviate's keys (task_type, pooling_strategy,
 // dimensions) from the vectorizer's overrides; any other key is an error.
-func (s *Server) parseConfig(cfg map[string]any) (requestConfig, error) {
+func (s *Server) parseConfig(cm requestConfigMap) (requestConfig, error) {
+	cfg := cm.values()
 	rc := requestConfig{opts: s.vec.Options()}
 	var rest map[string]any
 	for k, v := range cfg {
@@ -432,18 +433,18 @@ func vectorError(err error, where string) error {
 // vecRequest is what Weaviate's transformers client sends (it also sends
 // dims, vector and error, always empty).
 type vecRequest struct {
-	Text   *string        `json:"text"`
-	Dims   int            `json:"dims"`
-	Vector []float32      `json:"vector"`
-	Error  string         `json:"error"`
-	Config map[string]any `json:"config"`
+	Text   *string          `json:"text"`
+	Dims   int              `json:"dims"`
+	Vector []float32        `json:"vector"`
+	Error  string           `json:"error"`
+	Config requestConfigMap `json:"config"`
 }
 
 // textRequest is what the bodies of /vectors and /explain share: one text and
 // the per-request config.
 type textRequest struct {
-	Text   *string        `json:"text"`
-	Config map[string]any `json:"config"`
+	Text   *string          `json:"text"`
+	Config requestConfigMap `json:"config"`
 }
 
 // parseTextRequest checks a decoded single-text request: the text is present
@@ -489,8 +490,8 @@ func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes
 
 // batchRequest is the body of /vectors/batch.
 type batchRequest struct {
-	Texts  []string       `json:"texts"`
-	Config map[string]any `json:"config"`
+	Texts  []string         `json:"texts"`
+	Config requestConfigMap `json:"config"`
 }
 
 func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
