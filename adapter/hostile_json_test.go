@@ -115,3 +115,23 @@ func TestHostileConfigNotScalar(t *testing.T) {
 		t.Errorf("scalar config: %d %s", status, resp)
 	}
 }
+
+// TestHostileBatchTextsBounded: a batch of 2.7 million empty texts is
+// refused 413 at the first text beyond --max-batch, as it is decoded; one
+// at the limit is answered.
+func TestHostileBatchTextsBounded(t *testing.T) {
+	lim := adapter.DefaultLimits()
+	lim.MaxBatch = 4
+	_, _, url := startServer(t, lim)
+	many := `{"texts":[""` + strings.Repeat(`,""`, 2_700_000) + `]}`
+	if status, _, resp := post(t, url, "/vectors/batch", many); status != 413 || !strings.Contains(resp, "--max-batch") {
+		t.Errorf("2.7 M texts: %d %.200s", status, resp)
+	}
+	for body, want := range map[string]int{
+		`{"texts":["f1","f2","f3","f4"]}`: 200, `{"texts":[]}`: 200, `{"texts":null}`: 400, `{"texts":[1]}`: 400, `{"texts":{}}`: 400,
+	} {
+		if status, _, resp := post(t, url, "/vectors/batch", body); status != want {
+			t.Errorf("%s: %d %.200s, want %d", body, status, resp, want)
+		}
+	}
+}

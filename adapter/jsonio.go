@@ -91,7 +91,10 @@ func decodeJSON(body []byte, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
+		var he *httpError
 		switch {
+		case errors.As(err, &he): // a field's own decoder answered
+			return he
 		case errors.Is(err, io.EOF):
 			return errorf(http.StatusBadRequest, "malformed JSON: empty body")
 		case errors.As(err, &syn):

@@ -490,31 +490,28 @@ func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes
 
 // batchRequest is the body of /vectors/batch.
 type batchRequest struct {
-	Texts  []string         `json:"texts"`
+	Texts  textList         `json:"texts"`
 	Config requestConfigMap `json:"config"`
 }
 
 func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
-	var req batchRequest
+	req := batchRequest{Texts: textList{limit: s.limits.MaxBatch}}
 	if err := decodeStrict(body.Bytes(), &req, "texts", "config"); err != nil {
 		return err
 	}
-	if req.Texts == nil {
+	if !req.Texts.set {
 		return errorf(http.StatusBadRequest, "field \"texts\" is required")
-	}
-	if len(req.Texts) > s.limits.MaxBatch {
-		return errorf(http.StatusRequestEntityTooLarge, "%d texts, more than the limit of %d per batch (--max-batch)", len(req.Texts), s.limits.MaxBatch)
 	}
 	rc, err := s.parseConfig(req.Config)
 	if err != nil {
 		return err
 	}
-	for i, t := range req.Texts {
+	for i, t := range req.Texts.texts {
 		if err := s.checkText(t, i); err != nil {
 			return err
 		}
 	}
-	vecs, errs := s.vec.VectorizeBatchContext(ctx, req.Texts, rc.task.task, rc.opts)
+	vecs, errs := s.vec.VectorizeBatchContext(ctx, req.Texts.texts, rc.task.task, rc.opts)
 	if err := ctx.Err(); err != nil {
 		return err // not a 200 with every text failed: the request was stopped
 	}
