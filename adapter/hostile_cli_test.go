@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/adapter"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/cli"
 )
 
 // TestHostileModelFiles: --model /dev/zero and a FIFO are refused at once
@@ -279,5 +281,54 @@ func TestMemoryCheckUnreadableCollections(t *testing.T) {
 			!strings.Contains(st.Problems[0], c.path) || !strings.Contains(stderr, c.path) {
 			t.Errorf("%s: stats exit %d, %s, stderr %q; want 1, the stats printed, listing the problem", c.what, code, out, stderr)
 		}
+	}
+}
+
+// TestHostileServeOddFiles: serve refuses a FIFO as --model or as
+// --auth-token-file without blocking, and starts beside a FIFO named like a
+// log in --memory-dir, naming it in an error, then stops on cancel.
+func TestHostileServeOddFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, flag := range []string{"--model", "--auth-token-file"} {
+		code, _, stderr := runCLI(context.Background(), "serve", "--addr", "127.0.0.1:0", flag, fifo)
+		if code != 1 || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("%s FIFO: exit %d, %q", flag, code, stderr)
+		}
+	}
+	mem := filepath.Join(dir, "mem")
+	if err := os.MkdirAll(mem, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(mem, "log-00000000000000ff.amm")
+	if err := syscall.Mkfifo(log, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(ctx, "text2vec-am", adapter.Commands(), []string{"serve", "--addr", "127.0.0.1:0", "--memory-dir", mem}, &out, &errb)
+	}()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(errb.String(), "moved aside") {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, errb.String())
+		case <-deadline:
+			cancel()
+			t.Fatalf("serve never set the FIFO aside: %s", errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 || !strings.Contains(errb.String(), "not a regular file") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Lstat(log + ".damaged"); err != nil {
+		t.Errorf("FIFO not moved aside: %v", err)
 	}
 }
