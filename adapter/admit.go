@@ -159,7 +159,7 @@ const (
 // keyRef locates one object key: body[start:end], or scratch[start:end] for
 // a key holding an escape (stored unquoted).
 type keyRef struct {
-	start, end int32
+	start, end int
 	unquoted   bool
 }
 
@@ -219,13 +219,13 @@ func checkKeys(body []byte, allowed ...string) error {
 				if len(keys)-top.firstKey == maxJSONObjectKeys {
 					return errorf(http.StatusBadRequest, "malformed JSON: an object with more than %d keys at offset %d", maxJSONObjectKeys, i)
 				}
-				ref := keyRef{start: int32(i + 1), end: int32(end)}
+				ref := keyRef{start: i + 1, end: end}
 				if escaped {
 					var k string
 					if json.Unmarshal(body[i:end+1], &k) != nil {
 						return nil
 					}
-					ref = keyRef{start: int32(len(scratch)), end: int32(len(scratch) + len(k)), unquoted: true}
+					ref = keyRef{start: len(scratch), end: len(scratch) + len(k), unquoted: true}
 					scratch = append(scratch, k...)
 				}
 				if depth == 1 && !contains(allowed, string(ref.bytes(body, scratch))) {
