@@ -67,6 +67,10 @@ type Options struct {
 	// MaxDocFreqWords caps the distinct words whose document frequency is
 	// counted; new words beyond it are counted in Stats.DocFreqRejected and ignored.
 	MaxDocFreqWords int
+	// MaxPassageHashes caps the content hashes of counted passages kept to
+	// count a resent passage once (about 20 bytes of RAM and 9 of disk each);
+	// the oldest is forgotten first.
+	MaxPassageHashes int
 	// ReadOnly loads the memory and never writes it (Remember returns
 	// ErrReadOnly); a missing directory is an empty memory.
 	ReadOnly bool
@@ -82,15 +86,16 @@ type Options struct {
 // 2,000,000 words (about 70 bytes of RAM and 10 of disk each).
 func DefaultOptions() Options {
 	return Options{
-		MaxContexts:     64,
-		MaxWords:        1_000_000,
-		MaxDocFreqWords: 2_000_000,
-		MaxBytes:        512 << 20,
-		MaxContextBytes: 1024,
-		MaxWordBytes:    64,
-		Sync:            SyncInterval,
-		SyncEvery:       200 * time.Millisecond,
-		SnapshotEvery:   100_000,
+		MaxContexts:      64,
+		MaxWords:         1_000_000,
+		MaxDocFreqWords:  2_000_000,
+		MaxPassageHashes: 2_000_000,
+		MaxBytes:         512 << 20,
+		MaxContextBytes:  1024,
+		MaxWordBytes:     64,
+		Sync:             SyncInterval,
+		SyncEvery:        200 * time.Millisecond,
+		SnapshotEvery:    100_000,
 	}
 }
 
@@ -115,6 +120,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("memory option SnapshotEvery = %d: want ≥ 1", o.SnapshotEvery)
 	case o.MaxDocFreqWords < 1:
 		return fmt.Errorf("memory option MaxDocFreqWords = %d: want ≥ 1", o.MaxDocFreqWords)
+	case o.MaxPassageHashes < 1:
+		return fmt.Errorf("memory option MaxPassageHashes = %d: want ≥ 1", o.MaxPassageHashes)
 	}
 	return nil
 }
