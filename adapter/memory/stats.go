@@ -10,7 +10,7 @@ import (
 
 // Stats is a summary of the memory.
 type Stats struct {
-	// Words and Contexts count the words with a reservoir and the stored contexts.
+	// Words and Contexts count the words with contexts and the stored contexts.
 	Words    int `json:"words"`
 	Contexts int `json:"contexts"`
 	// Passages counts the passages counted for document frequencies (CountPassage);
@@ -28,8 +28,9 @@ type Stats struct {
 	Evicted int64 `json:"evicted"`
 	// PassageHashes counts the content hashes of counted passages kept.
 	PassageHashes int `json:"passage_hashes"`
-	// Offered counts distinct contexts offered since Open; Rejected counts
-	// observations ignored because of a cap or an invalid word or context.
+	// Offered counts the valid observations offered since Open; Rejected
+	// counts observations ignored: an invalid word or context, or one
+	// larger than the budget.
 	Offered  int64 `json:"offered"`
 	Rejected int64 `json:"rejected"`
 	// Records counts log records appended since Open.
@@ -94,7 +95,7 @@ type ExportedWord struct {
 }
 
 // Export writes the memory as JSON lines (one ExportedWord per line) sorted
-// by word: every word with a reservoir or a document frequency. The passage
+// by word: every word with contexts or a document frequency. The passage
 // count is in Stats.
 func (m *Memory) Export(w io.Writer) error {
 	m.mu.RLock()
