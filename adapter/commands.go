@@ -88,9 +88,9 @@ func (f *memoryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "memory-dir", "", "`directory` of the persistent context memory (created 0700); empty: in RAM only, lost at exit")
 	fs.StringVar(&f.sync, "memory-sync", d.Sync.String(), "fsync the memory log `always` (before answering), every --memory-sync-every (interval), or never (only at snapshots)")
 	fs.DurationVar(&f.syncEvery, "memory-sync-every", d.SyncEvery, "fsync period of --memory-sync interval")
-	fs.IntVar(&f.maxWords, "memory-max-words", d.MaxWords, "cap on words in the memory")
-	fs.IntVar(&f.maxContexts, "memory-max-contexts", d.MaxContexts, "contexts kept per word (reservoir size)")
-	fs.Int64Var(&f.maxBytes, "memory-max-bytes", d.MaxBytes, "cap on bytes of contexts in the memory")
+	fs.IntVar(&f.maxWords, "memory-max-words", d.MaxWords, "words with contexts kept; past it the least recently changed are evicted")
+	fs.IntVar(&f.maxContexts, "memory-max-contexts", d.MaxContexts, "contexts kept per word (the k smallest-hash contexts)")
+	fs.Int64Var(&f.maxBytes, "memory-max-bytes", d.MaxBytes, "the memory's byte budget (contexts, words, table overheads); past it the least recently changed words are evicted")
 	fs.IntVar(&f.snapshot, "memory-snapshot-every", d.SnapshotEvery, "write a compacted snapshot after this many log records")
 	fs.IntVar(&f.maxDFWords, "memory-max-df-words", d.MaxDocFreqWords, "cap on distinct words whose document frequency (sif-collection) is counted; later new words weigh as unseen")
 }

@@ -63,7 +63,7 @@ func damagedMemoryDir(t *testing.T) (string, int) {
 		t.Fatalf("snapshots %v (log was %d bytes)", snaps, len(data))
 	}
 	b, _ := os.ReadFile(snaps[0])
-	b[8] ^= 8 // version 2 → 10
+	b[8] ^= 8 // version 3 → 11
 	os.WriteFile(snaps[0], b, 0o600)
 	return dir, 30
 }
@@ -85,7 +85,7 @@ func TestHostileMemoryCheckAndStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &h); err != nil {
 		t.Fatalf("check output %q: %v", out, err)
 	}
-	if h.Healthy || len(h.Damaged) != 1 || !strings.Contains(h.Damaged[0].Problem, "version 10") || h.Words != words {
+	if h.Healthy || len(h.Damaged) != 1 || !strings.Contains(h.Damaged[0].Problem, "version 11") || h.Words != words {
 		t.Errorf("check report %+v", h)
 	}
 	after, _ := os.ReadDir(dir)
@@ -169,7 +169,7 @@ func TestMemoryCheckAndStatsCollections(t *testing.T) {
 		}
 		for i := range passages {
 			cc := memory.CollectionCounts{Collection: c, Shared: shared}
-			if err := cc.CountPassage([]string{"zqa", fmt.Sprintf("zqp%d", i)}); err != nil {
+			if err := cc.CountPassage([]string{"zqa", fmt.Sprintf("zqp%d-%s", i, name)}); err != nil { // distinct passages
 				t.Fatal(err)
 			}
 		}

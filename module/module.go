@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/sirupsen/logrus"
 	"github.com/weaviate/weaviate/entities/models"
@@ -54,7 +55,9 @@ type Module struct {
 	mem       *memory.Memory      // nil: no memory of this node's own
 	shared    *memoryapi.Client   // the cluster's memory (TEXT2VEC_AM_MEMORY_URL); nil: none
 	colls     *memory.Collections // passage counts per collection beside mem
-	collCache *vectorizer.Cache   // AM vectors over mem for the per-collection vectorizers
+	empty     *memory.Memory      // an empty memory: what a query of a collection never taught reads
+	cacheMu   sync.Mutex
+	caches    map[string]*vectorizer.Cache // AM vectors of each collection's and tenant's memory
 	objects   *objectsvectorizer.ObjectVectorizer
 	logger    logrus.FieldLogger
 
@@ -124,7 +127,13 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		m.mem = mem
 		store = mem
 		m.colls = memory.NewCollections(dir, opts, memory.MaxCollections)
-		m.collCache = vectorizer.NewCache()
+		m.caches = map[string]*vectorizer.Cache{}
+		ro := opts
+		ro.ReadOnly = true
+		if m.empty, err = memory.Open("", ro); err != nil {
+			mem.Close()
+			return fmt.Errorf("init %s: %w", Name, err)
+		}
 	}
 	vec, err := vectorizer.New(mdl, store, env.Defaults)
 	if err != nil {
@@ -227,7 +236,7 @@ func (m *Module) VectorizeObject(ctx context.Context, obj *models.Object, cfg mo
 	if empty {
 		return nil, nil, nil
 	}
-	vecs, errs, err := m.vectorizeTexts(ctx, obj.Class, []string{text}, req.task, req.opts)
+	vecs, errs, err := m.vectorizeTexts(withTenant(ctx, obj.Tenant), obj.Class, []string{text}, req.task, req.opts)
 	if err == nil {
 		err = errs[0]
 	}
@@ -281,12 +290,34 @@ func (m *Module) VectorizeBatch(ctx context.Context, objs []*models.Object, skip
 		}
 		return vecs, addProps, errs
 	}
+	// Each tenant's objects against its own memory.
+	for len(index) > 0 {
+		tenant := objs[index[0]].Tenant
+		var gt, rt []string
+		var gi, ri []int
+		for j, i := range index {
+			if objs[i].Tenant == tenant {
+				gt, gi = append(gt, texts[j]), append(gi, i)
+			} else {
+				rt, ri = append(rt, texts[j]), append(ri, i)
+			}
+		}
+		m.vectorizeGroup(withTenant(ctx, tenant), objs, gt, gi, req, vecs, errs)
+		texts, index = rt, ri
+	}
+	return vecs, addProps, errs
+}
+
+// vectorizeGroup vectorizes texts, those of objs[index[j]], of one tenant
+// into vecs and errs.
+func (m *Module) vectorizeGroup(ctx context.Context, objs []*models.Object, texts []string, index []int, req request,
+	vecs [][]float32, errs map[int]error) {
 	out, verrs, err := m.vectorizeTexts(ctx, objs[index[0]].Class, texts, req.task, req.opts)
 	if err != nil {
 		for _, i := range index {
 			errs[i] = err
 		}
-		return vecs, addProps, errs
+		return
 	}
 	for j, i := range index {
 		if j < len(verrs) && verrs[j] != nil {
@@ -299,7 +330,6 @@ func (m *Module) VectorizeBatch(ctx context.Context, objs []*models.Object, skip
 		}
 		vecs[i] = out[j]
 	}
-	return vecs, addProps, errs
 }
 
 // VectorizableProperties says every text property can be vectorized.
@@ -323,7 +353,7 @@ func (m *Module) Texts(ctx context.Context, inputs []string, cfg moduletools.Cla
 	if err != nil {
 		return nil, err
 	}
-	vecs, errs, err := m.vectorizeTexts(ctx, classOf(ctx), inputs, vectorizer.TaskQuery, req.opts)
+	vecs, errs, err := m.vectorizeTexts(withTenant(ctx, cfg.Tenant()), classOf(ctx), inputs, vectorizer.TaskQuery, req.opts)
 	if err != nil {
 		return nil, err
 	}

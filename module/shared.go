@@ -75,7 +75,7 @@ func classOf(ctx context.Context) string {
 // error of the whole call (the shared memory unreachable).
 func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
 	if m.shared == nil {
-		v, err := m.collectionVectorizer(collection, task == vectorizer.TaskPassage)
+		v, err := m.collectionVectorizer(collection, tenantOf(ctx), task == vectorizer.TaskPassage)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -89,28 +89,88 @@ func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []
 	return vecs, errs, nil
 }
 
-// collectionVectorizer returns the vectorizer of collection on a node with
-// a memory of its own: it reads the node's contexts and the collection's
-// passage counts (and counts passages in both the collection's and the
-// node's shared counts). teach opens the collection's counts on first use;
-// a query never creates them. With no collection named, or no memory, m.vec.
-func (m *Module) collectionVectorizer(collection string, teach bool) (*vectorizer.Vectorizer, error) {
+// tenantKey carries the tenant of the objects or the search to vectorizeTexts.
+type tenantKey struct{}
+
+// withTenant returns ctx carrying tenant ("" for none).
+func withTenant(ctx context.Context, tenant string) context.Context {
+	return context.WithValue(ctx, tenantKey{}, tenant)
+}
+
+// tenantOf returns the tenant ctx carries ("" for none).
+func tenantOf(ctx context.Context) string {
+	s, _ := ctx.Value(tenantKey{}).(string)
+	return s
+}
+
+// collectionVectorizer returns the vectorizer of tenant of collection on a
+// node with a memory of its own: it reads and teaches the contexts and
+// passage counts of that collection and tenant only (memory.Collections),
+// and counts passages in the node's shared counts too. teach opens the
+// collection's memory on first use; a query never creates it (and reads an
+// empty memory until one exists). With no collection named, or no memory, m.vec.
+func (m *Module) collectionVectorizer(collection, tenant string, teach bool) (*vectorizer.Vectorizer, error) {
 	if collection == "" || m.mem == nil || m.colls == nil {
 		return m.vec, nil
 	}
-	find := m.colls.Find
+	find := m.colls.FindTenant
 	if teach {
-		find = m.colls.Get
+		find = m.colls.GetTenant
 	}
-	coll, err := find(collection)
+	coll, err := find(collection, tenant)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	v, err := m.vec.WithStores(m.mem, memory.CollectionCounts{Collection: coll, Shared: m.mem}, m.collCache)
+	var store vectorizer.ContextStore = m.empty
+	if coll != nil {
+		store = coll
+	}
+	v, err := m.vec.WithStores(store, memory.CollectionCounts{Collection: coll, Shared: m.mem}, m.scopeCache(collection, tenant))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	return v, nil
+}
+
+// scopeCache returns the cache of AM vectors of tenant of collection: each
+// memory numbers its versions from zero, so a cache is never shared.
+func (m *Module) scopeCache(collection, tenant string) *vectorizer.Cache {
+	key := collection + "/" + tenant
+	m.cacheMu.Lock()
+	defer m.cacheMu.Unlock()
+	c := m.caches[key]
+	if c == nil {
+		if len(m.caches) >= memory.MaxCollections {
+			clear(m.caches) // more scopes than memories kept open: start over
+		}
+		c = vectorizer.NewCache()
+		m.caches[key] = c
+	}
+	return c
+}
+
+// DeleteMemory deletes the contexts and passage counts kept for tenant of
+// collection, or for tenant "" of the collection and all its tenants: call
+// it when Weaviate deletes the tenant or the collection.
+func (m *Module) DeleteMemory(collection, tenant string) error {
+	if m.colls == nil {
+		return nil
+	}
+	collection, err := memory.CollectionName(collection)
+	if err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	m.cacheMu.Lock()
+	for key := range m.caches {
+		if key == collection+"/"+tenant || (tenant == "" && strings.HasPrefix(key, collection+"/")) {
+			delete(m.caches, key)
+		}
+	}
+	m.cacheMu.Unlock()
+	if err := m.colls.Delete(collection, tenant); err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	return nil
 }
 
 // serveVector answers POST /v1/modules/text2vec-am/vectors when

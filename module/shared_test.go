@@ -66,7 +66,8 @@ func TestSharedMemoryAcrossNodes(t *testing.T) {
 	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
 	var objs []*models.Object
 	for i := range 6 {
-		objs = append(objs, object(i, map[string]any{"text": "w1 w2 zorblax w3 w4. w5 quuxify w6 w7 w8."}))
+		text := fmt.Sprintf("w1 w2 zorblax w3 w4. w5 quuxify w6 w7 w8 n%d.", i) // distinct passages
+		objs = append(objs, object(i, map[string]any{"text": text}))
 	}
 	_, _, errs := a.VectorizeBatch(ctx, objs, make([]bool, len(objs)), cfg)
 	for i, err := range errs {
@@ -219,7 +220,8 @@ func TestCountsPerCollectionLocal(t *testing.T) {
 	for class, n := range map[string]int{"Books": 3, "Songs": 1} {
 		var objs []*models.Object
 		for i := range n {
-			o := object(i, map[string]any{"text": fmt.Sprintf("w%d w2 zorblax w3.", i)})
+			// Passages of the same tokens are one passage: each class's differ.
+			o := object(i, map[string]any{"text": fmt.Sprintf("w%d w2 zorblax w3 %s.", i, class)})
 			o.Class = class
 			objs = append(objs, o)
 		}

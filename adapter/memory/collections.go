@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -57,9 +58,12 @@ func CollectionName(name string) (string, error) {
 	return canon, nil
 }
 
-// Collections keeps the passage counts (CountPassage, DocFreqs) of each
-// collection in a Memory of its own, <dir>/collections/<name> (in RAM when
-// dir is ""), opened on first use with opts. It is safe for concurrent use.
+// Collections keeps the memory (contexts and passage counts) of each
+// collection, and of each tenant of a collection, in a Memory of its own,
+// <dir>/collections/<name> and <dir>/collections/<name>/tenants/<tenant>
+// (in RAM when dir is ""), opened on first use with opts. The memory server
+// keeps only passage counts there; the in-process module keeps both. It is
+// safe for concurrent use.
 type Collections struct {
 	dir  string
 	opts Options
@@ -78,41 +82,114 @@ func NewCollections(dir string, opts Options, limit int) *Collections {
 
 // Get returns the counts of collection name, opening them on first use.
 func (c *Collections) Get(name string) (*Memory, error) {
-	return c.get(name, true)
+	return c.get(name, "", true)
 }
 
 // Find returns the counts of collection name if any were ever kept (nil
 // otherwise): a read never creates a collection's counts.
 func (c *Collections) Find(name string) (*Memory, error) {
-	return c.get(name, false)
+	return c.get(name, "", false)
 }
 
-func (c *Collections) get(name string, create bool) (*Memory, error) {
-	if err := ValidCollectionName(name); err != nil {
+// GetTenant returns the memory (contexts and counts) of tenant of
+// collection name, opening it on first use; tenant "" is Get.
+func (c *Collections) GetTenant(name, tenant string) (*Memory, error) {
+	return c.get(name, tenant, true)
+}
+
+// FindTenant returns the memory of tenant of collection name if one was
+// ever kept (nil otherwise); tenant "" is Find.
+func (c *Collections) FindTenant(name, tenant string) (*Memory, error) {
+	return c.get(name, tenant, false)
+}
+
+func (c *Collections) get(name, tenant string, create bool) (*Memory, error) {
+	if err := validScope(name, tenant); err != nil {
 		return nil, err
 	}
+	key, dir := scopeKey(name, tenant), scopeDir(c.dir, name, tenant)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m := c.m[name]; m != nil {
+	if m := c.m[key]; m != nil {
 		return m, nil
 	}
 	if !create {
 		if c.dir == "" {
 			return nil, nil
 		}
-		if _, err := os.Stat(collectionDir(c.dir, name)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 	}
 	if len(c.m) >= c.max {
-		return nil, fmt.Errorf("passage counts of collection %q: %w (%d kept)", name, ErrTooManyCollections, c.max)
+		return nil, fmt.Errorf("memory of collection %q: %w (%d kept)", key, ErrTooManyCollections, c.max)
 	}
-	m, err := Open(collectionDir(c.dir, name), c.opts)
+	m, err := Open(dir, c.opts)
 	if err != nil {
-		return nil, fmt.Errorf("passage counts of collection %q: %w", name, err)
+		return nil, fmt.Errorf("memory of collection %q: %w", key, err)
 	}
-	c.m[name] = m
+	c.m[key] = m
 	return m, nil
+}
+
+// Delete closes and deletes the memory of tenant of collection name, or,
+// for tenant "", of the collection and all its tenants: the contexts and
+// counts are gone from RAM and disk. Deleting what was never kept is no error.
+func (c *Collections) Delete(name, tenant string) error {
+	if err := validScope(name, tenant); err != nil {
+		return err
+	}
+	key := scopeKey(name, tenant)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for k, m := range c.m {
+		if k == key || (tenant == "" && strings.HasPrefix(k, name+"/")) {
+			errs = append(errs, m.Close())
+			delete(c.m, k)
+		}
+	}
+	if c.dir != "" {
+		if err := os.RemoveAll(scopeDir(c.dir, name, tenant)); err != nil {
+			errs = append(errs, fmt.Errorf("delete memory of collection %q: %w", key, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ErrInvalidTenant is wrapped by the errors of a tenant name that is not Weaviate's.
+var ErrInvalidTenant = errors.New("not a Weaviate tenant name")
+
+// tenantName is Weaviate's tenant-name rule (v1.39).
+var tenantName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// validScope checks a collection name and a tenant name ("" for none).
+func validScope(name, tenant string) error {
+	if err := ValidCollectionName(name); err != nil {
+		return err
+	}
+	if tenant != "" && !tenantName.MatchString(tenant) {
+		return fmt.Errorf("tenant %q of collection %q: %w ([A-Za-z0-9_-], 1 to 64 bytes)", tenant, name, ErrInvalidTenant)
+	}
+	return nil
+}
+
+// scopeKey names the memory of tenant of collection name: "name" or "name/tenant".
+func scopeKey(name, tenant string) string {
+	if tenant == "" {
+		return name
+	}
+	return name + "/" + tenant
+}
+
+// scopeDir is the directory of the memory of tenant of collection name
+// beside the memory in dir: <dir>/collections/<name>[/tenants/<tenant>].
+func scopeDir(dir, name, tenant string) string {
+	d := collectionDir(dir, name)
+	if d == "" || tenant == "" {
+		return d
+	}
+	return filepath.Join(d, "tenants", tenant)
 }
 
 // Close closes every collection's counts (fsync and snapshot).
@@ -176,26 +253,32 @@ func (c CollectionCounts) DocFreqs(dst []int64, words []string) int64 {
 	return c.Collection.DocFreqs(dst, words)
 }
 
-// Clear empties the passage counts of every collection ever kept beside the
-// memory (those on disk as well as those open), as Memory.Clear empties the
-// memory; a name that is not a collection's is left alone.
+// Clear empties the memories of every collection and tenant ever kept
+// beside the memory (those on disk as well as those open), as Memory.Clear
+// empties the memory; a name that is not a collection's or tenant's is left alone.
 func (c *Collections) Clear() error {
 	names, err := CollectionNames(c.dir)
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	for name := range c.m {
-		names = append(names, name)
-	}
-	c.mu.Unlock()
 	for _, name := range names {
-		m, err := c.Get(name)
-		if err != nil {
+		if _, err := c.Get(name); err != nil {
 			return err
 		}
+		ents, _ := os.ReadDir(filepath.Join(collectionDir(c.dir, name), "tenants"))
+		for _, e := range ents {
+			if e.IsDir() && tenantName.MatchString(e.Name()) {
+				if _, err := c.GetTenant(name, e.Name()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, m := range c.m {
 		if err := m.Clear(); err != nil {
-			return fmt.Errorf("passage counts of collection %q: %w", name, err)
+			return fmt.Errorf("memory of collection %q: %w", key, err)
 		}
 	}
 	return nil

@@ -1,6 +1,6 @@
 // Package memory is the persistent context memory of the text2vec-am server:
-// for every rare or unseen word it keeps a bounded reservoir of the sentences
-// the word was seen in, so that the word's Attentive Mimicking vector improves
+// for every rare or unseen word it keeps a bounded set of the sentences the
+// word was seen in, so that the word's Attentive Mimicking vector improves
 // as more data is imported.
 //
 // # Durability
@@ -75,11 +75,31 @@
 // is. A memory written before document frequencies existed
 // (format version 1) opens with zero counts and says so in the log.
 //
-// # Reservoirs
+// # Order independence
 //
-// Each word keeps at most MaxContexts distinct contexts, chosen by reservoir
-// sampling (Algorithm R) whose random choice is a hash of (seed, word, offer
-// number): the same stream of offers always yields the same reservoir. A
-// context already in the reservoir is not offered again, so re-importing a
-// document does not skew it.
+// Each word keeps the MaxContexts contexts with the smallest 64-bit hash
+// (bottom-k; contextHash: FNV-1a of the context's bytes, xor Options.Seed,
+// through the splitmix64 finalizer; ties by content), in ascending order of
+// the hash. A passage is counted once: CountPassages remembers its content
+// hash (passageHash of its tokens) and a passage whose hash it remembers
+// counts nothing. Both are set operations, idempotent and commutative, so
+// two memories that saw the same observations and passages, in any order and
+// with any of them resent, hold the same memory byte for byte (Export) as long
+// as no budget was reached: no word evicted (MaxBytes, MaxWords), no counted
+// word refused (MaxDocFreqWords), and no passage hash forgotten
+// (MaxPassageHashes: the most recent distinct passages are remembered, the
+// oldest forgotten first; a passage resent after that many others counts
+// again). Two distinct passages with the same tokens are one passage; two with
+// different tokens and the same 64-bit hash (odds about n/2^64 for n
+// remembered) are one too.
+//
+// # Budget
+//
+// MaxBytes bounds the bytes the memory accounts (Stats.BudgetBytes): the
+// contexts and words plus a fixed estimate of the per-word and per-context
+// overhead of the tables. When an offer would exceed it, or a new word
+// would exceed MaxWords, the least recently changed words are evicted (logged
+// as recForget, so a replay evicts the same words), so a word first seen
+// late always gets its contexts. An Open with a lower budget than the files
+// were written with evicts until the memory fits.
 package memory

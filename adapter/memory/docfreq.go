@@ -24,28 +24,64 @@ func (m *Memory) CountPassage(words []string) error {
 // CountPassages counts each element of passages as CountPassage does, all
 // in one log write: when the write fails none of them was counted; when
 // only the fsync of SyncAlways fails, all of them were.
+//
+// A passage is counted once: its content hash (passageHash of its tokens) is
+// remembered, and a passage whose hash is remembered counts nothing, so a
+// resent or retried passage, or two passages of the same tokens, count once.
+// The most recent MaxPassageHashes distinct passages are remembered (oldest
+// forgotten first); a passage resent after that many others counts again.
 func (m *Memory) CountPassages(passages [][]string) error {
 	if len(passages) == 0 {
 		return nil
 	}
 	var before, rejected int64 // the counts before, to take them back
+	var added []seenAdd
+	var counted [][]string
 	return m.change(func(buf []byte, persist bool) ([]byte, int) {
 		before, rejected = m.passages, m.dfRejected
+		added, counted = added[:0], counted[:0]
 		n := 0
 		for _, words := range passages {
+			h := passageHash(words)
+			if m.seen.contains(h) {
+				continue
+			}
+			old, forgot := m.seen.add(h, m.opts.MaxPassageHashes)
+			added = append(added, seenAdd{h, old, forgot})
+			counted = append(counted, words)
 			var k int
-			buf, k = m.countLocked(buf, words, persist)
+			buf, k = m.countLocked(buf, words, h, persist)
 			n += k
 		}
 		return buf, n
-	}, func() { m.uncountLocked(passages, before, rejected) })
+	}, func() {
+		m.uncountLocked(counted, before, rejected)
+		for i := len(added) - 1; i >= 0; i-- {
+			m.seen.undo(added[i].h, added[i].old, added[i].forgot)
+		}
+	})
 }
 
-// countLocked counts one passage and, when persist is set, appends its
-// records to buf; it returns buf and the number of records appended.
-func (m *Memory) countLocked(buf []byte, words []string, persist bool) ([]byte, int) {
+// seenAdd is one passageSet.add, to take back.
+type seenAdd struct {
+	h, old uint64
+	forgot bool
+}
+
+// markSeenLocked remembers passage hashes read from a file.
+func (m *Memory) markSeenLocked(hashes ...uint64) {
+	for _, h := range hashes {
+		if h != 0 && !m.seen.contains(h) {
+			m.seen.add(h, m.opts.MaxPassageHashes)
+		}
+	}
+}
+
+// countLocked counts one passage of content hash h and, when persist is
+// set, appends its records to buf; it returns buf and the number of records appended.
+func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool) ([]byte, int) {
 	m.passages++
-	dw := docFreqWriter{passages: uint64(m.passages), start: -1}
+	dw := docFreqWriter{passages: uint64(m.passages), hash: h, start: -1}
 	rejected := 0
 	for _, w := range words {
 		c := m.df[w]
@@ -75,8 +111,9 @@ func (m *Memory) countLocked(buf []byte, words []string, persist bool) ([]byte, 
 	if dw.records == 0 { // no countable word: the record of the passage count alone
 		var start int
 		buf, start = beginRecord(buf)
-		buf = append(buf, recDocFreq)
+		buf = append(buf, recDocFreq3)
 		buf = binary.AppendUvarint(buf, uint64(m.passages))
+		buf = binary.AppendUvarint(buf, h)
 		endRecord(buf, start)
 		return buf, 1
 	}
@@ -147,6 +184,7 @@ func (m *Memory) applyDocFreqLocked(r record) error {
 		return fmt.Errorf("%w: passage count %d after %d", errCorrupt, r.passages, m.passages)
 	}
 	m.passages = int64(r.passages)
+	m.markSeenLocked(r.hash)
 	for _, x := range r.dfs {
 		c := m.df[x.word]
 		if c == nil {

@@ -81,8 +81,8 @@ func TestDocFreqCountsAndPersists(t *testing.T) {
 	remember(t, m, "library", "a library of the tools")
 	out := export(t, m)
 	for _, line := range []string{
-		`{"word":"library","seen":1,"contexts":["a library of the tools"],"df":2}`,
-		`{"word":"the","seen":0,"contexts":[],"df":5}`,
+		`{"word":"library","contexts":["a library of the tools"],"df":2}`,
+		`{"word":"the","contexts":[],"df":5}`,
 	} {
 		if !strings.Contains(out, line+"\n") {
 			t.Errorf("export lacks %s:\n%s", line, out)
@@ -207,7 +207,7 @@ func writeV1(t *testing.T, dir string) {
 	snap := header(kindSnapshot)
 	var start int
 	snap, start = beginRecord(snap)
-	snap = appendWordState(snap, "oldword", 2, []string{"an oldword context", "another oldword"})
+	snap = appendWordStateV2(snap, "oldword", 2, []string{"an oldword context", "another oldword"})
 	endRecord(snap, start)
 	snap, start = beginRecord(snap)
 	snap = append(snap, recEnd)
@@ -283,7 +283,7 @@ func TestNewerFormatSalvaged(t *testing.T) {
 	b[8] = fileVersion + 1
 	var start int
 	b, start = beginRecord(b)
-	b = appendOffer(b, "kept", 1, 0, "a context of kept")
+	b = appendKeep(b, "kept", "a context of kept")
 	endRecord(b, start)
 	os.MkdirAll(dir, 0o700)
 	p := filepath.Join(dir, "log-0000000000000001.amm")
@@ -308,11 +308,18 @@ func TestNewerFormatSalvaged(t *testing.T) {
 
 func TestDocFreqRecordsInVersion1Refused(t *testing.T) {
 	var b []byte
-	dw := docFreqWriter{passages: 2, start: -1}
-	b = dw.add(b, "word", 1)
-	b = dw.end(b)
+	var start int
+	b, start = beginRecord(b)
+	b = append(b, recDocFreq) // the version 2 layout
+	b = binary.AppendUvarint(b, 2)
+	b = appendString(b, "word")
+	b = binary.AppendUvarint(b, 1)
+	endRecord(b, start)
 	if _, err := scanRecords(b, 1, func(record) error { return nil }); err == nil {
 		t.Error("a document-frequency record was accepted in a version 1 file")
+	}
+	if err := newerRecords(1, true); err == nil {
+		t.Error("version 3 records under a version 1 header not reported")
 	}
 	r, err := decodeRecord(b[recHeader:], 2)
 	if err != nil || r.passages != 2 || len(r.dfs) != 1 || r.dfs[0] != (wordDF{"word", 1}) {
@@ -320,7 +327,7 @@ func TestDocFreqRecordsInVersion1Refused(t *testing.T) {
 	}
 	// A document frequency above the passage count is corruption.
 	b = b[:0]
-	dw = docFreqWriter{passages: 1, start: -1}
+	dw := docFreqWriter{passages: 1, start: -1}
 	b = dw.add(b, "word", 2)
 	b = dw.end(b)
 	if _, err := decodeRecord(b[recHeader:], 2); err == nil {
@@ -405,7 +412,7 @@ func TestDocFreqConcurrentReplay(t *testing.T) {
 	for g := range workers {
 		wg.Go(func() {
 			for i := range each {
-				words := []string{"the", fmt.Sprintf("g%d", g), fmt.Sprintf("i%d", i%7)}
+				words := []string{"the", fmt.Sprintf("g%d", g), fmt.Sprintf("i%d", i%7), fmt.Sprintf("p%d", i)}
 				if err := m.CountPassage(words); err != nil {
 					errs <- err
 					return
@@ -446,8 +453,9 @@ func appendDocFreqRecord(b []byte, passages uint64, dfs ...wordDF) []byte {
 	if dw.records == 0 {
 		var start int
 		b, start = beginRecord(b)
-		b = append(b, recDocFreq)
+		b = append(b, recDocFreq3)
 		b = binary.AppendUvarint(b, passages)
+		b = binary.AppendUvarint(b, 0) // no passage hash
 		endRecord(b, start)
 		return b
 	}
@@ -491,7 +499,7 @@ func TestDocFreqReplayChecks(t *testing.T) {
 	if _, err := decodeRecord(rec[recHeader:], 2); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("passage count 2^62+1: %v", err)
 	}
-	rec = appendEnd(nil, 0, 0, 1<<63, 0)
+	rec = appendEnd(nil, 0, 0, 1<<63, 0, 0)
 	if _, err := decodeRecord(rec, 2); err == nil {
 		t.Error("end record with passage count 2^63 accepted")
 	}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,7 +34,10 @@ type Memory struct {
 
 	mu       sync.RWMutex
 	words    map[string]*entry
-	bytes    int64
+	lru      *list.List // the words, least recently changed first
+	bytes    int64      // bytes of the stored contexts
+	used     int64      // bytes counted against MaxBytes (contexts, words, overheads)
+	evicted  int64      // words evicted since Open
 	nctx     int
 	version  uint64
 	offered  int64
@@ -51,6 +55,8 @@ type Memory struct {
 	passages   int64                // passages counted
 	dfRejected int64                // new words not counted: the table was full or the word invalid
 	oldFormat  bool                 // a file of format version 1 was loaded
+	converted  bool                 // a file of an older format version was loaded
+	seen       passageSet           // content hashes of the passages counted
 	failed     error                // a failed log write stops further writes until the log is repaired
 	damage     []Damage             // damaged files found by Open
 	lastRepair time.Time            // last attempt to make the log writable again
@@ -73,6 +79,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 		dir:   dir,
 		log:   opts.Logger,
 		words: make(map[string]*entry),
+		lru:   list.New(),
 		df:    make(map[string]*docCount),
 		stop:  make(chan struct{}),
 	}
@@ -86,7 +93,8 @@ func Open(dir string, opts Options) (*Memory, error) {
 	// A read-only reader races with the writer's snapshots, which delete the
 	// files they replace: start over from a fresh directory listing.
 	for try := 0; opts.ReadOnly && errors.Is(err, fs.ErrNotExist) && try < 5; try++ {
-		m.words, m.bytes, m.nctx = make(map[string]*entry), 0, 0
+		m.words, m.lru, m.bytes, m.used, m.nctx = make(map[string]*entry), list.New(), 0, 0, 0
+		m.seen = passageSet{}
 		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
 		err = m.openDir()
 	}
@@ -149,7 +157,7 @@ func (m *Memory) Close() error {
 	var errs []error
 	if m.logFile != nil {
 		m.compactMu.Lock()
-		if (m.records > 0 || m.oldFormat) && failed == nil { // rewrite an older format's files too
+		if (m.records > 0 || m.oldFormat || m.converted) && failed == nil { // rewrite an older format's files too
 			if err := m.compactLocked(); err != nil {
 				errs = append(errs, err)
 			}

@@ -3,6 +3,7 @@ package memory
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,71 +81,94 @@ func remember(t testing.TB, m *Memory, word string, contexts ...string) {
 	}
 }
 
-func TestReservoirBoundsAndDeterminism(t *testing.T) {
+func TestBottomK(t *testing.T) {
 	o := quietOptions()
 	o.MaxContexts = 8
-	run := func() (*Memory, []string) {
-		m := mustOpen(t, "", o)
-		for i := range 1000 {
-			remember(t, m, "jargon", fmt.Sprintf("context number %d of jargon", i))
-		}
-		c, _ := m.Contexts(nil, "jargon")
-		return m, c
+	m := mustOpen(t, "", o)
+	var all []string
+	for i := range 1000 {
+		c := fmt.Sprintf("context number %d of jargon", i)
+		all = append(all, c)
+		remember(t, m, "jargon", c)
 	}
-	m, a := run()
-	_, b := run()
-	if len(a) != 8 {
-		t.Fatalf("reservoir holds %d contexts, want 8", len(a))
+	got, v1 := m.Contexts(nil, "jargon")
+	slices.SortFunc(all, func(a, b string) int {
+		return cmp.Or(cmp.Compare(contextHash(o.Seed, a), contextHash(o.Seed, b)), cmp.Compare(a, b))
+	})
+	if !slices.Equal(got, all[:8]) {
+		t.Fatalf("kept %q, want the 8 smallest-hash contexts %q", got, all[:8])
 	}
-	if strings.Join(a, "|") != strings.Join(b, "|") {
-		t.Errorf("reservoir not deterministic:\n%q\n%q", a, b)
-	}
-	late := 0
-	for _, c := range a {
-		var n int
-		fmt.Sscanf(c, "context number %d", &n)
-		if n >= 8 {
-			late++
-		}
-	}
-	if late < 4 {
-		t.Errorf("only %d of 8 contexts came after the first 8 offers: %q", late, a)
-	}
-	s := m.Stats()
-	if s.Words != 1 || s.Contexts != 8 || s.Offered != 1000 {
+	if s := m.Stats(); s.Words != 1 || s.Contexts != 8 || s.Offered != 1000 {
 		t.Errorf("stats %+v", s)
 	}
-	// A context already stored is not offered again.
-	_, v1 := m.Contexts(nil, "jargon")
-	remember(t, m, "jargon", a[3])
-	if _, v2 := m.Contexts(nil, "jargon"); v2 != v1 || m.Stats().Offered != 1000 {
-		t.Error("a duplicate context changed the reservoir")
+	// A context already kept, or one not among the k smallest, changes nothing.
+	remember(t, m, "jargon", got[3], all[500])
+	if _, v2 := m.Contexts(nil, "jargon"); v2 != v1 {
+		t.Error("a duplicate or a large-hash context changed the contexts")
 	}
 }
 
-func TestCaps(t *testing.T) {
+// TestBudgetEvicts: past MaxWords and MaxBytes the least recently changed
+// words are evicted, so a word first seen late still gets its contexts and
+// the accounted bytes never exceed the budget.
+func TestBudgetEvicts(t *testing.T) {
 	o := quietOptions()
 	o.MaxWords = 3
 	m := mustOpen(t, "", o)
 	for i := range 5 {
 		remember(t, m, fmt.Sprintf("w%d", i), "some context")
 	}
-	remember(t, m, "w0", "another context")
 	remember(t, m, strings.Repeat("x", 65), "too long a word")
 	remember(t, m, "bad", "invalid \xff utf8")
 	remember(t, m, "empty", "   ")
 	s := m.Stats()
-	if s.Words != 3 || s.Contexts != 4 || s.Rejected != 5 {
-		t.Errorf("stats %+v; want 3 words, 4 contexts, 5 rejected", s)
+	if s.Words != 3 || s.Contexts != 3 || s.Rejected != 3 || s.Evicted != 2 {
+		t.Errorf("stats %+v; want 3 words, 3 contexts, 3 rejected, 2 evicted", s)
 	}
+	for i, want := range []int{0, 0, 1, 1, 1} {
+		if c, _ := m.Contexts(nil, fmt.Sprintf("w%d", i)); len(c) != want {
+			t.Errorf("w%d: %q, want %d contexts (the oldest words evicted)", i, c, want)
+		}
+	}
+
+	dir := filepath.Join(t.TempDir(), "mem")
 	o = quietOptions()
-	o.MaxBytes = 40
-	m = mustOpen(t, "", o)
-	remember(t, m, "a", strings.Repeat("a", 30))
-	remember(t, m, "b", strings.Repeat("b", 30))
-	if s := m.Stats(); s.ContextBytes != 30 || s.Words != 1 || s.Rejected != 1 {
-		t.Errorf("byte cap: %+v", s)
+	o.MaxBytes = 64 << 10
+	o.SnapshotEvery = 500
+	m = mustOpen(t, dir, o)
+	for i := range 5000 {
+		remember(t, m, fmt.Sprintf("word%d", i), fmt.Sprintf("the %d-th sentence about word%d", i, i),
+			fmt.Sprintf("another sentence about word%d", i))
+		if s := m.Stats(); s.BudgetBytes > o.MaxBytes {
+			t.Fatalf("after %d words: %d bytes accounted, budget %d", i+1, s.BudgetBytes, o.MaxBytes)
+		}
 	}
+	s = m.Stats()
+	if s.Evicted == 0 || s.Words < 100 {
+		t.Errorf("stats %+v: want evictions and a full memory", s)
+	}
+	if c, _ := m.Contexts(nil, "word4999"); len(c) != 2 {
+		t.Errorf("the last word has %q, want its 2 contexts", c)
+	}
+	if c, _ := m.Contexts(nil, "word0"); len(c) != 0 {
+		t.Errorf("the first word was not evicted: %q", c)
+	}
+	want := export(t, m)
+	m.abandon() // the log replays the evictions
+	m = mustOpen(t, dir, o)
+	if got := export(t, m); got != want {
+		t.Errorf("replayed memory differs")
+	}
+	m.Close()
+	o.MaxBytes = 16 << 10 // a lower budget at Open shrinks the memory
+	m = mustOpen(t, dir, o)
+	if s := m.Stats(); s.BudgetBytes > o.MaxBytes || s.Words == 0 {
+		t.Errorf("after a lower budget: %+v", s)
+	}
+	if c, _ := m.Contexts(nil, "word4999"); len(c) != 2 {
+		t.Errorf("the most recent word was evicted by the shrink")
+	}
+	m.Close()
 }
 
 func TestCutContext(t *testing.T) {
@@ -410,7 +434,7 @@ func fuzzSeeds() (logs, snapshots [][]byte) {
 	var b []byte
 	var start int
 	b, start = beginRecord(b)
-	b = appendOffer(b, "word", 3, 1, "a context")
+	b = appendKeep(b, "word", "a context")
 	endRecord(b, start)
 	b = appendDocFreqRecord(b, 5, wordDF{"df-word", 2}, wordDF{"word", 5})
 	b = appendDocFreqRecord(b, 6) // a passage without countable words
@@ -437,18 +461,18 @@ func fuzzSeeds() (logs, snapshots [][]byte) {
 
 	var snap []byte
 	snap, start = beginRecord(snap)
-	snap = appendWordState(snap, "w", 2, []string{"x", "y"})
+	snap = appendWordState(snap, "w", []string{"x", "y"})
 	endRecord(snap, start)
 	snap = appendDocFreqRecord(snap, 4, wordDF{"w", 3}, wordDF{"v", 4})
 	snap, start = beginRecord(snap)
-	snap = appendEnd(snap, 1, 2, 4, 2)
+	snap = appendEnd(snap, 1, 2, 4, 2, 0)
 	endRecord(snap, start)
 	snapshots = append(snapshots, snap)
 	// Corrupted: the end record counts other document frequencies, or fewer passages.
 	for _, end := range [][4]uint64{{1, 2, 4, 3}, {1, 2, 3, 2}} {
-		s := slices.Clone(snap[:len(snap)-len(appendEnd(nil, 1, 2, 4, 2))-recHeader])
+		s := slices.Clone(snap[:len(snap)-len(appendEnd(nil, 1, 2, 4, 2, 0))-recHeader])
 		s, start = beginRecord(s)
-		s = appendEnd(s, end[0], end[1], end[2], end[3])
+		s = appendEnd(s, end[0], end[1], end[2], end[3], 0)
 		endRecord(s, start)
 		snapshots = append(snapshots, s)
 	}
@@ -488,9 +512,10 @@ func FuzzScanRecords(f *testing.F) {
 		if again != good || err2 != nil {
 			t.Fatalf("prefix rescan %d, %v", again, err2)
 		}
-		// A version 1 file has no document frequencies.
+		// A version 1 file has no document frequencies (a version 3
+		// record in it marks the file damaged: newerRecords).
 		scanRecords(data, 1, func(r record) error {
-			if r.typ == recDocFreq || r.passages != 0 {
+			if !r.v3 && (r.typ == recDocFreq || r.passages != 0) {
 				t.Fatalf("version 1 accepted counts: %+v", r)
 			}
 			return nil
@@ -526,7 +551,7 @@ func FuzzOpenLog(f *testing.F) {
 	var b []byte
 	var start int
 	b, start = beginRecord(b)
-	b = appendOffer(b, "word", 1, 0, "a context")
+	b = appendKeep(b, "word", "a context")
 	endRecord(b, start)
 	f.Add(b)
 	f.Add(append(b, 0xff, 0xff, 0xff, 0x7f))
@@ -630,7 +655,8 @@ func TestCrashChild(t *testing.T) {
 			fmt.Println("error", err)
 			os.Exit(3)
 		}
-		passage := []string{"common", obs[0].Word, obs[1].Word}
+		// Rounds restart i: the process id keeps each round's passages distinct.
+		passage := []string{"common", obs[0].Word, obs[1].Word, fmt.Sprintf("pid%d", os.Getpid())}
 		if i%crashBigEvery == 0 {
 			for j := range crashBigWords {
 				passage = append(passage, fmt.Sprintf("big%d", j))

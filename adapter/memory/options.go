@@ -46,13 +46,15 @@ func (p SyncPolicy) String() string {
 
 // Options configure a Memory. Start from DefaultOptions.
 type Options struct {
-	// MaxContexts is the reservoir size per word.
+	// MaxContexts is the number of contexts kept per word (the k of bottom-k).
 	MaxContexts int
-	// MaxWords caps the distinct words; offers for new words beyond it are
-	// counted in Stats.Rejected and ignored.
+	// MaxWords caps the distinct words with contexts; a new word beyond it
+	// evicts the least recently changed word (Stats.Evicted).
 	MaxWords int
-	// MaxBytes caps the total bytes of stored contexts; offers that would grow
-	// the memory beyond it are counted in Stats.Rejected and ignored.
+	// MaxBytes is the memory's byte budget (Stats.BudgetBytes): the contexts
+	// and words plus a fixed overhead per context and per word. An offer
+	// that would exceed it evicts the least recently changed words; one
+	// that does not fit alone is counted in Stats.Rejected and ignored.
 	MaxBytes int64
 	// MaxContextBytes: a longer context is cut to a window of this size around the word.
 	MaxContextBytes int
@@ -67,30 +69,36 @@ type Options struct {
 	// MaxDocFreqWords caps the distinct words whose document frequency is
 	// counted; new words beyond it are counted in Stats.DocFreqRejected and ignored.
 	MaxDocFreqWords int
+	// MaxPassageHashes caps the content hashes of counted passages kept to
+	// count a resent passage once (about 20 bytes of RAM and 9 of disk each);
+	// the oldest is forgotten first.
+	MaxPassageHashes int
 	// ReadOnly loads the memory and never writes it (Remember returns
 	// ErrReadOnly); a missing directory is an empty memory.
 	ReadOnly bool
-	// Seed seeds the reservoir sampling.
+	// Seed is mixed into the hash that chooses each word's contexts.
 	Seed uint64
 	// Logger receives warnings (torn tails, failed snapshots); nil is slog.Default().
 	Logger *slog.Logger
 }
 
 // DefaultOptions returns the defaults: 64 contexts per word, 1,000,000 words,
-// 512 MiB of contexts, contexts cut to 1024 bytes, words up to 64 bytes, fsync
+// a 512 MiB budget, contexts cut to 1024 bytes, words up to 64 bytes, fsync
 // every 200 ms, a snapshot every 100,000 records, document frequencies of up to
-// 2,000,000 words (about 70 bytes of RAM and 10 of disk each).
+// 2,000,000 words (about 70 bytes of RAM and 10 of disk each), and the hashes of the
+// 2,000,000 most recent passages.
 func DefaultOptions() Options {
 	return Options{
-		MaxContexts:     64,
-		MaxWords:        1_000_000,
-		MaxDocFreqWords: 2_000_000,
-		MaxBytes:        512 << 20,
-		MaxContextBytes: 1024,
-		MaxWordBytes:    64,
-		Sync:            SyncInterval,
-		SyncEvery:       200 * time.Millisecond,
-		SnapshotEvery:   100_000,
+		MaxContexts:      64,
+		MaxWords:         1_000_000,
+		MaxDocFreqWords:  2_000_000,
+		MaxPassageHashes: 2_000_000,
+		MaxBytes:         512 << 20,
+		MaxContextBytes:  1024,
+		MaxWordBytes:     64,
+		Sync:             SyncInterval,
+		SyncEvery:        200 * time.Millisecond,
+		SnapshotEvery:    100_000,
 	}
 }
 
@@ -115,6 +123,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("memory option SnapshotEvery = %d: want ≥ 1", o.SnapshotEvery)
 	case o.MaxDocFreqWords < 1:
 		return fmt.Errorf("memory option MaxDocFreqWords = %d: want ≥ 1", o.MaxDocFreqWords)
+	case o.MaxPassageHashes < 1:
+		return fmt.Errorf("memory option MaxPassageHashes = %d: want ≥ 1", o.MaxPassageHashes)
 	}
 	return nil
 }

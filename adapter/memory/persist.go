@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -168,6 +169,11 @@ func (m *Memory) loadGenerations(snaps, logs []uint64) (base, active uint64, act
 		active, activeOld = g, ver < fileVersion || !usable
 	}
 	m.gen = max(base, active, 1)
+	m.shrinkLocked() // the budget may be lower than when the files were written
+	if m.converted {
+		m.log.Info("context memory was written in an older format; it is converted (each word keeps the "+
+			"k smallest-hash contexts of those stored) and rewritten at the next snapshot", "dir", m.dir)
+	}
 	if m.oldFormat {
 		m.log.Info("context memory was written by an older version without document frequencies: "+
 			"sif-collection weighting starts from zero counts (run `memory warm` over the collection's texts to count them)",
@@ -217,22 +223,23 @@ func (m *Memory) loadSnapshot(path string) error {
 	m.snapshotBytes.Store(int64(len(b)))
 	ver, herr := headerVersion(b, kindSnapshot)
 	m.oldFormat = m.oldFormat || ver < 2
-	ended := false
+	m.converted = m.converted || ver < fileVersion
+	ended, newer := false, false
 	var dfRead uint64
 	sv := salvageRecords(b[min(len(b), headerSize):], ver, func(r record) error {
+		newer = newer || r.v3
 		switch {
 		case ended:
 			return fmt.Errorf("%w: record after the end record", errCorrupt)
 		case r.typ == recWord:
-			e := m.words[r.word]
-			if e == nil {
-				e = &entry{}
-				m.words[r.word] = e
+			if m.words[r.word] != nil {
+				return fmt.Errorf("%w: word %q twice in a snapshot", errCorrupt, r.word)
 			}
-			e.seen = r.seen
-			for i, c := range r.contexts {
-				m.setLocked(e, r.seen, i, c)
+			for _, c := range r.contexts {
+				m.keepLocked(r.word, c)
 			}
+		case r.typ == recSeen:
+			m.markSeenLocked(r.hashes...)
 		case r.typ == recDocFreq:
 			if err := m.applyDocFreqLocked(r); err != nil {
 				return err
@@ -241,6 +248,9 @@ func (m *Memory) loadSnapshot(path string) error {
 		case r.typ == recEnd:
 			if r.words != uint64(len(m.words)) || r.nctx != uint64(m.nctx) {
 				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, len(m.words), m.nctx)
+			}
+			if len(r.hashes) > 0 && r.hashes[0] != uint64(m.seen.len()) {
+				return fmt.Errorf("%w: end record says %d passage hashes, read %d", errCorrupt, r.hashes[0], m.seen.len())
 			}
 			if r.dfWords != dfRead || int64(r.passages) < m.passages {
 				return fmt.Errorf("%w: end record says %d document frequencies over %d passages, read %d over %d",
@@ -253,6 +263,7 @@ func (m *Memory) loadSnapshot(path string) error {
 		}
 		return nil
 	})
+	herr = cmp.Or(herr, newerRecords(ver, newer))
 	switch {
 	case herr != nil:
 		m.noteDamage(path, fmt.Errorf("header: %w", herr), sv)
@@ -282,7 +293,13 @@ func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
 	}
 	ver, herr := headerVersion(b, kindLog)
 	m.oldFormat = m.oldFormat || ver < 2
-	sv := salvageRecords(b[min(len(b), headerSize):], ver, m.applyLogRecord)
+	m.converted = m.converted || ver < fileVersion
+	newer := false
+	sv := salvageRecords(b[min(len(b), headerSize):], ver, func(r record) error {
+		newer = newer || r.v3
+		return m.applyLogRecord(r)
+	})
+	herr = cmp.Or(herr, newerRecords(ver, newer))
 	switch {
 	case herr != nil:
 		m.noteDamage(path, fmt.Errorf("header: %w", herr), sv)
@@ -313,24 +330,29 @@ func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
 	return ver, true, nil
 }
 
+// newerRecords returns an error when a file whose header says version ver
+// held records of the current version (newer): its version byte is damaged.
+func newerRecords(ver byte, newer bool) error {
+	if newer && ver < fileVersion {
+		return fmt.Errorf("%w: version %d header over version %d records", errCorrupt, ver, fileVersion)
+	}
+	return nil
+}
+
 // applyLogRecord applies one record of a log.
 func (m *Memory) applyLogRecord(r record) error {
-	if r.typ == recDocFreq {
+	switch r.typ {
+	case recDocFreq:
 		return m.applyDocFreqLocked(r)
-	}
-	if r.typ != recOffer {
+	case recKeep, recOffer: // recOffer: an older format's, converted
+		if len(r.contexts) > 0 {
+			m.keepLocked(r.word, r.contexts[0])
+		}
+	case recForget:
+		m.forgetLocked(r.word)
+	default:
 		return fmt.Errorf("%w: record type %d in a log", errCorrupt, r.typ)
 	}
-	e := m.words[r.word]
-	if e == nil {
-		e = &entry{}
-		m.words[r.word] = e
-	}
-	ctx := ""
-	if r.slot >= 0 {
-		ctx = r.contexts[0]
-	}
-	m.setLocked(e, r.seen, r.slot, ctx)
 	return nil
 }
 

@@ -17,23 +17,43 @@ import (
 //
 // A payload starts with its type byte:
 //
-//	recOffer:    word | seen (uvarint) | slot+1 (uvarint; 0 = offer not kept) | context
-//	recWord:     word | seen (uvarint) | k (uvarint) | k × context        (snapshots only)
-//	recDocFreq:  passages (uvarint) | (word | df (uvarint))* to the end    (version 2)
-//	recEnd:      words | contexts | passages | df words (uvarints)         (last record of a snapshot)
+//	recKeep (5):     word | context                                        (logs)
+//	recForget (6):   word                                                  (logs)
+//	recWord3 (8):    word | k (uvarint) | k × context                      (snapshots)
+//	recDocFreq3 (9): passages | passage hash (uvarints; 0 = none) | (word | df (uvarint))* to the end
+//	recSeen (7):     passage hash (uvarint)* to the end                    (snapshots)
+//	recEnd3 (10):    words | contexts | passages | df words | passage hashes (uvarints; last of a snapshot)
 //
 // where strings are a uvarint length followed by the bytes. Records are absolute
-// (they set state, they do not increment it), so replaying a record twice is harmless:
-// a recDocFreq sets the passage count and the document frequency of each word it
-// names (in a log: the words of one counted passage; a large passage, or a
-// snapshot's table, spans several records, each carrying the passage count).
+// or set membership (they never increment state), so replaying a record twice
+// is harmless: recKeep puts a context into its word's bottom-k, recForget
+// removes a word evicted for the budget, a recDocFreq sets the passage count
+// and the document frequency of each word it names and marks its passage hash
+// counted (in a log: the words of one counted passage; a large passage, or a
+// snapshot's table, spans several records, each carrying the passage count and
+// hash). A snapshot lists its words least recently changed first and its
+// passage hashes oldest first, so a load restores the eviction orders.
 //
-// Version 1 files (before document frequencies) have no recDocFreq and a recEnd
-// of words | contexts only. This build reads versions 1 and 2 and writes 2; a
-// writable memory never appends to a version 1 log (Open starts a new generation).
+// Each type has one layout whatever the header's version, so a header whose
+// version byte is damaged does not change how records read; a file whose
+// header names an older version but holds version 3 records is damaged.
+//
+// Older versions, read and converted on load (the next snapshot is written in
+// version 3, and an older log is never appended to: Open starts a new generation):
+//
+//	version 2: recOffer (1) word | seen | slot+1 (uvarints; 0 = not kept) | context,
+//	           recWord (2) word | seen | k | k × context, recDocFreq (4) as
+//	           recDocFreq3 without the passage hash, recEnd (3) as recEnd3
+//	           without the hash count;
+//	version 1: as 2 without recDocFreq, recEnd of words | contexts only.
+//
+// A kept recOffer and every context of an old recWord are put into the bottom-k
+// as a recKeep is: a converted word keeps the k smallest-hash contexts among
+// those its old snapshot and logs hold. Old passages carry no hash, so a resent
+// passage counted before the conversion counts once more.
 const (
 	fileMagic   = "T2VAMMEM"
-	fileVersion = 2
+	fileVersion = 3
 	// minFileVersion is the oldest format this build reads.
 	minFileVersion = 1
 	kindLog        = 'L'
@@ -48,6 +68,16 @@ const (
 	recEnd   byte = 3
 	// recDocFreq sets the passage count and document frequencies (version 2).
 	recDocFreq byte = 4
+	// Version 3's types. A decoded recWord3, recDocFreq3 or recEnd3 has
+	// the type recWord, recDocFreq or recEnd (and record.v3 set).
+	recKeep     byte = 5
+	recForget   byte = 6
+	recSeen     byte = 7
+	recWord3    byte = 8
+	recDocFreq3 byte = 9
+	recEnd3     byte = 10
+	// maxRecType is the largest record type.
+	maxRecType = recEnd3
 
 	// docFreqChunk bounds the payload of one recDocFreq record.
 	docFreqChunk = 64 << 10
@@ -132,6 +162,9 @@ type record struct {
 	passages uint64   // recDocFreq, recEnd (version 2)
 	dfWords  uint64   // recEnd (version 2)
 	dfs      []wordDF // recDocFreq
+	hash     uint64   // recDocFreq (version 3)
+	hashes   []uint64 // recSeen; recEnd: their number in hashes[0] (version 3)
+	v3       bool     // a type of version 3
 }
 
 // wordDF is one document frequency of a recDocFreq record.
@@ -145,21 +178,19 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, s...)
 }
 
-func appendOffer(dst []byte, word string, seen uint64, slot int, context string) []byte {
-	dst = append(dst, recOffer)
+func appendKeep(dst []byte, word, context string) []byte {
+	dst = append(dst, recKeep)
 	dst = appendString(dst, word)
-	dst = binary.AppendUvarint(dst, seen)
-	dst = binary.AppendUvarint(dst, uint64(slot+1))
-	if slot >= 0 {
-		dst = appendString(dst, context)
-	}
-	return dst
+	return appendString(dst, context)
 }
 
-func appendWordState(dst []byte, word string, seen uint64, contexts []string) []byte {
-	dst = append(dst, recWord)
+func appendForget(dst []byte, word string) []byte {
+	return appendString(append(dst, recForget), word)
+}
+
+func appendWordState(dst []byte, word string, contexts []string) []byte {
+	dst = append(dst, recWord3)
 	dst = appendString(dst, word)
-	dst = binary.AppendUvarint(dst, seen)
 	dst = binary.AppendUvarint(dst, uint64(len(contexts)))
 	for _, c := range contexts {
 		dst = appendString(dst, c)
@@ -167,20 +198,39 @@ func appendWordState(dst []byte, word string, seen uint64, contexts []string) []
 	return dst
 }
 
-// appendEnd appends a version 2 end record.
-func appendEnd(dst []byte, words, contexts, passages, dfWords uint64) []byte {
-	dst = append(dst, recEnd)
+// appendEnd appends an end record.
+func appendEnd(dst []byte, words, contexts, passages, dfWords, hashes uint64) []byte {
+	dst = append(dst, recEnd3)
 	dst = binary.AppendUvarint(dst, words)
 	dst = binary.AppendUvarint(dst, contexts)
 	dst = binary.AppendUvarint(dst, passages)
-	return binary.AppendUvarint(dst, dfWords)
+	dst = binary.AppendUvarint(dst, dfWords)
+	return binary.AppendUvarint(dst, hashes)
+}
+
+// appendSeen appends recSeen records of at most about docFreqChunk bytes
+// holding hashes.
+func appendSeen(dst []byte, hashes []uint64) []byte {
+	for len(hashes) > 0 {
+		n := min(len(hashes), docFreqChunk/binary.MaxVarintLen64)
+		var start int
+		dst, start = beginRecord(dst)
+		dst = append(dst, recSeen)
+		for _, h := range hashes[:n] {
+			dst = binary.AppendUvarint(dst, h)
+		}
+		endRecord(dst, start)
+		hashes = hashes[n:]
+	}
+	return dst
 }
 
 // docFreqWriter appends recDocFreq records of at most about docFreqChunk
-// bytes, each carrying the passage count.
+// bytes, each carrying the passage count and the passage hash.
 type docFreqWriter struct {
 	passages uint64
-	start    int // offset of the open record, -1: none
+	hash     uint64 // 0: none (a snapshot's table)
+	start    int    // offset of the open record, -1: none
 	records  int
 }
 
@@ -188,8 +238,9 @@ type docFreqWriter struct {
 func (w *docFreqWriter) add(dst []byte, word string, df uint64) []byte {
 	if w.start < 0 {
 		dst, w.start = beginRecord(dst)
-		dst = append(dst, recDocFreq)
+		dst = append(dst, recDocFreq3)
 		dst = binary.AppendUvarint(dst, w.passages)
+		dst = binary.AppendUvarint(dst, w.hash)
 		w.records++
 	}
 	dst = appendString(dst, word)
@@ -249,8 +300,27 @@ func decodeRecord(p []byte, version byte) (record, error) {
 		return record{}, fmt.Errorf("%w: empty payload", errCorrupt)
 	}
 	d := decoder{b: p[1:]}
-	r := record{typ: p[0]}
+	r := record{typ: p[0], v3: p[0] >= recKeep}
 	switch r.typ {
+	case recWord3:
+		r.typ = recWord
+	case recDocFreq3:
+		r.typ, version = recDocFreq, 3
+	case recEnd3:
+		r.typ, version = recEnd, 3
+	case recWord, recDocFreq, recEnd:
+		version = min(version, 2)
+	}
+	switch r.typ {
+	case recKeep:
+		r.word = d.str()
+		r.contexts = []string{d.str()}
+	case recForget:
+		r.word = d.str()
+	case recSeen:
+		for len(d.b) > 0 && d.err == nil {
+			r.hashes = append(r.hashes, d.uvarint())
+		}
 	case recOffer:
 		r.word = d.str()
 		r.seen = d.uvarint()
@@ -264,7 +334,9 @@ func decodeRecord(p []byte, version byte) (record, error) {
 		}
 	case recWord:
 		r.word = d.str()
-		r.seen = d.uvarint()
+		if !r.v3 {
+			r.seen = d.uvarint()
+		}
 		k := d.uvarint()
 		if d.err == nil && k > uint64(len(d.b)) { // every context takes at least one byte
 			return record{}, fmt.Errorf("%w: %d contexts in %d bytes", errCorrupt, k, len(d.b))
@@ -279,6 +351,9 @@ func decodeRecord(p []byte, version byte) (record, error) {
 			r.passages = d.uvarint()
 			r.dfWords = d.uvarint()
 		}
+		if version >= 3 {
+			r.hashes = []uint64{d.uvarint()}
+		}
 		if r.passages > maxPassages {
 			return record{}, fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
 		}
@@ -289,6 +364,9 @@ func decodeRecord(p []byte, version byte) (record, error) {
 		r.passages = d.uvarint()
 		if r.passages > maxPassages {
 			return record{}, fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
+		}
+		if version >= 3 {
+			r.hash = d.uvarint()
 		}
 		for len(d.b) > 0 && d.err == nil {
 			w := d.str()
@@ -307,7 +385,7 @@ func decodeRecord(p []byte, version byte) (record, error) {
 	if len(d.b) != 0 {
 		return record{}, fmt.Errorf("%w: %d trailing bytes in record type %d", errCorrupt, len(d.b), r.typ)
 	}
-	if (r.typ == recOffer || r.typ == recWord) && r.word == "" {
+	if (r.typ == recOffer || r.typ == recWord || r.typ == recKeep || r.typ == recForget) && r.word == "" {
 		return record{}, fmt.Errorf("%w: empty word", errCorrupt)
 	}
 	return r, nil

@@ -93,7 +93,7 @@ func resync(b []byte, from int, version byte) int {
 		if n == 0 || n > maxPayload || uint64(len(b)-j-recHeader) < uint64(n) {
 			continue
 		}
-		if t := b[j+recHeader]; t < recOffer || t > recDocFreq {
+		if t := b[j+recHeader]; t < recOffer || t > maxRecType {
 			continue
 		}
 		payload := b[j+recHeader : j+recHeader+int(n)]

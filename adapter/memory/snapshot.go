@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"container/list"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,14 +58,14 @@ func (m *Memory) clearLocked() (gen uint64, err error) {
 		if err := old.Close(); err != nil {
 			m.log.Warn("close old context memory log", "err", err)
 		}
-		if err := m.writeSnapshot(gen, nil, nil, 0, nil, 0); err != nil {
+		if err := m.writeSnapshot(gen, nil, nil, 0, nil, 0, nil); err != nil {
 			return 0, fmt.Errorf("clear context memory: %w", err)
 		}
 		m.oldFormat = false
 	}
-	m.words = make(map[string]*entry)
-	m.bytes, m.nctx = 0, 0
-	m.df, m.passages = make(map[string]*docCount), 0
+	m.words, m.lru = make(map[string]*entry), list.New()
+	m.bytes, m.used, m.nctx = 0, 0, 0
+	m.df, m.passages, m.seen = make(map[string]*docCount), 0, passageSet{}
 	m.version++
 	return gen, nil
 }
@@ -85,10 +86,13 @@ func (m *Memory) compactLocked() error {
 	}
 	words := make([]string, 0, len(m.words))
 	states := make([]entry, 0, len(m.words))
-	for w, e := range m.words {
+	for el := m.lru.Front(); el != nil; el = el.Next() { // least recently changed first
+		w := el.Value.(string)
 		words = append(words, w)
-		states = append(states, entry{seen: e.seen, ctx: slices.Clone(e.ctx)})
+		states = append(states, entry{ctx: slices.Clone(m.words[w].ctx)})
 	}
+	hashes := m.seen.ordered()
+
 	nctx := m.nctx
 	df := make([]wordDF, 0, len(m.df))
 	for w, c := range m.df {
@@ -100,7 +104,7 @@ func (m *Memory) compactLocked() error {
 	if err := old.Close(); err != nil {
 		m.log.Warn("close old context memory log", "err", err)
 	}
-	if err := m.writeSnapshot(gen, words, states, nctx, df, passages); err != nil {
+	if err := m.writeSnapshot(gen, words, states, nctx, df, passages, hashes); err != nil {
 		return err
 	}
 	m.oldFormat = false // the snapshot holds everything in the current format
@@ -134,7 +138,9 @@ func (m *Memory) rotateLocked() (old *os.File, gen uint64, err error) {
 
 // writeSnapshot writes the snapshot of generation gen: temporary file, fsync,
 // rename, directory fsync.
-func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx int, df []wordDF, passages int64) error {
+func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx int, df []wordDF, passages int64,
+	hashes []uint64) error {
+	nhashes := len(hashes)
 	final := m.path(kindSnapshot, gen)
 	tmp := final + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -151,7 +157,7 @@ func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx 
 	for i, w := range words {
 		var start int
 		buf, start = beginRecord(buf)
-		buf = appendWordState(buf, w, states[i].seen, states[i].ctx)
+		buf = appendWordState(buf, w, states[i].ctx)
 		endRecord(buf, start)
 		if len(buf) >= 1<<20 {
 			if _, err := f.Write(buf); err != nil {
@@ -174,9 +180,21 @@ func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx 
 		}
 	}
 	buf = dw.end(buf)
+	for len(hashes) > 0 {
+		n := min(len(hashes), 1<<16)
+		buf = appendSeen(buf, hashes[:n])
+		hashes = hashes[n:]
+		if len(buf) >= 1<<20 {
+			if _, err := f.Write(buf); err != nil {
+				return fail(err)
+			}
+			size += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
 	var start int
 	buf, start = beginRecord(buf)
-	buf = appendEnd(buf, uint64(len(words)), uint64(nctx), uint64(passages), uint64(len(df)))
+	buf = appendEnd(buf, uint64(len(words)), uint64(nctx), uint64(passages), uint64(len(df)), uint64(nhashes))
 	endRecord(buf, start)
 	if _, err := f.Write(buf); err != nil {
 		return fail(err)

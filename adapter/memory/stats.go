@@ -10,7 +10,7 @@ import (
 
 // Stats is a summary of the memory.
 type Stats struct {
-	// Words and Contexts count the words with a reservoir and the stored contexts.
+	// Words and Contexts count the words with contexts and the stored contexts.
 	Words    int `json:"words"`
 	Contexts int `json:"contexts"`
 	// Passages counts the passages counted for document frequencies (CountPassage);
@@ -19,10 +19,18 @@ type Stats struct {
 	Passages        int64 `json:"passages"`
 	DocFreqWords    int   `json:"df_words"`
 	DocFreqRejected int64 `json:"df_rejected"`
-	// ContextBytes is the total size of the stored contexts.
+	// ContextBytes is the total size of the stored contexts; BudgetBytes
+	// what counts against MaxBytes (the contexts, the words and a fixed
+	// overhead per word and per context).
 	ContextBytes int64 `json:"context_bytes"`
-	// Offered counts distinct contexts offered since Open; Rejected counts
-	// observations ignored because of a cap or an invalid word or context.
+	BudgetBytes  int64 `json:"budget_bytes"`
+	// Evicted counts the words evicted since Open to keep within the budget.
+	Evicted int64 `json:"evicted"`
+	// PassageHashes counts the content hashes of counted passages kept.
+	PassageHashes int `json:"passage_hashes"`
+	// Offered counts the valid observations offered since Open; Rejected
+	// counts observations ignored: an invalid word or context, or one
+	// larger than the budget.
 	Offered  int64 `json:"offered"`
 	Rejected int64 `json:"rejected"`
 	// Records counts log records appended since Open.
@@ -53,6 +61,9 @@ func (m *Memory) Stats() Stats {
 		DocFreqWords:    len(m.df),
 		DocFreqRejected: m.dfRejected,
 		ContextBytes:    m.bytes,
+		BudgetBytes:     m.used,
+		Evicted:         m.evicted,
+		PassageHashes:   m.seen.len(),
 		Offered:         m.offered,
 		Rejected:        m.rejected,
 		Records:         m.appended,
@@ -77,15 +88,14 @@ func errString(err error) string {
 // ExportedWord is one line of Export.
 type ExportedWord struct {
 	Word string `json:"word"`
-	// Seen counts the distinct contexts offered for the word; Contexts are the kept ones.
-	Seen     uint64   `json:"seen"`
+	// Contexts are the kept ones, in ascending order of their hash.
 	Contexts []string `json:"contexts"`
 	// DocFreq is the number of counted passages that contain the word.
 	DocFreq int64 `json:"df"`
 }
 
 // Export writes the memory as JSON lines (one ExportedWord per line) sorted
-// by word: every word with a reservoir or a document frequency. The passage
+// by word: every word with contexts or a document frequency. The passage
 // count is in Stats.
 func (m *Memory) Export(w io.Writer) error {
 	m.mu.RLock()
@@ -95,7 +105,7 @@ func (m *Memory) Export(w io.Writer) error {
 		if c := m.df[word]; c != nil {
 			df = c.n
 		}
-		all = append(all, ExportedWord{Word: word, Seen: e.seen, Contexts: slices.Clone(e.ctx), DocFreq: df})
+		all = append(all, ExportedWord{Word: word, Contexts: slices.Clone(e.ctx), DocFreq: df})
 	}
 	for word, c := range m.df {
 		if _, ok := m.words[word]; !ok {

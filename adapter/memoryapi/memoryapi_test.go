@@ -305,8 +305,10 @@ func TestMaxCollections(t *testing.T) {
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	learn := func(coll string) int {
-		return post(t, ts.URL+memoryapi.PathLearn, memoryapi.LearnRequest{Collection: coll, Passages: [][]string{{"a"}}}, nil)
+	n := 0
+	learn := func(coll string) int { // a distinct passage each time
+		n++
+		return post(t, ts.URL+memoryapi.PathLearn, memoryapi.LearnRequest{Collection: coll, Passages: [][]string{{"a", fmt.Sprint(n)}}}, nil)
 	}
 	for _, c := range []struct {
 		coll string

@@ -34,11 +34,16 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 	}
 	o := DefaultOptions()
 	var all []string
+	drawn := map[string]bool{} // the memory counts a passage of the same tokens once
 	for range 200 {
-		words := make([]string, 1+rng.IntN(12))
-		for i := range words {
-			words[i] = vocab[rng.IntN(len(vocab))]
+		var words []string
+		for words == nil || drawn[strings.Join(words, " ")] {
+			words = make([]string, 1+rng.IntN(12))
+			for i := range words {
+				words[i] = vocab[rng.IntN(len(vocab))]
+			}
 		}
+		drawn[strings.Join(words, " ")] = true
 		all = append(all, words...)
 		info := make([]tokInfo, len(words))
 		for i, w := range words {

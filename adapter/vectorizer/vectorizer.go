@@ -348,9 +348,9 @@ func (w *work) window(pos int) (a, b int, text string) {
 }
 
 // teach offers the sentences of every non-frequent word of the prepared text
-// to the memory and returns how many observations it offered. The sentences
-// of one word are offered in text order (the reservoirs are per word, so the
-// order across words does not matter).
+// to the memory and returns how many observations it offered. The memory
+// keeps each word's k smallest-hash contexts, so the order of the offers
+// does not matter.
 func (v *Vectorizer) teach(w *work) (int, error) {
 	if v.store == nil || v.store.ReadOnly() || len(w.occHead) == 0 {
 		return 0, nil

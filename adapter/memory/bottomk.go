@@ -1,0 +1,255 @@
+package memory
+
+import (
+	"cmp"
+	"container/list"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Observation is one context sentence seen around one word.
+type Observation struct {
+	// Word is the token (as the model's tokenizer produced it).
+	Word string
+	// Context is the raw sentence the word occurred in.
+	Context string
+}
+
+// entry holds the bottom-k contexts of one word: the at most MaxContexts
+// contexts with the smallest (contextHash, context), in that order.
+type entry struct {
+	version uint64   // changes whenever ctx changes
+	ctx     []string // at most MaxContexts, sorted by (hashes[i], ctx[i])
+	hashes  []uint64
+	lru     *list.Element // in Memory.lru; the word, least recently kept first
+}
+
+// Per-word and per-context bytes the budget (Options.MaxBytes) counts on top
+// of the strings: map and list entries, slice headers, hashes.
+const (
+	wordOverhead    = 192
+	contextOverhead = 48
+)
+
+// contextHash is the 64-bit hash that orders a word's contexts: FNV-1a of the
+// context's bytes, xor the seed, through the splitmix64 finalizer.
+func contextHash(seed uint64, ctx string) uint64 {
+	return mix64(fnv1a(fnvOffset, ctx) ^ seed)
+}
+
+// Remember offers each observation to its word's bottom-k contexts and
+// appends the changes to the log. Observations with an empty, too long or
+// invalid UTF-8 word or context are skipped and counted as rejected. When the
+// budget is reached, the least recently changed words are evicted to make
+// room. With SyncAlways it returns after the changes are on disk.
+func (m *Memory) Remember(obs []Observation) error {
+	if len(obs) == 0 && !m.opts.ReadOnly {
+		return nil
+	}
+	return m.change(func(buf []byte, persist bool) ([]byte, int) {
+		n := 0
+		for _, o := range obs {
+			word, ctx, evicted, ok := m.offerLocked(o)
+			if !ok || !persist {
+				continue
+			}
+			for _, w := range evicted {
+				var start int
+				buf, start = beginRecord(buf)
+				buf = appendForget(buf, w)
+				endRecord(buf, start)
+				n++
+			}
+			var start int
+			buf, start = beginRecord(buf)
+			buf = appendKeep(buf, word, ctx)
+			endRecord(buf, start)
+			n++
+		}
+		return buf, n
+	}, nil) // a kept context applied twice is harmless: records set membership
+}
+
+// offerLocked applies one observation. ok is false when nothing changed
+// (rejected, a context already kept, or one whose hash is not among the k smallest).
+func (m *Memory) offerLocked(o Observation) (word, ctx string, evicted []string, ok bool) {
+	if o.Word == "" || len(o.Word) > m.opts.MaxWordBytes || !utf8.ValidString(o.Word) || !utf8.ValidString(o.Context) {
+		m.rejected++
+		return "", "", nil, false
+	}
+	ctx = CutContext(o.Context, o.Word, m.opts.MaxContextBytes)
+	if ctx == "" {
+		m.rejected++
+		return "", "", nil, false
+	}
+	m.offered++
+	h := contextHash(m.opts.Seed, ctx)
+	e := m.words[o.Word]
+	if e != nil && !e.admits(h, ctx, m.opts.MaxContexts) {
+		return "", "", nil, false
+	}
+	grow := int64(len(ctx) + contextOverhead)
+	if e == nil {
+		grow += int64(len(o.Word) + wordOverhead)
+	} else if len(e.ctx) >= m.opts.MaxContexts {
+		grow -= int64(len(e.ctx[len(e.ctx)-1]) + contextOverhead)
+	}
+	for m.used+grow > m.opts.MaxBytes || (e == nil && len(m.words) >= m.opts.MaxWords) {
+		w, ok := m.evictLocked(e)
+		if !ok {
+			m.rejected++
+			return "", "", nil, false
+		}
+		evicted = append(evicted, w)
+	}
+	ctx = strings.Clone(ctx) // never pin the caller's (request body's) memory
+	m.keepLocked(o.Word, ctx)
+	return o.Word, ctx, evicted, true
+}
+
+// admits reports whether (h, ctx) would enter the bottom-k of e.
+func (e *entry) admits(h uint64, ctx string, k int) bool {
+	i, found := e.search(h, ctx)
+	return !found && i < k
+}
+
+// search returns where (h, ctx) belongs in e's sorted contexts.
+func (e *entry) search(h uint64, ctx string) (int, bool) {
+	i, _ := slices.BinarySearch(e.hashes, h)
+	for ; i < len(e.hashes) && e.hashes[i] == h; i++ { // equal hashes: by content
+		if c := cmp.Compare(e.ctx[i], ctx); c >= 0 {
+			return i, c == 0
+		}
+	}
+	return i, false
+}
+
+// keepLocked inserts ctx into word's bottom-k (creating the word), dropping
+// the largest when more than MaxContexts remain. It enforces no budget
+// (offerLocked does); replaying a file uses it as it is.
+func (m *Memory) keepLocked(word, ctx string) {
+	e := m.words[word]
+	if e == nil {
+		e = &entry{}
+		word = strings.Clone(word)
+		m.words[word] = e
+		e.lru = m.lru.PushBack(word)
+		m.used += int64(len(word) + wordOverhead)
+	} else {
+		m.lru.MoveToBack(e.lru)
+	}
+	h := contextHash(m.opts.Seed, ctx)
+	i, found := e.search(h, ctx)
+	if found || i >= m.opts.MaxContexts {
+		return
+	}
+	e.ctx = slices.Insert(e.ctx, i, ctx)
+	e.hashes = slices.Insert(e.hashes, i, h)
+	m.bytes += int64(len(ctx))
+	m.used += int64(len(ctx) + contextOverhead)
+	m.nctx++
+	if k := m.opts.MaxContexts; len(e.ctx) > k {
+		for _, c := range e.ctx[k:] {
+			m.bytes -= int64(len(c))
+			m.used -= int64(len(c) + contextOverhead)
+			m.nctx--
+		}
+		e.ctx, e.hashes = slices.Clip(e.ctx[:k]), e.hashes[:k]
+	}
+	m.version++
+	e.version = m.version
+}
+
+// evictLocked forgets the least recently changed word other than keep; ok
+// is false when there is none.
+func (m *Memory) evictLocked(keep *entry) (word string, ok bool) {
+	for el := m.lru.Front(); el != nil; el = el.Next() {
+		w := el.Value.(string)
+		if m.words[w] != keep {
+			m.forgetLocked(w)
+			m.evicted++
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// forgetLocked removes word and its contexts.
+func (m *Memory) forgetLocked(word string) {
+	e := m.words[word]
+	if e == nil {
+		return
+	}
+	for _, c := range e.ctx {
+		m.bytes -= int64(len(c))
+		m.used -= int64(len(c) + contextOverhead)
+	}
+	m.nctx -= len(e.ctx)
+	m.used -= int64(len(word) + wordOverhead)
+	m.lru.Remove(e.lru)
+	delete(m.words, word)
+	m.version++
+}
+
+// shrinkLocked evicts the least recently changed words until the memory fits
+// its budget (after a load with lower limits than the files were written with).
+func (m *Memory) shrinkLocked() {
+	for m.used > m.opts.MaxBytes || len(m.words) > m.opts.MaxWords {
+		if _, ok := m.evictLocked(nil); !ok {
+			return
+		}
+	}
+}
+
+// CutContext trims white space and cuts ctx to at most limit bytes around the
+// first occurrence of word, at rune and (where possible) word boundaries.
+func CutContext(ctx, word string, limit int) string {
+	ctx = strings.TrimSpace(ctx)
+	if len(ctx) <= limit {
+		return ctx
+	}
+	at := strings.Index(ctx, word)
+	if at < 0 {
+		if lower := strings.ToLower(ctx); len(lower) == len(ctx) {
+			at = strings.Index(lower, word)
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	start := max(0, at+len(word)/2-limit/2)
+	end := min(len(ctx), start+limit)
+	start = max(0, end-limit)
+	// Cut at spaces outside the word where there are any.
+	if start > 0 && start < at {
+		if i := strings.IndexByte(ctx[start:at], ' '); i >= 0 {
+			start += i + 1
+		}
+	}
+	if wend := at + len(word); end < len(ctx) && wend < end {
+		if i := strings.LastIndexByte(ctx[wend:end], ' '); i >= 0 {
+			end = wend + i
+		}
+	}
+	for start < end && !utf8.RuneStart(ctx[start]) {
+		start++
+	}
+	for end > start && end < len(ctx) && !utf8.RuneStart(ctx[end]) {
+		end--
+	}
+	return strings.TrimSpace(ctx[start:end])
+}
+
+// Contexts appends the remembered contexts of word to dst, in ascending
+// order of their hash. version changes whenever the contexts change; it is 0
+// for a word with no contexts.
+func (m *Memory) Contexts(dst []string, word string) ([]string, uint64) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e := m.words[word]
+	if e == nil {
+		return dst, 0
+	}
+	return append(dst, e.ctx...), e.version
+}
