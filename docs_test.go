@@ -242,3 +242,33 @@ func TestDocumentLinksResolve(t *testing.T) {
 		}
 	}
 }
+
+// demoMRRRE matches the demo's MRR@10 line: base, then AM.
+var demoMRRRE = regexp.MustCompile(`MRR@10\s+([0-9.]+)\s+([0-9.]+)`)
+
+// TestDemoNumbersInDocs runs the demo on the embedded model and checks that
+// the MRR@10 figures the README and the evaluation page quote are the ones it prints.
+func TestDemoNumbersInDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo: skipped under -short")
+	}
+	out := helpOutput("demo")
+	m := demoMRRRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo printed no MRR@10 line:\n%s", out)
+	}
+	for _, file := range []string{"README.md", "docs/evaluation.md"} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m[1:] {
+			if !strings.Contains(string(text), v) {
+				t.Errorf("%s does not quote the demo's MRR@10 %s (the demo prints %q)", file, v, m[0])
+			}
+		}
+		if !strings.Contains(string(text), m[0]) {
+			t.Errorf("%s does not quote the demo's line %q", file, m[0])
+		}
+	}
+}
