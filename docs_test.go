@@ -17,7 +17,7 @@ import (
 )
 
 // docFiles are the documents whose shell examples must match the binary.
-var docFiles = []string{"README.md", "CHANGELOG.md", "docs/configuration.md", "docs/operations.md",
+var docFiles = []string{"README.md", "CHANGELOG.md", "docs/configuration.md", "docs/operations.md", "docs/security.md",
 	"docs/evaluation.md", "docs/benchmarks.md", "docs/model.md", "docs/architecture.md"}
 
 // invocation is one text2vec-am command line found in a document.
