@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,7 +17,8 @@ import (
 )
 
 // docFiles are the documents whose shell examples must match the binary.
-var docFiles = []string{"README.md", "EVAL.md", "BENCHMARKS.md", "MODEL.md", "ARCHITECTURE.md"}
+var docFiles = []string{"README.md", "CHANGELOG.md", "docs/configuration.md", "docs/operations.md", "docs/security.md",
+	"docs/evaluation.md", "docs/benchmarks.md", "docs/model.md", "docs/architecture.md"}
 
 // invocation is one text2vec-am command line found in a document.
 type invocation struct {
@@ -217,5 +219,56 @@ func TestCommandCheckerFindsMistakes(t *testing.T) {
 	}
 	if n != 4 || !slices.Equal(problems, want) {
 		t.Fatalf("checked %d lines, problems:\n%s\nwant 4 lines and:\n%s", n, strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// mdLinkRE matches a relative Markdown link to a file: [text](path) or
+// [text](path#anchor), not a URL.
+var mdLinkRE = regexp.MustCompile(`\]\(([^):#\s]+)(?:#[^)\s]*)?\)`)
+
+// TestDocumentLinksResolve checks that every relative link of the documents
+// names a file of the repository.
+func TestDocumentLinksResolve(t *testing.T) {
+	for _, file := range docFiles {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("read %s: %v", file, err)
+		}
+		dir := filepath.Dir(file)
+		for _, m := range mdLinkRE.FindAllStringSubmatch(string(text), -1) {
+			if _, err := os.Stat(filepath.Join(dir, m[1])); err != nil {
+				t.Errorf("%s links to %s, which does not exist", file, m[1])
+			}
+		}
+	}
+}
+
+// demoMRRRE matches the demo's MRR@10 line: base, then AM.
+var demoMRRRE = regexp.MustCompile(`MRR@10\s+([0-9.]+)\s+([0-9.]+)`)
+
+// TestDemoNumbersInDocs runs the demo on the embedded model and checks that
+// the MRR@10 figures the README and the evaluation page quote are the ones it prints.
+func TestDemoNumbersInDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo: skipped under -short")
+	}
+	out := helpOutput("demo")
+	m := demoMRRRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo printed no MRR@10 line:\n%s", out)
+	}
+	for _, file := range []string{"README.md", "docs/evaluation.md"} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m[1:] {
+			if !strings.Contains(string(text), v) {
+				t.Errorf("%s does not quote the demo's MRR@10 %s (the demo prints %q)", file, v, m[0])
+			}
+		}
+		if !strings.Contains(string(text), m[0]) {
+			t.Errorf("%s does not quote the demo's line %q", file, m[0])
+		}
 	}
 }

@@ -64,7 +64,7 @@ func TestServeFlagErrors(t *testing.T) {
 	}{
 		{[]string{"serve", "--memory", "maybe"}, "--memory"},
 		{[]string{"serve", "--weighting", "max"}, "weighting"},
-		{[]string{"serve", "--rare-min", "50"}, "--frequent-min"}, // each surface spells the setting its own way (issue 17)
+		{[]string{"serve", "--rare-min", "50"}, "--frequent-min"}, // each surface spells the setting its own way
 		{[]string{"serve", "--max-concurrent", "0"}, "--max-concurrent"},
 		{[]string{"serve", "--memory-sync", "sometimes"}, "--memory-sync"},
 		{[]string{"serve", "--memory-max-contexts", "0"}, "MaxContexts"},

@@ -16,7 +16,7 @@ import (
 )
 
 // unseenSentence returns "the qx000001vz the qx000002vz …" with n unseen words
-// in one sentence: issue 13's quadratic case.
+// in one sentence: the case that would be quadratic.
 func unseenSentence(n int) string {
 	var b strings.Builder
 	for i := range n {

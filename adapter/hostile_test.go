@@ -1,6 +1,6 @@
 package adapter_test
 
-// The hostile-input suite of issue 13: every way one request, one client or
+// The hostile-input suite: every way one request, one client or
 // one damaged file brought the server down or locked others out, replayed.
 
 import (

@@ -1,7 +1,7 @@
 // Package defaultmodel embeds the default text2vec-am model: a serving bundle
 // (AM weights plus base vectors, counts and precomputed AM+skip vectors for
 // rare words) trained by this project's own trainer on a general English
-// corpus. MODEL.md at the repository root says how it was built.
+// corpus. docs/model.md says how it was built.
 package defaultmodel
 
 import (

@@ -62,7 +62,7 @@
 // b(k) = min(⌊log₂ k⌋, CountBuckets − 1) (CountBucket), so the gate learns
 // how far to trust one sentence, two, four … apart from what they say. The
 // paper's gate cannot know k, and on rare words trusts one or two sentences
-// more than its own form (EVAL.md, issue 12). These biases start at 0.
+// more than its own form (docs/evaluation.md). These biases start at 0.
 //
 // The attention uses the identity Σ_j s(C_i, C_j) = v_Ci·(MᵀM S)/√d with
 // S = Σ_j v_Cj: two d×d mat-vecs and m dot products replace m mat-vecs and an

@@ -8,7 +8,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
-// The inference benchmark of issue 3: one word with 64 contexts of 50 words
+// The inference benchmark: one word with 64 contexts of 50 words
 // each at d = 300, base table 90,000 × 300 (random), context words drawn
 // from a Zipf distribution over the vocabulary like real text (uniform ids in
 // the "Uniform" variants: every row a cache miss).

@@ -3,7 +3,7 @@
 # fastText-style subword skipgram vectors (words plus their character 3–6-grams) on one thread with
 # a fixed seed and a shuffled line order (bit-identical runs), then AM training with a fixed seed
 # and thread count on those word vectors, its n-gram table started from the same model's n-gram
-# vectors (no map between spaces). MODEL.md records the settings and results.
+# vectors (no map between spaces). docs/model.md records the settings and results.
 #
 #   bash scripts/build-default-model.sh [--install] [CORPUS_DIR]   (default: ../shared/data/corpus/general)
 #
@@ -28,8 +28,8 @@ bin="$work/text2vec-am"
 
 # 1. The subword model: 200-d skipgram over words and their character 3–6-grams (fastText's
 #    recipe: window 5, 5 negatives from unigram^0.5, lr 0.05, min-count 5) but a row of its own
-#    for every n-gram instead of fastText's 2,000,000 hashed buckets (EVAL.md, "Session 8") and 10
-#    epochs (twice fastText's 5: EVAL.md, "Session 6"), corpus lines in an order drawn from the
+#    for every n-gram instead of fastText's 2,000,000 hashed buckets (docs/model.md) and 10
+#    epochs (twice fastText's 5: docs/model.md), corpus lines in an order drawn from the
 #    seed. Its word vectors are AM's base.
 "$bin" train-embeddings --corpus "$corpus" --dim 200 --window 5 --negative 5 --min-count 5 \
   --epochs 10 --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
@@ -39,7 +39,7 @@ bin="$work/text2vec-am"
 # 2. AM on them with the paper's protocol, its n-gram table started from the subword model's own
 #    n-gram vectors (the NGRAMS found in the most vocabulary words) and kept frozen (AM learns
 #    its gate, A and the attention on them); the serving bundle stores the n-grams as int4 and the
-#    base vectors as int8 (EVAL.md, "The default model, session 9").
+#    base vectors as int8 (docs/model.md).
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage int8 --bundle-oov-max-count 0 \
   --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 \

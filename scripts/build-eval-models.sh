@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the d = 100 models the evaluations of EVAL.md name "ours", with this project's own
+# Builds the d = 100 models the evaluations of docs/evaluation.md name "ours", with this project's own
 # trainers and fixed seeds: skipgram base vectors and counts of the general corpus, fastText-style
 # subword vectors (the form model), then AM (its n-grams started from the subword vectors) and
 # FCM (full models), AM-ctx and FCM-ctx (trained context-only, for eval chimeras) and the AM
@@ -9,7 +9,7 @@
 #
 # Writes into $WORK (default: a new temporary directory): base.vec, counts.txt, subwords.bin,
 # ngrams.bin, am.am, am.bundle.am, fcm.am, context.am, fcm-context.am and a log per step. About
-# 15 minutes on 2 cores. The subword step runs Hogwild on 2 threads (as measured in EVAL.md), so
+# 15 minutes on 2 cores. The subword step runs Hogwild on 2 threads (as measured in docs/evaluation.md), so
 # it and the AM models differ slightly from run to run; everything else is bit-identical.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,7 @@ bin="$work/text2vec-am"
 
 # 2. The form model: fastText's subword skipgram (character n-grams 3–6 in 2,000,000 buckets,
 #    the word vector the mean of the word's and its n-grams' rows), its n-gram vectors kept.
-#    (The models EVAL.md reports: --shuffle and train --count-buckets are measured there as
+#    (The models docs/evaluation.md reports: --shuffle and train --count-buckets are measured there as
 #    options, "The subword trainer against fastText" and "A gate that knows how many contexts
 #    it has", and are not used here, so that this script rebuilds what those sections report.)
 "$bin" train-embeddings --corpus "$corpus" --out "$work/subwords.bin" --format binary \

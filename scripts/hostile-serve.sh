@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13's "must show" checks against a real `text2vec-am serve` on loopback:
+# The hostile-input checks against a real `text2vec-am serve` on loopback:
 #  1. the 832 KB /explain request (4,000 unseen words + 788,000 bytes (780 KB is the issue's rounding) of '-') under GOMEMLIMIT=1GiB:
 #     status, response size, peak RSS (VmHWM), the server alive after it;
 #  2. eight slow-body connections (Content-Length 100000, one byte every 2 s) open,

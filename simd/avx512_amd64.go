@@ -78,7 +78,7 @@ var avx512Kernels = kernels{
 // every other row of a table starts 32 bytes into a 64-byte line, so each
 // 64-byte load of such a row spans two lines, while 32-byte loads never do.
 // The gathers of the AVX-512 set use the AVX2 kernels for these rows, which
-// BENCHMARKS.md ("Session 6") measured 14–18 % faster on an Intel Xeon at
+// docs/benchmarks.md: measured 14–18 % faster on an Intel Xeon at
 // d = 200 (on AMD Zen 5 only the vectorizer's anchor was compared, one run
 // per set, the same way); at d = 256 and 300 the AVX-512 kernels win or tie.
 func halfLineRows(d int) bool { return d%16 == 8 }

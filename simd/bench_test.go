@@ -20,7 +20,7 @@ import (
 // function table, as the exported functions other than Dot call it).
 // BenchmarkDot also calls the assembly kernels directly ("direct-…"), to
 // measure what Dot's dispatch costs. Each reports the thread CPU time per call (cpu-ns/op) and
-// GFLOP/s; BENCHMARKS.md turns those into fractions of the CPU's peak.
+// GFLOP/s; docs/benchmarks.md turns those into fractions of the CPU's peak.
 // T2V_SIMD=avx2 (or another set) makes "ours" use that set.
 //
 //	nice -n 10 go test -run '^$' -bench . -cpu 1 -count 5 ./simd/
@@ -364,7 +364,7 @@ func sizeName(key string, n int) string { return key + "=" + strconv.Itoa(n) }
 
 // BenchmarkDotLoop calls Dot and vek32.Dot in a plain loop, as a caller's
 // loop calls them, without the call of runVariants' closure per call (which
-// costs both the same, about 1.5 ns on the Zen 5 of BENCHMARKS.md).
+// costs both the same, about 1.5 ns on the Zen 5 of docs/benchmarks.md).
 func BenchmarkDotLoop(b *testing.B) {
 	for _, d := range []int{100, 300} {
 		r := rand.New(rand.NewPCG(1, 1))

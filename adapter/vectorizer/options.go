@@ -120,7 +120,7 @@ type Options struct {
 
 // DefaultMaxAMWords is the MaxAMWords that 0 stands for. Each AM word costs at
 // most MaxContexts contexts of 2·model.ContextWindow tokens; on the reference
-// CPU 20,000 unseen words in one text take well under a second (BENCHMARKS.md).
+// CPU 20,000 unseen words in one text take well under a second (docs/benchmarks.md).
 const DefaultMaxAMWords = 20_000
 
 // maxAMWords returns MaxAMWords, or its default when it is 0.
@@ -133,7 +133,7 @@ func (o *Options) maxAMWords() int {
 
 // DefaultOptions returns sif-collection with a = 1e-3 and b = 0.01,
 // FrequentMin 32, RareMin 1, 64 contexts. On debian-dev sif-collection lifts
-// dense AM MRR@10 from 0.390 (sif) to 0.434 (EVAL.md).
+// dense AM MRR@10 from 0.390 (sif) to 0.434 (docs/evaluation.md).
 func DefaultOptions() Options {
 	return Options{Weighting: WeightSIFCollection, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64}
 }

@@ -11,7 +11,7 @@ import "unsafe"
 const Size = 64
 
 // Fast reports whether Block runs vector instructions on this CPU (AVX2).
-// Without them a block takes about ten times as long (BENCHMARKS.md), more
+// Without them a block takes about ten times as long (docs/benchmarks.md), more
 // than a byte-by-byte scan of its bytes: callers then scan bytes instead.
 func Fast() bool { return fast }
 

@@ -365,7 +365,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 // n-gram table's --ngrams, --ngrams-space, --ngram-max and --ngram-lr-scale.
 // --nmin, --nmax and --ngram-min-count are not among them: every mode builds
 // and stores the n-gram vocabulary they shape, and a loop over the modes may
-// give them to all (EVAL.md).
+// give them to all (docs/evaluation.md).
 func (f *trainFlags) formFlags(def Options) []string {
 	var given []string
 	for _, c := range []struct {

@@ -195,7 +195,7 @@ func TestHoldingAll(t *testing.T) {
 }
 
 // TestHoldsIsTheOwnerRule: from a share of 0.5 on, a word holds an n-gram
-// exactly when it is the n-gram's single owner as session 11's code chose it
+// exactly when it is the n-gram's single owner as the owner rule chooses it
 // (the word of the largest count, if that count is more than share of the
 // n-gram's mass), ties and zero counts included.
 func TestHoldsIsTheOwnerRule(t *testing.T) {

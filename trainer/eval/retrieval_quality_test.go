@@ -15,7 +15,7 @@ import (
 )
 
 // TestDefaultModelRetrievalQuality guards the product's retrieval quality on
-// ../shared's debian-dev set (EVAL.md, "Retrieval"): BM25 as measured in the
+// ../shared's debian-dev set (docs/evaluation.md, "Retrieval"): BM25 as measured in the
 // issue, and dense retrieval with the embedded default model and the
 // vectorizer's defaults (memory warmed with the documents, as `memory warm`
 // before an import) well above fastText's subword vectors (0.334). It fails
@@ -62,7 +62,7 @@ func TestDefaultModelRetrievalQuality(t *testing.T) {
 	defer mem.Close()
 	opts := vectorizer.DefaultOptions()
 	if opts.Weighting != vectorizer.WeightSIFCollection {
-		t.Fatalf("default weighting %v: this test measures sif-collection, the default EVAL.md reports", opts.Weighting)
+		t.Fatalf("default weighting %v: this test measures sif-collection, the default docs/evaluation.md reports", opts.Weighting)
 	}
 	v, err := vectorizer.New(m, mem, opts)
 	if err != nil {
@@ -91,7 +91,7 @@ func TestDefaultModelRetrievalQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("debian-dev: BM25 MRR@10 %.4f, dense AM (default model, defaults) %.4f, R@10 %.4f", bm.MRR10, dense.MRR10, dense.Recall10)
-	// Measured 0.528 (EVAL.md); fastText's subword vectors score 0.334, base vectors alone 0.386.
+	// Measured 0.528 (docs/evaluation.md); fastText's subword vectors score 0.334, base vectors alone 0.386.
 	if dense.MRR10 < 0.50 {
 		t.Errorf("dense AM MRR@10 = %.4f, want ≥ 0.50 (measured 0.528; fastText 0.334)", dense.MRR10)
 	}

@@ -30,7 +30,7 @@ type VecMapWord struct {
 // VecMapSelection configures the choice of test words.
 type VecMapSelection struct {
 	MinCount  int64 // at least this many occurrences in the full corpus (paper: 1000)
-	MaxCount  int64 // at most this many (0: no limit); see EVAL.md for why we cap
+	MaxCount  int64 // at most this many (0: no limit); see docs/evaluation.md for why we cap
 	Buckets   int   // 8: 1, 2, 4 … 128 occurrences
 	PerBucket int   // 125
 	Seed      uint64

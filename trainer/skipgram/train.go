@@ -49,7 +49,7 @@ type Config struct {
 	Seed uint64
 	// Shuffle visits the corpus units in an order drawn once from Seed instead
 	// of file order, so that no worker trains on one domain of a corpus made of
-	// several at a time (EVAL.md: file order costs quality).
+	// several at a time (docs/evaluation.md: file order costs quality).
 	Shuffle bool
 	// MinN and MaxN are the character n-gram lengths of subword training
 	// (TrainSubwords; fastText's -minn/-maxn). MaxN = 0 trains words only.
@@ -61,7 +61,7 @@ type Config struct {
 	// of uniform in ±1/Dim like the word rows, as fastText 0.9.2 in effect
 	// leaves most of its buckets (its initializer fills only the first
 	// Threads/10 of the input matrix). It measured level with uniform rows on
-	// never-seen words (EVAL.md, "Session 13").
+	// never-seen words (docs/evaluation.md).
 	ZeroNgramRows bool
 	// Progress, when set, is called about every ProgressEvery from a separate
 	// goroutine while training runs, and once at the end.
@@ -75,10 +75,10 @@ type Config struct {
 // words only (MaxN 0); setting MaxN trains fastText's n-grams from MinN 3
 // characters, each distinct n-gram with its own row (Bucket 0: on the
 // general corpus its never-seen words' forms scored higher than in fastText's
-// 2,000,000 hash buckets, in less memory; EVAL.md, "Session 8").
+// 2,000,000 hash buckets, in less memory; docs/evaluation.md).
 // The learning rate and the negative exponent are fastText's rather than
 // word2vec.c's (0.025, 0.75): on the general corpus they were chosen by
-// measurement (EVAL.md: word2vec's values score 0.02–0.06 lower on WS-353,
+// measurement (docs/evaluation.md: word2vec's values score 0.02–0.06 lower on WS-353,
 // SimLex-999 and MEN).
 func DefaultConfig() Config {
 	return Config{Dim: 100, Window: 5, Negative: 5, NegativePower: 0.5, Epochs: 5, Sample: 1e-4, LR: 0.05, Threads: 1, Seed: 1,
@@ -506,10 +506,10 @@ func (t *trainer) newWorkers() []*worker {
 // passes over the corpus) or has claimed tokens left, as fastText's threads
 // read the whole file from their own offsets until all epochs are done. With
 // one worker that is exactly Epochs passes from the first unit. A worker kept
-// to a share of the units (as before session 14) trained each share at the
+// to a share of the units would train each share at the
 // pace of its worker: with the corpus in file order a share is a set of
-// domains, and a slower share's domains were trained later in the schedule,
-// or alone at its end (EVAL.md, "Session 14"). Sweeping instead, the workers
+// domains, and a slower share's domains would be trained later in the schedule,
+// or alone at its end (docs/evaluation.md). Sweeping instead, the workers
 // visit the units about Epochs times each, not exactly.
 func (w *worker) train() {
 	n := w.t.enc.NumUnits()
