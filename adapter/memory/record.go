@@ -333,48 +333,16 @@ func decodeRecord(p []byte, version byte) (record, error) {
 			r.contexts = []string{d.str()}
 		}
 	case recWord:
-		r.word = d.str()
-		if !r.v3 {
-			r.seen = d.uvarint()
-		}
-		k := d.uvarint()
-		if d.err == nil && k > uint64(len(d.b)) { // every context takes at least one byte
-			return record{}, fmt.Errorf("%w: %d contexts in %d bytes", errCorrupt, k, len(d.b))
-		}
-		for i := uint64(0); i < k && d.err == nil; i++ {
-			r.contexts = append(r.contexts, d.str())
+		if err := decodeWord(&d, &r); err != nil {
+			return record{}, err
 		}
 	case recEnd:
-		r.words = d.uvarint()
-		r.nctx = d.uvarint()
-		if version >= 2 {
-			r.passages = d.uvarint()
-			r.dfWords = d.uvarint()
-		}
-		if version >= 3 {
-			r.hashes = []uint64{d.uvarint()}
-		}
-		if r.passages > maxPassages {
-			return record{}, fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
+		if err := decodeEnd(&d, &r, version); err != nil {
+			return record{}, err
 		}
 	case recDocFreq:
-		if version < 2 {
-			return record{}, fmt.Errorf("%w: document frequencies in a version %d file", errCorrupt, version)
-		}
-		r.passages = d.uvarint()
-		if r.passages > maxPassages {
-			return record{}, fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
-		}
-		if version >= 3 {
-			r.hash = d.uvarint()
-		}
-		for len(d.b) > 0 && d.err == nil {
-			w := d.str()
-			df := d.uvarint()
-			if d.err == nil && (w == "" || df == 0 || df > r.passages) {
-				return record{}, fmt.Errorf("%w: document frequency %d of word %q with %d passages", errCorrupt, df, w, r.passages)
-			}
-			r.dfs = append(r.dfs, wordDF{w, df})
+		if err := decodeDocFreq(&d, &r, version); err != nil {
+			return record{}, err
 		}
 	default:
 		return record{}, fmt.Errorf("%w: unknown record type %d", errCorrupt, r.typ)
@@ -389,4 +357,61 @@ func decodeRecord(p []byte, version byte) (record, error) {
 		return record{}, fmt.Errorf("%w: empty word", errCorrupt)
 	}
 	return r, nil
+}
+
+// decodeWord decodes the fields of a word record: the word, the times it was
+// seen (before version 3) and its contexts.
+func decodeWord(d *decoder, r *record) error {
+	r.word = d.str()
+	if !r.v3 {
+		r.seen = d.uvarint()
+	}
+	k := d.uvarint()
+	if d.err == nil && k > uint64(len(d.b)) { // every context takes at least one byte
+		return fmt.Errorf("%w: %d contexts in %d bytes", errCorrupt, k, len(d.b))
+	}
+	for i := uint64(0); i < k && d.err == nil; i++ {
+		r.contexts = append(r.contexts, d.str())
+	}
+	return nil
+}
+
+// decodeEnd decodes the totals of an end record of the given format version.
+func decodeEnd(d *decoder, r *record, version byte) error {
+	r.words = d.uvarint()
+	r.nctx = d.uvarint()
+	if version >= 2 {
+		r.passages = d.uvarint()
+		r.dfWords = d.uvarint()
+	}
+	if version >= 3 {
+		r.hashes = []uint64{d.uvarint()}
+	}
+	if r.passages > maxPassages {
+		return fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
+	}
+	return nil
+}
+
+// decodeDocFreq decodes a document-frequency record of the given version.
+func decodeDocFreq(d *decoder, r *record, version byte) error {
+	if version < 2 {
+		return fmt.Errorf("%w: document frequencies in a version %d file", errCorrupt, version)
+	}
+	r.passages = d.uvarint()
+	if r.passages > maxPassages {
+		return fmt.Errorf("%w: passage count %d out of range", errCorrupt, r.passages)
+	}
+	if version >= 3 {
+		r.hash = d.uvarint()
+	}
+	for len(d.b) > 0 && d.err == nil {
+		w := d.str()
+		df := d.uvarint()
+		if d.err == nil && (w == "" || df == 0 || df > r.passages) {
+			return fmt.Errorf("%w: document frequency %d of word %q with %d passages", errCorrupt, df, w, r.passages)
+		}
+		r.dfs = append(r.dfs, wordDF{w, df})
+	}
+	return nil
 }
