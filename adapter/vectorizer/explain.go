@@ -80,6 +80,14 @@ type WordExplanation struct {
 	Alpha float32 `json:"alpha,omitempty"`
 	// FormOnly: AM had no usable context and returned the form embedding.
 	FormOnly bool `json:"form_only,omitempty"`
+	// FormShare is the share of the word's AM vector that comes from its
+	// spelling: 1 − α, or 1 when AM used the form only. It is present only
+	// for words AM was run on (omitted for base and amskip words).
+	FormShare *float32 `json:"form_share,omitempty"`
+	// ContextShare is the share that comes from the contexts: α, or 0 when
+	// AM used the form only; FormShare + ContextShare = 1. Present exactly
+	// when FormShare is.
+	ContextShare *float32 `json:"context_share,omitempty"`
 	// Contexts are the contexts AM attended to with their attention ρ (AM
 	// only; at most ExplainLimits.MaxContexts, each cut to MaxContextBytes).
 	Contexts []ContextWeight `json:"contexts,omitempty"`
@@ -98,7 +106,7 @@ type ContextWeight struct {
 
 // Per-entry JSON overheads used by the byte budget (keys, numbers, punctuation).
 const (
-	wordOverhead    = 160
+	wordOverhead    = 240
 	contextOverhead = 64
 )
 

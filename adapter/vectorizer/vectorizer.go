@@ -849,6 +849,7 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 func explainContexts(w *work, ex *Explanation, we *WordExplanation, exp model.Explanation) {
 	we.Alpha = exp.Alpha
 	we.FormOnly = exp.FormOnly
+	we.FormShare, we.ContextShare = shares(exp)
 	for k, c := range w.ctxUsed {
 		cw := ContextWeight{Text: w.ctxTexts[c], Remembered: c < w.ctxRem}
 		if k < len(exp.Rho) {
@@ -856,6 +857,17 @@ func explainContexts(w *work, ex *Explanation, we *WordExplanation, exp model.Ex
 		}
 		ex.addContext(we, cw)
 	}
+}
+
+// shares returns the form and context shares of an AM vector: 1 − α and α,
+// or 1 and 0 when AM used the form only.
+func shares(exp model.Explanation) (form, context *float32) {
+	c := exp.Alpha
+	if exp.FormOnly {
+		c = 0
+	}
+	f := 1 - c
+	return &f, &c
 }
 
 // hasContext reports whether tokens hold a base word other than target.

@@ -21,9 +21,11 @@ func runNonce(ctx context.Context, env cli.Env) error {
 	base.register(fs)
 	am := fs.String("am", "", "AM weights `FILE`, bundle or \"default\": the AM-ctx row (its context part) and, for full am weights, AM with the made-up form")
 	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle: the FCM-ctx row and, for full fcm weights, FCM with the made-up form")
+	alaCarte := fs.String("alacarte-corpus", "", "plain-text corpus `FILE` (one sentence per line): the A La Carte row, its map fitted on the\n"+
+		"base words the corpus holds 5 times or more (context window ±5), the defined words left out")
 	nStop := fs.Int("stopwords", 50, "the additive − sw row leaves out this many most frequent words (by the base counts)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval nonce --embeddings FILE|BUNDLE|default [--counts FILE] [--am FILE] [--fcm FILE] DEFINITIONS\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval nonce --embeddings FILE|BUNDLE|default [--counts FILE] [--am FILE] [--fcm FILE] [--alacarte-corpus FILE] DEFINITIONS\n\n"+
 			"The definitional nonce task (Herbelot & Baroni 2017): DEFINITIONS holds \"word TAB definition\" lines\n"+
 			"(the word written ___). Each word's vector is inferred from its definition under a made-up form\n"+
 			"and the gold base vector of the word ranked among the whole base vocabulary by cosine: MRR and\n"+
@@ -71,6 +73,17 @@ func runNonce(ctx context.Context, env cli.Env) error {
 			}
 			rows = append(rows, row{fmt.Sprintf("%s with the made-up form", full.Mode), ModelNonce(full)})
 		}
+	}
+	if *alaCarte != "" {
+		gold := make(map[string]bool, len(defs))
+		for _, d := range defs {
+			gold[d.Word] = true
+		}
+		a, _, err := AlaCarteFit(ctx, e, *alaCarte, model.DefaultTokenizer(), gold)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{"A La Carte", AlaCarteNonce(e, a)})
 	}
 	ix := NewVocabIndex(e)
 	tab := report.Table{Header: []string{"model", "MRR (all)", "MRR (words with a gold vector)", "median rank", "no vector"}}

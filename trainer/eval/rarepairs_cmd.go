@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -78,7 +77,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 			"as ρ = 0 and is reported under the table. A word that cannot name a file of CONTEXT_DIR (empty, \".\",\n"+
 			"\"..\", holding / or \\, or longer than a file name) has no contexts: no file outside CONTEXT_DIR is read\n"+
 			"(a context file that is a symbolic link leading out of it, or not a regular file, is an error). PAIRS\n"+
-			"needs two pairs with different scores at least.")
+			"needs two pairs with different scores at least. With --am a last table gives AM's gate α (mean and\n"+
+			"standard deviation over the rare words' inferences of all trials, and how many were form-only) by k.")
 		fset.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fset, env.Args); err != nil {
@@ -110,7 +110,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	}
 	rareWords := distinctRareWords(rp)
 	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
-	rows, err := rareRows(e, stop, rareWords, *am, *fcm, *blendC)
+	rows, amModel, err := rareRows(e, stop, rareWords, *am, *fcm, *blendC)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,14 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	return writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath)
+	if err := writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath); err != nil || amModel == nil {
+		return err
+	}
+	gates, err := RareGates(ctx, amModel, contexts, rareWords, ks, *trials, *seed)
+	if err != nil {
+		return err
+	}
+	return writeRareGates(env.Stdout, gates, ks)
 }
 
 // checkPlotOutput refuses --plot plot before any work when this binary
@@ -243,8 +250,9 @@ func contextCounts(maxK int) []int {
 }
 
 // rareRows builds the rows: additive − sw, FCM, AM, AM + k/(k+blendC)·centred
-// additive (blendC > 0), ½ AM form + ½ additive and the base vector.
-func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath string, blendC float64) ([]rareRow, error) {
+// additive (blendC > 0), ½ AM form + ½ additive and the base vector. It
+// also returns the AM model (nil without amPath).
+func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath string, blendC float64) ([]rareRow, *model.Model, error) {
 	base := EmbeddingLookup(e)
 	additive := Additive(e, stop)
 	addAll := func(c map[string][][]string) map[string][]float32 {
@@ -256,6 +264,7 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 		}
 		return out
 	}
+	var amModel *model.Model
 	rows := []rareRow{{name: "additive − sw", common: base, minK: 1, infer: func(c map[string][][]string) (map[string][]float32, error) { return addAll(c), nil }}}
 	for _, r := range []struct{ name, path string }{{"FCM", fcmPath}, {"AM", amPath}} {
 		if r.path == "" {
@@ -263,7 +272,10 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 		}
 		m, err := loadModel(r.path, e, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if r.name == "AM" {
+			amModel = m
 		}
 		rows = append(rows, modelRareRows(r.name, m, e, addAll, rareWords, blendC)...)
 	}
@@ -275,7 +287,7 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 	}
 	rows = append(rows, rareRow{name: "base vector (all corpus occurrences)", common: base, constant: true,
 		infer: func(map[string][][]string) (map[string][]float32, error) { return own, nil }})
-	return rows, nil
+	return rows, amModel, nil
 }
 
 // modelRareRows are the rows of model m (named name: "FCM" or "AM") over the
@@ -386,10 +398,7 @@ func rarePairsRun(ctx context.Context, rp []RarePair, contexts map[string][][]st
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			var sample map[string][][]string
-			if k > 0 {
-				sample = SampleK(contexts, rareWords, k, rand.New(rand.NewPCG(seed, uint64(k)<<16|uint64(trial))))
-			}
+			sample := rareSample(contexts, rareWords, k, trial, seed)
 			for ri, r := range rows {
 				if k < r.minK {
 					continue
