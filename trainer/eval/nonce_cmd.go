@@ -25,11 +25,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		"base words the corpus holds 5 times or more (context window ±5), the defined words left out")
 	nStop := fs.Int("stopwords", 50, "the additive − sw row leaves out this many most frequent words (by the base counts)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval nonce --embeddings FILE|BUNDLE|default [--counts FILE] [--am FILE] [--fcm FILE] [--alacarte-corpus FILE] DEFINITIONS\n\n"+
-			"The definitional nonce task (Herbelot & Baroni 2017): DEFINITIONS holds \"word TAB definition\" lines\n"+
-			"(the word written ___). Each word's vector is inferred from its definition under a made-up form\n"+
-			"and the gold base vector of the word ranked among the whole base vocabulary by cosine: MRR and\n"+
-			"median rank. A word without a base vector, or a definition that gives no vector, counts 0.")
+		fmt.Fprintln(fs.Output(), nonceUsage)
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
@@ -49,11 +45,7 @@ func runNonce(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	type row struct {
-		name  string
-		nonce NonceFunc
-	}
-	rows := []row{{"additive", Additive(e, nil)}, {"additive − sw", Additive(e, stop)}}
+	rows := []nonceRow{{"additive", Additive(e, nil)}, {"additive − sw", Additive(e, stop)}}
 	for _, r := range []struct {
 		flag, path string
 		mode       model.Mode
@@ -65,26 +57,54 @@ func runNonce(ctx context.Context, env cli.Env) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{fmt.Sprintf("%s (trained as %s)", chimeraRowName(r.mode), trained), ModelNonce(m)})
+		rows = append(rows, nonceRow{fmt.Sprintf("%s (trained as %s)", chimeraRowName(r.mode), trained), ModelNonce(m)})
 		if trained == model.ModeAM || trained == model.ModeFCM {
 			full, err := loadModel(r.path, e, false)
 			if err != nil {
 				return err
 			}
-			rows = append(rows, row{fmt.Sprintf("%s with the made-up form", full.Mode), ModelNonce(full)})
+			rows = append(rows, nonceRow{fmt.Sprintf("%s with the made-up form", full.Mode), ModelNonce(full)})
 		}
 	}
 	if *alaCarte != "" {
-		gold := make(map[string]bool, len(defs))
-		for _, d := range defs {
-			gold[d.Word] = true
-		}
-		a, _, err := AlaCarteFit(ctx, e, *alaCarte, model.DefaultTokenizer(), gold)
+		f, err := alaCarteNonce(ctx, e, *alaCarte, defs)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{"A La Carte", AlaCarteNonce(e, a)})
+		rows = append(rows, nonceRow{"A La Carte", f})
 	}
+	return writeNonces(ctx, env, e, defs, rows)
+}
+
+// alaCarteNonce fits the A La Carte map on corpus, leaving out the words defs
+// define, and returns the nonce function that applies it.
+func alaCarteNonce(ctx context.Context, e *model.Embeddings, corpus string, defs []dataset.NonceDefinition) (NonceFunc, error) {
+	gold := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		gold[d.Word] = true
+	}
+	a, _, err := AlaCarteFit(ctx, e, corpus, model.DefaultTokenizer(), gold)
+	if err != nil {
+		return nil, err
+	}
+	return AlaCarteNonce(e, a), nil
+}
+
+const nonceUsage = "Usage: text2vec-am eval nonce --embeddings FILE|BUNDLE|default [--counts FILE] [--am FILE] " +
+	"[--fcm FILE] [--alacarte-corpus FILE] DEFINITIONS\n\n" +
+	"The definitional nonce task (Herbelot & Baroni 2017): DEFINITIONS holds \"word TAB definition\" lines\n" +
+	"(the word written ___). Each word's vector is inferred from its definition under a made-up form\n" +
+	"and the gold base vector of the word ranked among the whole base vocabulary by cosine: MRR and\n" +
+	"median rank. A word without a base vector, or a definition that gives no vector, counts 0."
+
+// nonceRow is one model of the nonce table.
+type nonceRow struct {
+	name  string
+	nonce NonceFunc
+}
+
+// writeNonces scores each row on defs and writes the table.
+func writeNonces(ctx context.Context, env cli.Env, e *model.Embeddings, defs []dataset.NonceDefinition, rows []nonceRow) error {
 	ix := NewVocabIndex(e)
 	tab := report.Table{Header: []string{"model", "MRR (all)", "MRR (words with a gold vector)", "median rank", "no vector"}}
 	tok := model.DefaultTokenizer()

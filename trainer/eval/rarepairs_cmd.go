@@ -66,19 +66,7 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 		"context words' vectors minus the mean of all base vectors, each at unit length; k: the contexts the\n"+
 		"word is given; 0: no such row)")
 	fset.Usage = func() {
-		fmt.Fprintln(fset.Output(), "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n"+
-			"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n"+
-			"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n"+
-			"Every pair is scored: a pair without a vector (or with the zero vector) scores cosine 0 (counted in\n"+
-			"the second table); a model trained without a form has no k = 0 value and no ½ form row. For\n"+
-			"k = 0 (form only), 1, 2, 4 … max-k the rare word's vector is inferred from k contexts sampled\n"+
-			"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n"+
-			"--trials seeded samples shared by every row; a trial whose ρ is undefined (every cosine equal) counts\n"+
-			"as ρ = 0 and is reported under the table. A word that cannot name a file of CONTEXT_DIR (empty, \".\",\n"+
-			"\"..\", holding / or \\, or longer than a file name) has no contexts: no file outside CONTEXT_DIR is read\n"+
-			"(a context file that is a symbolic link leading out of it, or not a regular file, is an error). PAIRS\n"+
-			"needs two pairs with different scores at least. With --am a last table gives AM's gate α (mean and\n"+
-			"standard deviation over the rare words' inferences of all trials, and how many were form-only) by k.")
+		fmt.Fprintln(fset.Output(), rarePairsUsage)
 		fset.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fset, env.Args); err != nil {
@@ -546,3 +534,18 @@ func writeUndefinedNote(w io.Writer, rows []rareRow, res []rareResult, ks []int,
 	fmt.Fprintf(w, "%s ρ undefined (every cosine equal) in some trials, counted as ρ = 0 in the mean, as a pair without\n"+
 		"a vector counts as cosine 0; trials undefined:\n\n%s\n", undefinedMark, strings.Join(lines, ""))
 }
+
+// rarePairsUsage is the text of eval rare-pairs -h above its flags.
+const rarePairsUsage = "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n" +
+	"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n" +
+	"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n" +
+	"Every pair is scored: a pair without a vector (or with the zero vector) scores cosine 0 (counted in\n" +
+	"the second table); a model trained without a form has no k = 0 value and no ½ form row. For\n" +
+	"k = 0 (form only), 1, 2, 4 … max-k the rare word's vector is inferred from k contexts sampled\n" +
+	"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n" +
+	"--trials seeded samples shared by every row; a trial whose ρ is undefined (every cosine equal) counts\n" +
+	"as ρ = 0 and is reported under the table. A word that cannot name a file of CONTEXT_DIR (empty, \".\",\n" +
+	"\"..\", holding / or \\, or longer than a file name) has no contexts: no file outside CONTEXT_DIR is read\n" +
+	"(a context file that is a symbolic link leading out of it, or not a regular file, is an error). PAIRS\n" +
+	"needs two pairs with different scores at least. With --am a last table gives AM's gate α (mean and\n" +
+	"standard deviation over the rare words' inferences of all trials, and how many were form-only) by k."
