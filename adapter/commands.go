@@ -249,7 +249,7 @@ func serve(ctx context.Context, c serveConfig) error {
 	if err != nil {
 		return err
 	}
-	c.log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.Implementation())
+	c.log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.SetsString())
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
 	// the memory, and "off" writes nothing).

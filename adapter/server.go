@@ -39,6 +39,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // Limits bound what one request may ask for.
@@ -604,6 +605,8 @@ type metaVectorizer struct {
 	FrequentMin int64   `json:"frequent_min"`
 	RareMin     int64   `json:"rare_min"`
 	MaxContexts int     `json:"max_contexts"`
+	// SIMD names, per kernel, the instruction set that runs it (simd.Sets).
+	SIMD map[string]string `json:"simd"`
 }
 
 type metaMemory struct {
@@ -614,6 +617,15 @@ type metaMemory struct {
 	ReadOnly bool   `json:"read_only"`
 	Persist  bool   `json:"persistent"`
 	Sync     string `json:"sync"`
+}
+
+// simdSets returns simd.Sets as a map from kernel to set.
+func simdSets() map[string]string {
+	sets := map[string]string{}
+	for _, k := range simd.Sets() {
+		sets[k.Kernel] = k.Set
+	}
+	return sets
 }
 
 func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
@@ -634,6 +646,7 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 			FrequentMin: o.FrequentMin,
 			RareMin:     o.RareMin,
 			MaxContexts: o.MaxContexts,
+			SIMD:        simdSets(),
 		},
 		Limits: map[string]string{
 			"max_body_bytes": strconv.FormatInt(s.limits.MaxBodyBytes, 10),

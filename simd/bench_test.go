@@ -153,7 +153,12 @@ func BenchmarkPairAxpy(b *testing.B) {
 }
 
 func BenchmarkWeightedSum(b *testing.B) {
-	const m, d = 64, 300
+	for _, d := range []int{200, 300} {
+		b.Run(fmt.Sprintf("m=64,d=%d", d), func(b *testing.B) { benchWeightedSum(b, 64, d) })
+	}
+}
+
+func benchWeightedSum(b *testing.B, m, d int) {
 	r := rand.New(rand.NewPCG(3, 3))
 	w, x, dst := randVec(r, m), randVec(r, m*d), make([]float32, d)
 	vs := []variant{
@@ -172,7 +177,7 @@ func BenchmarkWeightedSum(b *testing.B) {
 		{"ours", func() { WeightedSum(dst, w, x) }},
 	}
 	vs = withPaths(vs, func(k kernels) func() { return func() { k.weightedSum(dst, w, x) } })
-	b.Run("m=64,d=300", func(b *testing.B) { runVariants(b, 2*m*d, vs) })
+	runVariants(b, float64(2*m*d), vs)
 }
 
 func BenchmarkGatherSum(b *testing.B) {
@@ -231,7 +236,12 @@ func BenchmarkGatherSum(b *testing.B) {
 }
 
 func BenchmarkMatVec(b *testing.B) {
-	const n = 300
+	for _, n := range []int{200, 300} {
+		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) { benchMatVec(b, n) })
+	}
+}
+
+func benchMatVec(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(5, 5))
 	a, x, dst := randVec(r, n*n), randVec(r, n), make([]float32, n)
 	vs := []variant{
@@ -250,7 +260,7 @@ func BenchmarkMatVec(b *testing.B) {
 		{"ours", func() { MatVec(dst, a, n, n, x) }},
 	}
 	vs = withPaths(vs, func(k kernels) func() { return func() { k.matVec(dst, a, n, n, x) } })
-	b.Run("300x300", func(b *testing.B) { runVariants(b, 2*n*n, vs) })
+	runVariants(b, float64(2*n*n), vs)
 }
 
 func BenchmarkMatTVec(b *testing.B) {

@@ -59,39 +59,46 @@ var goKernels = kernels{
 }
 
 // impl is the kernel set chosen once at package initialisation (see
-// chooseKernels); it is never written afterwards. The exported functions
-// check shapes and call its kernels through the function values, except Dot
-// and Axpy, whose calls cost most relative to their work: they call dotEntry
-// and axpyEntry, which jump from assembly to the kernel impl.id names (on
-// amd64 and arm64).
-var impl = chooseKernels(os.Getenv(envSet))
+// chooseKernels), and implSets the set running each of its kernels
+// (kernelSlots); neither is written afterwards. The exported functions
+// check shapes and call impl's kernels through the function values, except
+// Dot and Axpy, whose calls cost most relative to their work: they call
+// dotEntry and axpyEntry, which jump from assembly to the kernel impl.id
+// names (on amd64 and arm64).
+var impl, implSets = chooseKernels(os.Getenv(envSet), hostCPU())
 
 // envSet names the environment variable that selects a kernel set by name
 // ("avx512", "avx2", "neon", "go") for tests and benchmarks; it is read once
-// at program start. Unset or empty selects the fastest set the CPU supports.
+// at program start. Unset or empty selects the fastest set for each kernel.
 const envSet = "T2V_SIMD"
 
-// chooseKernels returns the kernel set named want if this CPU and build can
-// run it, else (and when want is empty) the fastest one, logging a warning
-// when a named set is not available.
-func chooseKernels(want string) kernels {
+// chooseKernels returns the kernel set named want, running every kernel,
+// if this CPU and build can run it; else (and when want is empty) the
+// fastest set for each kernel on the CPU c (compose), logging a warning when
+// a named set is not available. It also returns the set of each kernel.
+func chooseKernels(want string, c cpuModel) (kernels, [len(kernelSlots)]string) {
 	ks := allKernels() // slowest first
-	best := ks[len(ks)-1]
 	if want == "" {
-		return best
+		return compose(ks, c)
+	}
+	if k, ok := setNamed(ks, want); ok {
+		var sets [len(kernelSlots)]string
+		for i := range sets {
+			sets[i] = k.name
+		}
+		return k, sets
 	}
 	names := make([]string, len(ks))
 	for i, k := range ks {
-		if k.name == want {
-			return k
-		}
 		names[i] = k.name
 	}
+	k, sets := compose(ks, c)
 	slog.Warn("simd: the kernel set named by "+envSet+" is not available on this CPU or build; using the fastest",
-		envSet, want, "available", strings.Join(names, ","), "using", best.name)
-	return best
+		envSet, want, "available", strings.Join(names, ","), "using", k.name)
+	return k, sets
 }
 
 // Implementation returns the name of the kernel set in use: "avx512",
-// "avx2", "neon" or "go".
+// "avx2", "neon" or "go", or names joined by "+" when kernels of several
+// sets run (Sets tells which).
 func Implementation() string { return impl.name }

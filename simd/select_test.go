@@ -33,19 +33,26 @@ func TestSelectByEnv(t *testing.T) {
 
 func TestChooseKernels(t *testing.T) {
 	ks := allKernels()
-	best := ks[len(ks)-1].name
-	if got := chooseKernels("").name; got != best {
-		t.Errorf(`chooseKernels("") = %q, want the fastest %q`, got, best)
+	host := hostCPU()
+	best, _ := compose(ks, host)
+	if got, _ := chooseKernels("", host); got.name != best.name {
+		t.Errorf(`chooseKernels("") = %q, want the composed %q`, got.name, best.name)
 	}
 	for _, k := range ks {
-		if got := chooseKernels(k.name).name; got != k.name {
-			t.Errorf("chooseKernels(%q) = %q", k.name, got)
+		got, sets := chooseKernels(k.name, host)
+		if got.name != k.name {
+			t.Errorf("chooseKernels(%q) = %q", k.name, got.name)
+		}
+		for i, s := range sets {
+			if s != k.name {
+				t.Errorf("chooseKernels(%q) runs %s from %s", k.name, kernelSlots[i].name, s)
+			}
 		}
 	}
-	if got := chooseKernels("no-such-set").name; got != best {
-		t.Errorf("an unknown set gives %q, want the fastest %q", got, best)
+	if got, _ := chooseKernels("no-such-set", host); got.name != best.name {
+		t.Errorf("an unknown set gives %q, want the composed %q", got.name, best.name)
 	}
-	if Implementation() != chooseKernels(os.Getenv(envSet)).name {
+	if got, _ := chooseKernels(os.Getenv(envSet), host); Implementation() != got.name {
 		t.Errorf("Implementation() = %q, not the set %s=%q selects", Implementation(), envSet, os.Getenv(envSet))
 	}
 }
@@ -72,8 +79,9 @@ func TestDotDispatch(t *testing.T) {
 		}
 	}
 	for _, k := range allKernels() {
-		if k.name != impl.name && !differs[k.name] {
-			t.Errorf("sets %s and %s agree bit for bit at every length: the test cannot tell them apart", k.name, impl.name)
+		if k.name != implSets[0] && !differs[k.name] {
+			t.Errorf("sets %s and %s agree bit for bit at every length: the test cannot tell them apart",
+				k.name, implSets[0])
 		}
 	}
 }

@@ -3,14 +3,19 @@
 // sums, matrix–vector products, Gram matrices, rank-1 and rank-2 updates, and
 // the fused update of skip-gram training (PairAxpy).
 //
-// The kernel set is chosen once at program start from the CPU features
+// The kernels are chosen once at program start from the CPU features
 // reported by golang.org/x/sys/cpu: hand-written AVX-512 assembly where the
 // CPU has AVX-512F, hand-written AVX2+FMA assembly where it has AVX2 and FMA,
-// NEON assembly on arm64, unrolled pure Go otherwise. Building with the
-// purego tag forces the pure-Go kernels on every architecture; the
+// NEON assembly on arm64, unrolled pure Go otherwise. A fixed table keyed by
+// CPU vendor and family (overrides, from the benchmarks of this package run
+// on those CPUs) names the kernels that run faster from a narrower set on a
+// given design, such as the AVX2 Dot, Axpy, WeightedSum and MatVec on AMD
+// Zen 4; the choice is deterministic, never timed at start-up. Building with
+// the purego tag forces the pure-Go kernels on every architecture; the
 // environment variable T2V_SIMD (avx512, avx2, neon or go), read once at
-// start, forces a set for tests and benchmarks. Implementation reports the
-// choice.
+// start, forces one set for every kernel. Sets and SetsString report the
+// choice. Whichever set runs, results agree within each kernel's rounding
+// (the sets sum in different orders).
 //
 // All slices are plain row-major float32 data with explicit dimensions, as in
 // gonum. Mismatched lengths are programming errors and panic with a message

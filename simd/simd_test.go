@@ -35,10 +35,11 @@ func closeTo(got float32, want, mag float64) bool {
 	return math.Abs(float64(got)-want) <= relTol*mag+1e-30
 }
 
-// forEachImpl runs f as a subtest for every kernel set usable on this CPU.
+// forEachImpl runs f as a subtest for every kernel set usable on this CPU
+// and every mix of them that an override composes (testSets).
 func forEachImpl(t *testing.T, f func(t *testing.T, k kernels)) {
 	t.Helper()
-	for _, k := range allKernels() {
+	for _, k := range testSets() {
 		t.Run(k.name, func(t *testing.T) { f(t, k) })
 	}
 }
@@ -60,7 +61,7 @@ func refDot(a, b []float32) (sum, mag float64) {
 
 func TestImplementationsListed(t *testing.T) {
 	names := []string{}
-	for _, k := range allKernels() {
+	for _, k := range testSets() {
 		names = append(names, k.name)
 	}
 	found := false

@@ -1,0 +1,97 @@
+package vectorizer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// importPassages returns count passages of 50 frequent words of m, each with
+// two words from a pool of 4,000 unseen ones, which the memory learns
+// contexts for, as in imported jargon.
+func importPassages(words []string, count int, seed uint64) []string {
+	ps := testmodel.Passages(words, count, 50, seed)
+	r := rand.New(rand.NewPCG(seed, 7))
+	for i := range ps {
+		ps[i] += fmt.Sprintf(" zq%dx qz%dy.", r.IntN(4000), r.IntN(4000))
+	}
+	return ps
+}
+
+// BenchmarkImportMemorySize imports batches of 64 passages (TaskPassage, the
+// import path, teaching the memory) into a memory in RAM or in a directory
+// (default options) that already holds 0 or 18,432 passages of the same
+// kind, and reports the process CPU time per imported passage (with the
+// collector's work, which grows with the heap); the ratio of held=18432 to
+// held=0 in one run is the cost of the memory's size.
+func BenchmarkImportMemorySize(b *testing.B) {
+	m, _, err := testmodel.BenchModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	words := testmodel.FrequentWords(m, 32, 20_000)
+	fill := importPassages(words, 18_432, 11)
+	measured := importPassages(words, 1_024, 12)
+	for _, held := range []int{0, len(fill)} {
+		for _, disk := range []bool{false, true} {
+			name := fmt.Sprintf("ram,held=%d", held)
+			if disk {
+				name = fmt.Sprintf("dir,held=%d", held)
+			}
+			b.Run(name, func(b *testing.B) { benchImport(b, m, fill[:held], measured, disk) })
+		}
+	}
+}
+
+// benchImport measures importing measured into a memory holding held.
+func benchImport(b *testing.B, m *model.Model, held, measured []string, disk bool) {
+	const batch = 64
+	var cpu int64
+	for b.Loop() {
+		b.StopTimer()
+		dir := ""
+		if disk {
+			dir = b.TempDir()
+			if err := os.Chmod(dir, 0o700); err != nil {
+				b.Fatal(err)
+			}
+		}
+		mem, err := memory.Open(dir, memory.DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := New(m, mem, DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		importAll(b, v, held, batch)
+		runtime.GC() // the filling's garbage is not the measured import's
+		b.StartTimer()
+		c0, _ := testmodel.ProcessCPUTime()
+		importAll(b, v, measured, batch)
+		c1, _ := testmodel.ProcessCPUTime()
+		cpu += c1 - c0
+		b.StopTimer()
+		mem.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N*len(measured)), "cpu-ns/passage")
+}
+
+// importAll vectorizes texts as passages in batches.
+func importAll(b *testing.B, v *Vectorizer, texts []string, batch int) {
+	for from := 0; from < len(texts); from += batch {
+		_, errs := v.VectorizeBatch(texts[from:min(from+batch, len(texts))], TaskPassage, v.Options())
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

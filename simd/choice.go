@@ -1,0 +1,144 @@
+package simd
+
+import "strings"
+
+// KernelSet names a kernel (or kernels that always run from one set) and
+// the set that runs it in this process: "avx512", "avx2", "neon" or "go".
+type KernelSet struct {
+	Kernel string
+	Set    string
+}
+
+// kernelSlot is one exported kernel of a set: use copies it from src into
+// dst. Dot and Axpy are one slot, because the assembly that reaches them
+// (dotEntry, axpyEntry) follows the single id of the set in use.
+type kernelSlot struct {
+	name string
+	use  func(dst *kernels, src kernels)
+}
+
+// kernelSlots lists every slot of a kernel set, in the order Sets reports
+// them. It is a fixed table, never written.
+var kernelSlots = [...]kernelSlot{
+	{"Dot/Axpy", func(d *kernels, s kernels) { d.id, d.dot, d.axpy = s.id, s.dot, s.axpy }},
+	{"Scale", func(d *kernels, s kernels) { d.scale = s.scale }},
+	{"Add", func(d *kernels, s kernels) { d.add = s.add }},
+	{"WeightedSum", func(d *kernels, s kernels) { d.weightedSum = s.weightedSum }},
+	{"GatherSum", func(d *kernels, s kernels) { d.gatherSum = s.gatherSum }},
+	{"GatherAxpy", func(d *kernels, s kernels) { d.gatherAxpy = s.gatherAxpy }},
+	{"MatVec", func(d *kernels, s kernels) { d.matVec = s.matVec }},
+	{"MatTVec", func(d *kernels, s kernels) { d.matTVec = s.matTVec }},
+	{"Gram", func(d *kernels, s kernels) { d.gram = s.gram }},
+	{"Rank1", func(d *kernels, s kernels) { d.rank1 = s.rank1 }},
+	{"Rank2", func(d *kernels, s kernels) { d.rank2 = s.rank2 }},
+	{"PairAxpy", func(d *kernels, s kernels) { d.pairAxpy = s.pairAxpy }},
+}
+
+// cpuModel identifies a CPU design: its vendor string and its display
+// family and model as CPUID reports them (zero where unknown).
+type cpuModel struct {
+	vendor        string
+	family, model uint32
+}
+
+// override gives the set that runs some slots on the CPUs it matches,
+// instead of the fastest set by features.
+type override struct {
+	match func(c cpuModel) bool
+	// sample is a CPU that match accepts, for tests.
+	sample cpuModel
+	slots  map[string]string // slot name → set name
+}
+
+// overrides is the table of measured exceptions to "the widest set is the
+// fastest" (BenchmarkDot, BenchmarkAxpy, BenchmarkWeightedSum and
+// BenchmarkMatVec compare the sets on the CPU at hand). It is a fixed
+// table, never written. CPUs it does not match run the widest set.
+var overrides = [...]override{{
+	// AMD Zen 4 (and Zen 3, which has no AVX-512 and so never reaches
+	// this): the AVX-512 kernels of the L2-bound streaming kernels are
+	// slower than the AVX2 ones (MatVec 0.85–0.87×, WeightedSum 64×200
+	// 0.87×, Dot d = 200 0.91×, measured on family 25 model 17).
+	match:  func(c cpuModel) bool { return c.vendor == "AuthenticAMD" && c.family == 0x19 },
+	sample: cpuModel{vendor: "AuthenticAMD", family: 0x19, model: 0x11},
+	slots:  map[string]string{"Dot/Axpy": "avx2", "WeightedSum": "avx2", "MatVec": "avx2"},
+}}
+
+// compose returns the widest set of ks with the slots that an override
+// matching c names taken from the set it names (when this CPU runs it),
+// and the set running each slot.
+func compose(ks []kernels, c cpuModel) (kernels, [len(kernelSlots)]string) {
+	best := ks[len(ks)-1]
+	k := best
+	var sets [len(kernelSlots)]string
+	for i := range sets {
+		sets[i] = best.name
+	}
+	for _, o := range overrides {
+		if !o.match(c) {
+			continue
+		}
+		for i, s := range kernelSlots {
+			if src, ok := setNamed(ks, o.slots[s.name]); ok {
+				s.use(&k, src)
+				sets[i] = src.name
+			}
+		}
+	}
+	if mixed := distinct(sets[:]); len(mixed) > 1 {
+		k.name = strings.Join(mixed, "+")
+	}
+	return k, sets
+}
+
+// setNamed returns the set of ks called name.
+func setNamed(ks []kernels, name string) (kernels, bool) {
+	for _, k := range ks {
+		if name != "" && k.name == name {
+			return k, true
+		}
+	}
+	return kernels{}, false
+}
+
+// distinct returns the names in sets once each, in order of first use.
+func distinct(sets []string) []string {
+	var out []string
+	for _, s := range sets {
+		found := false
+		for _, o := range out {
+			found = found || o == s
+		}
+		if !found {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Sets reports, for every kernel, the set that runs it in this process.
+func Sets() []KernelSet {
+	out := make([]KernelSet, len(kernelSlots))
+	for i, s := range kernelSlots {
+		out[i] = KernelSet{Kernel: s.name, Set: implSets[i]}
+	}
+	return out
+}
+
+// SetsString reports Sets as one line: the widest set this CPU runs, and
+// the kernels another set runs, as in "avx512" or
+// "avx512 (avx2: Dot/Axpy, avx2: WeightedSum, avx2: MatVec)".
+func SetsString() string {
+	ks := allKernels()
+	base := ks[len(ks)-1].name
+	var other []string
+	for i, s := range kernelSlots {
+		if implSets[i] != base {
+			other = append(other, implSets[i]+": "+s.name)
+		}
+	}
+	if len(other) == 0 {
+		return base
+	}
+	return base + " (" + strings.Join(other, ", ") + ")"
+}

@@ -1,0 +1,134 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// testSets returns every kernel set usable on this CPU and every mix of
+// them that an override composes for its sample CPU.
+func testSets() []kernels {
+	ks := allKernels()
+	out := slices.Clone(ks)
+	for _, o := range overrides {
+		k, _ := compose(ks, o.sample)
+		if !slices.ContainsFunc(out, func(x kernels) bool { return x.name == k.name }) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// probe runs the kernel of slot i of k on fixed random input and returns
+// its output, so that two sets' kernels can be compared bit for bit.
+func probe(k kernels, i int) []float32 {
+	const m, d = 7, 203
+	r := rand.New(rand.NewPCG(61, 62))
+	x, y, w := randVec(r, m*d), randVec(r, m*d), randVec(r, m)
+	ids := []int32{3, 0, 6, 3, 1}
+	out := make([]float32, m*d)
+	switch kernelSlots[i].name {
+	case "Dot/Axpy":
+		k.axpy(0.3, x[:d], y[:d])
+		return append(y[:d:d], dotOf(k, x, y))
+	case "Scale":
+		k.scale(0.3, x)
+		return x
+	case "Add":
+		k.add(x, y)
+		return x
+	case "WeightedSum":
+		k.weightedSum(out[:d], w, x)
+	case "GatherSum":
+		k.gatherSum(out[:d], x, ids)
+	case "GatherAxpy":
+		k.gatherAxpy(out[:d], x, ids, w[:len(ids)])
+	case "MatVec":
+		k.matVec(out[:m], x, m, d, y[:d])
+	case "MatTVec":
+		k.matTVec(out[:d], x, m, d, w)
+	case "Gram":
+		k.gram(out[:m*m], x, m, d)
+	case "Rank1":
+		k.rank1(x, m, d, 0.3, w, y[:d])
+		return x
+	case "Rank2":
+		k.rank2(x, m, d, 0.3, w, y[:d], w, y[d:2*d])
+		return x
+	case "PairAxpy":
+		k.pairAxpy(0.3, x[:d], y[:d], out[:d])
+	default:
+		panic("probe: no case for " + kernelSlots[i].name)
+	}
+	return out
+}
+
+// TestComposeOverrides checks that each override's mix runs every kernel
+// from the set it names (where this CPU runs it) and the others from the
+// widest set, bit for bit, and reports the same sets.
+func TestComposeOverrides(t *testing.T) {
+	if kernelSlots[0].name != "Dot/Axpy" {
+		t.Fatalf("slot 0 is %s: Dot's set is read from slot 0", kernelSlots[0].name)
+	}
+	ks := allKernels()
+	best := ks[len(ks)-1]
+	for _, o := range overrides {
+		if !o.match(o.sample) {
+			t.Errorf("override for %+v does not match its sample", o.sample)
+		}
+		for name := range o.slots {
+			if !slices.ContainsFunc(kernelSlots[:], func(s kernelSlot) bool { return s.name == name }) {
+				t.Errorf("override for %+v names no kernel %q", o.sample, name)
+			}
+		}
+		k, sets := compose(ks, o.sample)
+		for i, s := range kernelSlots {
+			want, ok := setNamed(ks, o.slots[s.name])
+			if !ok {
+				want = best
+			}
+			if sets[i] != want.name {
+				t.Errorf("%+v: %s reported from %s, want %s", o.sample, s.name, sets[i], want.name)
+			}
+			got, exp := probe(k, i), probe(want, i)
+			for j := range got {
+				if math.Float32bits(got[j]) != math.Float32bits(exp[j]) {
+					t.Fatalf("%+v: %s [%d] = %g, set %s gives %g", o.sample, s.name, j, got[j], want.name, exp[j])
+				}
+			}
+		}
+	}
+}
+
+// TestComposeUnknownCPU checks that a CPU no override matches runs the
+// widest set for every kernel.
+func TestComposeUnknownCPU(t *testing.T) {
+	ks := allKernels()
+	k, sets := compose(ks, cpuModel{vendor: "NoSuchVendor"})
+	if want := ks[len(ks)-1].name; k.name != want {
+		t.Errorf("name %q, want %q", k.name, want)
+	}
+	for i, s := range sets {
+		if s != k.name {
+			t.Errorf("%s from %s, want %s", kernelSlots[i].name, s, k.name)
+		}
+	}
+}
+
+func TestSets(t *testing.T) {
+	got := Sets()
+	if len(got) != len(kernelSlots) {
+		t.Fatalf("Sets() has %d entries, want %d", len(got), len(kernelSlots))
+	}
+	for i, ks := range got {
+		if ks.Kernel != kernelSlots[i].name || ks.Set != implSets[i] {
+			t.Errorf("Sets()[%d] = %+v, want {%s %s}", i, ks, kernelSlots[i].name, implSets[i])
+		}
+		if _, ok := setNamed(allKernels(), ks.Set); !ok {
+			t.Errorf("%s runs from %q, not a set of this CPU", ks.Kernel, ks.Set)
+		}
+	}
+	t.Logf("CPU %+v: %s", hostCPU(), SetsString())
+}
