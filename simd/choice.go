@@ -63,8 +63,9 @@ var overrides = [...]override{{
 	sample: cpuModel{vendor: "AuthenticAMD", family: 0x19, model: 0x11},
 	slots:  map[string]string{"Dot/Axpy": "avx2", "WeightedSum": "avx2", "MatVec": "avx2"},
 }, {
-	// AMD Zen 5: the AVX2 MatVec is 6–8 % faster than the AVX-512 one at
-	// 300×300 and 200×200 (family 26 model 2, quiet and loaded). The other
+	// AMD Zen 5: the AVX2 MatVec is about 7 % faster than the AVX-512 one
+	// at 300×300 on a quiet family 26 model 2, and 2–13 % faster or level at
+	// 200×200 and 300×300 in three runs under load. The other
 	// kernels are as fast or faster from the AVX-512 set, but for GatherSum
 	// on rows in cache, where the AVX2 kernel gains less than the AVX-512
 	// one gains on a table in DRAM.
