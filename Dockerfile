@@ -15,10 +15,10 @@ COPY --from=build /out/text2vec-am /usr/local/bin/text2vec-am
 # owner (distroless "nonroot", uid 65532) on first use.
 COPY --from=build --chown=65532:65532 /out/data /data
 USER 65532:65532
-EXPOSE 8080
+EXPOSE 8880
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["/usr/local/bin/text2vec-am", "healthcheck", "--url", "http://127.0.0.1:8080/.well-known/ready"]
+  CMD ["/usr/local/bin/text2vec-am", "healthcheck", "--url", "http://127.0.0.1:8880/.well-known/ready"]
 ENTRYPOINT ["/usr/local/bin/text2vec-am", "serve"]
 # Inside its own network namespace the server must listen beyond loopback for
 # Weaviate to reach it; docker-compose publishes no port for it.
-CMD ["--addr", "0.0.0.0:8080", "--memory-dir", "/data/memory"]
+CMD ["--addr", "0.0.0.0:8880", "--memory-dir", "/data/memory"]

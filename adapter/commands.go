@@ -162,7 +162,7 @@ const envAuthTokenFile = "TEXT2VEC_AM_AUTH_TOKEN_FILE"
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.vf.register(fs)
 	f.mf.register(fs)
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8880", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
 	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
 	lim := &f.lim
 	*lim = DefaultLimits()
@@ -554,7 +554,7 @@ func (l *longLine) count(v *vectorizer.Vectorizer, o vectorizer.Options) error {
 
 func runHealthcheck(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("healthcheck", env)
-	url := fs.String("url", "http://127.0.0.1:8080/.well-known/ready", "`URL` to GET; any 2xx answer is healthy")
+	url := fs.String("url", "http://127.0.0.1:8880/.well-known/ready", "`URL` to GET; any 2xx answer is healthy")
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the answer")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err

@@ -209,7 +209,7 @@ func TestDockerCompose(t *testing.T) {
 	cfg := string(out)
 	for _, want := range []string{
 		"image: cr.weaviate.io/semitechnologies/weaviate:1.39.0",
-		"TRANSFORMERS_INFERENCE_API: http://t2v-am:8080",
+		"TRANSFORMERS_INFERENCE_API: http://t2v-am:8880",
 		"ENABLE_MODULES: text2vec-transformers",
 		"condition: service_healthy",
 		"t2v_memory",

@@ -318,7 +318,7 @@ func runeIndex(s, sub []rune) int {
 // the inference server on loopback and one request to it, no Docker needed.
 const (
 	ServeCommand = "go run . serve"
-	CurlCommand  = `curl -s localhost:8080/vectors -H 'Content-Type: application/json' -d '{"text":"nftables replaces iptables"}'`
+	CurlCommand  = `curl -s localhost:8880/vectors -H 'Content-Type: application/json' -d '{"text":"nftables replaces iptables"}'`
 )
 
 // NextCommand is how to run Weaviate with the default model in containers,
@@ -336,7 +336,7 @@ func (p *printer) footer(note, modelPath string, load, elapsed time.Duration) {
 	}
 	p.section("Next: serve it to Weaviate")
 	p.printf("   %s\n", p.style(styleBold, serve))
-	p.printf("   %s\n", p.style(styleDim, "the text2vec-am server on 127.0.0.1:8080, no Docker needed; then, in another terminal:"))
+	p.printf("   %s\n", p.style(styleDim, "the text2vec-am server on 127.0.0.1:8880, no Docker needed; then, in another terminal:"))
 	p.printf("   %s\n", p.style(styleBold, CurlCommand))
 	p.printf("   %s\n", p.style(styleBold, NextCommand))
 	p.printf("   %s\n", p.style(styleDim, "Weaviate 1.39.0 and the text2vec-am server in containers (docker-compose.yml)"))

@@ -157,6 +157,9 @@ func flagValue(t *testing.T, args []string, flag string) string {
 	return ""
 }
 
+// testToken is the memory API token runServe gives a manifest's --auth-token-file.
+const testToken = "deploy-test-token"
+
 // runServe runs `text2vec-am serve` with args (address and memory directory
 // moved to loopback and a temporary directory) and checks that every probe
 // path and the memory API answer.
@@ -168,12 +171,19 @@ func runServe(t *testing.T, args, probes []string) {
 	addr := l.Addr().String()
 	l.Close()
 	args = append([]string(nil), args...)
+	token := ""
 	for i := range args {
 		switch {
 		case i > 0 && args[i-1] == "--addr":
 			args[i] = addr
 		case i > 0 && args[i-1] == "--memory-dir":
 			args[i] = filepath.Join(t.TempDir(), "memory")
+		case i > 0 && args[i-1] == "--auth-token-file":
+			args[i] = filepath.Join(t.TempDir(), "token")
+			if err := os.WriteFile(args[i], []byte(testToken+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			token = testToken
 		}
 	}
 	var serve func(context.Context, cli.Env) error
@@ -219,7 +229,15 @@ func runServe(t *testing.T, args, probes []string) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	resp, err := http.Post(base+memoryapi.PathLookup, "application/json", strings.NewReader(`{"words":["debian"],"contexts":[{"word":"debian"}]}`))
+	req, err := http.NewRequest("POST", base+memoryapi.PathLookup, strings.NewReader(`{"words":["debian"],"contexts":[{"word":"debian"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestCompose(t *testing.T) {
 
 	// The stack's own refresh, in a one-off container on the compose network.
 	out := s.run(t, 10*time.Minute, "run", "--rm", "--no-deps", "-T", "--entrypoint", "/usr/local/bin/text2vec-am", "t2v-am",
-		"refresh", "--weaviate", "http://weaviate:8080", "--vectorizer", "http://t2v-am:8080", "--class", docs.class)
+		"refresh", "--weaviate", "http://weaviate:8080", "--vectorizer", "http://t2v-am:8880", "--class", docs.class)
 	t.Logf("refresh in the stack: %s", lastLine(out))
 	current := composeVectors(t, s, r.docs)
 	checkVectors(t, listVectors(t, w, docs.class, ""), r.docs, current)
@@ -195,8 +195,8 @@ func checkLockedDown(t *testing.T, s *composeStack) {
 	if b := s.inspect(t, "t2v-am", "{{json .HostConfig.PortBindings}}"); b != "{}" && b != "null" {
 		t.Errorf("t2v-am publishes ports on the host: %s", b)
 	}
-	if out, err := s.try(time.Minute, nil, "port", "t2v-am", "8080"); err == nil && strings.TrimSpace(out) != "" && !strings.HasSuffix(strings.TrimSpace(out), ":0") {
-		t.Errorf("compose port t2v-am 8080 = %q: reachable from the host", out)
+	if out, err := s.try(time.Minute, nil, "port", "t2v-am", "8880"); err == nil && strings.TrimSpace(out) != "" && !strings.HasSuffix(strings.TrimSpace(out), ":0") {
+		t.Errorf("compose port t2v-am 8880 = %q: reachable from the host", out)
 	}
 	if ro := s.inspect(t, "t2v-am", "{{.HostConfig.ReadonlyRootfs}}"); ro != "true" {
 		t.Errorf("t2v-am root file system read-only = %s", ro)
@@ -240,7 +240,7 @@ func composeVectors(t testing.TB, s *composeStack, docs []dataset.Document) [][]
 		files = append(files, name)
 	}
 	// The Weaviate image has sh and wget (the real one: busybox's).
-	script := `for f in /io/req-*.json; do wget -q -O "${f%.json}.out" --header='Content-Type: application/json' --post-file="$f" http://t2v-am:8080/vectors/batch || exit 1; done`
+	script := `for f in /io/req-*.json; do wget -q -O "${f%.json}.out" --header='Content-Type: application/json' --post-file="$f" http://t2v-am:8880/vectors/batch || exit 1; done`
 	s.run(t, 10*time.Minute, "run", "--rm", "--no-deps", "-T", "-v", dir+":/io", "--entrypoint", "sh", "weaviate", "-c", script)
 	out := make([][]float32, 0, len(docs))
 	for _, name := range files {
