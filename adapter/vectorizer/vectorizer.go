@@ -57,6 +57,9 @@ const (
 	SourceAMSkip Source = "amskip"
 	// SourceAM is Attentive Mimicking from the word's form and contexts.
 	SourceAM Source = "am"
+	// SourceChars is the character vector of a word AM gives none (see
+	// charVector): a word of a script the model never saw.
+	SourceChars Source = "chars"
 	// SourceDropped marks a word that yielded no vector.
 	SourceDropped Source = "dropped"
 )
@@ -82,6 +85,8 @@ type Vectorizer struct {
 	df        DocFreqStore
 	dfInStore bool
 	ram       *ramDocFreq // df when it is the vectorizer's own (counted by base row)
+	charScale float32     // the norm of character vectors (meanRowNorm)
+	seen      runeSet     // the runes of the model's n-grams and words
 
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
@@ -124,6 +129,8 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		}
 	}
 	v.rows = v.newRowMeta(m.Base)
+	v.charScale = v.meanRowNorm()
+	v.seen = v.newRuneSet()
 	v.pool.New = func() any { return v.newWork() }
 	return v, nil
 }
@@ -737,6 +744,9 @@ func normalizeSum(acc []float32) error {
 // amVector infers the AM vector of word into w.amVecs and returns its offset,
 // or -1 if the word yields nothing. With we != nil it records α and ρ.
 func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation, we *WordExplanation) int {
+	if v.seen.unseenScript(word) {
+		return v.charVectorOf(w, word, we)
+	}
 	version, cacheable := v.gatherContexts(w, word, o)
 	cacheable = cacheable && we == nil
 	key := cacheKey{word: word, maxCtx: o.MaxContexts}
@@ -760,6 +770,12 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	if we != nil {
 		explainContexts(w, ex, we, exp)
 	}
+	if !ok {
+		ok = charVector(word, v.charScale, w.amVec)
+		if ok && we != nil {
+			we.Source = SourceChars
+		}
+	}
 	if cacheable {
 		var stored []float32
 		if ok {
@@ -771,6 +787,20 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	if !ok {
 		return -1
 	}
+	w.amVecs = append(w.amVecs, w.amVec...)
+	return off
+}
+
+// charVectorOf appends the character vector of word to w.amVecs and returns
+// its offset (-1: none).
+func (v *Vectorizer) charVectorOf(w *work, word string, we *WordExplanation) int {
+	if !charVector(word, v.charScale, w.amVec) {
+		return -1
+	}
+	if we != nil {
+		we.Source = SourceChars
+	}
+	off := len(w.amVecs)
 	w.amVecs = append(w.amVecs, w.amVec...)
 	return off
 }
