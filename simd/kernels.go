@@ -97,8 +97,3 @@ func chooseKernels(want string, c cpuModel) (kernels, [len(kernelSlots)]string) 
 		envSet, want, "available", strings.Join(names, ","), "using", k.name)
 	return k, sets
 }
-
-// Implementation returns the name of the kernel set in use: "avx512",
-// "avx2", "neon" or "go", or names joined by "+" when kernels of several
-// sets run (Sets tells which).
-func Implementation() string { return impl.name }

@@ -110,3 +110,8 @@ func TestAxpyDispatch(t *testing.T) {
 		}
 	}
 }
+
+// Implementation returns the name of the kernel set in use: "avx512",
+// "avx2", "neon" or "go", or names joined by "+" when kernels of several
+// sets run (Sets tells which).
+func Implementation() string { return impl.name }

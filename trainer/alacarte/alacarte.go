@@ -28,9 +28,6 @@ func (t *Transform) Dim() int {
 	return r
 }
 
-// At returns A[i][j].
-func (t *Transform) At(i, j int) float64 { return t.a.At(i, j) }
-
 // Fit returns the A minimizing Σ‖A·contexts[i] − targets[i]‖² + ridge·‖A‖²_F
 // (ridge ≥ 0; a small one keeps the system solvable when the context vectors
 // do not span every dimension). targets and contexts are pairs of vectors of

@@ -90,3 +90,6 @@ func TestFitErrors(t *testing.T) {
 		t.Errorf("no pairs: %v, want ErrNoPairs", err)
 	}
 }
+
+// At returns A[i][j].
+func (t *Transform) At(i, j int) float64 { return t.a.At(i, j) }
