@@ -87,6 +87,7 @@ type Vectorizer struct {
 	ram       *ramDocFreq // df when it is the vectorizer's own (counted by base row)
 	charScale float32     // the norm of character vectors (meanRowNorm)
 	seen      runeSet     // the runes of the model's n-grams and words
+	chars     bool        // words AM gives nothing get character vectors (a model with a form)
 
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
@@ -131,6 +132,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	v.rows = v.newRowMeta(m.Base)
 	v.charScale = v.meanRowNorm()
 	v.seen = v.newRuneSet()
+	v.chars = m.Mode.UsesForm()
 	v.pool.New = func() any { return v.newWork() }
 	return v, nil
 }
@@ -744,7 +746,7 @@ func normalizeSum(acc []float32) error {
 // amVector infers the AM vector of word into w.amVecs and returns its offset,
 // or -1 if the word yields nothing. With we != nil it records α and ρ.
 func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation, we *WordExplanation) int {
-	if v.seen.unseenScript(word) {
+	if v.chars && v.seen.unseenScript(word) {
 		return v.charVectorOf(w, word, we)
 	}
 	version, cacheable := v.gatherContexts(w, word, o)
@@ -770,7 +772,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	if we != nil {
 		explainContexts(w, ex, we, exp)
 	}
-	if !ok {
+	if !ok && v.chars {
 		ok = charVector(word, v.charScale, w.amVec)
 		if ok && we != nil {
 			we.Source = SourceChars

@@ -199,16 +199,16 @@ func TestNoWords(t *testing.T) {
 			t.Errorf("%q: got %v, %v; want ErrNoWords", text, vec, err)
 		}
 	}
-	// A context-only model gives an unseen word without context its
-	// character vector.
+	// A context-only model (no form: the base-only baseline) yields nothing
+	// for an unseen word without context, not even a character vector.
 	m := newModel(t)
 	m.Mode = model.ModeContext
 	vc, err := New(m, nil, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := vc.Vectorize("zzzzunseen", TaskQuery, DefaultOptions()); err != nil {
-		t.Errorf("context-only unseen word alone: %v, want its character vector", err)
+	if _, err := vc.Vectorize("zzzzunseen", TaskQuery, DefaultOptions()); !errors.Is(err, ErrNoWords) {
+		t.Errorf("context-only unseen word alone: %v, want ErrNoWords", err)
 	}
 	ex, err := vc.Explain("zzzzunseen f1", DefaultOptions())
 	if err != nil {
@@ -222,8 +222,8 @@ func TestNoWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Words[0].Source != SourceChars {
-		t.Errorf("unseen word alone in its sentence, context-only mode: source %s, want chars", ex.Words[0].Source)
+	if ex.Words[0].Source != SourceDropped {
+		t.Errorf("unseen word alone in its sentence, context-only mode: source %s, want dropped", ex.Words[0].Source)
 	}
 }
 
