@@ -99,6 +99,16 @@ func TestHostileLearnValidates(t *testing.T) {
 	if got := mem.Stats().Passages; got != 0 {
 		t.Errorf("1001 empty passages counted as %d", got)
 	}
+	// A client sends a context as written and its word as the tokenizer
+	// made it: "FFI" holds "ffi", "baffle" does not.
+	if status, _, resp := post(t, url, memoryapi.PathLearn,
+		`{"observations":[{"word":"ffi","context":"The FFI, in C."}]}`); status != 200 {
+		t.Errorf("a context holding its word in capitals: %d %s, want 200", status, resp)
+	}
+	if status, _, resp := post(t, url, memoryapi.PathLearn,
+		`{"observations":[{"word":"ffi","context":"a baffle"}]}`); status != 400 {
+		t.Errorf("a context holding the word only inside another: %d %s, want 400", status, resp)
+	}
 	status, _, resp := post(t, url, memoryapi.PathLearn, `{"collection":"Books","passages":[[],["a","b"]]}`)
 	var lr memoryapi.LearnResponse
 	if status != 200 || json.Unmarshal([]byte(resp), &lr) != nil || lr.Passages != 1 {

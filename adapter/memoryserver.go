@@ -83,7 +83,7 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 	if a.mem.ReadOnly() {
 		return errorf(http.StatusConflict, "the context memory is read-only (serve --memory off): it learns nothing")
 	}
-	passages, err := checkLearn(req)
+	passages, err := checkLearn(req, a.vec.ContextHolds)
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,12 @@ func (a *memoryAPI) learn(_ context.Context, w http.ResponseWriter, body *bytes.
 }
 
 // checkLearn refuses an observation whose context does not hold its word
-// and a passage with an empty word, and returns the passages that have
-// words (a passage without words is not counted, as locally).
-func checkLearn(req memoryapi.LearnRequest) ([][]string, error) {
+// (as holds decides) and a passage with an empty word, and returns the
+// passages that have words (a passage without words is not counted, as
+// locally).
+func checkLearn(req memoryapi.LearnRequest, holds func(word, context string) bool) ([][]string, error) {
 	for i, o := range req.Observations {
-		if o.Word == "" || !strings.Contains(o.Context, o.Word) {
+		if !holds(o.Word, o.Context) {
 			return nil, errorf(http.StatusBadRequest, "observations[%d]: the context does not contain the word %q", i, o.Word)
 		}
 	}

@@ -388,6 +388,13 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 	return n, nil
 }
 
+// ContextHolds reports whether context, split into words as the vectorizer
+// splits a text, holds word: a memory holder checks with it that each context
+// a client sends belongs to its word.
+func (v *Vectorizer) ContextHolds(word, context string) bool {
+	return word != "" && slices.Contains(v.tok.AppendTokens(nil, context), word)
+}
+
 // Remembers reports whether the memory may store contexts of word: only of
 // a word that is not frequent under the defaults given to New (a holder of a
 // shared memory checks what its clients send with it).
