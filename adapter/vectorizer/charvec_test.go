@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
@@ -20,10 +21,18 @@ var scriptDocs = map[string][2]string{
 }
 
 // TestAnyScript: a text of any script gets a finite unit vector, the same on
-// every call and every vectorizer, and a query shares more with the text it
-// was cut from than with the other texts.
+// every call and every vectorizer (a view on other stores included), and a
+// query shares more with the text it was cut from than with the other texts.
 func TestAnyScript(t *testing.T) {
-	v, v2 := newVectorizer(t, nil), newVectorizer(t, nil)
+	v := newVectorizer(t, nil)
+	mem, err := memory.Open("", memory.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := newVectorizer(t, nil).WithStores(mem, mem, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := DefaultOptions()
 	vecs := map[string][]float32{}
 	for name, docs := range scriptDocs {
