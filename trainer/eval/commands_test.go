@@ -119,6 +119,47 @@ func TestEvalRetrievalCommand(t *testing.T) {
 	}
 }
 
+// TestEvalRetrievalMemoryRows: with --model, a warm import reports dense AM
+// with the memory empty and warmed side by side; a sequential import one row.
+func TestEvalRetrievalMemoryRows(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	e, err := model.LoadEmbeddings(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.Config{Dim: 3, Mode: model.ModeAM, Ngram: model.NgramConfig{MinN: 3, MaxN: 5, MinCount: 1}, Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab([]string{"zorbs", "zorb"}, cfg.Ngram), e, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(t.TempDir(), "b.am")
+	if err := m.SaveFile(bundle, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	docs := writeFile(t, "d.jsonl", `{"id":"a","text":"The zorb kernel driver."}`+"\n"+`{"id":"b","text":"Music for guitar zorbs."}`+"\n")
+	qs := writeFile(t, "q.jsonl", `{"id":"q1","text":"kernel zorb","relevant":["a"]}`+"\n")
+	rows := func(args ...string) []string {
+		out, _, err := run(t, append(append([]string{"retrieval", "--counts", counts, "--model", bundle}, args...), docs, qs)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "| dense AM") {
+				names = append(names, strings.TrimSpace(strings.Split(line, "|")[1]))
+			}
+		}
+		return names
+	}
+	got := rows()
+	if len(got) != 2 || !strings.HasSuffix(got[0], "memory empty") || !strings.HasSuffix(got[1], "memory warmed") {
+		t.Errorf("warm import: dense AM rows %q, want memory empty then memory warmed", got)
+	}
+	if got := rows("--import", "sequential"); len(got) != 1 || strings.Contains(got[0], "memory") {
+		t.Errorf("sequential import: dense AM rows %q, want one", got)
+	}
+}
+
 func TestVecMapStepSkipsDoneOutputs(t *testing.T) {
 	dir := t.TempDir()
 	r := &vecmapRun{dir: dir}

@@ -343,13 +343,31 @@ func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
 	return e, r.dense(ctx, "dense base only", v, opts)
 }
 
-// amRow adds the dense AM row: the adapter's vectorizer over --model, its
+// amRow adds the dense AM rows: the adapter's vectorizer over --model, its
 // memory taught from the documents first unless the import is sequential.
+// A warm import first adds the row of the same vectorizer with the same
+// passage counts and no remembered contexts (each text's own sentences
+// only): the two rows side by side are what the memory's contexts are worth.
 func (r *retrievalRun) amRow(ctx context.Context, e *model.Embeddings) error {
 	m, err := loadModel(r.o.amPath, e, true)
 	if err != nil {
 		return err
 	}
+	opts := r.o.vec
+	name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
+	if r.o.importMode == "sequential" {
+		return r.amMemoryRow(ctx, m, name, false)
+	}
+	if err := r.amMemoryRow(ctx, m, name+", memory empty", false); err != nil {
+		return err
+	}
+	return r.amMemoryRow(ctx, m, name+", memory warmed", true)
+}
+
+// amMemoryRow adds the dense AM row of m over a memory in RAM that counted
+// every document (warm import) or none (sequential), and, with teach, holds
+// the documents' contexts too.
+func (r *retrievalRun) amMemoryRow(ctx context.Context, m *model.Model, name string, teach bool) error {
 	mem, err := memory.Open("", memory.DefaultOptions())
 	if err != nil {
 		return fmt.Errorf("context memory: %w", err)
@@ -360,16 +378,21 @@ func (r *retrievalRun) amRow(ctx context.Context, e *model.Embeddings) error {
 	if err != nil {
 		return err
 	}
-	if r.o.importMode != "sequential" {
-		start := time.Now()
+	start := time.Now()
+	switch {
+	case teach:
 		n, err := TeachMemory(ctx, v, r.docTexts, opts)
 		if err != nil {
 			return err
 		}
 		st := mem.Stats()
-		slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts, "seconds", time.Since(start).Seconds())
+		slog.Info("memory taught from the documents", "observations", n, "words", st.Words, "contexts", st.Contexts,
+			"seconds", time.Since(start).Seconds())
+	case r.o.importMode != "sequential":
+		if err := observeAll(v, r.docTexts); err != nil {
+			return err
+		}
 	}
-	name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
 	return r.dense(ctx, name, v, opts)
 }
 
