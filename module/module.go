@@ -369,7 +369,9 @@ func (m *Module) Texts(ctx context.Context, inputs []string, cfg moduletools.Cla
 }
 
 // MetaInfo describes the model, the defaults and the context memory (shown
-// in Weaviate's /v1/meta).
+// in Weaviate's /v1/meta): the node's passage counts and, under
+// "collections", the memory of each collection and tenant in use since the
+// start.
 func (m *Module) MetaInfo() (map[string]any, error) {
 	if m.vec == nil {
 		return nil, errors.New(Name + ": module not initialized")
@@ -393,16 +395,30 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 	}
 	if m.mem != nil {
 		st := m.mem.Stats()
-		info["memory"] = map[string]any{
-			"dir":      st.Dir,
-			"words":    st.Words,
-			"contexts": st.Contexts,
-			"records":  st.Records,
-			"passages": st.Passages,
-			"df_words": st.DocFreqWords,
+		mem := memorySummary(st)
+		mem["dir"] = st.Dir
+		if m.colls != nil {
+			open := map[string]any{}
+			for scope, st := range m.colls.Open() {
+				open[scope] = memorySummary(st)
+			}
+			mem["collections"] = open
 		}
+		info["memory"] = mem
 	}
 	return info, nil
+}
+
+// memorySummary is what MetaInfo says of one memory: the node's shared
+// passage counts, or the contexts and counts of one collection or tenant.
+func memorySummary(st memory.Stats) map[string]any {
+	return map[string]any{
+		"words":    st.Words,
+		"contexts": st.Contexts,
+		"records":  st.Records,
+		"passages": st.Passages,
+		"df_words": st.DocFreqWords,
+	}
 }
 
 // AdditionalProperties are Weaviate's usual text2vec additional properties.

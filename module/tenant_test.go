@@ -133,3 +133,38 @@ func TestTenantIsolation(t *testing.T) {
 		t.Error("a tenant name that is not Weaviate's was accepted")
 	}
 }
+
+// TestMetaInfoScopes: /v1/meta summarizes the memory of each collection and
+// tenant in use, beside the node's passage counts.
+func TestMetaInfoScopes(t *testing.T) {
+	m, _ := localModule(t)
+	ctx := context.Background()
+	teach := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	objs := append(tenantObjects("tenantB", "w5 zorblax w6 public gamma."), tenantObjects("", "w1 quuxify w2.", "w3 w4.")...)
+	for _, o := range objs {
+		if _, _, err := m.VectorizeObject(ctx, o, teach); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := m.MetaInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := info["memory"].(map[string]any)
+	if mem["passages"] != int64(3) {
+		t.Errorf("node's passages %v, want 3", mem["passages"])
+	}
+	scopes, _ := mem["collections"].(map[string]any)
+	// The test model knows w1 … w9: quuxify is Doc's one rare word;
+	// zorblax, public and gamma are tenant B's.
+	want := map[string][2]int64{"Doc": {2, 1}, "Doc/tenantB": {1, 3}}
+	if len(scopes) != len(want) {
+		t.Fatalf("memory scopes %v, want %v", scopes, want)
+	}
+	for scope, n := range want {
+		s, _ := scopes[scope].(map[string]any)
+		if s == nil || s["passages"] != n[0] || s["words"] != int(n[1]) {
+			t.Errorf("memory of %s: %v, want %d passages and the contexts of %d rare words", scope, s, n[0], n[1])
+		}
+	}
+}

@@ -106,7 +106,7 @@ func TestTransformersAdapter(t *testing.T) {
 		if n, _ := memBefore["words"].(float64); n == 0 {
 			t.Fatalf("teaching import of %d documents left the context memory empty: %v", len(teachDocs(r)), memBefore)
 		}
-		checkPassagesCounted(t, memBefore, len(teachDocs(r)))
+		checkPassagesCounted(t, memBefore, teachDocs(r))
 		probe := collection{w: w, c: c, class: "ProbeA"}
 		createCollection(t, w, transformersCollection(probe.class, map[string]any{"vectorizeClassName": false}))
 		probesBefore = insertProbes(t, probe, r)

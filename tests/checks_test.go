@@ -6,10 +6,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 
+	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
@@ -169,14 +171,27 @@ func checkTaught(t *testing.T, probes map[int][]float32, r *reference) {
 	}
 }
 
-// checkPassagesCounted checks that a teaching import of n documents counted
-// each as one passage for the default sif-collection weighting (the memory
-// summary's "passages"), so that the collection statistics match the import.
-func checkPassagesCounted(t *testing.T, mem map[string]any, n int) {
+// checkPassagesCounted checks that a teaching import of docs counted each
+// as one passage for the default sif-collection weighting (the memory
+// summary's "passages"), so that the collection statistics match the
+// import. A passage is counted once by its words: documents of the same
+// words count once.
+func checkPassagesCounted(t *testing.T, mem map[string]any, docs []dataset.Document) {
 	t.Helper()
-	if got, _ := mem["passages"].(float64); int(got) != n {
-		t.Errorf("teaching import of %d documents counted %v passages: %v", n, mem["passages"], mem)
+	if got, _ := mem["passages"].(float64); int(got) != distinctPassages(docs) {
+		t.Errorf("teaching import of %d documents (%d distinct passages) counted %v passages: %v",
+			len(docs), distinctPassages(docs), mem["passages"], mem)
 	}
+}
+
+// distinctPassages counts the documents of distinct word sequences.
+func distinctPassages(docs []dataset.Document) int {
+	words := model.DefaultTokenizer()
+	distinct := map[string]bool{}
+	for _, d := range docs {
+		distinct[strings.Join(words.AppendTokens(nil, d.Text), "\xff")] = true
+	}
+	return len(distinct)
 }
 
 // checkSameProbes checks that the probes vectorize as before a restart.

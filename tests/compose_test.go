@@ -161,9 +161,7 @@ func TestCompose(t *testing.T) {
 		t.Errorf("nearText MRR@10 %.4f through the stack, below the empty-memory in-process %.4f", m.MRR10, r.metrics.MRR10)
 	}
 	mem := composeMemory(t, s)
-	if n, _ := mem["passages"].(float64); int(n) != len(r.docs) {
-		t.Errorf("the import counted %v passages in the memory, want %d: %v", mem["passages"], len(r.docs), mem)
-	}
+	checkPassagesCounted(t, mem, r.docs)
 
 	survive := func(how string) {
 		t.Helper()

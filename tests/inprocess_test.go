@@ -86,22 +86,24 @@ func TestInProcessModule(t *testing.T) {
 
 	var probesBefore map[int][]float32
 	var memBefore map[string]any
+	taught := "TaughtB"
 	t.Run("Teaching", func(t *testing.T) {
-		taught := collection{w: w, c: c, class: "TaughtB", target: "am"}
-		createCollection(t, w, amCollection(taught.class, map[string]any{"teach": true}))
-		res, err := importDocs(context.Background(), c, taught.class, teachDocs(r), nil, batchSize, nil)
+		createCollection(t, w, amCollection(taught, map[string]any{"teach": true}))
+		res, err := importDocs(context.Background(), c, taught, teachDocs(r), nil, batchSize, nil)
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("teaching import: %v %v", err, res.Failures)
 		}
-		memBefore = moduleMemory(t, w)
+		memBefore = collectionMemory(t, w, taught)
 		if n, _ := memBefore["words"].(float64); n == 0 {
-			t.Fatalf("teaching import of %d documents left the context memory empty: %v", len(teachDocs(r)), memBefore)
+			t.Fatalf("teaching import of %d documents left %s's context memory empty: %v", len(teachDocs(r)), taught, memBefore)
 		}
-		checkPassagesCounted(t, memBefore, len(teachDocs(r)))
-		probe := collection{w: w, c: c, class: "ProbeB", target: "am"}
-		createCollection(t, w, amCollection(probe.class, map[string]any{"teach": false}))
-		probesBefore = insertProbes(t, probe, r)
+		checkPassagesCounted(t, memBefore, teachDocs(r))
+		// Probe as queries on the collection: they read its memory and teach nothing.
+		probesBefore = moduleProbes(t, w, taught, r)
 		checkTaught(t, probesBefore, r)
+		if mem := collectionMemory(t, w, taught); !equalJSON(memBefore, mem) {
+			t.Errorf("probing changed %s's memory: %v → %v", taught, memBefore, mem)
+		}
 	})
 
 	t.Run("RestartKeepsEverything", func(t *testing.T) {
@@ -114,14 +116,61 @@ func TestInProcessModule(t *testing.T) {
 			t.Errorf("%d objects in %s after the restart, want %d", n, docs.class, len(r.docs))
 		}
 		checkStoredVectors(t, collection{w: w, c: c, class: docs.class, target: "am"}, r)
-		memAfter := moduleMemory(t, w)
-		if !equalJSON(memBefore, memAfter) {
-			t.Errorf("context memory after the restart %v, before %v", memAfter, memBefore)
+		checkSameProbes(t, probesBefore, moduleProbes(t, w, taught, r))
+		if memAfter := collectionMemory(t, w, taught); !equalJSON(memBefore, memAfter) {
+			t.Errorf("%s's context memory after the restart %v, before %v", taught, memAfter, memBefore)
 		}
-		probe := collection{w: w, c: c, class: "ProbeB2", target: "am"}
-		createCollection(t, w, amCollection(probe.class, map[string]any{"teach": false}))
-		checkSameProbes(t, probesBefore, insertProbes(t, probe, r))
 	})
+}
+
+// collectionMemory reads the summary of class's context memory from
+// /v1/meta (the memory must be in use since the server started).
+func collectionMemory(t *testing.T, w *weaviateServer, class string) map[string]any {
+	t.Helper()
+	mem := moduleMemory(t, w)
+	scopes, _ := mem["collections"].(map[string]any)
+	own, _ := scopes[class].(map[string]any)
+	if own == nil {
+		t.Fatalf("meta of %s has no memory of collection %s: %v", module.Name, class, mem)
+	}
+	delete(own, "records") // counts records appended since start
+	return own
+}
+
+// moduleVectors vectorizes texts as queries on class through the module's
+// /vectors/batch endpoint with the collection's settings: they read class's
+// memory and teach nothing.
+func moduleVectors(t *testing.T, w *weaviateServer, class string, settings map[string]any, texts []string) [][]float32 {
+	t.Helper()
+	var out [][]float32
+	for lo := 0; lo < len(texts); lo += 500 {
+		part := texts[lo:min(lo+500, len(texts))]
+		var ans struct {
+			Vectors [][]float32 `json:"vectors"`
+		}
+		body := map[string]any{"texts": part, "settings": settings, "collection": class}
+		status, raw, err := doJSON(context.Background(), http.MethodPost, w.url("/v1/modules/text2vec-am/vectors/batch"), body, &ans)
+		if err != nil || status != http.StatusOK || len(ans.Vectors) != len(part) {
+			t.Fatalf("module /vectors/batch on %s: status %d, %v: %.300s", class, status, err, raw)
+		}
+		out = append(out, ans.Vectors...)
+	}
+	return out
+}
+
+// moduleProbes returns the probe documents' vectors on class by index.
+func moduleProbes(t *testing.T, w *weaviateServer, class string, r *reference) map[int][]float32 {
+	t.Helper()
+	var texts []string
+	for _, d := range probeDocs(r) {
+		texts = append(texts, d.Text)
+	}
+	vecs := moduleVectors(t, w, class, map[string]any{"teach": true}, texts)
+	out := make(map[int][]float32, len(vecs))
+	for i, v := range vecs {
+		out[i] = v
+	}
+	return out
 }
 
 // equalJSON compares two decoded JSON values.

@@ -299,25 +299,12 @@ func TestRefreshInProcess(t *testing.T) {
 	if res, err := importDocs(context.Background(), c, docs.class, part, nil, batchSize, nil); err != nil || len(res.Failures) > 0 {
 		t.Fatalf("teaching import: %v %v", err, res.Failures)
 	}
-	endpoint := w.url("/v1/modules/text2vec-am")
 	current := func() [][]float32 {
-		var out [][]float32
-		settings := map[string]any{"vectorizeClassName": false, "teach": true}
-		for lo := 0; lo < len(part); lo += 500 {
-			var texts []string
-			for _, d := range part[lo:min(lo+500, len(part))] {
-				texts = append(texts, d.Text)
-			}
-			var ans struct {
-				Vectors [][]float32 `json:"vectors"`
-			}
-			status, raw, err := doJSON(context.Background(), http.MethodPost, endpoint+"/vectors/batch", map[string]any{"texts": texts, "settings": settings}, &ans)
-			if err != nil || status != http.StatusOK || len(ans.Vectors) != len(texts) {
-				t.Fatalf("module /vectors/batch: status %d, %v: %.300s", status, err, raw)
-			}
-			out = append(out, ans.Vectors...)
+		texts := make([]string, len(part))
+		for i, d := range part {
+			texts[i] = d.Text
 		}
-		return out
+		return moduleVectors(t, w, docs.class, map[string]any{"vectorizeClassName": false, "teach": true}, texts)
 	}
 	mem := moduleMemory(t, w)
 	st, err := refresh.Run(context.Background(), refresh.Options{Weaviate: w.url(""), Class: docs.class})

@@ -192,6 +192,19 @@ func scopeDir(dir, name, tenant string) string {
 	return filepath.Join(d, "tenants", tenant)
 }
 
+// Open returns the Stats of every memory open now, by scope ("name" or
+// "name/tenant"): a memory kept on disk but not used since the start is not
+// among them.
+func (c *Collections) Open() map[string]Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]Stats, len(c.m))
+	for key, m := range c.m {
+		out[key] = m.Stats()
+	}
+	return out
+}
+
 // Close closes every collection's counts (fsync and snapshot).
 func (c *Collections) Close() error {
 	c.mu.Lock()
