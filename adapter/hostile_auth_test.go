@@ -14,8 +14,8 @@ import (
 // outside Weaviate's /vectors contract, each with a body it accepts.
 var guardedPaths = map[string]string{
 	"/explain":           `{"text":"f1 Zqword"}`,
-	memoryapi.PathLearn:  `{"observations":[{"word":"Zqword","context":"a Zqword here"}],"passages":[["a","Zqword"]]}`,
-	memoryapi.PathLookup: `{"words":["a"],"contexts":[{"word":"Zqword"}]}`,
+	memoryapi.PathLearn:  `{"observations":[{"word":"zqword","context":"a Zqword here"}],"passages":[["a","zqword"]]}`,
+	memoryapi.PathLookup: `{"words":["a"],"contexts":[{"word":"zqword"}]}`,
 }
 
 // TestHostileMemoryAPIClosed: on a server reachable beyond loopback without
