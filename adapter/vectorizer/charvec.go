@@ -3,6 +3,8 @@ package vectorizer
 import (
 	"hash/fnv"
 	"math"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/text2vec-am/text2vec-am/simd"
 )
@@ -39,6 +41,32 @@ func charVector(word string, scale float32, dst []float32) bool {
 	simd.Scale(float32(float64(scale)/norm), dst)
 	return true
 }
+
+// symbolVector writes to w.acc the unit character vector of the symbols
+// (emoji, currency and other signs) of a text none of whose words yields a
+// vector, under a model with a form: a text of emoji alone is found by the
+// same emoji. A text with neither words nor symbols (punctuation, spaces,
+// invalid UTF-8) is ErrNoWords.
+func (v *Vectorizer) symbolVector(w *work) error {
+	if !v.chars {
+		return ErrNoWords
+	}
+	var sym []rune
+	for _, s := range w.sentences {
+		for _, r := range s {
+			if r != utf8.RuneError && unicode.IsSymbol(r) && len(sym) < maxSymbols {
+				sym = append(sym, r)
+			}
+		}
+	}
+	if !charVector(string(sym), v.charScale, w.acc) {
+		return ErrNoWords
+	}
+	return normalizeSum(w.acc)
+}
+
+// maxSymbols bounds the symbols symbolVector reads of one text.
+const maxSymbols = 256
 
 // addGramVector adds the pseudo-random vector of the n-gram g to dst: values
 // uniform in [-1, 1) drawn by splitmix64 seeded with g's FNV-1a hash.

@@ -90,17 +90,35 @@ func cosine(a, b []float32) float32 {
 	return simd.Dot(a, b) / float32(math.Sqrt(float64(simd.Dot(a, a))*float64(simd.Dot(b, b))))
 }
 
-// TestEmojiOnly: emoji and punctuation are not letters or digits: a text of
-// them alone has nothing to embed.
-func TestEmojiOnly(t *testing.T) {
+// TestSymbolsOnly: a text of emoji alone gets the character vector of its
+// symbols, closer to a text of the same emoji than to another emoji; a text
+// of punctuation alone has nothing to embed.
+func TestSymbolsOnly(t *testing.T) {
 	v := newVectorizer(t, nil)
-	for _, text := range []string{"🙂🚀", "👍 !!", "❤️"} {
-		if _, err := v.Vectorize(text, TaskQuery, DefaultOptions()); !errors.Is(err, ErrNoWords) {
+	o := DefaultOptions()
+	vec := func(text string) []float32 {
+		x, err := v.Vectorize(text, TaskQuery, o)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if !finite(x) || isZero(x) {
+			t.Fatalf("%q: vector not finite or zero", text)
+		}
+		return x
+	}
+	party, rocket := vec("🎉 🎉 🚀"), vec("🚀!")
+	if near, far := simd.Dot(party, vec("🎉")), simd.Dot(party, vec("🍕")); near <= far {
+		t.Errorf("cosine with the same emoji %.3f, with another %.3f", near, far)
+	}
+	if c := simd.Dot(rocket, vec("🚀")); c < 0.999 {
+		t.Errorf("punctuation beside an emoji changed its vector: cosine %.4f", c)
+	}
+	vec("❤️")
+	vec("🚀 ロケット") // an emoji beside a word
+	for _, text := range []string{"!!! ...", " \t\n", "", "\xff\xfe"} {
+		if _, err := v.Vectorize(text, TaskQuery, o); !errors.Is(err, ErrNoWords) {
 			t.Errorf("%q: %v, want ErrNoWords", text, err)
 		}
-	}
-	if _, err := v.Vectorize("🚀 ロケット", TaskQuery, DefaultOptions()); err != nil {
-		t.Errorf("emoji beside a word: %v", err)
 	}
 }
 

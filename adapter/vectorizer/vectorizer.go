@@ -661,7 +661,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	simd.GatherAxpy(w.acc, v.base.Vectors, w.rowIDs, w.rowW)
 	v.addSourceCounts(n)
 	if n.used() == 0 {
-		return ErrNoWords
+		return v.symbolVector(w)
 	}
 	return normalizeSum(w.acc)
 }
