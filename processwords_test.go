@@ -13,10 +13,11 @@ import (
 )
 
 // processWordRE matches words about how the project's work was organized,
-// which mean nothing to a user: numbered issues and work periods, and removed
-// designs described by what came before.
+// which mean nothing to a user: numbered issues and work periods, removed
+// designs described by what came before, and the hour of day a decision was
+// taken.
 var processWordRE = regexp.MustCompile(`(?i)\bsessions? [0-9]|\bsession-[0-9]|\bissues? [0-9]|\bissue-[0-9]|` +
-	`\bbefore session|\bsessions?\b`)
+	`\bbefore session|\bsessions?\b|\b[0-9]{1,2}:[0-9]{2} UTC\b`)
 
 // hexRunRE matches a run of 7 to 40 hexadecimal digits, the shape of a
 // commit hash. A run is reported only when it mixes digits and letters:
@@ -122,7 +123,7 @@ func TestProcessWordCheckFindsThem(t *testing.T) {
 		}
 		bad = append(bad, fmt.Sprintf("see %s%s%d", w, sep, 7))
 	}
-	bad = append(bad, "fixed in "+strings.Repeat("a1", 3)+"f")
+	bad = append(bad, "fixed in "+strings.Repeat("a1", 3)+"f", fmt.Sprintf("agreed %d:%d UTC", 16, 20))
 	for _, b := range bad {
 		if len(processWordProblems("x.md", 1, b)) == 0 {
 			t.Errorf("%q passed the check", b)
