@@ -46,6 +46,10 @@ const Name = "text2vec-am"
 // memoryDirName is the default memory directory inside Weaviate's data path.
 const memoryDirName = "text2vec-am-memory"
 
+// pinFileName is the file inside Weaviate's data path that keeps the passage
+// counts the shared memory's holder reported (memoryapi.ClientOptions.PinFile).
+const pinFileName = "text2vec-am-memory-pins.json"
+
 // Module is the text2vec-am Weaviate module. Create it with New; Weaviate
 // calls Init and InitExtension before use.
 type Module struct {
@@ -104,7 +108,11 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 
 	dir := env.MemoryDir
 	if env.MemoryURL != "" {
-		m.shared, err = memoryapi.NewClient(env.MemoryURL, memoryapi.ClientOptions{Timeout: env.MemoryTimeout, Token: env.MemoryToken})
+		copts := memoryapi.ClientOptions{Timeout: env.MemoryTimeout, Token: env.MemoryToken}
+		if dataPath != "" {
+			copts.PinFile = filepath.Join(dataPath, pinFileName)
+		}
+		m.shared, err = memoryapi.NewClient(env.MemoryURL, copts)
 		if err != nil {
 			return fmt.Errorf("init %s: %s: %w", Name, EnvMemoryURL, err)
 		}
@@ -189,10 +197,13 @@ func (m *Module) Close() error {
 }
 
 func (m *Module) closeMemory() error {
-	if m.mem == nil {
-		return nil
-	}
 	var err error
+	if m.shared != nil {
+		err = m.shared.Close()
+	}
+	if m.mem == nil {
+		return err
+	}
 	if m.colls != nil {
 		err = m.colls.Close()
 	}

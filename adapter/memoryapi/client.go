@@ -31,6 +31,10 @@ type ClientOptions struct {
 	// Token, if set, is sent as "Authorization: Bearer Token" (the holder's
 	// --auth-token-file).
 	Token string
+	// PinFile, if set, keeps the highest passage count the holder reported
+	// for each collection: a learn answered with fewer fails with
+	// ErrStoreLost (the holder came back without its store).
+	PinFile string
 }
 
 // Client talks to the holder of a shared memory. It is safe for concurrent use.
@@ -39,6 +43,7 @@ type Client struct {
 	http  *http.Client
 	token string
 	cache contextCache
+	pins  *pins
 
 	mu      sync.Mutex
 	amEpoch string
@@ -66,8 +71,16 @@ func NewClient(baseURL string, opts ClientOptions) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: opts.Timeout}
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), http: hc, token: opts.Token, cache: contextCache{max: opts.CacheWords}}, nil
+	p, err := loadPins(opts.PinFile)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{base: strings.TrimRight(baseURL, "/"), http: hc, token: opts.Token, cache: contextCache{max: opts.CacheWords},
+		pins: p}, nil
 }
+
+// Close writes the pins that grew since they were last written.
+func (c *Client) Close() error { return c.pins.save() }
 
 // URL returns the holder's base URL.
 func (c *Client) URL() string { return c.base }
@@ -117,7 +130,10 @@ func (c *Client) learn(ctx context.Context, collection string, rec *recorder) er
 		return nil
 	}
 	var resp LearnResponse
-	return c.post(ctx, PathLearn, LearnRequest{Collection: collection, Observations: rec.obs, Passages: rec.passages}, &resp)
+	if err := c.post(ctx, PathLearn, LearnRequest{Collection: collection, Observations: rec.obs, Passages: rec.passages}, &resp); err != nil {
+		return err
+	}
+	return c.pins.check(collection, resp.Passages)
 }
 
 // lookup fetches the counts of words and the contexts of am into a view.
