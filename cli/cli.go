@@ -66,7 +66,7 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return UsageError("%w", err)
+		return UsageError("%w%s", err, flagSuggestion(fs, err))
 	}
 	return nil
 }
@@ -92,7 +92,11 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 	}
 	c, ok := byName[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s help' for the list)\n", name, args[0], name)
+		names := make([]string, len(cmds))
+		for i, c := range cmds {
+			names[i] = c.Name
+		}
+		fmt.Fprintf(stderr, "%s: unknown command %q%s (run '%s help' for the list)\n", name, args[0], didYouMean(args[0], "", names), name)
 		return 2
 	}
 	err := c.Run(ctx, Env{Args: args[1:], Stdout: stdout, Stderr: stderr})

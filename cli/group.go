@@ -35,7 +35,7 @@ func Group(name, summary, noun, note string, subs []Command) Command {
 			}
 		}
 		printGroup(env.Stderr, g, noun, note)
-		return UsageError("unknown %s %q: want %s", noun, env.Args[0], want)
+		return UsageError("unknown %s %q%s: want %s", noun, env.Args[0], didYouMean(env.Args[0], "", names), want)
 	}
 	return g
 }
