@@ -13,16 +13,27 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
 
 // Env is what a command gets to run with: its arguments (after the command
-// name), its output streams and a context cancelled on SIGINT/SIGTERM.
+// name), its standard streams and a context cancelled on SIGINT/SIGTERM.
 type Env struct {
 	Args   []string
 	Stdout io.Writer
 	Stderr io.Writer
+	// Stdin is the standard input; nil: the process's (see Input).
+	Stdin io.Reader
+}
+
+// Input returns the standard input: Stdin, or os.Stdin when it is nil.
+func (e Env) Input() io.Reader {
+	if e.Stdin == nil {
+		return os.Stdin
+	}
+	return e.Stdin
 }
 
 // Command is one subcommand of the text2vec-am binary.

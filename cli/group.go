@@ -31,7 +31,9 @@ func Group(name, summary, noun, note string, subs []Command) Command {
 		}
 		for _, c := range subs {
 			if c.Name == env.Args[0] {
-				return c.Run(ctx, Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr})
+				sub := env
+				sub.Args = env.Args[1:]
+				return c.Run(ctx, sub)
 			}
 		}
 		printGroup(env.Stderr, g, noun, note)
