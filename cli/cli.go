@@ -82,6 +82,23 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// ParseInterspersed is ParseFlags for a command whose arguments may come
+// before, between or after its flags ("nn kubelet -k 5"); it returns the
+// arguments in order. After "--" everything is an argument.
+func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := ParseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); len(rest) == 0 || (n > 0 && args[n-1] == "--") {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
 // Main runs the command named by args[0] and returns the process exit status.
 func Main(ctx context.Context, name string, cmds []Command, args []string, stdout, stderr io.Writer) int {
 	byName := make(map[string]Command, len(cmds))

@@ -80,6 +80,31 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 	}
 }
 
+func TestParseInterspersed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		k    int
+		want string
+	}{
+		{[]string{"a", "-k", "5", "b"}, 5, "a|b"},
+		{[]string{"-k", "2", "a", "b c"}, 2, "a|b c"},
+		{[]string{"a", "--", "-k", "x"}, 1, "a|-k|x"},
+		{nil, 1, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		k := fs.Int("k", 1, "")
+		got, err := ParseInterspersed(fs, c.args)
+		if err != nil || strings.Join(got, "|") != c.want || *k != c.k {
+			t.Errorf("%q: %q, k %d, %v; want %q, k %d", c.args, got, *k, err, c.want, c.k)
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := ParseInterspersed(fs, []string{"a", "-x"}); !errors.Is(err, ErrUsage) {
+		t.Errorf("unknown flag after an argument: %v, want a usage error", err)
+	}
+}
+
 func TestSuggest(t *testing.T) {
 	cands := []string{"serve", "memory", "model", "refresh", "infer", "nn", "max-am-words", "max-contexts", "fail"}
 	for _, c := range []struct{ word, want string }{
