@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 type keyedWeaviate struct {
 	*fakeWeaviate
 	seen   int // calls to Weaviate with a key
+	module int // of them, calls to the in-process module's endpoint
 	leaked int // vectorizer calls that carried an Authorization header
 }
 
@@ -41,6 +43,13 @@ func (k *keyedWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k.seen++
+	if r.URL.Path == "/v1/modules/text2vec-am/vectors/batch" {
+		k.module++
+		r.URL.Path = "/vec/vectors/batch" // the fake vectorizes the same texts
+		r.Body = io.NopCloser(strings.NewReader(`{"texts":["x"],"config":{"task_type":"query"}}`))
+		k.fakeWeaviate.ServeHTTP(w, r)
+		return
+	}
 	k.fakeWeaviate.ServeHTTP(w, r)
 }
 
@@ -74,6 +83,23 @@ func TestRunSendsTheAPIKeyToWeaviateOnly(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Options{Weaviate: srv.URL, Class: "Doc", APIKey: "a b"}); err == nil || !strings.Contains(err.Error(), "white space") {
 		t.Errorf("a key with a space: %v", err)
+	}
+}
+
+// TestRunSendsTheAPIKeyToTheModuleEndpoint: on the in-process path the
+// vectorizer is Weaviate's module endpoint, which gets the key too.
+func TestRunSendsTheAPIKeyToTheModuleEndpoint(t *testing.T) {
+	f, _ := newFake(t, 1)
+	f.schema = `{"class":"Doc","vectorizer":"text2vec-am","moduleConfig":{"text2vec-am":{"vectorizeClassName":false}},
+ "properties":[{"name":"text","dataType":["text"]}]}`
+	k := &keyedWeaviate{fakeWeaviate: f}
+	srv := httptest.NewServer(k)
+	defer srv.Close()
+	if _, err := Run(context.Background(), Options{Weaviate: srv.URL, Class: "Doc", APIKey: "admin"}); err != nil {
+		t.Fatalf("with the key: %v", err)
+	}
+	if k.module != 1 {
+		t.Errorf("%d keyed calls to the module endpoint, want 1", k.module)
 	}
 }
 
