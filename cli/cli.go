@@ -111,6 +111,9 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 				_ = c.Run(ctx, Env{Args: []string{"-h"}, Stdout: stdout, Stderr: stdout})
 				return 0
 			}
+			printHelp(stdout, name, cmds)
+			fmt.Fprintf(stderr, "%s help: unknown command %q%s\n", name, args[1], didYouMean(args[1], "", commandNames(cmds)))
+			return 2
 		}
 		printHelp(stdout, name, cmds)
 		if len(args) == 0 {
@@ -120,11 +123,7 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 	}
 	c, ok := byName[args[0]]
 	if !ok {
-		names := make([]string, len(cmds))
-		for i, c := range cmds {
-			names[i] = c.Name
-		}
-		fmt.Fprintf(stderr, "%s: unknown command %q%s (run '%s help' for the list)\n", name, args[0], didYouMean(args[0], "", names), name)
+		fmt.Fprintf(stderr, "%s: unknown command %q%s (run '%s help' for the list)\n", name, args[0], didYouMean(args[0], "", commandNames(cmds)), name)
 		return 2
 	}
 	err := c.Run(ctx, Env{Args: args[1:], Stdout: stdout, Stderr: stderr})
@@ -143,6 +142,15 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
 		return 1
 	}
+}
+
+// commandNames returns the names of cmds.
+func commandNames(cmds []Command) []string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.Name
+	}
+	return names
 }
 
 func printHelp(w io.Writer, name string, cmds []Command) {

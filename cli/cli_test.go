@@ -60,6 +60,7 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 		{args: nil, code: 2, stdout: "Commands:"},
 		{args: []string{"help"}, code: 0, stdout: "  flags   parses a flag\n"},
 		{args: []string{"help", "flags"}, code: 0, stdout: "-n int"},
+		{args: []string{"help", "flag"}, code: 2, stdout: "Commands:", stderr: `t2v help: unknown command "flag" (did you mean "flags"?)`},
 	}
 	for _, c := range cases {
 		var ran []string

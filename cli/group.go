@@ -17,10 +17,7 @@ import (
 func Group(name, summary, noun, note string, subs []Command) Command {
 	g := Command{Name: name, Summary: summary, Subcommands: subs}
 	g.Run = func(ctx context.Context, env Env) error {
-		names := make([]string, len(subs))
-		for i, c := range subs {
-			names[i] = c.Name
-		}
+		names := commandNames(subs)
 		want := strings.Join(names, ", ")
 		if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
 			printGroup(env.Stderr, g, noun, note)
