@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/nn"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/demo"
@@ -26,6 +27,7 @@ func commands() []cli.Command {
 	cmds = append(cmds, eval.Commands()...)
 	cmds = append(cmds, adapter.Commands()...)
 	cmds = append(cmds, refresh.Commands()...)
+	cmds = append(cmds, nn.Commands()...)
 	cmds = append(cmds, buildweaviate.Commands()...)
 	cmds = append(cmds, demo.Commands()...)
 	return cmds

@@ -45,7 +45,6 @@ type vectorizerFlags struct {
 func (f *vectorizerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model weights `file` (serving bundle); empty or \"default\": the embedded default model")
 	f.opts = vectorizer.DefaultOptions()
-	f.opts.MaxAMWords = vectorizer.DefaultMaxAMWords
 	vectorizer.RegisterFlags(fs, &f.opts)
 }
 

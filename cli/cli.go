@@ -13,16 +13,27 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
 
 // Env is what a command gets to run with: its arguments (after the command
-// name), its output streams and a context cancelled on SIGINT/SIGTERM.
+// name), its standard streams and a context cancelled on SIGINT/SIGTERM.
 type Env struct {
 	Args   []string
 	Stdout io.Writer
 	Stderr io.Writer
+	// Stdin is the standard input; nil: the process's (see Input).
+	Stdin io.Reader
+}
+
+// Input returns the standard input: Stdin, or os.Stdin when it is nil.
+func (e Env) Input() io.Reader {
+	if e.Stdin == nil {
+		return os.Stdin
+	}
+	return e.Stdin
 }
 
 // Command is one subcommand of the text2vec-am binary.
@@ -66,9 +77,26 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return UsageError("%w", err)
+		return UsageError("%w%s", err, flagSuggestion(fs, err))
 	}
 	return nil
+}
+
+// ParseInterspersed is ParseFlags for a command whose arguments may come
+// before, between or after its flags ("nn kubelet -k 5"); it returns the
+// arguments in order. After "--" everything is an argument.
+func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := ParseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); len(rest) == 0 || (n > 0 && args[n-1] == "--") {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
 }
 
 // Main runs the command named by args[0] and returns the process exit status.
@@ -83,6 +111,9 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 				_ = c.Run(ctx, Env{Args: []string{"-h"}, Stdout: stdout, Stderr: stdout})
 				return 0
 			}
+			printHelp(stdout, name, cmds)
+			fmt.Fprintf(stderr, "%s help: unknown command %q%s\n", name, args[1], didYouMean(args[1], "", commandNames(cmds)))
+			return 2
 		}
 		printHelp(stdout, name, cmds)
 		if len(args) == 0 {
@@ -92,7 +123,7 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 	}
 	c, ok := byName[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s help' for the list)\n", name, args[0], name)
+		fmt.Fprintf(stderr, "%s: unknown command %q%s (run '%s help' for the list)\n", name, args[0], didYouMean(args[0], "", commandNames(cmds)), name)
 		return 2
 	}
 	err := c.Run(ctx, Env{Args: args[1:], Stdout: stdout, Stderr: stderr})
@@ -111,6 +142,15 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
 		return 1
 	}
+}
+
+// commandNames returns the names of cmds.
+func commandNames(cmds []Command) []string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.Name
+	}
+	return names
 }
 
 func printHelp(w io.Writer, name string, cmds []Command) {

@@ -53,10 +53,14 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 		{args: []string{"fail"}, code: 1, stderr: "t2v fail: disk full"},
 		{args: []string{"cancel"}, code: 130, stderr: "interrupted"},
 		{args: []string{"denied"}, code: 2, stderr: "t2v denied: usage error: --out x: permission denied\n"},
-		{args: []string{"nope"}, code: 2, stderr: `unknown command "nope"`},
+		{args: []string{"nope"}, code: 2, stderr: `unknown command "nope" (run 't2v help' for the list)`},
+		{args: []string{"fial"}, code: 2, stderr: `unknown command "fial" (did you mean "fail"?)`},
+		{args: []string{"flags", "--m", "3"}, code: 2, stderr: "usage error: flag provided but not defined: -m\n"},
+		{args: []string{"flags", "--nn", "3"}, code: 2, stderr: `flag provided but not defined: -nn (did you mean "--n"?)`},
 		{args: nil, code: 2, stdout: "Commands:"},
 		{args: []string{"help"}, code: 0, stdout: "  flags   parses a flag\n"},
 		{args: []string{"help", "flags"}, code: 0, stdout: "-n int"},
+		{args: []string{"help", "flag"}, code: 2, stdout: "Commands:", stderr: `t2v help: unknown command "flag" (did you mean "flags"?)`},
 	}
 	for _, c := range cases {
 		var ran []string
@@ -73,6 +77,44 @@ func TestMainExitCodesAndMessages(t *testing.T) {
 		}
 		if got := strings.Join(ran, ";"); got != c.ran {
 			t.Errorf("%v: ran %q, want %q", c.args, got, c.ran)
+		}
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		k    int
+		want string
+	}{
+		{[]string{"a", "-k", "5", "b"}, 5, "a|b"},
+		{[]string{"-k", "2", "a", "b c"}, 2, "a|b c"},
+		{[]string{"a", "--", "-k", "x"}, 1, "a|-k|x"},
+		{nil, 1, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		k := fs.Int("k", 1, "")
+		got, err := ParseInterspersed(fs, c.args)
+		if err != nil || strings.Join(got, "|") != c.want || *k != c.k {
+			t.Errorf("%q: %q, k %d, %v; want %q, k %d", c.args, got, *k, err, c.want, c.k)
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := ParseInterspersed(fs, []string{"a", "-x"}); !errors.Is(err, ErrUsage) {
+		t.Errorf("unknown flag after an argument: %v, want a usage error", err)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	cands := []string{"serve", "memory", "model", "refresh", "infer", "nn", "max-am-words", "max-contexts", "fail"}
+	for _, c := range []struct{ word, want string }{
+		{"serv", "serve"}, {"sreve", "serve"}, {"modle", "model"}, {"memroy", "memory"}, {"refersh", "refresh"},
+		{"max-am-word", "max-am-words"}, {"max-contxts", "max-contexts"}, {"nm", "nn"}, {"fial", "fail"},
+		{"x", ""}, {"zzzzz", ""}, {"", ""}, {"n", ""}, {"inference", ""}, {"ünfer", "infer"},
+	} {
+		if got := Suggest(c.word, cands); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.word, got, c.want)
 		}
 	}
 }

@@ -17,10 +17,7 @@ import (
 func Group(name, summary, noun, note string, subs []Command) Command {
 	g := Command{Name: name, Summary: summary, Subcommands: subs}
 	g.Run = func(ctx context.Context, env Env) error {
-		names := make([]string, len(subs))
-		for i, c := range subs {
-			names[i] = c.Name
-		}
+		names := commandNames(subs)
 		want := strings.Join(names, ", ")
 		if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
 			printGroup(env.Stderr, g, noun, note)
@@ -31,11 +28,13 @@ func Group(name, summary, noun, note string, subs []Command) Command {
 		}
 		for _, c := range subs {
 			if c.Name == env.Args[0] {
-				return c.Run(ctx, Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr})
+				sub := env
+				sub.Args = env.Args[1:]
+				return c.Run(ctx, sub)
 			}
 		}
 		printGroup(env.Stderr, g, noun, note)
-		return UsageError("unknown %s %q: want %s", noun, env.Args[0], want)
+		return UsageError("unknown %s %q%s: want %s", noun, env.Args[0], didYouMean(env.Args[0], "", names), want)
 	}
 	return g
 }

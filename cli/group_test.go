@@ -35,6 +35,7 @@ func TestGroupDispatchesToSubcommands(t *testing.T) {
 	}{
 		{[]string{"tool"}, 2, "missing task: want a, b"},
 		{[]string{"tool", "c"}, 2, `unknown task "c": want a, b`},
+		{[]string{"tool", "bb"}, 2, `unknown task "bb" (did you mean "b"?): want a, b`},
 		{[]string{"tool", "-h"}, 0, "a note"},
 	} {
 		errb.Reset()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -13,6 +14,25 @@ import (
 // ErrNotRegular reports a path that is not a regular file (a device such as
 // /dev/zero, a FIFO, a directory, a socket): every loader refuses it.
 var ErrNotRegular = errors.New("not a regular file")
+
+// FileKind names the type of a file that is not a regular one for messages:
+// "a directory", "a named pipe (FIFO)", "a device", "a socket", "a symbolic
+// link", else "a special file".
+func FileKind(mode fs.FileMode) string {
+	switch t := mode.Type(); {
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "a device"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
+}
 
 // OpenRegular opens path for reading only if it is a regular file (after
 // symbolic links). It opens without blocking (a FIFO with no writer would
@@ -30,7 +50,7 @@ func OpenRegular(path string) (*os.File, os.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
+		return nil, nil, fmt.Errorf("%s: %w: it is %s", path, ErrNotRegular, FileKind(st.Mode()))
 	}
 	return f, st, nil
 }

@@ -27,8 +27,9 @@ func TestLoadersRefuseNonRegularFiles(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if _, err := LoadFile(p); !errors.Is(err, ErrNotRegular) {
-				t.Errorf("LoadFile(%s): %v, want ErrNotRegular", p, err)
+			if _, err := LoadFile(p); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "it is a ") ||
+				strings.Contains(err.Error(), "---") {
+				t.Errorf("LoadFile(%s): %v, want ErrNotRegular naming the kind of file", p, err)
 			}
 			if _, err := LoadEmbeddings(p); !errors.Is(err, ErrNotRegular) {
 				t.Errorf("LoadEmbeddings(%s): %v, want ErrNotRegular", p, err)

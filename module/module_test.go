@@ -331,7 +331,8 @@ func TestLoadEnvConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := vectorizer.Options{Weighting: vectorizer.WeightMean, SIFA: 0.01, FrequentMin: 0, RareMin: 0, MaxContexts: 16}
+	want := vectorizer.DefaultOptions()
+	want.Weighting, want.SIFA, want.FrequentMin, want.RareMin, want.MaxContexts = vectorizer.WeightMean, 0.01, 0, 0, 16
 	if cfg.Defaults != want || cfg.Teach || cfg.MemorySync != memory.SyncAlways || cfg.ModelPath != "/m.am" || cfg.MemoryDir != MemoryOff {
 		t.Errorf("got %+v", cfg)
 	}

@@ -27,11 +27,11 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("%s %s: status %d: %.500s", e.Method, e.URL, e.Status, e.Body)
 }
 
-// doJSON sends body (JSON-encoded unless nil) and decodes a 2xx answer into
-// out. 503 and 429 answers are retried (up to 6 times, honouring
+// doJSON sends body (JSON-encoded unless nil), with apiKey as a bearer
+// token unless it is empty, and decodes a 2xx answer into out. 503 and 429 answers are retried (up to 6 times, honouring
 // Retry-After up to maxRetryAfter, and logging each wait), as the
 // text2vec-am server asks when it is busy.
-func doJSON(ctx context.Context, hc *http.Client, method, url string, body, out any) error {
+func doJSON(ctx context.Context, hc *http.Client, method, url, apiKey string, body, out any) error {
 	var data []byte
 	if body != nil {
 		var err error
@@ -46,6 +46,9 @@ func doJSON(ctx context.Context, hc *http.Client, method, url string, body, out 
 		}
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
+		}
+		if apiKey != "" {
+			req.Header.Set("Authorization", "Bearer "+apiKey)
 		}
 		resp, err := hc.Do(req)
 		if err != nil {

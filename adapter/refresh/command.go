@@ -2,7 +2,9 @@ package refresh
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 )
@@ -30,6 +32,8 @@ func runRefresh(ctx context.Context, env cli.Env) error {
 	fs.StringVar(&o.State, "state", "", "state `file`: records the cursor after every page; a run with the same file resumes after it")
 	fs.BoolVar(&o.LowerCase, "lowercase", false, "lower-case the text, as Weaviate does with LOWERCASE_VECTORIZATION_INPUT=true")
 	fs.StringVar(&o.Tenant, "tenant", "", "tenant of a multi-tenant collection")
+	fs.StringVar(&o.APIKey, "api-key", "", "Weaviate's API `key`, sent as a bearer token on every call to Weaviate; "+
+		"default: the environment variable "+APIKeyEnv+" (which keeps the key out of the process list)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
@@ -44,6 +48,11 @@ func runRefresh(ctx context.Context, env cli.Env) error {
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 1) {
 		return cli.UsageError("--tolerance %v: want 0 < tolerance < 1", o.Tolerance)
+	}
+	keyFlag := false
+	fs.Visit(func(f *flag.Flag) { keyFlag = keyFlag || f.Name == "api-key" })
+	if !keyFlag {
+		o.APIKey = os.Getenv(APIKeyEnv)
 	}
 	o.Targets = targets
 	o.Progress = env.Stderr

@@ -51,7 +51,7 @@ func TestPageLargerThanAskedRefused(t *testing.T) {
 	}{{100, false}, {101, true}, {16885, true}, {0, false}} {
 		n = c.n
 		page := objectPage{limit: 100}
-		err := doJSON(context.Background(), ts.Client(), http.MethodGet, ts.URL, nil, &page)
+		err := doJSON(context.Background(), ts.Client(), http.MethodGet, ts.URL, "", nil, &page)
 		switch {
 		case c.wantErr && (err == nil || !strings.Contains(err.Error(), "more than the 100 objects asked for")):
 			t.Errorf("%d objects: %v", c.n, err)

@@ -42,6 +42,10 @@ type Options struct {
 	LowerCase bool
 	// Tenant is the tenant of a multi-tenant collection.
 	Tenant string
+	// APIKey is Weaviate's API key, sent as "Authorization: Bearer APIKey"
+	// on every call to Weaviate (never to a separate Vectorizer); empty:
+	// anonymous.
+	APIKey string
 	// Progress receives one line per page (at most every ProgressEvery) and a
 	// summary; nil: none.
 	Progress      io.Writer
@@ -82,7 +86,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		return Stats{}, err
 	}
 	var raw json.RawMessage
-	if err := doJSON(ctx, o.HTTP, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw); err != nil {
+	if err := o.callWeaviate(ctx, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw); err != nil {
 		return Stats{}, fmt.Errorf("refresh: read the definition of class %s: %w", o.Class, err)
 	}
 	class, targets, err := parseTargets(raw, o.Targets, o.LowerCase)
@@ -122,6 +126,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Batch > 1000 {
 		return fmt.Errorf("refresh: batch %d is more than 1,000 (a vectorizer batch takes at most 1,024 texts)", o.Batch)
+	}
+	if err := checkAPIKey(o.APIKey); err != nil {
+		return err
 	}
 	if o.Tolerance == 0 {
 		o.Tolerance = DefaultTolerance
@@ -250,7 +257,7 @@ func (r *run) count(ctx context.Context) (int, error) {
 			Message string `json:"message"`
 		} `json:"errors"`
 	}
-	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.o.Weaviate+"/v1/graphql", map[string]any{"query": q}, &ans); err != nil {
+	if err := r.o.callWeaviate(ctx, http.MethodPost, r.o.Weaviate+"/v1/graphql", map[string]any{"query": q}, &ans); err != nil {
 		return 0, fmt.Errorf("refresh: count %s: %w", r.class, err)
 	}
 	if len(ans.Errors) > 0 {
@@ -281,7 +288,7 @@ func (r *run) list(ctx context.Context) ([]object, error) {
 		q.Set("tenant", r.o.Tenant)
 	}
 	page := objectPage{limit: r.o.Batch}
-	if err := doJSON(ctx, r.o.HTTP, http.MethodGet, r.o.Weaviate+"/v1/objects?"+q.Encode(), nil, &page); err != nil {
+	if err := r.o.callWeaviate(ctx, http.MethodGet, r.o.Weaviate+"/v1/objects?"+q.Encode(), nil, &page); err != nil {
 		return nil, fmt.Errorf("refresh: list %s after %q: %w", r.class, r.state.After, err)
 	}
 	return page.Objects, nil
@@ -387,7 +394,13 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([
 		body = map[string]any{"texts": texts, "settings": t.Settings, "collection": r.class}
 	}
 	var ans batchVectors
-	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], body, &ans); err != nil {
+	var err error
+	if r.o.Vectorizer == "" { // Weaviate's endpoint of the in-process module
+		err = r.o.callWeaviate(ctx, http.MethodPost, r.vecURLs[ti], body, &ans)
+	} else {
+		err = doJSON(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], "", body, &ans)
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("refresh: vectorize %d objects of %s (%s): %w", len(texts), r.class, t.label(), err)
 	}
 	if len(ans.Vectors) != len(texts) {
@@ -414,7 +427,7 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([
 // Weaviate refused.
 func (r *run) write(ctx context.Context, writes []map[string]any) error {
 	var answers []batchAnswer
-	if err := doJSON(ctx, r.o.HTTP, http.MethodPost, r.o.Weaviate+"/v1/batch/objects", map[string]any{"objects": writes}, &answers); err != nil {
+	if err := r.o.callWeaviate(ctx, http.MethodPost, r.o.Weaviate+"/v1/batch/objects", map[string]any{"objects": writes}, &answers); err != nil {
 		return fmt.Errorf("refresh: write %d objects of %s: %w", len(writes), r.class, err)
 	}
 	if len(answers) != len(writes) {

@@ -132,10 +132,12 @@ func (o *Options) maxAMWords() int {
 }
 
 // DefaultOptions returns sif-collection with a = 1e-3 and b = 0.01,
-// FrequentMin 32, RareMin 1, 64 contexts. On debian-dev sif-collection lifts
+// FrequentMin 32, RareMin 1, 64 contexts, at most DefaultMaxAMWords AM words
+// per text. On debian-dev sif-collection lifts
 // dense AM MRR@10 from 0.390 (sif) to 0.434 (docs/evaluation.md).
 func DefaultOptions() Options {
-	return Options{Weighting: WeightSIFCollection, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64}
+	return Options{Weighting: WeightSIFCollection, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64,
+		CollectionB: DefaultCollectionB, MaxAMWords: DefaultMaxAMWords}
 }
 
 // DefaultCollectionB is the CollectionB that 0 stands for: a word in 1% of

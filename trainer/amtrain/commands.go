@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -517,24 +518,28 @@ func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 
 func runInfer(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("infer", env)
-	modelPath := fs.String("model", "", "weights file or serving bundle (required)")
+	modelPath := fs.String("model", defaultmodel.Ref, "weights `file` or serving bundle, or \"default\" for the embedded default model")
 	embPath := fs.String("embeddings", "", "base embeddings for context words (required when --model has none)")
-	input := fs.String("input", "", "input file: word<TAB>context<TAB>context… per line (required; - for stdin)")
-	out := fs.String("out", "", "output word2vec text file (required; - for stdout)")
+	input := fs.String("input", "-", "input `file`: word<TAB>context<TAB>context… per line (- for stdin)")
+	out := fs.String("out", "-", "output word2vec text `file` (- for stdout)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am infer [--model FILE|default] [--input FILE] [--out FILE]\n\n"+
+			"Reads lines word<TAB>context<TAB>context… (a word alone: its form only) from stdin or --input\n"+
+			"and writes the inferred vectors as word2vec text to stdout or --out.")
+		fs.PrintDefaults()
+	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
 	switch {
 	case fs.NArg() > 0:
-		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
-	case *modelPath == "":
-		return cli.UsageError("--model is required")
+		return cli.UsageError("unexpected arguments %q (the words come from --input or stdin)", fs.Args())
 	case *input == "":
-		return cli.UsageError("--input is required")
+		return cli.UsageError("--input is empty: give a file, or - for stdin")
 	case *out == "":
-		return cli.UsageError("--out is required")
+		return cli.UsageError("--out is empty: give a file, or - for stdout")
 	}
-	m, err := model.LoadFile(*modelPath)
+	m, err := defaultmodel.Open(*modelPath)
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
@@ -550,7 +555,7 @@ func runInfer(ctx context.Context, env cli.Env) error {
 	if m.Base == nil {
 		return cli.UsageError("%s has no base embeddings (a weights file, not a bundle): give --embeddings", *modelPath)
 	}
-	var r io.Reader = os.Stdin
+	r := env.Input()
 	name := "stdin"
 	if *input != "-" {
 		fin, err := os.Open(*input)

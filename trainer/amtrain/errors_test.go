@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/lines"
+	"github.com/text2vec-am/text2vec-am/model"
 )
 
 func TestInferFormatErrors(t *testing.T) {
@@ -143,10 +145,9 @@ func TestTrainFlagErrors(t *testing.T) {
 func TestInferFlagErrors(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	for name, args := range map[string][]string{
-		"no model":   {"--input", "x", "--out", "y"},
-		"no input":   {"--model", "x", "--out", "y"},
-		"no out":     {"--model", "x", "--input", "y"},
-		"positional": {"--model", "x", "--input", "y", "--out", "z", "extra"},
+		"empty input": {"--model", "x", "--input", "", "--out", "y"},
+		"empty out":   {"--model", "x", "--input", "y", "--out", ""},
+		"positional":  {"--model", "x", "--input", "y", "--out", "z", "extra"},
 	} {
 		err := runInfer(context.Background(), cli.Env{Args: args, Stdout: &stdout, Stderr: &stderr})
 		if !errors.Is(err, cli.ErrUsage) {
@@ -156,6 +157,36 @@ func TestInferFlagErrors(t *testing.T) {
 	err := runInfer(context.Background(), cli.Env{Args: []string{"--model", "/nonexistent.am", "--input", "y", "--out", "z"}, Stdout: &stdout, Stderr: &stderr})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent.am") {
 		t.Errorf("missing model: %v", err)
+	}
+	dir := t.TempDir()
+	err = runInfer(context.Background(), cli.Env{Args: []string{"--model", dir}, Stdout: &stdout, Stderr: &stderr})
+	if err == nil || !strings.Contains(err.Error(), "it is a directory") {
+		t.Errorf("--model DIR: %v, want an error saying it is a directory", err)
+	}
+}
+
+// TestInferDefaultsToTheDefaultModelAndStdio: with no flags (or --model
+// default) infer reads stdin and writes word2vec text to stdout, as
+// fastText's print-word-vectors does.
+func TestInferDefaultsToTheDefaultModelAndStdio(t *testing.T) {
+	dm, err := defaultmodel.Load()
+	if err != nil {
+		t.Skipf("no embedded default model: %v", err)
+	}
+	in := "kubernetes\tdeploy the kubernetes cluster with helm\tthe kubernetes pods restart\nnftablesd\n"
+	for _, args := range [][]string{nil, {"--model", "default"}, {"--model", "default", "--input", "-", "--out", "-"}} {
+		var stdout, stderr bytes.Buffer
+		env := cli.Env{Args: args, Stdin: strings.NewReader(in), Stdout: &stdout, Stderr: &stderr}
+		if err := runInfer(context.Background(), env); err != nil {
+			t.Fatalf("infer %q: %v", args, err)
+		}
+		e, err := model.ReadEmbeddings(&stdout, "stdout")
+		if err != nil {
+			t.Fatalf("infer %q: output is not word2vec text: %v", args, err)
+		}
+		if e.Len() != 2 || e.Words[0] != "kubernetes" || e.Words[1] != "nftablesd" || e.Dim != dm.Dim {
+			t.Errorf("infer %q: %d words %v of dim %d, want kubernetes and nftablesd of dim %d", args, e.Len(), e.Words, e.Dim, dm.Dim)
+		}
 	}
 }
 

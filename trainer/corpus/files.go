@@ -62,7 +62,7 @@ func resolve(paths []string) ([]source, error) {
 			}
 			srcs = append(srcs, source{arg: p, files: files})
 		default:
-			return nil, fmt.Errorf("corpus %s: not a regular file or directory (%s)", p, info.Mode().Type())
+			return nil, fmt.Errorf("corpus %s: not a regular file or directory: it is %s", p, model.FileKind(info.Mode()))
 		}
 	}
 	return srcs, nil

@@ -1,0 +1,61 @@
+package refresh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// APIKeyEnv is the environment variable holding Weaviate's API key, as
+// Weaviate's clients read it; the --api-key flag wins over it.
+const APIKeyEnv = "WEAVIATE_API_KEY"
+
+// AuthError is a 401 or 403 answer from Weaviate: the API key is missing,
+// wrong, or its user may not do what refresh asks. errors.As finds it, and
+// the HTTPError it wraps, through refresh's errors.
+type AuthError struct {
+	*HTTPError
+	// KeySent reports whether the request carried an API key.
+	KeySent bool
+}
+
+func (e *AuthError) Error() string {
+	hint := ""
+	switch {
+	case !e.KeySent && e.Status == http.StatusUnauthorized:
+		hint = "Weaviate requires authentication and no API key was given: " +
+			"give its key with --api-key or " + APIKeyEnv
+	case e.Status == http.StatusUnauthorized:
+		hint = "Weaviate refused the API key: it is wrong (not one of Weaviate's AUTHENTICATION_APIKEY_ALLOWED_KEYS)"
+	case !e.KeySent:
+		hint = "Weaviate forbids this to anonymous users: give an API key with --api-key or " + APIKeyEnv
+	default:
+		hint = "Weaviate forbids this to the API key's user: grant it read and write access to the collection"
+	}
+	return hint + " (" + e.HTTPError.Error() + ")"
+}
+
+// Unwrap returns the HTTP answer.
+func (e *AuthError) Unwrap() error { return e.HTTPError }
+
+// callWeaviate is doJSON for a call to Weaviate: it sends the API key and
+// turns a 401 or 403 answer into an *AuthError.
+func (o *Options) callWeaviate(ctx context.Context, method, url string, body, out any) error {
+	err := doJSON(ctx, o.HTTP, method, url, o.APIKey, body, out)
+	var he *HTTPError
+	if errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden) {
+		return &AuthError{HTTPError: he, KeySent: o.APIKey != ""}
+	}
+	return err
+}
+
+// checkAPIKey refuses a key that cannot travel in an Authorization header.
+func checkAPIKey(key string) error {
+	for _, r := range key {
+		if r <= ' ' || r == 0x7f {
+			return fmt.Errorf("refresh: the API key holds white space or a control character (%q)", r)
+		}
+	}
+	return nil
+}
