@@ -3,6 +3,7 @@ package version
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
@@ -99,5 +101,18 @@ func TestVersionCommand(t *testing.T) {
 	if code := cli.Main(context.Background(), "text2vec-am", []cli.Command{Command()}, []string{"version", "x"}, &out, &errb); code != 2 ||
 		!strings.Contains(errb.String(), "unexpected arguments") {
 		t.Errorf("version x: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestDockerfileSetsVersion checks that the image build sets the variable
+// String reads: a misspelt -X path would silently leave it empty.
+func TestDockerfileSetsVersion(t *testing.T) {
+	df, err := os.ReadFile(filepath.Join(shareddata.RepoRoot(t), "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "-X " + Module + "/internal/version.Version=${VERSION}"
+	if !strings.Contains(string(df), want) || !strings.Contains(string(df), "\nARG VERSION") {
+		t.Errorf("the Dockerfile does not pass ARG VERSION as %q", want)
 	}
 }
