@@ -50,7 +50,11 @@ func ParseFlagsEnv(fs *flag.FlagSet, args []string, prefix string, lookup func(s
 			return
 		}
 		if serr := fs.Set(f.Name, v); serr != nil {
-			err = UsageError("environment variable %s=%q (--%s): %w", name, v, f.Name, serr)
+			flagName := "--" + f.Name
+			if kind, _ := flag.UnquoteUsage(f); kind != "" {
+				flagName += " " + kind // as -h shows it: "--max-batch int"
+			}
+			err = UsageError("environment variable %s=%q (%s): %w", name, v, flagName, serr)
 			return
 		}
 		fromEnv = append(fromEnv, name+"="+v)

@@ -47,7 +47,7 @@ func TestParseFlagsEnv(t *testing.T) {
 	fs = NewFlagSet("x", Env{Stderr: &out})
 	fs.Int("n", 1, "a number")
 	_, err = ParseFlagsEnv(fs, nil, "T_", lookup)
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `environment variable T_N="many" (--n)`) {
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `environment variable T_N="many" (--n int): parse error`) {
 		t.Errorf("bad variable: %v", err)
 	}
 	if _, err := ParseFlagsEnv(fs, []string{"-n", "2"}, "T_", lookup); err != nil {
