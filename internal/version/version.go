@@ -9,7 +9,6 @@ package version
 import (
 	"runtime"
 	"runtime/debug"
-	"strings"
 )
 
 // Module is the Go module path of text2vec-am, whose version String reports.
@@ -19,6 +18,7 @@ const Module = "github.com/text2vec-am/text2vec-am"
 //
 //	go build -ldflags "-X github.com/text2vec-am/text2vec-am/internal/version.Version=v0.10.0"
 //
+// (the Dockerfile does so from its VERSION build argument).
 // When it is not empty, String returns it instead of the build info. Nothing
 // assigns it at run time.
 var Version string
@@ -110,11 +110,4 @@ func vcsSuffix(settings []debug.BuildSetting) string {
 		s += "+dirty"
 	}
 	return s
-}
-
-// LinkerFlag returns the -ldflags argument that makes a build report v:
-// "-X github.com/text2vec-am/text2vec-am/internal/version.Version=v", the
-// value quoted for the go command.
-func LinkerFlag(v string) string {
-	return "-X '" + Module + "/internal/version.Version=" + strings.ReplaceAll(v, "'", "") + "'"
 }

@@ -63,7 +63,10 @@ func TestStringPrefersLinkerVersion(t *testing.T) {
 	}
 }
 
-// TestLinkerFlag builds a program with LinkerFlag and checks that it reports
+// linkerFlag is the -ldflags argument of a release build (see the Dockerfile).
+func linkerFlag(v string) string { return "-X " + Module + "/internal/version.Version=" + v }
+
+// TestLinkerFlag builds a program with linkerFlag and checks that it reports
 // the version given: the flag names the variable that String reads.
 func TestLinkerFlag(t *testing.T) {
 	if testing.Short() {
@@ -74,7 +77,7 @@ func TestLinkerFlag(t *testing.T) {
 		t.Skip("no go command")
 	}
 	bin := filepath.Join(t.TempDir(), "printversion")
-	build := exec.Command(goCmd, "build", "-ldflags", LinkerFlag("v1.2.3-rc.1"), "-o", bin, "./testdata/printversion")
+	build := exec.Command(goCmd, "build", "-ldflags", linkerFlag("v1.2.3-rc.1"), "-o", bin, "./testdata/printversion")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -111,7 +114,7 @@ func TestDockerfileSetsVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "-X " + Module + "/internal/version.Version=${VERSION}"
+	want := linkerFlag("${VERSION}")
 	if !strings.Contains(string(df), want) || !strings.Contains(string(df), "\nARG VERSION") {
 		t.Errorf("the Dockerfile does not pass ARG VERSION as %q", want)
 	}
