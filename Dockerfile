@@ -1,12 +1,18 @@
 # text2vec-am inference server: a static Go binary in a distroless, non-root image.
 #   docker build -t text2vec-am .
+#   docker build --build-arg VERSION=v0.10.0 -t text2vec-am:v0.10.0 .   (a release: see docs/operations.md)
 #   docker compose up            (see docker-compose.yml)
 
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY . .
+# VERSION is what --version, /meta and t2vam_build_info report; empty: "(devel)"
+# (the build context has no .git for the toolchain to read a commit from).
+ARG VERSION=
 # Only the modules the binary imports are downloaded (not go mod download).
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/text2vec-am . \
+RUN CGO_ENABLED=0 go build -trimpath \
+    -ldflags="-s -w -X github.com/text2vec-am/text2vec-am/internal/version.Version=${VERSION}" \
+    -o /out/text2vec-am . \
  && mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot

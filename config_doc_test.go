@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/cli"
 )
 
 // updateDocs rewrites the generated parts of the documents instead of
@@ -55,17 +57,18 @@ var serveFlagRE = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)(?: \S+)?\n\s+(.*)$`)
 // defaultRE matches the "(default X)" flag.PrintDefaults appends.
 var defaultRE = regexp.MustCompile(` \(default (.*)\)$`)
 
-// serveFlagsTable renders every flag of text2vec-am serve from its -h output.
+// serveFlagsTable renders every flag of text2vec-am serve from its -h output,
+// with the environment variable that sets it (cli.ParseFlagsEnv).
 func serveFlagsTable() string {
 	var b strings.Builder
-	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")
+	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
 	for _, m := range serveFlagRE.FindAllStringSubmatch(helpOutput("serve", "-h"), -1) {
 		usage, def := m[2], ""
 		if d := defaultRE.FindStringSubmatch(usage); d != nil {
 			def = strings.Trim(d[1], `"`)
 			usage = strings.TrimSuffix(usage, d[0])
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", code("--"+m[1]), code(def), mdCell(usage))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+m[1]), code(cli.EnvName(adapter.EnvPrefix, m[1])), code(def), mdCell(usage))
 	}
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/demo"
+	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/module/buildweaviate"
 	"github.com/text2vec-am/text2vec-am/trainer"
 	"github.com/text2vec-am/text2vec-am/trainer/eval"
@@ -30,6 +31,7 @@ func commands() []cli.Command {
 	cmds = append(cmds, nn.Commands()...)
 	cmds = append(cmds, buildweaviate.Commands()...)
 	cmds = append(cmds, demo.Commands()...)
+	cmds = append(cmds, version.Command())
 	return cmds
 }
 

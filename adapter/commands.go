@@ -125,19 +125,10 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	return nil, cli.UsageError("--log-format %q: want text or json", format)
 }
 
-// runServe is `text2vec-am serve`: it parses the flags into a serveConfig
-// and hands it to serve.
+// runServe is `text2vec-am serve`: it reads the flags and the environment
+// into a serveConfig (parseServe) and hands it to serve.
 func runServe(ctx context.Context, env cli.Env) error {
-	fs := cli.NewFlagSet("serve", env)
-	var f serveFlags
-	f.register(fs)
-	if err := cli.ParseFlags(fs, env.Args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.UsageError("unexpected arguments %q", fs.Args())
-	}
-	c, err := f.config(env.Stderr)
+	c, err := parseServe(env, os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -153,10 +144,6 @@ type serveFlags struct {
 	authTokenFile                               string
 	drain                                       time.Duration
 }
-
-// envAuthTokenFile names the environment variable that is the default of
-// --auth-token-file.
-const envAuthTokenFile = "TEXT2VEC_AM_AUTH_TOKEN_FILE"
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.vf.register(fs)
@@ -176,8 +163,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
 	fs.IntVar(&lim.MaxCollections, "max-collections", lim.MaxCollections, "memory API: most collections whose passage counts are kept (each bounded like the memory's own counts)")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
-	fs.StringVar(&f.authTokenFile, "auth-token-file", os.Getenv(envAuthTokenFile), "`file` holding the bearer token /explain and "+
-		"the memory API need (default $"+envAuthTokenFile+"); without one they answer only on a loopback --addr")
+	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain and "+
+		"the memory API need; without one they answer only on a loopback --addr")
 	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
 	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
 	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/version"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own.
@@ -57,11 +60,24 @@ func newMetrics(s *Server) *metrics {
 		Name: "t2vam_texts_refused_am_words_total",
 		Help: "Texts refused because they hold more distinct words needing AM inference than --max-am-words.",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.amWordsRefused,
+	m.reg.MustRegister(buildInfo(), m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.amWordsRefused,
 		&statsCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// buildInfo is t2vam_build_info: always 1, its labels name the version, the
+// Go version and the SIMD kernels' instruction sets (simd.SetsString).
+func buildInfo() prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "t2vam_build_info",
+		Help: "Always 1; the labels name the text2vec-am version, the Go version and the SIMD kernels' instruction sets.",
+		ConstLabels: prometheus.Labels{"version": version.String(), "goversion": runtime.Version(),
+			"simd": simd.SetsString()},
+	})
+	g.Set(1)
+	return g
 }
 
 // statusWriter records the status code.

@@ -7,7 +7,7 @@
 //
 //	GET  /.well-known/live    204 while the process runs
 //	GET  /.well-known/ready   204 when serving, 503 while shutting down
-//	GET  /meta                model name, dimensions, vocabulary sizes, memory size
+//	GET  /meta                version, model name, dimensions, vocabulary sizes, memory size, limits
 //	POST /vectors             {"text","config":{"task_type","pooling_strategy","dimensions",…}} → {"text","dims","vector"}
 //	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
 //	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
@@ -39,6 +39,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
@@ -584,10 +585,21 @@ func (s *Server) explain(ctx context.Context, w http.ResponseWriter, body *bytes
 
 // metaResponse is the body of /meta; Weaviate shows it as the module's meta.
 type metaResponse struct {
-	Model      metaModel         `json:"model"`
-	Vectorizer metaVectorizer    `json:"vectorizer"`
-	Memory     *metaMemory       `json:"memory"`
-	Limits     map[string]string `json:"limits"`
+	Version    string         `json:"version"` // version.String
+	Model      metaModel      `json:"model"`
+	Vectorizer metaVectorizer `json:"vectorizer"`
+	Memory     *metaMemory    `json:"memory"`
+	Limits     metaLimits     `json:"limits"`
+}
+
+// metaLimits are the limits a client meets (the flags of the same names).
+type metaLimits struct {
+	MaxBodyBytes  int64 `json:"max_body_bytes"`
+	MaxTextBytes  int   `json:"max_text_bytes"`
+	MaxWords      int   `json:"max_words"`
+	MaxBatch      int   `json:"max_batch"`
+	MaxConcurrent int   `json:"max_concurrent"`
+	Explain       bool  `json:"explain"` // whether /explain answers (--explain)
 }
 
 type metaModel struct {
@@ -632,6 +644,7 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 	m := s.vec.Model()
 	o := s.vec.Options()
 	resp := metaResponse{
+		Version: version.String(),
 		Model: metaModel{
 			Name:            s.modelName,
 			Dimensions:      m.Dim,
@@ -648,13 +661,9 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 			MaxContexts: o.MaxContexts,
 			SIMD:        simdSets(),
 		},
-		Limits: map[string]string{
-			"max_body_bytes": strconv.FormatInt(s.limits.MaxBodyBytes, 10),
-			"max_text_bytes": strconv.Itoa(s.limits.MaxTextBytes),
-			"max_words":      strconv.Itoa(s.limits.MaxWords),
-			"max_batch":      strconv.Itoa(s.limits.MaxBatch),
-			"max_concurrent": strconv.Itoa(s.limits.MaxConcurrent),
-		},
+		Limits: metaLimits{MaxBodyBytes: s.limits.MaxBodyBytes, MaxTextBytes: s.limits.MaxTextBytes,
+			MaxWords: s.limits.MaxWords, MaxBatch: s.limits.MaxBatch, MaxConcurrent: s.limits.MaxConcurrent,
+			Explain: !s.limits.NoExplain},
 	}
 	if s.mem != nil {
 		st := s.mem.Stats()

@@ -121,6 +121,9 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...) // as "go version" and "git --version" both work
+	}
 	c, ok := byName[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "%s: unknown command %q%s (run '%s help' for the list)\n", name, args[0], didYouMean(args[0], "", commandNames(cmds)), name)

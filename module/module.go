@@ -37,6 +37,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
+	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -379,19 +380,20 @@ func (m *Module) Texts(ctx context.Context, inputs []string, cfg moduletools.Cla
 	return libvectorizer.CombineVectors(vecs), nil
 }
 
-// MetaInfo describes the model, the defaults and the context memory (shown
-// in Weaviate's /v1/meta): the node's passage counts and, under
-// "collections", the memory of each collection and tenant in use since the
-// start.
+// MetaInfo describes the version, the model, the defaults and the context
+// memory (shown in Weaviate's /v1/meta): the node's passage counts and,
+// under "collections", the memory of each collection and tenant in use since
+// the start.
 func (m *Module) MetaInfo() (map[string]any, error) {
 	if m.vec == nil {
 		return nil, errors.New(Name + ": module not initialized")
 	}
 	d := m.env.Defaults
 	info := map[string]any{
-		"name":  Name,
-		"model": m.modelName,
-		"dim":   m.vec.Dim(),
+		"name":    Name,
+		"version": version.String(),
+		"model":   m.modelName,
+		"dim":     m.vec.Dim(),
 		"defaults": map[string]any{
 			SettingWeighting:   d.Weighting.String(),
 			SettingSIFA:        d.SIFA,

@@ -14,6 +14,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -360,7 +361,7 @@ func TestMetaInfoAndNearText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info["dim"] != 16 || info["memory"] == nil {
+	if info["dim"] != 16 || info["memory"] == nil || info["version"] != version.String() {
 		t.Errorf("meta info %v", info)
 	}
 	// Importing an object counts it as a passage of the collection, and /v1/meta shows it.
