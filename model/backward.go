@@ -15,7 +15,7 @@ import (
 type Grads struct {
 	// Dim is the model dimension.
 	Dim int
-	// M, A (Dim × Dim) and U (2·Dim + CountBuckets) are dense gradients;
+	// M, A (Dim × Dim) and U (2·Dim + CountBuckets [+ 1]) are dense gradients;
 	// B the bias's.
 	M, A, U []float32
 	B       float32
@@ -133,6 +133,9 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 		simd.Axpy(gz, ws.form, g.U[d:2*d])
 		if m.CountBuckets > 0 {
 			g.U[2*d+ws.bucket] += gz
+		}
+		if m.GateAgreement {
+			g.U[m.agreementIndex()] += gz * ws.agree
 		}
 		g.B += gz
 		simd.Rank1(g.A, d, d, a, ws.gv, ws.ctx)

@@ -52,7 +52,7 @@
 //	ρ_i     = Σ_j s(C_i, C_j) / (Σ_jk s(C_j, C_k) + 1e-9),  s(a, b) = (M v_a)·(M v_b)/√d    (AM)
 //	ρ_i     = |C_i| / Σ_j |C_j|   (FCM: the mean over all context words, as the reference)
 //	v_ctx   = Σ_i ρ_i v_Ci
-//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]])
+//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]] [+ U[2d + C]·a])
 //	v       = α A v_ctx + (1 − α) v_form      (AM, FCM)
 //	v       = v_form                          (ModeForm)
 //	v       = A v_ctx                         (ModeContext = AM-ctx, ModeFCMContext = FCM-ctx)
@@ -63,6 +63,15 @@
 // how far to trust one sentence, two, four … apart from what they say. The
 // paper's gate cannot know k, and on rare words trusts one or two sentences
 // more than its own form (docs/evaluation.md). These biases start at 0.
+// The second exists only with Config.GateAgreement (also an addition): a is the
+// contexts' agreement, the mean cosine between the means of two distinct
+// contexts with known words,
+//
+//	a = Σ_{i≠j} û_i·û_j / (k(k − 1)) = (|Σ_i û_i|² − k) / (k(k − 1)),  û_i = v_Ci / |v_Ci|
+//
+// (0 when k < 2), so that the gate can keep the form when a few contexts
+// say different things and trust them when they say the same. Its weight
+// starts at 0; a depends on the base vectors only, so it has no gradient.
 //
 // The attention uses the identity Σ_j s(C_i, C_j) = v_Ci·(MᵀM S)/√d with
 // S = Σ_j v_Cj: two d×d mat-vecs and m dot products replace m mat-vecs and an
@@ -104,15 +113,16 @@
 //
 // Little-endian throughout:
 //
-//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1, 2 or 3) | payload length uint64
+//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1 to 4) | payload length uint64
 //	payload  dim uint32 | mode uint8 | tokenizer rule uint8 (1: split on non letter/digit)
 //	         | lowercase uint8 | MinN, MaxN, MinCount uint32
 //	         | version ≥ 2: n-gram style uint8 (0 reference, 1 fastText; version 1 means 0)
-//	         | version 3: count buckets C uint8, 1…16 (versions 1 and 2 mean C = 0)
+//	         | version ≥ 3: count buckets C uint8, 1…16 (version 4: 0…16; versions 1 and 2 mean C = 0)
+//	         | version 4: gate inputs uint8, bit 0 the agreement a (other bits 0; versions 1 to 3 mean none)
 //	         | n-gram vocabulary size N uint32 (UNK included)
 //	         | N−1 × (length uint16, UTF-8 bytes)            n-grams of ids 1…N−1 (Boundary = 0x00, or '<' '>')
 //	         | table(N × dim)                                n-gram embeddings
-//	         | M (dim×dim float32) | A (dim×dim float32) | U ((2·dim + C) float32) | B float32
+//	         | M (dim×dim float32) | A (dim×dim float32) | U ((2·dim + C [+ 1 with a]) float32) | B float32
 //	         | base flag uint8; when 1 (a serving bundle):
 //	           words W uint32 | counts flag uint8 | W × (length uint16, bytes)
 //	           | W × int64 counts (when the flag is 1) | table(W × dim)

@@ -27,6 +27,7 @@ type Workspace struct {
 	formOnly bool    // no usable context
 	alpha    float32 // the gate
 	bucket   int     // the gate's count bucket (with Config.CountBuckets > 0)
+	agree    float32 // the contexts' agreement (with Config.GateAgreement)
 	den      float64 // max(Σ num_i, 0) + ε (AM)
 	clamped  bool    // Σ num_i was ≤ 0 and was replaced by 0
 
@@ -45,6 +46,7 @@ type Workspace struct {
 	t      []float32 // Mᵀ·M·S
 	ctx    []float32 // v_ctx = Σ ρ_i v_Ci
 	actx   []float32 // A·v_ctx
+	usum   []float32 // Σ v_Ci/|v_Ci| (GateAgreement)
 	out    []float32 // the output v
 
 	// Backward scratch.
@@ -55,13 +57,13 @@ type Workspace struct {
 // NewWorkspace returns a workspace for m's dimension.
 func (m *Model) NewWorkspace() *Workspace {
 	d := m.Dim
-	vec := make([]float32, 12*d)
+	vec := make([]float32, 13*d)
 	next := func() []float32 {
 		v := vec[:d:d]
 		vec = vec[d:]
 		return v
 	}
-	return &Workspace{dim: d, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), out: next(),
+	return &Workspace{dim: d, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), usum: next(), out: next(),
 		gv: next(), dctx: next(), dform: next(), w: next(), mw: next()}
 }
 
@@ -221,6 +223,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	ws.mode = m.Mode
 	ws.formOnly = false
 	ws.alpha = 0
+	ws.agree = 0
 	ws.grow(len(contexts))
 	clear(ws.rho)
 
@@ -272,22 +275,64 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	return Explanation{Alpha: ws.alpha, Rho: ws.rho}
 }
 
-// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket)] + B
-// and records the count bucket in ws.
+// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket); a] + B
+// and records the count bucket and the agreement a in ws.
 func (m *Model) gateInput(ws *Workspace) float64 {
 	d := m.Dim
 	z := float64(simd.Dot(m.U[:d], ws.ctx)) + float64(simd.Dot(m.U[d:2*d], ws.form)) + float64(m.B)
-	if m.CountBuckets == 0 {
-		return z
-	}
-	k := 0
-	for _, n := range ws.counts {
-		if n > 0 {
-			k++
+	if m.CountBuckets > 0 {
+		k := 0
+		for _, n := range ws.counts {
+			if n > 0 {
+				k++
+			}
 		}
+		ws.bucket = CountBucket(k, m.CountBuckets)
+		z += float64(m.U[2*d+ws.bucket])
 	}
-	ws.bucket = CountBucket(k, m.CountBuckets)
-	return z + float64(m.U[2*d+ws.bucket])
+	if m.GateAgreement {
+		ws.agree = agreement(ws.usum, ws.means, ws.counts, d)
+		z += float64(m.U[m.agreementIndex()]) * float64(ws.agree)
+	}
+	return z
+}
+
+// Agreement returns the contexts' agreement the gate of a model with
+// Config.GateAgreement sees: the mean cosine between the means of two distinct
+// contexts, over the contexts that have a known word (each a list of Base
+// ids, as Infer takes them), 0 with fewer than two of them.
+func (m *Model) Agreement(contexts [][]int32) float32 {
+	ws := m.NewWorkspace()
+	ws.grow(len(contexts))
+	m.contextMeans(ws, contexts)
+	return agreement(ws.usum, ws.means, ws.counts, m.Dim)
+}
+
+// agreement returns the mean pairwise cosine of the non-zero context means
+// (means holds one row of d per entry of counts, a context without known
+// words has count 0): with û_i = v_Ci/|v_Ci| over the k such contexts,
+// Σ_{i≠j} û_i·û_j / (k(k − 1)) = (|Σ û_i|² − k) / (k(k − 1)), in one pass
+// over the means (usum, of length d, is scratch). It is 0 when k < 2.
+func agreement(usum, means []float32, counts []int32, d int) float32 {
+	clear(usum)
+	k := 0
+	for i, n := range counts {
+		v := means[i*d : (i+1)*d]
+		if n == 0 {
+			continue
+		}
+		norm := math.Sqrt(float64(simd.Dot(v, v)))
+		if norm == 0 {
+			continue
+		}
+		simd.Axpy(float32(1/norm), v, usum)
+		k++
+	}
+	if k < 2 {
+		return 0
+	}
+	s := float64(simd.Dot(usum, usum))
+	return float32((s - float64(k)) / float64(k*(k-1)))
 }
 
 // contextMeans fills ws.means and ws.counts and returns the number of known

@@ -21,6 +21,11 @@ type Config struct {
 	// the number of contexts k (see CountBucket); 0 is the paper's gate,
 	// which does not know k.
 	CountBuckets int
+	// GateAgreement, when set, gives the gate one more input: the contexts'
+	// agreement a, the mean cosine between the means of two of them
+	// (Model.Agreement). false: the paper's gate, which cannot tell contexts that
+	// say the same from contexts that say different things.
+	GateAgreement bool
 }
 
 // MaxCountBuckets bounds Config.CountBuckets (bucket 15 starts at 2¹⁵ contexts).
@@ -37,8 +42,18 @@ func CountBucket(k, nb int) int {
 }
 
 // gateLen is the length of U: the weights of v_ctx and v_form, then one
-// bias per count bucket.
-func (c Config) gateLen() int { return 2*c.Dim + c.CountBuckets }
+// bias per count bucket, then the weight of the agreement.
+func (c Config) gateLen() int { return c.agreementIndex() + boolInt(c.GateAgreement) }
+
+// agreementIndex is the index in U of the agreement's weight (with GateAgreement).
+func (c Config) agreementIndex() int { return 2*c.Dim + c.CountBuckets }
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
 
 // Validate reports a configuration the model cannot use.
 func (c Config) Validate() error {
@@ -57,6 +72,9 @@ func (c Config) Validate() error {
 	if c.CountBuckets > 0 && !c.Mode.Gated() {
 		return fmt.Errorf("count buckets %d: mode %v has no gate", c.CountBuckets, c.Mode)
 	}
+	if c.GateAgreement && !c.Mode.Gated() {
+		return fmt.Errorf("gate agreement: mode %v has no gate", c.Mode)
+	}
 	return nil
 }
 
@@ -70,7 +88,8 @@ type Params struct {
 	// U is the gate's weight: U[:Dim] multiplies v_ctx, U[Dim:2·Dim]
 	// multiplies v_form, and U[2·Dim+b] (Config.CountBuckets values) is the
 	// bias of count bucket b: it multiplies the one-hot encoding of the
-	// number of contexts.
+	// number of contexts. With Config.GateAgreement the last value is the weight
+	// of the contexts' agreement.
 	U []float32
 	// B is the gate's bias.
 	B float32
@@ -121,7 +140,7 @@ func New(cfg Config, vocab *NgramVocab, base *Embeddings, seed int64) (*Model, e
 	glorot(m.Ngrams, n, d)
 	glorot(m.M, d, d)
 	glorot(m.A, d, d)
-	glorot(m.U[:2*d], 2*d, 1) // the count biases start at 0: the paper's gate
+	glorot(m.U[:2*d], 2*d, 1) // the count biases and the agreement weight start at 0: the paper's gate
 	var b [1]float32
 	glorot(b[:], 1, 1)
 	m.B = b[0]

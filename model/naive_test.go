@@ -119,12 +119,52 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 		}
 		z += p.u[2*d+min(b, m.CountBuckets-1)]
 	}
+	if m.GateAgreement {
+		z += p.u[2*d+m.CountBuckets] * naiveAgreement(means)
+	}
 	alpha = 1 / (1 + math.Exp(-z))
 	v = make([]float64, d)
 	for k := range v {
 		v[k] = alpha*actx[k] + (1-alpha)*form[k]
 	}
 	return v, alpha, rho, false
+}
+
+// naiveAgreement is the mean cosine over the ordered pairs i ≠ j of the
+// non-zero context means, written out pair by pair; 0 with fewer than two.
+func naiveAgreement(means [][]float64) float64 {
+	var unit [][]float64
+	for _, v := range means {
+		var n float64
+		for _, x := range v {
+			n += x * x
+		}
+		if n == 0 {
+			continue
+		}
+		u := make([]float64, len(v))
+		for k, x := range v {
+			u[k] = x / math.Sqrt(n)
+		}
+		unit = append(unit, u)
+	}
+	var sum float64
+	pairs := 0
+	for i := range unit {
+		for j := range unit {
+			if i == j {
+				continue
+			}
+			for k := range unit[i] {
+				sum += unit[i][k] * unit[j][k]
+			}
+			pairs++
+		}
+	}
+	if pairs == 0 {
+		return 0
+	}
+	return sum / float64(pairs)
 }
 
 // testModel builds a small model over random base embeddings.

@@ -73,7 +73,14 @@ const (
 	// gate's count buckets (Config.CountBuckets); U then holds 2·Dim +
 	// CountBuckets values. Written only for a model with count buckets.
 	weightsVersionCount = 3
-	headerLen           = 8 + 4 + 8
+	// weightsVersionGate writes the count buckets byte (0 allowed) and then
+	// a byte of gate inputs (gateAgreement: Config.GateAgreement); U then holds
+	// 2·Dim + CountBuckets + 1 values. Written only for a model with the
+	// agreement input.
+	weightsVersionGate = 4
+	// gateAgreement is the bit of Config.GateAgreement in the gate inputs byte.
+	gateAgreement = 1
+	headerLen     = 8 + 4 + 8
 	// maxNgramBytes bounds one n-gram's length in the file.
 	maxNgramBytes = 32 * 4
 )
@@ -143,6 +150,9 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	if version >= weightsVersionCount {
 		b = append(b, byte(m.CountBuckets))
 	}
+	if version >= weightsVersionGate {
+		b = append(b, byte(boolInt(m.GateAgreement)*gateAgreement))
+	}
 	b = le.AppendUint32(b, uint32(m.Vocab.Len()))
 	for id := 1; id < m.Vocab.Len(); id++ {
 		g := m.Vocab.ngrams[id]
@@ -184,6 +194,8 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 // that need no newer feature stay byte-identical to earlier releases'.
 func (m *Model) formatVersion() uint32 {
 	switch {
+	case m.GateAgreement:
+		return weightsVersionGate
 	case m.CountBuckets > 0:
 		return weightsVersionCount
 	case m.Ngram.Style != NgramReference:
@@ -309,12 +321,17 @@ func (d *decoder) count(what string, lo, limit int) int {
 	return int(v)
 }
 
-// countBuckets reads the gate's number of count buckets (format version 3),
-// 1..MaxCountBuckets: a model without them is written as an older version.
-func (d *decoder) countBuckets() int {
+// countBuckets reads the gate's number of count buckets: 1..MaxCountBuckets
+// in format version 3 (a model without them is written as an older
+// version), 0..MaxCountBuckets from version 4 on.
+func (d *decoder) countBuckets(version uint32) int {
+	lo := 1
+	if version >= weightsVersionGate {
+		lo = 0
+	}
 	n := int(d.u8("count buckets"))
-	if d.err == nil && (n < 1 || n > MaxCountBuckets) {
-		d.fail("count buckets %d, allowed 1..%d", n, MaxCountBuckets)
+	if d.err == nil && (n < lo || n > MaxCountBuckets) {
+		d.fail("count buckets %d, allowed %d..%d", n, lo, MaxCountBuckets)
 	}
 	return n
 }
@@ -478,8 +495,8 @@ func openEnvelope(data []byte) (payload []byte, version uint32, err error) {
 	}
 	le := binary.LittleEndian
 	version = le.Uint32(data[8:])
-	if version < weightsVersion || version > weightsVersionCount {
-		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d to %d", version, weightsVersion, weightsVersionCount)
+	if version < weightsVersion || version > weightsVersionGate {
+		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d to %d", version, weightsVersion, weightsVersionGate)
 	}
 	plen := le.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen - 4); plen != have {
@@ -522,7 +539,14 @@ func decodeConfig(d *decoder, version uint32) (Config, error) {
 		}
 	}
 	if version >= weightsVersionCount {
-		cfg.CountBuckets = d.countBuckets()
+		cfg.CountBuckets = d.countBuckets(version)
+	}
+	if version >= weightsVersionGate {
+		in := d.u8("gate inputs")
+		if d.err == nil && in&^gateAgreement != 0 {
+			d.fail("unknown gate inputs %#x", in)
+		}
+		cfg.GateAgreement = in&gateAgreement != 0
 	}
 	if d.err != nil {
 		return Config{}, d.err

@@ -89,6 +89,19 @@ func matrixOf(rows [][]float32, d int, what string) (*mat.Dense, error) {
 	return m, nil
 }
 
+// RowMajor returns A as Dim × Dim float32 values, row by row (the layout
+// of model.Params.A).
+func (t *Transform) RowMajor() []float32 {
+	d := t.Dim()
+	out := make([]float32, d*d)
+	for i := range d {
+		for j := range d {
+			out[i*d+j] = float32(t.a.At(i, j))
+		}
+	}
+	return out
+}
+
 // Apply returns A·u, the A La Carte vector of a word whose additive context
 // vector is u. It panics when u's length is not t.Dim().
 func (t *Transform) Apply(u []float32) []float32 {

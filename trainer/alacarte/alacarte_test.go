@@ -93,3 +93,22 @@ func TestFitErrors(t *testing.T) {
 
 // At returns A[i][j].
 func (t *Transform) At(i, j int) float64 { return t.a.At(i, j) }
+
+// TestRowMajor: A·u computed from RowMajor's rows is Apply(u).
+func TestRowMajor(t *testing.T) {
+	targets := [][]float32{{1, 2}, {3, -1}, {0, 5}, {2, 2}}
+	contexts := [][]float32{{1, 0}, {0, 1}, {1, 1}, {2, -1}}
+	tr, err := Fit(targets, contexts, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tr.RowMajor()
+	for _, u := range [][]float32{{1, 0}, {0, 1}, {0.5, -2}} {
+		want := tr.Apply(u)
+		for i := range 2 {
+			if got := a[2*i]*u[0] + a[2*i+1]*u[1]; math.Abs(float64(got-want[i])) > 1e-5 {
+				t.Errorf("u %v: row %d gives %v, Apply %v", u, i, got, want[i])
+			}
+		}
+	}
+}

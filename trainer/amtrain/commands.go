@@ -46,19 +46,19 @@ func Commands() []cli.Command {
 const PeakGFLOPSPerCore = 222
 
 type trainFlags struct {
-	embeddings, counts, mode, include, includeMissing                    string
-	ngrams, ngramsSpace                                                  string
-	ngramMax, countBuckets                                               int
-	contextDraw                                                          string
-	ngramLRScale, formShare                                              float64
-	corpus                                                               cli.Paths
-	out, bundleOut, storage, baseStorage, checkpointDir, resume, workDir string
-	seed                                                                 int64
-	epochs, batch, threads, holdout, maxContexts, window                 int
-	nmin, nmax, ngramMinCount                                            int
-	lr, peak                                                             float64
-	minCountTrain, oovMaxCount                                           int64
-	quiet, sharedForm                                                    bool
+	embeddings, counts, mode, include, includeMissing                     string
+	ngrams, ngramsSpace                                                   string
+	ngramMax, countBuckets                                                int
+	contextDraw                                                           string
+	ngramLRScale, formShare                                               float64
+	corpus                                                                cli.Paths
+	out, bundleOut, storage, baseStorage, checkpointDir, resume, workDir  string
+	seed                                                                  int64
+	epochs, batch, threads, holdout, maxContexts, window, checkpointEvery int
+	nmin, nmax, ngramMinCount                                             int
+	lr, peak                                                              float64
+	minCountTrain, oovMaxCount                                            int64
+	quiet, sharedForm, gateAgreement, alacarteA                           bool
 }
 
 // runTrain is `text2vec-am train`: it parses the flags into trainFlags and
@@ -158,6 +158,8 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.IntVar(&f.maxContexts, "max-contexts", def.MaxContexts, "each instance samples 1..N contexts")
 	fs.StringVar(&f.contextDraw, "context-draw", def.ContextDraw.String(), "how many contexts an instance samples: uniform (the paper) or log-uniform (as many with 1-3 contexts as with 16-63)")
 	fs.IntVar(&f.countBuckets, "count-buckets", def.CountBuckets, "gate bias per bucket of the number of contexts (1, 2-3, 4-7, ...; the last takes the rest); 0: the paper's gate")
+	fs.BoolVar(&f.gateAgreement, "gate-agreement", def.GateAgreement, "give the gate the contexts' agreement (mean cosine between two contexts' means) as one more input")
+	fs.BoolVar(&f.alacarteA, "alacarte-a", def.AlaCarteA, "start A from the A La Carte map of the training words (least squares from context means to base vectors)")
 	fs.IntVar(&f.window, "window", def.Window, "context words kept on either side")
 	fs.IntVar(&f.nmin, "nmin", def.Ngram.MinN, "shortest character n-gram")
 	fs.IntVar(&f.nmax, "nmax", def.Ngram.MaxN, "longest character n-gram")
@@ -175,6 +177,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.storage, "storage", "float32", "storage of n-gram (and bundle base) vectors: float32, float16, int8 or int4")
 	fs.StringVar(&f.baseStorage, "base-storage", "", "storage of the bundle's base vectors (default: --storage)")
 	fs.StringVar(&f.checkpointDir, "checkpoint-dir", "", "directory of the checkpoint written after every epoch and on Ctrl-C (default: the --out directory)")
+	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 1, "write the checkpoint after every `N` epochs (and after the last)")
 	fs.StringVar(&f.resume, "resume", "", "checkpoint file to continue training from")
 	fs.StringVar(&f.workDir, "work-dir", "", "directory of the cached corpus index (default: the --out directory)")
 	fs.Float64Var(&f.peak, "peak-gflops", float64(PeakGFLOPSPerCore*runtime.NumCPU()), "machine float32 peak in GFLOP/s, for the utilisation report")
@@ -337,6 +340,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
 	o.NgramLRScale, o.CountBuckets, o.SharedForm, o.FormShare = f.ngramLRScale, f.countBuckets, f.sharedForm, f.formShare
+	o.GateAgreement, o.AlaCarteA, o.CheckpointEvery = f.gateAgreement, f.alacarteA, f.checkpointEvery
 	if o.ContextDraw, err = ParseContextDraw(f.contextDraw); err != nil {
 		return o, cli.UsageError("--context-draw: %w", err)
 	}

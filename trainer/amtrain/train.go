@@ -47,6 +47,13 @@ type Options struct {
 	// CountBuckets gives the gate a learned bias per bucket of the number of
 	// contexts (model.Config.CountBuckets; 0: the paper's gate).
 	CountBuckets int
+	// GateAgreement gives the gate the contexts' agreement as one more
+	// input (model.Config.GateAgreement).
+	GateAgreement bool
+	// AlaCarteA starts A from the A La Carte map of the training words
+	// (least squares from their context vectors to their base vectors)
+	// instead of a random matrix.
+	AlaCarteA bool
 	// Window is the number of tokens kept on either side of the word.
 	Window int
 	// IncludeInstances is the number of instances per epoch of each included word.
@@ -82,8 +89,12 @@ type Options struct {
 	// count) is never left out. 0 leaves out only the n-grams no other word
 	// has.
 	FormShare float64
-	// CheckpointPath, when set, receives a checkpoint after every epoch and on cancellation.
+	// CheckpointPath, when set, receives a checkpoint after every
+	// CheckpointEvery epochs, after the last and on cancellation.
 	CheckpointPath string
+	// CheckpointEvery is the number of epochs between checkpoints (0 or 1:
+	// after every epoch).
+	CheckpointEvery int
 	// Resume, when set, is a checkpoint to continue from.
 	Resume string
 	// Progress, when set, receives a progress bar.
@@ -155,11 +166,17 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--form-share %v needs --shared-form", o.FormShare)
 	case o.CountBuckets > 0 && !o.Mode.Gated():
 		return fmt.Errorf("--count-buckets %d needs a gate, and --mode %v has no gate (only am and fcm have one)", o.CountBuckets, o.Mode)
+	case o.GateAgreement && !o.Mode.Gated():
+		return fmt.Errorf("--gate-agreement needs a gate, and --mode %v has no gate (only am and fcm have one)", o.Mode)
+	case o.AlaCarteA && o.Mode == model.ModeForm:
+		return fmt.Errorf("--alacarte-a: --mode %v has no context part", o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
 		// An instance has at most MaxContexts contexts: a bucket beyond
 		// ⌊log₂ MaxContexts⌋ would never be trained, and serving would use
 		// its untrained bias for words with more contexts.
 		return fmt.Errorf("count buckets %d: with max-contexts %d only %d can be trained", o.CountBuckets, o.MaxContexts, bits.Len(uint(o.MaxContexts)))
+	case o.CheckpointEvery < 0:
+		return fmt.Errorf("checkpoint-every must be ≥ 0, got %d", o.CheckpointEvery)
 	case o.Window < 1:
 		return fmt.Errorf("window must be ≥ 1, got %d", o.Window)
 	case o.IncludeInstances < 1:
@@ -325,6 +342,9 @@ func (p *Plan) fingerprint(o *Options, words []string, counts []int64) uint64 {
 	if o.ContextDraw != DrawUniform || o.CountBuckets > 0 { // likewise
 		fmt.Fprintf(h, "contexts %v, count buckets %d\n", o.ContextDraw, o.CountBuckets)
 	}
+	if o.GateAgreement || o.AlaCarteA { // likewise
+		fmt.Fprintf(h, "gate agreement %v, A La Carte A %v\n", o.GateAgreement, o.AlaCarteA)
+	}
 	if o.SharedForm { // likewise
 		fmt.Fprintf(h, "shared form %d\n", len(words))
 		for _, w := range words {
@@ -350,6 +370,7 @@ const (
 	tagInstance
 	tagEval
 	tagBundle
+	tagAlaCarte
 )
 
 // HoldoutContexts are the numbers of contexts the held-out words are scored
@@ -522,16 +543,23 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	var m *model.Model
 	var err error
 	if o.Pretrained != nil {
-		m, err = newPretrainedModel(o.Pretrained, model.Config{Mode: o.Mode, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets}, d.Base, o.Seed)
+		m, err = newPretrainedModel(o.Pretrained, model.Config{Mode: o.Mode, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
+			GateAgreement: o.GateAgreement}, d.Base, o.Seed)
 	} else {
 		vocab := model.BuildNgramVocab(words, o.Ngram)
-		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets}
+		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
+			GateAgreement: o.GateAgreement}
 		m, err = model.New(cfg, vocab, d.Base, o.Seed)
 	}
 	if err != nil {
 		return TrainState{}, err
 	}
 	t.m = m
+	if o.AlaCarteA {
+		if err := t.initAlaCarte(); err != nil {
+			return TrainState{}, err
+		}
+	}
 	t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
 	return TrainState{}, nil
 }
@@ -665,7 +693,7 @@ func (t *trainer) endEpoch(epoch, n int, st *TrainState, res *Result, prog *prog
 	t.log.Info("epoch done", attrs...)
 	st.Epoch, st.Batch, st.History = epoch+1, 0, res.Epochs
 	st.EpochLoss, st.EpochFlops, st.EpochSeconds, st.EpochCPU = 0, 0, 0, 0
-	if t.o.CheckpointPath != "" {
+	if t.o.CheckpointPath != "" && (st.Epoch == t.o.Epochs || t.o.CheckpointEvery <= 1 || st.Epoch%t.o.CheckpointEvery == 0) {
 		return t.checkpoint(st)
 	}
 	return nil

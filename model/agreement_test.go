@@ -1,0 +1,176 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// testModelAgreement is testModelBuckets with the gate's agreement input.
+func testModelAgreement(t testing.TB, mode Mode, d int, seed uint64, buckets int) *Model {
+	t.Helper()
+	m := testModelBuckets(t, mode, d, seed, buckets)
+	m.GateAgreement = true
+	m.U = append(m.U, 0.7)
+	return m
+}
+
+func TestInferMatchesPaperAgreement(t *testing.T) {
+	for _, nb := range []int{0, 4} {
+		for _, mode := range []Mode{ModeAM, ModeFCM} {
+			t.Run(fmt.Sprintf("%v/buckets=%d", mode, nb), func(t *testing.T) {
+				checkInferMatchesPaper(t, testModelAgreement(t, mode, 16, 11, nb))
+			})
+		}
+	}
+}
+
+func TestGradientsAgreement(t *testing.T) {
+	for _, mode := range []Mode{ModeAM, ModeFCM} {
+		t.Run(mode.String(), func(t *testing.T) { checkGradients(t, testModelAgreement(t, mode, 6, 21, 3)) })
+	}
+}
+
+// TestAgreementValues: identical contexts agree fully, a context and its
+// opposite not at all (−1), a single context or none gives 0, contexts
+// without known words are left out, and the one-pass formula matches the
+// pairwise mean.
+func TestAgreementValues(t *testing.T) {
+	words := []string{"a", "b", "c", "d"}
+	vecs := []float32{1, 0, 0, -1, 0, 0, 0, 1, 0, 3, 4, 0}
+	base, err := NewEmbeddings(3, words, vecs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testModelBuckets(t, ModeAM, 3, 1, 0)
+	if err := m.AttachBase(base); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ctxs [][]int32
+		want float64
+	}{
+		{nil, 0},
+		{[][]int32{{0}}, 0},
+		{[][]int32{{0}, {0}}, 1},
+		{[][]int32{{0}, {1}}, -1},
+		{[][]int32{{0}, {2}}, 0},
+		{[][]int32{{0}, nil, {0}}, 1},
+		{[][]int32{{0}, {3}}, 0.6},                      // cos((1,0,0), (3,4,0))
+		{[][]int32{{0}, {2}, {3}}, (0 + 0.6 + 0.8) / 3}, // the three pairs' mean
+		{[][]int32{{0, 1}, {3}}, 0},                     // a zero mean counts as no context
+	} {
+		if got := m.Agreement(c.ctxs); math.Abs(float64(got)-c.want) > 1e-6 {
+			t.Errorf("Agreement(%v) = %v, want %v", c.ctxs, got, c.want)
+		}
+	}
+}
+
+// TestAgreementShiftsAlpha: with a positive agreement weight the gate gives
+// contexts that agree more weight than contexts that disagree, by exactly
+// that weight times the difference of their agreement on the logit; the
+// weight 0 is the gate without the input.
+func TestAgreementShiftsAlpha(t *testing.T) {
+	m := testModelAgreement(t, ModeAM, 8, 3, 0)
+	ws := m.NewWorkspace()
+	dst := make([]float32, m.Dim)
+	rng := rand.New(rand.NewPCG(4, 4))
+	// Two contexts whose means point the same way: each holds the same words.
+	same := randomContexts(rng, 1, 6, m.Base.Len())
+	same = append(same, append([]int32(nil), same[0]...))
+	// Two contexts of one word each, with opposite-leaning vectors.
+	lo, hi := mostOpposite(m.Base)
+	apart := [][]int32{{lo}, {hi}}
+	aSame, aApart := float64(m.Agreement(same)), float64(m.Agreement(apart))
+	if !(aSame > 0.99 && aApart < 0) {
+		t.Fatalf("agreement of equal contexts %v, of opposite ones %v", aSame, aApart)
+	}
+	w := &m.U[m.agreementIndex()]
+	for _, c := range []struct {
+		ctxs  [][]int32
+		agree float64
+	}{{same, aSame}, {apart, aApart}} {
+		*w = 0
+		a0 := float64(m.Infer(ws, "apple", c.ctxs, dst).Alpha)
+		*w = 2
+		a2 := float64(m.Infer(ws, "apple", c.ctxs, dst).Alpha)
+		logit := func(a float64) float64 { return math.Log(a / (1 - a)) }
+		if d := logit(a2) - logit(a0); math.Abs(d-2*c.agree) > 1e-3 {
+			t.Errorf("agreement %v: the weight 2 moved the gate's logit by %v, want %v", c.agree, d, 2*c.agree)
+		}
+		if c.agree > 0 && !(a2 > a0) || c.agree < 0 && !(a2 < a0) {
+			t.Errorf("agreement %v: α %v with the weight 0, %v with the weight 2", c.agree, a0, a2)
+		}
+	}
+}
+
+// mostOpposite returns the two base words whose vectors have the lowest cosine.
+func mostOpposite(e *Embeddings) (int32, int32) {
+	best, bi, bj := 2.0, int32(0), int32(1)
+	for i := int32(0); int(i) < e.Len(); i++ {
+		for j := i + 1; int(j) < e.Len(); j++ {
+			if c := float64(Cosine(e.Row(i), e.Row(j))); c < best {
+				best, bi, bj = c, i, j
+			}
+		}
+	}
+	return bi, bj
+}
+
+// TestWeightsGateAgreement: a model with the agreement input is written as
+// version 4 (count buckets byte, then the gate inputs byte) and loads back
+// bit-exact, inferring the same vectors; unknown gate input bits are refused.
+func TestWeightsGateAgreement(t *testing.T) {
+	for _, nb := range []int{0, 5} {
+		m := testModelAgreement(t, ModeAM, 12, 6, nb)
+		var buf bytes.Buffer
+		if err := m.Save(&buf, SaveOptions{IncludeBase: true}); err != nil {
+			t.Fatal(err)
+		}
+		good := append([]byte(nil), buf.Bytes()...)
+		if v := binary.LittleEndian.Uint32(good[8:]); v != weightsVersionGate {
+			t.Fatalf("buckets %d: a model with the agreement input was written as version %d", nb, v)
+		}
+		got, err := Load(&buf, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.GateAgreement || got.CountBuckets != nb || len(got.U) != 2*12+nb+1 {
+			t.Fatalf("loaded: agreement %v, %d count buckets, U of %d", got.GateAgreement, got.CountBuckets, len(got.U))
+		}
+		equalModels(t, got, m, true)
+		rng := rand.New(rand.NewPCG(1, 1))
+		a, b := make([]float32, 12), make([]float32, 12)
+		for _, n := range []int{1, 2, 3, 8} {
+			ctxs := randomContexts(rng, n, 8, m.Base.Len())
+			ea := m.Infer(m.NewWorkspace(), "apple", ctxs, a)
+			eb := got.Infer(got.NewWorkspace(), "apple", ctxs, b)
+			if !reflect.DeepEqual(a, b) || ea.Alpha != eb.Alpha {
+				t.Fatalf("%d contexts: the loaded model infers differently", n)
+			}
+		}
+		// dim, mode, tokenizer, lowercase, MinN, MaxN, MinCount, style take 20
+		// bytes; then the count buckets and the gate inputs.
+		payload := good[headerLen : len(good)-4]
+		if payload[20] != byte(nb) || payload[21] != gateAgreement {
+			t.Fatalf("count byte %d and gate byte %d, want %d and %d", payload[20], payload[21], nb, gateAgreement)
+		}
+		p := append([]byte(nil), payload...)
+		p[21] = 3
+		if _, err := Load(bytes.NewReader(rewrapVersion(p, weightsVersionGate)), "f"); err == nil || !strings.Contains(err.Error(), "gate inputs") {
+			t.Errorf("gate byte 3: error %v", err)
+		}
+	}
+}
+
+func TestAgreementNeedsGate(t *testing.T) {
+	cfg := Config{Dim: 4, Mode: ModeContext, Ngram: DefaultNgramConfig(), GateAgreement: true}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "gate agreement") {
+		t.Errorf("agreement without a gate: %v", err)
+	}
+}
