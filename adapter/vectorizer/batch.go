@@ -68,7 +68,10 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 				}
 				if errs[i] = ctx.Err(); errs[i] == nil {
 					w.parsed = parses[i]
-					vecs[i], errs[i] = v.vectorizePrepared(ctx, w, &opts)
+					vec := make([]float32, v.dim)
+					if errs[i] = v.vectorizePrepared(ctx, w, &opts, vec); errs[i] == nil {
+						vecs[i] = vec
+					}
 				}
 				parses[i] = parsed{} // do not pin the text longer than needed
 			}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -28,8 +29,10 @@ func importPassages(words []string, count int, seed uint64) []string {
 // import path, teaching the memory) into a memory in RAM or in a directory
 // (default options) that already holds 0 or 18,432 passages of the same
 // kind, and reports the process CPU time per imported passage (with the
-// collector's work, which grows with the heap); the ratio of held=18432 to
-// held=0 in one run is the cost of the memory's size.
+// collector's work), the CPU time of one collection of the heap before the
+// import (the runtime's estimate: what every cycle costs with the memory
+// held) and the live heap objects then; the ratio of held=18432 to held=0
+// in one run is the cost of the memory's size.
 func BenchmarkImportMemorySize(b *testing.B) {
 	m, _, err := testmodel.BenchModel()
 	if err != nil {
@@ -53,6 +56,9 @@ func BenchmarkImportMemorySize(b *testing.B) {
 func benchImport(b *testing.B, m *model.Model, held, measured []string, disk bool) {
 	const batch = 64
 	var cpu int64
+	var gc float64     // CPU seconds of collections of the live heap (the runtime's estimate)
+	var objects uint64 // live heap objects before the import
+	samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/heap/objects:objects"}}
 	for b.Loop() {
 		b.StopTimer()
 		dir := ""
@@ -72,6 +78,12 @@ func benchImport(b *testing.B, m *model.Model, held, measured []string, disk boo
 		}
 		importAll(b, v, held, batch)
 		runtime.GC() // the filling's garbage is not the measured import's
+		metrics.Read(samples)
+		gc0 := samples[0].Value.Float64()
+		runtime.GC() // a collection of nothing but the live heap: what every cycle costs
+		metrics.Read(samples)
+		gc += samples[0].Value.Float64() - gc0
+		objects += samples[1].Value.Uint64()
 		b.StartTimer()
 		c0, _ := testmodel.ProcessCPUTime()
 		importAll(b, v, measured, batch)
@@ -82,6 +94,8 @@ func benchImport(b *testing.B, m *model.Model, held, measured []string, disk boo
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N*len(measured)), "cpu-ns/passage")
+	b.ReportMetric(gc*1e9/float64(b.N), "gc-cycle-cpu-ns")
+	b.ReportMetric(float64(objects)/float64(b.N), "heap-objects")
 }
 
 // importAll vectorizes texts as passages in batches.
