@@ -50,6 +50,57 @@ func BenchmarkImportMemorySize(b *testing.B) {
 			b.Run(name, func(b *testing.B) { benchImport(b, m, fill[:held], measured, disk) })
 		}
 	}
+	b.Run("ram,interleaved", func(b *testing.B) { benchImportInterleaved(b, m, words, fill) })
+}
+
+// benchImportInterleaved imports, each round, 1,024 new passages into an
+// empty memory and into one holding fill (and the earlier rounds'
+// passages), batch by batch in turn, and reports the process CPU time per
+// passage of each and their ratio: on a loaded machine both see the same
+// neighbours, batch for batch.
+func benchImportInterleaved(b *testing.B, m *model.Model, words, fill []string) {
+	const batch = 64
+	newVectorizer := func() (*Vectorizer, *memory.Memory) {
+		mem, err := memory.Open("", memory.DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := New(m, mem, DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return v, mem
+	}
+	held, heldMem := newVectorizer()
+	defer heldMem.Close()
+	importAll(b, held, fill, batch)
+	var cpu [2]int64 // empty, held
+	round := uint64(0)
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		texts := importPassages(words, 1_024, 100+round)
+		empty, emptyMem := newVectorizer()
+		runtime.GC()
+		b.StartTimer()
+		for from := 0; from < len(texts); from += batch {
+			for j := range 2 { // first one, then the other: neither always finds the rows warm
+				k := (j + from/batch) % 2
+				v := []*Vectorizer{empty, held}[k]
+				c0, _ := testmodel.ProcessCPUTime()
+				importAll(b, v, texts[from:from+batch], batch)
+				c1, _ := testmodel.ProcessCPUTime()
+				cpu[k] += c1 - c0
+			}
+		}
+		b.StopTimer()
+		emptyMem.Close()
+		b.StartTimer()
+	}
+	n := float64(b.N * 1_024)
+	b.ReportMetric(float64(cpu[0])/n, "empty-cpu-ns/passage")
+	b.ReportMetric(float64(cpu[1])/n, "held-cpu-ns/passage")
+	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "held/empty")
 }
 
 // benchImport measures importing measured into a memory holding held.
