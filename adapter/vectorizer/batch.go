@@ -68,9 +68,8 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 				}
 				if errs[i] = ctx.Err(); errs[i] == nil {
 					w.parsed = parses[i]
-					vec := make([]float32, v.dim)
-					if errs[i] = v.vectorizePrepared(ctx, w, &opts, vec); errs[i] == nil {
-						vecs[i] = vec
+					if errs[i] = v.combine(ctx, w, &opts, nil); errs[i] == nil {
+						vecs[i] = append([]float32(nil), w.acc...)
 					}
 				}
 				parses[i] = parsed{} // do not pin the text longer than needed

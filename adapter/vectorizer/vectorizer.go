@@ -415,25 +415,36 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 
 // VectorizeContext is Vectorize that stops, returning ctx.Err(), once ctx is done.
 func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Task, opts Options) ([]float32, error) {
-	vec := make([]float32, v.dim)
-	if err := v.VectorizeTo(ctx, vec, text, task, opts); err != nil {
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	if err := v.vectorizeWork(ctx, w, text, task, opts); err != nil {
 		return nil, err
 	}
-	return vec, nil
+	return append([]float32(nil), w.acc...), nil
 }
 
 // VectorizeTo is VectorizeContext that writes the vector to dst (len Dim)
 // instead of a new slice: for a caller that uses the vector before the next
-// call (to encode it) and reuses dst. On error dst is unspecified.
+// call (to encode it) and reuses dst. On error dst is unchanged.
 func (v *Vectorizer) VectorizeTo(ctx context.Context, dst []float32, text string, task Task, opts Options) error {
 	if len(dst) != v.dim {
 		return fmt.Errorf("vectorize: destination of length %d, want the dimension %d", len(dst), v.dim)
 	}
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	if err := v.vectorizeWork(ctx, w, text, task, opts); err != nil {
+		return err
+	}
+	copy(dst, w.acc)
+	return nil
+}
+
+// vectorizeWork vectorizes text into w.acc: it prepares the text, teaches
+// and counts a passage, and combines.
+func (v *Vectorizer) vectorizeWork(ctx context.Context, w *work, text string, task Task, opts Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	w := v.pool.Get().(*work)
-	defer v.pool.Put(w)
 	rare := v.prepare(w, text, &opts)
 	if err := checkAMWords(w, &opts); err != nil {
 		return err
@@ -453,16 +464,7 @@ func (v *Vectorizer) VectorizeTo(ctx context.Context, dst []float32, text string
 			return err
 		}
 	}
-	return v.vectorizePrepared(ctx, w, &opts, dst)
-}
-
-// vectorizePrepared writes the vector of the text prepared in w to dst.
-func (v *Vectorizer) vectorizePrepared(ctx context.Context, w *work, o *Options, dst []float32) error {
-	if err := v.combine(ctx, w, o, nil); err != nil {
-		return err
-	}
-	copy(dst, w.acc)
-	return nil
+	return v.combine(ctx, w, &opts, nil)
 }
 
 // VectorizeBatch vectorizes texts in parallel; errs[i] is nil or the error of

@@ -10,7 +10,8 @@ import (
 // TestVectorizeToMatchesVectorize vectorizes the same passages with
 // Vectorize and, into one reused slice, with VectorizeTo (each on its own
 // memory, as both teach it) and checks that the vectors are bit for bit the
-// same, and that a destination of the wrong length is an error.
+// same, that a destination of the wrong length is an error and that a
+// failed call leaves the destination as it was.
 func TestVectorizeToMatchesVectorize(t *testing.T) {
 	a, b := newVectorizer(t, newMemory(t)), newVectorizer(t, newMemory(t))
 	words := strings.Fields(strings.Join(a.Model().Base.Words[:40], " "))
@@ -37,7 +38,11 @@ func TestVectorizeToMatchesVectorize(t *testing.T) {
 	if err := b.VectorizeTo(context.Background(), dst[1:], texts[0], TaskQuery, b.Options()); err == nil {
 		t.Error("a destination one shorter than the dimension is no error")
 	}
+	before := slices.Clone(dst)
 	if err := b.VectorizeTo(context.Background(), dst, "", TaskQuery, b.Options()); err == nil {
 		t.Error("a text without words is no error")
+	}
+	if !slices.Equal(dst, before) {
+		t.Error("a failed VectorizeTo changed the destination")
 	}
 }
