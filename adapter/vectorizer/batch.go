@@ -68,7 +68,9 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 				}
 				if errs[i] = ctx.Err(); errs[i] == nil {
 					w.parsed = parses[i]
-					vecs[i], errs[i] = v.vectorizePrepared(ctx, w, &opts)
+					if errs[i] = v.combine(ctx, w, &opts, nil); errs[i] == nil {
+						vecs[i] = append([]float32(nil), w.acc...)
+					}
 				}
 				parses[i] = parsed{} // do not pin the text longer than needed
 			}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -28,8 +29,10 @@ func importPassages(words []string, count int, seed uint64) []string {
 // import path, teaching the memory) into a memory in RAM or in a directory
 // (default options) that already holds 0 or 18,432 passages of the same
 // kind, and reports the process CPU time per imported passage (with the
-// collector's work, which grows with the heap); the ratio of held=18432 to
-// held=0 in one run is the cost of the memory's size.
+// collector's work), the CPU time of one collection of the heap before the
+// import (the runtime's estimate: what every cycle costs with the memory
+// held) and the live heap objects then; the ratio of held=18432 to held=0
+// in one run is the cost of the memory's size.
 func BenchmarkImportMemorySize(b *testing.B) {
 	m, _, err := testmodel.BenchModel()
 	if err != nil {
@@ -47,12 +50,66 @@ func BenchmarkImportMemorySize(b *testing.B) {
 			b.Run(name, func(b *testing.B) { benchImport(b, m, fill[:held], measured, disk) })
 		}
 	}
+	b.Run("ram,interleaved", func(b *testing.B) { benchImportInterleaved(b, m, words, fill) })
+}
+
+// benchImportInterleaved imports, each round, 1,024 new passages into an
+// empty memory and into one holding fill (and the earlier rounds'
+// passages), batch by batch in turn, and reports the process CPU time per
+// passage of each and their ratio: on a loaded machine both see the same
+// neighbours, batch for batch.
+func benchImportInterleaved(b *testing.B, m *model.Model, words, fill []string) {
+	const batch = 64
+	newVectorizer := func() (*Vectorizer, *memory.Memory) {
+		mem, err := memory.Open("", memory.DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := New(m, mem, DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return v, mem
+	}
+	held, heldMem := newVectorizer()
+	defer heldMem.Close()
+	importAll(b, held, fill, batch)
+	var cpu [2]int64 // empty, held
+	round := uint64(0)
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		texts := importPassages(words, 1_024, 100+round)
+		empty, emptyMem := newVectorizer()
+		runtime.GC()
+		b.StartTimer()
+		for from := 0; from < len(texts); from += batch {
+			for j := range 2 { // first one, then the other: neither always finds the rows warm
+				k := (j + from/batch) % 2
+				v := []*Vectorizer{empty, held}[k]
+				c0, _ := testmodel.ProcessCPUTime()
+				importAll(b, v, texts[from:from+batch], batch)
+				c1, _ := testmodel.ProcessCPUTime()
+				cpu[k] += c1 - c0
+			}
+		}
+		b.StopTimer()
+		emptyMem.Close()
+		b.StartTimer()
+	}
+	n := float64(b.N * 1_024)
+	b.ReportMetric(float64(cpu[0])/n, "empty-cpu-ns/passage")
+	b.ReportMetric(float64(cpu[1])/n, "held-cpu-ns/passage")
+	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "held/empty")
 }
 
 // benchImport measures importing measured into a memory holding held.
 func benchImport(b *testing.B, m *model.Model, held, measured []string, disk bool) {
 	const batch = 64
 	var cpu int64
+	var gc float64     // CPU seconds of collections of the live heap (the runtime's estimate)
+	var objects uint64 // live heap objects before the import
+	samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/heap/objects:objects"}}
 	for b.Loop() {
 		b.StopTimer()
 		dir := ""
@@ -72,6 +129,12 @@ func benchImport(b *testing.B, m *model.Model, held, measured []string, disk boo
 		}
 		importAll(b, v, held, batch)
 		runtime.GC() // the filling's garbage is not the measured import's
+		metrics.Read(samples)
+		gc0 := samples[0].Value.Float64()
+		runtime.GC() // a collection of nothing but the live heap: what every cycle costs
+		metrics.Read(samples)
+		gc += samples[0].Value.Float64() - gc0
+		objects += samples[1].Value.Uint64()
 		b.StartTimer()
 		c0, _ := testmodel.ProcessCPUTime()
 		importAll(b, v, measured, batch)
@@ -82,6 +145,8 @@ func benchImport(b *testing.B, m *model.Model, held, measured []string, disk boo
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N*len(measured)), "cpu-ns/passage")
+	b.ReportMetric(gc*1e9/float64(b.N), "gc-cycle-cpu-ns")
+	b.ReportMetric(float64(objects)/float64(b.N), "heap-objects")
 }
 
 // importAll vectorizes texts as passages in batches.

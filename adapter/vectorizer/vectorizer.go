@@ -415,39 +415,56 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 
 // VectorizeContext is Vectorize that stops, returning ctx.Err(), once ctx is done.
 func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Task, opts Options) ([]float32, error) {
-	if err := opts.Validate(); err != nil {
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	if err := v.vectorizeWork(ctx, w, text, task, opts); err != nil {
 		return nil, err
+	}
+	return append([]float32(nil), w.acc...), nil
+}
+
+// VectorizeTo is VectorizeContext that writes the vector to dst (len Dim)
+// instead of a new slice: for a caller that uses the vector before the next
+// call (to encode it) and reuses dst. On error dst is unchanged.
+func (v *Vectorizer) VectorizeTo(ctx context.Context, dst []float32, text string, task Task, opts Options) error {
+	if len(dst) != v.dim {
+		return fmt.Errorf("vectorize: destination of length %d, want the dimension %d", len(dst), v.dim)
 	}
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
+	if err := v.vectorizeWork(ctx, w, text, task, opts); err != nil {
+		return err
+	}
+	copy(dst, w.acc)
+	return nil
+}
+
+// vectorizeWork vectorizes text into w.acc: it prepares the text, teaches
+// and counts a passage, and combines.
+func (v *Vectorizer) vectorizeWork(ctx context.Context, w *work, text string, task Task, opts Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	rare := v.prepare(w, text, &opts)
 	if err := checkAMWords(w, &opts); err != nil {
-		return nil, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if task == TaskPassage {
 		// Contexts first: a passage whose contexts the memory refuses (a
 		// full disk) is never counted.
 		if rare {
 			if _, err := v.teach(w); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if err := v.countPassageRead(w, &opts); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return v.vectorizePrepared(ctx, w, &opts)
-}
-
-// vectorizePrepared returns the vector of the text prepared in w.
-func (v *Vectorizer) vectorizePrepared(ctx context.Context, w *work, o *Options) ([]float32, error) {
-	if err := v.combine(ctx, w, o, nil); err != nil {
-		return nil, err
-	}
-	return append([]float32(nil), w.acc...), nil
+	return v.combine(ctx, w, &opts, nil)
 }
 
 // VectorizeBatch vectorizes texts in parallel; errs[i] is nil or the error of
