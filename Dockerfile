@@ -1,15 +1,20 @@
 # text2vec-am inference server: a static Go binary in a distroless, non-root image.
 #   docker build -t text2vec-am .
 #   docker compose up            (see docker-compose.yml)
+#   scripts/build-images.sh      (amd64 and arm64: TARGETARCH and BASE per architecture)
 
+ARG BASE=gcr.io/distroless/static-debian12:nonroot
 FROM golang:1.26 AS build
+# The architecture to compile for (Go cross-compiles); empty: the build machine's.
+ARG TARGETARCH
+ENV GOARCH=$TARGETARCH
 WORKDIR /src
 COPY . .
 # Only the modules the binary imports are downloaded (not go mod download).
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/text2vec-am . \
  && mkdir -p /out/data
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM ${BASE}
 COPY --from=build /out/text2vec-am /usr/local/bin/text2vec-am
 # The memory volume is mounted here; an empty named volume inherits this
 # owner (distroless "nonroot", uid 65532) on first use.
