@@ -131,23 +131,31 @@ func TestHelmRenderInProcess(t *testing.T) {
 		!strings.HasSuffix(c.Image, ":1.39.0") {
 		t.Errorf("image %s: not what scripts/build-images.sh tags (Weaviate 1.39.0 with the module)", c.Image)
 	}
-	checkImageUser(t, sts)
+	checkImage(t, sts, c)
 	checkRendered(t, sts, c, objs)
 }
 
-// checkImageUser checks that the pods' fsGroup is the group Dockerfile.weaviate
-// runs Weaviate as, so that the data volume is writable.
-func checkImageUser(t *testing.T, sts *appsv1.StatefulSet) {
+// checkImage checks the rendered pods against Dockerfile.weaviate: the
+// chart's command is the binary the image holds, and the pods' fsGroup is
+// the group the image runs Weaviate as, so that the data volume is writable.
+func checkImage(t *testing.T, sts *appsv1.StatefulSet, c corev1.Container) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "Dockerfile.weaviate"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gid string
+	var gid, bin string
 	for line := range strings.Lines(string(data)) {
-		if user, ok := strings.CutPrefix(strings.TrimSpace(line), "USER "); ok {
-			_, gid, _ = strings.Cut(user, ":")
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "USER":
+			_, gid, _ = strings.Cut(f[1], ":")
+		case len(f) == 3 && f[0] == "COPY":
+			bin = f[2]
 		}
+	}
+	if len(c.Command) == 0 || c.Command[0] != bin {
+		t.Errorf("the chart runs %v, Dockerfile.weaviate puts Weaviate at %q", c.Command, bin)
 	}
 	sc := sts.Spec.Template.Spec.SecurityContext
 	if gid == "" || sc == nil || sc.FSGroup == nil || strconv.FormatInt(*sc.FSGroup, 10) != gid {
