@@ -2,8 +2,13 @@
 #   docker build -t text2vec-am .
 #   docker build --build-arg VERSION=v0.10.0 -t text2vec-am:v0.10.0 .   (a release: see docs/operations.md)
 #   docker compose up            (see docker-compose.yml)
+#   scripts/build-images.sh      (amd64 and arm64: TARGETARCH and BASE per architecture)
 
+ARG BASE=gcr.io/distroless/static-debian12:nonroot
 FROM golang:1.26 AS build
+# The architecture to compile for (Go cross-compiles); empty: the build machine's.
+ARG TARGETARCH
+ENV GOARCH=$TARGETARCH
 WORKDIR /src
 COPY . .
 # VERSION is what --version, /meta and t2vam_build_info report; empty: "(devel)"
@@ -15,7 +20,7 @@ RUN CGO_ENABLED=0 go build -trimpath \
     -o /out/text2vec-am . \
  && mkdir -p /out/data
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM ${BASE}
 COPY --from=build /out/text2vec-am /usr/local/bin/text2vec-am
 # The memory volume is mounted here; an empty named volume inherits this
 # owner (distroless "nonroot", uid 65532) on first use.

@@ -1,7 +1,9 @@
-// Package deploy holds the deployment files (deploy/kubernetes) and the test
-// that checks them against the binary: the holder's arguments start a real
-// `text2vec-am serve`, its probes answer, and the Weaviate values point at
-// the holder with settings the module accepts.
+// Package deploy holds the deployment files (deploy/kubernetes) and the tests
+// that check them against the binary and the Kubernetes API: the holder's
+// arguments start a real `text2vec-am serve` and its probes answer; every
+// manifest decodes strictly into the API types; its memory limit holds what
+// its settings let it keep; and the Weaviate values, rendered with
+// weaviate-helm's templates, point at the holder with settings the module accepts.
 package deploy
 
 import (
@@ -281,6 +283,13 @@ func TestWeaviateValues(t *testing.T) {
 			}
 			if env["ENABLE_MODULES"] != module.Name {
 				t.Errorf("ENABLE_MODULES %q, want %s", env["ENABLE_MODULES"], module.Name)
+			}
+			// weaviate-helm writes DEFAULT_VECTORIZER_MODULE from its own key, after env.
+			if d, ok := env["DEFAULT_VECTORIZER_MODULE"]; ok {
+				t.Errorf("env sets DEFAULT_VECTORIZER_MODULE=%s: the chart sets it again from modules.default_vectorizer_module", d)
+			}
+			if d := get(t, v, "modules", "default_vectorizer_module"); d != module.Name {
+				t.Errorf("modules.default_vectorizer_module %v, want %s", d, module.Name)
 			}
 			if u, err := url.Parse(env[module.EnvMemoryURL]); err != nil || "http://"+u.Host != want {
 				t.Errorf("%s=%q, want the holder %s", module.EnvMemoryURL, env[module.EnvMemoryURL], want)

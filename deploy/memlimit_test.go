@@ -1,0 +1,186 @@
+package deploy
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
+)
+
+// parseGoMemLimit parses a GOMEMLIMIT value as the Go runtime does: a
+// number of bytes with an optional unit B, KiB, MiB, GiB or TiB.
+func parseGoMemLimit(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	num, mult := s, int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = n, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("GOMEMLIMIT %q: want a positive number of bytes with an optional unit B, KiB, MiB, GiB or TiB", s)
+	}
+	return n * mult, nil
+}
+
+// checkGoMemLimit checks a container's memory settings: a memory limit, a
+// request no larger, and GOMEMLIMIT between 80 % and 95 % of the limit
+// (below it for what the runtime does not count: the binary, page cache;
+// not so far below that the heap is collected early for nothing). It returns
+// GOMEMLIMIT in bytes.
+func checkGoMemLimit(t *testing.T, value string, res corev1.ResourceRequirements) int64 {
+	t.Helper()
+	limit := res.Limits.Memory().Value()
+	if limit == 0 {
+		t.Fatal("no memory limit")
+	}
+	if req := res.Requests.Memory().Value(); req > limit {
+		t.Errorf("memory request %d above the limit %d", req, limit)
+	}
+	gml, err := parseGoMemLimit(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := float64(gml) / float64(limit); f < 0.80 || f > 0.95 {
+		t.Errorf("GOMEMLIMIT %s is %.2f of the memory limit %s: want 0.80 … 0.95", value, f, res.Limits.Memory())
+	}
+	return gml
+}
+
+func TestParseGoMemLimit(t *testing.T) {
+	for in, want := range map[string]int64{"3600MiB": 3600 << 20, "1GiB": 1 << 30, "12345": 12345, "7B": 7} {
+		if got, err := parseGoMemLimit(in); err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "3.5GiB", "1GB", "-1MiB", "0", "MiB", "99999999999TiB"} {
+		if _, err := parseGoMemLimit(in); err == nil {
+			t.Errorf("%q: accepted", in)
+		}
+	}
+}
+
+// heapGrowth returns the live heap fill adds (after a collection), in bytes.
+func heapGrowth(fill func() any) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	held := fill()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(held)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
+// countCosts measures what a memory's passage counts cost per counted word
+// of the longest length it counts, and per remembered passage hash.
+func countCosts(t *testing.T) (perWord, perPassage float64) {
+	t.Helper()
+	const n = 100_000
+	opts := memory.DefaultOptions()
+	opts.MaxDocFreqWords, opts.MaxPassageHashes = n, n
+	open := func() *memory.Memory {
+		m, err := memory.Open("", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	words := heapGrowth(func() any {
+		m := open()
+		passage := make([]string, 0, 100)
+		for i := range n {
+			w := fmt.Sprintf("%0*d", opts.MaxWordBytes, i)
+			if passage = append(passage, w); len(passage) == cap(passage) {
+				if err := m.CountPassage(passage); err != nil {
+					t.Fatal(err)
+				}
+				passage = passage[:0]
+			}
+		}
+		return m
+	})
+	passages := heapGrowth(func() any {
+		m := open()
+		for i := range n {
+			// Distinct passages of few distinct words: 1,000 + 100.
+			if err := m.CountPassage([]string{"a" + strconv.Itoa(i%1000), "b" + strconv.Itoa(i/1000)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m
+	})
+	return float64(words) / n, float64(passages) / n
+}
+
+// TestHolderMemoryHoldsBudget checks that the holder's memory limit holds
+// the most its settings let it keep: the contexts' byte budget
+// (--memory-max-bytes), the passage counts of the memory and of up to
+// --max-collections collections (each up to --memory-max-df-words words of
+// the longest countable length and the passage hashes it remembers, at the
+// cost per entry measured here), the model (measured), and twice
+// --max-body-buffer for the requests in flight, with 10 % to spare; this
+// must stay under GOMEMLIMIT, which must sit below the limit.
+func TestHolderMemoryHoldsBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills passage counts and loads the model to measure them")
+	}
+	sts := only[*appsv1.StatefulSet](t, holderObjects(t))
+	c := sts.Spec.Template.Spec.Containers[0]
+	gml := checkGoMemLimit(t, envMap(c.Env)["GOMEMLIMIT"], c.Resources)
+	if c.Resources.Requests.Memory().Cmp(*c.Resources.Limits.Memory()) != 0 {
+		t.Errorf("memory request %s, limit %s: want them equal (a stateful holder is not squeezed by its neighbours)",
+			c.Resources.Requests.Memory(), c.Resources.Limits.Memory())
+	}
+	opts, lim := memory.DefaultOptions(), adapter.DefaultLimits()
+	intArg := func(flag string, def int64) int64 {
+		v := flagValue(t, c.Args, flag)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("%s %q: %v", flag, v, err)
+		}
+		return n
+	}
+	budget := intArg("--memory-max-bytes", opts.MaxBytes)
+	dfWords := intArg("--memory-max-df-words", int64(opts.MaxDocFreqWords))
+	collections := intArg("--max-collections", int64(lim.MaxCollections))
+	bodies := intArg("--max-body-buffer", lim.MaxBodyBuffer)
+	if flagValue(t, c.Args, "--model") != "" {
+		t.Fatal("the manifest names a --model: measure that model here")
+	}
+
+	perWord, perPassage := countCosts(t)
+	counts := float64(dfWords)*perWord + float64(opts.MaxPassageHashes)*perPassage
+	model := heapGrowth(func() any {
+		m, err := defaultmodel.Open("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	})
+	need := 1.1 * (float64(budget) + float64(1+collections)*counts + float64(model) + 2*float64(bodies))
+	t.Logf("contexts %d MiB, counts %.0f MiB × %d memories (%.0f B/word, %.1f B/passage), model %d MiB, bodies 2 × %d MiB: "+
+		"%.0f MiB with 10 %% to spare; GOMEMLIMIT %d MiB, limit %s",
+		budget>>20, counts/(1<<20), 1+collections, perWord, perPassage, model>>20, bodies>>20,
+		need/(1<<20), gml>>20, c.Resources.Limits.Memory())
+	if need > float64(gml) {
+		t.Errorf("the holder may hold %.0f MiB, above GOMEMLIMIT (%d MiB): raise the limit or lower the caps",
+			need/(1<<20), gml>>20)
+	}
+}
