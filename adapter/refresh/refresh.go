@@ -154,7 +154,8 @@ type run struct {
 	state      *state
 	start      time.Time
 	lastReport time.Time
-	readAtRun  int // objects read before this run (resumed)
+	readAtRun  int  // objects read before this run (resumed)
+	textOnly   bool // list objects without their vectors (Walk)
 }
 
 // maxPasses bounds the passes over a collection whose cursor moved while
@@ -281,6 +282,9 @@ func tenantArg(tenant string) string {
 // list returns the next page of objects after the cursor, with vectors.
 func (r *run) list(ctx context.Context) ([]object, error) {
 	q := url.Values{"class": {r.class}, "include": {"vector"}, "limit": {fmt.Sprint(r.o.Batch)}}
+	if r.textOnly {
+		q.Del("include")
+	}
 	if r.state.After != "" {
 		q.Set("after", r.state.After)
 	}
