@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 )
 
 // Object is one object Walk read: its id and, for each target whose text it
@@ -65,15 +64,12 @@ func (c *Collection) Walk(ctx context.Context, fn func(Object) error) (WalkStats
 	r.state.After = ""
 	stalled := 0
 	for {
-		page, err := r.list(ctx)
+		page, fresh, err := r.next(ctx)
 		if err != nil || len(page) == 0 {
 			return ws, err
 		}
-		for _, obj := range page {
-			if r.state.After != "" && strings.ToLower(obj.ID) <= r.state.After {
-				ws.Repeated++
-				continue
-			}
+		ws.Repeated += len(page) - len(fresh)
+		for _, obj := range fresh {
 			ws.Read++
 			out := Object{ID: obj.ID, Texts: make([]string, len(r.targets))}
 			empty := true
@@ -90,11 +86,8 @@ func (c *Collection) Walk(ctx context.Context, fn func(Object) error) (WalkStats
 				return ws, err
 			}
 		}
-		if l := strings.ToLower(page[len(page)-1].ID); l > r.state.After {
-			r.state.After, stalled = l, 0
-		} else if stalled++; stalled >= maxStalledPages {
-			return ws, fmt.Errorf("list %s after %q: %d pages in a row end at or before the cursor: the server does not move it",
-				r.class, r.state.After, stalled)
+		if err := r.advance(page, &stalled); err != nil {
+			return ws, err
 		}
 	}
 }
