@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
@@ -94,18 +95,24 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
 		fmt.Fprintf(w, " (%d more refused: over --max-am-words, as an import refuses them)", res.Refused)
 	}
 	fmt.Fprintln(w)
-	if st := res.Memory; st != nil {
-		fmt.Fprintf(w, "%s: %d passages newly counted, %d in all; %d words with %d contexts remembered\n",
-			st.Dir, res.NewPassages, st.Passages, st.Words, st.Contexts)
-	} else if res.HolderPassages > 0 {
+	if len(res.Tenants) > 0 {
+		fmt.Fprintf(w, "tenants read: %s\n", strings.Join(res.Tenants, ", "))
+	}
+	if len(res.Memories) > 0 {
+		fmt.Fprintf(w, "%d passages newly counted\n", res.NewPassages)
+	}
+	for _, st := range res.Memories {
+		fmt.Fprintf(w, "%s: %d passages counted; %d words with %d contexts remembered\n", st.Dir, st.Passages, st.Words, st.Contexts)
+	}
+	if res.HolderPassages > 0 {
 		fmt.Fprintf(w, "%s: the holder counts %d passages for %s\n", o.MemoryURL, res.HolderPassages, res.Class)
 	}
 	if o.Vectorizer.Weighting != vectorizer.WeightSIFCollection {
 		fmt.Fprintf(w, "(--weighting %s: passages were not counted)\n", o.Vectorizer.Weighting)
 	}
 	tenant := ""
-	if o.Source.Tenant != "" {
-		tenant = " --tenant " + o.Source.Tenant
+	if len(res.Tenants) > 0 {
+		tenant = " --tenant T (for each tenant T)"
 	}
 	fmt.Fprintf(w, "now start the vectorizer and run `text2vec-am refresh --class %s%s` so that the stored vectors follow the rebuilt memory\n",
 		res.Class, tenant)

@@ -27,7 +27,8 @@ import (
 // MemoryURL names the memory rebuilt.
 type Options struct {
 	// Source is the collection read: Weaviate, Class, Tenant, APIKey,
-	// Batch, LowerCase, Targets and HTTP as refresh reads them.
+	// Batch, LowerCase, Targets and HTTP as refresh reads them. A
+	// multi-tenant collection with no Tenant is read tenant by tenant.
 	Source refresh.Options
 	// Model is the model whose tokenizer and vocabulary decide which words
 	// are rare (the one the vectorizer serves).
@@ -65,10 +66,14 @@ type Result struct {
 	// an import refuses and which teach nothing.
 	Taught  int `json:"taught"`
 	Refused int `json:"refused"`
+	// Tenants names the tenants read (none: the collection is not
+	// multi-tenant).
+	Tenants []string `json:"tenants,omitempty"`
 	// NewPassages counts the passages the rebuild counted (not counted
-	// before); Memory is the rebuilt memory's summary (local memories).
-	NewPassages int64         `json:"new_passages"`
-	Memory      *memory.Stats `json:"memory,omitempty"`
+	// before); Memories are the summaries of the local memories taught, one
+	// per tenant of the module's memory of a multi-tenant collection.
+	NewPassages int64          `json:"new_passages"`
+	Memories    []memory.Stats `json:"memories,omitempty"`
 	// HolderPassages is the holder's passage count of the collection after
 	// the rebuild (MemoryURL; -1 when nothing was sent).
 	HolderPassages int64 `json:"holder_passages,omitempty"`
@@ -95,6 +100,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	scopes, err := tenantScopes(ctx, coll)
+	if err != nil {
+		return res, err
+	}
 	s, err := openSink(o, coll.Class())
 	if err != nil {
 		return res, err
@@ -102,25 +111,65 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	for _, p := range plan {
 		res.Targets = append(res.Targets, p.name)
 	}
+	for _, sc := range scopes {
+		if err = walkScope(ctx, s, sc, plan, &res); err != nil {
+			break
+		}
+	}
+	if cerr := s.close(&res); err == nil {
+		err = cerr
+	}
+	return res, err
+}
+
+// tenantScopes returns coll, or, for a multi-tenant collection read with
+// no tenant named, coll read as each of its tenants.
+func tenantScopes(ctx context.Context, coll *refresh.Collection) ([]*refresh.Collection, error) {
+	if !coll.MultiTenant() || coll.Tenant() != "" {
+		return []*refresh.Collection{coll}, nil
+	}
+	names, err := coll.Tenants(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("rebuild: class %s is multi-tenant and has no tenants", coll.Class())
+	}
+	out := make([]*refresh.Collection, len(names))
+	for i, n := range names {
+		out[i] = coll.ForTenant(n)
+	}
+	return out, nil
+}
+
+// walkScope teaches s the objects of one collection or tenant.
+func walkScope(ctx context.Context, s sink, sc *refresh.Collection, plan []plan, res *Result) error {
+	if err := s.scope(sc.Tenant()); err != nil {
+		return err
+	}
+	if sc.Tenant() != "" {
+		res.Tenants = append(res.Tenants, sc.Tenant())
+	}
 	before := s.passages()
-	res.WalkStats, err = coll.Walk(ctx, func(obj refresh.Object) error {
+	ws, err := sc.Walk(ctx, func(obj refresh.Object) error {
 		for _, p := range plan {
 			if text := obj.Texts[p.index]; text != "" {
-				if err := s.teach(ctx, p, text, &res); err != nil {
+				if err := s.teach(ctx, p, text, res); err != nil {
 					return fmt.Errorf("rebuild: object %s (%s): %w", obj.ID, p.label(), err)
 				}
 			}
 		}
 		return nil
 	})
+	res.Read, res.Empty, res.Repeated = res.Read+ws.Read, res.Empty+ws.Empty, res.Repeated+ws.Repeated
 	if err == nil {
-		err = s.flush(ctx, &res)
+		err = s.flush(ctx, res)
 	}
-	if cerr := s.close(&res); err == nil {
-		err = cerr
+	res.NewPassages += s.passages() - before
+	if err != nil && sc.Tenant() != "" {
+		return fmt.Errorf("%w (tenant %s)", err, sc.Tenant())
 	}
-	res.NewPassages = s.passages() - before
-	return res, err
+	return err
 }
 
 func countTrue(bs ...bool) int {

@@ -33,8 +33,10 @@ type fakeWeaviate struct {
 	schema string
 	objs   map[string]map[string]any // id → properties
 	tenant string                    // the tenant a listing must name ("" none)
-	key    string                    // the API key asked for ("" none)
-	vector bool                      // a listing asked for vectors
+	// byTenant, when set, holds the objects of each tenant instead.
+	byTenant map[string]map[string]map[string]any
+	key      string // the API key asked for ("" none)
+	vector   bool   // a listing asked for vectors
 }
 
 func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -47,9 +49,19 @@ func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/v1/schema/Doc":
 		io.WriteString(w, f.schema)
+	case "/v1/schema/Doc/tenants":
+		var list []map[string]string
+		for name := range f.byTenant {
+			list = append(list, map[string]string{"name": name, "activityStatus": "HOT"})
+		}
+		json.NewEncoder(w).Encode(list)
 	case "/v1/objects":
 		q := r.URL.Query()
-		if q.Get("class") != "Doc" || q.Get("tenant") != f.tenant {
+		objs, ok := f.byTenant[q.Get("tenant")]
+		if f.byTenant == nil {
+			objs, ok = f.objs, q.Get("tenant") == f.tenant
+		}
+		if q.Get("class") != "Doc" || !ok {
 			http.Error(w, `{"error":"class or tenant"}`, http.StatusUnprocessableEntity)
 			return
 		}
@@ -57,7 +69,7 @@ func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var limit int
 		fmt.Sscan(q.Get("limit"), &limit)
 		ids := slices.Sorted(func(yield func(string) bool) {
-			for id := range f.objs {
+			for id := range objs {
 				if id > q.Get("after") && !yield(id) {
 					return
 				}
@@ -65,7 +77,7 @@ func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		page := []map[string]any{}
 		for _, id := range ids[:min(limit, len(ids))] {
-			page = append(page, map[string]any{"id": id, "class": "Doc", "properties": f.objs[id]})
+			page = append(page, map[string]any{"id": id, "class": "Doc", "properties": objs[id]})
 		}
 		json.NewEncoder(w).Encode(map[string]any{"objects": page})
 	default:
@@ -161,8 +173,8 @@ func TestRebuildMemoryDirIsOrderIndependentAndIdempotent(t *testing.T) {
 	if res.Read != n || res.Empty != 0 || res.Taught != n || res.NewPassages != passages() {
 		t.Fatalf("result %+v: want %d read and taught, %d new passages", res, n, passages())
 	}
-	if res.Memory == nil || res.Memory.Words == 0 || res.Memory.Contexts == 0 {
-		t.Fatalf("no contexts remembered: %+v", res.Memory)
+	if len(res.Memories) != 1 || res.Memories[0].Words == 0 || res.Memories[0].Contexts == 0 {
+		t.Fatalf("no contexts remembered: %+v", res.Memories)
 	}
 	if f.vector {
 		t.Error("the listing asked for vectors, which a rebuild does not read")
@@ -240,8 +252,8 @@ func TestRebuildModuleMemory(t *testing.T) {
 			if tenant != "" {
 				scope = filepath.Join(scope, "tenants", tenant)
 			}
-			if res.Memory == nil || res.Memory.Dir != scope {
-				t.Fatalf("taught %+v, want the memory in %s", res.Memory, scope)
+			if len(res.Memories) != 1 || res.Memories[0].Dir != scope {
+				t.Fatalf("taught %+v, want the memory in %s", res.Memories, scope)
 			}
 			_, coll := export(t, scope)
 			_, shared := export(t, o.ModuleDir)
@@ -250,6 +262,36 @@ func TestRebuildModuleMemory(t *testing.T) {
 				t.Fatalf("collection %+v, shared %+v: want %d passages in both, contexts in the collection's only", coll, shared, want)
 			}
 		})
+	}
+}
+
+// TestRebuildModuleMemoryEveryTenant: a multi-tenant collection read with
+// no tenant named is rebuilt tenant by tenant, each into its own memory,
+// which is the one rebuilding that tenant alone gives.
+func TestRebuildModuleMemoryEveryTenant(t *testing.T) {
+	ts, f := weaviate(t, strings.Replace(moduleSchema, `{"class":"Doc",`, `{"class":"Doc","multiTenancyConfig":{"enabled":true},`, 1), false)
+	f.byTenant = map[string]map[string]map[string]any{"tenantA": f.objs, "tenantB": {"b1": {"body": "f1 zorblax f2 r3 f4"}}}
+	o := options(t, ts.URL)
+	o.ModuleDir = t.TempDir()
+	res, err := rebuild.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Tenants, []string{"tenantA", "tenantB"}) || len(res.Memories) != 2 || res.NewPassages != passages()+1 {
+		t.Fatalf("result %+v: want both tenants, %d new passages", res, passages()+1)
+	}
+	tenants := filepath.Join(o.ModuleDir, "collections", "Doc", "tenants")
+	expB, stB := export(t, filepath.Join(tenants, "tenantB"))
+	if stB.Passages != 1 || strings.Contains(expB, "jargon") {
+		t.Fatalf("tenant B holds %+v, with tenant A's contexts: %v", stB, strings.Contains(expB, "jargon"))
+	}
+	alone := options(t, ts.URL)
+	alone.ModuleDir, alone.Source.Tenant = t.TempDir(), "tenantB"
+	if _, err := rebuild.Run(context.Background(), alone); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := export(t, filepath.Join(alone.ModuleDir, "collections", "Doc", "tenants", "tenantB")); got != expB {
+		t.Fatalf("tenant B rebuilt alone differs:\n%s\nvs\n%s", got, expB)
 	}
 }
 

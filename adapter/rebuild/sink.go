@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
@@ -12,6 +13,7 @@ import (
 
 // sink is the memory a rebuild teaches.
 type sink interface {
+	scope(tenant string) error // teach the tenant's objects next
 	teach(ctx context.Context, p plan, text string, res *Result) error
 	flush(ctx context.Context, res *Result) error
 	close(res *Result) error
@@ -23,9 +25,9 @@ func openSink(o Options, class string) (sink, error) {
 	case o.MemoryURL != "":
 		return newHolderSink(o)
 	case o.ModuleDir != "":
-		return newLocalSink(o, o.ModuleDir, class, o.Source.Tenant)
+		return newLocalSink(o, o.ModuleDir, class)
 	}
-	return newLocalSink(o, o.MemoryDir, "", "")
+	return newLocalSink(o, o.MemoryDir, "")
 }
 
 // localSink teaches a memory directory: serve's (the memory itself), or the
@@ -34,11 +36,14 @@ func openSink(o Options, class string) (sink, error) {
 type localSink struct {
 	mem   *memory.Memory      // the directory's memory (holds its lock)
 	colls *memory.Collections // the module's collections (nil for serve's)
-	dst   *memory.Memory      // the memory taught
+	class string              // the collection's name in colls
+	base  *vectorizer.Vectorizer
+	dst   *memory.Memory // the memory taught now
 	v     *vectorizer.Vectorizer
+	dsts  []*memory.Memory // every memory taught
 }
 
-func newLocalSink(o Options, dir, class, tenant string) (*localSink, error) {
+func newLocalSink(o Options, dir, class string) (*localSink, error) {
 	mopts := o.Memory
 	mopts.ReadOnly = false
 	mem, err := memory.Open(dir, mopts)
@@ -46,28 +51,38 @@ func newLocalSink(o Options, dir, class, tenant string) (*localSink, error) {
 		return nil, fmt.Errorf("rebuild: %w", err)
 	}
 	s := &localSink{mem: mem, dst: mem}
-	base, err := vectorizer.New(o.Model, mem, o.Vectorizer)
-	if err != nil {
-		mem.Close()
-		return nil, fmt.Errorf("rebuild: %w", err)
-	}
-	s.v = base
-	if class == "" {
-		return s, nil
-	}
-	name, err := memory.CollectionName(class)
-	if err == nil {
-		s.colls = memory.NewCollections(dir, mopts, memory.MaxCollections)
-		s.dst, err = s.colls.GetTenant(name, tenant)
-	}
-	if err == nil {
-		s.v, err = base.WithStores(s.dst, memory.CollectionCounts{Collection: s.dst, Shared: mem}, nil)
+	if s.base, err = vectorizer.New(o.Model, mem, o.Vectorizer); err == nil && class != "" {
+		if s.class, err = memory.CollectionName(class); err == nil {
+			s.colls = memory.NewCollections(dir, mopts, memory.MaxCollections)
+		}
 	}
 	if err != nil {
 		s.close(nil)
 		return nil, fmt.Errorf("rebuild: %w", err)
 	}
 	return s, nil
+}
+
+// scope teaches the module's memory of tenant of the collection next
+// (serve's memory has one scope).
+func (s *localSink) scope(tenant string) error {
+	if s.colls == nil {
+		s.dst, s.v = s.mem, s.base
+	} else {
+		dst, err := s.colls.GetTenant(s.class, tenant)
+		if err != nil {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		v, err := s.base.WithStores(dst, memory.CollectionCounts{Collection: dst, Shared: s.mem}, nil)
+		if err != nil {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		s.dst, s.v = dst, v
+	}
+	if !slices.Contains(s.dsts, s.dst) {
+		s.dsts = append(s.dsts, s.dst)
+	}
+	return nil
 }
 
 func (s *localSink) teach(_ context.Context, p plan, text string, res *Result) error {
@@ -96,8 +111,9 @@ func (s *localSink) close(res *Result) error {
 	}
 	errs = append(errs, s.mem.Close())
 	if res != nil {
-		st := s.dst.Stats()
-		res.Memory = &st
+		for _, m := range s.dsts {
+			res.Memories = append(res.Memories, m.Stats())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -158,6 +174,10 @@ func (s *holderSink) flush(ctx context.Context, res *Result) error {
 	s.batch = s.batch[:0]
 	return nil
 }
+
+// scope does nothing: the holder keeps no tenant's memory apart, every
+// tenant's texts teach the collection's.
+func (s *holderSink) scope(string) error { return nil }
 
 func (s *holderSink) close(*Result) error { return s.c.Close() }
 

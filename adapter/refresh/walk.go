@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // Object is one object Walk read: its id and, for each target whose text it
@@ -26,7 +27,8 @@ type WalkStats struct {
 // Collection is a collection Walk reads: its class definition, read by
 // ReadCollection.
 type Collection struct {
-	r *run
+	r           *run
+	multiTenant bool
 }
 
 // ReadCollection reads the definition of the collection o.Class as Run does
@@ -44,7 +46,52 @@ func ReadCollection(ctx context.Context, o Options) (*Collection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
 	}
-	return &Collection{r: &run{o: o, class: class, targets: targets, state: &state{Class: class}, textOnly: true}}, nil
+	var mt struct {
+		MultiTenancyConfig struct {
+			Enabled bool `json:"enabled"`
+		} `json:"multiTenancyConfig"`
+	}
+	_ = json.Unmarshal(raw, &mt) // parseTargets decoded raw: it is a JSON object
+	return &Collection{r: &run{o: o, class: class, targets: targets, state: &state{Class: class}, textOnly: true},
+		multiTenant: mt.MultiTenancyConfig.Enabled}, nil
+}
+
+// MultiTenant reports whether the collection is multi-tenant: Walk then
+// reads the objects of one tenant (Options.Tenant, or ForTenant).
+func (c *Collection) MultiTenant() bool { return c.multiTenant }
+
+// Tenant returns the tenant Walk reads ("" for none).
+func (c *Collection) Tenant() string { return c.r.o.Tenant }
+
+// ForTenant returns the collection read as tenant.
+func (c *Collection) ForTenant(tenant string) *Collection {
+	r := *c.r
+	r.o.Tenant, r.state = tenant, &state{Class: r.class}
+	return &Collection{r: &r, multiTenant: c.multiTenant}
+}
+
+// maxTenants bounds the tenants Tenants reads.
+const maxTenants = 100_000
+
+// Tenants lists the tenants of a multi-tenant collection, sorted by name
+// (GET /v1/schema/{class}/tenants).
+func (c *Collection) Tenants(ctx context.Context) ([]string, error) {
+	var ans []struct {
+		Name string `json:"name"`
+	}
+	o := &c.r.o
+	if err := o.callWeaviate(ctx, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(c.r.class)+"/tenants", nil, &ans); err != nil {
+		return nil, fmt.Errorf("list the tenants of class %s: %w", c.r.class, err)
+	}
+	if len(ans) > maxTenants {
+		return nil, fmt.Errorf("class %s has %d tenants, more than the %d read at once: name one (tenant)", c.r.class, len(ans), maxTenants)
+	}
+	names := make([]string, 0, len(ans))
+	for _, t := range ans {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // Class returns the collection's class name as Weaviate spells it.
