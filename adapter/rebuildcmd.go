@@ -69,6 +69,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	if o.Model, _, err = vf.loadModel(); err != nil {
 		return err
 	}
+	o.Progress = env.Stderr
 	res, err := rebuild.Run(ctx, o)
 	if err != nil {
 		return fmt.Errorf("%w (%d objects read)", err, res.Read)

@@ -14,8 +14,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
@@ -51,6 +53,10 @@ type Options struct {
 	MemoryURL, MemoryToken string
 	// Flush is the number of texts sent to a holder in one request (default 256).
 	Flush int
+	// Progress receives a line at most every ProgressEvery (default 2 s)
+	// while objects are read; nil: none.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // ErrTarget marks options that name no memory, or more than one.
@@ -91,6 +97,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := o.Vectorizer.Validate(); err != nil {
 		return res, fmt.Errorf("rebuild: %w", err)
 	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 2 * time.Second
+	}
 	coll, err := refresh.ReadCollection(ctx, o.Source)
 	if err != nil {
 		return res, fmt.Errorf("rebuild: %w", err)
@@ -112,7 +121,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.Targets = append(res.Targets, p.name)
 	}
 	for _, sc := range scopes {
-		if err = walkScope(ctx, s, sc, plan, &res); err != nil {
+		if err = walkScope(ctx, &o, s, sc, plan, &res); err != nil {
 			break
 		}
 	}
@@ -143,15 +152,21 @@ func tenantScopes(ctx context.Context, coll *refresh.Collection) ([]*refresh.Col
 }
 
 // walkScope teaches s the objects of one collection or tenant.
-func walkScope(ctx context.Context, s sink, sc *refresh.Collection, plan []plan, res *Result) error {
+func walkScope(ctx context.Context, o *Options, s sink, sc *refresh.Collection, plan []plan, res *Result) error {
 	if err := s.scope(sc.Tenant()); err != nil {
 		return err
 	}
+	scope := sc.Class()
 	if sc.Tenant() != "" {
 		res.Tenants = append(res.Tenants, sc.Tenant())
+		scope += " tenant " + sc.Tenant()
 	}
-	before := s.passages()
+	before, last, seen := s.passages(), time.Now(), 0
 	ws, err := sc.Walk(ctx, func(obj refresh.Object) error {
+		if seen++; o.Progress != nil && time.Since(last) >= o.ProgressEvery {
+			last = time.Now()
+			fmt.Fprintf(o.Progress, "rebuild %s: %d objects with text read, %d texts taught in all\n", scope, seen, res.Taught)
+		}
 		for _, p := range plan {
 			if text := obj.Texts[p.index]; text != "" {
 				if err := s.teach(ctx, p, text, res); err != nil {
@@ -167,7 +182,7 @@ func walkScope(ctx context.Context, s sink, sc *refresh.Collection, plan []plan,
 	}
 	res.NewPassages += s.passages() - before
 	if err != nil && sc.Tenant() != "" {
-		return fmt.Errorf("%w (tenant %s)", err, sc.Tenant())
+		return fmt.Errorf("%w (%s)", err, scope)
 	}
 	return err
 }

@@ -244,9 +244,14 @@ func TestRebuildModuleMemory(t *testing.T) {
 			f.tenant = tenant
 			o := options(t, ts.URL)
 			o.ModuleDir, o.Source.Tenant = t.TempDir(), tenant
+			var progress strings.Builder
+			o.Progress, o.ProgressEvery = &progress, 1
 			res, err := rebuild.Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if want := "rebuild Doc" + strings.Repeat(" tenant "+tenant, min(1, len(tenant))) + ": "; !strings.Contains(progress.String(), want) {
+				t.Errorf("progress lacks %q:\n%.300s", want, progress.String())
 			}
 			scope := filepath.Join(o.ModuleDir, "collections", "Doc")
 			if tenant != "" {
