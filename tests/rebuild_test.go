@@ -16,18 +16,8 @@ import (
 // recomputes it from the collection's objects, byte for byte the memory the
 // import left (memory export).
 func TestRebuildStock(t *testing.T) {
-	e := requireE2E(t)
-	r := loadReference(t, e)
-	tmp := t.TempDir()
-	memDir := filepath.Join(tmp, "memory")
-	bin := text2vecAM(t, e.repo)
-	a := startAdapter(t, bin, filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, memDir, true))
-	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
-		"ENABLE_MODULES=text2vec-transformers",
-		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
-	})
-	docs := collection{w: w, c: newClient(t, w), class: "DocsRebuild"}
-	createCollection(t, w, transformersCollection(docs.class, map[string]any{"vectorizeClassName": false}))
+	s := startStock(t, "DocsRebuild")
+	r, tmp, memDir, bin, a, w, docs := s.r, s.tmp, s.memDir, s.bin, s.a, s.w, s.docs
 	importAll(t, docs, r)
 	a.proc.stop(t)
 	imported := runCommand(t, bin, "memory", "export", "--memory-dir", memDir)
@@ -65,4 +55,30 @@ func runCommand(t testing.TB, bin string, args ...string) string {
 		t.Fatalf("text2vec-am %s: %v\n%s", strings.Join(args, " "), err, tailString(errb.String(), 3000))
 	}
 	return out.String()
+}
+
+// stockPath is path (A) started for a test: the adapter teaching the memory
+// in memDir, a stock Weaviate calling it, and an empty collection.
+type stockPath struct {
+	r           *reference
+	tmp, memDir string
+	bin         string
+	a           *adapterServer
+	w           *weaviateServer
+	docs        collection
+}
+
+// startStock starts path (A) with the collection class (vectorizeClassName false).
+func startStock(t *testing.T, class string) stockPath {
+	e := requireE2E(t)
+	s := stockPath{r: loadReference(t, e), tmp: t.TempDir(), bin: text2vecAM(t, e.repo)}
+	s.memDir = filepath.Join(s.tmp, "memory")
+	s.a = startAdapter(t, s.bin, filepath.Join(s.tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(s.r, s.memDir, true))
+	s.w = startWeaviate(t, stockServer(t), filepath.Join(s.tmp, "data"), filepath.Join(s.tmp, "weaviate.log"), newWeaviatePorts(t), []string{
+		"ENABLE_MODULES=text2vec-transformers",
+		"TRANSFORMERS_INFERENCE_API=" + s.a.url(""),
+	})
+	s.docs = collection{w: s.w, c: newClient(t, s.w), class: class}
+	createCollection(t, s.w, transformersCollection(class, map[string]any{"vectorizeClassName": false}))
+	return s
 }
