@@ -25,19 +25,8 @@ import (
 // stored vector becomes the vectorizer's current one, and nearText ranks as
 // an import with the full memory does.
 func TestRefreshStock(t *testing.T) {
-	e := requireE2E(t)
-	r := loadReference(t, e)
-	tmp := t.TempDir()
-	memDir := filepath.Join(tmp, "memory")
-	bin := text2vecAM(t, e.repo)
-	a := startAdapter(t, bin, filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, memDir, true))
-	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
-		"ENABLE_MODULES=text2vec-transformers",
-		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
-	})
-	c := newClient(t, w)
-	docs := collection{w: w, c: c, class: "DocsRefresh"}
-	createCollection(t, w, transformersCollection(docs.class, map[string]any{"vectorizeClassName": false}))
+	s := startStock(t, "DocsRefresh")
+	r, tmp, memDir, bin, a, w, docs, c := s.r, s.tmp, s.memDir, s.bin, s.a, s.w, s.docs, s.docs.c
 	importAll(t, docs, r) // teaching on: the memory fills as the import proceeds
 	before := nearTextMRR(t, docs, r)
 	t.Logf("import with an empty memory that fills as it goes: nearText MRR@10 %.4f", before.MRR10)

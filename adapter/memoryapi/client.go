@@ -124,16 +124,44 @@ func (c *Client) post(ctx context.Context, path string, req, out any) error {
 	return nil
 }
 
-// learn sends what rec recorded.
-func (c *Client) learn(ctx context.Context, collection string, rec *recorder) error {
+// learn sends what rec recorded; it returns the passages the holder now
+// counts for collection (-1 when there was nothing to send).
+func (c *Client) learn(ctx context.Context, collection string, rec *recorder) (int64, error) {
 	if len(rec.obs) == 0 && len(rec.passages) == 0 {
-		return nil
+		return -1, nil
 	}
 	var resp LearnResponse
 	if err := c.post(ctx, PathLearn, LearnRequest{Collection: collection, Observations: rec.obs, Passages: rec.passages}, &resp); err != nil {
-		return err
+		return 0, err
 	}
-	return c.pins.check(collection, resp.Passages)
+	return resp.Passages, c.pins.check(collection, resp.Passages)
+}
+
+// Learn teaches the holder texts as passages of collection ("" = the shared
+// counts only), as VectorizeBatch with TaskPassage does, in one request, and
+// vectorizes nothing. A text over MaxAMWords teaches nothing (refused
+// counts them). It returns the passages the holder now counts for
+// collection (-1 when the texts taught nothing).
+func (c *Client) Learn(ctx context.Context, v *vectorizer.Vectorizer, collection string, texts []string,
+	opts vectorizer.Options) (passages int64, refused int, err error) {
+	if err := opts.Validate(); err != nil {
+		return 0, 0, err
+	}
+	rec := &recorder{}
+	rv, err := v.WithStores(rec, rec, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, t := range texts {
+		// A text refused for its AM words teaches nothing: it gets no vector.
+		if _, err := rv.LearnPassage(t, opts); errors.Is(err, vectorizer.ErrTooManyAMWords) {
+			refused++
+		} else if err != nil {
+			return 0, refused, fmt.Errorf("teach: %w", err)
+		}
+	}
+	passages, err = c.learn(ctx, collection, rec)
+	return passages, refused, err
 }
 
 // lookup fetches the counts of words and the contexts of am into a view.
@@ -199,18 +227,7 @@ func (c *Client) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, c
 		return nil, nil, err
 	}
 	if task == vectorizer.TaskPassage {
-		rec := &recorder{}
-		rv, err := v.WithStores(rec, rec, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, t := range texts {
-			// A text refused for its AM words teaches nothing: it gets no vector.
-			if _, err := rv.LearnPassage(t, opts); err != nil && !errors.Is(err, vectorizer.ErrTooManyAMWords) {
-				return nil, nil, fmt.Errorf("teach: %w", err)
-			}
-		}
-		if err := c.learn(ctx, collection, rec); err != nil {
+		if _, _, err := c.Learn(ctx, v, collection, texts, opts); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -154,7 +154,8 @@ type run struct {
 	state      *state
 	start      time.Time
 	lastReport time.Time
-	readAtRun  int // objects read before this run (resumed)
+	readAtRun  int  // objects read before this run (resumed)
+	textOnly   bool // list objects without their vectors (Walk)
 }
 
 // maxPasses bounds the passes over a collection whose cursor moved while
@@ -208,38 +209,51 @@ func (r *run) loop(ctx context.Context) error {
 func (r *run) pass(ctx context.Context) error {
 	stalled := 0 // pages in a row that did not move the cursor
 	for {
-		page, err := r.list(ctx)
-		if err != nil {
+		page, fresh, err := r.next(ctx)
+		if err != nil || len(page) == 0 {
 			return err
 		}
-		if len(page) == 0 {
-			return nil
-		}
-		last := page[len(page)-1].ID
-		// Ids come in ascending order: one not after the cursor was listed before.
-		fresh := page[:0]
-		for _, o := range page {
-			if r.state.After != "" && strings.ToLower(o.ID) <= r.state.After {
-				r.state.Stats.Repeated++
-				r.state.PassRepeated++
-				continue
-			}
-			fresh = append(fresh, o)
-		}
+		repeated := len(page) - len(fresh)
+		r.state.Stats.Repeated += repeated
+		r.state.PassRepeated += repeated
 		if err := r.page(ctx, fresh); err != nil {
 			return err
 		}
 		r.state.PassRead += len(fresh)
-		if l := strings.ToLower(last); l > r.state.After {
-			r.state.After, stalled = l, 0
-		} else if stalled++; stalled >= maxStalledPages {
-			return fmt.Errorf("refresh: list %s after %q: %d pages in a row end at or before the cursor: the server does not move it", r.class, r.state.After, stalled)
+		if err := r.advance(page, &stalled); err != nil {
+			return err
 		}
 		if err := r.state.save(r.o.State); err != nil {
 			return err
 		}
 		r.report(false)
 	}
+}
+
+// next lists the page after the cursor and returns it with the objects
+// on it not listed before: ids come in ascending order, so one not after
+// the cursor was.
+func (r *run) next(ctx context.Context) (page, fresh []object, err error) {
+	if page, err = r.list(ctx); err != nil {
+		return nil, nil, err
+	}
+	for _, o := range page {
+		if r.state.After == "" || strings.ToLower(o.ID) > r.state.After {
+			fresh = append(fresh, o)
+		}
+	}
+	return page, fresh, nil
+}
+
+// advance moves the cursor to the last id of page; stalled counts the
+// pages in a row that did not move it, and too many is an error.
+func (r *run) advance(page []object, stalled *int) error {
+	if l := strings.ToLower(page[len(page)-1].ID); l > r.state.After {
+		r.state.After, *stalled = l, 0
+	} else if *stalled++; *stalled >= maxStalledPages {
+		return fmt.Errorf("refresh: list %s after %q: %d pages in a row end at or before the cursor: the server does not move it", r.class, r.state.After, *stalled)
+	}
+	return nil
 }
 
 // count returns the number of objects in the collection.
@@ -281,6 +295,9 @@ func tenantArg(tenant string) string {
 // list returns the next page of objects after the cursor, with vectors.
 func (r *run) list(ctx context.Context) ([]object, error) {
 	q := url.Values{"class": {r.class}, "include": {"vector"}, "limit": {fmt.Sprint(r.o.Batch)}}
+	if r.textOnly {
+		q.Del("include")
+	}
 	if r.state.After != "" {
 		q.Set("after", r.state.After)
 	}

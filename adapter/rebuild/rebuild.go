@@ -1,0 +1,281 @@
+// Package rebuild recomputes the context memory of a collection from the
+// objects stored in Weaviate (the "text2vec-am memory rebuild" command): it
+// reads them through Weaviate's cursor API as refresh does, assembles each
+// object's text as refresh does (package refresh), and teaches every text as
+// an import with teaching on would: the contexts of its rare words and, under
+// sif-collection, one passage count per distinct text.
+//
+// The memory is a set function of the texts (bottom-k contexts, passages
+// counted once by content hash), so a rebuild gives the same memory whatever
+// the order of the objects, and rebuilding twice changes nothing.
+package rebuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/refresh"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// Options configure one rebuild. Exactly one of MemoryDir, ModuleDir and
+// MemoryURL names the memory rebuilt.
+type Options struct {
+	// Source is the collection read: Weaviate, Class, Tenant, APIKey,
+	// Batch, LowerCase, Targets and HTTP as refresh reads them. A
+	// multi-tenant collection with no Tenant is read tenant by tenant.
+	Source refresh.Options
+	// Model is the model whose tokenizer and vocabulary decide which words
+	// are rare (the one the vectorizer serves).
+	Model *model.Model
+	// Vectorizer are the vectorizer options imports ran with: serve's flags,
+	// or the module's defaults, which a text2vec-am collection's own
+	// settings override.
+	Vectorizer vectorizer.Options
+	// Memory are the options the local memory is opened with.
+	Memory memory.Options
+	// MemoryDir is the memory of `text2vec-am serve --memory-dir` (the stock
+	// path: vectors made by text2vec-transformers or text2vec-model2vec).
+	MemoryDir string
+	// ModuleDir is the in-process module's memory directory
+	// (<Weaviate data path>/text2vec-am-memory): the collection's own memory
+	// there, of Source.Tenant when set (vectors made by text2vec-am).
+	ModuleDir string
+	// MemoryURL is a shared-memory holder, taught through its memory API
+	// with MemoryToken as the bearer token.
+	MemoryURL, MemoryToken string
+	// Flush is the number of texts sent to a holder in one request (default 256).
+	Flush int
+	// Progress receives a line at most every ProgressEvery (default 2 s)
+	// while objects are read; nil: none.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+}
+
+// ErrTarget marks options that name no memory, or more than one.
+var ErrTarget = errors.New("rebuild: name exactly one memory to rebuild")
+
+// Result says what a rebuild did.
+type Result struct {
+	refresh.WalkStats
+	Class string `json:"class"`
+	// Targets names the vectors whose texts were taught ("" is the class vector).
+	Targets []string `json:"targets"`
+	// Taught counts the texts taught; Refused those over max-am-words, which
+	// an import refuses and which teach nothing.
+	Taught  int `json:"taught"`
+	Refused int `json:"refused"`
+	// Tenants names the tenants read (none: the collection is not
+	// multi-tenant).
+	Tenants []string `json:"tenants,omitempty"`
+	// NewPassages counts the passages the rebuild counted (not counted
+	// before); Memories are the summaries of the local memories taught, one
+	// per tenant of the module's memory of a multi-tenant collection.
+	NewPassages int64          `json:"new_passages"`
+	Memories    []memory.Stats `json:"memories,omitempty"`
+	// HolderPassages is the holder's passage count of the collection after
+	// the rebuild (MemoryURL; -1 when nothing was sent).
+	HolderPassages int64 `json:"holder_passages,omitempty"`
+}
+
+// Run rebuilds the memory o names from the collection's objects.
+func Run(ctx context.Context, o Options) (Result, error) {
+	var res Result
+	if n := countTrue(o.MemoryDir != "", o.ModuleDir != "", o.MemoryURL != ""); n != 1 {
+		return res, fmt.Errorf("%w (a memory directory, the module's memory directory or a holder's URL; %d given)", ErrTarget, n)
+	}
+	if o.Model == nil {
+		return res, errors.New("rebuild: no model")
+	}
+	if err := o.Vectorizer.Validate(); err != nil {
+		return res, fmt.Errorf("rebuild: %w", err)
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 2 * time.Second
+	}
+	coll, err := refresh.ReadCollection(ctx, o.Source)
+	if err != nil {
+		return res, fmt.Errorf("rebuild: %w", err)
+	}
+	res.Class = coll.Class()
+	plan, err := planTargets(coll, o)
+	if err != nil {
+		return res, err
+	}
+	scopes, err := tenantScopes(ctx, coll)
+	if err != nil {
+		return res, err
+	}
+	s, err := openSink(o, coll.Class())
+	if err != nil {
+		return res, err
+	}
+	for _, p := range plan {
+		res.Targets = append(res.Targets, p.name)
+	}
+	for _, sc := range scopes {
+		if err = walkScope(ctx, &o, s, sc, plan, &res); err != nil {
+			break
+		}
+	}
+	if cerr := s.close(&res); err == nil {
+		err = cerr
+	}
+	return res, err
+}
+
+// tenantScopes returns coll, or, for a multi-tenant collection read with
+// no tenant named, coll read as each of its tenants.
+func tenantScopes(ctx context.Context, coll *refresh.Collection) ([]*refresh.Collection, error) {
+	if !coll.MultiTenant() || coll.Tenant() != "" {
+		return []*refresh.Collection{coll}, nil
+	}
+	names, err := coll.Tenants(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("rebuild: class %s is multi-tenant and has no tenants", coll.Class())
+	}
+	out := make([]*refresh.Collection, len(names))
+	for i, n := range names {
+		out[i] = coll.ForTenant(n)
+	}
+	return out, nil
+}
+
+// walkScope teaches s the objects of one collection or tenant.
+func walkScope(ctx context.Context, o *Options, s sink, sc *refresh.Collection, plan []plan, res *Result) error {
+	if err := s.scope(sc.Tenant()); err != nil {
+		return err
+	}
+	scope := sc.Class()
+	if sc.Tenant() != "" {
+		res.Tenants = append(res.Tenants, sc.Tenant())
+		scope += " tenant " + sc.Tenant()
+	}
+	before, last, seen := s.passages(), time.Now(), 0
+	ws, err := sc.Walk(ctx, func(obj refresh.Object) error {
+		if seen++; o.Progress != nil && time.Since(last) >= o.ProgressEvery {
+			last = time.Now()
+			fmt.Fprintf(o.Progress, "rebuild %s: %d objects with text read, %d texts taught in all\n", scope, seen, res.Taught)
+		}
+		for _, p := range plan {
+			if text := obj.Texts[p.index]; text != "" {
+				if err := s.teach(ctx, p, text, res); err != nil {
+					return fmt.Errorf("rebuild: object %s (%s): %w", obj.ID, p.label(), err)
+				}
+			}
+		}
+		return nil
+	})
+	res.Read, res.Empty, res.Repeated = res.Read+ws.Read, res.Empty+ws.Empty, res.Repeated+ws.Repeated
+	if err == nil {
+		err = s.flush(ctx, res)
+	}
+	res.NewPassages += s.passages() - before
+	if err != nil && sc.Tenant() != "" {
+		return fmt.Errorf("%w (%s)", err, scope)
+	}
+	return err
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// plan is one target taught: its options and the collection its passages
+// count for ("" = none: the stock path's requests name none).
+type plan struct {
+	index      int
+	name       string
+	opts       vectorizer.Options
+	collection string
+}
+
+func (p plan) label() string {
+	if p.name == "" {
+		return "the class vector"
+	}
+	return fmt.Sprintf("named vector %q", p.name)
+}
+
+// planTargets returns the targets whose imports taught the memory o names:
+// text2vec-am's (with the collection's settings, unless it does not teach)
+// for the module's memory, the stock modules' for serve's memory, both for a
+// holder.
+func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
+	var out []plan
+	var skipped []string
+	for i, t := range coll.Targets() {
+		am := t.Module == refresh.ModuleAM
+		if (o.ModuleDir != "" && !am) || (o.MemoryDir != "" && am) {
+			skipped = append(skipped, fmt.Sprintf("%s by %s", plan{name: t.Name}.label(), t.Module))
+			continue
+		}
+		p := plan{index: i, name: t.Name, opts: o.Vectorizer}
+		if am {
+			p.collection = coll.Class()
+			opts, teach, err := moduleOptions(o.Vectorizer, t.Settings)
+			if err != nil {
+				return nil, fmt.Errorf("rebuild: %s of class %s: %w", p.label(), coll.Class(), err)
+			}
+			if !teach {
+				skipped = append(skipped, fmt.Sprintf("%s (its imports do not teach)", p.label()))
+				continue
+			}
+			p.opts = opts
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		where := "serve's memory (--memory-dir) holds the stock modules' contexts"
+		if o.MemoryDir != "" {
+			where = "the in-process module's memory (--module-memory) holds text2vec-am's contexts"
+		}
+		return nil, fmt.Errorf("%w: class %s has no vector whose imports teach this memory (%v): %s",
+			refresh.ErrSchema, coll.Class(), skipped, where)
+	}
+	return out, nil
+}
+
+// settingTeach is the text2vec-am collection setting that turns teaching
+// off for a collection's imports.
+const settingTeach = "teach"
+
+// moduleOptions applies a text2vec-am collection's settings to the
+// module's defaults as the module does, and says whether its imports teach.
+func moduleOptions(defaults vectorizer.Options, settings map[string]any) (vectorizer.Options, bool, error) {
+	teach := true
+	if b, ok := settings[settingTeach].(bool); ok {
+		teach = b
+	}
+	known := vectorizer.Names(vectorizer.SurfaceModuleConfig)
+	over := map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(settings)) {
+		if slices.Contains(known, name) {
+			over[name] = settings[name]
+		}
+	}
+	if len(over) == 0 {
+		return defaults, teach, nil
+	}
+	opts, err := defaults.WithValues(vectorizer.SurfaceModuleConfig, over)
+	if err != nil {
+		return defaults, teach, fmt.Errorf("settings: %s", vectorizer.Describe(err, vectorizer.SurfaceModuleConfig))
+	}
+	return opts, teach, nil
+}

@@ -1,0 +1,184 @@
+package rebuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// sink is the memory a rebuild teaches.
+type sink interface {
+	scope(tenant string) error // teach the tenant's objects next
+	teach(ctx context.Context, p plan, text string, res *Result) error
+	flush(ctx context.Context, res *Result) error
+	close(res *Result) error
+	passages() int64 // passages counted now (0 for a holder)
+}
+
+func openSink(o Options, class string) (sink, error) {
+	switch {
+	case o.MemoryURL != "":
+		return newHolderSink(o)
+	case o.ModuleDir != "":
+		return newLocalSink(o, o.ModuleDir, class)
+	}
+	return newLocalSink(o, o.MemoryDir, "")
+}
+
+// localSink teaches a memory directory: serve's (the memory itself), or the
+// module's (the memory of the collection or its tenant, whose passages
+// count in the module's shared counts too, as an import counts them).
+type localSink struct {
+	mem   *memory.Memory      // the directory's memory (holds its lock)
+	colls *memory.Collections // the module's collections (nil for serve's)
+	class string              // the collection's name in colls
+	base  *vectorizer.Vectorizer
+	dst   *memory.Memory // the memory taught now
+	v     *vectorizer.Vectorizer
+	dsts  []*memory.Memory // every memory taught
+}
+
+func newLocalSink(o Options, dir, class string) (*localSink, error) {
+	mopts := o.Memory
+	mopts.ReadOnly = false
+	mem, err := memory.Open(dir, mopts)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	s := &localSink{mem: mem, dst: mem}
+	if s.base, err = vectorizer.New(o.Model, mem, o.Vectorizer); err == nil && class != "" {
+		if s.class, err = memory.CollectionName(class); err == nil {
+			s.colls = memory.NewCollections(dir, mopts, memory.MaxCollections)
+		}
+	}
+	if err != nil {
+		s.close(nil)
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	return s, nil
+}
+
+// scope teaches the module's memory of tenant of the collection next
+// (serve's memory has one scope).
+func (s *localSink) scope(tenant string) error {
+	if s.colls == nil {
+		s.dst, s.v = s.mem, s.base
+	} else {
+		dst, err := s.colls.GetTenant(s.class, tenant)
+		if err != nil {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		v, err := s.base.WithStores(dst, memory.CollectionCounts{Collection: dst, Shared: s.mem}, nil)
+		if err != nil {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		s.dst, s.v = dst, v
+	}
+	if !slices.Contains(s.dsts, s.dst) {
+		s.dsts = append(s.dsts, s.dst)
+	}
+	return nil
+}
+
+func (s *localSink) teach(_ context.Context, p plan, text string, res *Result) error {
+	_, err := s.v.LearnPassage(text, p.opts)
+	switch {
+	case errors.Is(err, vectorizer.ErrTooManyAMWords):
+		res.Refused++
+		return nil
+	case err != nil:
+		return err
+	}
+	res.Taught++
+	return nil
+}
+
+func (s *localSink) flush(context.Context, *Result) error { return nil }
+
+func (s *localSink) passages() int64 { return s.dst.Stats().Passages }
+
+// close closes the memories (fsync and snapshot) and records the summary
+// of the one taught.
+func (s *localSink) close(res *Result) error {
+	var errs []error
+	if s.colls != nil {
+		errs = append(errs, s.colls.Close())
+	}
+	errs = append(errs, s.mem.Close())
+	if res != nil {
+		for _, m := range s.dsts {
+			res.Memories = append(res.Memories, m.Stats())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// holderSink teaches a shared-memory holder through its memory API, a
+// batch of texts per request, grouped by collection and options.
+type holderSink struct {
+	c       *memoryapi.Client
+	v       *vectorizer.Vectorizer
+	flushAt int
+	batch   []string
+	cur     plan
+}
+
+func newHolderSink(o Options) (*holderSink, error) {
+	c, err := memoryapi.NewClient(o.MemoryURL, memoryapi.ClientOptions{Token: o.MemoryToken})
+	if err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	v, err := vectorizer.New(o.Model, nil, o.Vectorizer)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	n := o.Flush
+	if n <= 0 {
+		n = 256
+	}
+	return &holderSink{c: c, v: v, flushAt: n}, nil
+}
+
+func (s *holderSink) teach(ctx context.Context, p plan, text string, res *Result) error {
+	if len(s.batch) > 0 && (p.collection != s.cur.collection || p.opts != s.cur.opts) {
+		if err := s.flush(ctx, res); err != nil {
+			return err
+		}
+	}
+	s.cur = p
+	s.batch = append(s.batch, text)
+	if len(s.batch) >= s.flushAt {
+		return s.flush(ctx, res)
+	}
+	return nil
+}
+
+func (s *holderSink) flush(ctx context.Context, res *Result) error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	n, refused, err := s.c.Learn(ctx, s.v, s.cur.collection, s.batch, s.cur.opts)
+	if err != nil {
+		return err
+	}
+	res.Refused += refused
+	res.Taught += len(s.batch) - refused
+	if n >= 0 {
+		res.HolderPassages = n
+	}
+	s.batch = s.batch[:0]
+	return nil
+}
+
+// scope does nothing: the holder keeps no tenant's memory apart, every
+// tenant's texts teach the collection's.
+func (s *holderSink) scope(string) error { return nil }
+
+func (s *holderSink) close(*Result) error { return s.c.Close() }
+
+func (s *holderSink) passages() int64 { return 0 }
