@@ -2,6 +2,7 @@ package memory
 
 import (
 	"cmp"
+	"container/list"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +14,15 @@ type Observation struct {
 	Word string
 	// Context is the raw sentence the word occurred in.
 	Context string
+}
+
+// entry holds the bottom-k contexts of one word: the at most MaxContexts
+// contexts with the smallest (contextHash, context), in that order.
+type entry struct {
+	version uint64   // changes whenever ctx changes
+	ctx     []string // at most MaxContexts, sorted by (hashes[i], ctx[i])
+	hashes  []uint64
+	lru     *list.Element // in Memory.lru; the word, least recently kept first
 }
 
 // Per-word and per-context bytes the budget (Options.MaxBytes) counts on top
@@ -75,38 +85,40 @@ func (m *Memory) offerLocked(o Observation) (word, ctx string, evicted []string,
 	}
 	m.offered++
 	h := contextHash(m.opts.Seed, ctx)
-	id := m.words.find(o.Word)
-	var list []ctxRef
-	if id >= 0 {
-		list = m.words.contexts(id)
-		if i, found := m.search(list, h, ctx); found || i >= m.opts.MaxContexts {
-			return "", "", nil, false
-		}
+	e := m.words[o.Word]
+	if e != nil && !e.admits(h, ctx, m.opts.MaxContexts) {
+		return "", "", nil, false
 	}
 	grow := int64(len(ctx) + contextOverhead)
-	if id < 0 {
+	if e == nil {
 		grow += int64(len(o.Word) + wordOverhead)
-	} else if len(list) >= m.opts.MaxContexts {
-		grow -= int64(list[len(list)-1].n + contextOverhead)
+	} else if len(e.ctx) >= m.opts.MaxContexts {
+		grow -= int64(len(e.ctx[len(e.ctx)-1]) + contextOverhead)
 	}
-	for m.used+grow > m.opts.MaxBytes || (id < 0 && m.words.len() >= m.opts.MaxWords) {
-		w, ok := m.evictLocked(id)
+	for m.used+grow > m.opts.MaxBytes || (e == nil && len(m.words) >= m.opts.MaxWords) {
+		w, ok := m.evictLocked(e)
 		if !ok {
 			m.rejected++
 			return "", "", nil, false
 		}
 		evicted = append(evicted, w)
 	}
-	m.keepLocked(o.Word, ctx) // copies the bytes: never pins the caller's (request body's) memory
+	ctx = strings.Clone(ctx) // never pin the caller's (request body's) memory
+	m.keepLocked(o.Word, ctx)
 	return o.Word, ctx, evicted, true
 }
 
-// search returns where (h, ctx) belongs in list, sorted by (hash, text),
-// and whether it is there.
-func (m *Memory) search(list []ctxRef, h uint64, ctx string) (int, bool) {
-	i, _ := slices.BinarySearchFunc(list, h, func(r ctxRef, h uint64) int { return cmp.Compare(r.hash, h) })
-	for ; i < len(list) && list[i].hash == h; i++ { // equal hashes: by content
-		if c := cmp.Compare(m.words.context(list[i]), ctx); c >= 0 {
+// admits reports whether (h, ctx) would enter the bottom-k of e.
+func (e *entry) admits(h uint64, ctx string, k int) bool {
+	i, found := e.search(h, ctx)
+	return !found && i < k
+}
+
+// search returns where (h, ctx) belongs in e's sorted contexts.
+func (e *entry) search(h uint64, ctx string) (int, bool) {
+	i, _ := slices.BinarySearch(e.hashes, h)
+	for ; i < len(e.hashes) && e.hashes[i] == h; i++ { // equal hashes: by content
+		if c := cmp.Compare(e.ctx[i], ctx); c >= 0 {
 			return i, c == 0
 		}
 	}
@@ -115,46 +127,49 @@ func (m *Memory) search(list []ctxRef, h uint64, ctx string) (int, bool) {
 
 // keepLocked inserts ctx into word's bottom-k (creating the word), dropping
 // the largest when more than MaxContexts remain. It enforces no budget
-// (offerLocked does); replaying a file uses it as it is. The store copies
-// word and ctx.
+// (offerLocked does); replaying a file uses it as it is.
 func (m *Memory) keepLocked(word, ctx string) {
-	id := m.words.find(word)
-	if id < 0 {
-		id = m.words.add(word)
+	e := m.words[word]
+	if e == nil {
+		e = &entry{}
+		word = strings.Clone(word)
+		m.words[word] = e
+		e.lru = m.lru.PushBack(word)
 		m.used += int64(len(word) + wordOverhead)
 	} else {
-		m.words.touch(id)
+		m.lru.MoveToBack(e.lru)
 	}
 	h := contextHash(m.opts.Seed, ctx)
-	i, found := m.search(m.words.contexts(id), h, ctx)
+	i, found := e.search(h, ctx)
 	if found || i >= m.opts.MaxContexts {
 		return
 	}
-	m.words.insert(id, i, h, ctx)
+	e.ctx = slices.Insert(e.ctx, i, ctx)
+	e.hashes = slices.Insert(e.hashes, i, h)
 	m.bytes += int64(len(ctx))
 	m.used += int64(len(ctx) + contextOverhead)
 	m.nctx++
-	if list, k := m.words.contexts(id), m.opts.MaxContexts; len(list) > k {
-		for _, r := range list[k:] {
-			m.bytes -= int64(r.n)
-			m.used -= int64(r.n + contextOverhead)
+	if k := m.opts.MaxContexts; len(e.ctx) > k {
+		for _, c := range e.ctx[k:] {
+			m.bytes -= int64(len(c))
+			m.used -= int64(len(c) + contextOverhead)
 			m.nctx--
 		}
-		m.words.truncate(id, k)
+		e.ctx, e.hashes = slices.Clip(e.ctx[:k]), e.hashes[:k]
 	}
 	m.version++
-	m.words.ents[id].version = m.version
+	e.version = m.version
 }
 
-// evictLocked forgets the least recently changed word other than keep (an
-// id, -1: none); ok is false when there is none.
-func (m *Memory) evictLocked(keep int32) (word string, ok bool) {
-	for id := m.words.head; id >= 0; id = m.words.ents[id].next {
-		if id != keep {
-			word = m.words.word(id)
-			m.forgetID(id)
+// evictLocked forgets the least recently changed word other than keep; ok
+// is false when there is none.
+func (m *Memory) evictLocked(keep *entry) (word string, ok bool) {
+	for el := m.lru.Front(); el != nil; el = el.Next() {
+		w := el.Value.(string)
+		if m.words[w] != keep {
+			m.forgetLocked(w)
 			m.evicted++
-			return word, true
+			return w, true
 		}
 	}
 	return "", false
@@ -162,29 +177,26 @@ func (m *Memory) evictLocked(keep int32) (word string, ok bool) {
 
 // forgetLocked removes word and its contexts.
 func (m *Memory) forgetLocked(word string) {
-	if id := m.words.find(word); id >= 0 {
-		m.forgetID(id)
+	e := m.words[word]
+	if e == nil {
+		return
 	}
-}
-
-// forgetID removes the word of id and its contexts.
-func (m *Memory) forgetID(id int32) {
-	list := m.words.contexts(id)
-	for _, r := range list {
-		m.bytes -= int64(r.n)
-		m.used -= int64(r.n + contextOverhead)
+	for _, c := range e.ctx {
+		m.bytes -= int64(len(c))
+		m.used -= int64(len(c) + contextOverhead)
 	}
-	m.nctx -= len(list)
-	m.used -= int64(m.words.ents[id].wlen + wordOverhead)
-	m.words.remove(id)
+	m.nctx -= len(e.ctx)
+	m.used -= int64(len(word) + wordOverhead)
+	m.lru.Remove(e.lru)
+	delete(m.words, word)
 	m.version++
 }
 
 // shrinkLocked evicts the least recently changed words until the memory fits
 // its budget (after a load with lower limits than the files were written with).
 func (m *Memory) shrinkLocked() {
-	for m.used > m.opts.MaxBytes || m.words.len() > m.opts.MaxWords {
-		if _, ok := m.evictLocked(-1); !ok {
+	for m.used > m.opts.MaxBytes || len(m.words) > m.opts.MaxWords {
+		if _, ok := m.evictLocked(nil); !ok {
 			return
 		}
 	}
@@ -235,9 +247,9 @@ func CutContext(ctx, word string, limit int) string {
 func (m *Memory) Contexts(dst []string, word string) ([]string, uint64) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	id := m.words.find(word)
-	if id < 0 {
+	e := m.words[word]
+	if e == nil {
 		return dst, 0
 	}
-	return m.words.appendTexts(dst, id), m.words.ents[id].version
+	return append(dst, e.ctx...), e.version
 }

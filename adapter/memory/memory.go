@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,7 +33,8 @@ type Memory struct {
 	syncedSeq atomic.Uint64
 
 	mu       sync.RWMutex
-	words    *wordStore // the words with contexts, least recently changed first
+	words    map[string]*entry
+	lru      *list.List // the words, least recently changed first
 	bytes    int64      // bytes of the stored contexts
 	used     int64      // bytes counted against MaxBytes (contexts, words, overheads)
 	evicted  int64      // words evicted since Open
@@ -76,7 +78,8 @@ func Open(dir string, opts Options) (*Memory, error) {
 		opts:  opts,
 		dir:   dir,
 		log:   opts.Logger,
-		words: newWordStore(),
+		words: make(map[string]*entry),
+		lru:   list.New(),
 		df:    make(map[string]*docCount),
 		stop:  make(chan struct{}),
 	}
@@ -90,7 +93,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 	// A read-only reader races with the writer's snapshots, which delete the
 	// files they replace: start over from a fresh directory listing.
 	for try := 0; opts.ReadOnly && errors.Is(err, fs.ErrNotExist) && try < 5; try++ {
-		m.words, m.bytes, m.used, m.nctx = newWordStore(), 0, 0, 0
+		m.words, m.lru, m.bytes, m.used, m.nctx = make(map[string]*entry), list.New(), 0, 0, 0
 		m.seen = passageSet{}
 		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
 		err = m.openDir()

@@ -232,7 +232,7 @@ func (m *Memory) loadSnapshot(path string) error {
 		case ended:
 			return fmt.Errorf("%w: record after the end record", errCorrupt)
 		case r.typ == recWord:
-			if m.words.find(r.word) >= 0 {
+			if m.words[r.word] != nil {
 				return fmt.Errorf("%w: word %q twice in a snapshot", errCorrupt, r.word)
 			}
 			for _, c := range r.contexts {
@@ -246,8 +246,8 @@ func (m *Memory) loadSnapshot(path string) error {
 			}
 			dfRead += uint64(len(r.dfs))
 		case r.typ == recEnd:
-			if r.words != uint64(m.words.len()) || r.nctx != uint64(m.nctx) {
-				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, m.words.len(), m.nctx)
+			if r.words != uint64(len(m.words)) || r.nctx != uint64(m.nctx) {
+				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, len(m.words), m.nctx)
 			}
 			if len(r.hashes) > 0 && r.hashes[0] != uint64(m.seen.len()) {
 				return fmt.Errorf("%w: end record says %d passage hashes, read %d", errCorrupt, r.hashes[0], m.seen.len())

@@ -1,9 +1,11 @@
 package memory
 
 import (
+	"container/list"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Snapshot writes a compacted snapshot now and deletes the files it replaces.
@@ -61,7 +63,7 @@ func (m *Memory) clearLocked() (gen uint64, err error) {
 		}
 		m.oldFormat = false
 	}
-	m.words = newWordStore()
+	m.words, m.lru = make(map[string]*entry), list.New()
 	m.bytes, m.used, m.nctx = 0, 0, 0
 	m.df, m.passages, m.seen = make(map[string]*docCount), 0, passageSet{}
 	m.version++
@@ -82,11 +84,12 @@ func (m *Memory) compactLocked() error {
 		m.syncMu.Unlock()
 		return err
 	}
-	words := make([]string, 0, m.words.len())
-	states := make([][]string, 0, m.words.len())
-	for id := m.words.head; id >= 0; id = m.words.ents[id].next { // least recently changed first
-		words = append(words, m.words.word(id))
-		states = append(states, m.words.appendTexts(nil, id))
+	words := make([]string, 0, len(m.words))
+	states := make([]entry, 0, len(m.words))
+	for el := m.lru.Front(); el != nil; el = el.Next() { // least recently changed first
+		w := el.Value.(string)
+		words = append(words, w)
+		states = append(states, entry{ctx: slices.Clone(m.words[w].ctx)})
 	}
 	hashes := m.seen.ordered()
 
@@ -135,7 +138,7 @@ func (m *Memory) rotateLocked() (old *os.File, gen uint64, err error) {
 
 // writeSnapshot writes the snapshot of generation gen: temporary file, fsync,
 // rename, directory fsync.
-func (m *Memory) writeSnapshot(gen uint64, words []string, states [][]string, nctx int, df []wordDF, passages int64,
+func (m *Memory) writeSnapshot(gen uint64, words []string, states []entry, nctx int, df []wordDF, passages int64,
 	hashes []uint64) error {
 	nhashes := len(hashes)
 	final := m.path(kindSnapshot, gen)
@@ -154,7 +157,7 @@ func (m *Memory) writeSnapshot(gen uint64, words []string, states [][]string, nc
 	for i, w := range words {
 		var start int
 		buf, start = beginRecord(buf)
-		buf = appendWordState(buf, w, states[i])
+		buf = appendWordState(buf, w, states[i].ctx)
 		endRecord(buf, start)
 		if len(buf) >= 1<<20 {
 			if _, err := f.Write(buf); err != nil {

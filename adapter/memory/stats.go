@@ -55,7 +55,7 @@ func (m *Memory) Stats() Stats {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return Stats{
-		Words:           m.words.len(),
+		Words:           len(m.words),
 		Contexts:        m.nctx,
 		Passages:        m.passages,
 		DocFreqWords:    len(m.df),
@@ -99,17 +99,16 @@ type ExportedWord struct {
 // count is in Stats.
 func (m *Memory) Export(w io.Writer) error {
 	m.mu.RLock()
-	all := make([]ExportedWord, 0, max(m.words.len(), len(m.df)))
-	for id := m.words.head; id >= 0; id = m.words.ents[id].next {
-		word := m.words.word(id)
+	all := make([]ExportedWord, 0, max(len(m.words), len(m.df)))
+	for word, e := range m.words {
 		var df int64
 		if c := m.df[word]; c != nil {
 			df = c.n
 		}
-		all = append(all, ExportedWord{Word: word, Contexts: m.words.appendTexts(nil, id), DocFreq: df})
+		all = append(all, ExportedWord{Word: word, Contexts: slices.Clone(e.ctx), DocFreq: df})
 	}
 	for word, c := range m.df {
-		if m.words.find(word) < 0 {
+		if _, ok := m.words[word]; !ok {
 			all = append(all, ExportedWord{Word: word, Contexts: []string{}, DocFreq: c.n})
 		}
 	}
