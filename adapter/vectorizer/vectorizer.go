@@ -780,7 +780,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	if cacheable {
 		if vec, ok := v.cache.get(key, version); ok {
 			v.hits.Add(1)
-			clear(w.ctxTexts)
+			clear(w.ctxTexts[:cap(w.ctxTexts)])
 			if vec == nil {
 				return -1
 			}
@@ -809,7 +809,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		}
 		v.cache.put(key, version, stored)
 	}
-	clear(w.ctxTexts) // do not pin remembered strings or the text
+	clear(w.ctxTexts[:cap(w.ctxTexts)]) // do not pin remembered strings or the text
 	if !ok {
 		return -1
 	}
