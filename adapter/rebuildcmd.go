@@ -9,15 +9,12 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 )
-
-// envMemoryToken names the environment variable holding the bearer token of
-// a shared-memory holder (the module's TEXT2VEC_AM_MEMORY_TOKEN).
-const envMemoryToken = "TEXT2VEC_AM_MEMORY_TOKEN"
 
 // runRebuild is `memory rebuild`: it recomputes a collection's context
 // memory from its objects in Weaviate (package rebuild).
@@ -32,7 +29,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	src.Register(fs, &o.Source, "rebuild from", "objects per page (≤ 1000)")
 	fs.StringVar(&o.ModuleDir, "module-memory", "", "`directory` of the in-process module's memory (<Weaviate data path>/text2vec-am-memory): "+
 		"rebuild the collection's own memory there (of --tenant when given); stop Weaviate first")
-	fs.StringVar(&o.MemoryURL, "memory-url", "", "`URL` of a shared-memory holder (text2vec-am serve) to teach, with the token in $"+envMemoryToken)
+	fs.StringVar(&o.MemoryURL, "memory-url", "", "`URL` of a shared-memory holder (text2vec-am serve) to teach, with the token in $"+memoryapi.EnvToken)
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
@@ -54,7 +51,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 			}
 		}
 	}
-	o.MemoryToken = os.Getenv(envMemoryToken)
+	o.MemoryToken = os.Getenv(memoryapi.EnvToken)
 	var err error
 	if o.Vectorizer, err = vf.options(); err != nil {
 		return err

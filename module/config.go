@@ -15,6 +15,7 @@ import (
 	basesettings "github.com/weaviate/weaviate/usecases/modulecomponents/settings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
@@ -53,7 +54,7 @@ const (
 	EnvMemoryTimeout = "TEXT2VEC_AM_MEMORY_TIMEOUT"
 	// EnvMemoryToken is the bearer token of the memory holder (its
 	// --auth-token-file), needed when the holder listens beyond loopback.
-	EnvMemoryToken = "TEXT2VEC_AM_MEMORY_TOKEN"
+	EnvMemoryToken = memoryapi.EnvToken
 	// EnvVectorsEndpoint set to true serves POST /v1/modules/text2vec-am/vectors
 	// (the vector this node gives a text as a query), a diagnostic for
 	// comparing nodes. Off by default: Weaviate does not authenticate module

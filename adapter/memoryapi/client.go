@@ -16,6 +16,11 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
+// EnvToken is the environment variable that gives a client the holder's
+// bearer token (the holder's --auth-token-file): read by the in-process
+// module and by `memory rebuild --memory-url`.
+const EnvToken = "TEXT2VEC_AM_MEMORY_TOKEN"
+
 // ErrUnavailable wraps every failure to reach the holder or to get a usable
 // answer from it: nothing may be vectorized without the shared memory.
 var ErrUnavailable = errors.New("shared context memory unavailable")
