@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/command"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 )
@@ -68,7 +68,7 @@ func serveFlagsTable() string {
 			def = strings.Trim(d[1], `"`)
 			usage = strings.TrimSuffix(usage, d[0])
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+m[1]), code(cli.EnvName(adapter.EnvPrefix, m[1])), code(def), mdCell(usage))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+m[1]), code(cli.EnvName(command.EnvPrefix, m[1])), code(def), mdCell(usage))
 	}
 	return b.String()
 }

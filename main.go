@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/command"
 	"github.com/text2vec-am/text2vec-am/adapter/nn"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/cli"
@@ -26,7 +26,7 @@ func commands() []cli.Command {
 	var cmds []cli.Command
 	cmds = append(cmds, trainer.Commands()...)
 	cmds = append(cmds, eval.Commands()...)
-	cmds = append(cmds, adapter.Commands()...)
+	cmds = append(cmds, command.Commands()...)
 	cmds = append(cmds, refresh.Commands()...)
 	cmds = append(cmds, nn.Commands()...)
 	cmds = append(cmds, buildweaviate.Commands()...)

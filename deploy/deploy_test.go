@@ -24,7 +24,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/text2vec-am/text2vec-am/adapter/command"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/module"
@@ -189,7 +189,7 @@ func runServe(t *testing.T, args, probes []string) {
 		}
 	}
 	var serve func(context.Context, cli.Env) error
-	for _, c := range adapter.Commands() {
+	for _, c := range command.Commands() {
 		if c.Name == "serve" {
 			serve = c.Run
 		}

@@ -10,8 +10,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 )
 
@@ -145,7 +145,7 @@ func TestHolderMemoryHoldsBudget(t *testing.T) {
 		t.Errorf("memory request %s, limit %s: want them equal (a stateful holder is not squeezed by its neighbours)",
 			c.Resources.Requests.Memory(), c.Resources.Limits.Memory())
 	}
-	opts, lim := memory.DefaultOptions(), adapter.DefaultLimits()
+	opts, lim := memory.DefaultOptions(), server.DefaultLimits()
 	intArg := func(flag string, def int64) int64 {
 		v := flagValue(t, c.Args, flag)
 		if v == "" {

@@ -6,42 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/weaviate/weaviate/entities/models"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
+	"github.com/weaviate/weaviate/entities/models"
+
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 )
-
-// memoryHolder serves a memory in RAM over the memory API.
-func memoryHolder(t *testing.T) (*httptest.Server, *memory.Memory) {
-	t.Helper()
-	mo := memory.DefaultOptions()
-	mo.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vectorizer.New(testModel(t), mem, vectorizer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := adapter.NewServer(v, mem, "test", adapter.DefaultLimits(), mo.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	return ts, mem
-}
 
 // sharedModule is a module node without a memory of its own, using url's.
 func sharedModule(t *testing.T, url string) *Module {
@@ -60,7 +37,7 @@ func sharedModule(t *testing.T, url string) *Module {
 // node's nearText uses; both give a query the same vector; the passages
 // count for the object's collection.
 func TestSharedMemoryAcrossNodes(t *testing.T) {
-	ts, mem := memoryHolder(t)
+	ts, mem := testhttp.Holder(t, testModel(t), false)
 	a, b := sharedModule(t, ts.URL), sharedModule(t, ts.URL)
 	ctx := context.Background()
 	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
@@ -122,7 +99,7 @@ func TestSharedMemoryAcrossNodes(t *testing.T) {
 // batch fails with an error naming the URL (Weaviate then stores none of
 // them), and nearText fails.
 func TestSharedMemoryDown(t *testing.T) {
-	ts, _ := memoryHolder(t)
+	ts, _ := testhttp.Holder(t, testModel(t), false)
 	m := sharedModule(t, ts.URL)
 	ts.Close()
 	objs := []*models.Object{object(1, map[string]any{"text": "w1 zorblax"}), object(2, map[string]any{"text": "w2 w3"})}

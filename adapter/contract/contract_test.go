@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -16,34 +15,19 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/clients/transformers"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
-	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/adapter/server"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
-func newServer(t testing.TB) (*adapter.Server, *memory.Memory) {
+func newServer(t testing.TB) (*server.Server, *memory.Memory) {
 	t.Helper()
 	m, err := testmodel.New(testmodel.DefaultSpec())
 	if err != nil {
 		t.Fatal(err)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mo := memory.DefaultOptions()
-	mo.Logger = quiet
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vectorizer.New(m, mem, vectorizer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := adapter.NewServer(v, mem, "test-model", adapter.DefaultLimits(), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, mem
+	return testhttp.NewServer(t, m, server.DefaultLimits(), "", false)
 }
 
 func unitNorm(t testing.TB, v []float32) {

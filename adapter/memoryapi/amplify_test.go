@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
@@ -20,7 +21,7 @@ func TestLookupAmplification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := holder(t, m, false)
+	ts, _ := testhttp.Holder(t, m, false)
 	post := func(path string, v any) (int, int64) {
 		body, _ := json.Marshal(v)
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+path, bytes.NewReader(body))
@@ -60,7 +61,7 @@ func TestMemoryAPIStrictKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, mem := holder(t, m, false)
+	ts, mem := testhttp.Holder(t, m, false)
 	for _, body := range []string{
 		`{"Collection":"Doc","passages":[["zzqxa"]]}`,
 		`{"collection":"Doc","collection":"Other","passages":[["zzqxa"]]}`,
@@ -87,7 +88,7 @@ func TestLearnKeepsNoContextsOfFrequentWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, mem := holder(t, m, false)
+	ts, mem := testhttp.Holder(t, m, false)
 	f := testmodel.FrequentWord(1)
 	body := `{"observations":[{"word":"` + f + `","context":"` + f + ` f2 f3"},{"word":"zzqxa","context":"zzqxa f2 f3"}]}`
 	resp, err := http.Post(ts.URL+memoryapi.PathLearn, "application/json", strings.NewReader(body))

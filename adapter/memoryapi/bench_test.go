@@ -13,6 +13,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
@@ -68,7 +69,7 @@ func BenchmarkBatch(b *testing.B) {
 			report(b, batch, c0)
 		})
 		b.Run("shared/"+task.name, func(b *testing.B) {
-			ts, _ := holderOf(b, m)
+			ts, _ := testhttp.Holder(b, m, false)
 			v, err := vectorizer.New(m, nil, opts)
 			if err != nil {
 				b.Fatal(err)

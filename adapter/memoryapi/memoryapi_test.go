@@ -7,31 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
-
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// holder starts a text2vec-am server holding a memory in RAM (read-only if asked).
-func holder(t *testing.T, m *model.Model, readOnly bool) (*httptest.Server, *memory.Memory) {
-	return holderWith(t, m, readOnly)
-}
-
-func holderOf(b *testing.B, m *model.Model) (*httptest.Server, *memory.Memory) {
-	return holderWith(b, m, false)
-}
 
 func mustClient(tb testing.TB, ts *httptest.Server) *memoryapi.Client {
 	c, err := memoryapi.NewClient(ts.URL, memoryapi.ClientOptions{})
@@ -39,27 +28,6 @@ func mustClient(tb testing.TB, ts *httptest.Server) *memoryapi.Client {
 		tb.Fatal(err)
 	}
 	return c
-}
-
-func holderWith(t testing.TB, m *model.Model, readOnly bool) (*httptest.Server, *memory.Memory) {
-	t.Helper()
-	mo := memory.DefaultOptions()
-	mo.Logger, mo.ReadOnly = quiet(), readOnly
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vectorizer.New(m, mem, vectorizer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := adapter.NewServer(v, mem, "test", adapter.DefaultLimits(), quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	return ts, mem
 }
 
 // corpus is passages with rare and unseen words among frequent ones.
@@ -115,7 +83,7 @@ func TestOneMemoryOneVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := holder(t, m, false)
+	ts, _ := testhttp.Holder(t, m, false)
 	ctx := context.Background()
 	opts := vectorizer.DefaultOptions()
 	nodes := make([]*vectorizer.Vectorizer, 2)
@@ -172,7 +140,7 @@ func TestOneMemoryOneVector(t *testing.T) {
 
 func mustMemory(t *testing.T) *memory.Memory {
 	mo := memory.DefaultOptions()
-	mo.Logger = quiet()
+	mo.Logger = testhttp.Quiet()
 	mem, err := memory.Open("", mo)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +163,7 @@ func TestHolderDownFailsLoudly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := holder(t, m, false)
+	ts, _ := testhttp.Holder(t, m, false)
 	v, c := node(t, m, ts.URL)
 	ts.Close()
 	for _, task := range []vectorizer.Task{vectorizer.TaskPassage, vectorizer.TaskQuery} {
@@ -216,7 +184,7 @@ func TestReadOnlyHolderRefusesTeaching(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := holder(t, m, true)
+	ts, _ := testhttp.Holder(t, m, true)
 	v, c := node(t, m, ts.URL)
 	_, _, err = c.VectorizeBatch(context.Background(), v, "", corpus(3), vectorizer.TaskPassage, vectorizer.DefaultOptions())
 	if err == nil || !strings.Contains(err.Error(), "--memory off") {
@@ -248,7 +216,7 @@ func TestCountsPerCollection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, mem := holder(t, m, false)
+	ts, mem := testhttp.Holder(t, m, false)
 	learn := func(coll string, passages ...[]string) {
 		var resp memoryapi.LearnResponse
 		if st := post(t, ts.URL+memoryapi.PathLearn, memoryapi.LearnRequest{Collection: coll, Passages: passages}, &resp); st != http.StatusOK {
@@ -288,7 +256,7 @@ func TestMaxCollections(t *testing.T) {
 		t.Fatal(err)
 	}
 	mo := memory.DefaultOptions()
-	mo.Logger = quiet()
+	mo.Logger = testhttp.Quiet()
 	mem, err := memory.Open("", mo)
 	if err != nil {
 		t.Fatal(err)
@@ -297,9 +265,9 @@ func TestMaxCollections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lim := adapter.DefaultLimits()
+	lim := server.DefaultLimits()
 	lim.MaxCollections = 2
-	srv, err := adapter.NewServer(v, mem, "test", lim, quiet())
+	srv, err := server.NewServer(v, mem, "test", lim, testhttp.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +290,7 @@ func TestMaxCollections(t *testing.T) {
 		t.Errorf("the shared memory counted %d passages, want 3 (the refused one counts nothing)", p)
 	}
 	lim.MaxCollections = 0
-	if _, err := adapter.NewServer(v, mem, "test", lim, quiet()); err == nil || !strings.Contains(err.Error(), "--max-collections") {
+	if _, err := server.NewServer(v, mem, "test", lim, testhttp.Quiet()); err == nil || !strings.Contains(err.Error(), "--max-collections") {
 		t.Errorf("--max-collections 0: %v, want an error naming the flag", err)
 	}
 }

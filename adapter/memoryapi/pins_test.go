@@ -10,6 +10,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
@@ -37,7 +38,7 @@ func TestPinsNoticeALostStore(t *testing.T) {
 		_, _, err := c.VectorizeBatch(context.Background(), v, "Docs", texts, vectorizer.TaskPassage, v.Options())
 		return err
 	}
-	kept, _ := holder(t, m, false)
+	kept, _ := testhttp.Holder(t, m, false)
 	c := client(kept.URL)
 	if err := importInto(c, corpus(40)); err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func TestPinsNoticeALostStore(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	empty, _ := holder(t, m, false)
+	empty, _ := testhttp.Holder(t, m, false)
 	err = importInto(client(empty.URL), corpus(40)[:3])
 	if !errors.Is(err, memoryapi.ErrStoreLost) || !strings.Contains(err.Error(), pinFile) {
 		t.Fatalf("import into a holder without its store: %v, want ErrStoreLost naming the pin file", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
@@ -17,7 +18,7 @@ func TestRefusedPassageTeachesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, mem := holder(t, m, false)
+	ts, mem := testhttp.Holder(t, m, false)
 	opts := vectorizer.DefaultOptions()
 	opts.Weighting = vectorizer.WeightSIFCollection
 	opts.MaxAMWords = 1

@@ -17,11 +17,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -302,22 +302,7 @@ func TestRebuildModuleMemoryEveryTenant(t *testing.T) {
 
 func TestRebuildHolder(t *testing.T) {
 	m, _ := testModel()
-	mo := memory.DefaultOptions()
-	mo.Logger = quiet()
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vectorizer.New(m, mem, vectorizer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := adapter.NewServer(v, mem, "test", adapter.DefaultLimits(), quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder := httptest.NewServer(srv.Handler())
-	defer holder.Close()
+	holder, mem := testhttp.Holder(t, m, false)
 	ts, _ := weaviate(t, moduleSchema, false)
 	o := options(t, ts.URL)
 	o.MemoryURL, o.Flush = holder.URL, 16

@@ -1,0 +1,71 @@
+package command_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// oneObjectWeaviate answers a rebuild's calls for class Doc with one object.
+func oneObjectWeaviate(t *testing.T) string {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v1/schema/Doc":
+			io.WriteString(w, `{"class":"Doc","vectorizer":"text2vec-transformers","properties":[{"name":"body","dataType":["text"]}]}`)
+		case r.URL.Path == "/v1/objects" && r.URL.Query().Get("after") == "":
+			io.WriteString(w, `{"objects":[{"id":"00000000-0000-0000-0000-000000000001","class":"Doc",`+
+				`"properties":{"body":"f1 r2 zorblax f3. f4 zorblax f5"}}]}`)
+		case r.URL.Path == "/v1/objects":
+			io.WriteString(w, `{"objects":[]}`)
+		default:
+			http.Error(w, `{"error":"no such class"}`, http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func TestMemoryRebuildCommand(t *testing.T) {
+	url := oneObjectWeaviate(t)
+	mf := modelFile(t)
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", url, "--class", "Doc", "--memory-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"read 1 objects of Doc", "taught 1 texts", "1 passages newly counted", "text2vec-am refresh --class Doc"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	if code != 0 || !strings.Contains(stdout, `"passages": 1`) {
+		t.Errorf("memory stats after a rebuild (exit %d):\n%s", code, stdout)
+	}
+}
+
+func TestMemoryRebuildErrors(t *testing.T) {
+	url := oneObjectWeaviate(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--memory-dir", dir}, 2, "--class is required"},
+		{[]string{"--class", "Doc"}, 2, "exactly one of --memory-dir"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "--memory-url", "http://127.0.0.1:1"}, 2, "2 given"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "--batch", "0"}, 2, "--batch"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "extra"}, 2, "no arguments"},
+		{[]string{"--class", "Nope", "--memory-dir", dir, "--weaviate", url}, 1, "class Nope"},
+		{[]string{"--class", "Doc", "--module-memory", dir, "--weaviate", url}, 1, "--memory-dir"},
+	} {
+		code, _, stderr := runCLI(context.Background(), append([]string{"memory", "rebuild"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, stderr)
+		}
+	}
+}

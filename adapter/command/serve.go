@@ -1,0 +1,158 @@
+package command
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/server"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/simd"
+)
+
+// runServe is `text2vec-am serve`: it reads the flags and the environment
+// into a serveConfig (parseServe) and hands it to serve.
+func runServe(ctx context.Context, env cli.Env) error {
+	c, err := parseServe(env, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, c)
+}
+
+// serveFlags are the flags of `serve`.
+type serveFlags struct {
+	vf                                          vectorizerFlags
+	mf                                          memoryFlags
+	lim                                         server.Limits
+	addr, memMode, explain, logLevel, logFormat string
+	authTokenFile                               string
+	drain                                       time.Duration
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.vf.register(fs)
+	f.mf.register(fs)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8880", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
+	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
+	lim := &f.lim
+	*lim = server.DefaultLimits()
+	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", lim.MaxBodyBytes, "largest request body")
+	fs.IntVar(&lim.MaxTextBytes, "max-text-bytes", lim.MaxTextBytes, "largest text")
+	fs.IntVar(&lim.MaxWords, "max-words", lim.MaxWords, "most words per text")
+	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch request")
+	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once")
+	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
+	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer, "bytes of request bodies held at once, counted as they arrive (more: 503)")
+	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "how long a client may take to send a request body (read before it waits for a slot; then 408)")
+	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
+	fs.IntVar(&lim.MaxCollections, "max-collections", lim.MaxCollections, "memory API: most collections whose passage counts are kept (each bounded like the memory's own counts)")
+	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
+	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain and "+
+		"the memory API need; without one they answer only on a loopback --addr")
+	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
+	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
+	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")
+	fs.DurationVar(&f.drain, "shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+}
+
+// serveConfig is what `serve` runs with, checked.
+type serveConfig struct {
+	addr      string
+	lim       server.Limits
+	drain     time.Duration
+	vf        vectorizerFlags // the model to load
+	vopts     vectorizer.Options
+	memoryDir string
+	mopts     memory.Options
+	log       *slog.Logger
+}
+
+// config checks the flags and builds the logger (writing to stderr).
+func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
+	log, err := newLogger(stderr, f.logLevel, f.logFormat)
+	if err != nil {
+		return serveConfig{}, err
+	}
+	c := serveConfig{addr: f.addr, lim: f.lim, drain: f.drain, vf: f.vf, memoryDir: f.mf.dir, log: log}
+	switch f.explain {
+	case "on":
+	case "off":
+		c.lim.NoExplain = true
+	default:
+		return c, cli.UsageError("--explain %q: want on or off", f.explain)
+	}
+	if f.authTokenFile != "" {
+		if c.lim.AuthToken, err = readToken(f.authTokenFile); err != nil {
+			return c, err
+		}
+	}
+	c.lim.Exposed = server.BeyondLoopback(f.addr)
+	if err := c.lim.Validate(); err != nil {
+		return c, cli.UsageError("%w", err)
+	}
+	if f.drain <= 0 {
+		return c, cli.UsageError("--shutdown-timeout %v: want > 0", f.drain)
+	}
+	if c.vopts, err = f.vf.options(); err != nil {
+		return c, err
+	}
+	var readOnly bool
+	switch f.memMode {
+	case "on":
+	case "off":
+		readOnly = true
+	default:
+		return c, cli.UsageError("--memory %q: want on or off", f.memMode)
+	}
+	if c.mopts, err = f.mf.options(log, readOnly); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// serve loads the model, opens the memory and serves on c.addr until ctx
+// is cancelled.
+func serve(ctx context.Context, c serveConfig) error {
+	m, name, err := c.vf.loadModel()
+	if err != nil {
+		return err
+	}
+	c.log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.SetsString())
+	// Always a memory: with --memory off and no directory an empty read-only
+	// one, so that passages count nowhere (sif-collection keeps its counts in
+	// the memory, and "off" writes nothing).
+	mem, err := memory.Open(c.memoryDir, c.mopts)
+	if err != nil {
+		return err
+	}
+	if c.memoryDir == "" && !c.mopts.ReadOnly {
+		c.log.Warn("no --memory-dir: the context memory (contexts and sif-collection counts) lives in RAM and is lost at exit")
+	}
+	v, err := vectorizer.New(m, mem, c.vopts)
+	if err != nil {
+		mem.Close()
+		return err
+	}
+	srv, err := server.NewServer(v, mem, name, c.lim, c.log)
+	if err != nil {
+		mem.Close()
+		return err
+	}
+	server.WarnExposed(c.log, c.addr, c.lim)
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		mem.Close()
+		return fmt.Errorf("listen on %s: %w", c.addr, err)
+	}
+	return srv.Serve(ctx, ln, c.drain)
+}

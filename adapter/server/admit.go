@@ -1,0 +1,286 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// routes lists every endpoint with the methods it answers (the Allow header of
+// a 405); GET routes also answer HEAD.
+var routes = map[string]string{
+	"/.well-known/live": "GET, HEAD", "/.well-known/ready": "GET, HEAD", "/meta": "GET, HEAD", "/metrics": "GET, HEAD",
+	"/vectors": "POST", "/vectors/": "POST", "/vectors/batch": "POST", "/explain": "POST",
+	memoryapi.PathLearn: "POST", memoryapi.PathLookup: "POST",
+}
+
+// notFound answers every request no route matched: 405 with Allow on a known
+// path, 404 otherwise.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if allow, ok := routes[r.URL.Path]; ok {
+		w.Header().Set("Allow", allow)
+		s.writeError(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow))
+		return
+	}
+	s.writeError(w, errorf(http.StatusNotFound, "no endpoint %s %s", r.Method, r.URL.Path))
+}
+
+// admit reads the body of a POST into buf before the request takes a slot:
+// the Content-Type (if any) must be application/json, the body must arrive
+// within BodyTimeout and fit MaxBodyBytes. A refused body is drained (within
+// a bound) first, so that the client reads the status, not a reset.
+//
+// A request without Content-Type is accepted: Weaviate's clients send none.
+// Browsers always label a cross-origin POST (Sec-Fetch-Site, Origin), and
+// those are refused before admit (http.CrossOriginProtection).
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout))
+	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if cs := params["charset"]; err != nil || mt != "application/json" || (cs != "" && !strings.EqualFold(cs, "utf-8")) {
+			s.drain(w, r)
+			return errorf(http.StatusUnsupportedMediaType, "Content-Type %q: want application/json (UTF-8)", ct)
+		}
+	}
+	if r.ContentLength > s.limits.MaxBodyBytes {
+		s.drain(w, r)
+		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes (--max-body-bytes)", r.ContentLength, s.limits.MaxBodyBytes)
+	}
+	err := readBody(r, s.limits.MaxBodyBytes, buf)
+	var he *httpError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errBodyBuffer):
+		s.metrics.rejected.Inc()
+		s.drain(w, r)
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+			msg: fmt.Sprintf("server busy: request bodies held exceed %d bytes (--max-body-buffer); retry later", s.limits.MaxBodyBuffer)}
+	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
+		s.drain(w, r)
+		return err
+	case isTimeout(err):
+		s.metrics.bodyTimeouts.Inc()
+		w.Header().Set("Connection", "close")
+		return errorf(http.StatusRequestTimeout, "request body not received within %v (--body-timeout)", s.limits.BodyTimeout)
+	}
+	return err
+}
+
+// drain reads and discards what remains of the body, at most 4 × MaxBodyBytes
+// and within the body deadline, and marks the connection to be closed.
+func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	body := r.Body
+	if br, ok := body.(budgetReader); ok {
+		body = br.ReadCloser // discarded bytes hold no memory
+	}
+	io.CopyN(io.Discard, body, 4*s.limits.MaxBodyBytes)
+}
+
+// errBodyBuffer reports a body refused because MaxBodyBuffer is reached.
+var errBodyBuffer = errors.New("request bodies held exceed --max-body-buffer")
+
+// bodyBudget counts the body bytes one request holds against MaxBodyBuffer.
+type bodyBudget struct {
+	s    *Server
+	held int64
+}
+
+func (b *bodyBudget) release() { b.s.bodyBytes.Add(-b.held) }
+
+// budgetReader charges the bytes it reads to a bodyBudget as they arrive, so
+// a slow client holds only what it has sent.
+type budgetReader struct {
+	io.ReadCloser
+	b *bodyBudget
+}
+
+func (r budgetReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.b.held += int64(n)
+		if r.b.s.bodyBytes.Add(int64(n)) > r.b.s.limits.MaxBodyBuffer {
+			return n, errBodyBuffer
+		}
+	}
+	return n, err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// stopped maps the error of work cut short by its context (the client left,
+// or RequestTimeout passed) to its answer and counts it; other errors pass.
+func (s *Server) stopped(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		s.metrics.stopped.WithLabelValues("deadline").Inc()
+		return errorf(http.StatusServiceUnavailable, "the request was not done within %v (--request-timeout); the work was stopped", s.limits.RequestTimeout)
+	case errors.Is(err, context.Canceled):
+		s.metrics.stopped.WithLabelValues("client_gone").Inc()
+		return errorf(statusClientClosed, "the client closed the request; the work was stopped")
+	case errors.Is(err, vectorizer.ErrTooManyAMWords):
+		s.metrics.amWordsRefused.Inc()
+	}
+	return err
+}
+
+// statusClientClosed is recorded (and written to nobody) for a request whose
+// client left: nginx's 499.
+const statusClientClosed = 499
+
+// JSON shape limits checkKeys applies before anything is allocated for a
+// level or a key: no request of this server nests deeper or holds objects
+// with more keys, and encoding/json would otherwise spend memory in
+// proportion to them.
+const (
+	maxJSONDepth      = 64
+	maxJSONObjectKeys = 1024
+)
+
+// keyRef locates one object key: body[start:end], or scratch[start:end] for
+// a key holding an escape (stored unquoted).
+type keyRef struct {
+	start, end int
+	unquoted   bool
+}
+
+// checkKeys refuses JSON whose top-level object has a key that is not one of
+// allowed, spelled exactly (encoding/json would match "Text" to "text"), any
+// object, at any depth, with a duplicate key (encoding/json keeps the last),
+// nesting deeper than maxJSONDepth and objects with more than
+// maxJSONObjectKeys keys. Its work is linear in the body (each object's keys
+// are sorted once, when it closes) and its memory is a few bytes per key of
+// the open objects; malformed JSON passes, for decodeJSON to report with its
+// offset.
+func checkKeys(body []byte, allowed ...string) error {
+	type frame struct {
+		object, expectKey bool
+		firstKey          int // index in keys of the object's first key
+	}
+	var (
+		stack   [maxJSONDepth]frame
+		depth   int
+		keys    []keyRef
+		scratch []byte
+	)
+	for i := 0; i < len(body); {
+		c := body[i]
+		top := &stack[max(depth-1, 0)]
+		switch {
+		case c == '{' || c == '[':
+			if depth == maxJSONDepth {
+				return errorf(http.StatusBadRequest, "malformed JSON: nested deeper than %d levels at offset %d", maxJSONDepth, i)
+			}
+			stack[depth] = frame{object: c == '{', expectKey: c == '{', firstKey: len(keys)}
+			depth++
+			i++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return nil
+			}
+			if top.object {
+				if err := duplicateKey(body, scratch, keys[top.firstKey:]); err != nil {
+					return err
+				}
+				keys = keys[:top.firstKey]
+			}
+			depth--
+			i++
+		case c == ',':
+			if depth > 0 && top.object {
+				top.expectKey = true
+			}
+			i++
+		case c == '"':
+			end, escaped := stringEnd(body, i)
+			if end < 0 {
+				return nil
+			}
+			if depth > 0 && top.expectKey {
+				if len(keys)-top.firstKey == maxJSONObjectKeys {
+					return errorf(http.StatusBadRequest, "malformed JSON: an object with more than %d keys at offset %d", maxJSONObjectKeys, i)
+				}
+				ref := keyRef{start: i + 1, end: end}
+				if escaped {
+					var k string
+					if json.Unmarshal(body[i:end+1], &k) != nil {
+						return nil
+					}
+					ref = keyRef{start: len(scratch), end: len(scratch) + len(k), unquoted: true}
+					scratch = append(scratch, k...)
+				}
+				if depth == 1 && !contains(allowed, string(ref.bytes(body, scratch))) {
+					return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", ref.bytes(body, scratch), strings.Join(allowed, ", "))
+				}
+				keys = append(keys, ref)
+				top.expectKey = false
+			}
+			i = end + 1
+		default: // whitespace, ':', a number, true, false, null (or garbage)
+			i++
+		}
+	}
+	return nil
+}
+
+func (k keyRef) bytes(body, scratch []byte) []byte {
+	if k.unquoted {
+		return scratch[k.start:k.end]
+	}
+	return body[k.start:k.end]
+}
+
+// duplicateKey sorts the keys of one object and reports the first repeated.
+func duplicateKey(body, scratch []byte, keys []keyRef) error {
+	slices.SortFunc(keys, func(a, b keyRef) int { return bytes.Compare(a.bytes(body, scratch), b.bytes(body, scratch)) })
+	for j := 1; j < len(keys); j++ {
+		if k := keys[j].bytes(body, scratch); bytes.Equal(keys[j-1].bytes(body, scratch), k) {
+			return errorf(http.StatusBadRequest, "malformed JSON: duplicate key %q", k)
+		}
+	}
+	return nil
+}
+
+// stringEnd returns the index of the quote closing the JSON string that
+// starts at body[start], and whether it holds an escape; -1 if unterminated.
+func stringEnd(body []byte, start int) (int, bool) {
+	escaped := false
+	for j := start + 1; j < len(body); j++ {
+		switch body[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

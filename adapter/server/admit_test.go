@@ -1,0 +1,59 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestCheckKeys(t *testing.T) {
+	for _, c := range []struct {
+		body, want string // want "" = accepted
+	}{
+		{`{"text":"f1","config":{"task_type":"query"}}`, ""},
+		{`{"Text":"f1"}`, `unknown field "Text"`},
+		{`{"\u0054ext":"f1"}`, `unknown field "Text"`},
+		{`{"text":"a","te\u0078t":"b"}`, `duplicate key "text"`},
+		{`{"text":"f1","config":{"a":1,"b":{"a":1},"a":2}}`, `duplicate key "a"`},
+		{`{"text":"{\"a\":1,\"a\":2}","config":{}}`, ""},
+		{`{"texts":[{"x":1,"x":2}]}`, `duplicate key "x"`},
+		{`{"text":"\\","config":{"k":[1,2,{"k":true}],"k2":null}}`, ""},
+		{`{"text":`, ""}, // malformed: decodeJSON reports it
+		{`["text","text"]`, ""},
+	} {
+		err := checkKeys([]byte(c.body), "text", "texts", "config")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.body, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.body, err, c.want)
+		}
+	}
+}
+
+func TestCheckKeysShapeLimits(t *testing.T) {
+	deep := strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth)
+	if err := checkKeys([]byte(`{"text":`+deep+`}`), "text"); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("%d levels under the top object: %v", maxJSONDepth, err)
+	}
+	if err := checkKeys([]byte(`{"text":`+deep[1:len(deep)-1]+`}`), "text"); err != nil {
+		t.Errorf("%d levels: %v", maxJSONDepth, err)
+	}
+	var b strings.Builder
+	b.WriteString(`{"config":{`)
+	for i := range maxJSONObjectKeys + 1 {
+		fmt.Fprintf(&b, `"k%d":0,`, i)
+	}
+	if err := checkKeys([]byte(b.String()), "config"); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("%d keys: %v", maxJSONObjectKeys+1, err)
+	}
+	b.Reset()
+	b.WriteString(`{"config":{`)
+	for i := range maxJSONObjectKeys - 1 {
+		fmt.Fprintf(&b, `"k%d":0,`, maxJSONObjectKeys-1-i)
+	}
+	b.WriteString(`"k1":1}}`)
+	if err := checkKeys([]byte(b.String()), "config"); err == nil || !strings.Contains(err.Error(), `duplicate key "k1"`) {
+		t.Errorf("duplicate among %d keys: %v", maxJSONObjectKeys, err)
+	}
+}

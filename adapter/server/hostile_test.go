@@ -1,0 +1,498 @@
+package server_test
+
+// The hostile-input suite: every way one request, one client or
+// one damaged file brought the server down or locked others out, replayed.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/server"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+)
+
+// explainBomb is the 832 KB /explain request that ran the server out of
+// memory: 4,000 unseen words plus 780 KB of '-' in one sentence.
+func explainBomb() string {
+	var b strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&b, "qx%06dvz ", i+1)
+		if i == 2000 {
+			b.WriteString(strings.Repeat("-", 788_000))
+			b.WriteByte(' ')
+		}
+	}
+	text, _ := json.Marshal(b.String())
+	return `{"text":` + string(text) + `}`
+}
+
+// TestHostileExplainBounded: the 832 KB request is answered, capped, with a
+// response whose size does not depend on the text beyond echoing it.
+func TestHostileExplainBounded(t *testing.T) {
+	lim := server.DefaultLimits()
+	_, _, url := startServer(t, lim)
+	body := explainBomb()
+	status, _, resp := testhttp.Post(t, url, "/explain", body)
+	if status != 200 {
+		t.Fatalf("status %d: %.300s", status, resp)
+	}
+	var ex struct {
+		Words        []json.RawMessage `json:"words"`
+		WordsOmitted int               `json:"words_omitted"`
+		Truncated    bool              `json:"truncated"`
+	}
+	if err := json.Unmarshal([]byte(resp), &ex); err != nil {
+		t.Fatal(err)
+	}
+	budget := len(body) + lim.Explain.MaxBytes + 64<<10 // the echoed text, the budget, the vector
+	if len(resp) > budget || !ex.Truncated || len(ex.Words) > lim.Explain.MaxWords || ex.WordsOmitted == 0 {
+		t.Errorf("response %d bytes (budget %d), %d words listed, %d omitted, truncated %v",
+			len(resp), budget, len(ex.Words), ex.WordsOmitted, ex.Truncated)
+	}
+	lim.NoExplain = true
+	_, _, off := startServer(t, lim)
+	if status, _, resp := testhttp.Post(t, off, "/explain", `{"text":"f1"}`); status != http.StatusForbidden || !strings.Contains(resp, "--explain off") {
+		t.Errorf("--explain off: %d %s", status, resp)
+	}
+}
+
+// TestHostileLinearWork: 16,000 distinct unseen words in one sentence are
+// answered (BenchmarkUnseenWords measures how fast), and a text over
+// --max-am-words is refused before any work and counted.
+func TestHostileLinearWork(t *testing.T) {
+	_, _, url := startServer(t, server.DefaultLimits())
+	body, _ := json.Marshal(map[string]string{"text": unseenSentence(16000)})
+	if status, _, resp := testhttp.Post(t, url, "/vectors", string(body)); status != 200 {
+		t.Fatalf("16,000 unseen words: %d %.200s", status, resp)
+	}
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := vectorizer.DefaultOptions()
+	o.MaxAMWords = 100
+	v, err := vectorizer.New(m, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.NewServer(v, nil, "small", server.DefaultLimits(), testhttp.Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	body, _ = json.Marshal(map[string]string{"text": unseenSentence(101)})
+	if status, _, resp := testhttp.Post(t, ts.URL, "/vectors", string(body)); status != 413 || !strings.Contains(resp, "--max-am-words") {
+		t.Errorf("101 AM words over a limit of 100: %d %s", status, resp)
+	}
+	batch, _ := json.Marshal(map[string][]string{"texts": {unseenSentence(101), "f1"}})
+	if status, _, resp := testhttp.Post(t, ts.URL, "/vectors/batch", string(batch)); status != 200 || !strings.Contains(resp, "too many distinct words") {
+		t.Errorf("batch: %d %.300s", status, resp)
+	}
+	if m := testhttp.Metrics(t, ts.URL); !strings.Contains(m, "t2vam_texts_refused_am_words_total 2") {
+		t.Errorf("refusals not counted:\n%s", testhttp.GrepLines(m, "am_words"))
+	}
+}
+
+// TestHostileCancellation: work stops at --request-timeout (503, counted as
+// deadline) and when the client leaves (499, counted as client_gone). Both
+// cases are arranged so that they do not depend on how fast the work is: the
+// deadline is 1 ns, and the client is gone by the time its body has been read.
+func TestHostileCancellation(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.RequestTimeout = time.Nanosecond
+	_, _, url := startServer(t, lim)
+	heavy, _ := json.Marshal(map[string]string{"text": heavyText(15000)})
+	status, _, resp := testhttp.Post(t, url, "/vectors", string(heavy))
+	if status != http.StatusServiceUnavailable || !strings.Contains(resp, "--request-timeout") {
+		t.Errorf("deadline: %d %s", status, resp)
+	}
+	if m := testhttp.Metrics(t, url); !strings.Contains(m, `t2vam_requests_stopped_total{reason="deadline"} 1`) {
+		t.Errorf("deadline not counted:\n%s", testhttp.GrepLines(m, "stopped"))
+	}
+
+	srv, _, url := startServer(t, server.DefaultLimits())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, "POST", "/vectors", &cancelAtEOF{r: bytes.NewReader(heavy), cancel: cancel})
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 499 || !strings.Contains(rec.Body.String(), "client closed") {
+		t.Errorf("client gone: %d %s", rec.Code, rec.Body.String())
+	}
+	if m := testhttp.Metrics(t, url); !strings.Contains(m, `t2vam_requests_stopped_total{reason="client_gone"} 1`) {
+		t.Errorf("client_gone not counted:\n%s", testhttp.GrepLines(m, "stopped"))
+	}
+}
+
+// cancelAtEOF is a request body that cancels the request's context as the
+// server reads its end, as the Go server does when the client hangs up after
+// sending its body.
+type cancelAtEOF struct {
+	r      io.Reader
+	cancel context.CancelFunc
+}
+
+func (c *cancelAtEOF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		c.cancel()
+	}
+	return n, err
+}
+
+// slowConn opens a connection that announces a body of 100,000 bytes and
+// sends one byte every interval until closed.
+func slowConn(t *testing.T, addr string, interval time.Duration, stop <-chan struct{}) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST /vectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+	go func() {
+		tk := time.NewTicker(interval)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				if _, err := c.Write([]byte(" ")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	return c
+}
+
+// TestHostileSlowBodies: eight connections trickling their bodies hold no
+// slot: 20 of 20 probes are answered 200; the slow bodies get 408.
+func TestHostileSlowBodies(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxConcurrent = 8
+	lim.BodyTimeout = 2 * time.Second
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	stop := make(chan struct{})
+	defer close(stop)
+	var conns []net.Conn
+	for range 8 {
+		conns = append(conns, slowConn(t, addr, 200*time.Millisecond, stop))
+	}
+	time.Sleep(100 * time.Millisecond)
+	for i := range 20 {
+		if status, _, resp := testhttp.Post(t, url, "/vectors", `{"text":"f1 f2"}`); status != 200 {
+			t.Fatalf("probe %d: %d %s", i, status, resp)
+		}
+	}
+	for i, c := range conns {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("slow body %d: %v", i, err)
+		}
+		if resp.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("slow body %d: %d", i, resp.StatusCode)
+		}
+		c.Close()
+	}
+}
+
+// rawStatus sends a request and returns the status the server answered with.
+func rawStatus(t *testing.T, method, url, contentType string, header map[string]string, body string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestHostileHTTP: media types, routes, methods, key spelling and duplicate
+// keys, cross-origin browser requests.
+func TestHostileHTTP(t *testing.T) {
+	_, mem, url := startServer(t, server.DefaultLimits())
+	passage := `{"text":"Zqword f1 f2.","config":{"task_type":"passage"}}`
+	for _, c := range []struct {
+		name, method, path, ctype string
+		header                    map[string]string
+		body                      string
+		status                    int
+		want                      string
+	}{
+		{"text/plain", "POST", "/vectors", "text/plain", nil, passage, 415, "application/json"},
+		{"form", "POST", "/vectors/batch", "application/x-www-form-urlencoded", nil, `{"texts":["f1"]}`, 415, "application/json"},
+		{"latin-1 json", "POST", "/explain", "application/json; charset=latin1", nil, `{"text":"f1"}`, 415, "UTF-8"},
+		{"cross-origin page", "POST", "/vectors", "application/json", map[string]string{"Sec-Fetch-Site": "cross-site"}, passage, 403, "cross-origin"},
+		{"foreign Origin", "POST", "/vectors", "", map[string]string{"Origin": "http://evil.example"}, passage, 403, "cross-origin"},
+		{"subpath", "POST", "/vectors/anything", "application/json", nil, passage, 404, "no endpoint"},
+		{"GET /vectors", "GET", "/vectors", "", nil, "", 405, "POST"},
+		{"PUT /meta", "PUT", "/meta", "application/json", nil, "{}", 405, "GET"},
+		{"Text", "POST", "/vectors", "application/json", nil, `{"Text":"f1"}`, 400, `unknown field \"Text\"`},
+		{"duplicate text", "POST", "/vectors", "application/json", nil, `{"text":"f1","text":"f2"}`, 400, "duplicate key"},
+		{"duplicate config key", "POST", "/vectors", "application/json", nil, `{"text":"f1","config":{"task_type":"query","task_type":"passage"}}`, 400, "duplicate key"},
+		{"TEXTS", "POST", "/vectors/batch", "application/json", nil, `{"TEXTS":["f1"]}`, 400, `unknown field \"TEXTS\"`},
+	} {
+		status, hdr, body := rawStatus(t, c.method, url+c.path, c.ctype, c.header, c.body)
+		if status != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s, want %d containing %q", c.name, status, body, c.status, c.want)
+		}
+		if status == 405 && !strings.Contains(hdr.Get("Allow"), c.want) {
+			t.Errorf("%s: Allow %q", c.name, hdr.Get("Allow"))
+		}
+	}
+	if st := mem.Stats(); st.Words != 0 || st.Passages != 0 {
+		t.Errorf("a refused request wrote the memory: %+v", st)
+	}
+	// Weaviate's clients send no Content-Type: accepted. The trailing slash too.
+	for _, p := range []string{"/vectors", "/vectors/"} {
+		if status, _, body := rawStatus(t, "POST", url+p, "", nil, `{"text":"f1"}`); status != 200 {
+			t.Errorf("%s without Content-Type: %d %s", p, status, body)
+		}
+	}
+	if status, _, body := rawStatus(t, "POST", url+"/vectors", "application/json; charset=UTF-8", nil, `{"text":"f1"}`); status != 200 {
+		t.Errorf("charset=UTF-8: %d %s", status, body)
+	}
+}
+
+// TestHostileOverridesCannotWiden: frequent_min = 2^53 makes every word
+// "rare" for the request, but a passage still teaches the memory only the
+// words that are not frequent under the server's settings.
+func TestHostileOverridesCannotWiden(t *testing.T) {
+	_, mem, url := startServer(t, server.DefaultLimits())
+	body := `{"text":"f1 f2 zqnew f3.","config":{"task_type":"passage","frequent_min":9007199254740992,"rare_min":9007199254740992}}`
+	if status, _, resp := testhttp.Post(t, url, "/vectors", body); status != 200 {
+		t.Fatalf("%d %s", status, resp)
+	}
+	for _, w := range []string{"f1", "f2", "f3"} {
+		if c, _ := mem.Contexts(nil, w); len(c) != 0 {
+			t.Errorf("frequent word %s remembered: %q", w, c)
+		}
+	}
+	if c, _ := mem.Contexts(nil, "zqnew"); len(c) != 1 {
+		t.Errorf("the unseen word was not remembered: %q", c)
+	}
+}
+
+// TestHostileRefusedBodyAnswered: a body over the limit is answered 413, read
+// by the client, not reset.
+func TestHostileRefusedBodyAnswered(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBodyBytes = 1 << 20
+	_, _, url := startServer(t, lim)
+	big := `{"texts":["` + strings.Repeat("f1 ", 3<<20/3) + `"]}`
+	for i := range 5 {
+		status, _, body := rawStatus(t, "POST", url+"/vectors/batch", "application/json", nil, big)
+		if status != 413 || !strings.Contains(body, "--max-body-bytes") {
+			t.Fatalf("try %d: %d %.200s", i, status, body)
+		}
+	}
+}
+
+// TestHostileReadyWhileDraining: after SIGTERM (ctx cancelled) /ready answers
+// 503 for --ready-delay before the listener closes.
+func TestHostileReadyWhileDraining(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.ReadyDelay = 500 * time.Millisecond
+	s, _ := newServer(t, lim, "")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- s.Serve(ctx, ln, 5*time.Second) }()
+	if status, _, _ := testhttp.Get(t, url+"/.well-known/ready"); status != 204 {
+		t.Fatalf("ready before shutdown: %d", status)
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	resp, err := http.Get(url + "/.well-known/ready")
+	if err != nil {
+		t.Fatalf("/ready refused while draining: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/ready while draining: %d", resp.StatusCode)
+	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostileDiskFull fills a small tmpfs under the memory (root only): the
+// failing passage gets 507 without any path, /ready says 503, and once space
+// is freed both recover by themselves.
+func TestHostileDiskFull(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a tmpfs")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("mount tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	dir := filepath.Join(mnt, "mem")
+	lim := server.DefaultLimits()
+	s, mem := newServer(t, lim, dir)
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	defer mem.Close()
+	filler := filepath.Join(mnt, "filler")
+	f, _ := os.Create(filler)
+	f.Write(make([]byte, 200<<10))
+	f.Close()
+	var status int
+	var body string
+	acknowledged := int64(0)
+	for i := 0; i < 5000; i++ {
+		text := fmt.Sprintf(`{"text":"Zq%dword %s f1 f2.","config":{"task_type":"passage"}}`, i, strings.Repeat("x", 100))
+		status, _, body = testhttp.Post(t, ts.URL, "/vectors", text)
+		if status != 200 {
+			break
+		}
+		acknowledged++
+	}
+	if status != http.StatusInsufficientStorage || strings.Contains(body, mnt) || strings.Contains(body, "/") {
+		t.Fatalf("disk full: %d %s", status, body)
+	}
+	if n := mem.Stats().Passages; n != acknowledged {
+		t.Errorf("%d passages counted, %d acknowledged: the refused one counts", n, acknowledged)
+	}
+	if st, _, b := testhttp.Get(t, ts.URL+"/.well-known/ready"); st != 503 || strings.Contains(b, mnt) {
+		t.Errorf("/ready with a full disk: %d %s", st, b)
+	}
+	os.Remove(filler)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, _, _ := testhttp.Get(t, ts.URL+"/.well-known/ready")
+		if st == 204 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("/ready never recovered after space was freed")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st, _, b := testhttp.Post(t, ts.URL, "/vectors", `{"text":"Zqafter f1.","config":{"task_type":"passage"}}`); st != 200 {
+		t.Fatalf("after space returned: %d %s", st, b)
+	}
+}
+
+// TestHostileBodyBuffer: bodies are read before a slot, so their total is
+// bounded on its own (--max-body-buffer), counted as bytes arrive: clients
+// holding half-sent bodies make a new body 503, and once they leave, 200.
+func TestHostileBodyBuffer(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.MaxBodyBuffer = 8192
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	var conns []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /vectors HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n{\"text\":\"%s", strings.Repeat("f1 ", 1000))
+		conns = append(conns, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	body := `{"text":"` + strings.Repeat("f2 ", 1000) + `"}`
+	status, hdr, resp := testhttp.Post(t, url, "/vectors", body)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || !strings.Contains(resp, "--max-body-buffer") {
+		t.Errorf("over the body buffer: %d %s", status, resp)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, _, resp = testhttp.Post(t, url, "/vectors", body)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the clients left: %d %s", status, resp)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHostileBusyBigBodyAnswered: a large batch refused because every slot
+// is busy is answered 503 (its body was read first), never reset.
+func TestHostileBusyBigBodyAnswered(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxConcurrent = 1
+	lim.QueueWait = time.Millisecond
+	_, _, url := startServer(t, lim)
+	heavy, _ := json.Marshal(map[string]string{"text": heavyText(15000)})
+	stop := make(chan struct{})
+	held := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := http.Post(url+"/vectors", "application/json", bytes.NewReader(heavy))
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	defer close(stop)
+	<-held
+	texts := make([]string, 1000)
+	for i := range texts {
+		texts[i] = strings.Repeat("f1 f2 f3 ", 100)
+	}
+	big, _ := json.Marshal(map[string][]string{"texts": texts})
+	busy := 0
+	for range 20 {
+		status, _, body := rawStatus(t, "POST", url+"/vectors/batch", "application/json", nil, string(big))
+		switch status {
+		case http.StatusServiceUnavailable:
+			busy++
+		case http.StatusOK:
+		default:
+			t.Fatalf("%d %.200s", status, body)
+		}
+	}
+	if busy == 0 {
+		t.Log("the slot was never busy when the batch arrived (timing); every batch answered 200")
+	}
+}

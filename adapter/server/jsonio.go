@@ -1,0 +1,155 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"syscall"
+	"unicode/utf8"
+)
+
+// httpError is an error with the HTTP status it is answered with.
+type httpError struct {
+	status int
+	msg    string
+	// retryAfter, if set, is sent as the Retry-After header (seconds).
+	retryAfter int
+	// err, if set, is the error answered (errors.Is sees it).
+	err error
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func (e *httpError) Unwrap() error { return e.err }
+
+// internalError answers an error that is not the request's fault without
+// its details (they name files and directories; the log has them): 507 when
+// the disk is full, else 500.
+func internalError(err error) *httpError {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return &httpError{status: http.StatusInsufficientStorage, retryAfter: 10, err: err,
+			msg: "the context memory cannot store passages: no space left on its disk; retry once space is freed"}
+	}
+	return &httpError{status: http.StatusInternalServerError, err: err, msg: "internal error (the server log has the details)"}
+}
+
+// decodeStrict is decodeJSON that also refuses top-level keys other than
+// fields (exact spelling) and duplicate keys at any depth.
+func decodeStrict(body []byte, dst any, fields ...string) error {
+	if err := checkKeys(body, fields...); err != nil {
+		return err
+	}
+	return decodeJSON(body, dst)
+}
+
+func errorf(status int, format string, args ...any) *httpError {
+	return &httpError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// readBody reads at most limit bytes of the request body and checks that it
+// is valid UTF-8.
+func readBody(r *http.Request, limit int64, buf *bytes.Buffer) error {
+	if r.ContentLength > limit {
+		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes (--max-body-bytes)", r.ContentLength, limit)
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("read request body: %v", err), err: err}
+	}
+	if n > limit {
+		return errorf(http.StatusRequestEntityTooLarge, "request body exceeds the limit of %d bytes (--max-body-bytes)", limit)
+	}
+	if !utf8.Valid(buf.Bytes()) {
+		at := firstInvalidUTF8(buf.Bytes())
+		return errorf(http.StatusBadRequest, "request body is not valid UTF-8 (first invalid byte at offset %d)", at)
+	}
+	return nil
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// decodeJSON decodes body into dst strictly: unknown top-level fields and
+// trailing data are errors. Numbers in maps stay json.Number.
+func decodeJSON(body []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		var he *httpError
+		switch {
+		case errors.As(err, &he): // a field's own decoder answered
+			return he
+		case errors.Is(err, io.EOF):
+			return errorf(http.StatusBadRequest, "malformed JSON: empty body")
+		case errors.As(err, &syn):
+			return errorf(http.StatusBadRequest, "malformed JSON at offset %d: %v", syn.Offset, err)
+		case errors.As(err, &typ):
+			return errorf(http.StatusBadRequest, "malformed JSON: field %q: want %s, got a JSON %s", typ.Field, typ.Type, typ.Value)
+		}
+		return errorf(http.StatusBadRequest, "malformed JSON: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errorf(http.StatusBadRequest, "malformed JSON: data after the JSON value (offset %d)", dec.InputOffset())
+	}
+	return nil
+}
+
+// appendFloat32 appends f as encoding/json encodes a float32.
+func appendFloat32(b []byte, f float32) []byte {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return append(b, "null"...) // never produced: vectors are checked finite
+	}
+	abs := math.Abs(x)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, x, format, -1, 32)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendVector appends a JSON array of floats.
+func appendVector(b []byte, v []float32) []byte {
+	b = append(b, '[')
+	for i, f := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFloat32(b, f)
+	}
+	return append(b, ']')
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	enc, err := json.Marshal(s)
+	if err != nil { // cannot happen for a string
+		return append(b, `""`...)
+	}
+	return append(b, enc...)
+}

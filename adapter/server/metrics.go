@@ -1,0 +1,198 @@
+package server
+
+import (
+	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/version"
+	"github.com/text2vec-am/text2vec-am/simd"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of its own.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	inFlight prometheus.Gauge
+	rejected prometheus.Counter
+	// stopped counts requests whose work was cut short, by reason.
+	stopped        *prometheus.CounterVec
+	bodyTimeouts   prometheus.Counter
+	amWordsRefused prometheus.Counter
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "t2vam_http_requests_total",
+			Help: "HTTP requests by path and status code.",
+		}, []string{"path", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "t2vam_http_request_duration_seconds",
+			Help:    "HTTP request latency by path.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"path"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "t2vam_http_in_flight_requests",
+			Help: "HTTP requests being served.",
+		}),
+		rejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "t2vam_http_rejected_busy_total",
+			Help: "Requests answered 503 because every concurrency slot stayed taken for --queue-wait.",
+		}),
+	}
+	m.stopped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "t2vam_requests_stopped_total",
+		Help: "Requests whose work was stopped: the client left (client_gone) or --request-timeout passed (deadline).",
+	}, []string{"reason"})
+	m.bodyTimeouts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_http_body_timeouts_total",
+		Help: "Requests answered 408 because the body did not arrive within --body-timeout.",
+	})
+	m.amWordsRefused = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_texts_refused_am_words_total",
+		Help: "Texts refused because they hold more distinct words needing AM inference than --max-am-words.",
+	})
+	m.reg.MustRegister(buildInfo(), m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.amWordsRefused,
+		&statsCollector{s: s},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// buildInfo is t2vam_build_info: always 1, its labels name the version, the
+// Go version and the SIMD kernels' instruction sets (simd.SetsString).
+func buildInfo() prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "t2vam_build_info",
+		Help: "Always 1; the labels name the text2vec-am version, the Go version and the SIMD kernels' instruction sets.",
+		ConstLabels: prometheus.Labels{"version": version.String(), "goversion": runtime.Version(),
+			"simd": simd.SetsString()},
+	})
+	g.Set(1)
+	return g
+}
+
+// statusWriter records the status code.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (read deadlines).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// instrument counts and times every request.
+func (m *metrics) instrument(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		m.inFlight.Inc()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			m.inFlight.Dec()
+			path := r.URL.Path
+			if _, ok := routes[path]; !ok {
+				path = "other"
+			}
+			code := sw.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			m.requests.WithLabelValues(path, strconv.Itoa(code)).Inc()
+			m.latency.WithLabelValues(path).Observe(time.Since(start).Seconds())
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// statsCollector exports the vectorizer's and the memory's counters at scrape time.
+type statsCollector struct{ s *Server }
+
+var (
+	descWords = prometheus.NewDesc("t2vam_words_total",
+		"Word occurrences vectorized, by the source of their vector (base, amskip, am, dropped).", []string{"source"}, nil)
+	descInferences = prometheus.NewDesc("t2vam_am_inferences_total", "AM forward passes.", nil, nil)
+	descCacheHits  = prometheus.NewDesc("t2vam_am_cache_hits_total",
+		"AM vectors of remembered words taken from the cache.", nil, nil)
+	descCacheMisses = prometheus.NewDesc("t2vam_am_cache_misses_total",
+		"AM vectors of remembered words that had to be computed.", nil, nil)
+	descCacheEntries = prometheus.NewDesc("t2vam_am_cache_entries", "Cached AM vectors.", nil, nil)
+	descMemWords     = prometheus.NewDesc("t2vam_memory_words", "Words in the context memory.", nil, nil)
+	descMemContexts  = prometheus.NewDesc("t2vam_memory_contexts", "Contexts in the context memory.", nil, nil)
+	descMemBytes     = prometheus.NewDesc("t2vam_memory_context_bytes", "Bytes of contexts in the context memory.", nil, nil)
+	descMemRejected  = prometheus.NewDesc("t2vam_memory_rejected_total",
+		"Observations the memory ignored (caps, invalid words).", nil, nil)
+	descMemRecords  = prometheus.NewDesc("t2vam_memory_log_records_total", "Records appended to the memory log.", nil, nil)
+	descMemPassages = prometheus.NewDesc("t2vam_memory_passages", "Passages counted for the sif-collection weighting.", nil, nil)
+	descMemDFWords  = prometheus.NewDesc("t2vam_memory_df_words", "Distinct words whose document frequency is counted.", nil, nil)
+	descMemDFReject = prometheus.NewDesc("t2vam_memory_df_rejected_total",
+		"New words of counted passages not counted (--memory-max-df-words reached, or an invalid word).", nil, nil)
+	descMemDamaged = prometheus.NewDesc("t2vam_memory_damaged_files",
+		"Damaged memory files found at startup (their intact records salvaged; see memory check).", nil, nil)
+	descMemSkipped = prometheus.NewDesc("t2vam_memory_damaged_bytes",
+		"Bytes of damaged memory files that held no intact record.", nil, nil)
+	descMemWriteFailed = prometheus.NewDesc("t2vam_memory_write_failed",
+		"1 while the memory cannot store passages (a failed write, e.g. a full disk), else 0.", nil, nil)
+)
+
+func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
+		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject,
+		descMemDamaged, descMemSkipped, descMemWriteFailed} {
+		ch <- d
+	}
+}
+
+func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.s.vec.Stats()
+	for _, src := range []vectorizer.Source{vectorizer.SourceBase, vectorizer.SourceAMSkip, vectorizer.SourceAM, vectorizer.SourceDropped} {
+		ch <- prometheus.MustNewConstMetric(descWords, prometheus.CounterValue, float64(st.WordsBySource[src]), string(src))
+	}
+	ch <- prometheus.MustNewConstMetric(descInferences, prometheus.CounterValue, float64(st.AMInferences))
+	ch <- prometheus.MustNewConstMetric(descCacheHits, prometheus.CounterValue, float64(st.CacheHits))
+	ch <- prometheus.MustNewConstMetric(descCacheMisses, prometheus.CounterValue, float64(st.CacheMisses))
+	ch <- prometheus.MustNewConstMetric(descCacheEntries, prometheus.GaugeValue, float64(st.CacheEntries))
+	if c.s.mem != nil {
+		ms := c.s.mem.Stats()
+		ch <- prometheus.MustNewConstMetric(descMemWords, prometheus.GaugeValue, float64(ms.Words))
+		ch <- prometheus.MustNewConstMetric(descMemContexts, prometheus.GaugeValue, float64(ms.Contexts))
+		ch <- prometheus.MustNewConstMetric(descMemBytes, prometheus.GaugeValue, float64(ms.ContextBytes))
+		ch <- prometheus.MustNewConstMetric(descMemRejected, prometheus.CounterValue, float64(ms.Rejected))
+		ch <- prometheus.MustNewConstMetric(descMemRecords, prometheus.CounterValue, float64(ms.Records))
+		ch <- prometheus.MustNewConstMetric(descMemPassages, prometheus.GaugeValue, float64(ms.Passages))
+		ch <- prometheus.MustNewConstMetric(descMemDFWords, prometheus.GaugeValue, float64(ms.DocFreqWords))
+		ch <- prometheus.MustNewConstMetric(descMemDFReject, prometheus.CounterValue, float64(ms.DocFreqRejected))
+		var skipped int64
+		for _, d := range ms.Damaged {
+			skipped += d.SkippedBytes
+		}
+		ch <- prometheus.MustNewConstMetric(descMemDamaged, prometheus.GaugeValue, float64(len(ms.Damaged)))
+		ch <- prometheus.MustNewConstMetric(descMemSkipped, prometheus.GaugeValue, float64(skipped))
+		failed := 0.0
+		if ms.WriteError != "" {
+			failed = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descMemWriteFailed, prometheus.GaugeValue, failed)
+	}
+}

@@ -1,0 +1,680 @@
+// Package server is the HTTP inference server a stock Weaviate calls during
+// import and search (`text2vec-am serve`, whose flags package command reads),
+// speaking Weaviate v1.39.0's text2vec-transformers contract (also used by
+// text2vec-model2vec): the endpoints, their authentication and admission, and
+// the metrics.
+//
+// Endpoints:
+//
+//	GET  /.well-known/live    204 while the process runs
+//	GET  /.well-known/ready   204 when serving, 503 while shutting down
+//	GET  /meta                version, model name, dimensions, vocabulary sizes, memory size, limits
+//	POST /vectors             {"text","config":{"task_type","pooling_strategy","dimensions",…}} → {"text","dims","vector"}
+//	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
+//	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
+//	GET  /metrics             Prometheus metrics
+//	POST /memory/v1/learn     the shared-memory API (package memoryapi), when the server has a memory
+//	POST /memory/v1/lookup
+//
+// Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
+// Weaviate's client reads it.
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/version"
+	"github.com/text2vec-am/text2vec-am/simd"
+)
+
+// Limits bound what one request may ask for.
+type Limits struct {
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64
+	// MaxTextBytes bounds one text.
+	MaxTextBytes int
+	// MaxWords bounds the words of one text.
+	MaxWords int
+	// MaxBatch bounds the texts of one /vectors/batch request.
+	MaxBatch int
+	// MaxConcurrent bounds the vectorizing requests in flight; more wait up
+	// to QueueWait for a slot and are then answered 503 with Retry-After.
+	MaxConcurrent int
+	// QueueWait is how long a request waits for a slot.
+	QueueWait time.Duration
+	// BodyTimeout bounds the reading of a request body, which happens before
+	// the request waits for a slot (408 when it passes).
+	BodyTimeout time.Duration
+	// MaxBodyBuffer bounds the bytes of request bodies held at once (being
+	// received, waiting for a slot or being served), counted as they arrive;
+	// a body that would exceed it gets 503 + Retry-After.
+	MaxBodyBuffer int64
+	// RequestTimeout bounds the work of one request; the vectorizer stops
+	// when it passes (503) or when the client leaves.
+	RequestTimeout time.Duration
+	// MaxCollections bounds the collections whose passage counts the memory
+	// API keeps (learn naming one more gets 507).
+	MaxCollections int
+	// ReadyDelay is how long /.well-known/ready answers 503 on shutdown
+	// before the listener closes (at most the drain time).
+	ReadyDelay time.Duration
+	// Explain bounds the /explain answers; NoExplain turns /explain off (403):
+	// it returns remembered contexts verbatim to anyone who can query.
+	Explain   vectorizer.ExplainLimits
+	NoExplain bool
+	// AuthToken, if set, is the bearer token /explain and the memory API
+	// need (--auth-token-file); Exposed reports a listener reachable beyond
+	// loopback, where without a token those endpoints are off (auth.go).
+	AuthToken string
+	Exposed   bool
+}
+
+// DefaultLimits returns 8 MiB bodies, 1 MiB texts, 100,000 words per text,
+// 1,024 texts per batch, 4×GOMAXPROCS concurrent requests, a 1 s queue wait,
+// 30 s to send a body, 60 s of work per request, 1 s of not-ready before
+// the listener closes, and vectorizer.DefaultExplainLimits.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxBodyBytes:   8 << 20,
+		MaxTextBytes:   1 << 20,
+		MaxWords:       100_000,
+		MaxBatch:       1024,
+		MaxConcurrent:  4 * runtime.GOMAXPROCS(0),
+		QueueWait:      time.Second,
+		BodyTimeout:    30 * time.Second,
+		MaxBodyBuffer:  256 << 20,
+		RequestTimeout: 60 * time.Second,
+		ReadyDelay:     time.Second,
+		MaxCollections: 64,
+		Explain:        vectorizer.DefaultExplainLimits(),
+	}
+}
+
+// Validate reports the first limit out of range, naming its flag.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxBodyBytes < 64:
+		return fmt.Errorf("--max-body-bytes %d: want ≥ 64", l.MaxBodyBytes)
+	case l.MaxTextBytes < 1:
+		return fmt.Errorf("--max-text-bytes %d: want ≥ 1", l.MaxTextBytes)
+	case l.MaxWords < 1:
+		return fmt.Errorf("--max-words %d: want ≥ 1", l.MaxWords)
+	case l.MaxBatch < 1:
+		return fmt.Errorf("--max-batch %d: want ≥ 1", l.MaxBatch)
+	case l.MaxConcurrent < 1:
+		return fmt.Errorf("--max-concurrent %d: want ≥ 1", l.MaxConcurrent)
+	case l.QueueWait < 0:
+		return fmt.Errorf("--queue-wait %v: want ≥ 0", l.QueueWait)
+	case l.MaxBodyBuffer < l.MaxBodyBytes:
+		return fmt.Errorf("--max-body-buffer %d: want ≥ --max-body-bytes (%d)", l.MaxBodyBuffer, l.MaxBodyBytes)
+	case l.BodyTimeout <= 0:
+		return fmt.Errorf("--body-timeout %v: want > 0", l.BodyTimeout)
+	case l.RequestTimeout <= 0:
+		return fmt.Errorf("--request-timeout %v: want > 0", l.RequestTimeout)
+	case l.ReadyDelay < 0:
+		return fmt.Errorf("--ready-delay %v: want ≥ 0", l.ReadyDelay)
+	case l.MaxCollections < 1 || l.MaxCollections > memory.MaxCollections:
+		return fmt.Errorf("--max-collections %d: want 1 … %d", l.MaxCollections, memory.MaxCollections)
+	}
+	return nil
+}
+
+// Server serves a Vectorizer over HTTP.
+type Server struct {
+	vec       *vectorizer.Vectorizer
+	mem       *memory.Memory // nil: no memory
+	modelName string
+	limits    Limits
+	log       *slog.Logger
+	sem       chan struct{}
+	bodyBytes atomic.Int64 // bytes of bodies held now (Limits.MaxBodyBuffer)
+	ready     atomic.Bool
+	bufs      sync.Pool
+	metrics   *metrics
+	handler   http.Handler
+	memAPI    *memoryAPI // nil without a memory
+}
+
+// NewServer returns a server for v. mem is the memory v uses (nil: none); the
+// server closes it when Serve ends. modelName is reported by /meta.
+func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, limits Limits, log *slog.Logger) (*Server, error) {
+	if err := limits.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{
+		vec:       v,
+		mem:       mem,
+		modelName: modelName,
+		limits:    limits,
+		log:       log,
+		sem:       make(chan struct{}, limits.MaxConcurrent),
+	}
+	s.bufs.New = func() any { return new(bytes.Buffer) }
+	s.metrics = newMetrics(s)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/live", s.live)
+	mux.HandleFunc("GET /.well-known/ready", s.readyz)
+	mux.HandleFunc("GET /meta", s.meta)
+	mux.HandleFunc("POST /vectors", s.limited(s.vectors))
+	mux.HandleFunc("POST /vectors/{$}", s.limited(s.vectors)) // the Python inference containers accept both
+	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
+	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	if mem != nil {
+		s.memAPI = newMemoryAPI(v, mem, s.limits.MaxCollections, s.limits.NoExplain)
+		s.memAPI.register(s, mux)
+	}
+	mux.HandleFunc("/", s.notFound)
+	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
+	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.writeError(w, errorf(http.StatusForbidden, "cross-origin browser requests are refused"))
+	}))
+	s.handler = s.metrics.instrument(xo.Handler(mux))
+	s.ready.Store(true)
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Registry returns the server's Prometheus registry.
+func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
+
+// Serve serves on ln until ctx is cancelled, then stops accepting, reports
+// not-ready, drains the requests in flight (at most drain long), and closes
+// the memory (fsync and snapshot).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "model", s.modelName, "dim", s.vec.Dim())
+	var serveErr error
+	select {
+	case err := <-errc:
+		serveErr = fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+		s.ready.Store(false)
+		// Load balancers and probes see 503 before the listener closes.
+		s.log.Info("shutting down: not ready", "ready_delay", min(s.limits.ReadyDelay, drain))
+		time.Sleep(min(s.limits.ReadyDelay, drain))
+		s.log.Info("shutting down: draining requests", "timeout", drain)
+		sctx, cancel := context.WithTimeout(context.Background(), drain)
+		if err := srv.Shutdown(sctx); err != nil {
+			serveErr = fmt.Errorf("drain requests: %w", err)
+			srv.Close()
+		}
+		cancel()
+		<-errc
+	}
+	if s.memAPI != nil {
+		if err := s.memAPI.close(); err != nil {
+			serveErr = errors.Join(serveErr, err)
+		}
+	}
+	if s.mem != nil {
+		if err := s.mem.Close(); err != nil {
+			s.log.Error("flush context memory", "err", err)
+			serveErr = errors.Join(serveErr, fmt.Errorf("flush context memory: %w", err))
+		} else {
+			st := s.mem.Stats()
+			s.log.Info("context memory flushed", "dir", st.Dir, "words", st.Words, "contexts", st.Contexts, "passages", st.Passages)
+		}
+	}
+	return serveErr
+}
+
+func (s *Server) live(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	if !s.ready.Load() {
+		s.writeError(w, errorf(http.StatusServiceUnavailable, "shutting down"))
+		return
+	}
+	if s.mem != nil {
+		if err := s.mem.WriteErr(); err != nil {
+			he := internalError(err)
+			s.writeError(w, errorf(http.StatusServiceUnavailable, "passages cannot be stored: %s", he.msg))
+			return
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// limited reads the body (admit), then runs h holding one of the
+// MaxConcurrent slots, under a context that ends with the client or after
+// RequestTimeout.
+func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buffer) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		buf := s.bufs.Get().(*bytes.Buffer)
+		buf.Reset()
+		defer func() {
+			if buf.Cap() <= 1<<20 {
+				s.bufs.Put(buf)
+			}
+		}()
+		held := &bodyBudget{s: s}
+		defer held.release()
+		r.Body = budgetReader{r.Body, held}
+		if err := s.admit(w, r, buf); err != nil {
+			s.writeError(w, err)
+			return
+		}
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			t := time.NewTimer(s.limits.QueueWait)
+			select {
+			case s.sem <- struct{}{}:
+				t.Stop()
+			case <-t.C:
+				s.metrics.rejected.Inc()
+				s.writeError(w, &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+					msg: fmt.Sprintf("server busy: %d requests in flight (--max-concurrent); retry later", s.limits.MaxConcurrent)})
+				return
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		defer func() { <-s.sem }()
+		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
+		defer cancel()
+		if err := h(ctx, w, buf); err != nil {
+			s.writeError(w, s.stopped(err))
+		}
+	}
+}
+
+// writeError answers err as {"error": "..."}.
+func (s *Server) writeError(w http.ResponseWriter, err error) {
+	var he *httpError
+	if !errors.As(err, &he) {
+		// Internal errors name files and directories: the log gets them, the client not.
+		s.log.Error("request failed", "err", err)
+		he = internalError(err)
+	} else if he.status >= 500 && he.status != http.StatusServiceUnavailable {
+		s.log.Error("request failed", "status", he.status, "err", he.msg)
+	}
+	if he.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(he.retryAfter))
+	}
+	body := append(appendString([]byte(`{"error":`), he.msg), '}')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(he.status)
+	w.Write(body)
+}
+
+func writeJSON(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+}
+
+// requestConfig is the parsed "config" of a request.
+type requestConfig struct {
+	task taskSetting
+	opts vectorizer.Options
+}
+
+type taskSetting struct {
+	task vectorizer.Task
+	set  bool
+}
+
+// parseConfig splits Weaviate's keys (task_type, pooling_strategy,
+// dimensions) from the vectorizer's overrides; any other key is an error.
+func (s *Server) parseConfig(cm requestConfigMap) (requestConfig, error) {
+	cfg := cm.values()
+	rc := requestConfig{opts: s.vec.Options()}
+	var rest map[string]any
+	for k, v := range cfg {
+		switch k {
+		case "task_type":
+			str, ok := v.(string)
+			if !ok {
+				return rc, errorf(http.StatusBadRequest, "config key %q: want a string", k)
+			}
+			t, err := vectorizer.ParseTask(str)
+			if err != nil {
+				return rc, errorf(http.StatusBadRequest, "config key %q: %v", k, err)
+			}
+			rc.task = taskSetting{task: t, set: true}
+		case "pooling_strategy":
+			// Weaviate sends its transformer pooling setting ("masked_mean" by
+			// default); word vectors are combined by "weighting" instead.
+			if _, ok := v.(string); !ok && v != nil {
+				return rc, errorf(http.StatusBadRequest, "config key %q: want a string", k)
+			}
+		case "dimensions":
+			if v == nil {
+				continue
+			}
+			n, ok := v.(json.Number)
+			d, err := n.Int64()
+			if !ok || err != nil {
+				return rc, errorf(http.StatusBadRequest, "config key %q: want an integer", k)
+			}
+			if d != int64(s.vec.Dim()) {
+				return rc, errorf(http.StatusBadRequest, "config key %q = %d: this model's vectors have %d dimensions and cannot be shortened", k, d, s.vec.Dim())
+			}
+		default:
+			if rest == nil {
+				rest = make(map[string]any, len(cfg))
+			}
+			rest[k] = v
+		}
+	}
+	if rest != nil {
+		o, err := rc.opts.WithOverrides(rest)
+		if err != nil {
+			return rc, errorf(http.StatusBadRequest, "%v", err)
+		}
+		rc.opts = o
+	}
+	return rc, nil
+}
+
+// checkText enforces the per-text limits; i < 0 for a single text.
+func (s *Server) checkText(text string, i int) error {
+	where := "text"
+	if i >= 0 {
+		where = fmt.Sprintf("texts[%d]", i)
+	}
+	if len(text) > s.limits.MaxTextBytes {
+		return errorf(http.StatusRequestEntityTooLarge, "%s has %d bytes, more than the limit of %d (--max-text-bytes)", where, len(text), s.limits.MaxTextBytes)
+	}
+	// Every word takes at least one byte and a separator, so short texts
+	// cannot exceed the word limit; count only when they might.
+	if (len(text)+1)/2 > s.limits.MaxWords {
+		// Counting builds no word; the vectorizer tokenizes the text once.
+		if n := s.vec.Model().Tokenizer.CountWords(text, len(text)); n > s.limits.MaxWords {
+			return errorf(http.StatusRequestEntityTooLarge, "%s has %d words, more than the limit of %d (--max-words)", where, n, s.limits.MaxWords)
+		}
+	}
+	return nil
+}
+
+// vectorError maps a vectorizer error to an HTTP error.
+func vectorError(err error, where string) error {
+	if errors.Is(err, vectorizer.ErrNoWords) {
+		return errorf(http.StatusUnprocessableEntity, "%s: %v", where, err)
+	}
+	if errors.Is(err, vectorizer.ErrTooManyAMWords) {
+		return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("%s: %v (--max-am-words)", where, err), err: err}
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
+// vecRequest is what Weaviate's transformers client sends (it also sends
+// dims, vector and error, always empty).
+type vecRequest struct {
+	Text   *string          `json:"text"`
+	Dims   int              `json:"dims"`
+	Vector []float32        `json:"vector"`
+	Error  string           `json:"error"`
+	Config requestConfigMap `json:"config"`
+}
+
+// textRequest is what the bodies of /vectors and /explain share: one text and
+// the per-request config.
+type textRequest struct {
+	Text   *string          `json:"text"`
+	Config requestConfigMap `json:"config"`
+}
+
+// parseTextRequest checks a decoded single-text request: the text is present
+// and within the limits, the config keys are known and valid.
+func (s *Server) parseTextRequest(req textRequest) (string, requestConfig, error) {
+	if req.Text == nil {
+		return "", requestConfig{}, errorf(http.StatusBadRequest, "field \"text\" is required")
+	}
+	rc, err := s.parseConfig(req.Config)
+	if err != nil {
+		return "", requestConfig{}, err
+	}
+	if err := s.checkText(*req.Text, -1); err != nil {
+		return "", requestConfig{}, err
+	}
+	return *req.Text, rc, nil
+}
+
+func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	var req vecRequest
+	if err := decodeStrict(body.Bytes(), &req, "text", "dims", "vector", "error", "config"); err != nil {
+		return err
+	}
+	text, rc, err := s.parseTextRequest(textRequest{Text: req.Text, Config: req.Config})
+	if err != nil {
+		return err
+	}
+	vec, err := s.vec.VectorizeContext(ctx, text, rc.task.task, rc.opts)
+	if err != nil {
+		return vectorError(err, "vectorize")
+	}
+	out := body.AvailableBuffer()[:0] // the request body is decoded; reuse its buffer
+	out = append(out, `{"text":`...)
+	out = appendString(out, text)
+	out = append(out, `,"dims":`...)
+	out = strconv.AppendInt(out, int64(len(vec)), 10)
+	out = append(out, `,"vector":`...)
+	out = appendVector(out, vec)
+	out = append(out, '}')
+	writeJSON(w, out)
+	return nil
+}
+
+// batchRequest is the body of /vectors/batch.
+type batchRequest struct {
+	Texts  textList         `json:"texts"`
+	Config requestConfigMap `json:"config"`
+}
+
+func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	req := batchRequest{Texts: textList{limit: s.limits.MaxBatch}}
+	if err := decodeStrict(body.Bytes(), &req, "texts", "config"); err != nil {
+		return err
+	}
+	if !req.Texts.set {
+		return errorf(http.StatusBadRequest, "field \"texts\" is required")
+	}
+	rc, err := s.parseConfig(req.Config)
+	if err != nil {
+		return err
+	}
+	for i, t := range req.Texts.texts {
+		if err := s.checkText(t, i); err != nil {
+			return err
+		}
+	}
+	vecs, errs := s.vec.VectorizeBatchContext(ctx, req.Texts.texts, rc.task.task, rc.opts)
+	if err := ctx.Err(); err != nil {
+		return err // not a 200 with every text failed: the request was stopped
+	}
+	for _, e := range errs {
+		if errors.Is(e, vectorizer.ErrTooManyAMWords) {
+			s.metrics.amWordsRefused.Inc()
+		}
+	}
+	out := body.AvailableBuffer()[:0]
+	out = append(out, `{"dims":`...)
+	out = strconv.AppendInt(out, int64(s.vec.Dim()), 10)
+	out = append(out, `,"vectors":[`...)
+	for i, v := range vecs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if v == nil {
+			out = append(out, "null"...)
+		} else {
+			out = appendVector(out, v)
+		}
+	}
+	out = append(out, `],"errors":[`...)
+	for i, e := range errs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if e == nil {
+			out = append(out, "null"...)
+		} else {
+			out = appendString(out, e.Error())
+		}
+	}
+	out = append(out, "]}"...)
+	writeJSON(w, out)
+	return nil
+}
+
+func (s *Server) explain(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	if s.limits.NoExplain {
+		return errorf(http.StatusForbidden, "/explain is turned off on this server (--explain off)")
+	}
+	var req textRequest
+	if err := decodeStrict(body.Bytes(), &req, "text", "config"); err != nil {
+		return err
+	}
+	text, rc, err := s.parseTextRequest(req)
+	if err != nil {
+		return err
+	}
+	if rc.task.set && rc.task.task == vectorizer.TaskPassage {
+		return errorf(http.StatusBadRequest, "config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
+	}
+	ex, err := s.vec.ExplainContext(ctx, text, rc.opts, s.limits.Explain)
+	if err != nil {
+		return vectorError(err, "explain")
+	}
+	out, err := json.Marshal(struct {
+		Text string `json:"text"`
+		Dims int    `json:"dims"`
+		*vectorizer.Explanation
+	}{text, len(ex.Vector), ex})
+	if err != nil {
+		return fmt.Errorf("encode explanation: %w", err)
+	}
+	writeJSON(w, out)
+	return nil
+}
+
+// metaResponse is the body of /meta; Weaviate shows it as the module's meta.
+type metaResponse struct {
+	Version    string         `json:"version"` // version.String
+	Model      metaModel      `json:"model"`
+	Vectorizer metaVectorizer `json:"vectorizer"`
+	Memory     *metaMemory    `json:"memory"`
+	Limits     metaLimits     `json:"limits"`
+}
+
+// metaLimits are the limits a client meets (the flags of the same names).
+type metaLimits struct {
+	MaxBodyBytes  int64 `json:"max_body_bytes"`
+	MaxTextBytes  int   `json:"max_text_bytes"`
+	MaxWords      int   `json:"max_words"`
+	MaxBatch      int   `json:"max_batch"`
+	MaxConcurrent int   `json:"max_concurrent"`
+	Explain       bool  `json:"explain"` // whether /explain answers (--explain)
+}
+
+type metaModel struct {
+	Name            string `json:"name"`
+	Dimensions      int    `json:"dimensions"`
+	Mode            string `json:"mode"`
+	BaseVocabulary  int    `json:"base_vocabulary"`
+	NgramVocabulary int    `json:"ngram_vocabulary"`
+	HasCounts       bool   `json:"has_counts"`
+}
+
+type metaVectorizer struct {
+	Weighting   string  `json:"weighting"`
+	SIFA        float64 `json:"sif_a"`
+	FrequentMin int64   `json:"frequent_min"`
+	RareMin     int64   `json:"rare_min"`
+	MaxContexts int     `json:"max_contexts"`
+	// SIMD names, per kernel, the instruction set that runs it (simd.Sets).
+	SIMD map[string]string `json:"simd"`
+}
+
+type metaMemory struct {
+	Words    int    `json:"words"`
+	Contexts int    `json:"contexts"`
+	Passages int64  `json:"passages"` // counted for sif-collection
+	Bytes    int64  `json:"bytes"`
+	ReadOnly bool   `json:"read_only"`
+	Persist  bool   `json:"persistent"`
+	Sync     string `json:"sync"`
+}
+
+// simdSets returns simd.Sets as a map from kernel to set.
+func simdSets() map[string]string {
+	sets := map[string]string{}
+	for _, k := range simd.Sets() {
+		sets[k.Kernel] = k.Set
+	}
+	return sets
+}
+
+func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
+	m := s.vec.Model()
+	o := s.vec.Options()
+	resp := metaResponse{
+		Version: version.String(),
+		Model: metaModel{
+			Name:            s.modelName,
+			Dimensions:      m.Dim,
+			Mode:            m.Mode.String(),
+			BaseVocabulary:  m.Base.Len(),
+			NgramVocabulary: m.Vocab.Len(),
+			HasCounts:       m.Base.Counts != nil,
+		},
+		Vectorizer: metaVectorizer{
+			Weighting:   o.Weighting.String(),
+			SIFA:        o.SIFA,
+			FrequentMin: o.FrequentMin,
+			RareMin:     o.RareMin,
+			MaxContexts: o.MaxContexts,
+			SIMD:        simdSets(),
+		},
+		Limits: metaLimits{MaxBodyBytes: s.limits.MaxBodyBytes, MaxTextBytes: s.limits.MaxTextBytes,
+			MaxWords: s.limits.MaxWords, MaxBatch: s.limits.MaxBatch, MaxConcurrent: s.limits.MaxConcurrent,
+			Explain: !s.limits.NoExplain},
+	}
+	if s.mem != nil {
+		st := s.mem.Stats()
+		resp.Memory = &metaMemory{Words: st.Words, Contexts: st.Contexts, Passages: st.Passages, Bytes: st.ContextBytes,
+			ReadOnly: st.ReadOnly, Persist: st.Dir != "", Sync: st.Sync}
+	}
+	out, err := json.Marshal(resp)
+	if err != nil {
+		s.writeError(w, fmt.Errorf("encode meta: %w", err))
+		return
+	}
+	writeJSON(w, out)
+}
