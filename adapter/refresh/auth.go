@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
 
 // APIKeyEnv is the environment variable holding Weaviate's API key, as
@@ -15,7 +17,7 @@ const APIKeyEnv = "WEAVIATE_API_KEY"
 // wrong, or its user may not do what refresh asks. errors.As finds it, and
 // the HTTPError it wraps, through refresh's errors.
 type AuthError struct {
-	*HTTPError
+	*weaviateapi.HTTPError
 	// KeySent reports whether the request carried an API key.
 	KeySent bool
 }
@@ -39,15 +41,21 @@ func (e *AuthError) Error() string {
 // Unwrap returns the HTTP answer.
 func (e *AuthError) Unwrap() error { return e.HTTPError }
 
-// callWeaviate is doJSON for a call to Weaviate: it sends the API key and
+// callWeaviate is weaviateapi.Call for a call to Weaviate: it sends the API key and
 // turns a 401 or 403 answer into an *AuthError.
 func (o *Options) callWeaviate(ctx context.Context, method, url string, body, out any) error {
-	err := doJSON(ctx, o.HTTP, method, url, o.APIKey, body, out)
-	var he *HTTPError
+	err := weaviateapi.Call(ctx, o.HTTP, method, url, o.APIKey, body, out)
+	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden) {
 		return &AuthError{HTTPError: he, KeySent: o.APIKey != ""}
 	}
 	return err
+}
+
+// call is callWeaviate of a path under o.Weaviate: the weaviateapi.Caller
+// of refresh's calls to Weaviate.
+func (o *Options) call(ctx context.Context, method, path string, body, out any) error {
+	return o.callWeaviate(ctx, method, o.Weaviate+path, body, out)
 }
 
 // checkAPIKey refuses a key that cannot travel in an Authorization header.

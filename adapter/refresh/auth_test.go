@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 )
 
@@ -76,7 +77,7 @@ func TestRunSendsTheAPIKeyToWeaviateOnly(t *testing.T) {
 	} {
 		_, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: vec, Class: "Doc", Batch: 10, APIKey: c.key, All: true})
 		var ae *AuthError
-		var he *HTTPError
+		var he *weaviateapi.HTTPError
 		if !errors.As(err, &ae) || !errors.As(err, &he) || he.Status != c.status || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("key %q: error %v, want an AuthError (status %d) saying %q", c.key, err, c.status, c.want)
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -233,7 +234,7 @@ func (r *run) pass(ctx context.Context) error {
 // next lists the page after the cursor and returns it with the objects
 // on it not listed before: ids come in ascending order, so one not after
 // the cursor was.
-func (r *run) next(ctx context.Context) (page, fresh []object, err error) {
+func (r *run) next(ctx context.Context) (page, fresh []weaviateapi.Object, err error) {
 	if page, err = r.list(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -247,7 +248,7 @@ func (r *run) next(ctx context.Context) (page, fresh []object, err error) {
 
 // advance moves the cursor to the last id of page; stalled counts the
 // pages in a row that did not move it, and too many is an error.
-func (r *run) advance(page []object, stalled *int) error {
+func (r *run) advance(page []weaviateapi.Object, stalled *int) error {
 	if l := strings.ToLower(page[len(page)-1].ID); l > r.state.After {
 		r.state.After, *stalled = l, 0
 	} else if *stalled++; *stalled >= maxStalledPages {
@@ -258,62 +259,25 @@ func (r *run) advance(page []object, stalled *int) error {
 
 // count returns the number of objects in the collection.
 func (r *run) count(ctx context.Context) (int, error) {
-	q := fmt.Sprintf("{ Aggregate { %s%s { meta { count } } } }", r.class, tenantArg(r.o.Tenant))
-	var ans struct {
-		Data struct {
-			Aggregate map[string][]struct {
-				Meta struct {
-					Count int `json:"count"`
-				} `json:"meta"`
-			} `json:"Aggregate"`
-		} `json:"data"`
-		Errors []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
+	n, err := weaviateapi.Count(ctx, r.o.call, r.class, r.o.Tenant)
+	if err != nil {
+		return 0, fmt.Errorf("refresh: %w", err)
 	}
-	if err := r.o.callWeaviate(ctx, http.MethodPost, r.o.Weaviate+"/v1/graphql", map[string]any{"query": q}, &ans); err != nil {
-		return 0, fmt.Errorf("refresh: count %s: %w", r.class, err)
-	}
-	if len(ans.Errors) > 0 {
-		return 0, fmt.Errorf("refresh: count %s: %s", r.class, ans.Errors[0].Message)
-	}
-	agg := ans.Data.Aggregate[r.class]
-	if len(agg) != 1 {
-		return 0, fmt.Errorf("refresh: count %s: no answer", r.class)
-	}
-	return agg[0].Meta.Count, nil
-}
-
-func tenantArg(tenant string) string {
-	if tenant == "" {
-		return ""
-	}
-	b, _ := json.Marshal(tenant)
-	return "(tenant: " + string(b) + ")"
+	return n, nil
 }
 
 // list returns the next page of objects after the cursor, with vectors.
-func (r *run) list(ctx context.Context) ([]object, error) {
-	q := url.Values{"class": {r.class}, "include": {"vector"}, "limit": {fmt.Sprint(r.o.Batch)}}
-	if r.textOnly {
-		q.Del("include")
+func (r *run) list(ctx context.Context) ([]weaviateapi.Object, error) {
+	objs, err := weaviateapi.List(ctx, r.o.call, r.class, r.o.Tenant, r.state.After, r.o.Batch, !r.textOnly)
+	if err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
 	}
-	if r.state.After != "" {
-		q.Set("after", r.state.After)
-	}
-	if r.o.Tenant != "" {
-		q.Set("tenant", r.o.Tenant)
-	}
-	page := objectPage{limit: r.o.Batch}
-	if err := r.o.callWeaviate(ctx, http.MethodGet, r.o.Weaviate+"/v1/objects?"+q.Encode(), nil, &page); err != nil {
-		return nil, fmt.Errorf("refresh: list %s after %q: %w", r.class, r.state.After, err)
-	}
-	return page.Objects, nil
+	return objs, nil
 }
 
 // page vectorizes one page for every target and writes the objects whose
 // vectors changed.
-func (r *run) page(ctx context.Context, objs []object) error {
+func (r *run) page(ctx context.Context, objs []weaviateapi.Object) error {
 	fresh := make([][][]float32, len(r.targets)) // fresh[t][i]: target t's new vector of objs[i]
 	failed := make([]bool, len(objs))
 	texted := make([]bool, len(objs)) // some target has text for objs[i]
@@ -358,7 +322,7 @@ func (r *run) page(ctx context.Context, objs []object) error {
 
 // rewrite returns obj as it is with the new vectors, and whether any of
 // them differs from the stored one (always with All).
-func (r *run) rewrite(obj *object, fresh [][][]float32, i int) (map[string]any, bool) {
+func (r *run) rewrite(obj *weaviateapi.Object, fresh [][][]float32, i int) (map[string]any, bool) {
 	changed := r.o.All
 	named := map[string]any{}
 	for name, raw := range obj.Vectors {
@@ -374,7 +338,7 @@ func (r *run) rewrite(obj *object, fresh [][][]float32, i int) (map[string]any, 
 			continue
 		}
 		if !changed {
-			changed = model.Cosine(obj.vectorOf(t.Name), v) < 1-r.o.Tolerance
+			changed = model.Cosine(obj.VectorOf(t.Name), v) < 1-r.o.Tolerance
 		}
 		if t.Name == "" {
 			w["vector"] = v
@@ -388,9 +352,16 @@ func (r *run) rewrite(obj *object, fresh [][][]float32, i int) (map[string]any, 
 	return w, changed
 }
 
+// batchVectors is the answer of a text2vec-am server's /vectors/batch.
+type batchVectors struct {
+	Dims    int         `json:"dims"`
+	Vectors [][]float32 `json:"vectors"`
+	Errors  []*string   `json:"errors"`
+}
+
 // vectorize returns target t's current vector of every object (nil for an
 // object with no text, or one the vectorizer refused: fails[i]).
-func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([][]float32, []bool, error) {
+func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []weaviateapi.Object) ([][]float32, []bool, error) {
 	vecs := make([][]float32, len(objs))
 	fails := make([]bool, len(objs))
 	var texts []string
@@ -415,7 +386,7 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([
 	if r.o.Vectorizer == "" { // Weaviate's endpoint of the in-process module
 		err = r.o.callWeaviate(ctx, http.MethodPost, r.vecURLs[ti], body, &ans)
 	} else {
-		err = doJSON(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], "", body, &ans)
+		err = weaviateapi.Call(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], "", body, &ans)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("refresh: vectorize %d objects of %s (%s): %w", len(texts), r.class, t.label(), err)
@@ -443,17 +414,8 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []object) ([
 // write sends the rewritten objects in one batch and fails on any object
 // Weaviate refused.
 func (r *run) write(ctx context.Context, writes []map[string]any) error {
-	var answers []batchAnswer
-	if err := r.o.callWeaviate(ctx, http.MethodPost, r.o.Weaviate+"/v1/batch/objects", map[string]any{"objects": writes}, &answers); err != nil {
-		return fmt.Errorf("refresh: write %d objects of %s: %w", len(writes), r.class, err)
-	}
-	if len(answers) != len(writes) {
-		return fmt.Errorf("refresh: write %d objects of %s: %d answers", len(writes), r.class, len(answers))
-	}
-	for i, a := range answers {
-		if a.Result.Errors != nil && len(a.Result.Errors.Error) > 0 {
-			return fmt.Errorf("refresh: Weaviate refused object %v of %s: %s", writes[i]["id"], r.class, a.Result.Errors.Error[0].Message)
-		}
+	if err := weaviateapi.Batch(ctx, r.o.call, writes, ""); err != nil {
+		return fmt.Errorf("refresh: %s: %w", r.class, err)
 	}
 	return nil
 }

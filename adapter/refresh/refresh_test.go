@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -22,7 +23,7 @@ import (
 type fakeWeaviate struct {
 	mu      sync.Mutex
 	schema  string
-	objs    map[string]*object
+	objs    map[string]*weaviateapi.Object
 	writes  int
 	repeat  bool // list the first page again once, as a moving cursor may
 	stuck   bool // ignore "after": list the first page again and again
@@ -41,7 +42,7 @@ func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.list(w, r)
 	case r.URL.Path == "/v1/batch/objects":
 		var body struct {
-			Objects []object `json:"objects"`
+			Objects []weaviateapi.Object `json:"objects"`
 		}
 		json.NewDecoder(r.Body).Decode(&body)
 		var ans []map[string]any
@@ -82,7 +83,7 @@ func (f *fakeWeaviate) list(w http.ResponseWriter, r *http.Request) {
 		f.repeat = false
 		after = "" // the cursor jumps back to the start
 	}
-	var page []*object
+	var page []*weaviateapi.Object
 	for _, id := range ids {
 		if id > after && len(page) < limit {
 			page = append(page, f.objs[id])
@@ -137,7 +138,7 @@ const namedSchema = `{"class":"Doc","vectorConfig":{
 // newFake holds n objects; the stored "am" vector is current for the even
 // ones and stale for the odd ones; "other" is a vector refresh must keep.
 func newFake(t *testing.T, n int) (*fakeWeaviate, *httptest.Server) {
-	f := &fakeWeaviate{schema: namedSchema, objs: map[string]*object{}}
+	f := &fakeWeaviate{schema: namedSchema, objs: map[string]*weaviateapi.Object{}}
 	for i := range n {
 		id := fmt.Sprintf("00000000-0000-0000-0000-%012d", i)
 		text := fmt.Sprintf("doc %d %s", i, strings.Repeat("x", i%5))
@@ -151,7 +152,7 @@ func newFake(t *testing.T, n int) (*fakeWeaviate, *httptest.Server) {
 			am[0] += 1e-5 // float noise, as two requests may give: still current
 		}
 		amRaw, _ := json.Marshal(am)
-		f.objs[id] = &object{ID: id, Class: "Doc", Properties: map[string]any{"text": text, "note": "skipped"},
+		f.objs[id] = &weaviateapi.Object{ID: id, Class: "Doc", Properties: map[string]any{"text": text, "note": "skipped"},
 			Vectors: map[string]json.RawMessage{"am": amRaw, "other": json.RawMessage(`[9,9,9]`)}}
 	}
 	srv := httptest.NewServer(f)
@@ -181,7 +182,7 @@ func TestRunWritesOnlyChangedVectorsAndKeepsOthers(t *testing.T) {
 		}
 		text := o.Properties["text"].(string)
 		want := []float32{float32(len(text)), float32(strings.Count(text, "x")) + 1}
-		if got := o.vectorOf("am"); text != "fail here" && model.Cosine(got, want) < 1-1e-9 {
+		if got := o.VectorOf("am"); text != "fail here" && model.Cosine(got, want) < 1-1e-9 {
 			t.Errorf("object %s: am vector %v, want %v", id, got, want)
 		}
 	}

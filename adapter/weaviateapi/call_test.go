@@ -1,4 +1,4 @@
-package refresh
+package weaviateapi
 
 import (
 	"context"
@@ -19,12 +19,12 @@ func TestRetryWaitCapped(t *testing.T) {
 		{0, "", 100 * time.Millisecond},
 		{2, "junk", 400 * time.Millisecond},
 		{0, "3", 3 * time.Second},
-		{0, "100000", maxRetryAfter},
-		{0, "99999999999999999", maxRetryAfter},
-		{0, "2147483647", maxRetryAfter},
+		{0, "100000", MaxRetryAfter},
+		{0, "99999999999999999", MaxRetryAfter},
+		{0, "2147483647", MaxRetryAfter},
 	} {
-		if got := retryWait(c.attempt, c.header); got != c.want {
-			t.Errorf("retryWait(%d, %q) = %v, want %v", c.attempt, c.header, got, c.want)
+		if got := RetryWait(c.attempt, c.header); got != c.want {
+			t.Errorf("RetryWait(%d, %q) = %v, want %v", c.attempt, c.header, got, c.want)
 		}
 	}
 }
@@ -50,8 +50,8 @@ func TestPageLargerThanAskedRefused(t *testing.T) {
 		wantErr bool
 	}{{100, false}, {101, true}, {16885, true}, {0, false}} {
 		n = c.n
-		page := objectPage{limit: 100}
-		err := doJSON(context.Background(), ts.Client(), http.MethodGet, ts.URL, "", nil, &page)
+		page := Page{Limit: 100}
+		err := Call(context.Background(), ts.Client(), http.MethodGet, ts.URL, "", nil, &page)
 		switch {
 		case c.wantErr && (err == nil || !strings.Contains(err.Error(), "more than the 100 objects asked for")):
 			t.Errorf("%d objects: %v", c.n, err)
@@ -59,7 +59,7 @@ func TestPageLargerThanAskedRefused(t *testing.T) {
 			t.Errorf("%d objects: %d decoded, %v", c.n, len(page.Objects), err)
 		}
 	}
-	page := objectPage{limit: 100}
+	page := Page{Limit: 100}
 	if err := page.UnmarshalJSON([]byte(`{"objects":null}`)); err != nil || len(page.Objects) != 0 {
 		t.Errorf("null objects: %v", err)
 	}

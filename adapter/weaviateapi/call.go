@@ -1,0 +1,116 @@
+// Package weaviateapi calls Weaviate's REST and GraphQL API as text2vec-am
+// uses it: JSON calls retried while the server is busy, answers bounded in
+// size, pages of the object cursor, batches and counts. It imports no
+// Weaviate code.
+package weaviateapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// MaxAnswerBytes bounds every HTTP answer Call reads (a page of 1,000
+// objects with 1,536-d vectors is about 30 MB).
+const MaxAnswerBytes = 512 << 20
+
+// HTTPError is a non-2xx answer.
+type HTTPError struct {
+	Method, URL string
+	Status      int
+	Body        string
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("%s %s: status %d: %.500s", e.Method, e.URL, e.Status, e.Body)
+}
+
+// busyRetries is how often Call retries an answer 503 or 429.
+const busyRetries = 6
+
+// Call sends body (JSON-encoded unless nil) to url, with apiKey as a bearer
+// token unless it is empty, and decodes a 2xx answer into out (unless nil).
+// 503 and 429 answers are retried (up to 6 times, honouring Retry-After up
+// to MaxRetryAfter, and logging each wait), as a busy Weaviate or text2vec-am
+// server asks; other non-2xx answers are an *HTTPError. url must not hold
+// credentials: it is named in errors and logs.
+func Call(ctx context.Context, hc *http.Client, method, url, apiKey string, body, out any) error {
+	var data []byte
+	if body != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("encode %s %s: %w", method, url, err)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		status, header, raw, err := send(ctx, hc, method, url, apiKey, data, body != nil)
+		if err != nil {
+			return err
+		}
+		if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && attempt < busyRetries {
+			wait := RetryWait(attempt, header.Get("Retry-After"))
+			slog.Info("the server is busy; waiting before retrying", "url", url, "status", status, "wait", wait)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			continue
+		}
+		if status/100 != 2 {
+			return &HTTPError{Method: method, URL: url, Status: status, Body: string(raw)}
+		}
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("%s %s: decode answer: %w (%.300s)", method, url, err, raw)
+		}
+		return nil
+	}
+}
+
+// send makes one request and reads its answer, at most MaxAnswerBytes.
+func send(ctx context.Context, hc *http.Client, method, url, apiKey string, data []byte, isJSON bool) (int, http.Header, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	if isJSON {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
+	resp.Body.Close()
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("%s %s: read answer: %w", method, url, err)
+	}
+	if len(raw) > MaxAnswerBytes {
+		return 0, nil, nil, fmt.Errorf("%s %s: answer larger than %d bytes", method, url, MaxAnswerBytes)
+	}
+	return resp.StatusCode, resp.Header, raw, nil
+}
+
+// MaxRetryAfter caps the wait a Retry-After asks for.
+const MaxRetryAfter = 60 * time.Second
+
+// RetryWait is the wait before retry attempt+1: the Retry-After seconds
+// (at most MaxRetryAfter), else a backoff from 100 ms doubling.
+func RetryWait(attempt int, retryAfter string) time.Duration {
+	if s, err := strconv.Atoi(retryAfter); err == nil && s > 0 {
+		return min(time.Duration(min(s, 1<<20))*time.Second, MaxRetryAfter)
+	}
+	return time.Duration(1<<min(attempt, 20)) * 100 * time.Millisecond
+}
