@@ -108,6 +108,30 @@ func (m *Memory) offerLocked(o Observation) (word, ctx string, evicted []string,
 	return o.Word, ctx, evicted, true
 }
 
+// Admitted appends to dst the observations of obs that Remember would keep
+// now (budget aside), each context cut as Remember cuts it: a valid word and
+// context not kept yet whose hash is among the word's MaxContexts smallest.
+// A memory holding some of another's observations admits every observation
+// the other keeps, so a copy of a memory kept elsewhere sends it only the
+// observations that can change it.
+func (m *Memory) Admitted(dst, obs []Observation) []Observation {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, o := range obs {
+		if o.Word == "" || len(o.Word) > m.opts.MaxWordBytes || !utf8.ValidString(o.Word) || !utf8.ValidString(o.Context) {
+			continue
+		}
+		ctx := CutContext(o.Context, o.Word, m.opts.MaxContextBytes)
+		if ctx == "" {
+			continue
+		}
+		if e := m.words[o.Word]; e == nil || e.admits(contextHash(m.opts.Seed, ctx), ctx, m.opts.MaxContexts) {
+			dst = append(dst, Observation{Word: o.Word, Context: ctx})
+		}
+	}
+	return dst
+}
+
 // admits reports whether (h, ctx) would enter the bottom-k of e.
 func (e *entry) admits(h uint64, ctx string, k int) bool {
 	i, found := e.search(h, ctx)

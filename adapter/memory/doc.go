@@ -81,7 +81,7 @@
 // (bottom-k; contextHash: FNV-1a of the context's bytes, xor Options.Seed,
 // through the splitmix64 finalizer; ties by content), in ascending order of
 // the hash. A passage is counted once: CountPassages remembers its content
-// hash (passageHash of its tokens) and a passage whose hash it remembers
+// hash (PassageHash of its tokens) and a passage whose hash it remembers
 // counts nothing. Both are set operations, idempotent and commutative, so
 // two memories that saw the same observations and passages, in any order and
 // with any of them resent, hold the same memory byte for byte (Export) as long
@@ -92,6 +92,16 @@
 // again). Two distinct passages with the same tokens are one passage; two with
 // different tokens and the same 64-bit hash (odds about n/2^64 for n
 // remembered) are one too.
+//
+// # Copies
+//
+// A memory in RAM may be a copy of a memory kept elsewhere (in Weaviate,
+// read by several servers): Admitted tells which observations can change
+// it, and so the only ones worth storing there; CountHashed counts passages
+// stored as their content hash and distinct words exactly as their tokens
+// would be counted; Counted tells a passage already counted. Since every
+// change is a set operation, a copy that read the same observations and
+// passages, in any order, holds the same memory.
 //
 // # Budget
 //

@@ -25,13 +25,51 @@ func (m *Memory) CountPassage(words []string) error {
 // in one log write: when the write fails none of them was counted; when
 // only the fsync of SyncAlways fails, all of them were.
 //
-// A passage is counted once: its content hash (passageHash of its tokens) is
+// A passage is counted once: its content hash (PassageHash of its tokens) is
 // remembered, and a passage whose hash is remembered counts nothing, so a
 // resent or retried passage, or two passages of the same tokens, count once.
 // The most recent MaxPassageHashes distinct passages are remembered (oldest
 // forgotten first); a passage resent after that many others counts again.
 func (m *Memory) CountPassages(passages [][]string) error {
-	if len(passages) == 0 {
+	return m.countPassages(len(passages), func(i int) (uint64, []string) {
+		return PassageHash(passages[i]), passages[i]
+	})
+}
+
+// Passage is a passage identified by its content hash: Hash is PassageHash
+// of its tokens, Words are its words (its tokens, or only its distinct ones).
+type Passage struct {
+	Hash  uint64
+	Words []string
+}
+
+// CountHashed counts each passage as CountPassages does, identified by its
+// Hash rather than by the hash of its Words: a copy of a memory kept
+// elsewhere counts a passage stored as its hash and its distinct words as
+// the memory that saw its tokens counted it. A Hash of 0 is refused.
+func (m *Memory) CountHashed(passages []Passage) error {
+	for i, p := range passages {
+		if p.Hash == 0 {
+			return fmt.Errorf("count passages: passage %d has no content hash", i)
+		}
+	}
+	return m.countPassages(len(passages), func(i int) (uint64, []string) {
+		return passages[i].Hash, passages[i].Words
+	})
+}
+
+// Counted reports whether the passage of content hash h is counted (its
+// hash is among the remembered ones).
+func (m *Memory) Counted(h uint64) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.seen.contains(h)
+}
+
+// countPassages counts the n passages passage returns (hash and words), in
+// one log write, each whose hash is not remembered.
+func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) error {
+	if n == 0 {
 		return nil
 	}
 	var before, rejected int64 // the counts before, to take them back
@@ -40,9 +78,9 @@ func (m *Memory) CountPassages(passages [][]string) error {
 	return m.change(func(buf []byte, persist bool) ([]byte, int) {
 		before, rejected = m.passages, m.dfRejected
 		added, counted = added[:0], counted[:0]
-		n := 0
-		for _, words := range passages {
-			h := passageHash(words)
+		records := 0
+		for i := range n {
+			h, words := passage(i)
 			if m.seen.contains(h) {
 				continue
 			}
@@ -51,9 +89,9 @@ func (m *Memory) CountPassages(passages [][]string) error {
 			counted = append(counted, words)
 			var k int
 			buf, k = m.countLocked(buf, words, h, persist)
-			n += k
+			records += k
 		}
-		return buf, n
+		return buf, records
 	}, func() {
 		m.uncountLocked(counted, before, rejected)
 		for i := len(added) - 1; i >= 0; i-- {

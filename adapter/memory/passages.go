@@ -81,9 +81,10 @@ func mix64(h uint64) uint64 {
 	return h
 }
 
-// passageHash is the content hash of a passage: FNV-1a over its tokens, each
-// followed by the byte 0xff (which UTF-8 text never holds), then mix64; never 0.
-func passageHash(words []string) uint64 {
+// PassageHash is the content hash that identifies a passage (CountPassages):
+// FNV-1a over its tokens, each followed by the byte 0xff (which UTF-8 text
+// never holds), then mix64; never 0.
+func PassageHash(words []string) uint64 {
 	h := uint64(fnvOffset)
 	for _, w := range words {
 		h = fnv1a(h, w)
