@@ -129,14 +129,18 @@ func (c *Client) post(ctx context.Context, path string, req, out any) error {
 	return nil
 }
 
-// learn sends what rec recorded; it returns the passages the holder now
-// counts for collection (-1 when there was nothing to send).
-func (c *Client) learn(ctx context.Context, collection string, rec *recorder) (int64, error) {
-	if len(rec.obs) == 0 && len(rec.passages) == 0 {
+// learn sends lesson; it returns the passages the holder now counts for
+// collection (-1 when there was nothing to send).
+func (c *Client) learn(ctx context.Context, collection string, lesson vectorizer.Lesson) (int64, error) {
+	if len(lesson.Observations) == 0 && len(lesson.Passages) == 0 {
 		return -1, nil
 	}
+	obs := make([]Observation, len(lesson.Observations))
+	for i, o := range lesson.Observations {
+		obs[i] = Observation{Word: o.Word, Context: o.Context}
+	}
 	var resp LearnResponse
-	if err := c.post(ctx, PathLearn, LearnRequest{Collection: collection, Observations: rec.obs, Passages: rec.passages}, &resp); err != nil {
+	if err := c.post(ctx, PathLearn, LearnRequest{Collection: collection, Observations: obs, Passages: lesson.Passages}, &resp); err != nil {
 		return 0, err
 	}
 	return resp.Passages, c.pins.check(collection, resp.Passages)
@@ -149,23 +153,11 @@ func (c *Client) learn(ctx context.Context, collection string, rec *recorder) (i
 // collection (-1 when the texts taught nothing).
 func (c *Client) Learn(ctx context.Context, v *vectorizer.Vectorizer, collection string, texts []string,
 	opts vectorizer.Options) (passages int64, refused int, err error) {
-	if err := opts.Validate(); err != nil {
-		return 0, 0, err
-	}
-	rec := &recorder{}
-	rv, err := v.WithStores(rec, rec, nil)
+	lesson, refused, err := v.Lesson(texts, opts)
 	if err != nil {
-		return 0, 0, err
+		return 0, refused, err
 	}
-	for _, t := range texts {
-		// A text refused for its AM words teaches nothing: it gets no vector.
-		if _, err := rv.LearnPassage(t, opts); errors.Is(err, vectorizer.ErrTooManyAMWords) {
-			refused++
-		} else if err != nil {
-			return 0, refused, fmt.Errorf("teach: %w", err)
-		}
-	}
-	passages, err = c.learn(ctx, collection, rec)
+	passages, err = c.learn(ctx, collection, lesson)
 	return passages, refused, err
 }
 

@@ -35,37 +35,6 @@ func (v *view) DocFreqs(dst []int64, words []string) int64 {
 	return v.passages
 }
 
-// recorder collects what teaching texts would write to a memory, to send it
-// to the holder in one request.
-type recorder struct {
-	mu       sync.Mutex
-	obs      []Observation
-	passages [][]string
-}
-
-func (r *recorder) Remember(obs []memory.Observation) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, o := range obs {
-		r.obs = append(r.obs, Observation{Word: o.Word, Context: o.Context})
-	}
-	return nil
-}
-
-func (r *recorder) CountPassage(words []string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.passages = append(r.passages, append([]string(nil), words...)) // the caller reuses words
-	return nil
-}
-
-func (r *recorder) ReadOnly() bool                                     { return false }
-func (r *recorder) Contexts(dst []string, _ string) ([]string, uint64) { return dst, 0 }
-func (r *recorder) DocFreqs(dst []int64, words []string) int64 {
-	clear(dst[:len(words)])
-	return 0
-}
-
 // contextCache keeps the contexts the holder sent, by word, so that a
 // lookup only transfers the contexts that changed since. It is dropped when
 // the holder's epoch changes and when it is full.

@@ -89,6 +89,11 @@ type Vectorizer struct {
 	seen      runeSet     // the runes of the model's n-grams and words
 	chars     bool        // words AM gives nothing get character vectors (a model with a form)
 
+	cnt *counters // shared with the vectorizers WithStores makes of this one
+}
+
+// counters are the cumulative counts Stats reports.
+type counters struct {
 	nBase, nAMSkip, nAM, nDropped atomic.Int64
 	inferences, hits, misses      atomic.Int64
 }
@@ -113,6 +118,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		opts:  opts,
 		dim:   m.Dim,
 		cache: newAMCache(),
+		cnt:   &counters{},
 	}
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
@@ -747,10 +753,10 @@ func (n *sourceCounts) used() int64 { return n.base + n.amSkip + n.am }
 
 // addSourceCounts adds the counts of one text to the vectorizer's Stats.
 func (v *Vectorizer) addSourceCounts(n sourceCounts) {
-	v.nBase.Add(n.base)
-	v.nAMSkip.Add(n.amSkip)
-	v.nAM.Add(n.am)
-	v.nDropped.Add(n.dropped)
+	v.cnt.nBase.Add(n.base)
+	v.cnt.nAMSkip.Add(n.amSkip)
+	v.cnt.nAM.Add(n.am)
+	v.cnt.nDropped.Add(n.dropped)
 }
 
 // normalizeSum scales acc to unit L2 norm; a zero sum (the word vectors
@@ -779,7 +785,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	off := len(w.amVecs)
 	if cacheable {
 		if vec, ok := v.cache.get(key, version); ok {
-			v.hits.Add(1)
+			v.cnt.hits.Add(1)
 			clear(w.ctxTexts[:cap(w.ctxTexts)])
 			if vec == nil {
 				return -1
@@ -787,11 +793,11 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 			w.amVecs = append(w.amVecs, vec...)
 			return off
 		}
-		v.misses.Add(1)
+		v.cnt.misses.Add(1)
 	}
 	v.contextIDs(w, word)
 	exp := v.m.Infer(w.ws, word, w.ctxIDs, w.amVec)
-	v.inferences.Add(1)
+	v.cnt.inferences.Add(1)
 	ok := !isZero(w.amVec) && finite(w.amVec)
 	if we != nil {
 		explainContexts(w, ex, we, exp)
@@ -987,14 +993,14 @@ type Stats struct {
 func (v *Vectorizer) Stats() Stats {
 	return Stats{
 		WordsBySource: map[Source]int64{
-			SourceBase:    v.nBase.Load(),
-			SourceAMSkip:  v.nAMSkip.Load(),
-			SourceAM:      v.nAM.Load(),
-			SourceDropped: v.nDropped.Load(),
+			SourceBase:    v.cnt.nBase.Load(),
+			SourceAMSkip:  v.cnt.nAMSkip.Load(),
+			SourceAM:      v.cnt.nAM.Load(),
+			SourceDropped: v.cnt.nDropped.Load(),
 		},
-		AMInferences: v.inferences.Load(),
-		CacheHits:    v.hits.Load(),
-		CacheMisses:  v.misses.Load(),
+		AMInferences: v.cnt.inferences.Load(),
+		CacheHits:    v.cnt.hits.Load(),
+		CacheMisses:  v.cnt.misses.Load(),
 		CacheEntries: v.cache.len(),
 	}
 }

@@ -18,7 +18,7 @@ func newAMCache() *amCache { return &amCache{entries: make(map[cacheKey]cacheEnt
 // passage counts in df: for example a snapshot of a remote memory taken for
 // one request (adapter/memoryapi). It does no per-row work, so it is cheap
 // enough to make per request. cache (nil: a new one) keeps its AM vectors;
-// its statistics are its own.
+// its counts of words, inferences and cache lookups add to v's (Stats).
 func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cache) (*Vectorizer, error) {
 	if store == nil || df == nil {
 		return nil, errors.New("vectorizer with stores: want a context store and a document-frequency store")
@@ -40,6 +40,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		seen:      v.seen,
 		chars:     v.chars,
 		cache:     cache.c,
+		cnt:       v.cnt,
 		df:        df,
 		dfInStore: true,
 	}
