@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
@@ -143,7 +144,7 @@ func serve(ctx context.Context, c serveConfig) error {
 		mem.Close()
 		return err
 	}
-	srv, err := server.NewServer(v, mem, name, c.lim, c.log)
+	srv, err := server.NewServer(v, memstore.NewLocal(mem), name, c.lim, c.log)
 	if err != nil {
 		mem.Close()
 		return err

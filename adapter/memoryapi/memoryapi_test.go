@@ -15,6 +15,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/testhttp"
@@ -267,7 +268,7 @@ func TestMaxCollections(t *testing.T) {
 	}
 	lim := server.DefaultLimits()
 	lim.MaxCollections = 2
-	srv, err := server.NewServer(v, mem, "test", lim, testhttp.Quiet())
+	srv, err := server.NewServer(v, memstore.NewLocal(mem), "test", lim, testhttp.Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestMaxCollections(t *testing.T) {
 		t.Errorf("the shared memory counted %d passages, want 3 (the refused one counts nothing)", p)
 	}
 	lim.MaxCollections = 0
-	if _, err := server.NewServer(v, mem, "test", lim, testhttp.Quiet()); err == nil || !strings.Contains(err.Error(), "--max-collections") {
+	if _, err := server.NewServer(v, memstore.NewLocal(mem), "test", lim, testhttp.Quiet()); err == nil || !strings.Contains(err.Error(), "--max-collections") {
 		t.Errorf("--max-collections 0: %v, want an error naming the flag", err)
 	}
 }

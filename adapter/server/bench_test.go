@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/testhttp"
@@ -45,7 +46,7 @@ func BenchmarkHTTP(b *testing.B) {
 	lim := server.DefaultLimits()
 	lim.MaxConcurrent = 256 // measure the server, not the 503 path
 	lim.QueueWait = time.Minute
-	srv, err := server.NewServer(v, mem, desc, lim, testhttp.Quiet())
+	srv, err := server.NewServer(v, memstore.NewLocal(mem), desc, lim, testhttp.Quiet())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/testhttp"
@@ -51,7 +52,7 @@ func BenchmarkUnseenWords(b *testing.B) {
 		b.Fatal(err)
 	}
 	lim := server.DefaultLimits()
-	srv, err := server.NewServer(v, mem, desc, lim, testhttp.Quiet())
+	srv, err := server.NewServer(v, memstore.NewLocal(mem), desc, lim, testhttp.Quiet())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 )
 
 // httpError is an error with the HTTP status it is answered with.
@@ -31,6 +33,10 @@ func (e *httpError) Unwrap() error { return e.err }
 // its details (they name files and directories; the log has them): 507 when
 // the disk is full, else 500.
 func internalError(err error) *httpError {
+	if errors.Is(err, memstore.ErrUnavailable) {
+		// A memory kept elsewhere (its errors name no file and no credential).
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1, err: err, msg: err.Error() + "; retry later"}
+	}
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return &httpError{status: http.StatusInsufficientStorage, retryAfter: 10, err: err,
 			msg: "the context memory cannot store passages: no space left on its disk; retry once space is freed"}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/simd"
@@ -159,7 +160,8 @@ var (
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
 		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject,
-		descMemDamaged, descMemSkipped, descMemWriteFailed} {
+		descMemDamaged, descMemSkipped, descMemWriteFailed, descRemoteReady, descRemoteObjects, descRemoteQueued,
+		descRemoteWritten, descRemoteWriteErrors, descRemoteRefreshes} {
 		ch <- d
 	}
 }
@@ -173,8 +175,9 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descCacheHits, prometheus.CounterValue, float64(st.CacheHits))
 	ch <- prometheus.MustNewConstMetric(descCacheMisses, prometheus.CounterValue, float64(st.CacheMisses))
 	ch <- prometheus.MustNewConstMetric(descCacheEntries, prometheus.GaugeValue, float64(st.CacheEntries))
-	if c.s.mem != nil {
-		ms := c.s.mem.Stats()
+	if c.s.store != nil {
+		ss := c.s.store.Stats()
+		ms := ss.Memory
 		ch <- prometheus.MustNewConstMetric(descMemWords, prometheus.GaugeValue, float64(ms.Words))
 		ch <- prometheus.MustNewConstMetric(descMemContexts, prometheus.GaugeValue, float64(ms.Contexts))
 		ch <- prometheus.MustNewConstMetric(descMemBytes, prometheus.GaugeValue, float64(ms.ContextBytes))
@@ -194,5 +197,42 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 			failed = 1
 		}
 		ch <- prometheus.MustNewConstMetric(descMemWriteFailed, prometheus.GaugeValue, failed)
+		if ss.Remote != nil {
+			collectRemote(ch, ss.Remote)
+		}
+	}
+}
+
+var (
+	descRemoteReady = prometheus.NewDesc("t2vam_memory_weaviate_ready",
+		"1 while the copy of the memory kept in Weaviate is read and current (not loading, last refresh good), else 0.", nil, nil)
+	descRemoteObjects = prometheus.NewDesc("t2vam_memory_weaviate_objects",
+		"Objects of the memory kept in Weaviate that this server's copy holds, by scope.", []string{"scope"}, nil)
+	descRemoteQueued = prometheus.NewDesc("t2vam_memory_weaviate_queued_writes",
+		"Lessons waiting to be written to the memory kept in Weaviate.", nil, nil)
+	descRemoteWritten = prometheus.NewDesc("t2vam_memory_weaviate_written_objects_total",
+		"Objects written to the memory kept in Weaviate.", nil, nil)
+	descRemoteWriteErrors = prometheus.NewDesc("t2vam_memory_weaviate_write_errors_total",
+		"Failed writes to the memory kept in Weaviate (the requests got 503).", nil, nil)
+	descRemoteRefreshes = prometheus.NewDesc("t2vam_memory_weaviate_refreshes_total",
+		"Reads of the memory kept in Weaviate, by kind: probe (a count), incremental (recent objects), full (every object), error.",
+		[]string{"kind"}, nil)
+)
+
+// collectRemote exports the state of a memory kept in Weaviate.
+func collectRemote(ch chan<- prometheus.Metric, r *memstore.RemoteStats) {
+	ready := 0.0
+	if r.State == "ready" {
+		ready = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descRemoteReady, prometheus.GaugeValue, ready)
+	for scope, sc := range r.Scopes {
+		ch <- prometheus.MustNewConstMetric(descRemoteObjects, prometheus.GaugeValue, float64(sc.Objects), scope)
+	}
+	ch <- prometheus.MustNewConstMetric(descRemoteQueued, prometheus.GaugeValue, float64(r.QueuedWrites))
+	ch <- prometheus.MustNewConstMetric(descRemoteWritten, prometheus.CounterValue, float64(r.Written))
+	ch <- prometheus.MustNewConstMetric(descRemoteWriteErrors, prometheus.CounterValue, float64(r.WriteErrors))
+	for kind, n := range r.Refreshes {
+		ch <- prometheus.MustNewConstMetric(descRemoteRefreshes, prometheus.CounterValue, float64(n), kind)
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/simd"
@@ -139,7 +140,8 @@ func (l Limits) Validate() error {
 // Server serves a Vectorizer over HTTP.
 type Server struct {
 	vec       *vectorizer.Vectorizer
-	mem       *memory.Memory // nil: no memory
+	store     memstore.Store // nil: no memory
+	vz        memstore.Store // store, or a Local without a memory
 	modelName string
 	limits    Limits
 	log       *slog.Logger
@@ -152,9 +154,11 @@ type Server struct {
 	memAPI    *memoryAPI // nil without a memory
 }
 
-// NewServer returns a server for v. mem is the memory v uses (nil: none); the
-// server closes it when Serve ends. modelName is reported by /meta.
-func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, limits Limits, log *slog.Logger) (*Server, error) {
+// NewServer returns a server for v. store is the context memory (nil: none):
+// a memstore.Local must be the memory v was made over, and only then does the
+// server answer the memory API; the server closes it when Serve ends.
+// modelName is reported by /meta.
+func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string, limits Limits, log *slog.Logger) (*Server, error) {
 	if err := limits.Validate(); err != nil {
 		return nil, err
 	}
@@ -163,11 +167,15 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	}
 	s := &Server{
 		vec:       v,
-		mem:       mem,
+		store:     store,
+		vz:        store,
 		modelName: modelName,
 		limits:    limits,
 		log:       log,
 		sem:       make(chan struct{}, limits.MaxConcurrent),
+	}
+	if store == nil {
+		s.vz = memstore.NewLocal(nil)
 	}
 	s.bufs.New = func() any { return new(bytes.Buffer) }
 	s.metrics = newMetrics(s)
@@ -180,8 +188,8 @@ func NewServer(v *vectorizer.Vectorizer, mem *memory.Memory, modelName string, l
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	if mem != nil {
-		s.memAPI = newMemoryAPI(v, mem, s.limits.MaxCollections, s.limits.NoExplain)
+	if local, ok := store.(*memstore.Local); ok {
+		s.memAPI = newMemoryAPI(v, local.Memory(), s.limits.MaxCollections, s.limits.NoExplain)
 		s.memAPI.register(s, mux)
 	}
 	mux.HandleFunc("/", s.notFound)
@@ -239,13 +247,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 			serveErr = errors.Join(serveErr, err)
 		}
 	}
-	if s.mem != nil {
-		if err := s.mem.Close(); err != nil {
+	if s.store != nil {
+		if err := s.store.Close(); err != nil {
 			s.log.Error("flush context memory", "err", err)
 			serveErr = errors.Join(serveErr, fmt.Errorf("flush context memory: %w", err))
 		} else {
-			st := s.mem.Stats()
-			s.log.Info("context memory flushed", "dir", st.Dir, "words", st.Words, "contexts", st.Contexts, "passages", st.Passages)
+			st := s.store.Stats()
+			s.log.Info("context memory flushed", "backend", st.Backend, "dir", st.Memory.Dir, "words", st.Memory.Words,
+				"contexts", st.Memory.Contexts, "passages", st.Memory.Passages)
 		}
 	}
 	return serveErr
@@ -258,8 +267,8 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		s.writeError(w, errorf(http.StatusServiceUnavailable, "shutting down"))
 		return
 	}
-	if s.mem != nil {
-		if err := s.mem.WriteErr(); err != nil {
+	if s.store != nil {
+		if err := s.store.Ready(); err != nil {
 			he := internalError(err)
 			s.writeError(w, errorf(http.StatusServiceUnavailable, "passages cannot be stored: %s", he.msg))
 			return
@@ -475,8 +484,12 @@ func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes
 	if err != nil {
 		return err
 	}
-	vec, err := s.vec.VectorizeContext(ctx, text, rc.task.task, rc.opts)
+	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", []string{text}, rc.task.task, rc.opts)
 	if err != nil {
+		return err
+	}
+	vec := vecs[0]
+	if err := errs[0]; err != nil {
 		return vectorError(err, "vectorize")
 	}
 	out := body.AvailableBuffer()[:0] // the request body is decoded; reuse its buffer
@@ -514,7 +527,10 @@ func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.B
 			return err
 		}
 	}
-	vecs, errs := s.vec.VectorizeBatchContext(ctx, req.Texts.texts, rc.task.task, rc.opts)
+	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", req.Texts.texts, rc.task.task, rc.opts)
+	if err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err // not a 200 with every text failed: the request was stopped
 	}
@@ -568,7 +584,11 @@ func (s *Server) explain(ctx context.Context, w http.ResponseWriter, body *bytes
 	if rc.task.set && rc.task.task == vectorizer.TaskPassage {
 		return errorf(http.StatusBadRequest, "config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
 	}
-	ex, err := s.vec.ExplainContext(ctx, text, rc.opts, s.limits.Explain)
+	rv, err := s.vz.Reader(s.vec, "")
+	if err != nil {
+		return err
+	}
+	ex, err := rv.ExplainContext(ctx, text, rc.opts, s.limits.Explain)
 	if err != nil {
 		return vectorError(err, "explain")
 	}
@@ -623,6 +643,7 @@ type metaVectorizer struct {
 }
 
 type metaMemory struct {
+	Backend  string `json:"backend"` // local or weaviate
 	Words    int    `json:"words"`
 	Contexts int    `json:"contexts"`
 	Passages int64  `json:"passages"` // counted for sif-collection
@@ -630,6 +651,8 @@ type metaMemory struct {
 	ReadOnly bool   `json:"read_only"`
 	Persist  bool   `json:"persistent"`
 	Sync     string `json:"sync"`
+	// Weaviate describes a memory kept in Weaviate (backend weaviate).
+	Weaviate *memstore.RemoteStats `json:"weaviate,omitempty"`
 }
 
 // simdSets returns simd.Sets as a map from kernel to set.
@@ -666,10 +689,12 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 			MaxWords: s.limits.MaxWords, MaxBatch: s.limits.MaxBatch, MaxConcurrent: s.limits.MaxConcurrent,
 			Explain: !s.limits.NoExplain},
 	}
-	if s.mem != nil {
-		st := s.mem.Stats()
-		resp.Memory = &metaMemory{Words: st.Words, Contexts: st.Contexts, Passages: st.Passages, Bytes: st.ContextBytes,
-			ReadOnly: st.ReadOnly, Persist: st.Dir != "", Sync: st.Sync}
+	if s.store != nil {
+		ss := s.store.Stats()
+		st := ss.Memory
+		resp.Memory = &metaMemory{Backend: ss.Backend, Words: st.Words, Contexts: st.Contexts, Passages: st.Passages,
+			Bytes: st.ContextBytes, ReadOnly: st.ReadOnly, Persist: st.Dir != "" || ss.Remote != nil, Sync: st.Sync,
+			Weaviate: ss.Remote}
 	}
 	out, err := json.Marshal(resp)
 	if err != nil {

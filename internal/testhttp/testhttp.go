@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -36,7 +37,7 @@ func NewServer(t testing.TB, m *model.Model, lim server.Limits, memDir string, r
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.NewServer(v, mem, "test-model", lim, Quiet())
+	s, err := server.NewServer(v, memstore.NewLocal(mem), "test-model", lim, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
