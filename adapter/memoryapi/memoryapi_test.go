@@ -31,26 +31,6 @@ func mustClient(tb testing.TB, ts *httptest.Server) *memoryapi.Client {
 	return c
 }
 
-// corpus is passages with rare and unseen words among frequent ones.
-func corpus(n int) []string {
-	var words []string
-	for i := range 200 {
-		words = append(words, testmodel.FrequentWord(i))
-	}
-	for i := range 30 {
-		words = append(words, testmodel.RareWord(i), fmt.Sprintf("jargon%d", i%10))
-	}
-	return testmodel.Passages(words, n, 30, 11)
-}
-
-func queries() []string {
-	var qs []string
-	for i := range 10 {
-		qs = append(qs, fmt.Sprintf("%s jargon%d %s %s", testmodel.FrequentWord(i), i, testmodel.RareWord(i), testmodel.FrequentWord(i+50)))
-	}
-	return qs
-}
-
 func cos(a, b []float32) float64 {
 	var ab, aa, bb float64
 	for i := range a {
@@ -97,7 +77,7 @@ func TestOneMemoryOneVector(t *testing.T) {
 		t.Fatal(err)
 	}
 	separate := []*vectorizer.Vectorizer{mustVectorizer(t, m), mustVectorizer(t, m)}
-	passages := corpus(40)
+	passages := testmodel.JargonPassages(40)
 	for k := 0; k < len(passages); k += 5 {
 		batch := passages[k : k+5]
 		i := (k / 5) % 2
@@ -111,7 +91,7 @@ func TestOneMemoryOneVector(t *testing.T) {
 			t.Fatal(errs)
 		}
 	}
-	qs := queries()
+	qs := testmodel.JargonQueries()
 	want, _ := local.VectorizeBatch(qs, vectorizer.TaskQuery, opts)
 	for round := range 2 { // the second round reads the contexts from the client's cache
 		for i := range nodes {
@@ -168,7 +148,7 @@ func TestHolderDownFailsLoudly(t *testing.T) {
 	v, c := node(t, m, ts.URL)
 	ts.Close()
 	for _, task := range []vectorizer.Task{vectorizer.TaskPassage, vectorizer.TaskQuery} {
-		vecs, errs, err := c.VectorizeBatch(context.Background(), v, "", corpus(3), task, vectorizer.DefaultOptions())
+		vecs, errs, err := c.VectorizeBatch(context.Background(), v, "", testmodel.JargonPassages(3), task, vectorizer.DefaultOptions())
 		if !errors.Is(err, memoryapi.ErrUnavailable) || !strings.Contains(err.Error(), ts.URL) {
 			t.Errorf("task %v with the holder down: error %v, want ErrUnavailable naming %s", task, err, ts.URL)
 		}
@@ -187,7 +167,7 @@ func TestReadOnlyHolderRefusesTeaching(t *testing.T) {
 	}
 	ts, _ := testhttp.Holder(t, m, true)
 	v, c := node(t, m, ts.URL)
-	_, _, err = c.VectorizeBatch(context.Background(), v, "", corpus(3), vectorizer.TaskPassage, vectorizer.DefaultOptions())
+	_, _, err = c.VectorizeBatch(context.Background(), v, "", testmodel.JargonPassages(3), vectorizer.TaskPassage, vectorizer.DefaultOptions())
 	if err == nil || !strings.Contains(err.Error(), "--memory off") {
 		t.Errorf("teaching a read-only holder: error %v, want one naming --memory off", err)
 	}

@@ -40,25 +40,25 @@ func TestPinsNoticeALostStore(t *testing.T) {
 	}
 	kept, _ := testhttp.Holder(t, m, false)
 	c := client(kept.URL)
-	if err := importInto(c, corpus(40)); err != nil {
+	if err := importInto(c, testmodel.JargonPassages(40)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
 	empty, _ := testhttp.Holder(t, m, false)
-	err = importInto(client(empty.URL), corpus(40)[:3])
+	err = importInto(client(empty.URL), testmodel.JargonPassages(40)[:3])
 	if !errors.Is(err, memoryapi.ErrStoreLost) || !strings.Contains(err.Error(), pinFile) {
 		t.Fatalf("import into a holder without its store: %v, want ErrStoreLost naming the pin file", err)
 	}
-	if err := importInto(client(kept.URL), corpus(50)[40:]); err != nil {
+	if err := importInto(client(kept.URL), testmodel.JargonPassages(50)[40:]); err != nil {
 		t.Errorf("import into the holder that kept its store: %v", err)
 	}
 	// Deleting the pin file accepts the new store.
 	if err := os.Remove(pinFile); err != nil {
 		t.Fatal(err)
 	}
-	if err := importInto(client(empty.URL), corpus(40)[:3]); err != nil {
+	if err := importInto(client(empty.URL), testmodel.JargonPassages(40)[:3]); err != nil {
 		t.Errorf("import after the pin file was deleted: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -127,6 +128,9 @@ type BatchAnswer struct {
 	} `json:"result"`
 }
 
+// ErrRefused wraps Batch's error when Weaviate refused an object.
+var ErrRefused = errors.New("an object was refused by Weaviate")
+
 // Batch writes objects (each as POST /v1/batch/objects takes it: "class",
 // "id", "properties", …) in one request at consistency level consistency
 // ("" for Weaviate's default) and fails on the first object Weaviate refused.
@@ -144,7 +148,7 @@ func Batch(ctx context.Context, call Caller, objects []map[string]any, consisten
 	}
 	for i, a := range answers {
 		if a.Result.Errors != nil && len(a.Result.Errors.Error) > 0 {
-			return fmt.Errorf("Weaviate refused object %v of %v: %s", objects[i]["id"], objects[i]["class"], a.Result.Errors.Error[0].Message)
+			return fmt.Errorf("%w: object %v of %v: %s", ErrRefused, objects[i]["id"], objects[i]["class"], a.Result.Errors.Error[0].Message)
 		}
 	}
 	return nil

@@ -154,3 +154,26 @@ func Passages(words []string, count, wordsPer int, seed uint64) []string {
 	}
 	return out
 }
+
+// JargonPassages returns n passages of the default model's words with rare
+// and unseen ("jargon0" … "jargon9") words among frequent ones: what a
+// memory learns contexts and passage counts from.
+func JargonPassages(n int) []string {
+	var words []string
+	for i := range 200 {
+		words = append(words, FrequentWord(i))
+	}
+	for i := range 30 {
+		words = append(words, RareWord(i), fmt.Sprintf("jargon%d", i%10))
+	}
+	return Passages(words, n, 30, 11)
+}
+
+// JargonQueries returns 10 queries that hold the words of JargonPassages.
+func JargonQueries() []string {
+	var qs []string
+	for i := range 10 {
+		qs = append(qs, fmt.Sprintf("%s jargon%d %s %s", FrequentWord(i), i, RareWord(i), FrequentWord(i+50)))
+	}
+	return qs
+}

@@ -1,0 +1,51 @@
+// Package weaviatemem keeps the context memory in Weaviate, so that every
+// replica of a stateless text2vec-am server reads and teaches one memory
+// that Weaviate stores and replicates (memstore.Store).
+//
+// # Objects
+//
+// The memory is a collection (Options.Class, "Text2vecAmMemory" by default)
+// without a vectorizer or a vector index, multi-tenant: a tenant per scope
+// (the shared memory, a collection, or a collection's tenant). Every
+// observation a memory keeps and every passage it counts is one object
+// whose id is a UUIDv5 of its content (the word and the context; the
+// passage's content hash), so writing it again changes nothing and a
+// passage counts once however often it is sent. Objects are written in
+// batches at consistency level QUORUM and never deleted, except with their
+// tenant.
+//
+// # Copies
+//
+// Each server reads the objects into a copy in RAM (package memory, with
+// the budgets of Options.Memory), which queries read: nothing remote is on
+// the path of a query. The copy is refreshed in the background every
+// Options.Refresh: a count of the tenant's objects (Aggregate) tells whether
+// anything is new; if so the objects created since the newest one read,
+// less Options.Lookback (for writes still in flight and clocks that
+// disagree), are read by their creation time, or every object through the
+// cursor when that is cheaper, at the first read, or when the count went
+// down. Each word keeps the contexts of smallest hash and each passage
+// counts once, so a copy does not depend on the order it read the objects
+// in: two copies that read the same objects hold the same memory (below the
+// budgets), and Stats gives a digest of the objects read (ScopeStats.Version).
+//
+// A lesson (what a batch of passages teaches) is reduced to what can change
+// the copy (memory.Admitted, Counted: a context not among a word's k
+// smallest hashes in the copy is not among them in the whole memory
+// either), queued (a bounded queue; lessons of concurrent requests share
+// batches), written, and applied to the copy only once Weaviate has it; the
+// texts are then vectorized over the copy. A write that fails fails the
+// request with an error wrapping memstore.ErrUnavailable (a server answers
+// 503): the client resends, and the resend changes nothing that was
+// written. Every call to Weaviate is bounded by Options.Timeout.
+//
+// # Start and failures
+//
+// Open returns at once; the collection and the tenants are created (or
+// checked) and the first copies read in the background, retried with
+// backoff while Weaviate is unreachable or answers 429 or 5xx. Until a
+// scope's first read is done its requests wait for it (up to their
+// deadline). A failed refresh keeps the copy (State "stale") and is retried.
+// Credentials (a user and password in the URL, the API key) are sent, never
+// logged or returned in errors.
+package weaviatemem

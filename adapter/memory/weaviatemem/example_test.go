@@ -1,0 +1,34 @@
+package weaviatemem_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
+)
+
+// Every replica of a server opens the same memory; a passage taught through
+// one is read by the others within a refresh.
+func ExampleOpen() {
+	store, err := weaviatemem.Open(weaviatemem.Options{URL: "http://weaviate:8080", Replicas: 3,
+		Memory: memory.DefaultOptions()}, "") // "": the shared memory, read at once
+	if err != nil {
+		log.Fatal(err) // only bad options fail here: Weaviate may come up later
+	}
+	defer store.Close()
+	m, err := defaultmodel.Load()
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := vectorizer.New(m, nil, vectorizer.DefaultOptions())
+	if err != nil {
+		log.Fatal(err)
+	}
+	vecs, _, err := store.VectorizeBatch(context.Background(), v, "", []string{"nftables replaces iptables."},
+		vectorizer.TaskPassage, vectorizer.DefaultOptions())
+	fmt.Println(len(vecs), err, store.Stats().Remote.Scopes[""].Version)
+}

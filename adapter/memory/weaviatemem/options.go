@@ -1,0 +1,146 @@
+package weaviatemem
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+)
+
+// DefaultClass is the collection that holds the memory.
+const DefaultClass = "Text2vecAmMemory"
+
+// Options configure a Store.
+type Options struct {
+	// URL is Weaviate's base URL (http or https). A user and password in it
+	// are sent as basic authentication and never printed.
+	URL string
+	// APIKey, if set, is sent as "Authorization: Bearer APIKey".
+	APIKey string
+	// Class is the collection holding the memory (default DefaultClass).
+	Class string
+	// Replicas is the replication factor the collection is created with
+	// (default 1); an existing collection keeps its own.
+	Replicas int
+	// Refresh is how often each copy asks Weaviate for new objects
+	// (default 1 s); Lookback how far before the newest object read an
+	// incremental read starts (default 30 s); Timeout bounds every call to
+	// Weaviate (default 30 s).
+	Refresh, Lookback, Timeout time.Duration
+	// Memory are the options of every copy (budgets, contexts per word, the
+	// hash seed): give every server the same; ReadOnly is not used.
+	Memory memory.Options
+	// ReadOnly stores nothing: passages are vectorized as queries.
+	ReadOnly bool
+	// MaxScopes bounds the copies kept (default memory.MaxCollections); the
+	// least recently used is dropped for a new one.
+	MaxScopes int
+	// Logger receives the store's messages (default slog.Default()).
+	Logger *slog.Logger
+	// HTTP is the client (default: a new one; each call has its own timeout).
+	HTTP *http.Client
+}
+
+// classRE is Weaviate's class name rule.
+var classRE = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
+
+// defaults checks o and fills in the defaults; it returns Weaviate's base
+// URL without credentials and the credentials (nil: none).
+func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
+	u, err := url.Parse(strings.TrimSpace(o.URL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", nil, fmt.Errorf("memory Weaviate URL %q: want http://host:port or https://host:port", Redact(o.URL))
+	}
+	user, u.User = u.User, nil
+	base = strings.TrimRight(u.String(), "/")
+	if o.Class == "" {
+		o.Class = DefaultClass
+	}
+	if !classRE.MatchString(o.Class) {
+		return "", nil, fmt.Errorf("memory Weaviate class %q: want a Weaviate class name ([A-Z][_0-9A-Za-z]*)", o.Class)
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
+	}
+	for _, c := range []struct {
+		bad  bool
+		what string
+	}{
+		{o.Replicas < 1 || o.Replicas > 64, fmt.Sprintf("replicas %d: want 1 … 64", o.Replicas)},
+		{o.Refresh < 0 || o.Lookback < 0 || o.Timeout < 0, "refresh, lookback and timeout: want ≥ 0"},
+		{o.MaxScopes < 0 || o.MaxScopes > memory.MaxCollections, fmt.Sprintf("scopes %d: want ≤ %d", o.MaxScopes, memory.MaxCollections)},
+		{strings.ContainsAny(o.APIKey, " \t\r\n"), "the API key holds white space"},
+	} {
+		if c.bad {
+			return "", nil, errors.New("memory Weaviate: " + c.what)
+		}
+	}
+	o.Refresh = orDefault(o.Refresh, time.Second)
+	o.Lookback = orDefault(o.Lookback, 30*time.Second)
+	o.Timeout = orDefault(o.Timeout, 30*time.Second)
+	if o.MaxScopes == 0 {
+		o.MaxScopes = memory.MaxCollections
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	o.Memory.ReadOnly, o.Memory.Logger = false, o.Logger
+	if err := o.Memory.Validate(); err != nil {
+		return "", nil, fmt.Errorf("memory Weaviate: %w", err)
+	}
+	return base, user, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// Redact returns rawURL with the password of its user information replaced
+// by "xxxxx" (rawURL unparseable: a placeholder).
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(an unparseable URL)"
+	}
+	return u.Redacted()
+}
+
+// basicAuth sends every request with user's basic authentication.
+type basicAuth struct {
+	user *url.Userinfo
+	next http.RoundTripper
+}
+
+func (b basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	pw, _ := b.user.Password()
+	r.SetBasicAuth(b.user.Username(), pw)
+	return b.next.RoundTrip(r)
+}
+
+// client returns the HTTP client of o, sending user's credentials.
+func (o *Options) client(user *url.Userinfo) *http.Client {
+	hc := o.HTTP
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	if user == nil {
+		return hc
+	}
+	c := *hc
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = basicAuth{user: user, next: next}
+	return &c
+}

@@ -1,0 +1,187 @@
+package weaviatemem
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
+)
+
+const (
+	// pageSize is the objects per page of a read.
+	pageSize = 500
+	// maxStalledPages bounds the pages in a row that do not move a read on.
+	maxStalledPages = 3
+	// maxIncrementalPages bounds an incremental read; more is read in full.
+	maxIncrementalPages = 64
+	// fullReadEvery bounds how often a count lower than the copy's (a
+	// lagging replica answered, or the tenant was emptied) reads in full.
+	fullReadEvery = 30 * time.Second
+	// minTimestamp is the least threshold of an incremental read: Weaviate
+	// compares creation times as decimal strings, all 13 digits long since
+	// 2001.
+	minTimestamp = 1_000_000_000_000
+)
+
+// refresh brings sc up to date: a count, then nothing, the objects created
+// lately, or every object.
+func (s *Store) refresh(ctx context.Context, sc *scope) error {
+	n, err := weaviateapi.Count(ctx, s.call, s.o.Class, sc.tenant)
+	s.refreshes.add("probe")
+	if err != nil {
+		return err
+	}
+	known := sc.objects()
+	sc.mu.RLock()
+	full, lastFull := sc.full, sc.lastFull
+	sc.mu.RUnlock()
+	switch {
+	case full || !sc.isLoaded() || (n < known && time.Since(lastFull) > fullReadEvery) || n-known > known:
+		return s.readAll(ctx, sc, n)
+	case n <= known:
+		sc.mu.Lock()
+		sc.refreshed = time.Now()
+		sc.mu.Unlock()
+		return nil
+	}
+	return s.readSince(ctx, sc, n)
+}
+
+// readAll reads every object of sc's tenant through the cursor into a new
+// copy, which replaces the old one. n is the count: a cursor that lists
+// more than twice as many objects, or does not move, stops the read.
+func (s *Store) readAll(ctx context.Context, sc *scope, n int) error {
+	s.refreshes.add("full")
+	f, err := sc.beginFull()
+	if err != nil {
+		return err
+	}
+	if err := s.scan(ctx, sc, f, n); err != nil {
+		sc.endFull(f, false, 0)
+		return err
+	}
+	return sc.endFull(f, true, min(f.newest, f.start.UnixMilli()))
+}
+
+// scan lists the objects of sc's tenant into f.
+func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
+	after, stalled, read := "", 0, 0
+	for {
+		page, err := weaviateapi.List(ctx, s.call, s.o.Class, sc.tenant, after, pageSize, false)
+		if err != nil {
+			return err
+		}
+		objs := make([]object, 0, len(page))
+		for _, p := range page {
+			objs = append(objs, s.decode(sc.tenant, p.ID, p.Properties))
+			f.newest = max(f.newest, p.CreationTimeUnix)
+		}
+		if err := addObjects(f.mem, f.ids, &f.digest, objs); err != nil {
+			return err
+		}
+		if read += len(page); read > 2*n+pageSize {
+			return fmt.Errorf("list %s of tenant %s: more than %d objects listed, %d counted", s.o.Class, sc.tenant, read, n)
+		}
+		if len(page) < pageSize {
+			return nil
+		}
+		if last := strings.ToLower(page[len(page)-1].ID); last > after {
+			after, stalled = last, 0
+		} else if stalled++; stalled >= maxStalledPages {
+			return fmt.Errorf("list %s of tenant %s after %q: %d pages in a row do not move the cursor", s.o.Class, sc.tenant, after, stalled)
+		}
+	}
+}
+
+// decode decodes an object; one that is not the memory's (its id does not
+// match its content) is kept as an id without content, so that the counts
+// still match, and logged.
+func (s *Store) decode(tenant, id string, props map[string]any) object {
+	o, err := decodeObject(id, props)
+	if err != nil {
+		s.o.Logger.Warn("context memory: an object in Weaviate is ignored", "class", s.o.Class, "tenant", tenant, "err", err)
+		o = object{id: uuid.NewSHA1(idSpace, []byte("unreadable\x00"+id)), bad: true}
+	}
+	return o
+}
+
+// readSince reads the objects created since sc's newest read less the
+// lookback, by creation time, into the copy; when that cannot account for
+// the count n, the next refresh reads every object.
+func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
+	s.refreshes.add("incremental")
+	sc.mu.RLock()
+	from := max(sc.since-s.o.Lookback.Milliseconds(), minTimestamp)
+	sc.mu.RUnlock()
+	newest := from
+	for range maxIncrementalPages {
+		objs, times, err := s.getSince(ctx, sc.tenant, from)
+		if err != nil {
+			return err
+		}
+		last := from
+		for _, t := range times {
+			last = max(last, t)
+		}
+		newest = max(newest, last)
+		if err := sc.apply(objs, false, newest); err != nil {
+			return err
+		}
+		if len(times) < pageSize || last <= from {
+			break // done, or a page of one millisecond (the next refresh reads in full)
+		}
+		from = last
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.since = max(sc.since, newest)
+	if len(sc.ids) < n {
+		sc.full = true
+		return nil
+	}
+	sc.refreshed = time.Now()
+	return nil
+}
+
+// getSince returns a page of the objects of tenant created at from or
+// later (milliseconds), oldest first, with their creation times.
+func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]object, []int64, error) {
+	tn, _ := json.Marshal(tenant)
+	consistency := ""
+	if s.o.Replicas > 1 {
+		consistency = ", consistencyLevel: QUORUM"
+	}
+	q := fmt.Sprintf(`{ Get { %s(tenant: %s, limit: %d%s, `+
+		`where: {path: ["_creationTimeUnix"], operator: GreaterThanEqual, valueText: "%d"}, `+
+		`sort: [{path: ["_creationTimeUnix"], order: asc}]) `+
+		`{ %s %s %s %s %s _additional { id creationTimeUnix } } } }`,
+		s.o.Class, tn, pageSize, consistency, from, propKind, propWord, propContext, propHash, propWords)
+	var data struct {
+		Get map[string][]map[string]any `json:"Get"`
+	}
+	if err := weaviateapi.GraphQL(ctx, s.call, q, &data); err != nil {
+		return nil, nil, fmt.Errorf("read %s of tenant %s created since %d: %w", s.o.Class, tenant, from, err)
+	}
+	rows := data.Get[s.o.Class]
+	if len(rows) > pageSize {
+		return nil, nil, fmt.Errorf("read %s of tenant %s: %d objects, more than the %d asked for", s.o.Class, tenant, len(rows), pageSize)
+	}
+	objs, times := make([]object, 0, len(rows)), make([]int64, 0, len(rows))
+	for _, r := range rows {
+		add, _ := r["_additional"].(map[string]any)
+		id, _ := add["id"].(string)
+		ts, _ := add["creationTimeUnix"].(string)
+		t, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s of tenant %s: object %q: creation time %q", s.o.Class, tenant, id, ts)
+		}
+		objs, times = append(objs, s.decode(tenant, id, r)), append(times, t)
+	}
+	return objs, times, nil
+}

@@ -1,0 +1,158 @@
+package weaviatemem
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
+)
+
+// The properties of the memory's objects.
+const (
+	propKind    = "kind"    // kindContext or kindPassage
+	propWord    = "word"    // a context's word
+	propContext = "context" // a context's text
+	propHash    = "hash"    // a passage's content hash (16 hex digits)
+	propWords   = "words"   // a passage's distinct words
+)
+
+const (
+	kindContext = "context"
+	kindPassage = "passage"
+)
+
+// classDefinition is the collection that holds the memory: no vectorizer,
+// no vector index, one tenant per scope, creation times indexed (the
+// incremental reads filter and sort by them), nothing else indexed.
+func classDefinition(class string, replicas int) map[string]any {
+	prop := func(name, dataType string) map[string]any {
+		return map[string]any{"name": name, "dataType": []string{dataType}, "tokenization": "field",
+			"indexFilterable": false, "indexSearchable": false, "indexRangeFilters": false}
+	}
+	return map[string]any{
+		"class":       class,
+		"description": "The context memory of text2vec-am: contexts of rare words and passage keys (written by text2vec-am serve)",
+		"vectorizer":  "none",
+		"vectorIndexConfig": map[string]any{
+			"skip": true,
+		},
+		"invertedIndexConfig": map[string]any{"indexTimestamps": true},
+		"multiTenancyConfig":  map[string]any{"enabled": true, "autoTenantCreation": true, "autoTenantActivation": true},
+		"replicationConfig":   map[string]any{"factor": replicas},
+		"properties": []any{prop(propKind, "text"), prop(propWord, "text"), prop(propContext, "text"),
+			prop(propHash, "text"), prop(propWords, "text[]")},
+	}
+}
+
+// errNotAMemory reports an existing class that cannot hold the memory.
+var errNotAMemory = errors.New("is not a text2vec-am memory")
+
+// ensureClass creates the memory's class, or checks the one that exists.
+func (s *Store) ensureClass(ctx context.Context) error {
+	err := s.checkClass(ctx)
+	var he *weaviateapi.HTTPError
+	if !errors.As(err, &he) || he.Status != http.StatusNotFound {
+		return err
+	}
+	err = s.call(ctx, http.MethodPost, "/v1/schema", classDefinition(s.o.Class, s.o.Replicas), nil)
+	if errors.As(err, &he) && he.Status == http.StatusUnprocessableEntity && strings.Contains(he.Body, "already exists") {
+		return s.checkClass(ctx) // another server created it meanwhile
+	}
+	if err != nil {
+		return fmt.Errorf("create class %s: %w", s.o.Class, err)
+	}
+	s.o.Logger.Info("context memory: created its collection in Weaviate", "url", s.base, "class", s.o.Class, "replicas", s.o.Replicas)
+	return nil
+}
+
+// classProperty is a property of a class definition.
+type classProperty struct {
+	Name string `json:"name"`
+}
+
+// checkClass reads the class and checks that it can hold the memory.
+func (s *Store) checkClass(ctx context.Context) error {
+	var c struct {
+		Properties   []classProperty `json:"properties"`
+		MultiTenancy struct {
+			Enabled bool `json:"enabled"`
+		} `json:"multiTenancyConfig"`
+		Inverted struct {
+			IndexTimestamps bool `json:"indexTimestamps"`
+		} `json:"invertedIndexConfig"`
+		Replication struct {
+			Factor int `json:"factor"`
+		} `json:"replicationConfig"`
+	}
+	if err := s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(s.o.Class), nil, &c); err != nil {
+		return err
+	}
+	var problems []string
+	if !c.MultiTenancy.Enabled {
+		problems = append(problems, "not multi-tenant")
+	}
+	if !c.Inverted.IndexTimestamps {
+		problems = append(problems, "creation times not indexed (invertedIndexConfig.indexTimestamps)")
+	}
+	for _, want := range []string{propKind, propWord, propContext, propHash, propWords} {
+		if !slices.ContainsFunc(c.Properties, func(p classProperty) bool { return p.Name == want }) {
+			problems = append(problems, "no property "+want)
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("class %s at %s %w: %s; name another class (--memory-weaviate-class)",
+			s.o.Class, s.base, errNotAMemory, strings.Join(problems, ", "))
+	}
+	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {
+		s.o.Logger.Warn("context memory: the collection in Weaviate keeps its replication factor", "class", s.o.Class,
+			"factor", c.Replication.Factor, "asked", s.o.Replicas)
+	}
+	return nil
+}
+
+// ensureTenant creates tenant (adding an existing tenant is allowed).
+func (s *Store) ensureTenant(ctx context.Context, tenant string) error {
+	err := s.call(ctx, http.MethodPost, "/v1/schema/"+url.PathEscape(s.o.Class)+"/tenants",
+		[]map[string]any{{"name": tenant}}, nil)
+	if err != nil {
+		return fmt.Errorf("create tenant %s of class %s: %w", tenant, s.o.Class, err)
+	}
+	return nil
+}
+
+// tenantRE is Weaviate's tenant name rule.
+var tenantRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// sharedTenant is the tenant of the shared memory (scope ""): no collection
+// name starts with "_".
+const sharedTenant = "_shared"
+
+// tenantName returns the tenant that holds scope: "_shared" for "",
+// "Class" for a collection, "Class--tenant" for a collection's tenant (no
+// class name holds "-"); a name that would break Weaviate's rule is cut and
+// completed with a hash of the scope.
+func tenantName(scope string) string {
+	if scope == "" {
+		return sharedTenant
+	}
+	name := strings.Replace(scope, "/", "--", 1)
+	if tenantRE.MatchString(name) {
+		return name
+	}
+	clean := []byte(name)
+	for i, c := range clean {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			clean[i] = '_'
+		}
+	}
+	sum := sha256.Sum256([]byte(scope))
+	return string(clean[:min(len(clean), 40)]) + "-" + hex.EncodeToString(sum[:8])
+}

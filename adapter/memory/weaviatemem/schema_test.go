@@ -1,0 +1,81 @@
+package weaviatemem
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+)
+
+func TestTenantName(t *testing.T) {
+	long := "Books/" + strings.Repeat("t", 80)
+	for scope, want := range map[string]string{
+		"": "_shared", "Books": "Books", "Books/tenantA": "Books--tenantA", "Books/a.b": "Books--a_b-",
+		long: "Books--" + strings.Repeat("t", 33) + "-",
+	} {
+		got := tenantName(scope)
+		if !tenantRE.MatchString(got) || !strings.HasPrefix(got, want) || (got == want) != !strings.HasSuffix(want, "-") {
+			t.Errorf("tenantName(%q) = %q, want %q (then a hash when cut)", scope, got, want)
+		}
+	}
+	if tenantName("Books/a.b") == tenantName("Books/a,b") {
+		t.Error("two scopes share a tenant")
+	}
+}
+
+// TestClassNotAMemory: an existing class of the same name that cannot hold
+// the memory keeps the store loading, with an error naming the class.
+func TestClassNotAMemory(t *testing.T) {
+	f, ts := newFake(t)
+	f.class = map[string]any{"class": DefaultClass, "multiTenancyConfig": map[string]any{"enabled": false}}
+	s, err := Open(Options{URL: ts.URL, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitFor(t, "the error", func() bool { return strings.Contains(s.Stats().Remote.Error, "is not a text2vec-am memory") })
+	if !strings.Contains(s.Stats().Remote.Error, "not multi-tenant") || s.Ready() == nil {
+		t.Errorf("state %+v", s.Stats().Remote)
+	}
+	f.mu.Lock()
+	f.class = nil
+	f.mu.Unlock()
+	waitFor(t, "the class to be created", func() bool { return s.Ready() == nil })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if vi, _ := f.class["vectorIndexConfig"].(map[string]any); vi["skip"] != true || f.class["vectorizer"] != "none" {
+		t.Errorf("class created: %v", f.class)
+	}
+}
+
+// TestCallsAreBounded: a Weaviate that never answers fails a write within
+// Options.Timeout (per attempt), not at the request's deadline.
+func TestCallsAreBounded(t *testing.T) {
+	f, _ := newFake(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/batch/objects" {
+			io.Copy(io.Discard, r.Body) // then the server sees the client leave
+			<-r.Context().Done()        // until the client gives up
+			return
+		}
+		f.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	s := openStore(t, slow.URL, func(o *Options) { o.Timeout = 100 * time.Millisecond })
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _, err := s.VectorizeBatch(ctx, baseVectorizer(t), "", testmodel.JargonPassages(5), vectorizer.TaskPassage, vectorizer.DefaultOptions())
+	if !errors.Is(err, memstore.ErrUnavailable) || time.Since(start) > 10*time.Second {
+		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+}

@@ -1,0 +1,165 @@
+package weaviatemem
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// scope is this server's copy of one scope's memory.
+type scope struct {
+	name   string // "", "Class" or "Class/tenant"
+	tenant string // the Weaviate tenant holding it
+	opts   memory.Options
+	loaded chan struct{} // closed after the first full read
+
+	mu        sync.RWMutex
+	mem       *memory.Memory
+	cache     *vectorizer.Cache // AM vectors of mem's versions
+	ids       map[uuid.UUID]struct{}
+	digest    uint64 // sum of the ids' keys
+	newest    int64  // the newest creation time read (ms)
+	since     int64  // the next incremental read starts here (ms, before the lookback)
+	refreshed time.Time
+	used      time.Time
+	full      bool // the next refresh reads every object
+	lastFull  time.Time
+	scanning  bool     // a full read is under way: own writes are kept in pending
+	pending   []object // own writes applied during a full read
+}
+
+func newScope(name string, opts memory.Options) (*scope, error) {
+	sc := &scope{name: name, tenant: tenantName(name), opts: opts, loaded: make(chan struct{}), used: time.Now()}
+	var err error
+	if sc.mem, err = memory.Open("", opts); err != nil {
+		return nil, err
+	}
+	sc.cache, sc.ids = vectorizer.NewCache(), make(map[uuid.UUID]struct{})
+	return sc, nil
+}
+
+// isLoaded reports whether the first full read is done.
+func (sc *scope) isLoaded() bool {
+	select {
+	case <-sc.loaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// current returns the copy and its cache, and marks the scope used.
+func (sc *scope) current() (*memory.Memory, *vectorizer.Cache) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.used = time.Now()
+	return sc.mem, sc.cache
+}
+
+// objects returns the number of objects the copy holds.
+func (sc *scope) objects() int {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return len(sc.ids)
+}
+
+// apply adds the objects not in the copy yet (own says they are this
+// server's writes; newest is the newest creation time among them, 0 if
+// unknown).
+func (sc *scope) apply(objs []object, own bool, newest int64) error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if own && sc.scanning {
+		sc.pending = append(sc.pending, objs...)
+	}
+	sc.newest = max(sc.newest, newest)
+	return addObjects(sc.mem, sc.ids, &sc.digest, objs)
+}
+
+// addObjects adds to mem the objects whose id is not in ids, and their
+// ids to ids and digest.
+func addObjects(mem *memory.Memory, ids map[uuid.UUID]struct{}, digest *uint64, objs []object) error {
+	var obs []memory.Observation
+	var ps []memory.Passage
+	for _, o := range objs {
+		if _, ok := ids[o.id]; ok {
+			continue
+		}
+		ids[o.id] = struct{}{}
+		*digest += o.key()
+		switch {
+		case o.bad:
+		case o.passage:
+			ps = append(ps, o.p)
+		default:
+			obs = append(obs, o.obs)
+		}
+	}
+	if err := mem.Remember(obs); err != nil {
+		return fmt.Errorf("copy contexts: %w", err)
+	}
+	if err := mem.CountHashed(ps); err != nil {
+		return fmt.Errorf("copy passages: %w", err)
+	}
+	return nil
+}
+
+// fullRead is a copy being read from every object.
+type fullRead struct {
+	mem    *memory.Memory
+	ids    map[uuid.UUID]struct{}
+	digest uint64
+	newest int64
+	start  time.Time
+}
+
+// beginFull starts a full read: own writes from now on are kept, to be
+// added to the new copy.
+func (sc *scope) beginFull() (*fullRead, error) {
+	mem, err := memory.Open("", sc.opts)
+	if err != nil {
+		return nil, err
+	}
+	sc.mu.Lock()
+	sc.scanning, sc.pending = true, nil
+	sc.mu.Unlock()
+	return &fullRead{mem: mem, ids: make(map[uuid.UUID]struct{}), start: time.Now()}, nil
+}
+
+// endFull replaces the copy by the one read (ok), with the own writes made
+// meanwhile; since is where the next incremental read starts.
+func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	pending := sc.pending
+	sc.scanning, sc.pending = false, nil
+	if !ok {
+		return nil
+	}
+	if err := addObjects(f.mem, f.ids, &f.digest, pending); err != nil {
+		return err
+	}
+	sc.mem, sc.ids, sc.digest, sc.newest = f.mem, f.ids, f.digest, f.newest
+	sc.cache = vectorizer.NewCache() // versions of another memory
+	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
+	select {
+	case <-sc.loaded:
+	default:
+		close(sc.loaded)
+	}
+	return nil
+}
+
+// stats describe the copy.
+func (sc *scope) stats() memstore.ScopeStats {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return memstore.ScopeStats{Tenant: sc.tenant, Objects: int64(len(sc.ids)),
+		Version: fmt.Sprintf("%d-%016x", len(sc.ids), sc.digest), Refreshed: sc.refreshed}
+}

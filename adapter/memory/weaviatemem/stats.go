@@ -1,0 +1,83 @@
+package weaviatemem
+
+import (
+	"sync"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+)
+
+// counters count events by kind.
+type counters struct {
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func (c *counters) add(kind string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = make(map[string]int64)
+	}
+	c.n[kind]++
+}
+
+func (c *counters) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.n))
+	for k, v := range c.n {
+		out[k] = v
+	}
+	return out
+}
+
+// Stats describe the store: the sum of its copies' memories and the state
+// of each.
+func (s *Store) Stats() memstore.Stats {
+	s.mu.Lock()
+	scopes := make([]*scope, 0, len(s.scopes))
+	for _, sc := range s.scopes {
+		scopes = append(scopes, sc)
+	}
+	ready, err := s.ready, s.err
+	s.mu.Unlock()
+	r := &memstore.RemoteStats{URL: s.base, Class: s.o.Class, Replicas: s.o.Replicas, State: "ready",
+		Scopes: make(map[string]memstore.ScopeStats, len(scopes)), QueuedWrites: len(s.queue),
+		Written: s.written.Load(), WriteErrors: s.writeErrors.Load(), Refreshes: s.refreshes.snapshot()}
+	var sum memory.Stats
+	for _, sc := range scopes {
+		r.Scopes[sc.name] = sc.stats()
+		if !sc.isLoaded() {
+			r.State = "loading"
+		}
+		mem, _ := sc.current()
+		addStats(&sum, mem.Stats())
+	}
+	switch {
+	case !ready:
+		r.State = "loading"
+	case err != nil && r.State == "ready":
+		r.State = "stale"
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	sum.ReadOnly, sum.Sync = s.o.ReadOnly, ""
+	return memstore.Stats{Backend: memstore.BackendWeaviate, Memory: sum, Remote: r}
+}
+
+// addStats adds the sizes and counts of st to sum.
+func addStats(sum *memory.Stats, st memory.Stats) {
+	sum.Words += st.Words
+	sum.Contexts += st.Contexts
+	sum.Passages += st.Passages
+	sum.DocFreqWords += st.DocFreqWords
+	sum.DocFreqRejected += st.DocFreqRejected
+	sum.ContextBytes += st.ContextBytes
+	sum.BudgetBytes += st.BudgetBytes
+	sum.Evicted += st.Evicted
+	sum.PassageHashes += st.PassageHashes
+	sum.Offered += st.Offered
+	sum.Rejected += st.Rejected
+}

@@ -1,0 +1,308 @@
+package weaviatemem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
+)
+
+// Store is a context memory kept in Weaviate (memstore.Store). It is safe
+// for concurrent use.
+type Store struct {
+	o    Options
+	base string // Weaviate's URL without credentials
+	http *http.Client
+
+	mu     sync.Mutex
+	scopes map[string]*scope
+	ready  bool  // the class is there
+	err    error // the last failure of the background work (nil after a success)
+
+	queue       chan *lesson
+	written     atomic.Int64
+	writeErrors atomic.Int64
+	refreshes   counters
+	stop        chan struct{}
+	wake        chan struct{} // a new scope to read
+	bg          sync.WaitGroup
+	closeOnce   sync.Once
+}
+
+// Open returns a store of the memory in Weaviate at o.URL and starts its
+// background work: creating or checking the class, reading the copies of
+// the scopes named (and of any scope used later), refreshing them, writing.
+// It fails only on bad options: Weaviate may be slow to start.
+func Open(o Options, scopes ...string) (*Store, error) {
+	base, user, err := o.defaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{o: o, base: base, http: o.client(user), scopes: make(map[string]*scope),
+		queue: make(chan *lesson, queueLen), stop: make(chan struct{}), wake: make(chan struct{}, 1)}
+	for _, name := range scopes {
+		if _, err := s.scope(name); err != nil {
+			return nil, err
+		}
+	}
+	s.bg.Add(1 + writers)
+	go s.run()
+	for range writers {
+		go s.writer()
+	}
+	return s, nil
+}
+
+// call is the weaviateapi.Caller of the store: the API key, the
+// credentials of the URL and the timeout on every call.
+func (s *Store) call(ctx context.Context, method, path string, body, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	return weaviateapi.Call(ctx, s.http, method, s.base+path, s.o.APIKey, body, out)
+}
+
+// run makes sure the class exists, then refreshes every copy every
+// o.Refresh, retrying failures with backoff, until the store closes.
+func (s *Store) run() {
+	defer s.bg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stop
+		cancel()
+	}()
+	for attempt := 0; ; attempt++ {
+		err := s.ensureClass(ctx)
+		if err == nil {
+			s.setErr(nil, true)
+			break
+		}
+		s.setErr(err, false)
+		s.o.Logger.Warn("context memory: Weaviate is not ready for it yet; retrying", "url", s.base, "err", err)
+		if !s.sleep(backoff(attempt)) {
+			return
+		}
+	}
+	for failures := 0; ; {
+		err := s.refreshAll(ctx)
+		s.setErr(err, true)
+		wait := s.o.Refresh
+		if err != nil {
+			s.refreshes.add("error")
+			s.o.Logger.Warn("context memory: reading Weaviate failed; the copy stays as it is", "url", s.base, "err", err)
+			wait = max(wait, backoff(failures))
+			failures++
+		} else {
+			failures = 0
+		}
+		if !s.sleep(wait) {
+			return
+		}
+	}
+}
+
+// backoff is the wait after attempt+1 failures: from 100 ms doubling, at most 10 s.
+func backoff(attempt int) time.Duration {
+	return min(time.Duration(1<<min(attempt, 10))*100*time.Millisecond, 10*time.Second)
+}
+
+// sleep waits d, less when a new scope waits for its first read; false
+// when the store closed.
+func (s *Store) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.stop:
+		return false
+	case <-s.wake:
+		return true
+	case <-t.C:
+		return true
+	}
+}
+
+func (s *Store) setErr(err error, ready bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.err, s.ready = err, s.ready || ready
+}
+
+// refreshAll refreshes every copy, creating the tenant of a copy not read
+// yet; the error is the first one.
+func (s *Store) refreshAll(ctx context.Context) error {
+	s.mu.Lock()
+	scopes := slices.Collect(maps.Values(s.scopes))
+	s.mu.Unlock()
+	var first error
+	for _, sc := range scopes {
+		err := ctx.Err()
+		if err == nil && !sc.isLoaded() {
+			err = s.ensureTenant(ctx, sc.tenant)
+		}
+		if err == nil {
+			err = s.refresh(ctx, sc)
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("scope %q (tenant %s): %w", sc.name, sc.tenant, err)
+		}
+	}
+	return first
+}
+
+// scope returns the copy of name, creating it (and dropping the least
+// recently used one beyond MaxScopes).
+func (s *Store) scope(name string) (*scope, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sc := s.scopes[name]; sc != nil {
+		return sc, nil
+	}
+	if len(s.scopes) >= s.o.MaxScopes {
+		var oldest *scope
+		for _, sc := range s.scopes {
+			if sc.mu.RLock(); oldest == nil || sc.used.Before(oldest.used) {
+				oldest = sc
+			}
+			sc.mu.RUnlock()
+		}
+		delete(s.scopes, oldest.name)
+	}
+	sc, err := newScope(name, s.o.Memory)
+	if err != nil {
+		return nil, err
+	}
+	s.scopes[name] = sc
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return sc, nil
+}
+
+// loadedScope returns the copy of name once it is read (waiting up to ctx's end).
+func (s *Store) loadedScope(ctx context.Context, name string) (*scope, error) {
+	sc, err := s.scope(name)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-sc.loaded:
+		return sc, nil
+	default:
+	}
+	select {
+	case <-sc.loaded:
+		return sc, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: the copy of the memory in Weaviate at %s is not read yet (%s): %v",
+			memstore.ErrUnavailable, s.base, s.lastErr(), ctx.Err())
+	case <-s.stop:
+		return nil, fmt.Errorf("%w: the store is closed", memstore.ErrUnavailable)
+	}
+}
+
+// lastErr describes the last failure of the background work.
+func (s *Store) lastErr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		return "reading"
+	}
+	return s.err.Error()
+}
+
+// VectorizeBatch vectorizes texts as task with v over the memory of scope:
+// a passage's lesson is first written to Weaviate (only what can change the
+// memory) and added to the copy; then every text is vectorized as a query
+// over the copy.
+func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, scope string, texts []string,
+	task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, nil, err
+	}
+	sc, err := s.loadedScope(ctx, scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	if task == vectorizer.TaskPassage && !s.o.ReadOnly {
+		l, _, err := v.Lesson(texts, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		mem, _ := sc.current()
+		if err := s.write(ctx, sc, lessonObjects(mem, l)); err != nil {
+			return nil, nil, err
+		}
+	}
+	rv, err := s.reader(v, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	vecs, errs := rv.VectorizeBatchContext(ctx, texts, vectorizer.TaskQuery, opts)
+	return vecs, errs, nil
+}
+
+// Reader returns v over the copy of scope as it is now; an error when it
+// is not read yet.
+func (s *Store) Reader(v *vectorizer.Vectorizer, scope string) (*vectorizer.Vectorizer, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // do not wait
+	sc, err := s.loadedScope(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	return s.reader(v, sc)
+}
+
+func (s *Store) reader(v *vectorizer.Vectorizer, sc *scope) (*vectorizer.Vectorizer, error) {
+	mem, cache := sc.current()
+	return v.WithStores(readOnly{mem}, mem, cache)
+}
+
+// readOnly is a copy as vectorizers read it: writes go through the store.
+type readOnly struct{ *memory.Memory }
+
+func (readOnly) ReadOnly() bool { return true }
+
+// Ready reports whether the memory can be read and taught: the class is
+// there and every copy in use has been read.
+func (s *Store) Ready() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ready {
+		return fmt.Errorf("%w: the memory's class in Weaviate at %s is not ready: %v", memstore.ErrUnavailable, s.base, s.err)
+	}
+	for _, sc := range s.scopes {
+		if !sc.isLoaded() {
+			return fmt.Errorf("%w: the copy of scope %q is not read yet from Weaviate at %s", memstore.ErrUnavailable, sc.name, s.base)
+		}
+	}
+	return nil
+}
+
+// Close stops the background work; the lessons still queued fail.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.bg.Wait()
+		for {
+			select {
+			case l := <-s.queue:
+				l.done <- errors.New("the store is closed")
+			default:
+				return
+			}
+		}
+	})
+	return nil
+}

@@ -1,0 +1,276 @@
+package weaviatemem
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// baseVectorizer is a vectorizer of the synthetic model without a memory.
+func baseVectorizer(t testing.TB) *vectorizer.Vectorizer {
+	t.Helper()
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vectorizer.New(m, nil, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// openStore opens a store of the fake at url for the shared scope and
+// waits until it is read.
+func openStore(t testing.TB, url string, tweak func(*Options)) *Store {
+	t.Helper()
+	o := Options{URL: url, Refresh: 20 * time.Millisecond, Timeout: 5 * time.Second, Memory: memory.DefaultOptions(), Logger: quiet()}
+	if tweak != nil {
+		tweak(&o)
+	}
+	s, err := Open(o, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	waitFor(t, "the store to be ready", func() bool { return s.Ready() == nil })
+	return s
+}
+
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// vectorize runs VectorizeBatch and fails the test on any error.
+func vectorize(t testing.TB, s memstore.Store, v *vectorizer.Vectorizer, texts []string, task vectorizer.Task) [][]float32 {
+	t.Helper()
+	vecs, errs, err := s.VectorizeBatch(context.Background(), v, "", texts, task, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range errs {
+		if e != nil {
+			t.Fatalf("text %d: %v", i, e)
+		}
+	}
+	return vecs
+}
+
+// export returns the memory of scope "" of s as memory.Export writes it.
+func export(t testing.TB, s *Store) string {
+	t.Helper()
+	sc, err := s.scope("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _ := sc.current()
+	var b bytes.Buffer
+	if err := mem.Export(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestReplicasAgreeWithALocalMemory: passages imported in batches through
+// two stores over one Weaviate, some through each, some twice, give both
+// copies the memory a local memory gets from importing each passage once,
+// byte for byte, and the same query vectors, bit for bit, once the copies
+// are refreshed; only what changes the memory is written.
+func TestReplicasAgreeWithALocalMemory(t *testing.T) {
+	f, ts := newFake(t)
+	v := baseVectorizer(t)
+	mo := memory.DefaultOptions()
+	mo.MaxContexts = 4 // most contexts offered are not kept: they need not be written
+	small := func(o *Options) { o.Memory = mo }
+	a, b := openStore(t, ts.URL, small), openStore(t, ts.URL, small)
+	docs := testmodel.JargonPassages(120)
+	local, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv, err := vectorizer.New(v.Model(), local, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(docs); i += 10 {
+		batch := docs[i : i+10]
+		lv.VectorizeBatch(batch, vectorizer.TaskPassage, vectorizer.DefaultOptions())
+		s := a
+		if i/10%2 == 1 {
+			s = b
+		}
+		vectorize(t, s, v, batch, vectorizer.TaskPassage)
+		if i%30 == 0 {
+			vectorize(t, b, v, batch, vectorizer.TaskPassage) // a resend
+		}
+	}
+	n := f.count(sharedTenant)
+	waitFor(t, "both copies to read every object", func() bool {
+		return a.Stats().Remote.Scopes[""].Objects == int64(n) && b.Stats().Remote.Scopes[""].Objects == int64(n)
+	})
+	var want bytes.Buffer
+	local.Export(&want)
+	if ea, eb := export(t, a), export(t, b); ea != want.String() || eb != ea {
+		t.Fatalf("copies differ from the local memory:\nA %.300s\nB %.300s\nlocal %.300s", ea, eb, want.String())
+	}
+	if st := a.Stats(); st.Memory.Passages != int64(len(docs)) || st.Remote.Scopes[""].Version != b.Stats().Remote.Scopes[""].Version {
+		t.Fatalf("stats %+v / %+v: want %d passages and one version", st, b.Stats(), len(docs))
+	}
+	if contexts := int64(n - len(docs)); contexts >= local.Stats().Offered*3/4 { // the 4 smallest of ~20 a word: ~10 written
+		t.Errorf("%d contexts written of %d offered: the lessons were not reduced", contexts, local.Stats().Offered)
+	}
+	qa, qb := vectorize(t, a, v, testmodel.JargonQueries(), vectorizer.TaskQuery), vectorize(t, b, v, testmodel.JargonQueries(), vectorizer.TaskQuery)
+	ql, _ := lv.VectorizeBatch(testmodel.JargonQueries(), vectorizer.TaskQuery, vectorizer.DefaultOptions())
+	for i := range qa {
+		if !slices.Equal(qa[i], qb[i]) || !slices.Equal(qa[i], ql[i]) {
+			t.Fatalf("query %d: the replicas' and the local memory's vectors differ", i)
+		}
+	}
+}
+
+// TestWriteFailureIsUnavailable: a lesson Weaviate does not take fails the
+// call with ErrUnavailable and leaves the copy as it was; the resend, once
+// Weaviate is back, counts each passage once.
+func TestWriteFailureIsUnavailable(t *testing.T) {
+	f, ts := newFake(t)
+	v := baseVectorizer(t)
+	s := openStore(t, ts.URL, nil)
+	docs := testmodel.JargonPassages(20)
+	f.fail("/v1/batch", writeAttempts, 500)
+	before := export(t, s)
+	_, _, err := s.VectorizeBatch(context.Background(), v, "", docs, vectorizer.TaskPassage, vectorizer.DefaultOptions())
+	if !errors.Is(err, memstore.ErrUnavailable) || !strings.Contains(err.Error(), ts.URL) {
+		t.Fatalf("error %v: want ErrUnavailable naming Weaviate", err)
+	}
+	if export(t, s) != before || s.Stats().Remote.WriteErrors != 1 {
+		t.Fatalf("the failed write changed the copy, or was not counted (%+v)", s.Stats().Remote)
+	}
+	f.fail("/v1/batch", writeAttempts-1, 503) // fails, then succeeds on the last attempt
+	vectorize(t, s, v, docs, vectorizer.TaskPassage)
+	vectorize(t, s, v, docs, vectorizer.TaskPassage)
+	if p := s.Stats().Memory.Passages; p != int64(len(docs)) {
+		t.Errorf("%d passages counted, want %d", p, len(docs))
+	}
+}
+
+// TestSlowStart: a Weaviate that is unreachable at first (answers 503, then
+// 500) delays readiness, fails nothing for good, and requests wait for
+// the first read up to their deadline.
+func TestSlowStart(t *testing.T) {
+	f, ts := newFake(t)
+	f.fail("/v1/schema", 4, 503)
+	s, err := Open(Options{URL: ts.URL, Refresh: 20 * time.Millisecond, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ready(); !errors.Is(err, memstore.ErrUnavailable) {
+		t.Fatalf("ready before the class exists: %v", err)
+	}
+	if st := s.Stats().Remote.State; st != "loading" {
+		t.Errorf("state %q, want loading", st)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	vecs, _, err := s.VectorizeBatch(ctx, baseVectorizer(t), "", testmodel.JargonQueries(), vectorizer.TaskQuery, vectorizer.DefaultOptions())
+	if err != nil || len(vecs) != len(testmodel.JargonQueries()) {
+		t.Fatalf("a query waiting for the first read: %v", err)
+	}
+	if err := s.Ready(); err != nil {
+		t.Fatalf("not ready after the first read: %v", err)
+	}
+}
+
+// TestCredentialsNeverPrinted: a user and password in the URL are sent as
+// basic authentication and appear in no error, log line or Stats; the API
+// key is sent as a bearer token.
+func TestCredentialsNeverPrinted(t *testing.T) {
+	f, ts := newFake(t)
+	var logs bytes.Buffer
+	url := strings.Replace(ts.URL, "http://", "http://admin:s3cr3t@", 1)
+	s := openStore(t, url, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	f.mu.Lock()
+	auth := f.auth
+	f.mu.Unlock()
+	if !strings.HasPrefix(auth, "Basic ") {
+		t.Errorf("Authorization %q, want basic authentication", auth)
+	}
+	f.fail("/v1/batch", writeAttempts, 500)
+	_, _, err := s.VectorizeBatch(context.Background(), baseVectorizer(t), "", testmodel.JargonPassages(3), vectorizer.TaskPassage, vectorizer.DefaultOptions())
+	st := fmt.Sprintf("%+v", *s.Stats().Remote)
+	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": logs.String(), "stats": st, "redacted": Redact(url)} {
+		if strings.Contains(text, "s3cr3t") {
+			t.Errorf("the password is in the %s: %s", what, text)
+		}
+	}
+	if _, err := Open(Options{URL: "ftp://admin:s3cr3t@x"}); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("a bad URL: %v", err)
+	}
+	_, ts2 := newFake(t)
+	openStore(t, ts2.URL, func(o *Options) { o.APIKey = "key-1" })
+}
+
+// TestStalledCursor: a Weaviate that ignores the cursor's "after" fails the
+// read with an error naming it instead of listing forever.
+func TestStalledCursor(t *testing.T) {
+	f, ts := newFake(t)
+	for i := range 3 * pageSize {
+		f.put(sharedTenant, passageObject(uint64(i+1), []string{"w"}), f.now)
+	}
+	f.ignoreAfter = true
+	s, err := Open(Options{URL: ts.URL, Refresh: 20 * time.Millisecond, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitFor(t, "the read to fail", func() bool { return strings.Contains(s.Stats().Remote.Error, "do not move the cursor") })
+	if s.Ready() == nil {
+		t.Error("ready without a read")
+	}
+}
+
+// TestIncrementalAndFullReads: objects another server writes are read by
+// their creation time; one created before the lookback is found by the
+// count and a full read; a tenant emptied is read again in full.
+func TestIncrementalAndFullReads(t *testing.T) {
+	f, ts := newFake(t)
+	s := openStore(t, ts.URL, func(o *Options) { o.Lookback = time.Second })
+	objects := func() int64 { return s.Stats().Remote.Scopes[""].Objects }
+	for i := range 10 {
+		f.put(sharedTenant, passageObject(uint64(i+1), []string{"w"}), f.now)
+	}
+	waitFor(t, "a full read", func() bool { return objects() == 10 })
+	for i := range 3 {
+		f.put(sharedTenant, contextObject(memory.Observation{Word: "r1", Context: fmt.Sprintf("r1 in context %d", i)}), f.now+int64(i))
+	}
+	waitFor(t, "an incremental read", func() bool { return objects() == 13 })
+	if s.Stats().Remote.Refreshes["incremental"] == 0 {
+		t.Errorf("refreshes %v: want an incremental read", s.Stats().Remote.Refreshes)
+	}
+	full := s.Stats().Remote.Refreshes["full"]
+	f.put(sharedTenant, contextObject(memory.Observation{Word: "r2", Context: "r2 long ago"}), 1_600_000_000_000)
+	waitFor(t, "a full read", func() bool { return objects() == 14 && s.Stats().Remote.Refreshes["full"] > full })
+	if ctx, _ := s.scopes[""].mem.Contexts(nil, "r2"); len(ctx) != 1 {
+		t.Errorf("r2's contexts %q", ctx)
+	}
+}
