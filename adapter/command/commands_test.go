@@ -71,6 +71,11 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--memory-max-contexts", "0"}, "MaxContexts"},
 		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
 		{[]string{"serve", "extra"}, "unexpected arguments"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-dir", "/tmp/x"}, "--memory-dir are both given"},
+		{[]string{"serve", "--memory-weaviate", "ftp://admin:s3cr3t@w"}, "xxxxx"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-class", "lower"}, "class"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "0"}, "replicas"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-refresh", "0s"}, "--memory-weaviate-refresh"},
 		{[]string{"memory"}, "subcommand"},
 		{[]string{"memory", "shrink"}, "shrink"},
 		{[]string{"memory", "stats"}, "--memory-dir is required"},
@@ -78,11 +83,16 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"memory", "warm", "--memory-dir", "/tmp/x"}, "at least one"},
 	} {
 		code, _, stderr := runCLI(context.Background(), c.args...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "s3cr3t") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 mentioning %s", c.args, code, stderr, c.want)
 		}
 	}
-	code, _, stderr := runCLI(context.Background(), "serve", "--model", "/nonexistent.am")
+	code, _, stderr := runCLI(context.Background(), "serve", "--memory-weaviate", "http://w:8080",
+		"--memory-weaviate-api-key-file", "/nonexistent")
+	if code != 1 || !strings.Contains(stderr, "--memory-weaviate-api-key-file") {
+		t.Errorf("missing API key file: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI(context.Background(), "serve", "--model", "/nonexistent.am")
 	if code != 1 || !strings.Contains(stderr, "nonexistent.am") {
 		t.Errorf("missing model: exit %d, %q", code, stderr)
 	}

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
@@ -36,11 +38,13 @@ type serveFlags struct {
 	addr, memMode, explain, logLevel, logFormat string
 	authTokenFile                               string
 	drain                                       time.Duration
+	wf                                          weaviateFlags
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.vf.register(fs)
 	f.mf.register(fs)
+	f.wf.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8880", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
 	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
 	lim := &f.lim
@@ -75,6 +79,7 @@ type serveConfig struct {
 	vopts     vectorizer.Options
 	memoryDir string
 	mopts     memory.Options
+	weaviate  *weaviatemem.Options // the memory kept in Weaviate (nil: a memory of this process)
 	log       *slog.Logger
 }
 
@@ -118,6 +123,9 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 	if c.mopts, err = f.mf.options(log, readOnly); err != nil {
 		return c, err
 	}
+	if c.weaviate, err = f.wf.options(c.mopts, f.mf.dir, log); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
@@ -129,12 +137,47 @@ func serve(ctx context.Context, c serveConfig) error {
 		return err
 	}
 	c.log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.SetsString())
+	v, store, err := openMemory(m, c)
+	if err != nil {
+		return err
+	}
+	srv, err := server.NewServer(v, store, name, c.lim, c.log)
+	if err != nil {
+		store.Close()
+		return err
+	}
+	server.WarnExposed(c.log, c.addr, c.lim)
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		store.Close()
+		return fmt.Errorf("listen on %s: %w", c.addr, err)
+	}
+	return srv.Serve(ctx, ln, c.drain)
+}
+
+// openMemory opens the context memory of c and returns the vectorizer of
+// m the server vectorizes with and the store.
+func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore.Store, error) {
+	if c.weaviate != nil {
+		store, err := weaviatemem.Open(*c.weaviate, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		c.log.Info("context memory kept in Weaviate", "url", weaviatemem.Redact(c.weaviate.URL), "class", c.weaviate.Class,
+			"replicas", c.weaviate.Replicas, "read_only", c.weaviate.ReadOnly)
+		v, err := vectorizer.New(m, nil, c.vopts)
+		if err != nil {
+			store.Close()
+			return nil, nil, err
+		}
+		return v, store, nil
+	}
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
 	// the memory, and "off" writes nothing).
 	mem, err := memory.Open(c.memoryDir, c.mopts)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if c.memoryDir == "" && !c.mopts.ReadOnly {
 		c.log.Warn("no --memory-dir: the context memory (contexts and sif-collection counts) lives in RAM and is lost at exit")
@@ -142,18 +185,7 @@ func serve(ctx context.Context, c serveConfig) error {
 	v, err := vectorizer.New(m, mem, c.vopts)
 	if err != nil {
 		mem.Close()
-		return err
+		return nil, nil, err
 	}
-	srv, err := server.NewServer(v, memstore.NewLocal(mem), name, c.lim, c.log)
-	if err != nil {
-		mem.Close()
-		return err
-	}
-	server.WarnExposed(c.log, c.addr, c.lim)
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		mem.Close()
-		return fmt.Errorf("listen on %s: %w", c.addr, err)
-	}
-	return srv.Serve(ctx, ln, c.drain)
+	return v, memstore.NewLocal(mem), nil
 }

@@ -47,6 +47,12 @@ type Options struct {
 	HTTP *http.Client
 }
 
+// Check reports the first option out of range, as Open would.
+func (o Options) Check() error {
+	_, _, err := o.defaults()
+	return err
+}
+
 // classRE is Weaviate's class name rule.
 var classRE = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
 

@@ -1,0 +1,64 @@
+package command
+
+import (
+	"flag"
+	"log/slog"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/cli"
+)
+
+// weaviateFlags are serve's flags of a context memory kept in Weaviate.
+type weaviateFlags struct {
+	url, class, apiKeyFile     string
+	replicas                   int
+	refresh, lookback, timeout time.Duration
+}
+
+func (f *weaviateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.url, "memory-weaviate", "", "`URL` of a Weaviate that keeps the context memory (e.g. http://weaviate:8080; "+
+		"user:password@ is sent as basic authentication): serve keeps none of its own, so several replicas share it; not with --memory-dir")
+	fs.StringVar(&f.class, "memory-weaviate-class", weaviatemem.DefaultClass, "the collection that holds the memory in --memory-weaviate")
+	fs.IntVar(&f.replicas, "memory-weaviate-replicas", 1, "replication factor the memory's collection is created with (writes are at consistency QUORUM)")
+	fs.StringVar(&f.apiKeyFile, "memory-weaviate-api-key-file", "", "`file` holding the API key of --memory-weaviate")
+	fs.DurationVar(&f.refresh, "memory-weaviate-refresh", time.Second, "how often the server's copy of the memory asks --memory-weaviate for new objects")
+	fs.DurationVar(&f.lookback, "memory-weaviate-lookback", 30*time.Second,
+		"how far before the newest object read a refresh reads again (writes in flight, clocks that disagree)")
+	fs.DurationVar(&f.timeout, "memory-weaviate-timeout", 30*time.Second, "bound on every call to --memory-weaviate")
+}
+
+// options returns the memory kept in Weaviate (nil without --memory-weaviate),
+// its copies opened with mopts; dir is --memory-dir.
+func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logger) (*weaviatemem.Options, error) {
+	if f.url == "" {
+		return nil, nil
+	}
+	if dir != "" {
+		return nil, cli.UsageError("--memory-weaviate and --memory-dir are both given: the memory is kept in Weaviate or in a directory")
+	}
+	o := &weaviatemem.Options{URL: f.url, Class: f.class, Replicas: f.replicas, Refresh: f.refresh, Lookback: f.lookback,
+		Timeout: f.timeout, Memory: mopts, ReadOnly: mopts.ReadOnly, Logger: log}
+	if f.apiKeyFile != "" {
+		var err error
+		if o.APIKey, err = readTokenFlag("--memory-weaviate-api-key-file", f.apiKeyFile); err != nil {
+			return nil, err
+		}
+	}
+	if f.replicas < 1 {
+		return nil, cli.UsageError("--memory-weaviate-replicas %d: want ≥ 1", f.replicas)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"refresh", f.refresh}, {"lookback", f.lookback}, {"timeout", f.timeout}} {
+		if d.v <= 0 {
+			return nil, cli.UsageError("--memory-weaviate-%s %v: want > 0", d.name, d.v)
+		}
+	}
+	if err := o.Check(); err != nil {
+		return nil, cli.UsageError("%w (--memory-weaviate flags)", err)
+	}
+	return o, nil
+}
