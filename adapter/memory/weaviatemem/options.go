@@ -38,6 +38,10 @@ type Options struct {
 	Memory memory.Options
 	// ReadOnly stores nothing: passages are vectorized as queries.
 	ReadOnly bool
+	// SharedCounts also counts the passages of every scope in the shared
+	// memory (scope ""), which reads the counts of all scopes together (the
+	// in-process module's hybrid search, whose collection is not known).
+	SharedCounts bool
 	// MaxScopes bounds the copies kept (default memory.MaxCollections); the
 	// least recently used is dropped for a new one.
 	MaxScopes int

@@ -13,6 +13,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
@@ -35,8 +36,8 @@ func TestTenantName(t *testing.T) {
 // TestClassNotAMemory: an existing class of the same name that cannot hold
 // the memory keeps the store loading, with an error naming the class.
 func TestClassNotAMemory(t *testing.T) {
-	f, ts := newFake(t)
-	f.class = map[string]any{"class": DefaultClass, "multiTenancyConfig": map[string]any{"enabled": false}}
+	f, ts := fakeweaviate.New(t)
+	f.Class = map[string]any{"class": DefaultClass, "multiTenancyConfig": map[string]any{"enabled": false}}
 	s, err := Open(Options{URL: ts.URL, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -46,21 +47,21 @@ func TestClassNotAMemory(t *testing.T) {
 	if !strings.Contains(s.Stats().Remote.Error, "not multi-tenant") || s.Ready() == nil {
 		t.Errorf("state %+v", s.Stats().Remote)
 	}
-	f.mu.Lock()
-	f.class = nil
-	f.mu.Unlock()
+	f.Mu.Lock()
+	f.Class = nil
+	f.Mu.Unlock()
 	waitFor(t, "the class to be created", func() bool { return s.Ready() == nil })
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if vi, _ := f.class["vectorIndexConfig"].(map[string]any); vi["skip"] != true || f.class["vectorizer"] != "none" {
-		t.Errorf("class created: %v", f.class)
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	if vi, _ := f.Class["vectorIndexConfig"].(map[string]any); vi["skip"] != true || f.Class["vectorizer"] != "none" {
+		t.Errorf("class created: %v", f.Class)
 	}
 }
 
 // TestCallsAreBounded: a Weaviate that never answers fails a write within
 // Options.Timeout (per attempt), not at the request's deadline.
 func TestCallsAreBounded(t *testing.T) {
-	f, _ := newFake(t)
+	f, _ := fakeweaviate.New(t)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/batch/objects" {
 			io.Copy(io.Discard, r.Body) // then the server sees the client leave

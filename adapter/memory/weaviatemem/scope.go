@@ -18,6 +18,7 @@ type scope struct {
 	tenant string // the Weaviate tenant holding it
 	opts   memory.Options
 	loaded chan struct{} // closed after the first full read
+	failed bool          // the last refresh failed (only the refresh loop uses it)
 
 	mu        sync.RWMutex
 	mem       *memory.Memory

@@ -146,12 +146,13 @@ func (s *Store) refreshAll(ctx context.Context) error {
 	var first error
 	for _, sc := range scopes {
 		err := ctx.Err()
-		if err == nil && !sc.isLoaded() {
-			err = s.ensureTenant(ctx, sc.tenant)
+		if err == nil && (!sc.isLoaded() || sc.failed) {
+			err = s.ensureTenant(ctx, sc.tenant) // a tenant deleted meanwhile comes back empty
 		}
 		if err == nil {
 			err = s.refresh(ctx, sc)
 		}
+		sc.failed = err != nil
 		if err != nil && first == nil {
 			first = fmt.Errorf("scope %q (tenant %s): %w", sc.name, sc.tenant, err)
 		}
@@ -235,12 +236,7 @@ func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, sc
 		return nil, nil, err
 	}
 	if task == vectorizer.TaskPassage && !s.o.ReadOnly {
-		l, _, err := v.Lesson(texts, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		mem, _ := sc.current()
-		if err := s.write(ctx, sc, lessonObjects(mem, l)); err != nil {
+		if err := s.teach(ctx, v, sc, texts, opts); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -250,6 +246,26 @@ func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, sc
 	}
 	vecs, errs := rv.VectorizeBatchContext(ctx, texts, vectorizer.TaskQuery, opts)
 	return vecs, errs, nil
+}
+
+// teach writes what texts teach the memory of sc (and, with SharedCounts,
+// their passages to the shared memory's) and adds it to the copies.
+func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, texts []string, opts vectorizer.Options) error {
+	l, _, err := v.Lesson(texts, opts)
+	if err != nil {
+		return err
+	}
+	mem, _ := sc.current()
+	parts := []part{{sc, lessonObjects(mem, l)}}
+	if s.o.SharedCounts && sc.name != "" && len(l.Passages) > 0 {
+		shared, err := s.loadedScope(ctx, "")
+		if err != nil {
+			return err
+		}
+		smem, _ := shared.current()
+		parts = append(parts, part{shared, lessonObjects(smem, vectorizer.Lesson{Passages: l.Passages})})
+	}
+	return s.write(ctx, parts...)
 }
 
 // Reader returns v over the copy of scope as it is now; an error when it

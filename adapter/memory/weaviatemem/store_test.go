@@ -15,6 +15,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
@@ -32,6 +33,12 @@ func baseVectorizer(t testing.TB) *vectorizer.Vectorizer {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// put stores o in the shared memory's tenant of f as another server
+// would, created at time t.
+func put(f *fakeweaviate.Fake, o object, t int64) {
+	f.Put(sharedTenant, o.batchObject("", sharedTenant), t)
 }
 
 // openStore opens a store of the fake at url for the shared scope and
@@ -97,7 +104,7 @@ func export(t testing.TB, s *Store) string {
 // byte for byte, and the same query vectors, bit for bit, once the copies
 // are refreshed; only what changes the memory is written.
 func TestReplicasAgreeWithALocalMemory(t *testing.T) {
-	f, ts := newFake(t)
+	f, ts := fakeweaviate.New(t)
 	v := baseVectorizer(t)
 	mo := memory.DefaultOptions()
 	mo.MaxContexts = 4 // most contexts offered are not kept: they need not be written
@@ -124,7 +131,7 @@ func TestReplicasAgreeWithALocalMemory(t *testing.T) {
 			vectorize(t, b, v, batch, vectorizer.TaskPassage) // a resend
 		}
 	}
-	n := f.count(sharedTenant)
+	n := f.Count(sharedTenant)
 	waitFor(t, "both copies to read every object", func() bool {
 		return a.Stats().Remote.Scopes[""].Objects == int64(n) && b.Stats().Remote.Scopes[""].Objects == int64(n)
 	})
@@ -152,11 +159,11 @@ func TestReplicasAgreeWithALocalMemory(t *testing.T) {
 // call with ErrUnavailable and leaves the copy as it was; the resend, once
 // Weaviate is back, counts each passage once.
 func TestWriteFailureIsUnavailable(t *testing.T) {
-	f, ts := newFake(t)
+	f, ts := fakeweaviate.New(t)
 	v := baseVectorizer(t)
 	s := openStore(t, ts.URL, nil)
 	docs := testmodel.JargonPassages(20)
-	f.fail("/v1/batch", writeAttempts, 500)
+	f.Fail("/v1/batch", writeAttempts, 500)
 	before := export(t, s)
 	_, _, err := s.VectorizeBatch(context.Background(), v, "", docs, vectorizer.TaskPassage, vectorizer.DefaultOptions())
 	if !errors.Is(err, memstore.ErrUnavailable) || !strings.Contains(err.Error(), ts.URL) {
@@ -165,7 +172,7 @@ func TestWriteFailureIsUnavailable(t *testing.T) {
 	if export(t, s) != before || s.Stats().Remote.WriteErrors != 1 {
 		t.Fatalf("the failed write changed the copy, or was not counted (%+v)", s.Stats().Remote)
 	}
-	f.fail("/v1/batch", writeAttempts-1, 503) // fails, then succeeds on the last attempt
+	f.Fail("/v1/batch", writeAttempts-1, 503) // fails, then succeeds on the last attempt
 	vectorize(t, s, v, docs, vectorizer.TaskPassage)
 	vectorize(t, s, v, docs, vectorizer.TaskPassage)
 	if p := s.Stats().Memory.Passages; p != int64(len(docs)) {
@@ -177,8 +184,8 @@ func TestWriteFailureIsUnavailable(t *testing.T) {
 // 500) delays readiness, fails nothing for good, and requests wait for
 // the first read up to their deadline.
 func TestSlowStart(t *testing.T) {
-	f, ts := newFake(t)
-	f.fail("/v1/schema", 4, 503)
+	f, ts := fakeweaviate.New(t)
+	f.Fail("/v1/schema", 4, 503)
 	s, err := Open(Options{URL: ts.URL, Refresh: 20 * time.Millisecond, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -205,17 +212,17 @@ func TestSlowStart(t *testing.T) {
 // basic authentication and appear in no error, log line or Stats; the API
 // key is sent as a bearer token.
 func TestCredentialsNeverPrinted(t *testing.T) {
-	f, ts := newFake(t)
+	f, ts := fakeweaviate.New(t)
 	var logs bytes.Buffer
 	url := strings.Replace(ts.URL, "http://", "http://admin:s3cr3t@", 1)
 	s := openStore(t, url, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
-	f.mu.Lock()
-	auth := f.auth
-	f.mu.Unlock()
+	f.Mu.Lock()
+	auth := f.Auth
+	f.Mu.Unlock()
 	if !strings.HasPrefix(auth, "Basic ") {
 		t.Errorf("Authorization %q, want basic authentication", auth)
 	}
-	f.fail("/v1/batch", writeAttempts, 500)
+	f.Fail("/v1/batch", writeAttempts, 500)
 	_, _, err := s.VectorizeBatch(context.Background(), baseVectorizer(t), "", testmodel.JargonPassages(3), vectorizer.TaskPassage, vectorizer.DefaultOptions())
 	st := fmt.Sprintf("%+v", *s.Stats().Remote)
 	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": logs.String(), "stats": st, "redacted": Redact(url)} {
@@ -226,18 +233,18 @@ func TestCredentialsNeverPrinted(t *testing.T) {
 	if _, err := Open(Options{URL: "ftp://admin:s3cr3t@x"}); err == nil || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("a bad URL: %v", err)
 	}
-	_, ts2 := newFake(t)
+	_, ts2 := fakeweaviate.New(t)
 	openStore(t, ts2.URL, func(o *Options) { o.APIKey = "key-1" })
 }
 
 // TestStalledCursor: a Weaviate that ignores the cursor's "after" fails the
 // read with an error naming it instead of listing forever.
 func TestStalledCursor(t *testing.T) {
-	f, ts := newFake(t)
+	f, ts := fakeweaviate.New(t)
 	for i := range 3 * pageSize {
-		f.put(sharedTenant, passageObject(uint64(i+1), []string{"w"}), f.now)
+		put(f, passageObject(uint64(i+1), []string{"w"}), f.Now)
 	}
-	f.ignoreAfter = true
+	f.IgnoreAfter = true
 	s, err := Open(Options{URL: ts.URL, Refresh: 20 * time.Millisecond, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -253,22 +260,22 @@ func TestStalledCursor(t *testing.T) {
 // their creation time; one created before the lookback is found by the
 // count and a full read; a tenant emptied is read again in full.
 func TestIncrementalAndFullReads(t *testing.T) {
-	f, ts := newFake(t)
+	f, ts := fakeweaviate.New(t)
 	s := openStore(t, ts.URL, func(o *Options) { o.Lookback = time.Second })
 	objects := func() int64 { return s.Stats().Remote.Scopes[""].Objects }
 	for i := range 10 {
-		f.put(sharedTenant, passageObject(uint64(i+1), []string{"w"}), f.now)
+		put(f, passageObject(uint64(i+1), []string{"w"}), f.Now)
 	}
 	waitFor(t, "a full read", func() bool { return objects() == 10 })
 	for i := range 3 {
-		f.put(sharedTenant, contextObject(memory.Observation{Word: "r1", Context: fmt.Sprintf("r1 in context %d", i)}), f.now+int64(i))
+		put(f, contextObject(memory.Observation{Word: "r1", Context: fmt.Sprintf("r1 in context %d", i)}), f.Now+int64(i))
 	}
 	waitFor(t, "an incremental read", func() bool { return objects() == 13 })
 	if s.Stats().Remote.Refreshes["incremental"] == 0 {
 		t.Errorf("refreshes %v: want an incremental read", s.Stats().Remote.Refreshes)
 	}
 	full := s.Stats().Remote.Refreshes["full"]
-	f.put(sharedTenant, contextObject(memory.Observation{Word: "r2", Context: "r2 long ago"}), 1_600_000_000_000)
+	put(f, contextObject(memory.Observation{Word: "r2", Context: "r2 long ago"}), 1_600_000_000_000)
 	waitFor(t, "a full read", func() bool { return objects() == 14 && s.Stats().Remote.Refreshes["full"] > full })
 	if ctx, _ := s.scopes[""].mem.Contexts(nil, "r2"); len(ctx) != 1 {
 		t.Errorf("r2's contexts %q", ctx)

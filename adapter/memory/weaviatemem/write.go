@@ -25,21 +25,30 @@ const (
 	writeAttempts = 3
 )
 
-// lesson is one request's objects to write.
-type lesson struct {
-	ctx  context.Context
+// part is objects of one scope.
+type part struct {
 	sc   *scope
 	objs []object
-	done chan error // receives the outcome once
 }
 
-// write queues the objects of sc, waits until they are written and adds
-// them to the copy. The error wraps ctx's when the request ended first.
-func (s *Store) write(ctx context.Context, sc *scope, objs []object) error {
-	if len(objs) == 0 {
+// lesson is one request's objects to write.
+type lesson struct {
+	ctx   context.Context
+	parts []part
+	n     int        // objects
+	done  chan error // receives the outcome once
+}
+
+// write queues the objects of the parts, waits until they are written and
+// adds them to the copies. The error wraps ctx's when the request ended first.
+func (s *Store) write(ctx context.Context, parts ...part) error {
+	l := &lesson{ctx: ctx, parts: parts, done: make(chan error, 1)}
+	for _, p := range parts {
+		l.n += len(p.objs)
+	}
+	if l.n == 0 {
 		return nil
 	}
-	l := &lesson{ctx: ctx, sc: sc, objs: objs, done: make(chan error, 1)}
 	select {
 	case s.queue <- l:
 	case <-ctx.Done():
@@ -53,7 +62,12 @@ func (s *Store) write(ctx context.Context, sc *scope, objs []object) error {
 			s.writeErrors.Add(1)
 			return err
 		}
-		return sc.apply(objs, true, 0)
+		for _, p := range parts {
+			if err := p.sc.apply(p.objs, true, 0); err != nil {
+				return err
+			}
+		}
+		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("wait for the write: %w", ctx.Err())
 	}
@@ -70,12 +84,12 @@ func (s *Store) writer() {
 		case <-s.stop:
 			return
 		}
-		batch, n := []*lesson{first}, len(first.objs)
+		batch, n := []*lesson{first}, first.n
 	more:
 		for n < maxBatchObjects {
 			select {
 			case l := <-s.queue:
-				batch, n = append(batch, l), n+len(l.objs)
+				batch, n = append(batch, l), n+l.n
 			default:
 				break more
 			}
@@ -92,9 +106,12 @@ func (s *Store) writer() {
 func (s *Store) send(batch []*lesson) error {
 	var objs []map[string]any
 	for _, l := range batch {
-		if l.ctx.Err() == nil { // a request that left is not written
-			for _, o := range l.objs {
-				objs = append(objs, o.batchObject(s.o.Class, l.sc.tenant))
+		if l.ctx.Err() != nil {
+			continue // a request that left is not written
+		}
+		for _, p := range l.parts {
+			for _, o := range p.objs {
+				objs = append(objs, o.batchObject(s.o.Class, p.sc.tenant))
 			}
 		}
 	}

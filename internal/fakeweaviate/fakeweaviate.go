@@ -1,4 +1,8 @@
-package weaviatemem
+// Package fakeweaviate is test support: an HTTP server that answers the
+// calls the Weaviate-kept context memory makes (package weaviatemem) as
+// Weaviate v1.39 does: the schema, tenants, batches, the object cursor, an
+// Aggregate count and a Get by creation time. Failures can be injected.
+package fakeweaviate
 
 import (
 	"encoding/json"
@@ -14,75 +18,77 @@ import (
 	"testing"
 )
 
-// fakeWeaviate answers the calls a Store makes as Weaviate v1.39 does: the
-// schema, tenants, batches, the cursor and the two GraphQL queries.
-type fakeWeaviate struct {
+// Fake is the fake Weaviate. Its fields are guarded by Mu.
+type Fake struct {
 	t  testing.TB
-	mu sync.Mutex
-	// class is the class definition, nil until created.
-	class   map[string]any
-	tenants map[string]map[string]*fakeObject // tenant → id → object
-	now     int64                             // the clock of creation times (ms), advanced by each batch
+	Mu sync.Mutex
+	// Class is the class definition, nil until created.
+	Class   map[string]any
+	Tenants map[string]map[string]*Object // tenant → id → object
+	Now     int64                         // the clock of creation times (ms), advanced by each batch
 	// failing answers the next calls whose path starts with failPath with failStatus.
 	failing    int
 	failPath   string
 	failStatus int
-	// ignoreAfter lists the first page whatever "after" says.
-	ignoreAfter bool
-	// auth is the Authorization header of the last call.
-	auth  string
-	calls map[string]int // by path
+	// IgnoreAfter lists the first page whatever "after" says.
+	IgnoreAfter bool
+	// Auth is the Authorization header of the last call.
+	Auth  string
+	Calls map[string]int // by path
 }
 
-type fakeObject struct {
+// Object is a stored object.
+type Object struct {
 	ID    string
 	Props map[string]any
 	Time  int64
 }
 
-func newFake(t testing.TB) (*fakeWeaviate, *httptest.Server) {
-	f := &fakeWeaviate{t: t, tenants: map[string]map[string]*fakeObject{}, now: 1_700_000_000_000, calls: map[string]int{}}
+// New starts a fake Weaviate, closed when the test ends.
+func New(t testing.TB) (*Fake, *httptest.Server) {
+	f := &Fake{t: t, Tenants: map[string]map[string]*Object{}, Now: 1_700_000_000_000, Calls: map[string]int{}}
 	ts := httptest.NewServer(f)
 	t.Cleanup(ts.Close)
 	return f, ts
 }
 
-// fail makes the next n calls under path answer status.
-func (f *fakeWeaviate) fail(path string, n, status int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// Fail makes the next n calls under path answer status.
+func (f *Fake) Fail(path string, n, status int) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	f.failPath, f.failing, f.failStatus = path, n, status
 }
 
-// put stores an object as another writer would, created at time t.
-func (f *fakeWeaviate) put(tenant string, o object, t int64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	b := o.batchObject("", tenant)
-	f.store(tenant, b["id"].(string), b["properties"].(map[string]any), t)
+// Put stores an object (as POST /v1/batch/objects takes it) as another
+// writer would, created at time t.
+func (f *Fake) Put(tenant string, o map[string]any, t int64) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.store(tenant, o["id"].(string), o["properties"].(map[string]any), t)
 }
 
-func (f *fakeWeaviate) store(tenant, id string, props map[string]any, t int64) {
-	if f.tenants[tenant] == nil {
-		f.tenants[tenant] = map[string]*fakeObject{}
+func (f *Fake) store(tenant, id string, props map[string]any, t int64) {
+	if f.Tenants[tenant] == nil {
+		f.Tenants[tenant] = map[string]*Object{}
 	}
 	raw, _ := json.Marshal(props) // as JSON: lists become []any
 	var p map[string]any
 	json.Unmarshal(raw, &p)
-	f.tenants[tenant][id] = &fakeObject{ID: id, Props: p, Time: t}
+	f.Tenants[tenant][id] = &Object{ID: id, Props: p, Time: t}
 }
 
-func (f *fakeWeaviate) count(tenant string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.tenants[tenant])
+// Count returns the number of objects of tenant.
+func (f *Fake) Count(tenant string) int {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	return len(f.Tenants[tenant])
 }
 
-func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.auth = r.Header.Get("Authorization")
-	f.calls[r.URL.Path]++
+func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.Auth = r.Header.Get("Authorization")
+	f.Calls[r.URL.Path]++
 	if f.failing > 0 && strings.HasPrefix(r.URL.Path, f.failPath) {
 		f.failing--
 		w.WriteHeader(f.failStatus)
@@ -92,26 +98,38 @@ func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	w.Header().Set("Content-Type", "application/json")
 	switch {
-	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/schema/"):
-		if f.class == nil {
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/schema/") && !strings.HasSuffix(r.URL.Path, "/tenants"):
+		if f.Class == nil {
 			w.WriteHeader(http.StatusNotFound)
 			return
 		}
-		json.NewEncoder(w).Encode(f.class)
+		json.NewEncoder(w).Encode(f.Class)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/schema":
-		if f.class != nil {
+		if f.Class != nil {
 			w.WriteHeader(http.StatusUnprocessableEntity)
 			fmt.Fprint(w, `{"error":[{"message":"class name \"X\" already exists"}]}`)
 			return
 		}
-		json.Unmarshal(body, &f.class)
+		json.Unmarshal(body, &f.Class)
 		w.Write(body)
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tenants"):
+		var names []map[string]string
+		for name := range f.Tenants {
+			names = append(names, map[string]string{"name": name})
+		}
+		json.NewEncoder(w).Encode(names)
+	case r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/tenants"):
+		var names []string
+		json.Unmarshal(body, &names)
+		for _, n := range names {
+			delete(f.Tenants, n)
+		}
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/tenants"):
 		var ts []struct{ Name string }
 		json.Unmarshal(body, &ts)
 		for _, t := range ts {
-			if f.tenants[t.Name] == nil {
-				f.tenants[t.Name] = map[string]*fakeObject{}
+			if f.Tenants[t.Name] == nil {
+				f.Tenants[t.Name] = map[string]*Object{}
 			}
 		}
 		w.Write(body)
@@ -126,7 +144,7 @@ func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *fakeWeaviate) batch(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *Fake) batch(w http.ResponseWriter, r *http.Request, body []byte) {
 	if r.URL.Query().Get("consistency_level") != "QUORUM" {
 		f.t.Errorf("batch at consistency %q, want QUORUM", r.URL.Query().Get("consistency_level"))
 	}
@@ -137,26 +155,26 @@ func (f *fakeWeaviate) batch(w http.ResponseWriter, r *http.Request, body []byte
 		}
 	}
 	json.Unmarshal(body, &req)
-	f.now++
+	f.Now++
 	var ans []map[string]any
 	for _, o := range req.Objects {
-		f.store(o.Tenant, o.ID, o.Properties, f.now)
+		f.store(o.Tenant, o.ID, o.Properties, f.Now)
 		ans = append(ans, map[string]any{"id": o.ID, "result": map[string]any{}})
 	}
 	json.NewEncoder(w).Encode(ans)
 }
 
 // sorted returns the objects of tenant by id.
-func (f *fakeWeaviate) sorted(tenant string) []*fakeObject {
-	var out []*fakeObject
-	for _, o := range f.tenants[tenant] {
+func (f *Fake) sorted(tenant string) []*Object {
+	var out []*Object
+	for _, o := range f.Tenants[tenant] {
 		out = append(out, o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-func (f *fakeWeaviate) list(w http.ResponseWriter, r *http.Request) {
+func (f *Fake) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit, _ := strconv.Atoi(q.Get("limit"))
 	var page []map[string]any
@@ -164,7 +182,7 @@ func (f *fakeWeaviate) list(w http.ResponseWriter, r *http.Request) {
 		if len(page) == limit {
 			break
 		}
-		if f.ignoreAfter || o.ID > q.Get("after") {
+		if f.IgnoreAfter || o.ID > q.Get("after") {
 			page = append(page, map[string]any{"id": o.ID, "class": q.Get("class"), "properties": o.Props, "creationTimeUnix": o.Time})
 		}
 	}
@@ -176,12 +194,16 @@ var (
 	getRE       = regexp.MustCompile(`Get \{ (\w+)\(tenant: "([^"]*)", limit: (\d+).*valueText: "(\d+)"`)
 )
 
-func (f *fakeWeaviate) graphQL(w http.ResponseWriter, body []byte) {
+func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
 	var req struct{ Query string }
 	json.Unmarshal(body, &req)
+	if m := aggregateRE.FindStringSubmatch(req.Query); m != nil && f.Tenants[m[2]] == nil {
+		json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": "tenant not found: " + m[2]}}})
+		return
+	}
 	if m := aggregateRE.FindStringSubmatch(req.Query); m != nil {
 		json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"Aggregate": map[string]any{
-			m[1]: []any{map[string]any{"meta": map[string]any{"count": len(f.tenants[m[2]])}}}}}})
+			m[1]: []any{map[string]any{"meta": map[string]any{"count": len(f.Tenants[m[2]])}}}}}})
 		return
 	}
 	m := getRE.FindStringSubmatch(req.Query)
