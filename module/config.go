@@ -15,6 +15,7 @@ import (
 	basesettings "github.com/weaviate/weaviate/usecases/modulecomponents/settings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
@@ -111,6 +112,8 @@ type EnvConfig struct {
 	MemoryToken string
 	// VectorsEndpoint serves the diagnostic vectors endpoint.
 	VectorsEndpoint bool
+	// Weaviate is the memory kept in Weaviate (EnvMemoryWeaviate; nil: none).
+	Weaviate *weaviatemem.Options
 }
 
 // MemoryOff as EnvMemoryDir disables the context memory.
@@ -134,6 +137,9 @@ func LoadEnvConfig(getenv func(string) string) (EnvConfig, error) {
 		cfg.MemorySync = p
 	}
 	if err := cfg.loadShared(getenv); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadWeaviate(getenv); err != nil {
 		return cfg, err
 	}
 	if s := strings.TrimSpace(getenv(EnvTeach)); s != "" {

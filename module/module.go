@@ -34,6 +34,7 @@ import (
 	libvectorizer "github.com/weaviate/weaviate/usecases/vectorizer"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
@@ -59,6 +60,7 @@ type Module struct {
 	vec       *vectorizer.Vectorizer
 	mem       *memory.Memory      // nil: no memory of this node's own
 	shared    *memoryapi.Client   // the cluster's memory (TEXT2VEC_AM_MEMORY_URL); nil: none
+	remote    *weaviatemem.Store  // the cluster's memory kept in Weaviate (TEXT2VEC_AM_MEMORY_WEAVIATE); nil: none
 	colls     *memory.Collections // passage counts per collection beside mem
 	empty     *memory.Memory      // an empty memory: what a query of a collection never taught reads
 	cacheMu   sync.Mutex
@@ -119,6 +121,12 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		}
 		dir = MemoryOff
 	}
+	if env.Weaviate != nil {
+		if err := m.openWeaviate(*env.Weaviate); err != nil {
+			return err
+		}
+		dir = MemoryOff
+	}
 	if dir == "" {
 		if dataPath == "" {
 			return fmt.Errorf("init %s: no memory directory: set %s (or %s=%s) or Weaviate's PERSISTENCE_DATA_PATH", Name, EnvMemoryDir, EnvMemoryDir, MemoryOff)
@@ -150,7 +158,7 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		return fmt.Errorf("init %s: %w", Name, err)
 	}
 	m.vec = vec
-	if m.logger != nil && m.mem == nil && m.shared == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
+	if m.logger != nil && m.mem == nil && m.shared == nil && m.remote == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
 		m.logger.WithField("module", Name).Warnf("%s=%s: the passage counts of weighting %s live in RAM and are lost at restart, "+
 			"after which queries are weighted differently from the stored vectors; set %s=sif for a memory-less setup",
 			EnvMemoryDir, MemoryOff, env.Defaults.Weighting, EnvWeighting)
@@ -201,6 +209,9 @@ func (m *Module) closeMemory() error {
 	var err error
 	if m.shared != nil {
 		err = m.shared.Close()
+	}
+	if m.remote != nil {
+		err = errors.Join(err, m.remote.Close())
 	}
 	if m.mem == nil {
 		return err
@@ -405,6 +416,9 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 	}
 	if m.shared != nil {
 		info["memory"] = map[string]any{"url": m.shared.URL()}
+	}
+	if m.remote != nil {
+		info["memory"] = m.remoteInfo()
 	}
 	if m.mem != nil {
 		st := m.mem.Stats()

@@ -71,9 +71,13 @@ func classOf(ctx context.Context) string {
 }
 
 // vectorizeTexts vectorizes texts as task for collection: against the
-// cluster's shared memory when one is configured, else locally. err is the
+// cluster's memory kept in Weaviate or its holder when one is configured,
+// else locally. err is the
 // error of the whole call (the shared memory unreachable).
 func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
+	if m.remote != nil {
+		return m.vectorizeRemote(ctx, collection, texts, task, opts)
+	}
 	if m.shared == nil {
 		v, err := m.collectionVectorizer(collection, tenantOf(ctx), task == vectorizer.TaskPassage)
 		if err != nil {
@@ -153,12 +157,15 @@ func (m *Module) scopeCache(collection, tenant string) *vectorizer.Cache {
 // collection, or for tenant "" of the collection and all its tenants: call
 // it when Weaviate deletes the tenant or the collection.
 func (m *Module) DeleteMemory(collection, tenant string) error {
-	if m.colls == nil {
+	if m.colls == nil && m.remote == nil {
 		return nil
 	}
 	collection, err := memory.CollectionName(collection)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Name, err)
+	}
+	if m.remote != nil {
+		return m.deleteRemote(collection, tenant)
 	}
 	m.cacheMu.Lock()
 	for key := range m.caches {

@@ -1,0 +1,105 @@
+package module
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
+)
+
+// weaviateModule is a module node whose memory is kept in the Weaviate at url.
+func weaviateModule(t *testing.T, url string) *Module {
+	t.Helper()
+	m := newTestModule(t, false)
+	env, err := LoadEnvConfig(func(k string) string { return map[string]string{EnvMemoryWeaviate: url}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Weaviate.Refresh = 20 * time.Millisecond
+	if err := m.openWeaviate(*env.Weaviate); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestWeaviateMemoryAcrossNodes: what one node's import of a tenant teaches
+// the memory kept in Weaviate, another node's nearText on that tenant uses,
+// with the same vector; each tenant is a scope of its own, the shared scope
+// counts every passage; DeleteMemory deletes a tenant's scope.
+func TestWeaviateMemoryAcrossNodes(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	a, b := weaviateModule(t, ts.URL), weaviateModule(t, ts.URL)
+	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	var objs []*models.Object
+	for i := range 6 {
+		o := object(i, map[string]any{"text": fmt.Sprintf("w1 w2 zorblax w3 w4. w5 quuxify w6 w7 w8 n%d.", i)})
+		o.Tenant = "tenantA"
+		objs = append(objs, o)
+	}
+	if _, _, errs := a.VectorizeBatch(context.Background(), objs, make([]bool, len(objs)), cfg); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if f.Count("Doc--tenantA") == 0 || f.Count("_shared") != len(objs) {
+		t.Fatalf("objects: tenant %d, shared %d; want contexts and passages, and %d shared passages",
+			f.Count("Doc--tenantA"), f.Count("_shared"), len(objs))
+	}
+	search := withTenant(context.WithValue(context.Background(), classKey{}, "Doc"), "tenantA")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		qa, err := a.Texts(search, []string{"zorblax w9"}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qb, err := b.Texts(search, []string{"zorblax w9"}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(qa) == fmt.Sprint(qb) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nodes a and b give the query different vectors")
+		}
+	}
+	info, _ := a.MetaInfo()
+	if meta, _ := json.Marshal(info["memory"]); !strings.Contains(string(meta), `"tenant":"Doc--tenantA"`) {
+		t.Errorf("meta %s does not name the tenant's scope", meta)
+	}
+	if err := a.DeleteMemory("Doc", "tenantA"); err != nil {
+		t.Fatal(err)
+	}
+	f.Mu.Lock()
+	_, kept := f.Tenants["Doc--tenantA"]
+	f.Mu.Unlock()
+	if kept {
+		t.Error("DeleteMemory kept the tenant's memory in Weaviate")
+	}
+}
+
+func TestWeaviateMemoryEnv(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryDir: "/data"}, EnvMemoryDir},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryURL: "http://holder:8080"}, EnvMemoryURL},
+		{map[string]string{EnvMemoryWeaviate: "w:8080"}, EnvMemoryWeaviate},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "0"}, EnvMemoryWeaviateReplicas},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateClass: "lower"}, "class"},
+	} {
+		if _, err := LoadEnvConfig(func(k string) string { return c.env[k] }); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("environment %v: error %v, want one naming %s", c.env, err, c.want)
+		}
+	}
+	cfg, err := LoadEnvConfig(func(k string) string {
+		return map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "3", EnvMemoryTimeout: "5s"}[k]
+	})
+	if err != nil || cfg.Weaviate == nil || cfg.Weaviate.Replicas != 3 || cfg.Weaviate.Timeout != 5*time.Second || !cfg.Weaviate.SharedCounts {
+		t.Errorf("good environment: %+v, %v", cfg.Weaviate, err)
+	}
+}
