@@ -1,0 +1,96 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestImportThroughputWeaviateMemory measures the import of the first
+// debian-dev documents (T2V_BENCH_DOCS, default 2000; batch 100) into a
+// stock Weaviate whose text2vec-transformers calls text2vec-am serve, teaching
+// the memory: one serve with its memory in a directory (--memory-dir, the
+// anchor), one with its memory kept in that Weaviate (--memory-weaviate), and
+// three of those behind one address. Each run starts from an empty memory
+// and a new collection; two rounds, interleaved, the best of each reported.
+// It runs only with T2V_BENCH=1: it is a measurement, not a check.
+//
+//	T2V_BENCH=1 go test ./tests -run TestImportThroughputWeaviateMemory -v -timeout 60m
+func TestImportThroughputWeaviateMemory(t *testing.T) {
+	if os.Getenv("T2V_BENCH") != "1" {
+		t.Skip("import throughput benchmark: set T2V_BENCH=1 to run it")
+	}
+	e := requireE2E(t)
+	r := loadReference(t, e)
+	n := 2000
+	if s := os.Getenv("T2V_BENCH_DOCS"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v > 0 {
+			n = v
+		}
+	}
+	docs := r.docs[:min(n, len(r.docs))]
+	tmp, bin := t.TempDir(), text2vecAM(t, e.repo)
+	rr := newRoundRobin(t)
+	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
+		"ENABLE_MODULES=text2vec-transformers", "TRANSFORMERS_INFERENCE_API=" + rr.url(), "TRANSFORMERS_WAIT_FOR_STARTUP=false",
+	})
+	c := newClient(t, w)
+	model := []string{}
+	if r.modelPath != "" {
+		model = []string{"--model", r.modelPath}
+	}
+	runs := []struct {
+		name, what string
+		args       func(run string) []string
+		replicas   int
+	}{
+		{"dir", "serve --memory-dir (anchor)", func(run string) []string {
+			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, model...)
+		}, 1},
+		{"weaviate", "serve --memory-weaviate", func(run string) []string {
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+		}, 1},
+		{"weaviate-3", "3 × serve --memory-weaviate behind one address", func(run string) []string {
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+		}, 3},
+	}
+	rate := map[string]float64{}
+	for round := 1; round <= 2; round++ {
+		for _, rn := range runs {
+			run := fmt.Sprintf("%s%d", strings.ReplaceAll(rn.name, "-", ""), round)
+			var urls []string
+			var servers []*adapterServer
+			for i, port := range freePorts(t, rn.replicas) {
+				a := startAdapter(t, bin, filepath.Join(tmp, fmt.Sprintf("serve-%s-%d.log", run, i)), port, rn.args(run))
+				servers, urls = append(servers, a), append(urls, a.url(""))
+			}
+			rr.set(urls)
+			class := "Bench" + run
+			createCollection(t, w, transformersCollection(class, map[string]any{"vectorizeClassName": false}))
+			res, err := importDocs(context.Background(), c, class, docs, nil, batchSize, nil)
+			if err != nil || len(res.Failures) > 0 {
+				t.Fatalf("%s: import: %v (%d failures)", rn.name, err, len(res.Failures))
+			}
+			ops := float64(res.Objects) / res.Elapsed.Seconds()
+			rate[rn.name] = max(rate[rn.name], ops)
+			t.Logf("round %d %-11s %-48s %5d objects in %6.1f s: %5.0f objects/s", round, rn.name, rn.what, res.Objects, res.Elapsed.Seconds(), ops)
+			for _, a := range servers {
+				a.proc.stop(t)
+			}
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "| memory | objects/s (best of 2) | ratio |\n|---|---:|---:|\n")
+	for _, rn := range runs {
+		fmt.Fprintf(&sb, "| %s | %.0f | %.2f× |\n", rn.what, rate[rn.name], rate[rn.name]/rate["dir"])
+	}
+	t.Logf("teaching import of %d debian-dev documents through a stock Weaviate, batch %d, GOMAXPROCS %d:\n%s",
+		len(docs), batchSize, runtime.GOMAXPROCS(0), sb.String())
+}
