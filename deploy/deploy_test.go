@@ -9,6 +9,7 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,7 +144,7 @@ func TestMemoryHolderManifest(t *testing.T) {
 		}
 		probes = append(probes, get(t, c, p, "httpGet", "path").(string))
 	}
-	runServe(t, args, probes)
+	runServe(t, args, probes, "")
 }
 
 // flagValue returns the value after flag in args ("" if absent).
@@ -163,9 +164,10 @@ func flagValue(t *testing.T, args []string, flag string) string {
 const testToken = "deploy-test-token"
 
 // runServe runs `text2vec-am serve` with args (address and memory directory
-// moved to loopback and a temporary directory) and checks that every probe
-// path and the memory API answer.
-func runServe(t *testing.T, args, probes []string) {
+// moved to loopback and a temporary directory; --memory-weaviate to the URL
+// weaviate) and checks that every probe path answers, and the memory API
+// (weaviate "") or /meta's memory kept in Weaviate.
+func runServe(t *testing.T, args, probes []string, weaviate string) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +182,8 @@ func runServe(t *testing.T, args, probes []string) {
 			args[i] = addr
 		case i > 0 && args[i-1] == "--memory-dir":
 			args[i] = filepath.Join(t.TempDir(), "memory")
+		case i > 0 && args[i-1] == "--memory-weaviate":
+			args[i] = weaviate
 		case i > 0 && args[i-1] == "--auth-token-file":
 			args[i] = filepath.Join(t.TempDir(), "token")
 			if err := os.WriteFile(args[i], []byte(testToken+"\n"), 0o600); err != nil {
@@ -231,6 +235,10 @@ func runServe(t *testing.T, args, probes []string) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	if weaviate != "" {
+		checkWeaviateMeta(t, base)
+		return
+	}
 	req, err := http.NewRequest("POST", base+memoryapi.PathLookup, strings.NewReader(`{"words":["debian"],"contexts":[{"word":"debian"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +257,36 @@ func runServe(t *testing.T, args, probes []string) {
 	}
 }
 
+// checkWeaviateMeta checks that the server at base keeps its memory in
+// Weaviate and has read it.
+func checkWeaviateMeta(t *testing.T, base string) {
+	t.Helper()
+	var meta struct {
+		Memory struct {
+			Backend  string `json:"backend"`
+			Weaviate struct {
+				State    string `json:"state"`
+				Replicas int    `json:"replicas"`
+			} `json:"weaviate"`
+		} `json:"memory"`
+	}
+	resp, err := http.Get(base + "/meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil || meta.Memory.Backend != "weaviate" || meta.Memory.Weaviate.State != "ready" {
+		t.Errorf("/meta memory %+v (%v): want backend weaviate, ready", meta.Memory, err)
+	}
+}
+
+// serveURL is the URL the Weaviate nodes reach the stateless replicas at.
+func serveURL(t *testing.T) string {
+	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-serve.yaml"))
+	svc := kind(t, docs, "Service")
+	return fmt.Sprintf("http://%v:%v", get(t, svc, "metadata", "name"), get(t, svc, "spec", "ports", 0, "port"))
+}
+
 // holderURL is the URL the Weaviate nodes reach the holder at.
 func holderURL(t *testing.T) string {
 	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-memory.yaml"))
@@ -257,8 +295,9 @@ func holderURL(t *testing.T) string {
 }
 
 // TestWeaviateValues checks both sets of Helm values: three nodes, Raft
-// expecting all three, and the holder's URL; the in-process module's
-// environment is accepted by the module itself.
+// expecting all three, and the URL of the holder (in-process) or of the
+// stateless replicas (stock); the in-process module's environment is
+// accepted by the module itself.
 func TestWeaviateValues(t *testing.T) {
 	want := holderURL(t)
 	for _, f := range []string{"weaviate-values-inprocess.yaml", "weaviate-values-stock.yaml"} {
@@ -276,8 +315,11 @@ func TestWeaviateValues(t *testing.T) {
 				env[k] = fmt.Sprint(val)
 			}
 			if f == "weaviate-values-stock.yaml" {
-				if u := get(t, v, "modules", "text2vec-transformers", "inferenceUrl"); u != want {
-					t.Errorf("text2vec-transformers inferenceUrl %v, want the holder %s", u, want)
+				if u := get(t, v, "modules", "text2vec-transformers", "inferenceUrl"); u != serveURL(t) {
+					t.Errorf("text2vec-transformers inferenceUrl %v, want the stateless replicas %s", u, serveURL(t))
+				}
+				if env["TRANSFORMERS_WAIT_FOR_STARTUP"] != "false" {
+					t.Error("the stock nodes wait for the vectorizer at their start, which waits for them: want TRANSFORMERS_WAIT_FOR_STARTUP false")
 				}
 				return
 			}

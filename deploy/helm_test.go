@@ -174,14 +174,15 @@ func fromSecret(env []corev1.EnvVar, name string) bool {
 }
 
 // TestHelmRenderStock renders the stock values: text2vec-transformers is the
-// one enabled and default module and calls the holder.
+// one enabled and default module and calls the stateless replicas.
 func TestHelmRenderStock(t *testing.T) {
 	objs := renderChart(t, "weaviate-values-stock.yaml")
 	sts, c := weaviateContainer(t, objs)
 	for _, p := range envProblems(c.Env, map[string]string{
-		"DEFAULT_VECTORIZER_MODULE":  "text2vec-transformers",
-		"ENABLE_MODULES":             "text2vec-transformers",
-		"TRANSFORMERS_INFERENCE_API": holderURL(t),
+		"DEFAULT_VECTORIZER_MODULE":     "text2vec-transformers",
+		"ENABLE_MODULES":                "text2vec-transformers",
+		"TRANSFORMERS_INFERENCE_API":    serveURL(t),
+		"TRANSFORMERS_WAIT_FOR_STARTUP": "false",
 	}) {
 		t.Error(p)
 	}

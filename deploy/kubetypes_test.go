@@ -169,6 +169,16 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 	}
 }
 
+// serveObjects decodes text2vec-am-serve.yaml.
+func serveObjects(t *testing.T) []runtime.Object {
+	t.Helper()
+	objs, err := decodeFile(t, filepath.Join(manifestsDir, "text2vec-am-serve.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
 // TestHolderDisruptionAndNetwork checks the holder's PodDisruptionBudget and
 // NetworkPolicy against its StatefulSet: both select its pods, the budget
 // keeps it from being evicted while healthy, and only the Weaviate pods reach
@@ -186,14 +196,38 @@ func TestHolderDisruptionAndNetwork(t *testing.T) {
 		t.Errorf("PodDisruptionBudget minAvailable %v, maxUnavailable %v: want minAvailable = replicas (%d) alone",
 			pdb.Spec.MinAvailable, pdb.Spec.MaxUnavailable, *sts.Spec.Replicas)
 	}
-	np := only[*networkingv1.NetworkPolicy](t, objs)
+	checkNetworkPolicy(t, only[*networkingv1.NetworkPolicy](t, objs), pod, sts.Spec.Template.Spec.Containers[0])
+}
+
+// TestStatelessServeDisruptionAndNetwork checks the budget and the policy of
+// text2vec-am-serve.yaml: the budget selects the replicas and lets one at a
+// time go, never all; the policy admits only Weaviate's pods.
+func TestStatelessServeDisruptionAndNetwork(t *testing.T) {
+	objs := serveObjects(t)
+	d := only[*appsv1.Deployment](t, objs)
+	pod := d.Spec.Template.Labels
+	pdb := only[*policyv1.PodDisruptionBudget](t, objs)
+	if !selects(t, pdb.Spec.Selector, pod, "PodDisruptionBudget.spec.selector") {
+		t.Errorf("the PodDisruptionBudget does not select the replicas %v", pod)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 || pdb.Spec.MaxUnavailable == nil || pdb.Spec.MinAvailable != nil ||
+		pdb.Spec.MaxUnavailable.IntValue() < 1 || pdb.Spec.MaxUnavailable.IntValue() >= int(*d.Spec.Replicas) {
+		t.Errorf("replicas %v, PodDisruptionBudget maxUnavailable %v minAvailable %v: want at least 2 replicas, "+
+			"and maxUnavailable alone, at least 1 and fewer than the replicas", d.Spec.Replicas, pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable)
+	}
+	checkNetworkPolicy(t, only[*networkingv1.NetworkPolicy](t, objs), pod, d.Spec.Template.Spec.Containers[0])
+}
+
+// checkNetworkPolicy checks that np selects the pods labelled pod and admits
+// to container c's one port only Weaviate's pods of the namespace.
+func checkNetworkPolicy(t *testing.T, np *networkingv1.NetworkPolicy, pod map[string]string, c corev1.Container) {
+	t.Helper()
 	if !selects(t, &np.Spec.PodSelector, pod, "NetworkPolicy.spec.podSelector") {
-		t.Errorf("the NetworkPolicy does not select the holder's pods %v", pod)
+		t.Errorf("the NetworkPolicy does not select the pods %v", pod)
 	}
 	if len(np.Spec.PolicyTypes) != 1 || np.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress {
 		t.Errorf("policyTypes %v, want [Ingress]", np.Spec.PolicyTypes)
 	}
-	c := sts.Spec.Template.Spec.Containers[0]
 	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) != 1 || len(np.Spec.Ingress[0].Ports) != 1 {
 		t.Fatalf("ingress %+v: want one rule, one peer (Weaviate's pods), one port", np.Spec.Ingress)
 	}
@@ -208,6 +242,6 @@ func TestHolderDisruptionAndNetwork(t *testing.T) {
 		t.Errorf("the NetworkPolicy admits %v, not weaviate-helm's pods %v", peer.PodSelector, weaviatePodLabels(t))
 	}
 	if selects(t, peer.PodSelector, pod, "NetworkPolicy ingress from") {
-		t.Error("the NetworkPolicy's peer selector also selects the holder itself")
+		t.Error("the NetworkPolicy's peer selector also selects the pods it guards")
 	}
 }

@@ -139,7 +139,24 @@ func TestHolderMemoryHoldsBudget(t *testing.T) {
 		t.Skip("fills passage counts and loads the model to measure them")
 	}
 	sts := only[*appsv1.StatefulSet](t, holderObjects(t))
-	c := sts.Spec.Template.Spec.Containers[0]
+	checkBudget(t, sts.Spec.Template.Spec.Containers[0], false)
+}
+
+// TestStatelessServeMemoryHoldsBudget is TestHolderMemoryHoldsBudget for a
+// replica of text2vec-am-serve.yaml: its copy of the memory kept in Weaviate
+// is bounded by the same flags (it keeps no counts per collection).
+func TestStatelessServeMemoryHoldsBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills passage counts and loads the model to measure them")
+	}
+	d := only[*appsv1.Deployment](t, serveObjects(t))
+	checkBudget(t, d.Spec.Template.Spec.Containers[0], true)
+}
+
+// checkBudget checks that what container c's server may hold, with its
+// flags (weaviate: its memory is kept in Weaviate), stays under its GOMEMLIMIT.
+func checkBudget(t *testing.T, c corev1.Container, weaviate bool) {
+	t.Helper()
 	gml := checkGoMemLimit(t, envMap(c.Env)["GOMEMLIMIT"], c.Resources)
 	if c.Resources.Requests.Memory().Cmp(*c.Resources.Limits.Memory()) != 0 {
 		t.Errorf("memory request %s, limit %s: want them equal (a stateful holder is not squeezed by its neighbours)",
@@ -159,7 +176,10 @@ func TestHolderMemoryHoldsBudget(t *testing.T) {
 	}
 	budget := intArg("--memory-max-bytes", opts.MaxBytes)
 	dfWords := intArg("--memory-max-df-words", int64(opts.MaxDocFreqWords))
-	collections := intArg("--max-collections", int64(lim.MaxCollections))
+	collections := int64(0) // a memory kept in Weaviate serves no memory API
+	if !weaviate {
+		collections = intArg("--max-collections", int64(lim.MaxCollections))
+	}
 	bodies := intArg("--max-body-buffer", lim.MaxBodyBuffer)
 	if flagValue(t, c.Args, "--model") != "" {
 		t.Fatal("the manifest names a --model: measure that model here")
@@ -180,7 +200,7 @@ func TestHolderMemoryHoldsBudget(t *testing.T) {
 		budget>>20, counts/(1<<20), 1+collections, perWord, perPassage, model>>20, bodies>>20,
 		need/(1<<20), gml>>20, c.Resources.Limits.Memory())
 	if need > float64(gml) {
-		t.Errorf("the holder may hold %.0f MiB, above GOMEMLIMIT (%d MiB): raise the limit or lower the caps",
+		t.Errorf("the server may hold %.0f MiB, above GOMEMLIMIT (%d MiB): raise the limit or lower the caps",
 			need/(1<<20), gml>>20)
 	}
 }
