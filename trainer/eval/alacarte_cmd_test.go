@@ -35,6 +35,34 @@ func tableRow(out, name string) []string {
 	return nil
 }
 
+// The A La Carte row of rare-pairs applies the map (the swap) to the
+// additive vector of the sampled contexts: zorb, seen beside xa only, gets
+// ya's vector, which orders the pairs as the scores do (ρ = 1), where the
+// additive vector (xa's) orders them backwards (ρ = −1). zorb's sentences in
+// the corpus are left out of the fit and counted.
+func TestEvalRarePairsAlaCarte(t *testing.T) {
+	emb, corpus := swapFiles(t, strings.Repeat("zorb xa\n", 3))
+	dir := contextDir(t, map[string]string{"zorb": "zorb xa\nxa zorb\n"})
+	// cos with ya's vector (1, 2): ya 1, yb (4, 3) 0.89, xa (2, 1) 0.8; with xa's: the reverse order.
+	pairs := writeFile(t, "rp.txt", "ya zorb 9\nyb zorb 5\nxa zorb 1\n")
+	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--stopwords", "0", "--max-k", "2", "--trials", "2",
+		"--alacarte-corpus", corpus, pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tableRow(out, "A La Carte"); strings.Join(got, " ") != "– 1.000 1.000" {
+		t.Errorf("A La Carte row %q, want no value at k = 0 and ρ = 1 at k = 1, 2:\n%s", got, out)
+	}
+	if got := tableRow(out, "additive − sw"); strings.Join(got, " ") != "– -1.000 -1.000" {
+		t.Errorf("additive − sw row %q, want ρ = −1:\n%s", got, out)
+	}
+	want := "A La Carte: A fitted on 24 base words seen 5 times or more in " + corpus +
+		" (context window ±5); left out: the 1 evaluated words and the 3 of its 63 sentences that hold one."
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
+
 // The A La Carte row of chimeras and nonce applies the map (the swap) to
 // the additive vector: the nonce seen beside xa gets ya's vector, where the
 // additive row gives it xa's. Chimeras leaves nothing out; nonce does not
@@ -74,6 +102,8 @@ func TestEvalChimerasNonceAlaCarte(t *testing.T) {
 // --alacarte-corpus errors name the flag and the file, in every command.
 func TestAlaCarteCorpusErrors(t *testing.T) {
 	emb, _ := swapFiles(t, "")
+	dir := contextDir(t, map[string]string{"zorb": "zorb xa\n"})
+	pairs := writeFile(t, "rp.txt", "ya zorb 9\nxa zorb 1\n")
 	chim := writeFile(t, "c.txt", "1\t___ xa\tya,xa\t3,1\n")
 	defs := writeFile(t, "n.txt", "ya\t___ xa\n")
 	missing := filepath.Join(t.TempDir(), "nosuch.txt")
@@ -83,6 +113,7 @@ func TestAlaCarteCorpusErrors(t *testing.T) {
 		{thin, "--alacarte-corpus: " + thin + ": no base word occurs 5 times or more"},
 	} {
 		for _, args := range [][]string{
+			{"rare-pairs", "--embeddings", emb, "--stopwords", "0", "--max-k", "1", "--trials", "1", "--alacarte-corpus", c.corpus, pairs, dir},
 			{"chimeras", "--embeddings", emb, "--stopwords", "1", "--alacarte-corpus", c.corpus, chim},
 			{"nonce", "--embeddings", emb, "--stopwords", "1", "--alacarte-corpus", c.corpus, defs},
 		} {
