@@ -11,10 +11,12 @@ import (
 )
 
 // A La Carte settings: the context window (words on each side of an
-// occurrence), the occurrences a word needs in the corpus to be fitted on,
-// and the ridge of the least-squares fit.
+// occurrence, within its sentence; AM's model.ContextWindow, the extent of
+// the contexts AM is trained on and the evaluations give), the occurrences
+// a word needs in the corpus to be fitted on, and the ridge of the
+// least-squares fit.
 const (
-	alaCarteWindow         = 5
+	alaCarteWindow         = model.ContextWindow
 	alaCarteMinOccurrences = 5
 	alaCarteRidge          = 1.0
 )

@@ -57,7 +57,7 @@ func TestEvalRarePairsAlaCarte(t *testing.T) {
 		t.Errorf("additive − sw row %q, want ρ = −1:\n%s", got, out)
 	}
 	want := "A La Carte: A fitted on 24 base words seen 5 times or more in " + corpus +
-		" (context window ±5); left out: the 1 evaluated words and the 3 of its 63 sentences that hold one."
+		" (context window ±25); left out: the 1 evaluated words and the 3 of its 63 sentences that hold one."
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
@@ -80,7 +80,7 @@ func TestEvalChimerasNonceAlaCarte(t *testing.T) {
 	if got := tableRow(out, "additive"); len(got) != 1 || got[0] != "-1.000" {
 		t.Errorf("chimeras additive row %q, want ρ = −1:\n%s", got, out)
 	}
-	if want := "A La Carte: A fitted on 24 base words seen 5 times or more in " + corpus + " (context window ±5).\n"; !strings.Contains(out, want) {
+	if want := "A La Carte: A fitted on 24 base words seen 5 times or more in " + corpus + " (context window ±25).\n"; !strings.Contains(out, want) {
 		t.Errorf("chimeras output lacks %q:\n%s", want, out)
 	}
 	defs := writeFile(t, "n.txt", "ya\t___ xa\nyc\tthe ___ of xc\n")
@@ -94,7 +94,7 @@ func TestEvalChimerasNonceAlaCarte(t *testing.T) {
 	if got := tableRow(out, "additive"); len(got) < 1 || got[0] == "1.0000" {
 		t.Errorf("nonce additive row %q: ranks the gold word first too, the test cannot tell the rows apart", got)
 	}
-	if want := "A fitted on 22 base words seen 5 times or more in " + corpus + " (context window ±5); not fitted on: the 2 evaluated words."; !strings.Contains(out, want) {
+	if want := "A fitted on 22 base words seen 5 times or more in " + corpus + " (context window ±25); not fitted on: the 2 evaluated words."; !strings.Contains(out, want) {
 		t.Errorf("nonce output lacks %q:\n%s", want, out)
 	}
 }
