@@ -19,7 +19,7 @@ type alaCarteFlag struct {
 func (f *alaCarteFlag) register(fs *flag.FlagSet, leftOut string) {
 	fs.StringVar(&f.corpus, "alacarte-corpus", "", fmt.Sprintf("corpus `PATH` (text, .gz ok, or a directory of such files, as train --corpus reads it): "+
 		"the A La Carte row,\nA·(the mean of the base vectors of the contexts' words), A fitted by least squares on the base "+
-		"words\nthe corpus holds %d times or more (context window ±%d within a sentence); %s",
+		"words\nthe corpus holds %d times or more (context window ±%d within a sentence);\n%s",
 		alaCarteMinOccurrences, alaCarteWindow, leftOut))
 }
 

@@ -68,7 +68,7 @@ func (f *rarePairsFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&f.fcm, "fcm", "", "FCM weights `FILE`, bundle or \"default\": the FCM row")
 	fset.StringVar(&f.ftPath, "fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
 	f.sw.register(fset)
-	f.alaCarte.register(fset, "the pairs' rare words are not fitted on,\nand every sentence holding one is left out")
+	f.alaCarte.register(fset, "the pairs' rare words are not fitted on, and every sentence holding one is left out")
 	fset.IntVar(&f.maxK, "max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k; at most 2^20)")
 	fset.IntVar(&f.trials, "trials", 5, "random context samples per k, 1 … 2^16 (ρ and the missing counts are averaged)")
 	fset.Uint64Var(&f.seed, "seed", 1, "random seed of the context samples")
