@@ -2,6 +2,7 @@ package module
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -52,10 +53,29 @@ func (cfg *EnvConfig) loadWeaviate(getenv func(string) string) error {
 		o.Replicas = n
 	}
 	if err := o.Check(); err != nil {
-		return fmt.Errorf("environment variable %s: %w", EnvMemoryWeaviate, err)
+		return fmt.Errorf("environment variable %s: %w", weaviateEnv(err), err)
 	}
 	cfg.Weaviate = o
 	return nil
+}
+
+// weaviateEnv names the environment variable of the option a
+// weaviatemem.OptionError is about.
+func weaviateEnv(err error) string {
+	var oe *weaviatemem.OptionError
+	if errors.As(err, &oe) {
+		switch oe.Option {
+		case "Class":
+			return EnvMemoryWeaviateClass
+		case "Replicas":
+			return EnvMemoryWeaviateReplicas
+		case "APIKey":
+			return EnvMemoryWeaviateAPIKey
+		case "Timeout":
+			return EnvMemoryTimeout
+		}
+	}
+	return EnvMemoryWeaviate
 }
 
 // openWeaviate opens the memory kept in Weaviate: the shared scope (what

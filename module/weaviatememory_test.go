@@ -90,7 +90,9 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryURL: "http://holder:8080"}, EnvMemoryURL},
 		{map[string]string{EnvMemoryWeaviate: "w:8080"}, EnvMemoryWeaviate},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "0"}, EnvMemoryWeaviateReplicas},
-		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateClass: "lower"}, "class"},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "65"}, EnvMemoryWeaviateReplicas + ": "},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateClass: "lower"}, EnvMemoryWeaviateClass + ": "},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateAPIKey: "a key"}, EnvMemoryWeaviateAPIKey + ": "},
 	} {
 		if _, err := LoadEnvConfig(func(k string) string { return c.env[k] }); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("environment %v: error %v, want one naming %s", c.env, err, c.want)

@@ -1,8 +1,10 @@
 package command
 
 import (
+	"errors"
 	"flag"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -58,7 +60,24 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 		}
 	}
 	if err := o.Check(); err != nil {
-		return nil, cli.UsageError("%w (--memory-weaviate flags)", err)
+		return nil, cli.UsageError("%s: %w", weaviateFlag(err), err)
 	}
 	return o, nil
+}
+
+// weaviateFlag names the flag of the option a weaviatemem.OptionError is about.
+func weaviateFlag(err error) string {
+	var oe *weaviatemem.OptionError
+	if !errors.As(err, &oe) {
+		return "--memory-weaviate"
+	}
+	switch oe.Option {
+	case "Class", "Replicas", "Refresh", "Lookback", "Timeout":
+		return "--memory-weaviate-" + strings.ToLower(oe.Option)
+	case "APIKey":
+		return "--memory-weaviate-api-key-file"
+	case "Memory":
+		return "--memory-max-* flags"
+	}
+	return "--memory-weaviate"
 }

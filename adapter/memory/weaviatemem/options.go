@@ -51,11 +51,24 @@ type Options struct {
 	HTTP *http.Client
 }
 
-// Check reports the first option out of range, as Open would.
+// Check reports the first option out of range, as Open would: an
+// *OptionError naming the option.
 func (o Options) Check() error {
 	_, _, err := o.defaults()
 	return err
 }
+
+// OptionError is an option of Options out of range.
+type OptionError struct {
+	// Option is the field of Options: "URL", "Class", "Replicas", "Refresh",
+	// "Lookback", "Timeout", "MaxScopes", "APIKey" or "Memory".
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return "memory kept in Weaviate: " + e.Err.Error() }
+
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // classRE is Weaviate's class name rule.
 var classRE = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
@@ -65,30 +78,32 @@ var classRE = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
 func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	u, err := url.Parse(strings.TrimSpace(o.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", nil, fmt.Errorf("memory Weaviate URL %q: want http://host:port or https://host:port", Redact(o.URL))
+		return "", nil, &OptionError{"URL", fmt.Errorf("URL %q: want http://host:port or https://host:port", Redact(o.URL))}
 	}
 	user, u.User = u.User, nil
 	base = strings.TrimRight(u.String(), "/")
 	if o.Class == "" {
 		o.Class = DefaultClass
 	}
-	if !classRE.MatchString(o.Class) {
-		return "", nil, fmt.Errorf("memory Weaviate class %q: want a Weaviate class name ([A-Z][_0-9A-Za-z]*)", o.Class)
-	}
 	if o.Replicas == 0 {
 		o.Replicas = 1
 	}
 	for _, c := range []struct {
-		bad  bool
-		what string
+		bad    bool
+		option string
+		what   string
 	}{
-		{o.Replicas < 1 || o.Replicas > 64, fmt.Sprintf("replicas %d: want 1 … 64", o.Replicas)},
-		{o.Refresh < 0 || o.Lookback < 0 || o.Timeout < 0, "refresh, lookback and timeout: want ≥ 0"},
-		{o.MaxScopes < 0 || o.MaxScopes > memory.MaxCollections, fmt.Sprintf("scopes %d: want ≤ %d", o.MaxScopes, memory.MaxCollections)},
-		{strings.ContainsAny(o.APIKey, " \t\r\n"), "the API key holds white space"},
+		{!classRE.MatchString(o.Class), "Class", fmt.Sprintf("class %q: want a Weaviate class name ([A-Z][_0-9A-Za-z]*)", o.Class)},
+		{o.Replicas < 1 || o.Replicas > 64, "Replicas", fmt.Sprintf("replication factor %d: want 1 … 64", o.Replicas)},
+		{o.Refresh < 0, "Refresh", fmt.Sprintf("refresh period %v: want ≥ 0 (0: the default)", o.Refresh)},
+		{o.Lookback < 0, "Lookback", fmt.Sprintf("lookback %v: want ≥ 0 (0: the default)", o.Lookback)},
+		{o.Timeout < 0, "Timeout", fmt.Sprintf("timeout %v: want ≥ 0 (0: the default)", o.Timeout)},
+		{o.MaxScopes < 0 || o.MaxScopes > memory.MaxCollections, "MaxScopes",
+			fmt.Sprintf("scopes %d: want ≤ %d", o.MaxScopes, memory.MaxCollections)},
+		{strings.ContainsAny(o.APIKey, " \t\r\n"), "APIKey", "the API key holds white space"},
 	} {
 		if c.bad {
-			return "", nil, errors.New("memory Weaviate: " + c.what)
+			return "", nil, &OptionError{c.option, errors.New(c.what)}
 		}
 	}
 	o.Refresh = orDefault(o.Refresh, time.Second)
@@ -102,7 +117,7 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	}
 	o.Memory.ReadOnly, o.Memory.Logger = false, o.Logger
 	if err := o.Memory.Validate(); err != nil {
-		return "", nil, fmt.Errorf("memory Weaviate: %w", err)
+		return "", nil, &OptionError{"Memory", err}
 	}
 	return base, user, nil
 }
