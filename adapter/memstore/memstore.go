@@ -77,7 +77,9 @@ type RemoteStats struct {
 	Written      int64 `json:"written"`
 	WriteErrors  int64 `json:"write_errors"`
 	// Refreshes counts the reads by kind: "probe" (a count only),
-	// "incremental" (the objects created lately), "full" (every object).
+	// "incremental" (the objects created lately), "incomplete" (an
+	// incremental read that did not account for the count: a full read
+	// follows), "full" (every object), "error" (a refresh that failed).
 	Refreshes map[string]int64 `json:"refreshes"`
 }
 

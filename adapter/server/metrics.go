@@ -215,7 +215,8 @@ var (
 	descRemoteWriteErrors = prometheus.NewDesc("t2vam_memory_weaviate_write_errors_total",
 		"Failed writes to the memory kept in Weaviate (the requests got 503).", nil, nil)
 	descRemoteRefreshes = prometheus.NewDesc("t2vam_memory_weaviate_refreshes_total",
-		"Reads of the memory kept in Weaviate, by kind: probe (a count), incremental (recent objects), full (every object), error.",
+		"Reads of the memory kept in Weaviate, by kind: probe (a count), incremental (recent objects), "+
+			"incomplete (an incremental read short of the count), full (every object), error.",
 		[]string{"kind"}, nil)
 )
 

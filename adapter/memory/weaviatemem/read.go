@@ -142,6 +142,7 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	defer sc.mu.Unlock()
 	sc.since = max(sc.since, newest)
 	if len(sc.ids) < n {
+		s.refreshes.add("incomplete") // the objects read by creation time do not account for the count
 		sc.full = true
 		return nil
 	}

@@ -277,6 +277,9 @@ func TestIncrementalAndFullReads(t *testing.T) {
 	full := s.Stats().Remote.Refreshes["full"]
 	put(f, contextObject(memory.Observation{Word: "r2", Context: "r2 long ago"}), 1_600_000_000_000)
 	waitFor(t, "a full read", func() bool { return objects() == 14 && s.Stats().Remote.Refreshes["full"] > full })
+	if n := s.Stats().Remote.Refreshes["incomplete"]; n == 0 {
+		t.Errorf("refreshes %v: want the incremental read that missed r2 counted as incomplete", s.Stats().Remote.Refreshes)
+	}
 	if ctx, _ := s.scopes[""].mem.Contexts(nil, "r2"); len(ctx) != 1 {
 		t.Errorf("r2's contexts %q", ctx)
 	}
