@@ -13,11 +13,11 @@ import (
 // server's copies. Other servers' copies empty at a full read (their count
 // goes down).
 func (s *Store) Delete(ctx context.Context, collection, tenant string) error {
-	scope := collection
+	name := collection
 	if tenant != "" {
-		scope += "/" + tenant
+		name += "/" + tenant
 	}
-	names := []string{tenantName(scope)}
+	names := []string{tenantName(name)}
 	if tenant == "" {
 		var all []struct {
 			Name string `json:"name"`
@@ -25,23 +25,29 @@ func (s *Store) Delete(ctx context.Context, collection, tenant string) error {
 		if err := s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(s.o.Class)+"/tenants", nil, &all); err != nil {
 			return fmt.Errorf("delete the memory of %s: list the tenants of %s: %w", collection, s.o.Class, err)
 		}
-		prefix := tenantName(collection + "/x")
-		prefix = prefix[:min(len(prefix), len(collection)+2, 40)] // "Class--", as cut for a long name
+		prefix := collectionPart(collection) + "--"
 		for _, t := range all {
 			if strings.HasPrefix(t.Name, prefix) {
 				names = append(names, t.Name)
 			}
 		}
 	}
-	if err := s.call(ctx, http.MethodDelete, "/v1/schema/"+url.PathEscape(s.o.Class)+"/tenants", names, nil); err != nil {
-		return fmt.Errorf("delete the memory of %s: %w", scope, err)
-	}
+	var dropped []*scope
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for name := range s.scopes {
-		if name == scope || (tenant == "" && strings.HasPrefix(name, collection+"/")) {
-			delete(s.scopes, name)
+	for key, sc := range s.scopes {
+		if key == name || (tenant == "" && strings.HasPrefix(key, collection+"/")) {
+			delete(s.scopes, key)
+			dropped = append(dropped, sc)
 		}
+	}
+	s.mu.Unlock()
+	for _, sc := range dropped { // no refresh of theirs creates the tenants again
+		sc.reading.Lock()
+		sc.deleted = true
+		sc.reading.Unlock()
+	}
+	if err := s.call(ctx, http.MethodDelete, "/v1/schema/"+url.PathEscape(s.o.Class)+"/tenants", names, nil); err != nil {
+		return fmt.Errorf("delete the memory of %s: %w", name, err)
 	}
 	return nil
 }

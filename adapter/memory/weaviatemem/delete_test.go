@@ -2,6 +2,7 @@ package weaviatemem
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
@@ -17,29 +18,35 @@ func TestScopesSharedCountsAndDelete(t *testing.T) {
 	f, ts := fakeweaviate.New(t)
 	s := openStore(t, ts.URL, func(o *Options) { o.SharedCounts = true })
 	v := baseVectorizer(t)
-	docs := testmodel.JargonPassages(30)
-	for i, scope := range []string{"Books/t1", "Books/t2", "Films"} {
+	docs := testmodel.JargonPassages(50)
+	long := strings.Repeat("L", 40) // two collections whose names differ beyond 40 bytes
+	for i, scope := range []string{"Books/t1", "Books/t2", "Films", long + "A/t", long + "B/t"} {
 		vecs, _, err := s.VectorizeBatch(context.Background(), v, scope, docs[10*i:10*i+10], vectorizer.TaskPassage, vectorizer.DefaultOptions())
 		if err != nil || len(vecs) != 10 {
 			t.Fatalf("%s: %v", scope, err)
 		}
 	}
 	st := s.Stats().Remote.Scopes
-	if st[""].Objects != 30 || st["Films"].Tenant != "Films" || st["Books/t1"].Tenant != "Books--t1" || f.Count("Books--t2") == 0 {
+	if st[""].Objects != 50 || st["Films"].Tenant != "Films" || st["Books/t1"].Tenant != "Books--t1" || f.Count("Books--t2") == 0 {
 		t.Fatalf("scopes %+v", st)
 	}
-	if err := s.Delete(context.Background(), "Books", ""); err != nil {
-		t.Fatal(err)
+	for _, coll := range []string{"Books", long + "A"} {
+		if err := s.Delete(context.Background(), coll, ""); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f.Mu.Lock()
 	_, t1 := f.Tenants["Books--t1"]
 	_, t2 := f.Tenants["Books--t2"]
 	_, films := f.Tenants["Films"]
+	_, longA := f.Tenants[tenantName(long+"A/t")]
+	_, longB := f.Tenants[tenantName(long+"B/t")]
 	f.Mu.Unlock()
-	if t1 || t2 || !films {
-		t.Errorf("after deleting Books: Books--t1 %v, Books--t2 %v, Films %v", t1, t2, films)
+	if t1 || t2 || !films || longA || !longB {
+		t.Errorf("after deleting Books and %sA: Books--t1 %v, Books--t2 %v, Films %v, %sA/t %v, %sB/t %v",
+			long, t1, t2, films, long, longA, long, longB)
 	}
-	if st := s.Stats().Remote.Scopes; len(st) != 2 || st[""].Objects != 30 {
+	if st := s.Stats().Remote.Scopes; len(st) != 3 || st[""].Objects != 50 {
 		t.Errorf("copies after the delete: %+v", st)
 	}
 }

@@ -135,24 +135,59 @@ var tenantRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // name starts with "_".
 const sharedTenant = "_shared"
 
-// tenantName returns the tenant that holds scope: "_shared" for "",
-// "Class" for a collection, "Class--tenant" for a collection's tenant (no
-// class name holds "-"); a name that would break Weaviate's rule is cut and
-// completed with a hash of the scope.
+// maxCollectionPart bounds the part of a tenant's name that names its
+// collection, so that a collection's tenants have room for theirs.
+const maxCollectionPart = 30
+
+// tenantName returns the tenant that holds scope: "_shared" for "", the
+// collection's part for a collection "Class", the collection's part, "--"
+// and the tenant's part for "Class/tenant". A collection's part is its name
+// ("-" is in no class name) or, beyond 30 bytes, its first 17 bytes, "-" and
+// a hash of the name; a tenant's part is its name or, when that would break
+// Weaviate's rule (64 bytes of [A-Za-z0-9_-]), the name with other bytes as
+// "_", cut, "-" and a hash of the name. So the tenants of a collection's
+// tenants are exactly those whose names start with its part and "--".
 func tenantName(scope string) string {
 	if scope == "" {
 		return sharedTenant
 	}
-	name := strings.Replace(scope, "/", "--", 1)
-	if tenantRE.MatchString(name) {
+	coll, tenant, ok := strings.Cut(scope, "/")
+	cp := collectionPart(coll)
+	if !ok {
+		return cp
+	}
+	if name := cp + "--" + tenant; tenantRE.MatchString(name) {
 		return name
 	}
+	clean := cleanName(tenant)
+	room := 64 - len(cp) - len("--") - len("-") - 2*hashBytes
+	return cp + "--" + clean[:min(len(clean), room)] + "-" + nameHash(tenant)
+}
+
+// collectionPart is the part of tenant names that names collection.
+func collectionPart(collection string) string {
+	clean := cleanName(collection)
+	if clean == collection && len(collection) <= maxCollectionPart && collection != "" {
+		return collection
+	}
+	return clean[:min(len(clean), maxCollectionPart-len("-")-2*hashBytes)] + "-" + nameHash(collection)
+}
+
+// hashBytes is the bytes of a name's hash in a tenant's name (in hex digits: twice as many).
+const hashBytes = 6
+
+func nameHash(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:hashBytes])
+}
+
+// cleanName returns name with each byte out of [A-Za-z0-9_] as "_".
+func cleanName(name string) string {
 	clean := []byte(name)
 	for i, c := range clean {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
 			clean[i] = '_'
 		}
 	}
-	sum := sha256.Sum256([]byte(scope))
-	return string(clean[:min(len(clean), 40)]) + "-" + hex.EncodeToString(sum[:8])
+	return string(clean)
 }

@@ -18,10 +18,12 @@ import (
 )
 
 func TestTenantName(t *testing.T) {
-	long := "Books/" + strings.Repeat("t", 80)
+	long := strings.Repeat("C", 40)
 	for scope, want := range map[string]string{
 		"": "_shared", "Books": "Books", "Books/tenantA": "Books--tenantA", "Books/a.b": "Books--a_b-",
-		long: "Books--" + strings.Repeat("t", 33) + "-",
+		"Books/" + strings.Repeat("t", 80):   "Books--" + strings.Repeat("t", 44) + "-",
+		long:                                 strings.Repeat("C", 17) + "-",
+		long + "/" + strings.Repeat("t", 80): strings.Repeat("C", 17) + "-" + nameHash(long) + "--" + strings.Repeat("t", 19) + "-",
 	} {
 		got := tenantName(scope)
 		if !tenantRE.MatchString(got) || !strings.HasPrefix(got, want) || (got == want) != !strings.HasSuffix(want, "-") {
@@ -30,6 +32,11 @@ func TestTenantName(t *testing.T) {
 	}
 	if tenantName("Books/a.b") == tenantName("Books/a,b") {
 		t.Error("two scopes share a tenant")
+	}
+	// Two long collection names that differ only beyond the cut: their tenants do not share a prefix.
+	a, b := tenantName(long+"A/t"), tenantName(long+"B/t")
+	if strings.HasPrefix(b, collectionPart(long+"A")+"--") || strings.HasPrefix(a, collectionPart(long+"B")+"--") {
+		t.Errorf("tenants %q and %q: one collection's prefix selects the other's", a, b)
 	}
 }
 

@@ -20,6 +20,12 @@ type scope struct {
 	loaded chan struct{} // closed after the first full read
 	failed bool          // the last refresh failed (only the refresh loop uses it)
 
+	// reading is held while the refresh loop reads the scope; deleted,
+	// set under it, keeps the loop from reading (and so creating the
+	// tenant of) a scope whose memory was deleted.
+	reading sync.Mutex
+	deleted bool
+
 	mu        sync.RWMutex
 	mem       *memory.Memory
 	cache     *vectorizer.Cache // AM vectors of mem's versions

@@ -145,19 +145,31 @@ func (s *Store) refreshAll(ctx context.Context) error {
 	s.mu.Unlock()
 	var first error
 	for _, sc := range scopes {
-		err := ctx.Err()
-		if err == nil && (!sc.isLoaded() || sc.failed) {
-			err = s.ensureTenant(ctx, sc.tenant) // a tenant deleted meanwhile comes back empty
-		}
-		if err == nil {
-			err = s.refresh(ctx, sc)
-		}
-		sc.failed = err != nil
-		if err != nil && first == nil {
+		if err := s.refreshScope(ctx, sc); err != nil && first == nil {
 			first = fmt.Errorf("scope %q (tenant %s): %w", sc.name, sc.tenant, err)
 		}
 	}
 	return first
+}
+
+// refreshScope refreshes sc unless its memory was deleted, creating its
+// tenant first if it is not read yet or its last refresh failed (a tenant
+// another server deleted comes back empty).
+func (s *Store) refreshScope(ctx context.Context, sc *scope) error {
+	sc.reading.Lock()
+	defer sc.reading.Unlock()
+	if sc.deleted {
+		return nil
+	}
+	err := ctx.Err()
+	if err == nil && (!sc.isLoaded() || sc.failed) {
+		err = s.ensureTenant(ctx, sc.tenant)
+	}
+	if err == nil {
+		err = s.refresh(ctx, sc)
+	}
+	sc.failed = err != nil
+	return err
 }
 
 // scope returns the copy of name, creating it (and dropping the least

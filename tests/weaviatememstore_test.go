@@ -1,0 +1,131 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+)
+
+// TestWeaviateMemoryStoreCalls runs the memory kept in Weaviate against a
+// real stock Weaviate, with every call its package tests make to a fake:
+// the collection created and checked by a second store, batches written at
+// QUORUM to several tenants, a full read through the cursor, an
+// incremental read by creation time that accounts for Weaviate's count,
+// a resend that writes nothing, scopes that do not see each other, and a
+// tenant's memory deleted.
+func TestWeaviateMemoryStoreCalls(t *testing.T) {
+	requireE2E(t)
+	tmp := t.TempDir()
+	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), nil)
+	m, err := testmodel.New(testmodel.DefaultSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vectorizer.New(m, nil, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() *weaviatemem.Store {
+		o := weaviatemem.Options{URL: w.url(""), Refresh: 50 * time.Millisecond, Lookback: time.Millisecond,
+			Memory: memory.DefaultOptions(), SharedCounts: true, Logger: slog.Default()}
+		s, err := weaviatemem.Open(o, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		waitUntil(t, "the store to read the memory", func() bool { return s.Ready() == nil })
+		return s
+	}
+	docs := testmodel.JargonPassages(110)
+	a := open()
+	for i := 0; i < 100; i += 10 {
+		storeVectors(t, a, v, "", docs[i:i+10], vectorizer.TaskPassage)
+	}
+	b := open() // reads what a wrote in full
+	for i := 100; i < 110; i += 5 {
+		storeVectors(t, a, v, "", docs[i:i+5], vectorizer.TaskPassage)
+	}
+	version := func(s *weaviatemem.Store, scope string) string { return s.Stats().Remote.Scopes[scope].Version }
+	waitUntil(t, "b to read a's last writes", func() bool { return version(b, "") == version(a, "") })
+	if r := b.Stats().Remote.Refreshes; r["full"] != 1 || r["incremental"] == 0 || r["incomplete"] != 0 {
+		t.Errorf("b's reads %v: want one full read, then incremental reads that account for Weaviate's count", r)
+	}
+	if p := b.Stats().Memory.Passages; p != int64(len(docs)) {
+		t.Errorf("b counts %d passages, want %d", p, len(docs))
+	}
+	written := b.Stats().Remote.Written
+	storeVectors(t, b, v, "", docs[:10], vectorizer.TaskPassage) // a resend
+	if st := b.Stats(); st.Remote.Written != written || st.Memory.Passages != int64(len(docs)) {
+		t.Errorf("a resend wrote %d objects and counts %d passages; want none and %d",
+			st.Remote.Written-written, st.Memory.Passages, len(docs))
+	}
+	qa := storeVectors(t, a, v, "", testmodel.JargonQueries(), vectorizer.TaskQuery)
+	qb := storeVectors(t, b, v, "", testmodel.JargonQueries(), vectorizer.TaskQuery)
+	for i := range qa {
+		if !slices.Equal(qa[i], qb[i]) {
+			t.Fatalf("query %d: the two stores' vectors differ", i)
+		}
+	}
+
+	// A tenant's scope: its own tenant of the memory, its passages also counted in the shared one.
+	storeVectors(t, a, v, "Docs/tenantA", docs[:20], vectorizer.TaskPassage)
+	storeVectors(t, b, v, "Docs/tenantB", testmodel.JargonQueries(), vectorizer.TaskQuery)
+	sa, sb := a.Stats().Remote.Scopes["Docs/tenantA"], b.Stats().Remote.Scopes["Docs/tenantB"]
+	if sa.Tenant != "Docs--tenantA" || sa.Objects == 0 || sb.Objects != 0 {
+		t.Errorf("scopes: tenant A %+v, tenant B %+v; want A's objects in its tenant and none in B's", sa, sb)
+	}
+	if err := a.Delete(context.Background(), "Docs", "tenantA"); err != nil {
+		t.Fatal(err)
+	}
+	var tenants []struct{ Name string }
+	if status, raw, err := doJSON(context.Background(), http.MethodGet, w.url("/v1/schema/"+weaviatemem.DefaultClass+"/tenants"),
+		nil, &tenants); err != nil || status != 200 {
+		t.Fatalf("tenants: status %d, %v: %.300s", status, err, raw)
+	}
+	for _, tn := range tenants {
+		if tn.Name == "Docs--tenantA" {
+			t.Errorf("tenant A's memory is still in Weaviate after Delete: tenants %v", tenants)
+		}
+	}
+}
+
+// storeVectors vectorizes texts as task over scope of s and fails the test
+// on any error.
+func storeVectors(t *testing.T, s memstore.Store, v *vectorizer.Vectorizer, scope string, texts []string,
+	task vectorizer.Task) [][]float32 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	vecs, errs, err := s.VectorizeBatch(ctx, v, scope, texts, task, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range errs {
+		if e != nil {
+			t.Fatalf("text %d: %v", i, e)
+		}
+	}
+	return vecs
+}
+
+// waitUntil polls cond for up to two minutes.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
