@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -37,28 +38,31 @@ func TestWeaviateMemoryStoreCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() *weaviatemem.Store {
-		o := weaviatemem.Options{URL: w.url(""), Refresh: 50 * time.Millisecond, Lookback: time.Millisecond,
+	open := func(replicas int) *weaviatemem.Store {
+		o := weaviatemem.Options{URL: w.url(""), Replicas: replicas, Refresh: 50 * time.Millisecond, Lookback: time.Millisecond,
 			Memory: memory.DefaultOptions(), SharedCounts: true, Logger: slog.Default()}
 		s, err := weaviatemem.Open(o, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		waitUntil(t, "the store to read the memory", func() bool { return s.Ready() == nil })
+		waitUntil(t, "the store to read the memory", func() bool { return s.Ready() == nil }, func() string { return fmt.Sprint(s.Ready()) })
 		return s
 	}
 	docs := testmodel.JargonPassages(110)
-	a := open()
+	a := open(1)
 	for i := 0; i < 100; i += 10 {
 		storeVectors(t, a, v, "", docs[i:i+10], vectorizer.TaskPassage)
 	}
-	b := open() // reads what a wrote in full
+	// b reads what a wrote in full; its replication factor (the class keeps a's) has its reads
+	// by creation time ask for consistency QUORUM.
+	b := open(3)
 	for i := 100; i < 110; i += 5 {
 		storeVectors(t, a, v, "", docs[i:i+5], vectorizer.TaskPassage)
 	}
 	version := func(s *weaviatemem.Store, scope string) string { return s.Stats().Remote.Scopes[scope].Version }
-	waitUntil(t, "b to read a's last writes", func() bool { return version(b, "") == version(a, "") })
+	waitUntil(t, "b to read a's last writes", func() bool { return version(b, "") == version(a, "") },
+		func() string { return fmt.Sprintf("a %+v\nb %+v", a.Stats().Remote, b.Stats().Remote) })
 	if r := b.Stats().Remote.Refreshes; r["full"] != 1 || r["incremental"] == 0 || r["incomplete"] != 0 {
 		t.Errorf("b's reads %v: want one full read, then incremental reads that account for Weaviate's count", r)
 	}
@@ -120,12 +124,13 @@ func storeVectors(t *testing.T, s memstore.Store, v *vectorizer.Vectorizer, scop
 	return vecs
 }
 
-// waitUntil polls cond for up to two minutes.
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// waitUntil polls cond for up to two minutes; the failure says what state
+// describes.
+func waitUntil(t *testing.T, what string, cond func() bool, state func() string) {
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out waiting for %s: %s", what, state())
 		}
 	}
 }

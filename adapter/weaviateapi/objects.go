@@ -154,8 +154,14 @@ func Batch(ctx context.Context, call Caller, objects []map[string]any, consisten
 	return nil
 }
 
+// GraphQLError is an error Weaviate answered a GraphQL query with (it
+// refused the query, or a tenant or class of it is not there).
+type GraphQLError struct{ Message string }
+
+func (e *GraphQLError) Error() string { return "GraphQL: " + e.Message }
+
 // GraphQL runs query (POST /v1/graphql) and decodes its "data" into data;
-// an answer with "errors" is an error naming the first.
+// an answer with "errors" is a *GraphQLError naming the first.
 func GraphQL(ctx context.Context, call Caller, query string, data any) error {
 	var ans struct {
 		Data   json.RawMessage `json:"data"`
@@ -167,7 +173,7 @@ func GraphQL(ctx context.Context, call Caller, query string, data any) error {
 		return err
 	}
 	if len(ans.Errors) > 0 {
-		return fmt.Errorf("GraphQL: %s", ans.Errors[0].Message)
+		return &GraphQLError{Message: ans.Errors[0].Message}
 	}
 	if err := json.Unmarshal(ans.Data, data); err != nil {
 		return fmt.Errorf("GraphQL: decode data: %w", err)

@@ -206,6 +206,11 @@ func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
 			m[1]: []any{map[string]any{"meta": map[string]any{"count": len(f.Tenants[m[2]])}}}}}})
 		return
 	}
+	if strings.Contains(req.Query, "consistencyLevel") { // as Weaviate v1.39 answers it
+		json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{
+			"message": `Unknown argument "consistencyLevel" on field "Get"`}}})
+		return
+	}
 	m := getRE.FindStringSubmatch(req.Query)
 	if m == nil {
 		f.t.Errorf("unexpected GraphQL query %s", req.Query)

@@ -3,6 +3,7 @@ package weaviatemem
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -122,6 +123,12 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	newest := from
 	for range maxIncrementalPages {
 		objs, times, err := s.getSince(ctx, sc.tenant, from)
+		var refused *weaviateapi.GraphQLError
+		if errors.As(err, &refused) { // Weaviate answered and refused the query: read through the cursor next
+			sc.mu.Lock()
+			sc.full = true
+			sc.mu.Unlock()
+		}
 		if err != nil {
 			return err
 		}
@@ -154,15 +161,13 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 // later (milliseconds), oldest first, with their creation times.
 func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]object, []int64, error) {
 	tn, _ := json.Marshal(tenant)
-	consistency := ""
-	if s.o.Replicas > 1 {
-		consistency = ", consistencyLevel: QUORUM"
-	}
-	q := fmt.Sprintf(`{ Get { %s(tenant: %s, limit: %d%s, `+
+	// Weaviate's GraphQL Get takes no consistency level: one replica
+	// answers, and what it lacks shows as a count not accounted for.
+	q := fmt.Sprintf(`{ Get { %s(tenant: %s, limit: %d, `+
 		`where: {path: ["_creationTimeUnix"], operator: GreaterThanEqual, valueText: "%d"}, `+
 		`sort: [{path: ["_creationTimeUnix"], order: asc}]) `+
 		`{ %s %s %s %s %s _additional { id creationTimeUnix } } } }`,
-		s.o.Class, tn, pageSize, consistency, from, propKind, propWord, propContext, propHash, propWords)
+		s.o.Class, tn, pageSize, from, propKind, propWord, propContext, propHash, propWords)
 	var data struct {
 		Get map[string][]map[string]any `json:"Get"`
 	}

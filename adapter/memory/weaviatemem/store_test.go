@@ -261,7 +261,7 @@ func TestStalledCursor(t *testing.T) {
 // count and a full read; a tenant emptied is read again in full.
 func TestIncrementalAndFullReads(t *testing.T) {
 	f, ts := fakeweaviate.New(t)
-	s := openStore(t, ts.URL, func(o *Options) { o.Lookback = time.Second })
+	s := openStore(t, ts.URL, func(o *Options) { o.Lookback, o.Replicas = time.Second, 3 }) // several replicas: no consistency level in Get
 	objects := func() int64 { return s.Stats().Remote.Scopes[""].Objects }
 	for i := range 10 {
 		put(f, passageObject(uint64(i+1), []string{"w"}), f.Now)
