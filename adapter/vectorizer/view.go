@@ -40,6 +40,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		seen:      v.seen,
 		chars:     v.chars,
 		cache:     cache.c,
+		ctxCache:  v.ctxCache, // a context's ids depend on the model only
 		df:        df,
 		dfInStore: true,
 	}
