@@ -363,23 +363,9 @@ func (w *work) window(pos int) (a, b int, text string) {
 // keeps each word's k smallest-hash contexts, so the order of the offers
 // does not matter.
 func (v *Vectorizer) teach(w *work) (int, error) {
-	if v.store == nil || v.store.ReadOnly() || len(w.occHead) == 0 {
+	w.obs = v.observations(w.obs[:0], w)
+	if len(w.obs) == 0 {
 		return 0, nil
-	}
-	w.obs = w.obs[:0]
-	for t, head := range w.occHead {
-		if v.frequentByDefault(t) {
-			continue // a request's frequent_min never widens what the memory stores
-		}
-		start := len(w.obs)
-		for n := head; n >= 0; n = w.occ[n].next {
-			_, _, ctx := w.window(int(w.occ[n].pos))
-			w.obs = append(w.obs, memory.Observation{Word: t, Context: ctx})
-		}
-		// The list runs last sentence first.
-		for a, b := start, len(w.obs)-1; a < b; a, b = a+1, b-1 {
-			w.obs[a], w.obs[b] = w.obs[b], w.obs[a]
-		}
 	}
 	n := len(w.obs)
 	err := v.store.Remember(w.obs)
@@ -388,6 +374,30 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 		return 0, fmt.Errorf("remember contexts: %w", err)
 	}
 	return n, nil
+}
+
+// observations appends to obs what teach offers the memory for the prepared
+// text: the sentence of every occurrence of each word that is not frequent,
+// in text order per word (nothing without a writable store).
+func (v *Vectorizer) observations(obs []memory.Observation, w *work) []memory.Observation {
+	if v.store == nil || v.store.ReadOnly() || len(w.occHead) == 0 {
+		return obs
+	}
+	for t, head := range w.occHead {
+		if v.frequentByDefault(t) {
+			continue // a request's frequent_min never widens what the memory stores
+		}
+		start := len(obs)
+		for n := head; n >= 0; n = w.occ[n].next {
+			_, _, ctx := w.window(int(w.occ[n].pos))
+			obs = append(obs, memory.Observation{Word: t, Context: ctx})
+		}
+		// The list runs last sentence first.
+		for a, b := start, len(obs)-1; a < b; a, b = a+1, b-1 {
+			obs[a], obs[b] = obs[b], obs[a]
+		}
+	}
+	return obs
 }
 
 // ContextHolds reports whether context, split into words as the vectorizer
