@@ -49,6 +49,7 @@
 //
 //	v_form  = mean of E[g] over the word's n-gram ids g (repeats counted)
 //	v_Ci    = mean of e_w over the known words w of context C_i (target excluded)
+//	          [weighted: Σ s_w e_w / Σ s_w,  s_w = a/(a + p(w))]
 //	ρ_i     = Σ_j s(C_i, C_j) / (Σ_jk s(C_j, C_k) + 1e-9),  s(a, b) = (M v_a)·(M v_b)/√d    (AM)
 //	ρ_i     = |C_i| / Σ_j |C_j|   (FCM: the mean over all context words, as the reference)
 //	v_ctx   = Σ_i ρ_i v_Ci
@@ -72,6 +73,12 @@
 // (0 when k < 2), so that the gate can keep the form when a few contexts
 // say different things and trust them when they say the same. Its weight
 // starts at 0; a depends on the base vectors only, so it has no gradient.
+// The weighted mean exists only with Config.ContextSIF = a > 0 (an addition
+// too): each context word w weighs s_w = a/(a + p(w)), p(w) its count over
+// the base embeddings' summed counts, as SIF weighs the words of a sentence
+// (Arora et al. 2017), so that function words weigh little in a context's
+// vector. The weights are constants: training and inference compute the
+// same means.
 //
 // The attention uses the identity Σ_j s(C_i, C_j) = v_Ci·(MᵀM S)/√d with
 // S = Σ_j v_Cj: two d×d mat-vecs and m dot products replace m mat-vecs and an
@@ -113,12 +120,13 @@
 //
 // Little-endian throughout:
 //
-//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1 to 4) | payload length uint64
+//	header   magic "T2VAM\r\n\x1a" (8 bytes) | version uint32 (1 to 5) | payload length uint64
 //	payload  dim uint32 | mode uint8 | tokenizer rule uint8 (1: split on non letter/digit)
 //	         | lowercase uint8 | MinN, MaxN, MinCount uint32
 //	         | version ≥ 2: n-gram style uint8 (0 reference, 1 fastText; version 1 means 0)
-//	         | version ≥ 3: count buckets C uint8, 1…16 (version 4: 0…16; versions 1 and 2 mean C = 0)
-//	         | version 4: gate inputs uint8, bit 0 the agreement a (other bits 0; versions 1 to 3 mean none)
+//	         | version ≥ 3: count buckets C uint8, 1…16 (version ≥ 4: 0…16; versions 1 and 2 mean C = 0)
+//	         | version ≥ 4: gate inputs uint8, bit 0 the agreement a (other bits 0; versions 1 to 3 mean none)
+//	         | version 5: context SIF weight a float32 (finite, ≥ 0; versions 1 to 4 mean 0: plain means)
 //	         | n-gram vocabulary size N uint32 (UNK included)
 //	         | N−1 × (length uint16, UTF-8 bytes)            n-grams of ids 1…N−1 (Boundary = 0x00, or '<' '>')
 //	         | table(N × dim)                                n-gram embeddings

@@ -37,6 +37,7 @@ type Workspace struct {
 	self   float64   // LeaveOut: the count of the word whose form is inferred
 	share  float64   // LeaveOut: n-grams of which self holds more than this are left out
 	counts []int32   // words per context
+	cw     []float32 // the weights of one context's words (Config.ContextSIF)
 	means  []float32 // contexts × dim: v_Ci
 	num    []float32 // per context: Σ_j s(C_i, C_j)
 	rho    []float32 // per context: ρ_i
@@ -340,29 +341,59 @@ func agreement(usum, means []float32, counts []int32, d int) float32 {
 func (m *Model) contextMeans(ws *Workspace, contexts [][]int32) int {
 	d := m.Dim
 	total := 0
-	var table []float32
-	nbase := 0
-	if m.Base != nil {
-		table = m.Base.Vectors
-		nbase = m.Base.Len()
-	}
 	for i, ids := range contexts {
 		mean := ws.means[i*d : (i+1)*d]
-		n := len(ids)
-		if nbase == 0 {
-			n = 0
+		n := 0
+		if m.Base != nil {
+			n = len(ids)
 		}
 		ws.counts[i] = int32(n)
 		if n == 0 {
 			clear(mean)
 			continue
 		}
-		simd.GatherSum(mean, table, ids) // panics on an id outside Base
-
-		simd.Scale(1/float32(n), mean)
+		ws.cw = m.contextMean(mean, ids, ws.cw)
 		total += n
 	}
 	return total
+}
+
+// contextMean writes to dst the mean of the Base rows ids (not empty), each
+// weighted by its Config.ContextSIF weight when the model has them (w is
+// scratch for the weights, returned grown). It panics on an id outside Base.
+func (m *Model) contextMean(dst []float32, ids []int32, w []float32) []float32 {
+	table := m.Base.Vectors
+	if m.ctxW == nil {
+		simd.GatherSum(dst, table, ids)
+		simd.Scale(1/float32(len(ids)), dst)
+		return w
+	}
+	w = slices.Grow(w[:0], len(ids))[:len(ids)]
+	var sum float32
+	for j, id := range ids {
+		w[j] = m.ctxW[id]
+		sum += w[j]
+	}
+	clear(dst)
+	simd.GatherAxpy(dst, table, ids, w)
+	simd.Scale(1/sum, dst)
+	return w
+}
+
+// ContextMean writes to dst (len Dim) the vector v_C of one context, the
+// (Config.ContextSIF-weighted) mean of the Base rows ids as Infer computes
+// it, and reports false, dst cleared, when ids is empty or no Base is
+// attached. It panics on an id outside Base.
+func (m *Model) ContextMean(dst []float32, ids []int32) bool {
+	if len(dst) != m.Dim {
+		panic(fmt.Sprintf("model.ContextMean: dst has length %d, the model's dimension is %d", len(dst), m.Dim))
+	}
+	if len(ids) == 0 || m.Base == nil {
+		clear(dst)
+		return false
+	}
+	m.contextMean(dst, ids, nil)
+	return true
 }
 
 // attention computes AM's reliability ρ_i = Σ_j s(C_i,C_j) / Σ_jk s(C_j,C_k)

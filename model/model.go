@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -26,6 +27,13 @@ type Config struct {
 	// (Model.Agreement). false: the paper's gate, which cannot tell contexts that
 	// say the same from contexts that say different things.
 	GateAgreement bool
+	// ContextSIF, when > 0, is the SIF weight a of the context words (an
+	// addition to the paper): a context's mean v_Ci weighs each known word w
+	// by a/(a + p(w)), p(w) its share of the base embeddings' counts, so that
+	// "the" and "of" weigh little and the words that say something weigh
+	// about 1 (Arora et al. 2017). 0 is the paper's plain mean. A model with
+	// it needs base embeddings with counts (AttachBase).
+	ContextSIF float32
 }
 
 // MaxCountBuckets bounds Config.CountBuckets (bucket 15 starts at 2¹⁵ contexts).
@@ -75,6 +83,12 @@ func (c Config) Validate() error {
 	if c.GateAgreement && !c.Mode.Gated() {
 		return fmt.Errorf("gate agreement: mode %v has no gate", c.Mode)
 	}
+	if !(c.ContextSIF >= 0) || math.IsInf(float64(c.ContextSIF), 0) {
+		return fmt.Errorf("context SIF weight %v: want a finite number ≥ 0", c.ContextSIF)
+	}
+	if c.ContextSIF > 0 && !c.Mode.usesContext() {
+		return fmt.Errorf("context SIF weight %v: mode %v has no contexts", c.ContextSIF, c.Mode)
+	}
 	return nil
 }
 
@@ -106,8 +120,11 @@ type Model struct {
 	Params
 	// Base embeddings: context words are looked up here. In a serving bundle
 	// the rows of words with 1 ≤ count < 32 hold the AM+skip vector, and
-	// Counts are set.
+	// Counts are set. Set it with AttachBase.
 	Base *Embeddings
+	// ctxW is the weight of each Base row in a context's mean
+	// (Config.ContextSIF; nil: every word weighs 1).
+	ctxW []float32
 }
 
 // New returns a model with parameters initialised as the reference
@@ -152,8 +169,14 @@ func New(cfg Config, vocab *NgramVocab, base *Embeddings, seed int64) (*Model, e
 	return m, nil
 }
 
+// ErrNoBaseCounts reports base embeddings without counts given to a model
+// whose contexts weigh their words by them (Config.ContextSIF).
+var ErrNoBaseCounts = errors.New("the model weighs context words by their counts (SIF), and the base embeddings have none")
+
 // AttachBase sets the base embeddings that context ids refer to; their
-// dimension must equal the model's.
+// dimension must equal the model's. A model with Config.ContextSIF needs
+// their counts (ErrNoBaseCounts), attached before: it computes each word's
+// weight here.
 func (m *Model) AttachBase(e *Embeddings) error {
 	if e == nil {
 		return fmt.Errorf("attach base embeddings: nil")
@@ -161,8 +184,32 @@ func (m *Model) AttachBase(e *Embeddings) error {
 	if e.Dim != m.Dim {
 		return fmt.Errorf("attach base embeddings: dimension %d, the model has %d", e.Dim, m.Dim)
 	}
-	m.Base = e
+	w, err := contextWeights(e, m.ContextSIF)
+	if err != nil {
+		return fmt.Errorf("attach base embeddings: %w", err)
+	}
+	m.Base, m.ctxW = e, w
 	return nil
+}
+
+// contextWeights returns the SIF weight a/(a + p(w)) of every row of e,
+// p(w) its count over the sum of e's counts (nil when a is 0).
+func contextWeights(e *Embeddings, a float32) ([]float32, error) {
+	if a == 0 {
+		return nil, nil
+	}
+	var total float64
+	for _, c := range e.Counts {
+		total += float64(max(c, 0))
+	}
+	if len(e.Counts) != e.Len() || total == 0 {
+		return nil, ErrNoBaseCounts
+	}
+	w := make([]float32, e.Len())
+	for i, c := range e.Counts {
+		w[i] = float32(float64(a) / (float64(a) + float64(max(c, 0))/total))
+	}
+	return w, nil
 }
 
 // validate checks that the parameters fit the configuration.

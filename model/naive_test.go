@@ -59,11 +59,24 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 	rho = make([]float64, len(contexts))
 	var means [][]float64
 	total := 0
+	// Config.ContextSIF: word w weighs a/(a + count(w)/Σ counts).
+	weight := func(id int32) float64 { return 1 }
+	if a := float64(m.ContextSIF); a > 0 {
+		var sum float64
+		for _, c := range m.Base.Counts {
+			sum += float64(c)
+		}
+		weight = func(id int32) float64 { return a / (a + float64(m.Base.Counts[id])/sum) }
+	}
 	for _, ids := range contexts {
 		mean := make([]float64, d)
+		var wsum float64
+		for _, id := range ids {
+			wsum += weight(id)
+		}
 		for _, id := range ids {
 			for k, x := range m.Base.Row(id) {
-				mean[k] += float64(x) / float64(len(ids))
+				mean[k] += weight(id) * float64(x) / wsum
 			}
 		}
 		total += len(ids)

@@ -78,6 +78,9 @@ const (
 	// 2·Dim + CountBuckets + 1 values. Written only for a model with the
 	// agreement input.
 	weightsVersionGate = 4
+	// weightsVersionSIF adds, after the gate inputs byte, the float32
+	// Config.ContextSIF (0 allowed). Written only for a model with it.
+	weightsVersionSIF = 5
 	// gateAgreement is the bit of Config.GateAgreement in the gate inputs byte.
 	gateAgreement = 1
 	headerLen     = 8 + 4 + 8
@@ -139,20 +142,7 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	version := m.formatVersion()
 	binary.LittleEndian.PutUint32(b[8:], version)
 	le := binary.LittleEndian
-	b = le.AppendUint32(b, uint32(d))
-	b = append(b, byte(m.Mode), tokenizerSplitLetterDigit, boolByte(m.Tokenizer.Lowercase))
-	b = le.AppendUint32(b, uint32(m.Ngram.MinN))
-	b = le.AppendUint32(b, uint32(m.Ngram.MaxN))
-	b = le.AppendUint32(b, uint32(m.Ngram.MinCount))
-	if version >= weightsVersionStyle {
-		b = append(b, byte(m.Ngram.Style))
-	}
-	if version >= weightsVersionCount {
-		b = append(b, byte(m.CountBuckets))
-	}
-	if version >= weightsVersionGate {
-		b = append(b, byte(boolInt(m.GateAgreement)*gateAgreement))
-	}
+	b = m.Config.append(b, version)
 	b = le.AppendUint32(b, uint32(m.Vocab.Len()))
 	for id := 1; id < m.Vocab.Len(); id++ {
 		g := m.Vocab.ngrams[id]
@@ -190,10 +180,36 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 	return b, nil
 }
 
+// append appends the configuration as format version writes it (the
+// payload's fields from the dimension to the gate's inputs).
+func (c Config) append(b []byte, version uint32) []byte {
+	le := binary.LittleEndian
+	b = le.AppendUint32(b, uint32(c.Dim))
+	b = append(b, byte(c.Mode), tokenizerSplitLetterDigit, boolByte(c.Tokenizer.Lowercase))
+	b = le.AppendUint32(b, uint32(c.Ngram.MinN))
+	b = le.AppendUint32(b, uint32(c.Ngram.MaxN))
+	b = le.AppendUint32(b, uint32(c.Ngram.MinCount))
+	if version >= weightsVersionStyle {
+		b = append(b, byte(c.Ngram.Style))
+	}
+	if version >= weightsVersionCount {
+		b = append(b, byte(c.CountBuckets))
+	}
+	if version >= weightsVersionGate {
+		b = append(b, byte(boolInt(c.GateAgreement)*gateAgreement))
+	}
+	if version >= weightsVersionSIF {
+		b = le.AppendUint32(b, math.Float32bits(c.ContextSIF))
+	}
+	return b
+}
+
 // formatVersion is the oldest format version that holds m: files of models
 // that need no newer feature stay byte-identical to earlier releases'.
 func (m *Model) formatVersion() uint32 {
 	switch {
+	case m.ContextSIF != 0:
+		return weightsVersionSIF
 	case m.GateAgreement:
 		return weightsVersionGate
 	case m.CountBuckets > 0:
@@ -495,8 +511,8 @@ func openEnvelope(data []byte) (payload []byte, version uint32, err error) {
 	}
 	le := binary.LittleEndian
 	version = le.Uint32(data[8:])
-	if version < weightsVersion || version > weightsVersionGate {
-		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d to %d", version, weightsVersion, weightsVersionGate)
+	if version < weightsVersion || version > weightsVersionSIF {
+		return nil, 0, fmt.Errorf("format version %d, this program reads versions %d to %d", version, weightsVersion, weightsVersionSIF)
 	}
 	plen := le.Uint64(data[12:])
 	if have := uint64(len(data) - headerLen - 4); plen != have {
@@ -547,6 +563,11 @@ func decodeConfig(d *decoder, version uint32) (Config, error) {
 			d.fail("unknown gate inputs %#x", in)
 		}
 		cfg.GateAgreement = in&gateAgreement != 0
+	}
+	if version >= weightsVersionSIF {
+		if a := d.floats(1, "context SIF weight"); a != nil {
+			cfg.ContextSIF = a[0]
+		}
 	}
 	if d.err != nil {
 		return Config{}, d.err
@@ -605,7 +626,9 @@ func decodeTables(d *decoder, m *Model, nng int) error {
 		if err != nil {
 			return err
 		}
-		m.Base = e
+		if err := m.AttachBase(e); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func (t *trainer) initAlaCarte() error {
 	var sq float64
 	for _, tw := range t.plan.Words {
 		r := newRNG(uint64(t.o.Seed), tagAlaCarte, uint64(tw.Index))
-		u, ok := meanOfMeans(cs.sample(t.sampler, &r, tw.Index, t.o.MaxContexts), t.d.Base, d)
+		u, ok := meanOfMeans(cs.sample(t.sampler, &r, tw.Index, t.o.MaxContexts), t.m)
 		if !ok {
 			continue
 		}
@@ -47,18 +47,18 @@ func (t *trainer) initAlaCarte() error {
 	return nil
 }
 
-// meanOfMeans returns the mean over the non-empty contexts of the mean of
-// their words' base vectors, and false when there is no such context.
-func meanOfMeans(ctxs [][]int32, base *model.Embeddings, d int) ([]float32, bool) {
-	u := make([]float32, d)
-	mean := make([]float32, d)
+// meanOfMeans returns the mean over the non-empty contexts of their vectors
+// v_C as m computes them (the mean of their words' base vectors, weighted as
+// m weighs them), and false when there is no such context.
+func meanOfMeans(ctxs [][]int32, m *model.Model) ([]float32, bool) {
+	u := make([]float32, m.Dim)
+	mean := make([]float32, m.Dim)
 	n := 0
 	for _, c := range ctxs {
-		if len(c) == 0 {
+		if !m.ContextMean(mean, c) {
 			continue
 		}
-		simd.GatherSum(mean, base.Vectors, c)
-		simd.Axpy(1/float32(len(c)), mean, u)
+		simd.Add(u, mean)
 		n++
 	}
 	if n == 0 {

@@ -30,7 +30,7 @@ func startError(tb testing.TB, o Options, s *synth) float64 {
 	var sum float64
 	for _, tw := range plan.Words {
 		r := newRNG(99, uint64(tw.Index))
-		u, ok := meanOfMeans(cs.sample(tr.sampler, &r, tw.Index, o.MaxContexts), d.Base, dim)
+		u, ok := meanOfMeans(cs.sample(tr.sampler, &r, tw.Index, o.MaxContexts), tr.m)
 		if !ok {
 			tb.Fatalf("%s has no context", tw.Word)
 		}

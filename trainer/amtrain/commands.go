@@ -46,11 +46,11 @@ func Commands() []cli.Command {
 const PeakGFLOPSPerCore = 222
 
 type trainFlags struct {
-	embeddings, counts, mode, include, includeMissing                     string
+	embeddings, counts, mode, include, includeMissing, onlyWords          string
 	ngrams, ngramsSpace                                                   string
 	ngramMax, countBuckets                                                int
 	contextDraw                                                           string
-	ngramLRScale, formShare                                               float64
+	ngramLRScale, formShare, contextSIF                                   float64
 	corpus                                                                cli.Paths
 	out, bundleOut, storage, baseStorage, checkpointDir, resume, workDir  string
 	seed                                                                  int64
@@ -104,7 +104,7 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 		return fmt.Errorf("--out %s: %w", f.out, err)
 	}
 	inputs := []outpath.File{{Flag: "--embeddings", Path: f.embeddings}, {Flag: "--counts", Path: f.counts},
-		{Flag: "--include", Path: f.include}, {Flag: "--ngrams", Path: f.ngrams}, {Flag: "--ngrams-space", Path: f.ngramsSpace}}
+		{Flag: "--include", Path: f.include}, {Flag: "--only-words", Path: f.onlyWords}, {Flag: "--ngrams", Path: f.ngrams}, {Flag: "--ngrams-space", Path: f.ngramsSpace}}
 	for _, p := range f.corpusPaths() {
 		if info, err := os.Stat(p); err == nil && !info.IsDir() {
 			inputs = append(inputs, outpath.File{Flag: "--corpus", Path: p})
@@ -148,6 +148,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.counts, "counts", "", "word counts file (\"word count\" lines, .gz ok); default: counted from the corpus")
 	fs.StringVar(&f.mode, "mode", "am", "model: am, fcm, form, context (AM-ctx) or fcm-context (FCM-ctx)")
 	fs.StringVar(&f.include, "include", "", "file of extra words (one a line) trained 5 times per epoch whatever their count (the paper's † variant)")
+	fs.StringVar(&f.onlyWords, "only-words", "", "train only the words of this `file` (one a line) among those --min-count-train selects: train-embeddings --held-words-out, the words whose n-grams never learned from them")
 	fs.StringVar(&f.includeMissing, "include-missing", "fail", "include words without a base vector or not in the corpus: fail or skip (warn)")
 	fs.Int64Var(&f.seed, "seed", def.Seed, "random seed (runs are reproducible for the same seed and --threads)")
 	fs.IntVar(&f.epochs, "epochs", def.Epochs, "training epochs")
@@ -159,6 +160,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.contextDraw, "context-draw", def.ContextDraw.String(), "how many contexts an instance samples: uniform (the paper) or log-uniform (as many with 1-3 contexts as with 16-63)")
 	fs.IntVar(&f.countBuckets, "count-buckets", def.CountBuckets, "gate bias per bucket of the number of contexts (1, 2-3, 4-7, ...; the last takes the rest); 0: the paper's gate")
 	fs.BoolVar(&f.gateAgreement, "gate-agreement", def.GateAgreement, "give the gate the contexts' agreement (mean cosine between two contexts' means) as one more input")
+	fs.Float64Var(&f.contextSIF, "context-sif", def.ContextSIF, "weigh each context word by its SIF weight `a`/(a + p(w)), p(w) its share of the counts, in its context's mean (0: the paper's plain mean; 1e-3 weighs \"the\" about 0.02)")
 	fs.BoolVar(&f.alacarteA, "alacarte-a", def.AlaCarteA, "start A from the A La Carte map of the training words (least squares from context means to base vectors)")
 	fs.IntVar(&f.window, "window", def.Window, "context words kept on either side")
 	fs.IntVar(&f.nmin, "nmin", def.Ngram.MinN, "shortest character n-gram")
@@ -200,6 +202,11 @@ func trainAndSave(ctx context.Context, f *trainFlags, o Options, save model.Save
 	if f.include != "" {
 		d.Include, err = ReadInclude(f.include, d.Tokenizer, d.Base, d.Index, f.includeMissing == "skip", o.Log)
 		if err != nil {
+			return err
+		}
+	}
+	if f.onlyWords != "" {
+		if d.Only, err = ReadInclude(f.onlyWords, d.Tokenizer, d.Base, d.Index, true, o.Log); err != nil {
 			return err
 		}
 	}
@@ -340,7 +347,7 @@ func (f *trainFlags) options(o Options) (Options, error) {
 	o.MinCountTrain, o.MaxContexts, o.Window, o.Holdout = f.minCountTrain, f.maxContexts, f.window, f.holdout
 	o.Resume = f.resume
 	o.NgramLRScale, o.CountBuckets, o.SharedForm, o.FormShare = f.ngramLRScale, f.countBuckets, f.sharedForm, f.formShare
-	o.GateAgreement, o.AlaCarteA, o.CheckpointEvery = f.gateAgreement, f.alacarteA, f.checkpointEvery
+	o.GateAgreement, o.AlaCarteA, o.CheckpointEvery, o.ContextSIF = f.gateAgreement, f.alacarteA, f.checkpointEvery, f.contextSIF
 	if o.ContextDraw, err = ParseContextDraw(f.contextDraw); err != nil {
 		return o, cli.UsageError("--context-draw: %w", err)
 	}

@@ -50,6 +50,11 @@ type Options struct {
 	// GateAgreement gives the gate the contexts' agreement as one more
 	// input (model.Config.GateAgreement).
 	GateAgreement bool
+	// ContextSIF weighs each context word by its SIF weight a/(a + p(w))
+	// in the context's mean (model.Config.ContextSIF; 0: the paper's plain
+	// mean), p(w) from the base embeddings' counts, or Data.Counts when they
+	// have none.
+	ContextSIF float64
 	// AlaCarteA starts A from the A La Carte map of the training words
 	// (least squares from their context vectors to their base vectors)
 	// instead of a random matrix.
@@ -168,6 +173,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--count-buckets %d needs a gate, and --mode %v has no gate (only am and fcm have one)", o.CountBuckets, o.Mode)
 	case o.GateAgreement && !o.Mode.Gated():
 		return fmt.Errorf("--gate-agreement needs a gate, and --mode %v has no gate (only am and fcm have one)", o.Mode)
+	case !(o.ContextSIF >= 0) || math.IsInf(o.ContextSIF, 0) || o.ContextSIF > math.MaxFloat32:
+		return fmt.Errorf("--context-sif must be a number ≥ 0, got %v", o.ContextSIF)
+	case o.ContextSIF > 0 && o.Mode == model.ModeForm:
+		return fmt.Errorf("--context-sif: --mode %v has no contexts", o.Mode)
 	case o.AlaCarteA && o.Mode == model.ModeForm:
 		return fmt.Errorf("--alacarte-a: --mode %v has no context part", o.Mode)
 	case o.CountBuckets > bits.Len(uint(o.MaxContexts)):
@@ -214,6 +223,9 @@ type Data struct {
 	// Include lists extra base words trained IncludeInstances times per epoch
 	// whatever their count (the paper's † variant).
 	Include []string
+	// Only, when not nil, restricts the training words that MinCountTrain
+	// selects to these (Include words are trained whatever Only says).
+	Only []string
 	// Tokenizer is stored in the model; it must be the one the index was built with.
 	Tokenizer model.Tokenizer
 }
@@ -247,6 +259,33 @@ func NumInstances(f, perInstance int64, maxInstances int) int {
 	return int(max(1, min(f/perInstance, int64(maxInstances))))
 }
 
+// splitHoldout sets n of the words apart, drawn with seed: it returns the
+// words kept and the words held out, each in their order in words.
+func splitHoldout(words []TrainWord, n int, seed int64) (kept, held []TrainWord) {
+	r := newRNG(uint64(seed), tagHoldout)
+	perm := make([]int, len(words))
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := len(perm) - 1; i > 0; i-- {
+		j := r.intn(i + 1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	out := make(map[int]bool, n)
+	for _, i := range perm[:n] {
+		out[i] = true
+	}
+	kept = words[:0:0]
+	for i, tw := range words {
+		if out[i] {
+			held = append(held, tw)
+		} else {
+			kept = append(kept, tw)
+		}
+	}
+	return kept, held
+}
+
 // MakePlan selects the training words (base words with f ≥ MinCountTrain that
 // occur in the corpus, plus Include), their n(w), and the held-out words.
 func MakePlan(d *Data, o *Options) (*Plan, error) {
@@ -262,12 +301,21 @@ func MakePlan(d *Data, o *Options) (*Plan, error) {
 		}
 		included[id] = true
 	}
+	var only map[int32]bool
+	if d.Only != nil {
+		only = make(map[int32]bool, len(d.Only))
+		for _, w := range d.Only {
+			if id, ok := d.Base.ID(w); ok {
+				only[id] = true
+			}
+		}
+	}
 	var regular []TrainWord
 	for id := int32(0); int(id) < d.Base.Len(); id++ {
 		word := d.Base.Words[id]
 		f := d.Counts[id]
 		inc := included[id]
-		if f < o.MinCountTrain && !inc {
+		if (f < o.MinCountTrain || (only != nil && !only[id])) && !inc {
 			continue
 		}
 		xid, ok := d.Index.ID(word)
@@ -295,28 +343,7 @@ func MakePlan(d *Data, o *Options) (*Plan, error) {
 		if o.Holdout >= len(regular) {
 			return nil, fmt.Errorf("holdout %d must be smaller than the %d training words", o.Holdout, len(regular))
 		}
-		r := newRNG(uint64(o.Seed), tagHoldout)
-		perm := make([]int, len(regular))
-		for i := range perm {
-			perm[i] = i
-		}
-		for i := len(perm) - 1; i > 0; i-- {
-			j := r.intn(i + 1)
-			perm[i], perm[j] = perm[j], perm[i]
-		}
-		held := make(map[int]bool, o.Holdout)
-		for _, i := range perm[:o.Holdout] {
-			held[i] = true
-		}
-		kept := regular[:0:0]
-		for i, tw := range regular {
-			if held[i] {
-				p.Holdout = append(p.Holdout, tw)
-			} else {
-				kept = append(kept, tw)
-			}
-		}
-		regular = kept
+		regular, p.Holdout = splitHoldout(regular, o.Holdout, o.Seed)
 	}
 	p.Words = append(p.Words, regular...)
 	sort.Slice(p.Words, func(i, j int) bool { return p.Words[i].Base < p.Words[j].Base })
@@ -344,6 +371,9 @@ func (p *Plan) fingerprint(o *Options, words []string, counts []int64) uint64 {
 	}
 	if o.GateAgreement || o.AlaCarteA { // likewise
 		fmt.Fprintf(h, "gate agreement %v, A La Carte A %v\n", o.GateAgreement, o.AlaCarteA)
+	}
+	if o.ContextSIF != 0 { // likewise
+		fmt.Fprintf(h, "context SIF %g\n", o.ContextSIF)
 	}
 	if o.SharedForm { // likewise
 		fmt.Fprintf(h, "shared form %d\n", len(words))
@@ -528,7 +558,7 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 		if ck.State.Threads != o.Threads {
 			t.log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
 		}
-		if err := ck.Model.AttachBase(d.Base); err != nil {
+		if err := ck.Model.AttachBase(t.base()); err != nil {
 			return TrainState{}, fmt.Errorf("resume %s: %w", o.Resume, err)
 		}
 		t.m, t.adam = ck.Model, ck.Adam
@@ -544,12 +574,12 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	var err error
 	if o.Pretrained != nil {
 		m, err = newPretrainedModel(o.Pretrained, model.Config{Mode: o.Mode, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
-			GateAgreement: o.GateAgreement}, d.Base, o.Seed)
+			GateAgreement: o.GateAgreement, ContextSIF: float32(o.ContextSIF)}, t.base(), o.Seed)
 	} else {
 		vocab := model.BuildNgramVocab(words, o.Ngram)
 		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
-			GateAgreement: o.GateAgreement}
-		m, err = model.New(cfg, vocab, d.Base, o.Seed)
+			GateAgreement: o.GateAgreement, ContextSIF: float32(o.ContextSIF)}
+		m, err = model.New(cfg, vocab, t.base(), o.Seed)
 	}
 	if err != nil {
 		return TrainState{}, err
@@ -562,6 +592,17 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	}
 	t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
 	return TrainState{}, nil
+}
+
+// base returns the base embeddings the model reads contexts from: Data.Base
+// with Data.Counts as its counts (the weights of Options.ContextSIF).
+func (t *trainer) base() *model.Embeddings {
+	if t.d.Base.Counts != nil || t.o.ContextSIF == 0 {
+		return t.d.Base
+	}
+	b := *t.d.Base
+	b.Counts = t.d.Counts
+	return &b
 }
 
 // checkResume refuses to resume from a checkpoint of state st made with

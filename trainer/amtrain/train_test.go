@@ -78,6 +78,34 @@ func TestMakePlan(t *testing.T) {
 	}
 }
 
+// TestMakePlanOnly checks Data.Only: of the words MinCountTrain selects,
+// only the listed ones are trained, with their usual n(w); an included word
+// is trained whatever Only says.
+func TestMakePlanOnly(t *testing.T) {
+	s := newSynth(t, 400)
+	d := s.data(t)
+	for i := range d.Counts {
+		d.Counts[i] = int64(50 * i)
+	}
+	o := DefaultOptions()
+	d.Only = []string{s.words[1], s.words[5], s.words[9], "nosuchword"} // word 1 has f = 50: below MinCountTrain
+	d.Include = []string{s.words[0]}
+	p, err := MakePlan(d, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range p.Words {
+		got = append(got, w.Word)
+		if f := d.Counts[w.Base]; w.Word != s.words[0] && w.N != NumInstances(f, o.CountPerInstance, o.MaxInstances) {
+			t.Errorf("%s: n = %d for f = %d", w.Word, w.N, f)
+		}
+	}
+	if want := []string{s.words[0], s.words[5], s.words[9]}; !slices.Equal(got, want) {
+		t.Errorf("trained %q, want %q", got, want)
+	}
+}
+
 func paramsOf(m *model.Model) []float32 {
 	var p []float32
 	p = append(p, m.Ngrams...)

@@ -7,57 +7,90 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/alacarte"
-	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
 // A La Carte settings: the context window (words on each side of an
-// occurrence), the occurrences a word needs in the corpus to be fitted on,
-// and the ridge of the least-squares fit.
+// occurrence, within its sentence; AM's model.ContextWindow, the extent of
+// the contexts AM is trained on and the evaluations give), the occurrences
+// a word needs in the corpus to be fitted on, and the ridge of the
+// least-squares fit.
 const (
-	alaCarteWindow         = 5
+	alaCarteWindow         = model.ContextWindow
 	alaCarteMinOccurrences = 5
 	alaCarteRidge          = 1.0
 )
 
-// AlaCarteFit fits the A La Carte map on corpus (plain text, one sentence
-// per line, tokenized with tok): every base word of e with
+// AlaCarteHoldout says what an A La Carte fit leaves out.
+type AlaCarteHoldout struct {
+	// Words are never fitted on: the words the map is evaluated on.
+	Words map[string]bool
+	// Sentences also leaves out every sentence that holds one of Words, so
+	// that the fit never reads the contexts an evaluation gives them (the
+	// sentences eval rare-dev --corpus-out drops).
+	Sentences bool
+}
+
+// AlaCarteStats says what a fit was made of.
+type AlaCarteStats struct {
+	// Words is the number of base words fitted on.
+	Words int
+	// Sentences counts the corpus's sentences, LeftOut those of them the
+	// holdout kept out of the fit.
+	Sentences, LeftOut int64
+}
+
+// AlaCarteFit fits the A La Carte map on the corpus at path (a text file,
+// gzip or a directory of them, read as train reads its corpus: sentence by
+// sentence, with the project's tokenizer): every base word of e with
 // alaCarteMinOccurrences occurrences or more gives the pair (its base
 // vector, the mean over its occurrences of the mean vector of the base
-// words within alaCarteWindow of it); the words in exclude (those the map
-// is evaluated on) are left out of the fit. It returns the map and the
-// words fitted on.
-func AlaCarteFit(ctx context.Context, e *model.Embeddings, corpus string, tok model.Tokenizer, exclude map[string]bool) (*alacarte.Transform, int, error) {
+// words within alaCarteWindow of it in its sentence). What h names is left
+// out. Errors name the corpus path; a corpus in which no word can be fitted
+// on is one.
+func AlaCarteFit(ctx context.Context, e *model.Embeddings, path string, h AlaCarteHoldout) (*alacarte.Transform, AlaCarteStats, error) {
 	acc := newContextSums(e)
-	f, _, err := model.OpenRegular(corpus)
-	if err != nil {
-		return nil, 0, fmt.Errorf("a la carte corpus: %w", err)
-	}
-	defer f.Close()
-	var toks []string
-	err = dataset.ForEachLineOf(f, corpus, func(n int, line string) error {
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	var st AlaCarteStats
+	opts := corpus.Options{Tokenizer: model.DefaultTokenizer(), Sentences: true}
+	err := corpus.ForEachUnit(ctx, []string{path}, opts, func(u corpus.Unit) error {
+		st.Sentences++
+		if h.Sentences && holdsAny(u.Tokens, h.Words) {
+			st.LeftOut++
+			return nil
 		}
-		toks = tok.AppendTokens(toks[:0], dataset.FixUTF8(line))
-		acc.addSentence(toks)
+		acc.addSentence(u.Tokens)
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("a la carte corpus: %w", err)
+		return nil, st, err
 	}
-	targets, contexts := acc.pairs(alaCarteMinOccurrences, exclude)
-	slog.Info("a la carte", "corpus", corpus, "words_fitted", len(targets))
+	targets, contexts := acc.pairs(alaCarteMinOccurrences, h.Words)
+	st.Words = len(targets)
+	slog.Info("a la carte", "corpus", path, "words_fitted", st.Words, "sentences", st.Sentences, "left_out", st.LeftOut)
+	if st.Words == 0 {
+		return nil, st, fmt.Errorf("%s: no base word occurs %d times or more in it (outside the words and sentences "+
+			"left out): nothing to fit the A La Carte map on", path, alaCarteMinOccurrences)
+	}
 	a, err := alacarte.Fit(targets, contexts, alaCarteRidge)
 	if err != nil {
-		return nil, 0, fmt.Errorf("a la carte fit on %s: %w", corpus, err)
+		return nil, st, fmt.Errorf("a la carte fit on %s: %w", path, err)
 	}
-	return a, len(targets), nil
+	return a, st, nil
 }
 
-// AlaCarteNonce infers a nonce's vector as A·u with u the mean of the
-// vectors of its context words (Additive without stop words).
+// holdsAny reports whether one of toks is in words.
+func holdsAny(toks []string, words map[string]bool) bool {
+	for _, t := range toks {
+		if words[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// AlaCarteNonce infers a nonce's vector as A·u with u the additive context
+// vector: the mean of the base vectors of every word of its contexts (the
+// nonce and unknown words dropped, stop words kept, as in the fit).
 func AlaCarteNonce(e *model.Embeddings, a *alacarte.Transform) NonceFunc {
 	add := Additive(e, nil)
 	return func(sentences [][]string) []float32 {

@@ -83,8 +83,16 @@ func contextPart(flag, path string, base *model.Embeddings, want model.Mode) (*m
 		return nil, 0, fmt.Errorf("%s %s: weights trained in mode %s; %s needs weights trained in mode %s or %s",
 			flag, path, trained, chimeraRowName(want), want, full)
 	}
-	m.Mode = want
-	return m, trained, nil
+	return contextOnly(m, want), trained, nil
+}
+
+// contextOnly returns m run in the context-only mode want (ModeContext:
+// AM-ctx, v = A·v_ctx with AM's attention; ModeFCMContext: FCM-ctx), its
+// weights shared with m.
+func contextOnly(m *model.Model, want model.Mode) *model.Model {
+	c := *m
+	c.Mode = want
+	return &c
 }
 
 // chimeraRowName is the table row of a context-only mode.
@@ -102,8 +110,10 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 	am := fs.String("am", "", "AM weights `FILE` or bundle, trained with --mode context (the paper's AM-ctx) or am (its context part): the AM-ctx row")
 	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle, trained with --mode fcm-context (the paper's FCM-ctx) or fcm (its context part): the FCM-ctx row")
 	nStop := fs.Int("stopwords", 50, "the additive − sw row leaves out this many most frequent words (by --counts, else vocabulary order)")
+	var alaCarte alaCarteFlag
+	alaCarte.register(fs, "nothing is left out (the nonces are made-up words)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval chimeras --embeddings FILE [--counts FILE] [--am FILE] [--fcm FILE] CHIMERAS_FILE…\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval chimeras --embeddings FILE [--counts FILE] [--am FILE] [--fcm FILE] [--alacarte-corpus PATH] CHIMERAS_FILE…\n\n"+
 			"CHIMERAS files: id TAB sentences joined by \" @@ \" (nonce written ___) TAB probes TAB ratings.\n"+
 			"Score: mean over instances of Spearman(cos(nonce, probe), rating); probes without a vector\n"+
 			"score cosine 0; instances with undefined ρ count 0.")
@@ -137,7 +147,15 @@ func runChimeras(ctx context.Context, env cli.Env) error {
 		{"additive", func() NonceFunc { return Additive(e, nil) }},
 		{"additive − sw", func() NonceFunc { return Additive(e, stop) }},
 	}
-	var weights []string // "row: file (trained in mode …)"
+	var weights []string // "row: file (trained in mode …)", and what A La Carte was fitted on
+	f, fitted, err := alaCarte.nonce(ctx, e, AlaCarteHoldout{})
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		rows = append(rows, chimeraRow{"A La Carte", func() NonceFunc { return f }})
+		weights = append(weights, fitted)
+	}
 	for _, r := range []struct {
 		flag, path string
 		mode       model.Mode

@@ -21,8 +21,8 @@ func runNonce(ctx context.Context, env cli.Env) error {
 	base.register(fs)
 	am := fs.String("am", "", "AM weights `FILE`, bundle or \"default\": the AM-ctx row (its context part) and, for full am weights, AM with the made-up form")
 	fcm := fs.String("fcm", "", "FCM weights `FILE` or bundle: the FCM-ctx row and, for full fcm weights, FCM with the made-up form")
-	alaCarte := fs.String("alacarte-corpus", "", "plain-text corpus `FILE` (one sentence per line): the A La Carte row, its map fitted on the\n"+
-		"base words the corpus holds 5 times or more (context window ±5), the defined words left out")
+	var alaCarte alaCarteFlag
+	alaCarte.register(fs, "the defined words are not fitted on")
 	nStop := fs.Int("stopwords", 50, "the additive − sw row leaves out this many most frequent words (by the base counts)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), nonceUsage)
@@ -66,32 +66,22 @@ func runNonce(ctx context.Context, env cli.Env) error {
 			rows = append(rows, nonceRow{fmt.Sprintf("%s with the made-up form", full.Mode), ModelNonce(full)})
 		}
 	}
-	if *alaCarte != "" {
-		f, err := alaCarteNonce(ctx, e, *alaCarte, defs)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, nonceRow{"A La Carte", f})
-	}
-	return writeNonces(ctx, env, e, defs, rows)
-}
-
-// alaCarteNonce fits the A La Carte map on corpus, leaving out the words defs
-// define, and returns the nonce function that applies it.
-func alaCarteNonce(ctx context.Context, e *model.Embeddings, corpus string, defs []dataset.NonceDefinition) (NonceFunc, error) {
 	gold := make(map[string]bool, len(defs))
 	for _, d := range defs {
 		gold[d.Word] = true
 	}
-	a, _, err := AlaCarteFit(ctx, e, corpus, model.DefaultTokenizer(), gold)
+	f, fitted, err := alaCarte.nonce(ctx, e, AlaCarteHoldout{Words: gold})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return AlaCarteNonce(e, a), nil
+	if f != nil {
+		rows = append(rows, nonceRow{"A La Carte", f})
+	}
+	return writeNonces(ctx, env, e, defs, rows, fitted)
 }
 
 const nonceUsage = "Usage: text2vec-am eval nonce --embeddings FILE|BUNDLE|default [--counts FILE] [--am FILE] " +
-	"[--fcm FILE] [--alacarte-corpus FILE] DEFINITIONS\n\n" +
+	"[--fcm FILE] [--alacarte-corpus PATH] DEFINITIONS\n\n" +
 	"The definitional nonce task (Herbelot & Baroni 2017): DEFINITIONS holds \"word TAB definition\" lines\n" +
 	"(the word written ___). Each word's vector is inferred from its definition under a made-up form\n" +
 	"and the gold base vector of the word ranked among the whole base vocabulary by cosine: MRR and\n" +
@@ -104,7 +94,8 @@ type nonceRow struct {
 }
 
 // writeNonces scores each row on defs and writes the table.
-func writeNonces(ctx context.Context, env cli.Env, e *model.Embeddings, defs []dataset.NonceDefinition, rows []nonceRow) error {
+// notes, when not empty, follows the table's footer.
+func writeNonces(ctx context.Context, env cli.Env, e *model.Embeddings, defs []dataset.NonceDefinition, rows []nonceRow, notes string) error {
 	ix := NewVocabIndex(e)
 	tab := report.Table{Header: []string{"model", "MRR (all)", "MRR (words with a gold vector)", "median rank", "no vector"}}
 	tok := model.DefaultTokenizer()
@@ -123,5 +114,8 @@ func writeNonces(ctx context.Context, env cli.Env, e *model.Embeddings, defs []d
 	}
 	fmt.Fprintf(env.Stdout, "\n%d definitions; %d words have no base vector (reciprocal rank 0); ranked among %d words.\n%s\n",
 		len(defs), missingGold, e.Len(), noncePublished)
+	if notes != "" {
+		fmt.Fprintln(env.Stdout, notes)
+	}
 	return nil
 }

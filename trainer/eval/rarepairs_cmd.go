@@ -2,12 +2,14 @@ package eval
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,24 +49,49 @@ const maxRareK = 1 << 20
 // (rarePairsRun), so more trials would repeat the samples of other k.
 const maxRareTrials = 1 << 16
 
-func runRarePairs(ctx context.Context, env cli.Env) error {
-	fset := cli.NewFlagSet("eval rare-pairs", env)
-	var base baseFlags
-	base.register(fset)
-	am := fset.String("am", "", "AM weights `FILE`, bundle or \"default\": the AM rows (k = 0 is its form alone)")
-	fcm := fset.String("fcm", "", "FCM weights `FILE`, bundle or \"default\": the FCM row")
-	ftPath := fset.String("fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
-	var sw subwordFlags
-	sw.register(fset)
-	maxK := fset.Int("max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k; at most 2^20)")
-	trials := fset.Int("trials", 5, "random context samples per k, 1 … 2^16 (ρ and the missing counts are averaged)")
-	seed := fset.Uint64("seed", 1, "random seed of the context samples")
-	nStop := fset.Int("stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
-	plotPath := fset.String("plot", "", "write a PNG plot of ρ by k to `FILE` (replaced atomically; needs --max-k ≥ 2); a mean with\n"+
+// rarePairsFlags are the flags of eval rare-pairs.
+type rarePairsFlags struct {
+	base                baseFlags
+	am, fcm, ftPath     string
+	sw                  subwordFlags
+	alaCarte            alaCarteFlag
+	maxK, trials, nStop int
+	seed                uint64
+	plotPath            string
+	blendC              float64
+}
+
+func (f *rarePairsFlags) register(fset *flag.FlagSet) {
+	f.base.register(fset)
+	fset.StringVar(&f.am, "am", "", "AM weights `FILE`, bundle or \"default\": the AM rows (k = 0 is its form alone) and, for full am\n"+
+		"weights, AM-ctx (its context part alone, A·v_ctx with the attention)")
+	fset.StringVar(&f.fcm, "fcm", "", "FCM weights `FILE`, bundle or \"default\": the FCM row")
+	fset.StringVar(&f.ftPath, "fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
+	f.sw.register(fset)
+	f.alaCarte.register(fset, "the pairs' rare words are not fitted on, and every sentence holding one is left out")
+	fset.IntVar(&f.maxK, "max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k; at most 2^20)")
+	fset.IntVar(&f.trials, "trials", 5, "random context samples per k, 1 … 2^16 (ρ and the missing counts are averaged)")
+	fset.Uint64Var(&f.seed, "seed", 1, "random seed of the context samples")
+	fset.IntVar(&f.nStop, "stopwords", 50, "the additive rows leave out this many most frequent words (by the base counts)")
+	fset.StringVar(&f.plotPath, "plot", "", "write a PNG plot of ρ by k to `FILE` (replaced atomically; needs --max-k ≥ 2); a mean with\n"+
 		"undefined trials (counted as 0, † in the table) is drawn at its value with an open marker, explained in the legend")
-	blendC := fset.Float64("context-blend", 0, "with --am: add the row AM + k/(k+`C`)·centred additive − sw (the AM vector plus the mean of the\n"+
+	fset.Float64Var(&f.blendC, "context-blend", 0, "with --am: add the row AM + k/(k+`C`)·centred additive − sw (the AM vector plus the mean of the\n"+
 		"context words' vectors minus the mean of all base vectors, each at unit length; k: the contexts the\n"+
 		"word is given; 0: no such row)")
+}
+
+// inputs are the files the command reads, which --plot must not replace.
+func (f *rarePairsFlags) inputs(pairs string) []outpath.File {
+	return []outpath.File{{Flag: "PAIRS", Path: pairs},
+		{Flag: "--embeddings", Path: f.base.embeddings}, {Flag: "--counts", Path: f.base.counts}, {Flag: "--am", Path: f.am},
+		{Flag: "--fcm", Path: f.fcm}, {Flag: "--fasttext", Path: f.ftPath}, {Flag: "--subwords", Path: f.sw.words},
+		{Flag: "--subword-ngrams", Path: f.sw.ngrams}, {Flag: "--alacarte-corpus", Path: f.alaCarte.corpus}}
+}
+
+func runRarePairs(ctx context.Context, env cli.Env) error {
+	fset := cli.NewFlagSet("eval rare-pairs", env)
+	var f rarePairsFlags
+	f.register(fset)
 	fset.Usage = func() {
 		fmt.Fprintln(fset.Output(), rarePairsUsage)
 		fset.PrintDefaults()
@@ -75,20 +102,17 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if fset.NArg() != 2 {
 		return cli.UsageError("want PAIRS and CONTEXT_DIR, got %d arguments", fset.NArg())
 	}
-	if err := checkRarePairsFlags(*maxK, *trials, *nStop, *blendC, *am, *plotPath); err != nil {
+	if err := checkRarePairsFlags(f.maxK, f.trials, f.nStop, f.blendC, f.am, f.plotPath); err != nil {
 		return err
 	}
-	inputs := []outpath.File{{Flag: "PAIRS", Path: fset.Arg(0)},
-		{Flag: "--embeddings", Path: base.embeddings}, {Flag: "--counts", Path: base.counts}, {Flag: "--am", Path: *am},
-		{Flag: "--fcm", Path: *fcm}, {Flag: "--fasttext", Path: *ftPath}, {Flag: "--subwords", Path: sw.words}, {Flag: "--subword-ngrams", Path: sw.ngrams}}
-	if err := checkPlotOutput(*plotPath, fset.Arg(1), inputs); err != nil {
+	if err := checkPlotOutput(f.plotPath, fset.Arg(1), f.inputs(fset.Arg(0))); err != nil {
 		return err
 	}
 	pairs, err := loadRarePairsInput(fset.Arg(0), fset.Arg(1))
 	if err != nil {
 		return err
 	}
-	e, stop, err := base.loadWithStopWords(*nStop)
+	e, stop, err := f.base.loadWithStopWords(f.nStop)
 	if err != nil {
 		return err
 	}
@@ -98,33 +122,54 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	}
 	rareWords := distinctRareWords(rp)
 	slog.Info("rare pairs", "pairs", len(rp), "rare_words", len(rareWords), "with_contexts", len(contexts), "pairs_without_contexts", without)
-	rows, amModel, err := rareRows(e, stop, rareWords, *am, *fcm, *blendC)
+	rows, amModel, fitted, err := f.rows(ctx, e, stop, rareWords)
 	if err != nil {
 		return err
 	}
-	swRows, closeFT, err := subwordModelRows(*ftPath, sw, stop, rareWords, rp)
+	swRows, closeFT, err := subwordModelRows(f.ftPath, f.sw, stop, rareWords, rp)
 	if err != nil {
 		return err
 	}
 	defer closeFT()
 	rows = append(rows, swRows...)
-	ks := contextCounts(*maxK)
-	res, err := rarePairsRun(ctx, rp, contexts, rareWords, rows, ks, *trials, *seed)
+	ks := contextCounts(f.maxK)
+	res, err := rarePairsRun(ctx, rp, contexts, rareWords, rows, ks, f.trials, f.seed)
 	if err != nil {
 		return err
 	}
-	if err := writeRarePairs(env, rows, res, ks, len(rp), without, *trials, *plotPath); err != nil || amModel == nil {
+	if err := writeRarePairs(env, rows, res, ks, len(rp), without, f.trials, f.plotPath, fitted); err != nil || amModel == nil {
 		return err
 	}
-	gates, err := RareGates(ctx, amModel, contexts, rareWords, ks, *trials, *seed)
+	gates, err := RareGates(ctx, amModel, contexts, rareWords, ks, f.trials, f.seed)
 	if err != nil {
 		return err
 	}
 	return writeRareGates(env.Stdout, gates, ks)
 }
 
-// checkPlotOutput refuses --plot plot before any work when this binary
-// cannot draw it (report.CheckPlotFlag), when it cannot be written (a
+// rows builds the rows of rareRows and the A La Carte row after additive −
+// sw. It returns the AM model (nil without --am) and what A La Carte was
+// fitted on ("" without it).
+func (f *rarePairsFlags) rows(ctx context.Context, e *model.Embeddings, stop map[string]bool, rareWords []string) ([]rareRow, *model.Model, string, error) {
+	rows, amModel, err := rareRows(e, stop, rareWords, f.am, f.fcm, f.blendC)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	held := make(map[string]bool, len(rareWords))
+	for _, w := range rareWords {
+		held[w] = true
+	}
+	ac, fitted, err := f.alaCarte.nonce(ctx, e, AlaCarteHoldout{Words: held, Sentences: true})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if ac != nil {
+		rows = slices.Insert(rows, 1, contextRow("A La Carte", ac, rareWords, EmbeddingLookup(e)))
+	}
+	return rows, amModel, fitted, nil
+}
+
+// checkPlotOutput refuses --plot plot before any work when this binary// cannot draw it (report.CheckPlotFlag), when it cannot be written (a
 // missing directory, a directory) or when it is one of the inputs
 // (outpath.Check) or would be read as a context file of contextDir
 // (plotInContextDir): the plot used to replace an input file, or to fail
@@ -243,17 +288,9 @@ func contextCounts(maxK int) []int {
 func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amPath, fcmPath string, blendC float64) ([]rareRow, *model.Model, error) {
 	base := EmbeddingLookup(e)
 	additive := Additive(e, stop)
-	addAll := func(c map[string][][]string) map[string][]float32 {
-		out := make(map[string][]float32, len(rareWords))
-		for _, w := range rareWords {
-			if v := additive(c[w]); v != nil {
-				out[w] = v
-			}
-		}
-		return out
-	}
+	addAll := func(c map[string][][]string) map[string][]float32 { return inferEach(additive, rareWords, c) }
 	var amModel *model.Model
-	rows := []rareRow{{name: "additive − sw", common: base, minK: 1, infer: func(c map[string][][]string) (map[string][]float32, error) { return addAll(c), nil }}}
+	rows := []rareRow{contextRow("additive − sw", additive, rareWords, base)}
 	for _, r := range []struct{ name, path string }{{"FCM", fcmPath}, {"AM", amPath}} {
 		if r.path == "" {
 			continue
@@ -278,9 +315,30 @@ func rareRows(e *model.Embeddings, stop map[string]bool, rareWords []string, amP
 	return rows, amModel, nil
 }
 
+// contextRow is a row that needs contexts (no value at k = 0): a rare
+// word's vector is f of its sampled contexts.
+func contextRow(name string, f NonceFunc, rareWords []string, common Lookup) rareRow {
+	return rareRow{name: name, common: common, minK: 1, infer: func(c map[string][][]string) (map[string][]float32, error) {
+		return inferEach(f, rareWords, c), nil
+	}}
+}
+
+// inferEach returns f of the contexts of each rare word that gets a vector.
+func inferEach(f NonceFunc, rareWords []string, contexts map[string][][]string) map[string][]float32 {
+	out := make(map[string][]float32, len(rareWords))
+	for _, w := range rareWords {
+		if v := f(contexts[w]); v != nil {
+			out[w] = v
+		}
+	}
+	return out
+}
+
 // modelRareRows are the rows of model m (named name: "FCM" or "AM") over the
-// base embeddings e: its own and, for AM, AM + k/(k+blendC)·centred additive
-// (blendC > 0) and ½ AM form + ½ additive (addAll). A model trained without
+// base embeddings e: its own and, for AM, AM-ctx (full am weights: their
+// context part alone, as eval chimeras and nonce run it), AM +
+// k/(k+blendC)·centred additive (blendC > 0) and ½ AM form + ½ additive
+// (addAll). A model trained without
 // a form (context-only) has no value at k = 0 and no ½ form row.
 func modelRareRows(name string, m *model.Model, e *model.Embeddings, addAll func(map[string][][]string) map[string][]float32, rareWords []string, blendC float64) []rareRow {
 	base := EmbeddingLookup(e)
@@ -299,6 +357,9 @@ func modelRareRows(name string, m *model.Model, e *model.Embeddings, addAll func
 	}
 	rows := []rareRow{{name: fmt.Sprintf("%s (%s)", name, m.Mode), common: base, minK: minK,
 		infer: func(c map[string][][]string) (map[string][]float32, error) { return infer(c), nil }}}
+	if name == "AM" && m.Mode == model.ModeAM {
+		rows = append(rows, contextRow("AM-ctx (its context part)", ModelNonce(contextOnly(m, model.ModeContext)), rareWords, base))
+	}
 	if name == "AM" && blendC > 0 {
 		b := blendRow(infer, addAll, MeanVector(e), rareWords, base, blendC)
 		b.minK = minK
@@ -440,13 +501,17 @@ const noValue = "–"
 // undefinedMark follows a mean ρ in which some trials were undefined.
 const undefinedMark = "†"
 
-// writeRarePairs prints the ρ table, the table of pairs without a vector and the plot.
-func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pairs, without, trials int, plotPath string) error {
+// writeRarePairs prints the ρ table, notes (when not empty), the table of
+// pairs without a vector and the plot.
+func writeRarePairs(env cli.Env, rows []rareRow, res []rareResult, ks []int, pairs, without, trials int, plotPath, notes string) error {
 	rhoTab, missTab := rareTables(rows, res, ks)
 	if err := rhoTab.WriteMarkdown(env.Stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nAll %d pairs scored (%d with a rare word without contexts); ρ is the mean over %d trials.\n", pairs, without, trials)
+	if notes != "" {
+		fmt.Fprintln(env.Stdout, notes)
+	}
 	writeUndefinedNote(env.Stdout, rows, res, ks, trials)
 	fmt.Fprint(env.Stdout, "Pairs scored 0 for want of a vector (common or rare word), mean over the trials:\n\n")
 	if err := missTab.WriteMarkdown(env.Stdout); err != nil {
@@ -536,7 +601,8 @@ func writeUndefinedNote(w io.Writer, rows []rareRow, res []rareResult, ks []int,
 }
 
 // rarePairsUsage is the text of eval rare-pairs -h above its flags.
-const rarePairsUsage = "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE] PAIRS CONTEXT_DIR\n\n" +
+const rarePairsUsage = "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] " +
+	"[--subwords FILE --subword-ngrams FILE] [--alacarte-corpus PATH] PAIRS CONTEXT_DIR\n\n" +
 	"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n" +
 	"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n" +
 	"Every pair is scored: a pair without a vector (or with the zero vector) scores cosine 0 (counted in\n" +

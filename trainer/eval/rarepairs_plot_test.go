@@ -38,7 +38,8 @@ func TestEvalRarePairsPlot(t *testing.T) {
 	}
 }
 
-// A --plot that is an input (PAIRS, --embeddings, --counts), lies in
+// A --plot that is an input (PAIRS, --embeddings, --counts,
+// --alacarte-corpus), lies in
 // CONTEXT_DIR, is a directory or has no directory is refused before any
 // work, and the inputs keep their bytes: the plot used to replace an input,
 // or to fail only once the evaluation was done.
@@ -46,9 +47,12 @@ func TestEvalRarePairsPlotRefusesInputs(t *testing.T) {
 	emb, counts := tinyEmbeddings(t)
 	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\nthe zorb music\nzorb the guitar\n"})
 	pairs := writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\nfood zorb 2\n")
-	args := []string{"rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--trials", "1", "--max-k", "2"}
+	corpus := writeFile(t, "corpus.txt", "the music\n")
+	args := []string{"rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", "--trials", "1", "--max-k", "2",
+		"--alacarte-corpus", corpus}
 	for plot, want := range map[string]string{
 		pairs:                          "is the input PAIRS",
+		corpus:                         "is the input --alacarte-corpus",
 		emb:                            "is the input --embeddings",
 		counts:                         "is the input --counts",
 		filepath.Join(dir, "zorb.txt"): "read as one of its context files",
@@ -58,7 +62,7 @@ func TestEvalRarePairsPlotRefusesInputs(t *testing.T) {
 		filepath.Join(t.TempDir(), "no", "p.png"): "cannot write to directory",
 	} {
 		before := map[string][]byte{}
-		for _, p := range []string{pairs, emb, counts, filepath.Join(dir, "zorb.txt")} {
+		for _, p := range []string{pairs, emb, counts, corpus, filepath.Join(dir, "zorb.txt")} {
 			before[p], _ = os.ReadFile(p)
 		}
 		if _, _, err := run(t, append(args, "--plot", plot, pairs, dir)...); err == nil || !strings.Contains(err.Error(), want) {

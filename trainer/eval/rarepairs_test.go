@@ -684,3 +684,68 @@ func TestPlotInContextDir(t *testing.T) {
 		t.Errorf("no --plot: %v", err)
 	}
 }
+
+// With full am weights rare-pairs adds AM-ctx, the context part alone:
+// A·v_ctx with the attention (here M = I, A the swap: ρ = (0.8, 0.2) over
+// v_1 = (2, 0) and v_2 = (0, 1), so A·(1.6, 0.2) = (0.2, 1.6)), not the
+// gated mix of the AM row; context-only weights have no such row (their
+// AM row is it).
+func TestRarePairsAMContextRow(t *testing.T) {
+	e := testEmbeddings(t, []string{"loud", "food"}, [][]float32{{2, 0}, {0, 1}}, nil)
+	cfg := model.Config{Dim: 2, Mode: model.ModeAM, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab([]string{"loud", "food", "zorb"}, cfg.Ngram), e, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(m.A, []float32{0, 1, 1, 0})
+	copy(m.M, []float32{1, 0, 0, 1})
+	words := []string{"zorb"}
+	none := func(map[string][][]string) map[string][]float32 { return nil }
+	sample := map[string][][]string{"zorb": {{"loud"}, {"food"}}}
+	vecs := map[string][]float32{}
+	for _, r := range modelRareRows("AM", m, e, none, words, 0) {
+		v, err := r.infer(sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs[r.name] = v["zorb"]
+		if r.name == "AM-ctx (its context part)" && r.minK != 1 {
+			t.Errorf("AM-ctx row: minK %d, want 1 (no form, no value at k = 0)", r.minK)
+		}
+	}
+	if got := vecs["AM-ctx (its context part)"]; !near(got, []float32{0.2, 1.6}, 1e-5) {
+		t.Fatalf("AM-ctx of zorb = %v, want A·v_ctx = (0.2, 1.6); rows %v", got, vecs)
+	}
+	if near(vecs["AM (am)"], vecs["AM-ctx (its context part)"], 1e-3) {
+		t.Errorf("the AM row equals AM-ctx (%v): the form is not mixed in, the test cannot tell them apart", vecs["AM (am)"])
+	}
+	if m.Mode != model.ModeAM {
+		t.Errorf("the AM model's mode became %s", m.Mode)
+	}
+	m.Mode = model.ModeContext
+	for _, r := range modelRareRows("AM", m, e, none, words, 0) {
+		if strings.HasPrefix(r.name, "AM-ctx") {
+			t.Errorf("context-only weights: row %q, want no AM-ctx row", r.name)
+		}
+	}
+}
+
+// eval rare-pairs prints AM-ctx beside AM for full am weights and keeps
+// the gate table.
+func TestEvalRarePairsAMContext(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	dir := contextDir(t, map[string]string{"zorb": "the zorb guitar music\nthe zorb music\n"})
+	pairs := writeFile(t, "rp.txt", "music zorb 9\nbread zorb 1\nlinux zorb 3\n")
+	out, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--am", saveTinyModel(t, emb, model.ModeAM),
+		"--stopwords", "1", "--max-k", "2", "--trials", "1", pairs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := tableRow(out, "AM-ctx (its context part)")
+	if len(row) != 3 || row[0] != "–" || row[1] == "–" {
+		t.Errorf("AM-ctx row %q, want no value at k = 0 and one at k = 1, 2:\n%s", row, out)
+	}
+	if tableRow(out, "AM (am)") == nil || !strings.Contains(out, "AM's gate α") {
+		t.Errorf("AM row or gate table missing:\n%s", out)
+	}
+}

@@ -38,6 +38,7 @@ type options struct {
 	countsOut string
 	ngramsOut string
 	ngramsMax int
+	heldOut   string
 	minCount  int64
 	outMin    int64
 	cfg       Config
@@ -47,7 +48,7 @@ type options struct {
 var flagNames = map[string]string{
 	"Dim": "dim", "Window": "window", "Negative": "negative", "NegativePower": "neg-power",
 	"Epochs": "epochs", "Sample": "sample", "LR": "lr", "Threads": "threads",
-	"MaxN": "maxn", "Bucket": "bucket",
+	"MaxN": "maxn", "Bucket": "bucket", "HoldForms": "hold-forms", "HoldMinCount": "hold-min-count",
 }
 
 // parseFlags parses and validates the flags of train-embeddings.
@@ -82,6 +83,9 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.StringVar(&o.ngramsOut, "ngrams-out", "", "subword training: also write the n-gram vectors (one per n-gram of the vocabulary's words, '<' '>' marking word ends; word2vec format) to this `file`, for train --ngrams")
 	fs.IntVar(&o.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the N n-grams found in the most vocabulary words (0: all)")
 	fs.Var((*ngramInit)(&o.cfg.ZeroNgramRows), "ngram-init", "subword training: how the n-gram rows start, `uniform|zero`: uniform in ±1/dim like the word rows (the default) or zero (as most of fastText's buckets do in effect)")
+	fs.Float64Var(&o.cfg.HoldForms, "hold-forms", 0, "subword training: the `fraction` of the words with at least --hold-min-count occurrences whose n-grams learn nothing from them (their own row learns what their contexts add); AM learns from these words how contexts complete a new word's form (0: none)")
+	fs.Int64Var(&o.cfg.HoldMinCount, "hold-min-count", o.cfg.HoldMinCount, "--hold-forms draws from the words with at least this many occurrences (train's --min-count-train)")
+	fs.StringVar(&o.heldOut, "held-words-out", "", "with --hold-forms: write the held words, one a line, to this `file` (train --only-words)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, err
 	}
@@ -111,6 +115,8 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
 	case o.cfg.ZeroNgramRows && o.cfg.MaxN == 0:
 		return nil, cli.UsageError("--ngram-init needs subword training (--maxn > 0)")
+	case o.heldOut != "" && o.cfg.HoldForms == 0:
+		return nil, cli.UsageError("--held-words-out needs --hold-forms")
 	}
 	if err := o.cfg.Validate(); err != nil {
 		var pe *ParamError
@@ -137,7 +143,8 @@ func (o *options) checkOutputs() error {
 			inputs = append(inputs, outpath.File{Flag: "--corpus", Path: p})
 		}
 	}
-	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut}}
+	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut},
+		{Flag: "--held-words-out", Path: o.heldOut}}
 	if err := outpath.Check(outs, inputs); err != nil {
 		return cli.UsageError("%w", err)
 	}
@@ -205,11 +212,12 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 			thousands(int64(p.Rate())), p.LR, p.AvgLoss(), p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
 	}
 	var emb, ngrams *model.Embeddings
+	var held []string
 	if o.cfg.MaxN > 0 {
 		var sw *Subwords
 		sw, err = TrainSubwords(ctx, enc, vocab, o.cfg)
 		if sw != nil {
-			emb, ngrams = sw.Words, sw.Ngrams
+			emb, ngrams, held = sw.Words, sw.Ngrams, sw.Held
 		}
 	} else {
 		emb, err = Train(ctx, enc, vocab, o.cfg)
@@ -224,12 +232,13 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return writeOutputs(o, log, emb, ngrams, all)
+	return writeOutputs(o, log, emb, ngrams, held, all)
 }
 
 // writeOutputs writes the word vectors (only the words --out-min-count
-// keeps), the n-gram vectors and the counts of every corpus word, as o asks.
-func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, all *corpus.Vocab) error {
+// keeps), the n-gram vectors, the held words and the counts of every corpus
+// word, as o asks.
+func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, held []string, all *corpus.Vocab) error {
 	emb, err := keepFrequent(emb, o.outMin)
 	if err != nil {
 		return err
@@ -249,6 +258,19 @@ func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, a
 			return err
 		}
 		log.Info("wrote n-gram vectors", "file", o.ngramsOut, "ngrams", ngrams.Len(), "minn", o.cfg.MinN, "maxn", o.cfg.MaxN)
+	}
+	if o.heldOut != "" {
+		err := atomicfile.Write(o.heldOut, atomicfile.Readable, func(w *bufio.Writer) error {
+			for _, word := range held {
+				w.WriteString(word)
+				w.WriteByte('\n')
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("--held-words-out: %w", err)
+		}
+		log.Info("wrote held words", "file", o.heldOut, "words", len(held))
 	}
 	if o.countsOut != "" {
 		n, err := saveCounts(o.countsOut, all)

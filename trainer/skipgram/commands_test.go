@@ -183,6 +183,31 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	if d := distinct(hashed); d >= hashed.Len() {
 		t.Errorf("--bucket 100: %d distinct vectors for %d n-grams, want collisions", d, hashed.Len())
 	}
+	// Held words (--hold-forms) are written one a line, all frequent enough,
+	// and the n-grams only they have are left out of the table.
+	held := filepath.Join(dir, "held.txt")
+	countsPath := filepath.Join(dir, "counts.txt")
+	withHeld := ngramsOf("0", "--hold-forms", "0.6", "--hold-min-count", "20", "--held-words-out", held, "--counts-out", countsPath)
+	heldWords, err := os.ReadFile(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields(string(heldWords))
+	counts, err := model.LoadCounts(countsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(words) == 0 {
+		t.Fatal("--hold-forms 0.6 held no word")
+	}
+	for _, w := range words {
+		if counts[w] < 20 {
+			t.Errorf("held word %q has %d occurrences, below --hold-min-count 20", w, counts[w])
+		}
+	}
+	if withHeld.Len() >= exact.Len() {
+		t.Errorf("with held words the table has %d n-grams, without %d: want the held words' own left out", withHeld.Len(), exact.Len())
+	}
 	// Rows started at zero (--ngram-init zero) make the n-grams found in the
 	// same words only equal: they get the same updates from the same start.
 	if zero := ngramsOf("0", "--ngram-init", "zero"); distinct(zero) >= zero.Len() {
@@ -196,6 +221,11 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", ngrams, "--ngrams-max", "-1"},
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngram-init", "gauss"}, // unknown initialisation
 		{"--corpus", corpusPath, "--out", out, "--ngram-init", "zero"},                 // no --maxn
+		{"--corpus", corpusPath, "--out", out, "--hold-forms", "0.5"},                  // no --maxn
+		{"--corpus", corpusPath, "--out", out, "--maxn", "5", "--hold-forms", "1"},
+		{"--corpus", corpusPath, "--out", out, "--maxn", "5", "--hold-forms", "0.5", "--hold-min-count", "0"},
+		{"--corpus", corpusPath, "--out", out, "--maxn", "5", "--held-words-out", ngrams}, // no --hold-forms
+		{"--corpus", corpusPath, "--out", out, "--maxn", "5", "--hold-forms", "0.5", "--held-words-out", out},
 	} {
 		if _, err := runCmd(context.Background(), args...); !errors.Is(err, cli.ErrUsage) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)

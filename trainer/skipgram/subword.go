@@ -29,6 +29,10 @@ type Subwords struct {
 	Ngrams *model.Embeddings
 	// Config is how words were cut into n-grams (the fastText style).
 	Config model.NgramConfig
+	// Held lists the words whose n-grams learned nothing from their own
+	// occurrences (Config.HoldForms), in vocabulary order. Ngrams leaves out
+	// the n-grams only held words have: no occurrence trained them.
+	Held []string
 }
 
 // NgramConfig returns the n-gram settings of subword training (fastText's
@@ -46,6 +50,36 @@ type subwordTable struct {
 	rows  []int32
 	offs  []int32 // word i: rows[offs[i]:offs[i+1]]
 	nrows int     // n-gram rows
+	held  []bool  // word i's occurrences update only its own row (nil: none held)
+}
+
+// heldWords draws the words of Config.HoldForms: each word with at least
+// HoldMinCount occurrences is held when a hash of the seed and the word,
+// read as a fraction of 2⁶⁴, is below HoldForms (nil when none is).
+func heldWords(vocab *corpus.Vocab, cfg Config) []bool {
+	if cfg.HoldForms == 0 {
+		return nil
+	}
+	held := make([]bool, vocab.Len())
+	limit := uint64(cfg.HoldForms * (1 << 63) * 2)
+	for i, w := range vocab.Words {
+		held[i] = vocab.Counts[i] >= cfg.HoldMinCount && holdHash(cfg.Seed, w) < limit
+	}
+	return held
+}
+
+// holdHash is FNV-1a of the word, seeded, mixed by splitmix64's finalizer.
+func holdHash(seed uint64, w string) uint64 {
+	h := uint64(14695981039346656037) ^ seed
+	for i := 0; i < len(w); i++ {
+		h ^= uint64(w[i])
+		h *= 1099511628211
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
@@ -130,7 +164,13 @@ func exportSubwords(vocab *corpus.Vocab, cfg Config, sub *subwordTable, syn0 []f
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
-	return &Subwords{Words: words, Ngrams: ngrams, Config: cfg.NgramConfig()}, nil
+	var held []string
+	for i, h := range sub.held {
+		if h {
+			held = append(held, vocab.Words[i])
+		}
+	}
+	return &Subwords{Words: words, Ngrams: ngrams, Config: cfg.NgramConfig(), Held: held}, nil
 }
 
 // ngramTable collects the distinct n-grams of the vocabulary's words with
@@ -140,7 +180,8 @@ func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []fl
 	ncfg := cfg.NgramConfig()
 	type stat struct {
 		types, tokens int64
-		row           int // the n-gram's row in buckets
+		row           int  // the n-gram's row in buckets
+		trained       bool // a word that is not held has it
 	}
 	stats := make(map[string]*stat)
 	var grams []string
@@ -159,11 +200,14 @@ func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []fl
 			}
 			s.types++
 			s.tokens += vocab.Counts[i]
+			s.trained = s.trained || sub.held == nil || !sub.held[i]
 		}
 	}
 	names := make([]string, 0, len(stats))
-	for g := range stats {
-		names = append(names, g)
+	for g, s := range stats {
+		if s.trained {
+			names = append(names, g)
+		}
 	}
 	slices.SortFunc(names, func(a, b string) int {
 		sa, sb := stats[a], stats[b]
@@ -219,6 +263,10 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 		pairs += int64(hi - lo - 1)
 		ids := rows[offs[word]:offs[word+1]]
 		inv := 1 / float32(len(ids))
+		upd := ids // the rows the gradient goes to
+		if t.sub.held != nil && t.sub.held[word] {
+			upd = ids[:1]
+		}
 		for c := lo; c < hi; c++ {
 			if c == pos {
 				continue
@@ -250,7 +298,7 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 				g := -sigmoid(sc) * alpha
 				simd.PairAxpy(g, hidden, out, grad)
 			}
-			for _, id := range ids {
+			for _, id := range upd {
 				r := int(id) * dim
 				simd.Add(syn0[r:r+dim:r+dim], grad)
 			}

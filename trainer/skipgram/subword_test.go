@@ -117,15 +117,18 @@ func TestNgramsAgainstFastTextBinary(t *testing.T) {
 // TestSubwordUpdateMatchesNaive runs one unit through trainUnitSubwords and
 // through a float64 transcription of fastText's Model::update (skipgram,
 // negative sampling, unnormalised gradient) with the same random draws.
+// Held words (Config.HoldForms) send the gradient to their own row only.
 func TestSubwordUpdateMatchesNaive(t *testing.T) {
 	for _, bucket := range []int{11, 0} {
-		t.Run(fmt.Sprint("bucket=", bucket), func(t *testing.T) { checkSubwordUpdate(t, bucket) })
+		for _, held := range [][]bool{nil, {false, true, false, true}} {
+			t.Run(fmt.Sprint("bucket=", bucket, ",held=", held != nil), func(t *testing.T) { checkSubwordUpdate(t, bucket, held) })
+		}
 	}
 }
 
 // checkSubwordUpdate replays one unit of subword training naively in float64
-// with bucket hash buckets (0: exact n-gram rows).
-func checkSubwordUpdate(t *testing.T, bucket int) {
+// with bucket hash buckets (0: exact n-gram rows) and the words of held held.
+func checkSubwordUpdate(t *testing.T, bucket int, held []bool) {
 	vocab := vocabOf(t, map[string]int{"alpha": 40, "beta": 30, "gamma": 20, "delta": 10})
 	words := vocab.Words
 	if !reflect.DeepEqual(words, []string{"alpha", "beta", "gamma", "delta"}) {
@@ -141,6 +144,7 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 	if err := tr.initInputs(vocab); err != nil {
 		t.Fatal(err)
 	}
+	tr.sub.held = held
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range tr.syn0 {
 		tr.syn0[i] = float32(r.NormFloat64() * 0.3)
@@ -177,7 +181,11 @@ func checkSubwordUpdate(t *testing.T, bucket int) {
 					nv.step(hidden, grad, neg, 0)
 				}
 			}
-			for _, id := range ids {
+			upd := ids
+			if held != nil && held[word] {
+				upd = ids[:1]
+			}
+			for _, id := range upd {
 				for k := range grad {
 					nv.syn0[int(id)*dim+k] += grad[k]
 				}
@@ -540,6 +548,74 @@ func TestInitInput(t *testing.T) {
 			t.Fatalf("n-gram value %d = %v, want 0", i, zero[i])
 		case i >= words*dim && uniform[i] == 0:
 			t.Fatalf("n-gram value %d is 0 without ZeroNgramRows", i)
+		}
+	}
+}
+
+// TestHeldWords checks the draw of Config.HoldForms: only words with at least
+// HoldMinCount occurrences, about the fraction asked for, the same words for
+// the same seed and other words for another.
+func TestHeldWords(t *testing.T) {
+	counts := map[string]int{}
+	for i := range 400 {
+		counts[fmt.Sprintf("w%03d", i)] = 3 + i%5 // 3..7
+	}
+	vocab := vocabOf(t, counts)
+	cfg := Config{HoldForms: 0.5, HoldMinCount: 5, Seed: 1}
+	held := heldWords(vocab, cfg)
+	n := 0
+	for i, h := range held {
+		if h && vocab.Counts[i] < cfg.HoldMinCount {
+			t.Fatalf("%s held with %d occurrences, below %d", vocab.Words[i], vocab.Counts[i], cfg.HoldMinCount)
+		}
+		if h {
+			n++
+		}
+	}
+	if eligible := 240; n < eligible*4/10 || n > eligible*6/10 {
+		t.Errorf("%d of %d eligible words held, want about half", n, eligible)
+	}
+	if again := heldWords(vocab, cfg); !slices.Equal(again, held) {
+		t.Error("the same seed held other words")
+	}
+	cfg.Seed = 2
+	if other := heldWords(vocab, cfg); slices.Equal(other, held) {
+		t.Error("another seed held the same words")
+	}
+	cfg.HoldForms = 0
+	if none := heldWords(vocab, cfg); none != nil {
+		t.Errorf("HoldForms 0 held %v", none)
+	}
+}
+
+// TestExportLeavesOutUntrainedNgrams checks that the n-gram table of a run
+// with held words leaves out the n-grams only held words have (no
+// occurrence trained them), keeps those another word shares, and lists the
+// held words.
+func TestExportLeavesOutUntrainedNgrams(t *testing.T) {
+	vocab := vocabOf(t, map[string]int{"where": 9, "here": 7, "zyx": 5})
+	cfg := Config{Dim: 3, MinN: 3, MaxN: 6}
+	sub, err := newSubwordTable(vocab.Words, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.held = []bool{false, true, true} // here and zyx held
+	syn0 := make([]float32, (vocab.Len()+sub.nrows)*cfg.Dim)
+	sw, err := exportSubwords(vocab, cfg, sub, syn0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sw.Held, []string{"here", "zyx"}) {
+		t.Errorf("held %q, want [here zyx]", sw.Held)
+	}
+	for _, g := range []string{"<zy", "zyx", "yx>", "<zyx>", "<here>", "<her"} {
+		if _, ok := sw.Ngrams.ID(g); ok {
+			t.Errorf("n-gram %s only held words have is in the table", g)
+		}
+	}
+	for _, g := range []string{"ere", "here", "ere>", "<wh"} {
+		if _, ok := sw.Ngrams.ID(g); !ok {
+			t.Errorf("n-gram %s of the word where is missing", g)
 		}
 	}
 }

@@ -63,6 +63,19 @@ type Config struct {
 	// Threads/10 of the input matrix). It measured level with uniform rows on
 	// never-seen words (docs/evaluation.md).
 	ZeroNgramRows bool
+	// HoldForms is the fraction of the words with at least HoldMinCount
+	// occurrences whose n-gram rows learn nothing from the word's own
+	// occurrences (subword training only; 0: none): such a held word's
+	// input vector is still the mean of its row and its n-gram rows, but the
+	// gradient goes to its own row only, so its n-grams know it no better
+	// than a new word's n-grams know the new word. Its form (the mean of its
+	// n-gram vectors) then predicts only what other words teach its
+	// n-grams, and what its contexts add sits in its own row: the held words
+	// are what AM training mimics (Subwords.Held). The words are drawn by a
+	// hash of Seed and the word, so the same seed holds the same words.
+	HoldForms float64
+	// HoldMinCount is the fewest occurrences of a word HoldForms may hold.
+	HoldMinCount int64
 	// Progress, when set, is called about every ProgressEvery from a separate
 	// goroutine while training runs, and once at the end.
 	Progress func(Progress)
@@ -82,7 +95,7 @@ type Config struct {
 // SimLex-999 and MEN).
 func DefaultConfig() Config {
 	return Config{Dim: 100, Window: 5, Negative: 5, NegativePower: 0.5, Epochs: 5, Sample: 1e-4, LR: 0.05, Threads: 1, Seed: 1,
-		MinN: 3, Bucket: 0}
+		MinN: 3, Bucket: 0, HoldMinCount: 100}
 }
 
 // ParamError reports a hyper-parameter out of range.
@@ -114,6 +127,9 @@ func (c Config) Validate() error {
 		check(c.Threads >= 1 && c.Threads <= 4096, "Threads", "%d out of range 1..4096", c.Threads),
 		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
 		check(c.MaxN == 0 || (c.MinN >= 1 && c.MinN <= c.MaxN && c.MaxN <= 32), "MaxN", "n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32 (or max 0: no subwords)", c.MinN, c.MaxN),
+		check(c.HoldForms >= 0 && c.HoldForms < 1, "HoldForms", "%v out of range [0, 1)", c.HoldForms),
+		check(c.HoldForms == 0 || c.MaxN > 0, "HoldForms", "holding forms needs subword training (MaxN > 0)"),
+		check(c.HoldMinCount >= 1, "HoldMinCount", "%d: want ≥ 1", c.HoldMinCount),
 		check(c.MaxN == 0 || (c.Bucket >= 0 && c.Bucket <= MaxBucket), "Bucket", "%d out of range 0..%d", c.Bucket, MaxBucket),
 		check(c.MaxN == 0 || int64(c.Bucket)*int64(c.Dim) <= MaxMatrixValues, "Bucket", "%d rows × --dim %d: more than %d values (%d GiB) in the n-gram matrix; lower --bucket or --dim", c.Bucket, c.Dim, MaxMatrixValues, MaxMatrixValues>>28),
 	} {
@@ -310,6 +326,7 @@ func (t *trainer) initInputs(vocab *corpus.Vocab) error {
 	if t.sub, err = newSubwordTable(vocab.Words, t.cfg); err != nil {
 		return fmt.Errorf("skipgram: %w", err)
 	}
+	t.sub.held = heldWords(vocab, t.cfg)
 	if err := checkMatrix("vocabulary and n-grams", n+t.sub.nrows, dim); err != nil {
 		return err
 	}
