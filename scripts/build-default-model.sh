@@ -11,6 +11,10 @@
 # defaultmodel/default.am. WORK=dir keeps the intermediate files (subword model, n-grams, counts,
 # weights, corpus index) there. NGRAMS (default 72000) bounds the n-gram table; the script fails
 # if the model reaches 25 MB. About 15 minutes (700–735 CPU-seconds, Intel Xeon, 2 cores).
+# HOLD_FORMS=P (default 0) builds the held-forms variant instead: the fraction P of the words seen
+# 100 times or more held out of their n-grams' training, and AM trained on those words alone with
+# count buckets, the agreement input and SIF-weighted contexts (docs/model.md, "A model whose
+# contexts pay"): its vectors follow the contexts more; the tracked model is built without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install=no
@@ -19,6 +23,12 @@ corpus=${1:-../shared/data/corpus/general}
 work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
 ngrams=${NGRAMS:-72000}
+hold=${HOLD_FORMS:-0}
+hold_sub=(); hold_am=()
+if [ "$hold" != 0 ]; then
+  hold_sub=(--hold-forms "$hold" --hold-min-count 100 --held-words-out "$work/held.txt")
+  hold_am=(--only-words "$work/held.txt" --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3)
+fi
 limit=$((25 * 1000 * 1000))
 [ -e "$corpus" ] || { echo "build-default-model: corpus $corpus not found" >&2; exit 2; }
 mkdir -p "$work"
@@ -33,7 +43,7 @@ bin="$work/text2vec-am"
 #    seed. Its word vectors are AM's base.
 "$bin" train-embeddings --corpus "$corpus" --dim 200 --window 5 --negative 5 --min-count 5 \
   --epochs 10 --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
-  --minn 3 --maxn 6 --bucket 0 --format binary \
+  --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
   --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
 
 # 2. AM on them with the paper's protocol, its n-gram table started from the subword model's own
@@ -42,7 +52,7 @@ bin="$work/text2vec-am"
 #    base vectors as int8 (docs/model.md).
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage int8 --bundle-oov-max-count 0 \
-  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 \
+  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 "${hold_am[@]}" \
   --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
 
 ls -l "$out"

@@ -29,3 +29,7 @@ func directGatherSum(dst, table []float32, ids func() []int32) []variant {
 	}
 	return nil
 }
+
+// builtKernels lists every kernel set of this build, whether or not this
+// CPU runs it, slowest first.
+func builtKernels() []kernels { return []kernels{goKernels, avx2Kernels, avx512Kernels} }

@@ -11,3 +11,6 @@ func directDot(x, y []float32) []variant {
 // directGatherSum returns no variants: the NEON set has one GatherSum
 // kernel, which "ours-neon" already calls.
 func directGatherSum(dst, table []float32, ids func() []int32) []variant { return nil }
+
+// builtKernels lists every kernel set of this build, slowest first.
+func builtKernels() []kernels { return []kernels{goKernels, neonKernels} }

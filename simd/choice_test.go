@@ -132,3 +132,45 @@ func TestSets(t *testing.T) {
 	}
 	t.Logf("CPU %+v: %s", hostCPU(), SetsString())
 }
+
+// TestOverridesNameBuiltSets checks that every set the table names is one
+// this build has (on a build that reads the CPU's model; on the others no
+// override ever applies), so that a misspelt or removed set cannot leave an
+// override silently doing nothing.
+func TestOverridesNameBuiltSets(t *testing.T) {
+	if hostCPU() == (cpuModel{}) {
+		t.Skip("this build does not read the CPU's model: no override applies")
+	}
+	built := builtKernels()
+	for _, o := range overrides {
+		for slot, set := range o.slots {
+			if _, ok := setNamed(built, set); !ok {
+				t.Errorf("the override for %+v runs %s from %q, a set this build does not have", o.sample, slot, set)
+			}
+		}
+	}
+}
+
+// TestComposeWithoutWidestSet checks each override on a CPU of its family
+// that lacks the widest set of the build (Zen 3 beside Zen 4, both family
+// 25, only Zen 4 with AVX-512): every kernel runs from the widest set that
+// CPU has, or from the override's set when it has that one too.
+func TestComposeWithoutWidestSet(t *testing.T) {
+	built := builtKernels()
+	if len(built) < 3 {
+		t.Skip("this build has fewer than two assembly sets")
+	}
+	narrower := built[:len(built)-1]
+	for _, o := range overrides {
+		_, sets := compose(narrower, o.sample)
+		for i, s := range kernelSlots {
+			want := narrower[len(narrower)-1].name
+			if k, ok := setNamed(narrower, o.slots[s.name]); ok {
+				want = k.name
+			}
+			if sets[i] != want {
+				t.Errorf("%+v without %s: %s from %s, want %s", o.sample, built[len(built)-1].name, s.name, sets[i], want)
+			}
+		}
+	}
+}

@@ -2,10 +2,12 @@ package vectorizer
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
 )
 
 // parsed is what prepare makes of a text: its sentences and tokens, every
@@ -27,30 +29,35 @@ type parsed struct {
 }
 
 // batchPassages is VectorizeBatchContext for TaskPassage. Every text is
-// prepared (tokenized and classified) once: in order, each is prepared,
-// counted and taught to the memory, and its parse kept; then the texts are
-// combined in parallel from their parses, so that every vector sees the
-// contexts of the whole batch.
+// prepared (tokenized and classified) once and its parse kept; then the
+// memory learns the contexts of all texts and counts them as passages
+// (learnBatch); then the texts are combined in parallel from their parses,
+// so that every vector sees the contexts of the whole batch.
 func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Options, vecs [][]float32, errs []error) {
 	parses := make([]parsed, len(texts))
 	var keep parseArena
+	var obs []memory.Observation
+	taught := make([]bool, len(texts)) // text i offered observations
 	w := v.pool.Get().(*work)
 	for i, t := range texts {
 		if errs[i] = ctx.Err(); errs[i] != nil {
 			continue
 		}
-		rare := v.prepare(w, t, &opts)
-		if _, err := v.learnPrepared(w, rare, &opts, true); err != nil && !errors.Is(err, errNoMemory) {
-			errs[i] = err
+		v.prepare(w, t, &opts)
+		if errs[i] = checkAMWords(w, &opts); errs[i] != nil {
+			continue
 		}
-		if errs[i] == nil {
-			if keep.tokens == nil { // size the arena by the first text
-				keep.reserve(w, len(texts)-i)
-			}
-			parses[i] = keep.keep(w)
+		n := len(obs)
+		obs = v.observations(obs, w)
+		taught[i] = len(obs) > n
+		if keep.tokens == nil { // size the arena by the first text
+			keep.reserve(w, len(texts)-i)
 		}
+		parses[i] = keep.keep(w)
 	}
 	v.pool.Put(w)
+	v.learnBatch(obs, taught, parses, &opts, errs)
+	clear(obs) // do not pin the texts
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(texts)) {
@@ -77,6 +84,56 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 		})
 	}
 	wg.Wait()
+}
+
+// passageCounter is a DocFreqStore that counts several passages in one
+// call (*memory.Memory: one lock and one log write).
+type passageCounter interface {
+	CountPassages(passages [][]string) error
+}
+
+// learnBatch teaches the memory the observations of a batch (taught[i]:
+// text i offered some) in one Remember, then counts every text whose
+// contexts the memory took as a passage, in one CountPassages where the
+// store has it: what teaching and counting each text in turn does, with one
+// lock and one log write per memory for the batch instead of one per text.
+// Texts that fail get their error in errs.
+func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses []parsed, o *Options, errs []error) {
+	if len(obs) > 0 {
+		if err := v.store.Remember(obs); err != nil {
+			err = fmt.Errorf("remember contexts: %w", err)
+			for i := range errs {
+				if taught[i] && errs[i] == nil {
+					errs[i] = err
+				}
+			}
+		}
+	}
+	if o.Weighting != WeightSIFCollection {
+		return
+	}
+	pc, batched := v.df.(passageCounter)
+	batched = batched && v.ram == nil && !v.store.ReadOnly()
+	var passages [][]string
+	var index []int
+	for i, p := range parses {
+		switch {
+		case errs[i] != nil || len(p.tokens) == 0:
+		case batched:
+			passages, index = append(passages, p.tokens), append(index, i)
+		default:
+			errs[i] = v.count(p.tokens, p.info)
+		}
+	}
+	if len(passages) == 0 {
+		return
+	}
+	if err := pc.CountPassages(passages); err != nil {
+		err = fmt.Errorf("count passage: %w", err)
+		for _, i := range index {
+			errs[i] = err
+		}
+	}
 }
 
 // parseArena holds the parses of a batch in a few shared arrays (a fresh

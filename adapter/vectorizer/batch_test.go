@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
@@ -94,5 +95,31 @@ func BenchmarkVectorizeBatchPassages(b *testing.B) {
 	}
 	if c1, _ := testmodel.ProcessCPUTime(); ok {
 		b.ReportMetric(float64(c1-c0)/float64(n), "cpu-ns/passage")
+	}
+}
+
+// failingStore is a memory whose Remember always fails, as on a full disk.
+type failingStore struct{ *memory.Memory }
+
+var errDiskFull = errors.New("disk full")
+
+func (failingStore) Remember([]memory.Observation) error { return errDiskFull }
+
+// TestBatchPassagesRefusedContexts: when the memory refuses a batch's
+// contexts, every text that offered some fails with that error and is not
+// counted as a passage, while the texts of frequent words alone are
+// vectorized and counted, as when each text is taught and counted in turn.
+func TestBatchPassagesRefusedContexts(t *testing.T) {
+	mem := newMemory(t)
+	v := newVectorizer(t, failingStore{mem})
+	texts := []string{"f1 f2 f3.", "f4 jargonx f5.", "f6 f7.", "zq3x f8 f9."}
+	vecs, errs := v.VectorizeBatch(texts, TaskPassage, DefaultOptions())
+	for i, refused := range []bool{false, true, false, true} {
+		if refused != errors.Is(errs[i], errDiskFull) || refused != (vecs[i] == nil) {
+			t.Errorf("text %q: vector %v, error %v; want refused %v", texts[i], vecs[i] != nil, errs[i], refused)
+		}
+	}
+	if got := mem.Stats().Passages; got != 2 {
+		t.Errorf("%d passages counted, want the 2 without refused contexts", got)
 	}
 }

@@ -1,11 +1,15 @@
 package vectorizer
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -13,14 +17,28 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// importPassages returns count passages of 50 frequent words of m, each with
-// two words from a pool of 4,000 unseen ones, which the memory learns
-// contexts for, as in imported jargon.
-func importPassages(words []string, count int, seed uint64) []string {
+// importPassages returns count passages of 50 frequent words of m (five
+// sentences of ten), each with two words from two pools of 4,000 unseen
+// ones, which the memory learns contexts for, as in imported jargon: in a
+// sentence of their own at the end, or with inSentence each at a random
+// place of a random sentence of frequent words.
+func importPassages(words []string, count int, seed uint64, inSentence bool) []string {
 	ps := testmodel.Passages(words, count, 50, seed)
 	r := rand.New(rand.NewPCG(seed, 7))
-	for i := range ps {
-		ps[i] += fmt.Sprintf(" zq%dx qz%dy.", r.IntN(4000), r.IntN(4000))
+	for i, p := range ps {
+		zq, qz := fmt.Sprintf("zq%dx", r.IntN(4000)), fmt.Sprintf("qz%dy", r.IntN(4000))
+		if !inSentence {
+			ps[i] = p + " " + zq + " " + qz + "."
+			continue
+		}
+		sents := strings.Split(strings.TrimSuffix(p, "."), ". ")
+		for _, unseen := range []string{zq, qz} {
+			k := r.IntN(len(sents))
+			ws := strings.Fields(sents[k])
+			ws = slices.Insert(ws, r.IntN(len(ws)+1), unseen)
+			sents[k] = strings.Join(ws, " ")
+		}
+		ps[i] = strings.Join(sents, ". ") + "."
 	}
 	return ps
 }
@@ -32,15 +50,20 @@ func importPassages(words []string, count int, seed uint64) []string {
 // collector's work), the CPU time of one collection of the heap before the
 // import (the runtime's estimate: what every cycle costs with the memory
 // held) and the live heap objects then; the ratio of held=18432 to held=0
-// in one run is the cost of the memory's size.
+// in one run is the cost of the memory's size. The passages hold their
+// unseen words in a sentence of their own (so that the remembered contexts
+// hold no known word and AM runs on the form alone); "ram,interleaved" and
+// "ram,interleaved,in-sentence" (the unseen words inside sentences of
+// frequent words: remembered contexts AM uses) compare both sides in one
+// process.
 func BenchmarkImportMemorySize(b *testing.B) {
 	m, _, err := testmodel.BenchModel()
 	if err != nil {
 		b.Fatal(err)
 	}
 	words := testmodel.FrequentWords(m, 32, 20_000)
-	fill := importPassages(words, 18_432, 11)
-	measured := importPassages(words, 1_024, 12)
+	fill := importPassages(words, 18_432, 11, false)
+	measured := importPassages(words, 1_024, 12, false)
 	for _, held := range []int{0, len(fill)} {
 		for _, disk := range []bool{false, true} {
 			name := fmt.Sprintf("ram,held=%d", held)
@@ -50,15 +73,20 @@ func BenchmarkImportMemorySize(b *testing.B) {
 			b.Run(name, func(b *testing.B) { benchImport(b, m, fill[:held], measured, disk) })
 		}
 	}
-	b.Run("ram,interleaved", func(b *testing.B) { benchImportInterleaved(b, m, words, fill) })
+	b.Run("ram,interleaved", func(b *testing.B) { benchImportInterleaved(b, m, words, fill, false) })
+	b.Run("ram,interleaved,in-sentence", func(b *testing.B) {
+		benchImportInterleaved(b, m, words, importPassages(words, len(fill), 11, true), true)
+	})
 }
 
 // benchImportInterleaved imports, each round, 1,024 new passages into an
 // empty memory and into one holding fill (and the earlier rounds'
 // passages), batch by batch in turn, and reports the process CPU time per
 // passage of each and their ratio: on a loaded machine both see the same
-// neighbours, batch for batch.
-func benchImportInterleaved(b *testing.B, m *model.Model, words, fill []string) {
+// neighbours, batch for batch. Each side runs under the profiler label
+// memory=empty or memory=held, so that a CPU profile of this benchmark
+// (-test.cpuprofile) tells the two apart (go tool pprof -tagfocus memory=held).
+func benchImportInterleaved(b *testing.B, m *model.Model, words, fill []string, inSentence bool) {
 	const batch = 64
 	newVectorizer := func() (*Vectorizer, *memory.Memory) {
 		mem, err := memory.Open("", memory.DefaultOptions())
@@ -79,7 +107,7 @@ func benchImportInterleaved(b *testing.B, m *model.Model, words, fill []string) 
 	for b.Loop() {
 		b.StopTimer()
 		round++
-		texts := importPassages(words, 1_024, 100+round)
+		texts := importPassages(words, 1_024, 100+round, inSentence)
 		empty, emptyMem := newVectorizer()
 		runtime.GC()
 		b.StartTimer()
@@ -88,7 +116,9 @@ func benchImportInterleaved(b *testing.B, m *model.Model, words, fill []string) 
 				k := (j + from/batch) % 2
 				v := []*Vectorizer{empty, held}[k]
 				c0, _ := testmodel.ProcessCPUTime()
-				importAll(b, v, texts[from:from+batch], batch)
+				pprof.Do(context.Background(), pprof.Labels("memory", []string{"empty", "held"}[k]), func(context.Context) {
+					importAll(b, v, texts[from:from+batch], batch)
+				})
 				c1, _ := testmodel.ProcessCPUTime()
 				cpu[k] += c1 - c0
 			}

@@ -80,6 +80,7 @@ type Vectorizer struct {
 	rows      []rowMeta // count, SIF weight at opts.SIFA and zero flag of each base row
 	pool      sync.Pool
 	cache     *amCache
+	ctxCache  *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
 	// df holds the collection statistics of WeightSIFCollection: the store
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
@@ -111,14 +112,15 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		return nil, fmt.Errorf("new vectorizer: base embeddings have dimension %d, the model %d", m.Base.Dim, m.Dim)
 	}
 	v := &Vectorizer{
-		m:     m,
-		base:  m.Base,
-		tok:   m.Tokenizer,
-		store: store,
-		opts:  opts,
-		dim:   m.Dim,
-		cache: newAMCache(),
-		cnt:   &counters{},
+		m:        m,
+		base:     m.Base,
+		tok:      m.Tokenizer,
+		store:    store,
+		opts:     opts,
+		dim:      m.Dim,
+		cache:    newAMCache(),
+		ctxCache: newContextIDCache(contextIDBytes),
+		cnt:      &counters{},
 	}
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
@@ -367,23 +369,9 @@ func (w *work) window(pos int) (a, b int, text string) {
 // keeps each word's k smallest-hash contexts, so the order of the offers
 // does not matter.
 func (v *Vectorizer) teach(w *work) (int, error) {
-	if v.store == nil || v.store.ReadOnly() || len(w.occHead) == 0 {
+	w.obs = v.observations(w.obs[:0], w)
+	if len(w.obs) == 0 {
 		return 0, nil
-	}
-	w.obs = w.obs[:0]
-	for t, head := range w.occHead {
-		if v.frequentByDefault(t) {
-			continue // a request's frequent_min never widens what the memory stores
-		}
-		start := len(w.obs)
-		for n := head; n >= 0; n = w.occ[n].next {
-			_, _, ctx := w.window(int(w.occ[n].pos))
-			w.obs = append(w.obs, memory.Observation{Word: t, Context: ctx})
-		}
-		// The list runs last sentence first.
-		for a, b := start, len(w.obs)-1; a < b; a, b = a+1, b-1 {
-			w.obs[a], w.obs[b] = w.obs[b], w.obs[a]
-		}
 	}
 	n := len(w.obs)
 	err := v.store.Remember(w.obs)
@@ -392,6 +380,30 @@ func (v *Vectorizer) teach(w *work) (int, error) {
 		return 0, fmt.Errorf("remember contexts: %w", err)
 	}
 	return n, nil
+}
+
+// observations appends to obs what teach offers the memory for the prepared
+// text: the sentence of every occurrence of each word that is not frequent,
+// in text order per word (nothing without a writable store).
+func (v *Vectorizer) observations(obs []memory.Observation, w *work) []memory.Observation {
+	if v.store == nil || v.store.ReadOnly() || len(w.occHead) == 0 {
+		return obs
+	}
+	for t, head := range w.occHead {
+		if v.frequentByDefault(t) {
+			continue // a request's frequent_min never widens what the memory stores
+		}
+		start := len(obs)
+		for n := head; n >= 0; n = w.occ[n].next {
+			_, _, ctx := w.window(int(w.occ[n].pos))
+			obs = append(obs, memory.Observation{Word: t, Context: ctx})
+		}
+		// The list runs last sentence first.
+		for a, b := start, len(obs)-1; a < b; a, b = a+1, b-1 {
+			obs[a], obs[b] = obs[b], obs[a]
+		}
+	}
+	return obs
 }
 
 // ContextHolds reports whether context, split into words as the vectorizer
@@ -878,32 +890,68 @@ func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version u
 }
 
 // contextIDs fills w.ctxIDs with the base ids of every gathered context that
-// has any (w.ctxUsed says which); the contexts of this text are tokenized
-// already.
+// has any (w.ctxUsed says which), as model.ContextIDs gives them: the
+// contexts of this text are tokenized already; a remembered one is tokenized
+// once and then read from v.ctxCache (when there is one), unless it is too
+// short to be worth it.
 func (v *Vectorizer) contextIDs(w *work, word string) {
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
+	target := int32(-2) // word's base row (-1: none), looked up at the first cached context
 	for c, text := range w.ctxTexts {
-		var toks []string
-		if c >= w.ctxRem {
-			k := 2 * (c - w.ctxRem)
-			toks = w.tokens[w.ctxWin[k]:w.ctxWin[k+1]]
-		} else {
-			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
-			toks = w.ctxTok
-		}
 		before := len(w.idBuf)
-		w.idBuf = v.m.ContextIDs(w.idBuf, toks, word)
+		switch {
+		case c >= w.ctxRem:
+			k := 2 * (c - w.ctxRem)
+			w.idBuf = v.m.ContextIDs(w.idBuf, w.tokens[w.ctxWin[k]:w.ctxWin[k+1]], word)
+		case v.ctxCache == nil || len(text) < minCachedContext:
+			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+			w.idBuf = v.m.ContextIDs(w.idBuf, w.ctxTok, word)
+		default:
+			if target == -2 {
+				target = v.rowOf(word)
+			}
+			// A token is word exactly when its row is word's row, so
+			// leaving out that row leaves out what ContextIDs leaves out.
+			for _, id := range v.rememberedIDs(w, text) {
+				if id != target {
+					w.idBuf = append(w.idBuf, id)
+				}
+			}
+		}
 		if len(w.idBuf) > before {
 			w.idEnd = append(w.idEnd, len(w.idBuf))
 			w.ctxUsed = append(w.ctxUsed, c)
 		}
 	}
+	clear(w.ctxTok) // do not pin the memory's strings
 	w.ctxIDs = w.ctxIDs[:0]
 	start := 0
 	for _, end := range w.idEnd {
 		w.ctxIDs = append(w.ctxIDs, w.idBuf[start:end])
 		start = end
 	}
+}
+
+// rowOf returns the base row of word, -1 if it has none.
+func (v *Vectorizer) rowOf(word string) int32 {
+	if id, ok := v.base.ID(word); ok {
+		return id
+	}
+	return -1
+}
+
+// rememberedIDs returns the base rows of every token of the remembered
+// context text that has one, in order, from the cache or, on a miss,
+// tokenized (and then cached). The caller must not modify them.
+func (v *Vectorizer) rememberedIDs(w *work, text string) []int32 {
+	if ids, ok := v.ctxCache.get(text); ok {
+		return ids
+	}
+	w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+	// No token is empty, so "" as the target leaves none out.
+	ids := v.m.ContextIDs(nil, w.ctxTok, "")
+	v.ctxCache.put(text, ids)
+	return ids
 }
 
 // explainContexts records α, whether AM used the form only, and every used

@@ -41,6 +41,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		chars:     v.chars,
 		cache:     cache.c,
 		cnt:       v.cnt,
+		ctxCache:  v.ctxCache, // a context's ids depend on the model only
 		df:        df,
 		dfInStore: true,
 	}

@@ -263,10 +263,7 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 		pairs += int64(hi - lo - 1)
 		ids := rows[offs[word]:offs[word+1]]
 		inv := 1 / float32(len(ids))
-		upd := ids // the rows the gradient goes to
-		if t.sub.held != nil && t.sub.held[word] {
-			upd = ids[:1]
-		}
+		held := t.sub.held != nil && t.sub.held[word]
 		for c := lo; c < hi; c++ {
 			if c == pos {
 				continue
@@ -298,7 +295,12 @@ func (w *worker) trainUnitSubwords(sen []int32) {
 				g := -sigmoid(sc) * alpha
 				simd.PairAxpy(g, hidden, out, grad)
 			}
-			for _, id := range upd {
+			if held { // the own row takes the whole step of the mean
+				r := int(ids[0]) * dim
+				simd.Axpy(float32(len(ids)), grad, syn0[r:r+dim:r+dim])
+				continue
+			}
+			for _, id := range ids {
 				r := int(id) * dim
 				simd.Add(syn0[r:r+dim:r+dim], grad)
 			}

@@ -67,7 +67,8 @@ type Config struct {
 	// occurrences whose n-gram rows learn nothing from the word's own
 	// occurrences (subword training only; 0: none): such a held word's
 	// input vector is still the mean of its row and its n-gram rows, but the
-	// gradient goes to its own row only, so its n-grams know it no better
+	// gradient goes to its own row only, times the number of rows, so that the
+	// mean moves as far as any word's does; its n-grams know it no better
 	// than a new word's n-grams know the new word. Its form (the mean of its
 	// n-gram vectors) then predicts only what other words teach its
 	// n-grams, and what its contexts add sits in its own row: the held words
