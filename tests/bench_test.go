@@ -21,7 +21,7 @@ import (
 // per object of the server and of the adapter (on Linux). It runs only with
 // T2V_BENCH=1: it is a measurement, not a check.
 //
-//	T2V_BENCH=1 go test ./tests -run TestImportThroughput -v -timeout 60m
+//	T2V_BENCH=1 go test ./tests -run 'TestImportThroughput$' -v -timeout 80m
 func TestImportThroughput(t *testing.T) {
 	if os.Getenv("T2V_BENCH") != "1" {
 		t.Skip("import throughput benchmark: set T2V_BENCH=1 to run it")
