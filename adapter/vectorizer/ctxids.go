@@ -55,7 +55,7 @@ func (c *contextIDCache) get(ctx string) ([]int32, bool) {
 	}
 	ids, ok := c.prev[ctx]
 	if ok {
-		c.insertLocked(ctx, ids)
+		c.insertLocked(strings.Clone(ctx), ids) // never the caller's bytes as a key
 	}
 	return ids, ok
 }

@@ -108,7 +108,8 @@ func (s *Store) checkClass(ctx context.Context) error {
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("class %s at %s %w: %s; name another class (--memory-weaviate-class)",
+		return fmt.Errorf("class %s at %s %w: %s; name another class "+
+			"(--memory-weaviate-class, TEXT2VEC_AM_MEMORY_WEAVIATE_CLASS in the module)",
 			s.o.Class, s.base, errNotAMemory, strings.Join(problems, ", "))
 	}
 	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {

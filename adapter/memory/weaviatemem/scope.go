@@ -69,6 +69,15 @@ func (sc *scope) current() (*memory.Memory, *vectorizer.Cache) {
 	return sc.mem, sc.cache
 }
 
+// memStats returns the copy's statistics without marking the scope used, so
+// that reading them (/meta, metrics) leaves the least recently used scope as
+// it is.
+func (sc *scope) memStats() memory.Stats {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return sc.mem.Stats()
+}
+
 // objects returns the number of objects the copy holds.
 func (sc *scope) objects() int {
 	sc.mu.RLock()

@@ -51,8 +51,7 @@ func (s *Store) Stats() memstore.Stats {
 		if !sc.isLoaded() {
 			r.State = "loading"
 		}
-		mem, _ := sc.current()
-		addStats(&sum, mem.Stats())
+		addStats(&sum, sc.memStats())
 	}
 	switch {
 	case !ready:
