@@ -28,6 +28,10 @@
 // counts once, so a copy does not depend on the order it read the objects
 // in: two copies that read the same objects hold the same memory (below the
 // budgets), and Stats gives a digest of the objects read (ScopeStats.Version).
+// To count each object once a copy keeps the ids of the objects its next
+// incremental read lists again (created since its threshold), and no
+// others: they are bounded by the objects created within Options.Lookback
+// and a refresh, not by the objects of the tenant.
 //
 // A lesson (what a batch of passages teaches) is reduced to what can change
 // the copy (memory.Admitted, Counted: a context not among a word's k

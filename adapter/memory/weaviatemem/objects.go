@@ -22,6 +22,7 @@ type object struct {
 	obs     memory.Observation // a context
 	p       memory.Passage     // a passage: its content hash and distinct words
 	bad     bool               // an object read that is not the memory's: an id only
+	at      int64              // its creation time (ms) when read; when written, the server's clock
 }
 
 // contextObject returns the object of word's context ctx (as the memory

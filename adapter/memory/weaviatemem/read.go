@@ -31,24 +31,31 @@ const (
 )
 
 // refresh brings sc up to date: a count, then nothing, the objects created
-// lately, or every object.
+// lately, or every object. The count going down (a tenant emptied, a replica
+// that lags) reads every object, at most every fullReadEvery; the objects
+// read may exceed the count (an object written again is counted again once
+// its id left the recent ids), which reads nothing more.
 func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	n, err := weaviateapi.Count(ctx, s.call, s.o.Class, sc.tenant)
 	s.refreshes.add("probe")
 	if err != nil {
 		return err
 	}
-	known := sc.objects()
-	sc.mu.RLock()
-	full, lastFull := sc.full, sc.lastFull
-	sc.mu.RUnlock()
-	switch {
-	case full || !sc.isLoaded() || (n < known && time.Since(lastFull) > fullReadEvery) || n-known > known:
-		return s.readAll(ctx, sc, n)
-	case n <= known:
-		sc.mu.Lock()
+	sc.mu.Lock()
+	known, last := int(sc.read.count), sc.counted
+	full := sc.full || !sc.isLoaded() || (n < last && time.Since(sc.lastFull) > fullReadEvery) || n-known > known
+	idle := !full && n <= last && n <= known
+	if n > last {
+		sc.counted = n // a count gone down is kept until a full read
+	}
+	if idle {
 		sc.refreshed = time.Now()
-		sc.mu.Unlock()
+	}
+	sc.mu.Unlock()
+	switch {
+	case full:
+		return s.readAll(ctx, sc, n)
+	case idle:
 		return nil
 	}
 	return s.readSince(ctx, sc, n)
@@ -64,15 +71,18 @@ func (s *Store) readAll(ctx context.Context, sc *scope, n int) error {
 		return err
 	}
 	if err := s.scan(ctx, sc, f, n); err != nil {
-		sc.endFull(f, false, 0)
+		sc.endFull(f, -1, 0)
 		return err
 	}
-	return sc.endFull(f, true, min(f.newest, f.start.UnixMilli()))
+	return sc.endFull(f, n, min(f.newest, f.start.UnixMilli()))
 }
 
-// scan lists the objects of sc's tenant into f.
+// scan lists the objects of sc's tenant into f, each once: the cursor lists
+// them by id, so one whose id is not past the page before's last is listed
+// again and skipped. f keeps the ids of the objects created since its
+// newest less the lookback, pruned as it grows.
 func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
-	after, stalled, read := "", 0, 0
+	after, stalled, read, prunedAt := "", 0, 0, 0
 	for {
 		page, err := weaviateapi.List(ctx, s.call, s.o.Class, sc.tenant, after, pageSize, false)
 		if err != nil {
@@ -80,11 +90,19 @@ func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
 		}
 		objs := make([]object, 0, len(page))
 		for _, p := range page {
-			objs = append(objs, s.decode(sc.tenant, p.ID, p.Properties))
-			f.newest = max(f.newest, p.CreationTimeUnix)
+			if after != "" && strings.ToLower(p.ID) <= after {
+				continue
+			}
+			o := s.decode(sc.tenant, p.ID, p.Properties)
+			o.at, f.newest = p.CreationTimeUnix, max(f.newest, p.CreationTimeUnix)
+			objs = append(objs, o)
 		}
-		if err := addObjects(f.mem, f.ids, &f.digest, objs); err != nil {
+		if err := f.read.add(f.mem, objs, false); err != nil {
 			return err
+		}
+		if len(f.read.recent) > 2*prunedAt+pageSize {
+			f.read.prune(f.newest - sc.lookback)
+			prunedAt = len(f.read.recent)
 		}
 		if read += len(page); read > 2*n+pageSize {
 			return fmt.Errorf("list %s of tenant %s: more than %d objects listed, %d counted", s.o.Class, sc.tenant, read, n)
@@ -118,7 +136,7 @@ func (s *Store) decode(tenant, id string, props map[string]any) object {
 func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	s.refreshes.add("incremental")
 	sc.mu.RLock()
-	from := max(sc.since-s.o.Lookback.Milliseconds(), minTimestamp)
+	from := max(sc.since-sc.lookback, minTimestamp)
 	sc.mu.RUnlock()
 	newest := from
 	for range maxIncrementalPages {
@@ -148,7 +166,8 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.since = max(sc.since, newest)
-	if len(sc.ids) < n {
+	sc.read.prune(sc.since - sc.lookback)
+	if sc.read.count < int64(n) {
 		s.refreshes.add("incomplete") // the objects read by creation time do not account for the count
 		sc.full = true
 		return nil
@@ -187,7 +206,9 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]obje
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s of tenant %s: object %q: creation time %q", s.o.Class, tenant, id, ts)
 		}
-		objs, times = append(objs, s.decode(tenant, id, r)), append(times, t)
+		o := s.decode(tenant, id, r)
+		o.at = t
+		objs, times = append(objs, o), append(times, t)
 	}
 	return objs, times, nil
 }

@@ -1,11 +1,8 @@
 package weaviatemem
 
 import (
-	"fmt"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
@@ -29,10 +26,11 @@ type scope struct {
 	mu        sync.RWMutex
 	mem       *memory.Memory
 	cache     *vectorizer.Cache // AM vectors of mem's versions
-	ids       map[uuid.UUID]struct{}
-	digest    uint64 // sum of the ids' keys
-	newest    int64  // the newest creation time read (ms)
-	since     int64  // the next incremental read starts here (ms, before the lookback)
+	read      tally             // the objects read
+	counted   int               // Weaviate's count at the last refresh (-1: none yet)
+	newest    int64             // the newest creation time read (ms)
+	since     int64             // the next incremental read starts here (ms, before the lookback)
+	lookback  int64             // Options.Lookback (ms)
 	refreshed time.Time
 	used      time.Time
 	full      bool // the next refresh reads every object
@@ -41,13 +39,14 @@ type scope struct {
 	pending   []object // own writes applied during a full read
 }
 
-func newScope(name string, opts memory.Options) (*scope, error) {
-	sc := &scope{name: name, tenant: tenantName(name), opts: opts, loaded: make(chan struct{}), used: time.Now()}
+func newScope(name string, opts memory.Options, lookback time.Duration) (*scope, error) {
+	sc := &scope{name: name, tenant: tenantName(name), opts: opts, loaded: make(chan struct{}), used: time.Now(),
+		read: newTally(), counted: -1, lookback: lookback.Milliseconds()}
 	var err error
 	if sc.mem, err = memory.Open("", opts); err != nil {
 		return nil, err
 	}
-	sc.cache, sc.ids = vectorizer.NewCache(), make(map[uuid.UUID]struct{})
+	sc.cache = vectorizer.NewCache()
 	return sc, nil
 }
 
@@ -78,59 +77,29 @@ func (sc *scope) memStats() memory.Stats {
 	return sc.mem.Stats()
 }
 
-// objects returns the number of objects the copy holds.
-func (sc *scope) objects() int {
-	sc.mu.RLock()
-	defer sc.mu.RUnlock()
-	return len(sc.ids)
-}
-
 // apply adds the objects not in the copy yet (own says they are this
 // server's writes; newest is the newest creation time among them, 0 if
 // unknown).
 func (sc *scope) apply(objs []object, own bool, newest int64) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if own && sc.scanning {
-		sc.pending = append(sc.pending, objs...)
+	if own {
+		now := time.Now().UnixMilli()
+		for i := range objs {
+			objs[i].at = now
+		}
+		if sc.scanning {
+			sc.pending = append(sc.pending, objs...)
+		}
 	}
 	sc.newest = max(sc.newest, newest)
-	return addObjects(sc.mem, sc.ids, &sc.digest, objs)
-}
-
-// addObjects adds to mem the objects whose id is not in ids, and their
-// ids to ids and digest.
-func addObjects(mem *memory.Memory, ids map[uuid.UUID]struct{}, digest *uint64, objs []object) error {
-	var obs []memory.Observation
-	var ps []memory.Passage
-	for _, o := range objs {
-		if _, ok := ids[o.id]; ok {
-			continue
-		}
-		ids[o.id] = struct{}{}
-		*digest += o.key()
-		switch {
-		case o.bad:
-		case o.passage:
-			ps = append(ps, o.p)
-		default:
-			obs = append(obs, o.obs)
-		}
-	}
-	if err := mem.Remember(obs); err != nil {
-		return fmt.Errorf("copy contexts: %w", err)
-	}
-	if err := mem.CountHashed(ps); err != nil {
-		return fmt.Errorf("copy passages: %w", err)
-	}
-	return nil
+	return sc.read.add(sc.mem, objs, own)
 }
 
 // fullRead is a copy being read from every object.
 type fullRead struct {
 	mem    *memory.Memory
-	ids    map[uuid.UUID]struct{}
-	digest uint64
+	read   tally
 	newest int64
 	start  time.Time
 }
@@ -145,23 +114,25 @@ func (sc *scope) beginFull() (*fullRead, error) {
 	sc.mu.Lock()
 	sc.scanning, sc.pending = true, nil
 	sc.mu.Unlock()
-	return &fullRead{mem: mem, ids: make(map[uuid.UUID]struct{}), start: time.Now()}, nil
+	return &fullRead{mem: mem, read: newTally(), start: time.Now()}, nil
 }
 
-// endFull replaces the copy by the one read (ok), with the own writes made
-// meanwhile; since is where the next incremental read starts.
-func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
+// endFull replaces the copy by the one read against Weaviate's count n
+// (n < 0: the read failed), with the own writes made meanwhile; since is
+// where the next incremental read starts.
+func (sc *scope) endFull(f *fullRead, n int, since int64) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	pending := sc.pending
 	sc.scanning, sc.pending = false, nil
-	if !ok {
+	if n < 0 {
 		return nil
 	}
-	if err := addObjects(f.mem, f.ids, &f.digest, pending); err != nil {
+	if err := f.read.add(f.mem, pending, true); err != nil {
 		return err
 	}
-	sc.mem, sc.ids, sc.digest, sc.newest = f.mem, f.ids, f.digest, f.newest
+	f.read.prune(since - sc.lookback)
+	sc.mem, sc.read, sc.newest, sc.counted = f.mem, f.read, f.newest, n
 	sc.cache = vectorizer.NewCache() // versions of another memory
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
 	select {
@@ -176,6 +147,6 @@ func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
 func (sc *scope) stats() memstore.ScopeStats {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
-	return memstore.ScopeStats{Tenant: sc.tenant, Objects: int64(len(sc.ids)),
-		Version: fmt.Sprintf("%d-%016x", len(sc.ids), sc.digest), Refreshed: sc.refreshed}
+	return memstore.ScopeStats{Tenant: sc.tenant, Objects: sc.read.count, Version: sc.read.version(),
+		Refreshed: sc.refreshed}
 }

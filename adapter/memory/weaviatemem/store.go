@@ -190,7 +190,7 @@ func (s *Store) scope(name string) (*scope, error) {
 		}
 		delete(s.scopes, oldest.name)
 	}
-	sc, err := newScope(name, s.o.Memory)
+	sc, err := newScope(name, s.o.Memory, s.o.Lookback)
 	if err != nil {
 		return nil, err
 	}
