@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,13 @@ const (
 	EnvMemoryWeaviateReplicas = "TEXT2VEC_AM_MEMORY_WEAVIATE_REPLICAS"
 	// EnvMemoryWeaviateAPIKey is the API key sent to it ("" for none).
 	EnvMemoryWeaviateAPIKey = "TEXT2VEC_AM_MEMORY_WEAVIATE_API_KEY"
+	// EnvMemoryWeaviateMaxBytes bounds the RAM of a node's copies of its
+	// scopes together, in bytes (default weaviatemem.DefaultMaxBytes, 1 GiB;
+	// at least 1 MiB): past it the least recently used are dropped.
+	EnvMemoryWeaviateMaxBytes = "TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_BYTES"
+	// EnvMemoryWeaviateMaxScopes bounds the copies a node keeps (default
+	// and most memory.MaxCollections, 1,024).
+	EnvMemoryWeaviateMaxScopes = "TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_SCOPES"
 )
 
 // loadWeaviate reads the settings of the memory kept in Weaviate into
@@ -45,13 +53,25 @@ func (cfg *EnvConfig) loadWeaviate(getenv func(string) string) error {
 	o := &weaviatemem.Options{URL: url, Class: strings.TrimSpace(getenv(EnvMemoryWeaviateClass)),
 		APIKey: strings.TrimSpace(getenv(EnvMemoryWeaviateAPIKey)), Timeout: cfg.MemoryTimeout,
 		Memory: memory.DefaultOptions(), SharedCounts: true}
-	if s := strings.TrimSpace(getenv(EnvMemoryWeaviateReplicas)); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return fmt.Errorf("environment variable %s=%q: want a replication factor ≥ 1", EnvMemoryWeaviateReplicas, s)
+	var replicas, maxScopes int64
+	for _, n := range []struct {
+		env  string
+		into *int64
+		what string
+	}{
+		{EnvMemoryWeaviateReplicas, &replicas, "a replication factor ≥ 1"},
+		{EnvMemoryWeaviateMaxBytes, &o.MaxBytes, "a number of bytes ≥ 1048576 (1 MiB)"},
+		{EnvMemoryWeaviateMaxScopes, &maxScopes, "a number of copies ≥ 1"},
+	} {
+		if s := strings.TrimSpace(getenv(n.env)); s != "" {
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || v < 1 {
+				return fmt.Errorf("environment variable %s=%q: want %s", n.env, s, n.what)
+			}
+			*n.into = v
 		}
-		o.Replicas = n
 	}
+	o.Replicas, o.MaxScopes = int(min(replicas, math.MaxInt32)), int(min(maxScopes, math.MaxInt32))
 	if err := o.Check(); err != nil {
 		return fmt.Errorf("environment variable %s: %w", weaviateEnv(err), err)
 	}
@@ -71,6 +91,10 @@ func weaviateEnv(err error) string {
 			return EnvMemoryWeaviateReplicas
 		case "APIKey":
 			return EnvMemoryWeaviateAPIKey
+		case "MaxBytes":
+			return EnvMemoryWeaviateMaxBytes
+		case "MaxScopes":
+			return EnvMemoryWeaviateMaxScopes
 		case "Timeout":
 			return EnvMemoryTimeout
 		}
@@ -83,7 +107,6 @@ func weaviateEnv(err error) string {
 // they are used.
 func (m *Module) openWeaviate(o weaviatemem.Options) error {
 	o.Logger = slog.Default().With("module", Name)
-	o.MaxScopes = memory.MaxCollections
 	store, err := weaviatemem.Open(o, "")
 	if err != nil {
 		return fmt.Errorf("init %s: %s: %w", Name, EnvMemoryWeaviate, err)

@@ -93,15 +93,21 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "65"}, EnvMemoryWeaviateReplicas + ": "},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateClass: "lower"}, EnvMemoryWeaviateClass + ": "},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateAPIKey: "a key"}, EnvMemoryWeaviateAPIKey + ": "},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateMaxBytes: "1GiB"}, EnvMemoryWeaviateMaxBytes + `="1GiB"`},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateMaxBytes: "1000"}, EnvMemoryWeaviateMaxBytes + ": "},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateMaxScopes: "0"}, EnvMemoryWeaviateMaxScopes + `="0"`},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateMaxScopes: "2000"}, EnvMemoryWeaviateMaxScopes + ": "},
 	} {
 		if _, err := LoadEnvConfig(func(k string) string { return c.env[k] }); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("environment %v: error %v, want one naming %s", c.env, err, c.want)
 		}
 	}
 	cfg, err := LoadEnvConfig(func(k string) string {
-		return map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "3", EnvMemoryTimeout: "5s"}[k]
+		return map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "3", EnvMemoryTimeout: "5s",
+			EnvMemoryWeaviateMaxBytes: "268435456", EnvMemoryWeaviateMaxScopes: "16"}[k]
 	})
-	if err != nil || cfg.Weaviate == nil || cfg.Weaviate.Replicas != 3 || cfg.Weaviate.Timeout != 5*time.Second || !cfg.Weaviate.SharedCounts {
+	if err != nil || cfg.Weaviate == nil || cfg.Weaviate.Replicas != 3 || cfg.Weaviate.Timeout != 5*time.Second || !cfg.Weaviate.SharedCounts ||
+		cfg.Weaviate.MaxBytes != 256<<20 || cfg.Weaviate.MaxScopes != 16 {
 		t.Errorf("good environment: %+v, %v", cfg.Weaviate, err)
 	}
 }

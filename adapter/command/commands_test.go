@@ -77,6 +77,8 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "0"}, "--memory-weaviate-replicas 0"},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "65"}, "--memory-weaviate-replicas: "},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-refresh", "0s"}, "--memory-weaviate-refresh"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-max-bytes", "0"}, "--memory-weaviate-max-bytes 0"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-max-bytes", "1000"}, "--memory-weaviate-max-bytes: "},
 		{[]string{"memory"}, "subcommand"},
 		{[]string{"memory", "shrink"}, "shrink"},
 		{[]string{"memory", "stats"}, "--memory-dir is required"},

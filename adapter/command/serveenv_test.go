@@ -81,6 +81,24 @@ func TestServeEnvErrors(t *testing.T) {
 	}
 }
 
+// TestServeWeaviateLimitsEnv: the environment sets the RAM of the copy of the
+// memory kept in Weaviate; a value out of range names the flag and the
+// variable.
+func TestServeWeaviateLimitsEnv(t *testing.T) {
+	env := map[string]string{"TEXT2VEC_AM_MEMORY_WEAVIATE": "http://w:8080",
+		"TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_BYTES": "268435456"}
+	c, err := parseServe(cli.Env{Stderr: &bytes.Buffer{}}, mapLookup(env))
+	if err != nil || c.weaviate == nil || c.weaviate.MaxBytes != 256<<20 {
+		t.Fatalf("limits from the environment: %+v, %v", c.weaviate, err)
+	}
+	env["TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_BYTES"] = "1000"
+	_, err = parseServe(cli.Env{Stderr: &bytes.Buffer{}}, mapLookup(env))
+	if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), "--memory-weaviate-max-bytes") ||
+		!strings.Contains(err.Error(), "TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_BYTES=1000") {
+		t.Errorf("RAM of 1000 bytes: %v", err)
+	}
+}
+
 // TestServeEnvNames checks that every flag of serve has its variable, and that
 // the vectorizer's settings table names the same variables as serve's flags.
 func TestServeEnvNames(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 type weaviateFlags struct {
 	url, class, apiKeyFile     string
 	replicas                   int
+	maxBytes                   int64
 	refresh, lookback, timeout time.Duration
 }
 
@@ -29,6 +30,8 @@ func (f *weaviateFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.lookback, "memory-weaviate-lookback", 30*time.Second,
 		"how far before the newest object read a refresh reads again (writes in flight, clocks that disagree)")
 	fs.DurationVar(&f.timeout, "memory-weaviate-timeout", 30*time.Second, "bound on every call to --memory-weaviate")
+	fs.Int64Var(&f.maxBytes, "memory-weaviate-max-bytes", weaviatemem.DefaultMaxBytes,
+		"bound on the RAM of the server's copy of --memory-weaviate, ≥ 1 MiB (its --memory-max-bytes budget is at most this)")
 }
 
 // options returns the memory kept in Weaviate (nil without --memory-weaviate),
@@ -41,15 +44,20 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 		return nil, cli.UsageError("--memory-weaviate and --memory-dir are both given: the memory is kept in Weaviate or in a directory")
 	}
 	o := &weaviatemem.Options{URL: f.url, Class: f.class, Replicas: f.replicas, Refresh: f.refresh, Lookback: f.lookback,
-		Timeout: f.timeout, Memory: mopts, ReadOnly: mopts.ReadOnly, Logger: log}
+		Timeout: f.timeout, Memory: mopts, ReadOnly: mopts.ReadOnly, Logger: log, MaxBytes: f.maxBytes}
 	if f.apiKeyFile != "" {
 		var err error
 		if o.APIKey, err = readTokenFlag("--memory-weaviate-api-key-file", f.apiKeyFile); err != nil {
 			return nil, err
 		}
 	}
-	if f.replicas < 1 {
-		return nil, cli.UsageError("--memory-weaviate-replicas %d: want ≥ 1", f.replicas)
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{{"replicas", int64(f.replicas)}, {"max-bytes", f.maxBytes}} {
+		if n.v < 1 {
+			return nil, cli.UsageError("--memory-weaviate-%s %d: want ≥ 1", n.name, n.v)
+		}
 	}
 	for _, d := range []struct {
 		name string
@@ -76,6 +84,8 @@ func weaviateFlag(err error) string {
 		return "--memory-weaviate-" + strings.ToLower(oe.Option)
 	case "APIKey":
 		return "--memory-weaviate-api-key-file"
+	case "MaxBytes":
+		return "--memory-weaviate-max-bytes"
 	case "Memory":
 		return "--memory-max-* flags"
 	}

@@ -71,6 +71,12 @@ type RemoteStats struct {
 	Error string `json:"error,omitempty"`
 	// Scopes are the copies in use, by scope ("" is the shared memory).
 	Scopes map[string]ScopeStats `json:"scopes"`
+	// Bytes estimates the RAM of the copies together, MaxBytes bounds it;
+	// Dropped counts the copies dropped to keep within it or within the
+	// most copies kept (each is read again when next used).
+	Bytes    int64 `json:"bytes"`
+	MaxBytes int64 `json:"max_bytes"`
+	Dropped  int64 `json:"dropped"`
 	// QueuedWrites counts the lessons waiting to be written; Written the
 	// objects written since the start, WriteErrors the failed writes.
 	QueuedWrites int   `json:"queued_writes"`
@@ -87,9 +93,9 @@ type RemoteStats struct {
 type ScopeStats struct {
 	// Tenant is the Weaviate tenant holding the scope.
 	Tenant string `json:"tenant"`
-	// Objects counts the objects the copy has read or written; Version is
-	// a digest of their ids: two copies with the same Version read the
-	// same objects and so hold the same memory.
+	// Objects counts the objects the copy has read (its own writes once it
+	// read them back); Version is a digest of their ids: two copies with
+	// the same Version read the same objects and so hold the same memory.
 	Objects int64  `json:"objects"`
 	Version string `json:"version"`
 	// Refreshed is when the copy last matched Weaviate's count.

@@ -161,7 +161,7 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
 		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject,
 		descMemDamaged, descMemSkipped, descMemWriteFailed, descRemoteReady, descRemoteObjects, descRemoteQueued,
-		descRemoteWritten, descRemoteWriteErrors, descRemoteRefreshes} {
+		descRemoteWritten, descRemoteWriteErrors, descRemoteRefreshes, descRemoteBytes, descRemoteDropped} {
 		ch <- d
 	}
 }
@@ -218,6 +218,10 @@ var (
 		"Reads of the memory kept in Weaviate, by kind: probe (a count), incremental (recent objects), "+
 			"incomplete (an incremental read short of the count), full (every object), error.",
 		[]string{"kind"}, nil)
+	descRemoteBytes = prometheus.NewDesc("t2vam_memory_weaviate_bytes",
+		"Estimated RAM of the copies of the memory kept in Weaviate (--memory-weaviate-max-bytes bounds it).", nil, nil)
+	descRemoteDropped = prometheus.NewDesc("t2vam_memory_weaviate_dropped_copies_total",
+		"Copies of scopes of the memory kept in Weaviate dropped to keep within the RAM or the copies allowed.", nil, nil)
 )
 
 // collectRemote exports the state of a memory kept in Weaviate.
@@ -236,4 +240,6 @@ func collectRemote(ch chan<- prometheus.Metric, r *memstore.RemoteStats) {
 	for kind, n := range r.Refreshes {
 		ch <- prometheus.MustNewConstMetric(descRemoteRefreshes, prometheus.CounterValue, float64(n), kind)
 	}
+	ch <- prometheus.MustNewConstMetric(descRemoteBytes, prometheus.GaugeValue, float64(r.Bytes))
+	ch <- prometheus.MustNewConstMetric(descRemoteDropped, prometheus.CounterValue, float64(r.Dropped))
 }

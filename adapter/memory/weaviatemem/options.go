@@ -16,6 +16,12 @@ import (
 // DefaultClass is the collection that holds the memory.
 const DefaultClass = "Text2vecAmMemory"
 
+// DefaultMaxBytes is the default of Options.MaxBytes: 1 GiB.
+const DefaultMaxBytes = 1 << 30
+
+// minMaxBytes is the least Options.MaxBytes: 1 MiB.
+const minMaxBytes = 1 << 20
+
 // Options configure a Store.
 type Options struct {
 	// URL is Weaviate's base URL (http or https). A user and password in it
@@ -45,6 +51,14 @@ type Options struct {
 	// MaxScopes bounds the copies kept (default memory.MaxCollections); the
 	// least recently used is dropped for a new one.
 	MaxScopes int
+	// MaxBytes bounds the RAM of all the copies together (default
+	// DefaultMaxBytes, at least 1 MiB), as Store.Stats estimates it: each
+	// copy's budget bytes (memory.Stats.BudgetBytes), passage counts and
+	// hashes, and recent ids. Past it, checked every Refresh, the least
+	// recently used copies are dropped (read again when next used), never
+	// the most recently used one; each copy's budget (Memory.MaxBytes) is
+	// at most MaxBytes.
+	MaxBytes int64
 	// Logger receives the store's messages (default slog.Default()).
 	Logger *slog.Logger
 	// HTTP is the client (default: a new one; each call has its own timeout).
@@ -61,7 +75,7 @@ func (o Options) Check() error {
 // OptionError is an option of Options out of range.
 type OptionError struct {
 	// Option is the field of Options: "URL", "Class", "Replicas", "Refresh",
-	// "Lookback", "Timeout", "MaxScopes", "APIKey" or "Memory".
+	// "Lookback", "Timeout", "MaxScopes", "MaxBytes", "APIKey" or "Memory".
 	Option string
 	Err    error
 }
@@ -99,7 +113,9 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 		{o.Lookback < 0, "Lookback", fmt.Sprintf("lookback %v: want ≥ 0 (0: the default)", o.Lookback)},
 		{o.Timeout < 0, "Timeout", fmt.Sprintf("timeout %v: want ≥ 0 (0: the default)", o.Timeout)},
 		{o.MaxScopes < 0 || o.MaxScopes > memory.MaxCollections, "MaxScopes",
-			fmt.Sprintf("scopes %d: want ≤ %d", o.MaxScopes, memory.MaxCollections)},
+			fmt.Sprintf("copies %d: want 1 … %d (0: the default)", o.MaxScopes, memory.MaxCollections)},
+		{o.MaxBytes != 0 && o.MaxBytes < minMaxBytes, "MaxBytes",
+			fmt.Sprintf("RAM of the copies %d bytes: want ≥ %d (1 MiB; 0: the default %d)", o.MaxBytes, minMaxBytes, DefaultMaxBytes)},
 		{strings.ContainsAny(o.APIKey, " \t\r\n"), "APIKey", "the API key holds white space"},
 	} {
 		if c.bad {
@@ -112,6 +128,10 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	if o.MaxScopes == 0 {
 		o.MaxScopes = memory.MaxCollections
 	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	o.Memory.MaxBytes = min(o.Memory.MaxBytes, o.MaxBytes)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

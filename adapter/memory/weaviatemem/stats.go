@@ -40,11 +40,12 @@ func (s *Store) Stats() memstore.Stats {
 	for _, sc := range s.scopes {
 		scopes = append(scopes, sc)
 	}
-	ready, err := s.ready, s.err
+	ready, err, dropped := s.ready, s.err, s.dropped
 	s.mu.Unlock()
 	r := &memstore.RemoteStats{URL: s.base, Class: s.o.Class, Replicas: s.o.Replicas, State: "ready",
 		Scopes: make(map[string]memstore.ScopeStats, len(scopes)), QueuedWrites: len(s.queue),
-		Written: s.written.Load(), WriteErrors: s.writeErrors.Load(), Refreshes: s.refreshes.snapshot()}
+		Written: s.written.Load(), WriteErrors: s.writeErrors.Load(), Refreshes: s.refreshes.snapshot(),
+		MaxBytes: s.o.MaxBytes, Dropped: dropped}
 	var sum memory.Stats
 	for _, sc := range scopes {
 		r.Scopes[sc.name] = sc.stats()
@@ -52,6 +53,7 @@ func (s *Store) Stats() memstore.Stats {
 			r.State = "loading"
 		}
 		addStats(&sum, sc.memStats())
+		r.Bytes += sc.bytes()
 	}
 	switch {
 	case !ready:

@@ -24,10 +24,11 @@ type Store struct {
 	base string // Weaviate's URL without credentials
 	http *http.Client
 
-	mu     sync.Mutex
-	scopes map[string]*scope
-	ready  bool  // the class is there
-	err    error // the last failure of the background work (nil after a success)
+	mu      sync.Mutex
+	scopes  map[string]*scope
+	ready   bool  // the class is there
+	err     error // the last failure of the background work (nil after a success)
+	dropped int64 // copies dropped for MaxScopes or MaxBytes
 
 	queue       chan *lesson
 	written     atomic.Int64
@@ -138,7 +139,7 @@ func (s *Store) setErr(err error, ready bool) {
 }
 
 // refreshAll refreshes every copy, creating the tenant of a copy not read
-// yet; the error is the first one.
+// yet, then keeps the copies within o.MaxBytes; the error is the first one.
 func (s *Store) refreshAll(ctx context.Context) error {
 	s.mu.Lock()
 	scopes := slices.Collect(maps.Values(s.scopes))
@@ -149,6 +150,7 @@ func (s *Store) refreshAll(ctx context.Context) error {
 			first = fmt.Errorf("scope %q (tenant %s): %w", sc.name, sc.tenant, err)
 		}
 	}
+	s.trim()
 	return first
 }
 
@@ -189,6 +191,7 @@ func (s *Store) scope(name string) (*scope, error) {
 			sc.mu.RUnlock()
 		}
 		delete(s.scopes, oldest.name)
+		s.dropped++
 	}
 	sc, err := newScope(name, s.o.Memory, s.o.Lookback)
 	if err != nil {
