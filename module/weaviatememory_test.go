@@ -81,6 +81,22 @@ func TestWeaviateMemoryAcrossNodes(t *testing.T) {
 	}
 }
 
+// TestWeaviateTenantIsolation: with the memory kept in Weaviate, tenant B's
+// vectors, query vectors and explanations are bit-identical whether or not
+// tenant A imported first, and never show A's sentences.
+func TestWeaviateTenantIsolation(t *testing.T) {
+	f1, ts1 := fakeweaviate.New(t)
+	f2, ts2 := fakeweaviate.New(t)
+	m1, m2 := weaviateModule(t, ts1.URL), weaviateModule(t, ts2.URL)
+	v1, q1, e1 := tenantView(t, m1, false)
+	v2, q2, e2 := tenantView(t, m2, true)
+	sameTenantView(t, v1, v2, q1, q2, e1, e2)
+	if a1, a2 := f1.Count("Doc--tenantA"), f2.Count("Doc--tenantA"); a2 <= a1 || f2.Count("Doc--tenantB") != f1.Count("Doc--tenantB") {
+		t.Errorf("objects of tenant A: %d without its import, %d with it; of tenant B: %d and %d",
+			a1, a2, f1.Count("Doc--tenantB"), f2.Count("Doc--tenantB"))
+	}
+}
+
 func TestWeaviateMemoryEnv(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
