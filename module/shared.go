@@ -154,8 +154,10 @@ func (m *Module) scopeCache(collection, tenant string) *vectorizer.Cache {
 }
 
 // DeleteMemory deletes the contexts and passage counts kept for tenant of
-// collection, or for tenant "" of the collection and all its tenants: call
-// it when Weaviate deletes the tenant or the collection.
+// collection, or for tenant "" of the collection and all its tenants.
+// Weaviate v1.39.0 does not tell a module when it deletes a collection or a
+// tenant, so nothing in it calls this: an embedding program may, and
+// operators run text2vec-am memory delete.
 func (m *Module) DeleteMemory(collection, tenant string) error {
 	if m.colls == nil && m.remote == nil {
 		return nil

@@ -25,8 +25,9 @@ func memoryCommand() cli.Command {
 			return runMemory(ctx, env, name)
 		}}
 	}
-	return cli.Group("memory", "inspect, warm, rebuild or reset the context memory: memory warm FILES…|rebuild|stats|check|export|clear", "subcommand",
-		"Every subcommand takes --memory-dir DIR (rebuild: or --module-memory DIR or --memory-url URL). "+
+	return cli.Group("memory", "inspect, warm, rebuild or reset the context memory: memory warm FILES…|rebuild|stats|check|export|clear|delete", "subcommand",
+		"Every subcommand takes --memory-dir DIR (rebuild: or --module-memory DIR or --memory-url URL; "+
+			"delete: --memory-weaviate URL or --module-memory DIR). "+
 			"Stop the server first for warm, rebuild and clear (the directory is locked while it runs).",
 		[]cli.Command{
 			sub("warm", "teach the memory from text files (FILES…, plain or gzip; one passage per line): the contexts of rare words and, for sif-collection, the document frequencies (each line counts once)"),
@@ -36,6 +37,9 @@ func memoryCommand() cli.Command {
 			sub("check", "report the directory's health as JSON and change nothing; exit status 1 if damaged"),
 			sub("export", "print every word with its contexts as JSON lines"),
 			sub("clear", "forget everything (needs --yes)"),
+			{Name: "delete", Summary: "forget a collection's or a tenant's memory (--class, --tenant, --yes), kept in Weaviate " +
+				"(--memory-weaviate URL) or in the in-process module's directory (--module-memory DIR): Weaviate does not tell the module " +
+				"when it deletes them", Run: runDelete},
 		})
 }
 

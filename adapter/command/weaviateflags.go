@@ -23,15 +23,39 @@ type weaviateFlags struct {
 func (f *weaviateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "memory-weaviate", "", "`URL` of a Weaviate that keeps the context memory (e.g. http://weaviate:8080; "+
 		"user:password@ is sent as basic authentication): serve keeps none of its own, so several replicas share it; not with --memory-dir")
-	fs.StringVar(&f.class, "memory-weaviate-class", weaviatemem.DefaultClass, "the collection that holds the memory in --memory-weaviate")
+	f.registerAccess(fs)
 	fs.IntVar(&f.replicas, "memory-weaviate-replicas", 1, "replication factor the memory's collection is created with (writes are at consistency QUORUM)")
-	fs.StringVar(&f.apiKeyFile, "memory-weaviate-api-key-file", "", "`file` holding the API key of --memory-weaviate")
 	fs.DurationVar(&f.refresh, "memory-weaviate-refresh", time.Second, "how often the server's copy of the memory asks --memory-weaviate for new objects")
 	fs.DurationVar(&f.lookback, "memory-weaviate-lookback", 30*time.Second,
 		"how far before the newest object read a refresh reads again (writes in flight, clocks that disagree)")
-	fs.DurationVar(&f.timeout, "memory-weaviate-timeout", 30*time.Second, "bound on every call to --memory-weaviate")
 	fs.Int64Var(&f.maxBytes, "memory-weaviate-max-bytes", weaviatemem.DefaultMaxBytes,
 		"bound on the RAM of the server's copy of --memory-weaviate, ≥ 1 MiB (its --memory-max-bytes budget is at most this)")
+}
+
+// registerAccess registers the flags that reach the memory in Weaviate
+// besides its URL: the class, the API key and the timeout.
+func (f *weaviateFlags) registerAccess(fs *flag.FlagSet) {
+	fs.StringVar(&f.class, "memory-weaviate-class", weaviatemem.DefaultClass, "the collection that holds the memory in --memory-weaviate")
+	fs.StringVar(&f.apiKeyFile, "memory-weaviate-api-key-file", "", "`file` holding the API key of --memory-weaviate")
+	fs.DurationVar(&f.timeout, "memory-weaviate-timeout", 30*time.Second, "bound on every call to --memory-weaviate")
+}
+
+// access fills in o's API key from --memory-weaviate-api-key-file and checks
+// the timeout, then o (a usage error naming the flag).
+func (f *weaviateFlags) access(o *weaviatemem.Options) error {
+	if f.apiKeyFile != "" {
+		var err error
+		if o.APIKey, err = readTokenFlag("--memory-weaviate-api-key-file", f.apiKeyFile); err != nil {
+			return err
+		}
+	}
+	if f.timeout <= 0 {
+		return cli.UsageError("--memory-weaviate-timeout %v: want > 0", f.timeout)
+	}
+	if err := o.Check(); err != nil {
+		return cli.UsageError("%s: %w", weaviateFlag(err), err)
+	}
+	return nil
 }
 
 // options returns the memory kept in Weaviate (nil without --memory-weaviate),
@@ -45,12 +69,6 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 	}
 	o := &weaviatemem.Options{URL: f.url, Class: f.class, Replicas: f.replicas, Refresh: f.refresh, Lookback: f.lookback,
 		Timeout: f.timeout, Memory: mopts, ReadOnly: mopts.ReadOnly, Logger: log, MaxBytes: f.maxBytes}
-	if f.apiKeyFile != "" {
-		var err error
-		if o.APIKey, err = readTokenFlag("--memory-weaviate-api-key-file", f.apiKeyFile); err != nil {
-			return nil, err
-		}
-	}
 	for _, n := range []struct {
 		name string
 		v    int64
@@ -62,13 +80,13 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"refresh", f.refresh}, {"lookback", f.lookback}, {"timeout", f.timeout}} {
+	}{{"refresh", f.refresh}, {"lookback", f.lookback}} {
 		if d.v <= 0 {
 			return nil, cli.UsageError("--memory-weaviate-%s %v: want > 0", d.name, d.v)
 		}
 	}
-	if err := o.Check(); err != nil {
-		return nil, cli.UsageError("%s: %w", weaviateFlag(err), err)
+	if err := f.access(o); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

@@ -8,6 +8,20 @@ import (
 	"strings"
 )
 
+// DeleteMemory deletes the memory of tenant of collection (tenant "": of
+// collection and all its tenants) kept in the Weaviate of o, as Store.Delete
+// does, without opening a store (which creates the class): Weaviate does
+// not tell the module when it deletes a collection or a tenant, so an
+// operator deletes their memory with it (text2vec-am memory delete).
+func DeleteMemory(ctx context.Context, o Options, collection, tenant string) error {
+	base, user, err := o.defaults()
+	if err != nil {
+		return err
+	}
+	s := &Store{o: o, base: base, http: o.client(user), scopes: make(map[string]*scope)}
+	return s.Delete(ctx, collection, tenant)
+}
+
 // Delete deletes the memory of tenant of collection, or with tenant "" of
 // collection and all its tenants: their tenants in Weaviate and this
 // server's copies. Other servers' copies empty at a full read (their count

@@ -32,3 +32,12 @@ func ExampleOpen() {
 		vectorizer.TaskPassage, vectorizer.DefaultOptions())
 	fmt.Println(len(vecs), err, store.Stats().Remote.Scopes[""].Version)
 }
+
+// Weaviate deleted the tenant "acme" of the collection Doc: delete its
+// memory too (tenant "": the collection's and all its tenants').
+func ExampleDeleteMemory() {
+	o := weaviatemem.Options{URL: "http://weaviate:8080", Memory: memory.DefaultOptions()}
+	if err := weaviatemem.DeleteMemory(context.Background(), o, "Doc", "acme"); err != nil {
+		log.Fatal(err)
+	}
+}

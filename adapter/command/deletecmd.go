@@ -1,0 +1,85 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/cli"
+)
+
+// runDelete is `memory delete`: it deletes the memory of a collection or of
+// one of its tenants, kept in Weaviate or in the in-process module's
+// directory. Weaviate does not tell the module when it deletes a collection
+// or a tenant, so their memory stays until this deletes it.
+func runDelete(ctx context.Context, env cli.Env) error {
+	fs := cli.NewFlagSet("memory delete", env)
+	var wf weaviateFlags
+	fs.StringVar(&wf.url, "memory-weaviate", "", "`URL` of the Weaviate that keeps the memory")
+	wf.registerAccess(fs)
+	moduleDir := fs.String("module-memory", "", "`directory` of the in-process module's memory (<Weaviate data path>/text2vec-am-memory); stop Weaviate first")
+	class := fs.String("class", "", "the collection whose memory is deleted (required)")
+	tenant := fs.String("tenant", "", "delete only this tenant's memory (default: the collection's and all its tenants')")
+	yes := fs.Bool("yes", false, "really delete")
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return cli.UsageError("memory delete takes no arguments, got %q", fs.Args())
+	case countSet(wf.url, *moduleDir) != 1:
+		return cli.UsageError("memory delete: give exactly one of --memory-weaviate URL and --module-memory DIR")
+	case *class == "":
+		return cli.UsageError("memory delete: --class is required")
+	case !*yes:
+		return cli.UsageError("memory delete forgets the contexts and passage counts of %s; add --yes", *class)
+	}
+	coll, err := memory.CollectionName(*class)
+	if err != nil {
+		return cli.UsageError("--class: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	if *moduleDir != "" {
+		if err := deleteModuleMemory(*moduleDir, coll, *tenant, log); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), *moduleDir)
+		return nil
+	}
+	o := weaviatemem.Options{URL: wf.url, Class: wf.class, Timeout: wf.timeout, Memory: memory.DefaultOptions(), Logger: log}
+	if err := wf.access(&o); err != nil {
+		return err
+	}
+	if err := weaviatemem.DeleteMemory(ctx, o, coll, *tenant); err != nil {
+		return fmt.Errorf("memory delete: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), weaviatemem.Redact(wf.url))
+	return nil
+}
+
+// deleteModuleMemory deletes the memory of tenant of collection in the
+// in-process module's directory dir.
+func deleteModuleMemory(dir, collection, tenant string, log *slog.Logger) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("memory delete: --module-memory: %w", err)
+	}
+	o := memory.DefaultOptions()
+	o.Logger = log
+	colls := memory.NewCollections(dir, o, memory.MaxCollections)
+	if err := colls.Delete(collection, tenant); err != nil {
+		colls.Close()
+		return fmt.Errorf("memory delete: %w", err)
+	}
+	return colls.Close()
+}
+
+// scopeLabel names the memory of tenant of collection in messages.
+func scopeLabel(collection, tenant string) string {
+	if tenant == "" {
+		return "collection " + collection + " and its tenants"
+	}
+	return "tenant " + tenant + " of collection " + collection
+}

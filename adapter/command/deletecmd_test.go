@@ -1,0 +1,113 @@
+package command_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
+)
+
+// TestMemoryDeleteWeaviate: "memory delete" deletes the tenants of the
+// memory kept in Weaviate that hold a tenant's memory, or a collection's and
+// all its tenants', and no other.
+func TestMemoryDeleteWeaviate(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	for _, tenant := range []string{"Doc", "Doc--acme", "Doc--beta", "Docs", "_shared"} {
+		f.Put(tenant, map[string]any{"id": "00000000-0000-0000-0000-000000000001", "properties": map[string]any{}}, f.Now)
+	}
+	tenants := func() string {
+		f.Mu.Lock()
+		defer f.Mu.Unlock()
+		var names []string
+		for _, n := range []string{"Doc", "Doc--acme", "Doc--beta", "Docs", "_shared"} {
+			if _, ok := f.Tenants[n]; ok {
+				names = append(names, n)
+			}
+		}
+		return strings.Join(names, " ")
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "doc",
+		"--tenant", "acme", "--yes")
+	if code != 0 || !strings.Contains(out, "tenant acme of collection Doc") {
+		t.Fatalf("delete a tenant: exit %d, %q, %q", code, out, stderr)
+	}
+	if got := tenants(); got != "Doc Doc--beta Docs _shared" {
+		t.Errorf("after deleting tenant acme: tenants %q", got)
+	}
+	if code, _, stderr := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "Doc", "--yes"); code != 0 {
+		t.Fatalf("delete a collection: exit %d, %q", code, stderr)
+	}
+	if got := tenants(); got != "Docs _shared" {
+		t.Errorf("after deleting collection Doc: tenants %q", got)
+	}
+	f.Fail("/v1/schema", 1, 403)
+	if code, _, stderr := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "Docs", "--tenant", "x",
+		"--yes"); code != 1 || !strings.Contains(stderr, "403") {
+		t.Errorf("a refused delete: exit %d, %q", code, stderr)
+	}
+}
+
+// TestMemoryDeleteModuleDir: "memory delete --module-memory" deletes a
+// tenant's or a collection's memory in the in-process module's directory.
+func TestMemoryDeleteModuleDir(t *testing.T) {
+	dir := t.TempDir()
+	o := memory.DefaultOptions()
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	c := memory.NewCollections(dir, o, memory.MaxCollections)
+	for _, tenant := range []string{"acme", "beta"} {
+		m, err := c.GetTenant("Doc", tenant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.CountPassage([]string{"w"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tenantDir := func(tenant string) string { return filepath.Join(dir, "collections", "Doc", "tenants", tenant) }
+	if code, _, stderr := runCLI(context.Background(), "memory", "delete", "--module-memory", dir, "--class", "Doc", "--tenant", "acme",
+		"--yes"); code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(tenantDir("acme")); !os.IsNotExist(err) {
+		t.Errorf("tenant acme's directory after the delete: %v", err)
+	}
+	if _, err := os.Stat(tenantDir("beta")); err != nil {
+		t.Errorf("tenant beta's directory after deleting acme: %v", err)
+	}
+	if code, _, stderr := runCLI(context.Background(), "memory", "delete", "--module-memory", dir, "--class", "Doc", "--yes"); code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "collections", "Doc")); !os.IsNotExist(err) {
+		t.Errorf("collection Doc's directory after the delete: %v", err)
+	}
+}
+
+func TestMemoryDeleteUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--class", "Doc", "--yes"}, "exactly one of --memory-weaviate"},
+		{[]string{"--memory-weaviate", "http://w:8080", "--module-memory", "/tmp", "--class", "Doc", "--yes"}, "exactly one"},
+		{[]string{"--memory-weaviate", "http://w:8080", "--yes"}, "--class is required"},
+		{[]string{"--memory-weaviate", "http://w:8080", "--class", "Doc"}, "add --yes"},
+		{[]string{"--memory-weaviate", "http://w:8080", "--class", "9x", "--yes"}, "--class: "},
+		{[]string{"--memory-weaviate", "w:8080", "--class", "Doc", "--yes"}, "--memory-weaviate: "},
+		{[]string{"--memory-weaviate", "http://w:8080", "--memory-weaviate-class", "lower", "--class", "Doc", "--yes"}, "--memory-weaviate-class: "},
+		{[]string{"--memory-weaviate", "http://w:8080", "--class", "Doc", "--yes", "extra"}, "no arguments"},
+	} {
+		code, _, stderr := runCLI(context.Background(), append([]string{"memory", "delete"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 mentioning %s", c.args, code, stderr, c.want)
+		}
+	}
+}
