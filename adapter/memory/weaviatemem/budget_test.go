@@ -3,6 +3,7 @@ package weaviatemem
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,47 @@ func TestCopiesKeepWithinMaxBytes(t *testing.T) {
 	}
 	if sc := use("A"); sc.objects() != 400 {
 		t.Errorf("A read again: %d objects, want 400", sc.objects())
+	}
+}
+
+// TestBytesEstimateBoundsHeap: the copies' estimated bytes (Stats'
+// Remote.Bytes, what MaxBytes bounds) are at least the Go heap the copies
+// hold once read: contexts, passage counts and hashes, recent ids.
+// go test ./adapter/memory/weaviatemem -run TestBytesEstimateBoundsHeap -v
+// prints both.
+func TestBytesEstimateBoundsHeap(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	const scopes, contexts = 4, 5000
+	for s := range scopes {
+		tenant := tenantName(fmt.Sprintf("S%d", s))
+		for i := range contexts {
+			word := fmt.Sprintf("w%d", i%1000)
+			o := contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s %d %s", word, i, strings.Repeat("x", 100))})
+			f.Put(tenant, o.batchObject("", tenant), f.Now+int64(i))
+			if i%4 == 0 {
+				p := passageObject(uint64(s*contexts+i+1), []string{word, "a", "b"})
+				f.Put(tenant, p.batchObject("", tenant), f.Now+int64(i))
+			}
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := openStore(t, ts.URL, nil)
+	for i := range scopes {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := s.loadedScope(ctx, fmt.Sprintf("S%d", i))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap, est := int64(after.HeapAlloc)-int64(before.HeapAlloc), s.Stats().Remote.Bytes
+	t.Logf("%d copies of %d contexts and %d passages: heap %d bytes, estimate %d (heap/estimate %.3f)",
+		scopes, contexts, contexts/4, heap, est, float64(heap)/float64(est))
+	if heap > est*11/10 {
+		t.Errorf("the copies hold %d bytes of heap, more than 1.1 × their estimate %d", heap, est)
 	}
 }
