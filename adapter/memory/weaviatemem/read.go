@@ -97,7 +97,7 @@ func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
 			o.at, f.newest = p.CreationTimeUnix, max(f.newest, p.CreationTimeUnix)
 			objs = append(objs, o)
 		}
-		if err := f.read.add(f.mem, objs, false); err != nil {
+		if err := f.read.add(f.mem, objs); err != nil {
 			return err
 		}
 		if len(f.read.recent) > 2*prunedAt+pageSize {

@@ -93,7 +93,7 @@ func (sc *scope) apply(objs []object, own bool, newest int64) error {
 		}
 	}
 	sc.newest = max(sc.newest, newest)
-	return sc.read.add(sc.mem, objs, own)
+	return sc.read.add(sc.mem, objs)
 }
 
 // fullRead is a copy being read from every object.
@@ -128,7 +128,7 @@ func (sc *scope) endFull(f *fullRead, n int, since int64) error {
 	if n < 0 {
 		return nil
 	}
-	if err := f.read.add(f.mem, pending, true); err != nil {
+	if err := f.read.add(f.mem, pending); err != nil {
 		return err
 	}
 	f.read.prune(since - sc.lookback)

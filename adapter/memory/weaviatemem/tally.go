@@ -19,40 +19,31 @@ import (
 // recent; Weaviate gives an object written again a new creation time, so
 // one written again after its id left recent (a context of a word a copy
 // had evicted, a passage whose hash a copy had forgotten) is counted again.
+// So is a server's own write read back later than the lookback.
 type tally struct {
-	recent map[uuid.UUID]seen
+	recent map[uuid.UUID]int64 // id → creation time (ms; for a write of this server's, its clock)
 	count  int64
 	digest uint64
 }
 
-// seen is an object in a tally's recent ids: its creation time (ms; for a
-// server's own write, the server's clock when it was written) and whether
-// it is counted (read from Weaviate) or only written by this server.
-type seen struct {
-	at      int64
-	counted bool
-}
+func newTally() tally { return tally{recent: make(map[uuid.UUID]int64)} }
 
-func newTally() tally { return tally{recent: make(map[uuid.UUID]seen)} }
-
-// add adds to mem the objects it does not hold yet; read objects are
-// counted once. own says the objects are this server's writes, added to
-// mem before Weaviate lists them and counted when it does.
-func (t *tally) add(mem *memory.Memory, objs []object, own bool) error {
+// add adds to mem the objects not among the recent ids, and counts them.
+// A server's own writes are added and counted once Weaviate has them, so
+// that its copy, its count and its digest move together; read back, they
+// are among the recent ids.
+func (t *tally) add(mem *memory.Memory, objs []object) error {
 	var obs []memory.Observation
 	var ps []memory.Passage
 	for _, o := range objs {
-		s, ok := t.recent[o.id]
-		if ok && (s.counted || own) {
+		if _, ok := t.recent[o.id]; ok {
 			continue
 		}
-		if !own {
-			t.count++
-			t.digest += o.key()
-		}
-		t.recent[o.id] = seen{at: max(o.at, s.at), counted: !own}
+		t.recent[o.id] = o.at
+		t.count++
+		t.digest += o.key()
 		switch {
-		case ok, o.bad: // a write of this server's read back: mem has it
+		case o.bad:
 		case o.passage:
 			ps = append(ps, o.p)
 		default:
@@ -71,8 +62,8 @@ func (t *tally) add(mem *memory.Memory, objs []object, own bool) error {
 // prune forgets the ids of the objects created before floor (ms): no
 // incremental read lists them again.
 func (t *tally) prune(floor int64) {
-	for id, s := range t.recent {
-		if s.at < floor {
+	for id, at := range t.recent {
+		if at < floor {
 			delete(t.recent, id)
 		}
 	}
