@@ -1,6 +1,7 @@
 package module
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/weaviate/weaviate/entities/models"
 
+	"github.com/text2vec-am/text2vec-am/adapter/command"
+	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 )
 
@@ -94,6 +97,23 @@ func TestWeaviateTenantIsolation(t *testing.T) {
 	if a1, a2 := f1.Count("Doc--tenantA"), f2.Count("Doc--tenantA"); a2 <= a1 || f2.Count("Doc--tenantB") != f1.Count("Doc--tenantB") {
 		t.Errorf("objects of tenant A: %d without its import, %d with it; of tenant B: %d and %d",
 			a1, a2, f1.Count("Doc--tenantB"), f2.Count("Doc--tenantB"))
+	}
+}
+
+// TestWeaviateEnvMatchesServe: a setting of the memory kept in Weaviate that
+// serve and the module both take has one name: the module's variable is the
+// one serve's flag reads.
+func TestWeaviateEnvMatchesServe(t *testing.T) {
+	var help bytes.Buffer
+	cli.Main(context.Background(), "text2vec-am", command.Commands(), []string{"serve", "-h"}, &help, &help)
+	for env, flag := range map[string]string{EnvMemoryWeaviate: "memory-weaviate", EnvMemoryWeaviateClass: "memory-weaviate-class",
+		EnvMemoryWeaviateReplicas: "memory-weaviate-replicas", EnvMemoryWeaviateMaxBytes: "memory-weaviate-max-bytes"} {
+		if !strings.Contains(help.String(), "  -"+flag+" ") {
+			t.Errorf("serve has no flag --%s", flag)
+		}
+		if got := cli.EnvName(command.EnvPrefix, flag); got != env {
+			t.Errorf("serve's --%s reads %s, the module %s", flag, got, env)
+		}
 	}
 }
 
