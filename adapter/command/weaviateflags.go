@@ -29,7 +29,8 @@ func (f *weaviateFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.lookback, "memory-weaviate-lookback", 30*time.Second,
 		"how far before the newest object read a refresh reads again (writes in flight, clocks that disagree)")
 	fs.Int64Var(&f.maxBytes, "memory-weaviate-max-bytes", weaviatemem.DefaultMaxBytes,
-		"bound on the RAM of the server's copy of --memory-weaviate, ≥ 1 MiB (its --memory-max-bytes budget is at most this)")
+		"bound on the RAM of the server's copy of --memory-weaviate, ≥ 1 MiB (its budget, passage counts and hashes "+
+			"are scaled down to at most half of this; the keys of the objects it read, about 9 bytes each, count in it)")
 }
 
 // registerAccess registers the flags that reach the memory in Weaviate

@@ -93,9 +93,9 @@ type RemoteStats struct {
 type ScopeStats struct {
 	// Tenant is the Weaviate tenant holding the scope.
 	Tenant string `json:"tenant"`
-	// Objects counts the objects the copy has read or written; Version is
-	// a digest of their ids: two copies with the same Version read the
-	// same objects and so hold the same memory.
+	// Objects counts the distinct objects the copy has read or written,
+	// each once; Version is a digest of their ids: two copies with the same
+	// Version read the same objects and so hold the same memory.
 	Objects int64  `json:"objects"`
 	Version string `json:"version"`
 	// Refreshed is when the copy last matched Weaviate's count.

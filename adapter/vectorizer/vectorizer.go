@@ -1069,6 +1069,16 @@ type cacheEntry struct {
 type amCache struct {
 	mu      sync.Mutex
 	entries map[cacheKey]cacheEntry
+	bytes   int64 // the entries' RAM (amEntryBytes)
+}
+
+// cacheEntryBytes is the RAM of a cache entry besides its word and vector:
+// its slot in the map (at a map's least load) and the allocations' rounding.
+const cacheEntryBytes = 160
+
+// amEntryBytes estimates the RAM of the entry of word and vec.
+func amEntryBytes(word string, vec []float32) int64 {
+	return cacheEntryBytes + int64(len(word)) + 4*int64(cap(vec))
 }
 
 func (c *amCache) get(k cacheKey, version uint64) ([]float32, bool) {
@@ -1088,14 +1098,19 @@ func (c *amCache) put(k cacheKey, version uint64, vec []float32) {
 	if len(c.entries) >= cacheEntries {
 		// Evict an arbitrary eighth (map order is random).
 		n := cacheEntries / 8
-		for key := range c.entries {
+		for key, e := range c.entries {
+			c.bytes -= amEntryBytes(key.word, e.vec)
 			delete(c.entries, key)
 			if n--; n == 0 {
 				break
 			}
 		}
 	}
+	if old, ok := c.entries[k]; ok {
+		c.bytes -= amEntryBytes(k.word, old.vec)
+	}
 	c.entries[k] = cacheEntry{version: version, vec: vec}
+	c.bytes += amEntryBytes(k.word, vec)
 }
 
 func (c *amCache) len() int {

@@ -11,6 +11,14 @@ type Cache struct{ c *amCache }
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{c: newAMCache()} }
 
+// Bytes estimates the RAM the cache holds: at most 16,384 vectors, each its
+// dimensions × 4 bytes, its word and about 160 bytes more.
+func (c *Cache) Bytes() int64 {
+	c.c.mu.Lock()
+	defer c.c.mu.Unlock()
+	return c.c.bytes
+}
+
 func newAMCache() *amCache { return &amCache{entries: make(map[cacheKey]cacheEntry)} }
 
 // WithStores returns a vectorizer that shares v's model, options and

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
 )
 
 // The RAM of a copy beyond its budget bytes, estimated per item as
@@ -13,18 +15,36 @@ const (
 	docFreqWordBytes = 115
 	// passageHashBytes is a counted passage's hash (memory.Options.MaxPassageHashes).
 	passageHashBytes = 33
-	// recentIDBytes is an id of a tally's recent ids (a Go map of a
-	// million measured 83.8 bytes an id).
-	recentIDBytes = 84
 )
 
-// bytes estimates the RAM of the copy (Options.MaxBytes).
+// capsBytes is the most RAM the capped parts of a copy with options o take:
+// its budget, passage counts and passage hashes.
+func capsBytes(o memory.Options) int64 {
+	return o.MaxBytes + int64(o.MaxDocFreqWords)*docFreqWordBytes + int64(o.MaxPassageHashes)*passageHashBytes
+}
+
+// fitCaps scales the budget, passage counts and hashes of o down, in
+// proportion, so that they take at most half of maxBytes (the rest is for
+// a copy's AM vectors and ids).
+func fitCaps(o *memory.Options, maxBytes int64) {
+	reach, room := capsBytes(*o), maxBytes/2
+	if reach <= room {
+		return
+	}
+	scale := func(n int64) int64 { return max(1, n*(room>>10)/((reach>>10)+1)) }
+	o.MaxBytes = scale(o.MaxBytes)
+	o.MaxDocFreqWords = int(scale(int64(o.MaxDocFreqWords)))
+	o.MaxPassageHashes = int(scale(int64(o.MaxPassageHashes)))
+}
+
+// bytes estimates the RAM of the copy (Options.MaxBytes): its budget bytes,
+// passage counts and hashes, AM vectors and ids.
 func (sc *scope) bytes() int64 {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	st := sc.mem.Stats()
 	return st.BudgetBytes + int64(st.DocFreqWords)*docFreqWordBytes + int64(st.PassageHashes)*passageHashBytes +
-		int64(len(sc.read.recent))*recentIDBytes
+		sc.cache.Bytes() + sc.read.ids.bytes()
 }
 
 // usedAt returns when the copy was last used.
@@ -35,8 +55,10 @@ func (sc *scope) usedAt() time.Time {
 }
 
 // trim drops the least recently used copies while the copies together
-// exceed o.MaxBytes, never the most recently used one; it returns the
-// estimated bytes of the copies kept.
+// exceed o.MaxBytes; it never drops the most recently used one, a copy not
+// read yet (requests wait for it) or, with SharedCounts, the shared copy
+// (every passage counts in it). It returns the estimated bytes of the
+// copies kept.
 func (s *Store) trim() int64 {
 	s.mu.Lock()
 	scopes := slices.Collect(maps.Values(s.scopes))
@@ -55,15 +77,22 @@ func (s *Store) trim() int64 {
 		return total
 	}
 	slices.SortFunc(sizes, func(a, b copySize) int { return a.used.Compare(b.used) })
+	before, dropped := total, 0
 	for _, c := range sizes[:len(sizes)-1] {
 		if total <= s.o.MaxBytes {
 			break
 		}
+		if !c.sc.isLoaded() || (s.o.SharedCounts && c.sc.name == "") {
+			continue
+		}
 		if s.drop(c.sc) {
 			total -= c.bytes
-			s.o.Logger.Info("context memory: a copy is dropped to keep the copies within their RAM",
-				"scope", c.sc.name, "bytes", c.bytes, "max_bytes", s.o.MaxBytes)
+			dropped++
 		}
+	}
+	if dropped > 0 {
+		s.o.Logger.Info("context memory: copies are dropped to keep the copies within their RAM",
+			"dropped", dropped, "bytes_before", before, "bytes", total, "max_bytes", s.o.MaxBytes)
 	}
 	return total
 }

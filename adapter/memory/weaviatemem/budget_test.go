@@ -3,12 +3,15 @@ package weaviatemem
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 )
 
@@ -27,8 +30,8 @@ func TestCopiesKeepWithinMaxBytes(t *testing.T) {
 		}
 	}
 	s := openStore(t, ts.URL, func(o *Options) { o.MaxBytes = maxBytes })
-	if s.o.Memory.MaxBytes != maxBytes {
-		t.Errorf("a copy's budget %d, want at most MaxBytes %d", s.o.Memory.MaxBytes, maxBytes)
+	if reach := capsBytes(s.o.Memory); reach > maxBytes/2 {
+		t.Errorf("a copy's budget, passage counts and hashes reach %d bytes, more than half of MaxBytes %d", reach, maxBytes)
 	}
 	use := func(name string) *scope {
 		t.Helper()
@@ -59,7 +62,8 @@ func TestCopiesKeepWithinMaxBytes(t *testing.T) {
 
 // TestBytesEstimateBoundsHeap: the copies' estimated bytes (Stats'
 // Remote.Bytes, what MaxBytes bounds) are at least the Go heap the copies
-// hold once read: contexts, passage counts and hashes, recent ids.
+// hold once read and queried: contexts, passage counts and hashes, AM
+// vectors, ids.
 // go test ./adapter/memory/weaviatemem -run TestBytesEstimateBoundsHeap -v
 // prints both.
 func TestBytesEstimateBoundsHeap(t *testing.T) {
@@ -77,24 +81,92 @@ func TestBytesEstimateBoundsHeap(t *testing.T) {
 			}
 		}
 	}
+	queries := make([]string, 0, 100)
+	for i := range 100 {
+		queries = append(queries, fmt.Sprintf("w%d w%d w%d w%d w%d w%d w%d w%d w%d w%d",
+			10*i, 10*i+1, 10*i+2, 10*i+3, 10*i+4, 10*i+5, 10*i+6, 10*i+7, 10*i+8, 10*i+9))
+	}
+	v := baseVectorizer(t)
+	query := func(s *Store, scope string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, _, err := s.VectorizeBatch(ctx, v, scope, queries, vectorizer.TaskQuery, vectorizer.DefaultOptions()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm := openStore(t, ts.URL, nil)
+	query(warm, "S0") // fills v's caches of the contexts' token ids, which are the model's, not a copy's
+	warm.Close()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := openStore(t, ts.URL, nil)
+	var cached int64
 	for i := range scopes {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, err := s.loadedScope(ctx, fmt.Sprintf("S%d", i))
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		query(s, fmt.Sprintf("S%d", i))
+		sc, _ := s.scope(fmt.Sprintf("S%d", i))
+		_, cache := sc.current()
+		cached += cache.Bytes()
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	heap, est := int64(after.HeapAlloc)-int64(before.HeapAlloc), s.Stats().Remote.Bytes
-	t.Logf("%d copies of %d contexts and %d passages: heap %d bytes, estimate %d (heap/estimate %.3f)",
-		scopes, contexts, contexts/4, heap, est, float64(heap)/float64(est))
+	t.Logf("%d copies of %d contexts and %d passages, queried: heap %d bytes, estimate %d (AM vectors %d; heap/estimate %.3f)",
+		scopes, contexts, contexts/4, heap, est, cached, float64(heap)/float64(est))
+	if cached < scopes*1000*4*int64(v.Dim()) {
+		t.Errorf("the copies' AM vectors are estimated at %d bytes, want at least their %d vectors' floats", cached, scopes*1000)
+	}
 	if heap > est*11/10 {
 		t.Errorf("the copies hold %d bytes of heap, more than 1.1 × their estimate %d", heap, est)
+	}
+}
+
+// TestTrimKeepsWhatIsInUse: past MaxBytes, the copies' ids count in their
+// estimate, and trim drops the least recently used copies until the rest
+// fit, in one log line, but never a copy not read yet (requests wait for
+// it), the shared copy with SharedCounts (every passage counts in it) or
+// the most recently used one.
+func TestTrimKeepsWhatIsInUse(t *testing.T) {
+	var log strings.Builder
+	o := Options{URL: "http://localhost:1", Memory: memory.DefaultOptions(), MaxBytes: 1 << 20, SharedCounts: true,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	if err := o.Check(); err != nil {
+		t.Fatal(err)
+	}
+	o.defaults()
+	s := &Store{o: o, scopes: make(map[string]*scope)}
+	const ids = 50_000 // 400,000 bytes a copy
+	for i, name := range []string{"", "A", "B", "C", "D"} {
+		sc, err := newScope(name, o.Memory, o.Lookback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range uint64(ids) {
+			sc.read.ids.insert(k<<8 | uint64(i))
+		}
+		if name != "C" {
+			close(sc.loaded)
+		}
+		sc.used = time.Now().Add(time.Duration(i-10) * time.Minute)
+		if b := sc.bytes(); b < ids*sortedIDBytes {
+			t.Fatalf("copy %q: estimate %d bytes, less than its %d ids' %d", name, b, ids, ids*sortedIDBytes)
+		}
+		s.scopes[name] = sc
+	}
+	total := s.trim()
+	var kept []string
+	for name := range s.scopes {
+		kept = append(kept, name)
+	}
+	slices.Sort(kept)
+	if want := []string{"", "C", "D"}; !slices.Equal(kept, want) || s.dropped != 2 {
+		t.Errorf("copies kept %q (%d dropped), want %q", kept, s.dropped, want)
+	}
+	if total < 3*ids*sortedIDBytes {
+		t.Errorf("trim returned %d bytes for three copies of %d ids", total, ids)
+	}
+	if n := strings.Count(log.String(), "msg="); n != 1 {
+		t.Errorf("%d log lines for one trim:\n%s", n, log.String())
 	}
 }

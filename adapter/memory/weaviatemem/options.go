@@ -19,8 +19,8 @@ const DefaultClass = "Text2vecAmMemory"
 // DefaultMaxBytes is the default of Options.MaxBytes: 1 GiB.
 const DefaultMaxBytes = 1 << 30
 
-// minMaxBytes is the least Options.MaxBytes: 1 MiB.
-const minMaxBytes = 1 << 20
+// MinMaxBytes is the least Options.MaxBytes: 1 MiB.
+const MinMaxBytes = 1 << 20
 
 // Options configure a Store.
 type Options struct {
@@ -54,10 +54,13 @@ type Options struct {
 	// MaxBytes bounds the RAM of all the copies together (default
 	// DefaultMaxBytes, at least 1 MiB), as Store.Stats estimates it: each
 	// copy's budget bytes (memory.Stats.BudgetBytes), passage counts and
-	// hashes, and recent ids. Past it, checked every Refresh, the least
-	// recently used copies are dropped (read again when next used), never
-	// the most recently used one; each copy's budget (Memory.MaxBytes) is
-	// at most MaxBytes.
+	// hashes, AM vectors and the keys of the objects it read (about 9 bytes
+	// an object). Past it, checked every Refresh, the least recently used
+	// copies are dropped (read again when next used), never the most
+	// recently used one, one not read yet, or with SharedCounts the shared
+	// one. A copy's budget, passage counts and hashes (Memory.MaxBytes,
+	// MaxDocFreqWords, MaxPassageHashes) are scaled down together to at most
+	// half of MaxBytes; its keys grow with its tenant's objects.
 	MaxBytes int64
 	// Logger receives the store's messages (default slog.Default()).
 	Logger *slog.Logger
@@ -114,8 +117,8 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 		{o.Timeout < 0, "Timeout", fmt.Sprintf("timeout %v: want ≥ 0 (0: the default)", o.Timeout)},
 		{o.MaxScopes < 0 || o.MaxScopes > memory.MaxCollections, "MaxScopes",
 			fmt.Sprintf("copies %d: want 1 … %d (0: the default)", o.MaxScopes, memory.MaxCollections)},
-		{o.MaxBytes != 0 && o.MaxBytes < minMaxBytes, "MaxBytes",
-			fmt.Sprintf("RAM of the copies %d bytes: want ≥ %d (1 MiB; 0: the default %d)", o.MaxBytes, minMaxBytes, DefaultMaxBytes)},
+		{o.MaxBytes != 0 && o.MaxBytes < MinMaxBytes, "MaxBytes",
+			fmt.Sprintf("RAM of the copies %d bytes: want ≥ %d (1 MiB; 0: the default %d)", o.MaxBytes, MinMaxBytes, DefaultMaxBytes)},
 		{strings.ContainsAny(o.APIKey, " \t\r\n"), "APIKey", "the API key holds white space"},
 	} {
 		if c.bad {
@@ -131,7 +134,7 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultMaxBytes
 	}
-	o.Memory.MaxBytes = min(o.Memory.MaxBytes, o.MaxBytes)
+	fitCaps(&o.Memory, o.MaxBytes)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

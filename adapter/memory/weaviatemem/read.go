@@ -31,10 +31,8 @@ const (
 )
 
 // refresh brings sc up to date: a count, then nothing, the objects created
-// lately, or every object. The count going down (a tenant emptied, a replica
-// that lags) reads every object, at most every fullReadEvery; the objects
-// read may exceed the count (an object written again is counted again once
-// its id left the recent ids), which reads nothing more.
+// lately, or every object. A count below the objects read (a tenant emptied,
+// a replica that lags) reads every object, at most every fullReadEvery.
 func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	n, err := weaviateapi.Count(ctx, s.call, s.o.Class, sc.tenant)
 	s.refreshes.add("probe")
@@ -42,12 +40,9 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 		return err
 	}
 	sc.mu.Lock()
-	known, last := int(sc.read.count), sc.counted
-	full := sc.full || !sc.isLoaded() || (n < last && time.Since(sc.lastFull) > fullReadEvery) || n-known > known
-	idle := !full && n <= last && n <= known
-	if n > last {
-		sc.counted = n // a count gone down is kept until a full read
-	}
+	known := int(sc.read.count)
+	full := sc.full || !sc.isLoaded() || (n < known && time.Since(sc.lastFull) > fullReadEvery) || n-known > known
+	idle := !full && n <= known
 	if idle {
 		sc.refreshed = time.Now()
 	}
@@ -71,18 +66,17 @@ func (s *Store) readAll(ctx context.Context, sc *scope, n int) error {
 		return err
 	}
 	if err := s.scan(ctx, sc, f, n); err != nil {
-		sc.endFull(f, -1, 0)
+		sc.endFull(f, false, 0)
 		return err
 	}
-	return sc.endFull(f, n, min(f.newest, f.start.UnixMilli()))
+	return sc.endFull(f, true, min(f.newest, f.start.UnixMilli()))
 }
 
 // scan lists the objects of sc's tenant into f, each once: the cursor lists
 // them by id, so one whose id is not past the page before's last is listed
-// again and skipped. f keeps the ids of the objects created since its
-// newest less the lookback, pruned as it grows.
+// again and skipped (and f's tally counts each object once anyway).
 func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
-	after, stalled, read, prunedAt := "", 0, 0, 0
+	after, stalled, read := "", 0, 0
 	for {
 		page, err := weaviateapi.List(ctx, s.call, s.o.Class, sc.tenant, after, pageSize, false)
 		if err != nil {
@@ -93,16 +87,11 @@ func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
 			if after != "" && strings.ToLower(p.ID) <= after {
 				continue
 			}
-			o := s.decode(sc.tenant, p.ID, p.Properties)
-			o.at, f.newest = p.CreationTimeUnix, max(f.newest, p.CreationTimeUnix)
-			objs = append(objs, o)
+			f.newest = max(f.newest, p.CreationTimeUnix)
+			objs = append(objs, s.decode(sc.tenant, p.ID, p.Properties))
 		}
 		if err := f.read.add(f.mem, objs); err != nil {
 			return err
-		}
-		if len(f.read.recent) > 2*prunedAt+pageSize {
-			f.read.prune(f.newest - sc.lookback)
-			prunedAt = len(f.read.recent)
 		}
 		if read += len(page); read > 2*n+pageSize {
 			return fmt.Errorf("list %s of tenant %s: more than %d objects listed, %d counted", s.o.Class, sc.tenant, read, n)
@@ -166,7 +155,6 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.since = max(sc.since, newest)
-	sc.read.prune(sc.since - sc.lookback)
 	if sc.read.count < int64(n) {
 		s.refreshes.add("incomplete") // the objects read by creation time do not account for the count
 		sc.full = true
@@ -206,9 +194,7 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]obje
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s of tenant %s: object %q: creation time %q", s.o.Class, tenant, id, ts)
 		}
-		o := s.decode(tenant, id, r)
-		o.at = t
-		objs, times = append(objs, o), append(times, t)
+		objs, times = append(objs, s.decode(tenant, id, r)), append(times, t)
 	}
 	return objs, times, nil
 }

@@ -27,7 +27,6 @@ type scope struct {
 	mem       *memory.Memory
 	cache     *vectorizer.Cache // AM vectors of mem's versions
 	read      tally             // the objects read
-	counted   int               // Weaviate's count at the last refresh (-1: none yet)
 	newest    int64             // the newest creation time read (ms)
 	since     int64             // the next incremental read starts here (ms, before the lookback)
 	lookback  int64             // Options.Lookback (ms)
@@ -41,7 +40,7 @@ type scope struct {
 
 func newScope(name string, opts memory.Options, lookback time.Duration) (*scope, error) {
 	sc := &scope{name: name, tenant: tenantName(name), opts: opts, loaded: make(chan struct{}), used: time.Now(),
-		read: newTally(), counted: -1, lookback: lookback.Milliseconds()}
+		lookback: lookback.Milliseconds()}
 	var err error
 	if sc.mem, err = memory.Open("", opts); err != nil {
 		return nil, err
@@ -83,14 +82,8 @@ func (sc *scope) memStats() memory.Stats {
 func (sc *scope) apply(objs []object, own bool, newest int64) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if own {
-		now := time.Now().UnixMilli()
-		for i := range objs {
-			objs[i].at = now
-		}
-		if sc.scanning {
-			sc.pending = append(sc.pending, objs...)
-		}
+	if own && sc.scanning {
+		sc.pending = append(sc.pending, objs...)
 	}
 	sc.newest = max(sc.newest, newest)
 	return sc.read.add(sc.mem, objs)
@@ -114,25 +107,23 @@ func (sc *scope) beginFull() (*fullRead, error) {
 	sc.mu.Lock()
 	sc.scanning, sc.pending = true, nil
 	sc.mu.Unlock()
-	return &fullRead{mem: mem, read: newTally(), start: time.Now()}, nil
+	return &fullRead{mem: mem, start: time.Now()}, nil
 }
 
-// endFull replaces the copy by the one read against Weaviate's count n
-// (n < 0: the read failed), with the own writes made meanwhile; since is
-// where the next incremental read starts.
-func (sc *scope) endFull(f *fullRead, n int, since int64) error {
+// endFull replaces the copy by the one read (ok), with the own writes made
+// meanwhile; since is where the next incremental read starts.
+func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	pending := sc.pending
 	sc.scanning, sc.pending = false, nil
-	if n < 0 {
+	if !ok {
 		return nil
 	}
 	if err := f.read.add(f.mem, pending); err != nil {
 		return err
 	}
-	f.read.prune(since - sc.lookback)
-	sc.mem, sc.read, sc.newest, sc.counted = f.mem, f.read, f.newest, n
+	sc.mem, sc.read, sc.newest = f.mem, f.read, f.newest
 	sc.cache = vectorizer.NewCache() // versions of another memory
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
 	select {

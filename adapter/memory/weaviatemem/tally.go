@@ -2,46 +2,37 @@ package weaviatemem
 
 import (
 	"fmt"
-
-	"github.com/google/uuid"
+	"slices"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 )
 
-// tally is what a copy has read: the number of objects and the sum of their
-// keys (the digest of ScopeStats.Version), and the ids of the objects read
-// or written lately, which the next incremental read may list again.
-//
-// recent holds only the objects created at or after the start of the next
-// incremental read (prune drops the others), so it is bounded by the
-// objects created within Options.Lookback and a refresh period, not by the
-// objects of the tenant. An object is counted once while its id is in
-// recent; Weaviate gives an object written again a new creation time, so
-// one written again after its id left recent (a context of a word a copy
-// had evicted, a passage whose hash a copy had forgotten) is counted again.
-// So is a server's own write read back later than the lookback.
+// tally is what a copy has read: the keys of the objects read (or written
+// by this server), their number and their sum (the digest of
+// ScopeStats.Version). Every object is counted once, whenever it was
+// created and however often it is listed or written again, so a copy's
+// version is a function of the set of objects it read: two copies that
+// read the same objects have the same version.
 type tally struct {
-	recent map[uuid.UUID]int64 // id → creation time (ms; for a write of this server's, its clock)
+	ids    idSet
 	count  int64
 	digest uint64
 }
 
-func newTally() tally { return tally{recent: make(map[uuid.UUID]int64)} }
-
-// add adds to mem the objects not among the recent ids, and counts them.
-// A server's own writes are added and counted once Weaviate has them, so
-// that its copy, its count and its digest move together; read back, they
-// are among the recent ids.
+// add adds to mem the objects it has not counted yet, and counts them. A
+// server's own writes are added and counted once Weaviate has them, so that
+// its copy, its count and its digest move together; read back, they are
+// among the ids.
 func (t *tally) add(mem *memory.Memory, objs []object) error {
 	var obs []memory.Observation
 	var ps []memory.Passage
 	for _, o := range objs {
-		if _, ok := t.recent[o.id]; ok {
+		k := o.key()
+		if !t.ids.insert(k) {
 			continue
 		}
-		t.recent[o.id] = o.at
 		t.count++
-		t.digest += o.key()
+		t.digest += k
 		switch {
 		case o.bad:
 		case o.passage:
@@ -59,15 +50,69 @@ func (t *tally) add(mem *memory.Memory, objs []object) error {
 	return nil
 }
 
-// prune forgets the ids of the objects created before floor (ms): no
-// incremental read lists them again.
-func (t *tally) prune(floor int64) {
-	for id, at := range t.recent {
-		if at < floor {
-			delete(t.recent, id)
-		}
-	}
-}
-
 // version is ScopeStats.Version: the objects counted and their digest.
 func (t *tally) version() string { return fmt.Sprintf("%d-%016x", t.count, t.digest) }
+
+// The RAM of an idSet, measured (TestIDSetBytes): a key of the sorted
+// slice takes 8 bytes; a key of the map of recent ones at most 37 (a Go
+// map[uint64]struct{} of 1,000 to 2,000,000 keys measured 23.6 to 36.9
+// bytes a key).
+const (
+	sortedIDBytes = 8
+	recentIDBytes = 37
+)
+
+// minRecentIDs is the least number of recent keys merged into the sorted ones.
+const minRecentIDs = 4096
+
+// idSet is an exact set of 64-bit object keys: the sorted keys and a map of
+// the recent ones, merged into them once it holds a sixteenth as many (at
+// least minRecentIDs). A key costs about 10 bytes (bytes), and lookups
+// are a map access and a binary search.
+type idSet struct {
+	sorted []uint64
+	recent map[uint64]struct{}
+}
+
+// insert adds k; false if the set holds it already.
+func (s *idSet) insert(k uint64) bool {
+	if _, ok := s.recent[k]; ok {
+		return false
+	}
+	if _, ok := slices.BinarySearch(s.sorted, k); ok {
+		return false
+	}
+	if s.recent == nil {
+		s.recent = make(map[uint64]struct{})
+	}
+	s.recent[k] = struct{}{}
+	if len(s.recent) >= max(minRecentIDs, len(s.sorted)/16) {
+		s.merge()
+	}
+	return true
+}
+
+// merge moves the recent keys into the sorted ones.
+func (s *idSet) merge() {
+	add := make([]uint64, 0, len(s.recent))
+	for k := range s.recent {
+		add = append(add, k)
+	}
+	slices.Sort(add)
+	out := make([]uint64, 0, len(s.sorted)+len(add))
+	i, j := 0, 0
+	for i < len(s.sorted) && j < len(add) {
+		if s.sorted[i] < add[j] {
+			out, i = append(out, s.sorted[i]), i+1
+		} else {
+			out, j = append(out, add[j]), j+1
+		}
+	}
+	out = append(append(out, s.sorted[i:]...), add[j:]...)
+	s.sorted, s.recent = out, nil
+}
+
+// bytes estimates the RAM of the set (Options.MaxBytes).
+func (s *idSet) bytes() int64 {
+	return int64(len(s.sorted))*sortedIDBytes + int64(len(s.recent))*recentIDBytes
+}

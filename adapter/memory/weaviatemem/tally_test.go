@@ -2,6 +2,9 @@ package weaviatemem
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,13 +14,13 @@ import (
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
 
-// TestRecentIDsAreBounded: a copy that reads objects created over a span
-// far beyond the lookback keeps the ids of the last lookback's objects
-// only, yet counts every object once: its count and version equal those of
-// a copy that reads the same objects in one full read, own writes included.
-// An object written again long after is counted again when read (its
-// creation time is new), and reads nothing more in full.
-func TestRecentIDsAreBounded(t *testing.T) {
+// TestRewrittenObjectCountedOnce: a copy that reads objects created over a
+// span far beyond the lookback, and its own writes, counts every object
+// once: its count and version equal a fresh copy's, which reads the same
+// objects in one full read. An object written again long after (Weaviate
+// gives it a new creation time) is still counted once: the count stays
+// Weaviate's, the version a fresh copy's, and nothing is read in full.
+func TestRewrittenObjectCountedOnce(t *testing.T) {
 	f, ts := fakeweaviate.New(t)
 	s := openStore(t, ts.URL, func(o *Options) { o.Lookback = time.Second })
 	sc := s.scopes[""]
@@ -31,31 +34,132 @@ func TestRecentIDsAreBounded(t *testing.T) {
 		}
 		want := int64((r + 1) * perRound)
 		waitFor(t, fmt.Sprintf("round %d to be read", r), func() bool { return sc.objects() == want })
-		if n := sc.recentIDs(); n > perRound {
-			t.Fatalf("round %d: %d recent ids kept, want at most the %d objects of the last lookback", r, n, perRound)
-		}
 	}
 	f.Mu.Lock()
 	f.Now = start + rounds*5000
 	f.Mu.Unlock()
 	vectorize(t, s, baseVectorizer(t), testmodel.JargonPassages(20), vectorizer.TaskPassage)
 	waitFor(t, "the own writes to be read back", func() bool { return sc.objects() == int64(f.Count(sharedTenant)) })
-	fresh := openStore(t, ts.URL, nil)
-	if got, want := s.Stats().Remote.Scopes[""].Version, fresh.Stats().Remote.Scopes[""].Version; got != want {
-		t.Errorf("version %s after incremental reads, %s after a full read", got, want)
-	}
-	if got, want := export(t, s), export(t, fresh); got != want {
-		t.Error("the copy read incrementally differs from the copy read in full")
-	}
+	sameAsFresh(t, s, ts.URL)
 	full := s.Stats().Remote.Refreshes["full"]
 	n := sc.objects()
 	put(f, contextObject(memory.Observation{Word: "w0", Context: "w0 in context 0"}), f.Now+1000) // written again
 	put(f, contextObject(memory.Observation{Word: "w0", Context: "w0 in a new context"}), f.Now+1000)
 	waitFor(t, "the new object to be read", func() bool { return sc.objects() >= n+1 })
 	time.Sleep(5 * s.o.Refresh)
-	if got := s.Stats().Remote.Refreshes["full"]; got != full || sc.objects() != n+2 || f.Count(sharedTenant) != int(n+1) {
-		t.Errorf("after an object written again and a new one: %d full reads (was %d), %d objects read (want %d)",
-			got, full, sc.objects(), n+2)
+	if got := s.Stats().Remote.Refreshes["full"]; got != full || sc.objects() != n+1 || f.Count(sharedTenant) != int(n+1) {
+		t.Errorf("after an object written again and a new one: %d full reads (was %d), %d objects read, want %d (Weaviate's %d)",
+			got, full, sc.objects(), n+1, f.Count(sharedTenant))
+	}
+	sameAsFresh(t, s, ts.URL)
+}
+
+// TestFullReadCountsOnceWhateverTheClocks: a full read of objects created
+// by a clock an hour ahead of the server's, then an incremental read that
+// lists them again, count each object once: the count is Weaviate's and
+// the version a fresh copy's.
+func TestFullReadCountsOnceWhateverTheClocks(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	ahead := time.Now().Add(time.Hour).UnixMilli()
+	for i := range 3000 {
+		put(f, contextObject(memory.Observation{Word: fmt.Sprintf("w%d", i%300), Context: fmt.Sprintf("c %d", i)}), ahead+int64(i))
+	}
+	s := openStore(t, ts.URL, func(o *Options) { o.Lookback = time.Second })
+	sc := s.scopes[""]
+	put(f, contextObject(memory.Observation{Word: "new", Context: "new one"}), ahead+3001)
+	waitFor(t, "the new object to be read", func() bool {
+		mem, _ := sc.current()
+		c, _ := mem.Contexts(nil, "new")
+		return len(c) == 1
+	})
+	time.Sleep(5 * s.o.Refresh)
+	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want {
+		t.Errorf("%d objects counted, Weaviate holds %d", got, want)
+	}
+	sameAsFresh(t, s, ts.URL)
+}
+
+// TestLateObjectIsRead: an object that becomes visible after the
+// incremental reads passed its creation time (a replica that lagged) makes
+// the count exceed the objects read, even after an object was written
+// again, and so is read by a full read.
+func TestLateObjectIsRead(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	t0 := f.Now
+	x := contextObject(memory.Observation{Word: "x", Context: "x ctx"})
+	put(f, x, t0)
+	s := openStore(t, ts.URL, func(o *Options) { o.Lookback = time.Second })
+	sc := s.scopes[""]
+	put(f, contextObject(memory.Observation{Word: "a", Context: "a ctx"}), t0+10_000)
+	waitFor(t, "a to be read", func() bool { return sc.objects() == 2 })
+	put(f, x, t0+20_000) // written again: a new creation time
+	put(f, contextObject(memory.Observation{Word: "b", Context: "b ctx"}), t0+20_001)
+	waitFor(t, "b to be read", func() bool { return sc.objects() >= 3 })
+	time.Sleep(5 * s.o.Refresh)
+	if sc.objects() != 3 {
+		t.Fatalf("%d objects counted, want 3 (x written again counts once)", sc.objects())
+	}
+	put(f, contextObject(memory.Observation{Word: "late", Context: "late ctx"}), t0+5_000)
+	waitFor(t, "the late object to be read", func() bool {
+		mem, _ := sc.current()
+		c, _ := mem.Contexts(nil, "late")
+		return len(c) == 1 && sc.objects() == 4
+	})
+	if s.Stats().Remote.Refreshes["incomplete"] == 0 {
+		t.Error("the late object was read without an incomplete incremental read")
+	}
+	sameAsFresh(t, s, ts.URL)
+}
+
+// TestIDSetIsExactAndItsBytesBoundItsHeap: the id set holds every key
+// once, in any order of insertion, and its estimated bytes are at least
+// the heap it holds, at every size.
+// go test ./adapter/memory/weaviatemem -run TestIDSetIsExactAndItsBytesBoundItsHeap -v
+// prints the bytes a key.
+func TestIDSetIsExactAndItsBytesBoundItsHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1000, 4095, 4096, 70_000, 1_000_000} {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = rng.Uint64()
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var s idSet
+		for _, k := range keys {
+			if !s.insert(k) {
+				t.Fatalf("%d keys: key %x inserted as held already", n, k)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		t.Logf("%d keys: heap %.1f bytes a key, estimate %.1f", n, float64(heap)/float64(n), float64(s.bytes())/float64(n))
+		if heap > s.bytes()*11/10+1024 {
+			t.Errorf("%d keys: heap %d bytes, more than 1.1 × the estimate %d", n, heap, s.bytes())
+		}
+		for _, k := range slices.Backward(keys) {
+			if s.insert(k) {
+				t.Fatalf("%d keys: key %x inserted again", n, k)
+			}
+		}
+		if got := len(s.sorted) + len(s.recent); got != n {
+			t.Errorf("%d keys inserted, %d held", n, got)
+		}
+	}
+}
+
+// sameAsFresh fails t unless the copy of the shared scope of s has the
+// version and the memory of a fresh copy's, which reads every object once.
+func sameAsFresh(t *testing.T, s *Store, url string) {
+	t.Helper()
+	fresh := openStore(t, url, func(o *Options) { o.Lookback = s.o.Lookback })
+	if got, want := s.Stats().Remote.Scopes[""].Version, fresh.Stats().Remote.Scopes[""].Version; got != want {
+		t.Errorf("version %s, a fresh copy's %s", got, want)
+	}
+	if got, want := export(t, s), export(t, fresh); got != want {
+		t.Error("the copy differs from a fresh copy")
 	}
 }
 
@@ -64,11 +168,4 @@ func (sc *scope) objects() int64 {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	return sc.read.count
-}
-
-// recentIDs returns the number of ids the copy keeps to count objects once.
-func (sc *scope) recentIDs() int {
-	sc.mu.RLock()
-	defer sc.mu.RUnlock()
-	return len(sc.read.recent)
 }
