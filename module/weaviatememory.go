@@ -33,7 +33,9 @@ const (
 	// at least 1 MiB): past it the least recently used are dropped.
 	EnvMemoryWeaviateMaxBytes = "TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_BYTES"
 	// EnvMemoryWeaviateMaxScopes bounds the copies a node keeps (default
-	// and most memory.MaxCollections, 1,024).
+	// and most memory.MaxCollections, 1,024). The module only: serve keeps
+	// the copies of the scopes it is asked for, at most 1,024, and has no
+	// flag of this name.
 	EnvMemoryWeaviateMaxScopes = "TEXT2VEC_AM_MEMORY_WEAVIATE_MAX_SCOPES"
 )
 
@@ -60,7 +62,7 @@ func (cfg *EnvConfig) loadWeaviate(getenv func(string) string) error {
 		what string
 	}{
 		{EnvMemoryWeaviateReplicas, &replicas, "a replication factor ≥ 1"},
-		{EnvMemoryWeaviateMaxBytes, &o.MaxBytes, "a number of bytes ≥ 1048576 (1 MiB)"},
+		{EnvMemoryWeaviateMaxBytes, &o.MaxBytes, fmt.Sprintf("a number of bytes ≥ %d (1 MiB)", weaviatemem.MinMaxBytes)},
 		{EnvMemoryWeaviateMaxScopes, &maxScopes, "a number of copies ≥ 1"},
 	} {
 		if s := strings.TrimSpace(getenv(n.env)); s != "" {

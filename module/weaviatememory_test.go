@@ -102,7 +102,8 @@ func TestWeaviateTenantIsolation(t *testing.T) {
 
 // TestWeaviateEnvMatchesServe: a setting of the memory kept in Weaviate that
 // serve and the module both take has one name: the module's variable is the
-// one serve's flag reads.
+// one serve's flag reads. EnvMemoryWeaviateMaxScopes is the module's only:
+// serve has no such flag.
 func TestWeaviateEnvMatchesServe(t *testing.T) {
 	var help bytes.Buffer
 	cli.Main(context.Background(), "text2vec-am", command.Commands(), []string{"serve", "-h"}, &help, &help)
@@ -114,6 +115,9 @@ func TestWeaviateEnvMatchesServe(t *testing.T) {
 		if got := cli.EnvName(command.EnvPrefix, flag); got != env {
 			t.Errorf("serve's --%s reads %s, the module %s", flag, got, env)
 		}
+	}
+	if strings.Contains(help.String(), "  -memory-weaviate-max-scopes ") {
+		t.Errorf("serve has a flag --memory-weaviate-max-scopes: add %s to the settings both take", EnvMemoryWeaviateMaxScopes)
 	}
 }
 

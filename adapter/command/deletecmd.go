@@ -49,8 +49,11 @@ func runDelete(ctx context.Context, env cli.Env) error {
 		fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), *moduleDir)
 		return nil
 	}
-	o := weaviatemem.Options{URL: wf.url, Class: wf.class, Timeout: wf.timeout, Memory: memory.DefaultOptions(), Logger: log}
+	o := weaviatemem.Options{URL: wf.url, Class: wf.class, Timeout: wf.timeout, Logger: log}
 	if err := wf.access(&o); err != nil {
+		return err
+	}
+	if err := weaviateUsage(o.CheckAccess()); err != nil {
 		return err
 	}
 	if err := weaviatemem.DeleteMemory(ctx, o, coll, *tenant); err != nil {

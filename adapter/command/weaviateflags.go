@@ -42,7 +42,7 @@ func (f *weaviateFlags) registerAccess(fs *flag.FlagSet) {
 }
 
 // access fills in o's API key from --memory-weaviate-api-key-file and checks
-// the timeout, then o (a usage error naming the flag).
+// the timeout (a usage error naming the flag); the caller checks o.
 func (f *weaviateFlags) access(o *weaviatemem.Options) error {
 	if f.apiKeyFile != "" {
 		var err error
@@ -53,7 +53,13 @@ func (f *weaviateFlags) access(o *weaviatemem.Options) error {
 	if f.timeout <= 0 {
 		return cli.UsageError("--memory-weaviate-timeout %v: want > 0", f.timeout)
 	}
-	if err := o.Check(); err != nil {
+	return nil
+}
+
+// weaviateUsage is the usage error of err, an option of weaviatemem.Options
+// out of range (nil: none), naming its flag.
+func weaviateUsage(err error) error {
+	if err != nil {
 		return cli.UsageError("%s: %w", weaviateFlag(err), err)
 	}
 	return nil
@@ -71,11 +77,12 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 	o := &weaviatemem.Options{URL: f.url, Class: f.class, Replicas: f.replicas, Refresh: f.refresh, Lookback: f.lookback,
 		Timeout: f.timeout, Memory: mopts, ReadOnly: mopts.ReadOnly, Logger: log, MaxBytes: f.maxBytes}
 	for _, n := range []struct {
-		name string
-		v    int64
-	}{{"replicas", int64(f.replicas)}, {"max-bytes", f.maxBytes}} {
-		if n.v < 1 {
-			return nil, cli.UsageError("--memory-weaviate-%s %d: want ≥ 1", n.name, n.v)
+		name     string
+		v, least int64
+		what     string
+	}{{"replicas", int64(f.replicas), 1, "1"}, {"max-bytes", f.maxBytes, weaviatemem.MinMaxBytes, "1048576 (1 MiB)"}} {
+		if n.v < n.least {
+			return nil, cli.UsageError("--memory-weaviate-%s %d: want ≥ %s", n.name, n.v, n.what)
 		}
 	}
 	for _, d := range []struct {
@@ -87,6 +94,9 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 		}
 	}
 	if err := f.access(o); err != nil {
+		return nil, err
+	}
+	if err := weaviateUsage(o.Check()); err != nil {
 		return nil, err
 	}
 	return o, nil

@@ -12,8 +12,10 @@ import (
 // collection and all its tenants) kept in the Weaviate of o, as Store.Delete
 // does, without opening a store (which creates the class): Weaviate does
 // not tell the module when it deletes a collection or a tenant, so an
-// operator deletes their memory with it (text2vec-am memory delete).
+// operator deletes their memory with it (text2vec-am memory delete). It
+// uses the options that reach Weaviate only (Options.CheckAccess).
 func DeleteMemory(ctx context.Context, o Options, collection, tenant string) error {
+	o.withoutCopies()
 	base, user, err := o.defaults()
 	if err != nil {
 		return err

@@ -50,3 +50,24 @@ func TestScopesSharedCountsAndDelete(t *testing.T) {
 		t.Errorf("copies after the delete: %+v", st)
 	}
 }
+
+// TestDeleteMemoryNeedsNoCopyOptions: DeleteMemory deletes a tenant's
+// memory with a URL only; the options of copies, which it reads none of,
+// may be left zero.
+func TestDeleteMemoryNeedsNoCopyOptions(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	s := openStore(t, ts.URL, nil)
+	vectorize(t, s, baseVectorizer(t), testmodel.JargonPassages(2), vectorizer.TaskPassage)
+	if f.Count(sharedTenant) == 0 {
+		t.Fatal("nothing written to the shared tenant")
+	}
+	if err := DeleteMemory(context.Background(), Options{URL: ts.URL}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.Mu.Lock()
+	_, kept := f.Tenants[sharedTenant]
+	f.Mu.Unlock()
+	if kept {
+		t.Error("the shared tenant is kept")
+	}
+}

@@ -36,7 +36,7 @@ func ExampleOpen() {
 // Weaviate deleted the tenant "acme" of the collection Doc: delete its
 // memory too (tenant "": the collection's and all its tenants').
 func ExampleDeleteMemory() {
-	o := weaviatemem.Options{URL: "http://weaviate:8080", Memory: memory.DefaultOptions()}
+	o := weaviatemem.Options{URL: "http://weaviate:8080"}
 	if err := weaviatemem.DeleteMemory(context.Background(), o, "Doc", "acme"); err != nil {
 		log.Fatal(err)
 	}

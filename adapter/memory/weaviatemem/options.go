@@ -75,6 +75,21 @@ func (o Options) Check() error {
 	return err
 }
 
+// CheckAccess reports the first option out of range among those that
+// reach Weaviate (URL, Class, Timeout, APIKey), as DeleteMemory would: the
+// options of copies are not checked.
+func (o Options) CheckAccess() error {
+	o.withoutCopies()
+	_, _, err := o.defaults()
+	return err
+}
+
+// withoutCopies sets the options of copies, which DeleteMemory reads none
+// of, to their defaults.
+func (o *Options) withoutCopies() {
+	o.Memory, o.MaxBytes, o.MaxScopes, o.Replicas, o.Refresh, o.Lookback = memory.DefaultOptions(), 0, 0, 0, 0, 0
+}
+
 // OptionError is an option of Options out of range.
 type OptionError struct {
 	// Option is the field of Options: "URL", "Class", "Replicas", "Refresh",
