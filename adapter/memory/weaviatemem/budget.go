@@ -18,20 +18,22 @@ const (
 )
 
 // capsBytes is the most RAM the capped parts of a copy with options o take:
-// its budget, passage counts and passage hashes.
-func capsBytes(o memory.Options) int64 {
-	return o.MaxBytes + int64(o.MaxDocFreqWords)*docFreqWordBytes + int64(o.MaxPassageHashes)*passageHashBytes
+// its budget, passage counts and passage hashes (a float: caps near the
+// largest int64 do not overflow).
+func capsBytes(o memory.Options) float64 {
+	return float64(o.MaxBytes) + float64(o.MaxDocFreqWords)*docFreqWordBytes + float64(o.MaxPassageHashes)*passageHashBytes
 }
 
 // fitCaps scales the budget, passage counts and hashes of o down, in
-// proportion, so that they take at most half of maxBytes (the rest is for
-// a copy's AM vectors and ids).
+// proportion, so that they take at most seven eighths of maxBytes (the
+// rest is for a copy's AM vectors and keys; the defaults fit in the
+// default MaxBytes as they are).
 func fitCaps(o *memory.Options, maxBytes int64) {
-	reach, room := capsBytes(*o), maxBytes/2
+	reach, room := capsBytes(*o), float64(maxBytes-maxBytes/8)
 	if reach <= room {
 		return
 	}
-	scale := func(n int64) int64 { return max(1, n*(room>>10)/((reach>>10)+1)) }
+	scale := func(n int64) int64 { return max(1, int64(float64(n)*(room/reach))) }
 	o.MaxBytes = scale(o.MaxBytes)
 	o.MaxDocFreqWords = int(scale(int64(o.MaxDocFreqWords)))
 	o.MaxPassageHashes = int(scale(int64(o.MaxPassageHashes)))

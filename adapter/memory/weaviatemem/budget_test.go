@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -30,8 +31,8 @@ func TestCopiesKeepWithinMaxBytes(t *testing.T) {
 		}
 	}
 	s := openStore(t, ts.URL, func(o *Options) { o.MaxBytes = maxBytes })
-	if reach := capsBytes(s.o.Memory); reach > maxBytes/2 {
-		t.Errorf("a copy's budget, passage counts and hashes reach %d bytes, more than half of MaxBytes %d", reach, maxBytes)
+	if reach := capsBytes(s.o.Memory); reach > maxBytes*7/8 {
+		t.Errorf("a copy's budget, passage counts and hashes reach %.0f bytes, more than 7/8 of MaxBytes %d", reach, maxBytes)
 	}
 	use := func(name string) *scope {
 		t.Helper()
@@ -168,5 +169,42 @@ func TestTrimKeepsWhatIsInUse(t *testing.T) {
 	}
 	if n := strings.Count(log.String(), "msg="); n != 1 {
 		t.Errorf("%d log lines for one trim:\n%s", n, log.String())
+	}
+}
+
+// TestCapsFitSevenEighthsOfMaxBytes: a copy's budget, passage counts and
+// hashes are kept as they are when they fit in 7/8 of MaxBytes (the
+// defaults in the default 1 GiB), else scaled down together to fit (but
+// for the least count and hash, one each), caps near the largest int64
+// included.
+func TestCapsFitSevenEighthsOfMaxBytes(t *testing.T) {
+	huge := memory.DefaultOptions()
+	huge.MaxBytes, huge.MaxDocFreqWords, huge.MaxPassageHashes = math.MaxInt64/2, math.MaxInt32, math.MaxInt32
+	for _, c := range []struct {
+		mem      memory.Options
+		maxBytes int64
+		scaled   bool
+	}{
+		{memory.DefaultOptions(), DefaultMaxBytes, false},
+		{memory.DefaultOptions(), 1 << 20, true},
+		{memory.DefaultOptions(), 256 << 20, true},
+		{huge, DefaultMaxBytes, true},
+	} {
+		o := Options{URL: "http://localhost:1", Memory: c.mem, MaxBytes: c.maxBytes}
+		if err := o.Check(); err != nil {
+			t.Fatal(err)
+		}
+		o.defaults()
+		reach, m := capsBytes(o.Memory), o.Memory
+		scaled := m.MaxBytes != c.mem.MaxBytes || m.MaxDocFreqWords != c.mem.MaxDocFreqWords ||
+			m.MaxPassageHashes != c.mem.MaxPassageHashes
+		room := float64(c.maxBytes - c.maxBytes/8)
+		if reach > room+docFreqWordBytes+passageHashBytes || scaled != c.scaled {
+			t.Errorf("MaxBytes %d: caps reach %.0f bytes (budget %d, %d counts, %d hashes), scaled %v, want %v",
+				c.maxBytes, reach, m.MaxBytes, m.MaxDocFreqWords, m.MaxPassageHashes, scaled, c.scaled)
+		}
+		if c.scaled && reach < room*0.99 {
+			t.Errorf("MaxBytes %d: caps scaled to %.0f bytes, far below 7/8 of it", c.maxBytes, reach)
+		}
 	}
 }

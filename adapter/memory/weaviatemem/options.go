@@ -60,7 +60,8 @@ type Options struct {
 	// recently used one, one not read yet, or with SharedCounts the shared
 	// one. A copy's budget, passage counts and hashes (Memory.MaxBytes,
 	// MaxDocFreqWords, MaxPassageHashes) are scaled down together to at most
-	// half of MaxBytes; its keys grow with its tenant's objects.
+	// 7/8 of MaxBytes (the defaults fit in the default as they are); its
+	// keys grow with its tenant's objects.
 	MaxBytes int64
 	// Logger receives the store's messages (default slog.Default()).
 	Logger *slog.Logger
