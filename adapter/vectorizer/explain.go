@@ -195,6 +195,7 @@ func (v *Vectorizer) ExplainContext(ctx context.Context, text string, opts Optio
 	if err := checkAMWords(w, &opts); err != nil {
 		return nil, err
 	}
+	opts.memoryOnly = opts.QueryMemoryOnly
 	ex := &Explanation{lim: lim.withDefaults()}
 	err := v.combine(ctx, w, &opts, ex)
 	clear(w.explain)

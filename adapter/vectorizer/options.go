@@ -109,6 +109,12 @@ type Options struct {
 	// knows gets its vector from the remembered contexts alone, the same in a
 	// query as in the passages (on debian-dev, dense AM MRR@10 0.374 → 0.403).
 	MixTextContexts bool
+	// QueryMemoryOnly gives a query's AM words the remembered contexts alone:
+	// never the query's own words, which are not a sentence in which the word
+	// was used. Passages keep their own windows. Default false.
+	QueryMemoryOnly bool
+	// memoryOnly is set per call: a query (or Explain) under QueryMemoryOnly.
+	memoryOnly bool
 	// CollectionB is the b of WeightSIFCollection's factor b/(b + df(w)/N);
 	// 0 (the default) means DefaultCollectionB.
 	CollectionB float64

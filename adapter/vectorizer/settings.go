@@ -115,6 +115,9 @@ var settings = [...]Setting{
 	{"mix_text_contexts", "mix-text-contexts", "TEXT2VEC_AM_MIX_TEXT_CONTEXTS", "mixTextContexts", KindBool,
 		"feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)",
 		func(o *Options) any { return &o.MixTextContexts }},
+	{"query_memory_only", "query-memory-only", "TEXT2VEC_AM_QUERY_MEMORY_ONLY", "queryMemoryOnly", KindBool,
+		"a query's rare words take their contexts from the memory alone, never from the query's own words",
+		func(o *Options) any { return &o.QueryMemoryOnly }},
 	// Server-wide only: a request or a collection cannot raise its own limit.
 	{"", "max-am-words", "TEXT2VEC_AM_MAX_AM_WORDS", "", KindInt,
 		"most distinct words needing AM inference in one text (more: 413)",

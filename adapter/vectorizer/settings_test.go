@@ -25,6 +25,7 @@ var settingCases = map[string]settingCase{ // by flag name
 	"max-contexts":      {"8", "5000", func(o Options) bool { return o.MaxContexts == 8 }},
 	"collection-b":      {"0.05", "2", func(o Options) bool { return o.CollectionB == 0.05 }},
 	"mix-text-contexts": {"true", "maybe", func(o Options) bool { return o.MixTextContexts }},
+	"query-memory-only": {"true", "yes", func(o Options) bool { return o.QueryMemoryOnly }},
 	"max-am-words":      {"10", "-1", func(o Options) bool { return o.MaxAMWords == 10 }},
 }
 

@@ -467,6 +467,7 @@ func (v *Vectorizer) vectorizeWork(ctx context.Context, w *work, text string, ta
 	if err := checkAMWords(w, &opts); err != nil {
 		return err
 	}
+	opts.memoryOnly = task == TaskQuery && opts.QueryMemoryOnly
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -853,7 +854,7 @@ func (v *Vectorizer) charVectorOf(w *work, word string, we *WordExplanation) int
 // remembered ones (w.ctxTexts[:w.ctxRem], at most o.MaxContexts) and the
 // windows around the word in this text (their token spans in w.ctxWin) when
 // the memory holds none for it, or with MixTextContexts after the remembered
-// ones as room allows. It returns the memory's version of the word's contexts
+// ones as room allows (neither in a query under QueryMemoryOnly). It returns the memory's version of the word's contexts
 // and whether the result equals the memory-only one (and can be cached):
 // when every in-text context is remembered already, does not fit or is not
 // used.
@@ -868,7 +869,7 @@ func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version u
 	w.ctxRem = len(w.ctxTexts)
 	cacheable = true
 	w.occPos = w.occPos[:0]
-	if head, ok := w.occHead[word]; ok && (w.ctxRem == 0 || o.MixTextContexts) {
+	if head, ok := w.occHead[word]; ok && !o.memoryOnly && (w.ctxRem == 0 || o.MixTextContexts) {
 		for n := head; n >= 0; n = w.occ[n].next {
 			w.occPos = append(w.occPos, w.occ[n].pos)
 		}
