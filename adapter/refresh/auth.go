@@ -60,10 +60,8 @@ func (o *Options) call(ctx context.Context, method, path string, body, out any) 
 
 // checkAPIKey refuses a key that cannot travel in an Authorization header.
 func checkAPIKey(key string) error {
-	for _, r := range key {
-		if r <= ' ' || r == 0x7f {
-			return fmt.Errorf("refresh: the API key holds white space or a control character (%q)", r)
-		}
+	if err := weaviateapi.CheckAPIKey(key); err != nil {
+		return fmt.Errorf("refresh: %w", err)
 	}
 	return nil
 }

@@ -114,3 +114,14 @@ func RetryWait(attempt int, retryAfter string) time.Duration {
 	}
 	return time.Duration(1<<min(attempt, 20)) * 100 * time.Millisecond
 }
+
+// CheckAPIKey refuses a key that cannot travel in an Authorization header:
+// one holding white space or a control character.
+func CheckAPIKey(key string) error {
+	for _, r := range key {
+		if r <= ' ' || r == 0x7f {
+			return fmt.Errorf("the API key holds white space or a control character (%q)", r)
+		}
+	}
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
 
 // DefaultClass is the collection that holds the memory.
@@ -135,11 +136,13 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 			fmt.Sprintf("copies %d: want 1 … %d (0: the default)", o.MaxScopes, memory.MaxCollections)},
 		{o.MaxBytes != 0 && o.MaxBytes < MinMaxBytes, "MaxBytes",
 			fmt.Sprintf("RAM of the copies %d bytes: want ≥ %d (1 MiB; 0: the default %d)", o.MaxBytes, MinMaxBytes, DefaultMaxBytes)},
-		{strings.ContainsAny(o.APIKey, " \t\r\n"), "APIKey", "the API key holds white space"},
 	} {
 		if c.bad {
 			return "", nil, &OptionError{c.option, errors.New(c.what)}
 		}
+	}
+	if err := weaviateapi.CheckAPIKey(o.APIKey); err != nil {
+		return "", nil, &OptionError{"APIKey", err}
 	}
 	o.Refresh = orDefault(o.Refresh, time.Second)
 	o.Lookback = orDefault(o.Lookback, 30*time.Second)
