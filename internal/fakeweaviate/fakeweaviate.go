@@ -32,6 +32,8 @@ type Fake struct {
 	failStatus int
 	// IgnoreAfter lists the first page whatever "after" says.
 	IgnoreAfter bool
+	// BadTimes answers GraphQL Get with creation times that are not numbers.
+	BadTimes bool
 	// Auth is the Authorization header of the last call.
 	Auth  string
 	Calls map[string]int // by path
@@ -224,7 +226,11 @@ func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
 	rows := []any{}
 	for _, o := range objs {
 		if o.Time >= from && len(rows) < limit {
-			row := map[string]any{"_additional": map[string]any{"id": o.ID, "creationTimeUnix": strconv.FormatInt(o.Time, 10)}}
+			ts := strconv.FormatInt(o.Time, 10)
+			if f.BadTimes {
+				ts = "yesterday"
+			}
+			row := map[string]any{"_additional": map[string]any{"id": o.ID, "creationTimeUnix": ts}}
 			for k, v := range o.Props {
 				row[k] = v
 			}

@@ -131,7 +131,9 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	for range maxIncrementalPages {
 		objs, times, err := s.getSince(ctx, sc.tenant, from)
 		var refused *weaviateapi.GraphQLError
-		if errors.As(err, &refused) { // Weaviate answered and refused the query: read through the cursor next
+		if errors.As(err, &refused) || errors.Is(err, errCreationTime) {
+			// Weaviate refused the query, or answered with creation times
+			// that order nothing: read through the cursor next.
 			sc.mu.Lock()
 			sc.full = true
 			sc.mu.Unlock()
@@ -164,6 +166,10 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	return nil
 }
 
+// errCreationTime is a creation time in a GraphQL answer that is not a
+// number of milliseconds.
+var errCreationTime = errors.New("creation time is not a number")
+
 // getSince returns a page of the objects of tenant created at from or
 // later (milliseconds), oldest first, with their creation times.
 func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]object, []int64, error) {
@@ -192,7 +198,7 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]obje
 		ts, _ := add["creationTimeUnix"].(string)
 		t, err := strconv.ParseInt(ts, 10, 64)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s of tenant %s: object %q: creation time %q", s.o.Class, tenant, id, ts)
+			return nil, nil, fmt.Errorf("read %s of tenant %s: object %q: %w: %q", s.o.Class, tenant, id, errCreationTime, ts)
 		}
 		objs, times = append(objs, s.decode(tenant, id, r)), append(times, t)
 	}

@@ -284,3 +284,23 @@ func TestIncrementalAndFullReads(t *testing.T) {
 		t.Errorf("r2's contexts %q", ctx)
 	}
 }
+
+// TestUnreadableCreationTimes: when Weaviate answers the incremental read
+// with creation times that are not numbers, the copy reads through the
+// cursor instead and still gets every object.
+func TestUnreadableCreationTimes(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	s := openStore(t, ts.URL, nil)
+	objects := func() int64 { return s.Stats().Remote.Scopes[""].Objects }
+	put(f, passageObject(1, []string{"w"}), f.Now)
+	waitFor(t, "the first object", func() bool { return objects() == 1 })
+	f.Mu.Lock()
+	f.BadTimes = true
+	f.Mu.Unlock()
+	full := s.Stats().Remote.Refreshes["full"]
+	put(f, contextObject(memory.Observation{Word: "r1", Context: "r1 in a context"}), f.Now+1)
+	waitFor(t, "a full read", func() bool { return objects() == 2 && s.Stats().Remote.Refreshes["full"] > full })
+	if ctx, _ := s.scopes[""].mem.Contexts(nil, "r1"); len(ctx) != 1 {
+		t.Errorf("r1's contexts %q", ctx)
+	}
+}
