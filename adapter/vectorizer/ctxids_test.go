@@ -1,10 +1,12 @@
 package vectorizer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,30 +113,128 @@ func TestContextIDCacheBitIdentical(t *testing.T) {
 	assertSameVectors(t, cached, plain, cachePassages(48, 9), TaskPassage, DefaultOptions())
 }
 
+// TestContextIDReadingsMatchTokenizing checks, for a mixed workload of
+// unseen and rare words whose contexts the memory adds, keeps in order and
+// drops (a small MaxContexts), that the reading of every word's remembered
+// contexts holds the texts the memory gives and the ids model.ContextIDs
+// gives for them, both from a store that hands out its own strings and from
+// one that hands out fresh copies of them each time (a holder's answer).
+func TestContextIDReadingsMatchTokenizing(t *testing.T) {
+	mo := memory.DefaultOptions()
+	mo.MaxContexts = 4
+	mem, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	own := newVectorizer(t, mem)
+	fresh, err := own.WithStores(copyingStore{mem}, mem, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.ctxCache = newContextIDCache(contextIDBytes)
+	if !own.storeOwnsTexts || fresh.storeOwnsTexts {
+		t.Fatal("the vectorizers do not tell the memory's strings from copies")
+	}
+	words := map[string]bool{}
+	for round := range 6 {
+		texts := cachePassages(32, uint64(round))
+		if _, errs := own.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
+			t.Fatal(errors.Join(errs...))
+		}
+		_, am := own.MemoryWords(texts, DefaultOptions())
+		for _, word := range am {
+			words[word] = true
+		}
+		for word := range words {
+			for _, v := range []*Vectorizer{own, fresh} {
+				checkReading(t, v, word)
+			}
+		}
+	}
+	if len(own.ctxCache.cur) == 0 || len(fresh.ctxCache.cur) == 0 {
+		t.Fatal("no reading cached: the test compares nothing")
+	}
+}
+
+// checkReading reads word's remembered contexts through v's cache, twice,
+// and compares each reading with tokenizing the memory's texts.
+func checkReading(t *testing.T, v *Vectorizer, word string) {
+	t.Helper()
+	texts, _ := v.store.Contexts(nil, word)
+	if len(texts) == 0 {
+		return
+	}
+	w := v.newWork()
+	w.ctxTexts, w.ctxRem = texts, len(texts)
+	for range 2 {
+		r := v.rememberedIDs(w, word)
+		if !slices.Equal(r.ctx, texts) {
+			t.Fatalf("%q: the reading holds %q, the memory %q", word, r.ctx, texts)
+		}
+		for i, text := range texts {
+			want := m0ContextIDs(v, text, word)
+			if got := r.contextIDs(i); !slices.Equal(got, want) {
+				t.Fatalf("%q, context %q: ids %v, tokenizing gives %v", word, text, got, want)
+			}
+		}
+	}
+}
+
+// m0ContextIDs tokenizes text and gives its ids as model.ContextIDs does.
+func m0ContextIDs(v *Vectorizer, text, word string) []int32 {
+	return v.m.ContextIDs(nil, v.tok.AppendTokens(nil, text), word)
+}
+
+// copyingStore hands out fresh copies of the memory's contexts.
+type copyingStore struct{ *memory.Memory }
+
+func (s copyingStore) Contexts(dst []string, word string) ([]string, uint64) {
+	n := len(dst)
+	dst, version := s.Memory.Contexts(dst, word)
+	for i := n; i < len(dst); i++ {
+		dst[i] = strings.Clone(dst[i])
+	}
+	return dst, version
+}
+
+// reading returns a reading of n contexts of word, context i with ids
+// first, i, 2.
+func reading(word string, n int, first int32) *wordContexts {
+	r := newWordContexts(word, n, 3*n, nil)
+	for i := range n {
+		r.ctx[i] = fmt.Sprintf("context number %d with some words in it", i)
+		r.ids = append(r.ids, first, int32(i), 2)
+		r.ids[i] = int32(len(r.ids))
+	}
+	return r
+}
+
 // TestContextIDCacheBounded checks that the two generations together stay
 // within the budget, that the latest entries are kept, that a hit in the
-// previous generation moves the entry to the current one, and that a
-// context larger than a generation is not kept.
+// previous generation moves the entry to the current one, that replacing a
+// word's reading charges only the new one, and that a reading larger than a
+// generation is not kept.
 func TestContextIDCacheBounded(t *testing.T) {
 	const limit = 8 << 10
 	c := newContextIDCache(limit)
-	ctx := func(i int) string { return fmt.Sprintf("context number %d with some words in it", i) }
+	word := func(i int) string { return fmt.Sprintf("word%d", i) }
 	for i := range 1000 {
-		c.put(ctx(i), []int32{int32(i), 1, 2})
+		c.put(reading(word(i), 1+i%3, int32(i)))
 		if got := cacheBytes(c); got > limit {
 			t.Fatalf("after %d puts the cache holds %d bytes, more than %d", i+1, got, limit)
 		}
 	}
-	if ids, ok := c.get(ctx(999)); !ok || ids[0] != 999 {
-		t.Fatalf("the latest context: %v %v", ids, ok)
+	if r := c.get(word(999)); r == nil || r.contextIDs(0)[0] != 999 {
+		t.Fatalf("the latest word: %v", r)
 	}
-	if _, ok := c.get(ctx(0)); ok {
-		t.Fatal("the first context survived 1000 puts into 8 KiB")
+	if r := c.get(word(0)); r != nil {
+		t.Fatal("the first word survived 1000 puts into 8 KiB")
 	}
 	old := -1
 	for i := 999; i >= 0 && old < 0; i-- {
-		if _, inPrev := c.prev[ctx(i)]; inPrev {
-			if _, inCur := c.cur[ctx(i)]; !inCur {
+		if _, inPrev := c.prev[word(i)]; inPrev {
+			if _, inCur := c.cur[word(i)]; !inCur {
 				old = i
 			}
 		}
@@ -142,16 +242,22 @@ func TestContextIDCacheBounded(t *testing.T) {
 	if old < 0 {
 		t.Fatal("no entry only in the previous generation")
 	}
-	if ids, ok := c.get(ctx(old)); !ok || ids[0] != int32(old) {
-		t.Fatalf("entry %d of the previous generation: %v %v", old, ids, ok)
+	if r := c.get(word(old)); r == nil || r.contextIDs(0)[0] != int32(old) {
+		t.Fatalf("entry %d of the previous generation: %v", old, r)
 	}
-	if _, ok := c.cur[ctx(old)]; !ok {
+	if _, ok := c.cur[word(old)]; !ok {
 		t.Errorf("a hit in the previous generation did not move entry %d to the current one", old)
 	}
-	huge := strings.Repeat("word ", limit/5)
-	c.put(huge, []int32{1})
-	if _, ok := c.get(huge); ok {
-		t.Error("a context larger than a generation was kept")
+	before := c.curBytes
+	for range 100 {
+		c.put(c.get(word(999)))
+	}
+	if c.curBytes != before {
+		t.Errorf("replacing a reading 100 times moved the charge from %d to %d bytes", before, c.curBytes)
+	}
+	c.put(reading("huge", limit/20, 0))
+	if c.get("huge") != nil {
+		t.Error("a reading larger than a generation was kept")
 	}
 }
 
@@ -160,38 +266,50 @@ func cacheBytes(c *contextIDCache) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.curBytes
-	for ctx, ids := range c.prev {
-		if _, moved := c.cur[ctx]; !moved {
-			n += entryBytes(ctx, ids)
+	for word, r := range c.prev {
+		if _, moved := c.cur[word]; !moved {
+			n += r.bytes()
 		}
 	}
 	return n
 }
 
 // TestContextIDCacheCopiesStrings checks that the cache keeps its own copy
-// of a context, never the caller's bytes (a request body).
+// of a word, and a vectorizer its own copy of a context, never the caller's
+// bytes (a request body), unless the store is a memory, whose strings are
+// its own.
 func TestContextIDCacheCopiesStrings(t *testing.T) {
-	body := []byte(`{"text": "the context of a word, long enough to be cached"}`)
+	body := []byte(`{"text": "zq1x is the word of the context"}`)
+	word := unsafe.String(&body[10], 4)
 	ctx := unsafe.String(&body[10], len(body)-12)
-	c := newContextIDCache(1 << 20)
-	c.put(ctx, []int32{1})
-	for key := range c.cur {
-		p, b := uintptr(unsafe.Pointer(unsafe.StringData(key))), uintptr(unsafe.Pointer(&body[0]))
-		if p >= b && p < b+uintptr(len(body)) {
+	inBody := func(s string) bool {
+		p, b := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(&body[0]))
+		return p >= b && p < b+uintptr(len(body))
+	}
+	mem := newMemory(t)
+	v, err := newVectorizer(t, mem).WithStores(copyingStore{mem}, mem, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := v.newWork()
+	w.ctxTexts, w.ctxRem = []string{ctx}, 1
+	r := v.rememberedIDs(w, word)
+	if len(v.ctxCache.cur) != 1 {
+		t.Fatalf("%d entries, want 1", len(v.ctxCache.cur))
+	}
+	for key, kept := range v.ctxCache.cur {
+		if inBody(key) || inBody(kept.ctx[0]) || inBody(r.ctx[0]) {
 			t.Fatal("the cache keeps the caller's bytes")
 		}
-		if key != ctx {
-			t.Fatalf("kept %q, want %q", key, ctx)
+		if key != word || kept.ctx[0] != ctx {
+			t.Fatalf("kept %q: %q, want %q: %q", key, kept.ctx, word, ctx)
 		}
-	}
-	if len(c.cur) != 1 {
-		t.Fatalf("%d entries, want 1", len(c.cur))
 	}
 }
 
-// TestContextIDCacheConcurrent looks contexts up and adds them from many
+// TestContextIDCacheConcurrent looks readings up and adds them from many
 // goroutines while generations turn over (run it with -race): every hit
-// returns the ids put for that context.
+// returns the reading put for that word.
 func TestContextIDCacheConcurrent(t *testing.T) {
 	c := newContextIDCache(16 << 10)
 	var wg sync.WaitGroup
@@ -200,15 +318,15 @@ func TestContextIDCacheConcurrent(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(g), 3))
 			for range 5000 {
 				i := r.IntN(600)
-				ctx := fmt.Sprintf("a remembered context, number %d of them", i)
-				if ids, ok := c.get(ctx); ok {
-					if len(ids) != 2 || ids[0] != int32(i) || ids[1] != int32(2*i) {
-						t.Errorf("context %d: ids %v", i, ids)
+				word := fmt.Sprintf("word%d", i)
+				if got := c.get(word); got != nil {
+					if ids := got.contextIDs(0); len(ids) != 3 || ids[0] != int32(i) || got.word != word {
+						t.Errorf("word %d: %q, ids %v", i, got.word, ids)
 						return
 					}
 					continue
 				}
-				c.put(ctx, []int32{int32(i), int32(2 * i)})
+				c.put(reading(word, 1, int32(i)))
 			}
 		})
 	}

@@ -20,6 +20,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -81,6 +82,9 @@ type Vectorizer struct {
 	pool      sync.Pool
 	cache     *amCache
 	ctxCache  *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
+	// storeOwnsTexts: the store's contexts are strings of its own, never a
+	// caller's memory (*memory.Memory), so that ctxCache may keep them.
+	storeOwnsTexts bool
 	// df holds the collection statistics of WeightSIFCollection: the store
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
@@ -122,6 +126,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		ctxCache: newContextIDCache(contextIDBytes),
 		cnt:      &counters{},
 	}
+	v.storeOwnsTexts = ownsTexts(store)
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
 	} else {
@@ -891,32 +896,26 @@ func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version u
 
 // contextIDs fills w.ctxIDs with the base ids of every gathered context that
 // has any (w.ctxUsed says which), as model.ContextIDs gives them: the
-// contexts of this text are tokenized already; a remembered one is tokenized
-// once and then read from v.ctxCache (when there is one), unless it is too
-// short to be worth it.
+// contexts of this text are tokenized already; the remembered ones are read
+// from v.ctxCache (when there is one), which tokenizes only those it does
+// not hold yet.
 func (v *Vectorizer) contextIDs(w *work, word string) {
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
-	target := int32(-2) // word's base row (-1: none), looked up at the first cached context
+	var r *wordContexts
+	if v.ctxCache != nil && w.ctxRem > 0 {
+		r = v.rememberedIDs(w, word)
+	}
 	for c, text := range w.ctxTexts {
 		before := len(w.idBuf)
 		switch {
 		case c >= w.ctxRem:
 			k := 2 * (c - w.ctxRem)
 			w.idBuf = v.m.ContextIDs(w.idBuf, w.tokens[w.ctxWin[k]:w.ctxWin[k+1]], word)
-		case v.ctxCache == nil || len(text) < minCachedContext:
+		case r != nil:
+			w.idBuf = append(w.idBuf, r.contextIDs(c)...)
+		default:
 			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
 			w.idBuf = v.m.ContextIDs(w.idBuf, w.ctxTok, word)
-		default:
-			if target == -2 {
-				target = v.rowOf(word)
-			}
-			// A token is word exactly when its row is word's row, so
-			// leaving out that row leaves out what ContextIDs leaves out.
-			for _, id := range v.rememberedIDs(w, text) {
-				if id != target {
-					w.idBuf = append(w.idBuf, id)
-				}
-			}
 		}
 		if len(w.idBuf) > before {
 			w.idEnd = append(w.idEnd, len(w.idBuf))
@@ -932,26 +931,52 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 	}
 }
 
-// rowOf returns the base row of word, -1 if it has none.
-func (v *Vectorizer) rowOf(word string) int32 {
-	if id, ok := v.base.ID(word); ok {
-		return id
+// rememberedIDs returns the reading of word's remembered contexts
+// w.ctxTexts[:w.ctxRem] from the cache: the cached one when it holds these
+// contexts, else a new one (then cached) that takes the ids of every context
+// the cached one holds from it and tokenizes the others. The caller must not
+// modify it.
+func (v *Vectorizer) rememberedIDs(w *work, word string) *wordContexts {
+	texts := w.ctxTexts[:w.ctxRem]
+	content := !v.storeOwnsTexts // the same context may be another string
+	old := v.ctxCache.get(word)
+	idCap := 0
+	if old != nil {
+		if old.holds(texts, content) {
+			return old
+		}
+		idCap = old.idCount() + old.idCount()/max(len(old.ctx), 1)
 	}
-	return -1
+	r := newWordContexts(word, len(texts), idCap, old)
+	j := 0
+	for i, text := range texts {
+		k := -1
+		if old != nil {
+			k = old.find(text, j, content)
+		}
+		if k >= 0 {
+			r.ctx[i] = old.ctx[k]
+			r.ids = append(r.ids, old.contextIDs(k)...)
+			j = k + 1
+		} else {
+			r.ctx[i] = text
+			if content {
+				r.ctx[i] = strings.Clone(text) // never pin the caller's memory
+			}
+			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+			r.ids = v.m.ContextIDs(r.ids, w.ctxTok, word)
+		}
+		r.ids[i] = int32(len(r.ids))
+	}
+	v.ctxCache.put(r)
+	return r
 }
 
-// rememberedIDs returns the base rows of every token of the remembered
-// context text that has one, in order, from the cache or, on a miss,
-// tokenized (and then cached). The caller must not modify them.
-func (v *Vectorizer) rememberedIDs(w *work, text string) []int32 {
-	if ids, ok := v.ctxCache.get(text); ok {
-		return ids
-	}
-	w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
-	// No token is empty, so "" as the target leaves none out.
-	ids := v.m.ContextIDs(nil, w.ctxTok, "")
-	v.ctxCache.put(text, ids)
-	return ids
+// ownsTexts reports whether the contexts store gives are strings of its own
+// (a *memory.Memory copies every context it keeps), never a caller's memory.
+func ownsTexts(store ContextStore) bool {
+	_, ok := store.(*memory.Memory)
+	return ok
 }
 
 // explainContexts records α, whether AM used the form only, and every used
