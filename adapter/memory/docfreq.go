@@ -31,8 +31,8 @@ func (m *Memory) CountPassage(words []string) error {
 // The most recent MaxPassageHashes distinct passages are remembered (oldest
 // forgotten first); a passage resent after that many others counts again.
 func (m *Memory) CountPassages(passages [][]string) error {
-	return m.countPassages(len(passages), func(i int) (uint64, []string) {
-		return PassageHash(passages[i]), passages[i]
+	return m.countPassages(len(passages), nil, func(i int) (uint64, []string, []int32) {
+		return PassageHash(passages[i]), passages[i], nil
 	})
 }
 
@@ -53,8 +53,8 @@ func (m *Memory) CountHashed(passages []Passage) error {
 			return fmt.Errorf("count passages: passage %d has no content hash", i)
 		}
 	}
-	return m.countPassages(len(passages), func(i int) (uint64, []string) {
-		return passages[i].Hash, passages[i].Words
+	return m.countPassages(len(passages), nil, func(i int) (uint64, []string, []int32) {
+		return passages[i].Hash, passages[i].Words, nil
 	})
 }
 
@@ -66,9 +66,9 @@ func (m *Memory) Counted(h uint64) bool {
 	return m.seen.contains(h)
 }
 
-// countPassages counts the n passages passage returns (hash and words), in
-// one log write, each whose hash is not remembered.
-func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) error {
+// countPassages counts the n passages passage returns (hash, words and, for
+// t, their rows or nil), in one log write, each whose hash is not remembered.
+func (m *Memory) countPassages(n int, t *RowTable, passage func(i int) (uint64, []string, []int32)) error {
 	if n == 0 {
 		return nil
 	}
@@ -79,8 +79,9 @@ func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) er
 		before, rejected = m.passages, m.dfRejected
 		added, counted = added[:0], counted[:0]
 		records := 0
+		cells := t.cellsLocked(m)
 		for i := range n {
-			h, words := passage(i)
+			h, words, rows := passage(i)
 			if m.seen.contains(h) {
 				continue
 			}
@@ -88,7 +89,7 @@ func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) er
 			added = append(added, seenAdd{h, old, forgot})
 			counted = append(counted, words)
 			var k int
-			buf, k = m.countLocked(buf, words, h, persist)
+			buf, k = m.countLocked(buf, words, h, persist, cells, rows)
 			records += k
 		}
 		return buf, records
@@ -116,20 +117,31 @@ func (m *Memory) markSeenLocked(hashes ...uint64) {
 }
 
 // countLocked counts one passage of content hash h and, when persist is
-// set, appends its records to buf; it returns buf and the number of records appended.
-func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool) ([]byte, int) {
+// set, appends its records to buf; it returns buf and the number of records
+// appended. rows (nil: none) are the rows of words in cells, a RowTable's
+// counters (see cellsLocked).
+func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool, cells []*docCount, rows []int32) ([]byte, int) {
 	m.passages++
 	dw := docFreqWriter{passages: uint64(m.passages), hash: h, start: -1}
 	rejected := 0
-	for _, w := range words {
-		c := m.df[w]
+	for i, w := range words {
+		var c *docCount
+		row := rowOf(cells, rows, i)
+		if row >= 0 {
+			c = cells[row]
+		}
 		if c == nil {
-			if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
-				rejected++
-				continue
+			if c = m.df[w]; c == nil {
+				if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
+					rejected++
+					continue
+				}
+				c = &docCount{}
+				m.df[strings.Clone(w)] = c // never pin the caller's text
 			}
-			c = &docCount{}
-			m.df[strings.Clone(w)] = c // never pin the caller's text
+			if row >= 0 {
+				cells[row] = c
+			}
 		}
 		if c.last == m.passages {
 			continue // already counted in this passage
@@ -178,6 +190,7 @@ func (m *Memory) uncountLocked(passages [][]string, before, rejected int64) {
 			c.last = 0
 			if c.n <= 0 {
 				delete(m.df, w)
+				m.dfGen++ // the row tables may hold its counter
 			}
 		}
 	}
@@ -241,14 +254,28 @@ func (m *Memory) applyDocFreqLocked(r record) error {
 // words[i] (0 for a word never counted) and returns the number of passages.
 // dst must be at least as long as words.
 func (m *Memory) DocFreqs(dst []int64, words []string) (passages int64) {
+	return m.DocFreqsRows(dst, words, nil, nil)
+}
+
+// DocFreqsRows is DocFreqs for words whose rows in t are rows (see
+// RowTable); with t nil, or a table of another memory, it is DocFreqs.
+func (m *Memory) DocFreqsRows(dst []int64, words []string, t *RowTable, rows []int32) (passages int64) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.passages == 0 {
 		clear(dst[:len(words)])
 		return 0
 	}
+	cells := t.readCellsLocked(m)
 	for i, w := range words {
-		if c := m.df[w]; c != nil {
+		var c *docCount
+		if row := rowOf(cells, rows, i); row >= 0 {
+			c = cells[row]
+		}
+		if c == nil {
+			c = m.df[w]
+		}
+		if c != nil {
 			dst[i] = c.n
 		} else {
 			dst[i] = 0
