@@ -116,11 +116,21 @@ func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses 
 	batched = batched && v.ram == nil && !v.store.ReadOnly()
 	var passages [][]string
 	var index []int
+	var rows [][]int32 // with dfRows: the base rows of each passage's tokens
+	var arena []int32
 	for i, p := range parses {
 		switch {
 		case errs[i] != nil || len(p.tokens) == 0:
 		case batched:
 			passages, index = append(passages, p.tokens), append(index, i)
+			if v.dfRows != nil {
+				if arena == nil {
+					arena = make([]int32, 0, len(parses)*len(p.info)*5/4)
+				}
+				start := len(arena)
+				arena = appendRows(arena, p.info)
+				rows = append(rows, arena[start:len(arena):len(arena)])
+			}
 		default:
 			errs[i] = v.count(p.tokens, p.info)
 		}
@@ -128,7 +138,13 @@ func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses 
 	if len(passages) == 0 {
 		return
 	}
-	if err := pc.CountPassages(passages); err != nil {
+	var err error
+	if v.dfRows != nil {
+		err = v.dfRows.mem.CountPassagesRows(passages, v.dfRows.table, rows)
+	} else {
+		err = pc.CountPassages(passages)
+	}
+	if err != nil {
 		err = fmt.Errorf("count passage: %w", err)
 		for _, i := range index {
 			errs[i] = err

@@ -89,10 +89,11 @@ type Vectorizer struct {
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
 	dfInStore bool
-	ram       *ramDocFreq // df when it is the vectorizer's own (counted by base row)
-	charScale float32     // the norm of character vectors (meanRowNorm)
-	seen      runeSet     // the runes of the model's n-grams and words
-	chars     bool        // words AM gives nothing get character vectors (a model with a form)
+	dfRows    *rowDocFreqs // df found by base row (nil: by word only)
+	ram       *ramDocFreq  // df when it is the vectorizer's own (counted by base row)
+	charScale float32      // the norm of character vectors (meanRowNorm)
+	seen      runeSet      // the runes of the model's n-grams and words
+	chars     bool         // words AM gives nothing get character vectors (a model with a form)
 
 	cnt *counters // shared with the vectorizers WithStores makes of this one
 }
@@ -129,6 +130,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	v.storeOwnsTexts = ownsTexts(store)
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
+		v.dfRows = newRowDocFreqs(store, m.Base.Len())
 	} else {
 		v.ram = newRAMDocFreq(v)
 		v.df = v.ram
@@ -281,6 +283,7 @@ type work struct {
 	amVecs   []float32
 	explain  map[string]int // word → index in Explanation.Words (Explain only)
 	dfs      []int64        // document frequency of each token (WeightSIFCollection)
+	dfRowIDs []int32        // base row of each token, for dfRows
 	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
 	rowW     []float32      // their weights
 	ids      []int32        // base row of each token, -1 unknown (prepare's scratch)
@@ -620,7 +623,14 @@ func (v *Vectorizer) count(tokens []string, info []tokInfo) error {
 		v.ram.countIDs(tokens, info)
 		return nil
 	}
-	if err := v.df.CountPassage(tokens); err != nil {
+	var err error
+	if v.dfRows != nil && info != nil {
+		rows := appendRows(make([]int32, 0, len(info)), info)
+		err = v.dfRows.mem.CountPassagesRows([][]string{tokens}, v.dfRows.table, [][]int32{rows})
+	} else {
+		err = v.df.CountPassage(tokens)
+	}
+	if err != nil {
 		return fmt.Errorf("count passage: %w", err)
 	}
 	return nil
@@ -728,6 +738,10 @@ func (v *Vectorizer) docFreqs(w *work, o *Options) int64 {
 	w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
 	if v.ram != nil {
 		return v.ram.docFreqIDs(w.dfs, w.tokens, w.info)
+	}
+	if v.dfRows != nil {
+		w.dfRowIDs = appendRows(w.dfRowIDs[:0], w.info)
+		return v.dfRows.mem.DocFreqsRows(w.dfs, w.tokens, v.dfRows.table, w.dfRowIDs)
 	}
 	return v.df.DocFreqs(w.dfs, w.tokens)
 }
