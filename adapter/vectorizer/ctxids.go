@@ -31,14 +31,14 @@ type wordContexts struct {
 }
 
 // newWordContexts returns an empty reading of n contexts of word, room for
-// idCap ids, which shares its copy of word with old (nil: copies it).
-func newWordContexts(word string, n, idCap int, old *wordContexts) *wordContexts {
-	if old != nil {
+// idCap ids, which shares its copy of word with old (none: copies it).
+func newWordContexts(word string, n, idCap int, old wordContexts) wordContexts {
+	if old.word != "" {
 		word = old.word
 	} else {
 		word = strings.Clone(word) // never the caller's bytes as a key
 	}
-	return &wordContexts{word: word, ctx: make([]string, n), ids: make([]int32, n, n+idCap)}
+	return wordContexts{word: word, ctx: make([]string, n), ids: make([]int32, n, n+idCap)}
 }
 
 // bytes is what r is charged in the cache.
@@ -117,38 +117,38 @@ func sameString(a, b string) bool {
 // (never the caller's, a request body's, memory).
 type contextIDCache struct {
 	mu        sync.Mutex
-	cur, prev map[string]*wordContexts
+	cur, prev map[string]wordContexts // by value: no object of its own per word
 	curBytes  int64
 	half      int64 // bytes per generation
 }
 
 func newContextIDCache(limit int64) *contextIDCache {
-	return &contextIDCache{cur: make(map[string]*wordContexts), half: limit / 2}
+	return &contextIDCache{cur: make(map[string]wordContexts), half: limit / 2}
 }
 
-// get returns the reading cached for word (nil: none), which the caller
-// must not modify.
-func (c *contextIDCache) get(word string) *wordContexts {
+// get returns the reading cached for word and whether there is one; the
+// caller must not modify its slices.
+func (c *contextIDCache) get(word string) (wordContexts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r := c.cur[word]; r != nil {
-		return r
+	if r, ok := c.cur[word]; ok {
+		return r, true
 	}
-	r := c.prev[word]
-	if r != nil {
+	r, ok := c.prev[word]
+	if ok {
 		c.insertLocked(r)
 	}
-	return r
+	return r, ok
 }
 
 // put stores r, which the cache now owns, as the reading of r.word.
-func (c *contextIDCache) put(r *wordContexts) {
+func (c *contextIDCache) put(r wordContexts) {
 	if r.bytes() > c.half {
 		return // a reading larger than a generation is not worth a generation
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.cur[r.word]; old != nil {
+	if old, ok := c.cur[r.word]; ok {
 		c.curBytes -= old.bytes()
 	}
 	c.insertLocked(r)
@@ -156,10 +156,10 @@ func (c *contextIDCache) put(r *wordContexts) {
 
 // insertLocked sets r as its word's reading in the current generation,
 // starting a new generation first when it would not fit.
-func (c *contextIDCache) insertLocked(r *wordContexts) {
+func (c *contextIDCache) insertLocked(r wordContexts) {
 	n := r.bytes()
 	if c.curBytes+n > c.half {
-		c.prev, c.cur, c.curBytes = c.cur, make(map[string]*wordContexts, len(c.cur)), 0
+		c.prev, c.cur, c.curBytes = c.cur, make(map[string]wordContexts, len(c.cur)), 0
 	}
 	c.cur[r.word] = r
 	c.curBytes += n

@@ -200,8 +200,8 @@ func (s copyingStore) Contexts(dst []string, word string) ([]string, uint64) {
 
 // reading returns a reading of n contexts of word, context i with ids
 // first, i, 2.
-func reading(word string, n int, first int32) *wordContexts {
-	r := newWordContexts(word, n, 3*n, nil)
+func reading(word string, n int, first int32) wordContexts {
+	r := newWordContexts(word, n, 3*n, wordContexts{})
 	for i := range n {
 		r.ctx[i] = fmt.Sprintf("context number %d with some words in it", i)
 		r.ids = append(r.ids, first, int32(i), 2)
@@ -225,10 +225,10 @@ func TestContextIDCacheBounded(t *testing.T) {
 			t.Fatalf("after %d puts the cache holds %d bytes, more than %d", i+1, got, limit)
 		}
 	}
-	if r := c.get(word(999)); r == nil || r.contextIDs(0)[0] != 999 {
+	if r, ok := c.get(word(999)); !ok || r.contextIDs(0)[0] != 999 {
 		t.Fatalf("the latest word: %v", r)
 	}
-	if r := c.get(word(0)); r != nil {
+	if _, ok := c.get(word(0)); ok {
 		t.Fatal("the first word survived 1000 puts into 8 KiB")
 	}
 	old := -1
@@ -242,7 +242,7 @@ func TestContextIDCacheBounded(t *testing.T) {
 	if old < 0 {
 		t.Fatal("no entry only in the previous generation")
 	}
-	if r := c.get(word(old)); r == nil || r.contextIDs(0)[0] != int32(old) {
+	if r, ok := c.get(word(old)); !ok || r.contextIDs(0)[0] != int32(old) {
 		t.Fatalf("entry %d of the previous generation: %v", old, r)
 	}
 	if _, ok := c.cur[word(old)]; !ok {
@@ -250,13 +250,14 @@ func TestContextIDCacheBounded(t *testing.T) {
 	}
 	before := c.curBytes
 	for range 100 {
-		c.put(c.get(word(999)))
+		r, _ := c.get(word(999))
+		c.put(r)
 	}
 	if c.curBytes != before {
 		t.Errorf("replacing a reading 100 times moved the charge from %d to %d bytes", before, c.curBytes)
 	}
 	c.put(reading("huge", limit/20, 0))
-	if c.get("huge") != nil {
+	if _, ok := c.get("huge"); ok {
 		t.Error("a reading larger than a generation was kept")
 	}
 }
@@ -319,7 +320,7 @@ func TestContextIDCacheConcurrent(t *testing.T) {
 			for range 5000 {
 				i := r.IntN(600)
 				word := fmt.Sprintf("word%d", i)
-				if got := c.get(word); got != nil {
+				if got, ok := c.get(word); ok {
 					if ids := got.contextIDs(0); len(ids) != 3 || ids[0] != int32(i) || got.word != word {
 						t.Errorf("word %d: %q, ids %v", i, got.word, ids)
 						return

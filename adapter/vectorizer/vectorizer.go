@@ -915,8 +915,9 @@ func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version u
 // not hold yet.
 func (v *Vectorizer) contextIDs(w *work, word string) {
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
-	var r *wordContexts
-	if v.ctxCache != nil && w.ctxRem > 0 {
+	var r wordContexts
+	cached := v.ctxCache != nil && w.ctxRem > 0
+	if cached {
 		r = v.rememberedIDs(w, word)
 	}
 	for c, text := range w.ctxTexts {
@@ -925,7 +926,7 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 		case c >= w.ctxRem:
 			k := 2 * (c - w.ctxRem)
 			w.idBuf = v.m.ContextIDs(w.idBuf, w.tokens[w.ctxWin[k]:w.ctxWin[k+1]], word)
-		case r != nil:
+		case cached:
 			w.idBuf = append(w.idBuf, r.contextIDs(c)...)
 		default:
 			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
@@ -950,12 +951,12 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 // contexts, else a new one (then cached) that takes the ids of every context
 // the cached one holds from it and tokenizes the others. The caller must not
 // modify it.
-func (v *Vectorizer) rememberedIDs(w *work, word string) *wordContexts {
+func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 	texts := w.ctxTexts[:w.ctxRem]
 	content := !v.storeOwnsTexts // the same context may be another string
-	old := v.ctxCache.get(word)
+	old, found := v.ctxCache.get(word)
 	idCap := 0
-	if old != nil {
+	if found {
 		if old.holds(texts, content) {
 			return old
 		}
@@ -965,7 +966,7 @@ func (v *Vectorizer) rememberedIDs(w *work, word string) *wordContexts {
 	j := 0
 	for i, text := range texts {
 		k := -1
-		if old != nil {
+		if found {
 			k = old.find(text, j, content)
 		}
 		if k >= 0 {
