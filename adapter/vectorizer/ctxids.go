@@ -19,31 +19,42 @@ const (
 	contextReadingOverhead = 20
 )
 
+// readingKey identifies a cached reading: the word, and the memory its
+// contexts came from (its address, 0 for a store that is not a memory), so
+// that memories holding the same word (a collection's and a tenant's) keep
+// a reading each instead of replacing each other's. The address only
+// keeps readings apart, it never makes one valid: a reading's texts are
+// compared with those the store gives, whatever it was read from.
+type readingKey struct {
+	word  string
+	scope uintptr
+}
+
 // wordContexts is the reading of one word's remembered contexts: each
 // context's text and the base rows of its tokens, the word itself left out,
 // as model.ContextIDs gives them. It is never modified once cached.
 type wordContexts struct {
-	word string   // the cache's own copy
-	ctx  []string // the contexts, in the memory's order
+	key readingKey // its word the cache's own copy
+	ctx []string   // the contexts, in the memory's order
 	// ids[:len(ctx)] are where the ids of each context end in ids: those of
 	// ctx[i] are ids[ids[i-1]:ids[i]], the first ones start at len(ctx).
 	ids []int32
 }
 
-// newWordContexts returns an empty reading of n contexts of word, room for
-// idCap ids, which shares its copy of word with old (none: copies it).
-func newWordContexts(word string, n, idCap int, old wordContexts) wordContexts {
-	if old.word != "" {
-		word = old.word
+// newWordContexts returns an empty reading of n contexts for key, room for
+// idCap ids, which shares its copy of the word with old (none: copies it).
+func newWordContexts(key readingKey, n, idCap int, old wordContexts) wordContexts {
+	if old.key.word != "" {
+		key.word = old.key.word
 	} else {
-		word = strings.Clone(word) // never the caller's bytes as a key
+		key.word = strings.Clone(key.word) // never the caller's bytes as a key
 	}
-	return wordContexts{word: word, ctx: make([]string, n), ids: make([]int32, n, n+idCap)}
+	return wordContexts{key: key, ctx: make([]string, n), ids: make([]int32, n, n+idCap)}
 }
 
 // bytes is what r is charged in the cache.
 func (r *wordContexts) bytes() int64 {
-	n := int64(len(r.word)+wordReadingOverhead) + 4*int64(cap(r.ids))
+	n := int64(len(r.key.word)+wordReadingOverhead) + 4*int64(cap(r.ids))
 	for _, c := range r.ctx {
 		n += int64(len(c) + contextReadingOverhead)
 	}
@@ -117,50 +128,50 @@ func sameString(a, b string) bool {
 // (never the caller's, a request body's, memory).
 type contextIDCache struct {
 	mu        sync.Mutex
-	cur, prev map[string]wordContexts // by value: no object of its own per word
+	cur, prev map[readingKey]wordContexts // by value: no object of its own per word
 	curBytes  int64
 	half      int64 // bytes per generation
 }
 
 func newContextIDCache(limit int64) *contextIDCache {
-	return &contextIDCache{cur: make(map[string]wordContexts), half: limit / 2}
+	return &contextIDCache{cur: make(map[readingKey]wordContexts), half: limit / 2}
 }
 
-// get returns the reading cached for word and whether there is one; the
+// get returns the reading cached for key and whether there is one; the
 // caller must not modify its slices.
-func (c *contextIDCache) get(word string) (wordContexts, bool) {
+func (c *contextIDCache) get(key readingKey) (wordContexts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r, ok := c.cur[word]; ok {
+	if r, ok := c.cur[key]; ok {
 		return r, true
 	}
-	r, ok := c.prev[word]
+	r, ok := c.prev[key]
 	if ok {
 		c.insertLocked(r)
 	}
 	return r, ok
 }
 
-// put stores r, which the cache now owns, as the reading of r.word.
+// put stores r, which the cache now owns, as the reading of r.key.
 func (c *contextIDCache) put(r wordContexts) {
 	if r.bytes() > c.half {
 		return // a reading larger than a generation is not worth a generation
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.cur[r.word]; ok {
+	if old, ok := c.cur[r.key]; ok {
 		c.curBytes -= old.bytes()
 	}
 	c.insertLocked(r)
 }
 
-// insertLocked sets r as its word's reading in the current generation,
+// insertLocked sets r as its key's reading in the current generation,
 // starting a new generation first when it would not fit.
 func (c *contextIDCache) insertLocked(r wordContexts) {
 	n := r.bytes()
 	if c.curBytes+n > c.half {
-		c.prev, c.cur, c.curBytes = c.cur, make(map[string]wordContexts, len(c.cur)), 0
+		c.prev, c.cur, c.curBytes = c.cur, make(map[readingKey]wordContexts, len(c.cur)), 0
 	}
-	c.cur[r.word] = r
+	c.cur[r.key] = r
 	c.curBytes += n
 }

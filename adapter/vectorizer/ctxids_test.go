@@ -133,7 +133,7 @@ func TestContextIDReadingsMatchTokenizing(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh.ctxCache = newContextIDCache(contextIDBytes)
-	if !own.storeOwnsTexts || fresh.storeOwnsTexts {
+	if own.ctxScope == 0 || fresh.ctxScope != 0 {
 		t.Fatal("the vectorizers do not tell the memory's strings from copies")
 	}
 	words := map[string]bool{}
@@ -201,13 +201,50 @@ func (s copyingStore) Contexts(dst []string, word string) ([]string, uint64) {
 // reading returns a reading of n contexts of word, context i with ids
 // first, i, 2.
 func reading(word string, n int, first int32) wordContexts {
-	r := newWordContexts(word, n, 3*n, wordContexts{})
+	r := newWordContexts(readingKey{word: word}, n, 3*n, wordContexts{})
 	for i := range n {
 		r.ctx[i] = fmt.Sprintf("context number %d with some words in it", i)
 		r.ids = append(r.ids, first, int32(i), 2)
 		r.ids[i] = int32(len(r.ids))
 	}
 	return r
+}
+
+// TestContextIDReadingsPerMemory reads the contexts of one word from two
+// memories in turn through vectorizers sharing a cache (a collection's and
+// a tenant's memory): each memory keeps its own reading, which is read
+// again without tokenizing.
+func TestContextIDReadingsPerMemory(t *testing.T) {
+	memA, memB := newMemory(t), newMemory(t)
+	a := newVectorizer(t, memA)
+	b, err := a.WithStores(memB, memB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember := func(mem *memory.Memory, ctx string) {
+		if err := mem.Remember([]memory.Observation{{Word: "zq1x", Context: ctx}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember(memA, "f1 zq1x f2.")
+	remember(memB, "f3 f4 zq1x.")
+	var first [2]wordContexts
+	for round := range 3 {
+		for k, v := range []*Vectorizer{a, b} {
+			texts, _ := v.store.Contexts(nil, "zq1x")
+			w := v.newWork()
+			w.ctxTexts, w.ctxRem = texts, len(texts)
+			r := v.rememberedIDs(w, "zq1x")
+			if !slices.Equal(r.ctx, texts) {
+				t.Fatalf("memory %d: the reading holds %q, the memory %q", k, r.ctx, texts)
+			}
+			if round == 0 {
+				first[k] = r
+			} else if &r.ids[0] != &first[k].ids[0] {
+				t.Fatalf("round %d: memory %d's reading was made again", round, k)
+			}
+		}
+	}
 }
 
 // TestContextIDCacheBounded checks that the two generations together stay
@@ -218,9 +255,9 @@ func reading(word string, n int, first int32) wordContexts {
 func TestContextIDCacheBounded(t *testing.T) {
 	const limit = 8 << 10
 	c := newContextIDCache(limit)
-	word := func(i int) string { return fmt.Sprintf("word%d", i) }
+	word := func(i int) readingKey { return readingKey{word: fmt.Sprintf("word%d", i)} }
 	for i := range 1000 {
-		c.put(reading(word(i), 1+i%3, int32(i)))
+		c.put(reading(word(i).word, 1+i%3, int32(i)))
 		if got := cacheBytes(c); got > limit {
 			t.Fatalf("after %d puts the cache holds %d bytes, more than %d", i+1, got, limit)
 		}
@@ -257,7 +294,7 @@ func TestContextIDCacheBounded(t *testing.T) {
 		t.Errorf("replacing a reading 100 times moved the charge from %d to %d bytes", before, c.curBytes)
 	}
 	c.put(reading("huge", limit/20, 0))
-	if _, ok := c.get("huge"); ok {
+	if _, ok := c.get(readingKey{word: "huge"}); ok {
 		t.Error("a reading larger than a generation was kept")
 	}
 }
@@ -299,11 +336,11 @@ func TestContextIDCacheCopiesStrings(t *testing.T) {
 		t.Fatalf("%d entries, want 1", len(v.ctxCache.cur))
 	}
 	for key, kept := range v.ctxCache.cur {
-		if inBody(key) || inBody(kept.ctx[0]) || inBody(r.ctx[0]) {
+		if inBody(key.word) || inBody(kept.ctx[0]) || inBody(r.ctx[0]) {
 			t.Fatal("the cache keeps the caller's bytes")
 		}
-		if key != word || kept.ctx[0] != ctx {
-			t.Fatalf("kept %q: %q, want %q: %q", key, kept.ctx, word, ctx)
+		if key.word != word || kept.ctx[0] != ctx {
+			t.Fatalf("kept %q: %q, want %q: %q", key.word, kept.ctx, word, ctx)
 		}
 	}
 }
@@ -320,9 +357,9 @@ func TestContextIDCacheConcurrent(t *testing.T) {
 			for range 5000 {
 				i := r.IntN(600)
 				word := fmt.Sprintf("word%d", i)
-				if got, ok := c.get(word); ok {
-					if ids := got.contextIDs(0); len(ids) != 3 || ids[0] != int32(i) || got.word != word {
-						t.Errorf("word %d: %q, ids %v", i, got.word, ids)
+				if got, ok := c.get(readingKey{word: word}); ok {
+					if ids := got.contextIDs(0); len(ids) != 3 || ids[0] != int32(i) || got.key.word != word {
+						t.Errorf("word %d: %q, ids %v", i, got.key.word, ids)
 						return
 					}
 					continue

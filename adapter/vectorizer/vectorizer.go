@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -82,9 +83,10 @@ type Vectorizer struct {
 	pool      sync.Pool
 	cache     *amCache
 	ctxCache  *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
-	// storeOwnsTexts: the store's contexts are strings of its own, never a
-	// caller's memory (*memory.Memory), so that ctxCache may keep them.
-	storeOwnsTexts bool
+	// ctxScope is the address of the store when it is a *memory.Memory,
+	// whose contexts are strings of its own (never a caller's memory), so
+	// that ctxCache may keep them; 0 for any other store (see readingKey).
+	ctxScope uintptr
 	// df holds the collection statistics of WeightSIFCollection: the store
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
@@ -127,7 +129,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		ctxCache: newContextIDCache(contextIDBytes),
 		cnt:      &counters{},
 	}
-	v.storeOwnsTexts = ownsTexts(store)
+	v.ctxScope = readingScope(store)
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
 		v.dfRows = newRowDocFreqs(store, m.Base.Len())
@@ -953,8 +955,9 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 // modify it.
 func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 	texts := w.ctxTexts[:w.ctxRem]
-	content := !v.storeOwnsTexts // the same context may be another string
-	old, found := v.ctxCache.get(word)
+	content := v.ctxScope == 0 // the same context may be another string
+	key := readingKey{word: word, scope: v.ctxScope}
+	old, found := v.ctxCache.get(key)
 	idCap := 0
 	if found {
 		if old.holds(texts, content) {
@@ -962,7 +965,7 @@ func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 		}
 		idCap = old.idCount() + old.idCount()/max(len(old.ctx), 1)
 	}
-	r := newWordContexts(word, len(texts), idCap, old)
+	r := newWordContexts(key, len(texts), idCap, old)
 	j := 0
 	for i, text := range texts {
 		k := -1
@@ -987,11 +990,14 @@ func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 	return r
 }
 
-// ownsTexts reports whether the contexts store gives are strings of its own
-// (a *memory.Memory copies every context it keeps), never a caller's memory.
-func ownsTexts(store ContextStore) bool {
-	_, ok := store.(*memory.Memory)
-	return ok
+// readingScope returns the address of store when it is a *memory.Memory,
+// which copies every context it keeps and hands out its own strings, never
+// a caller's memory; 0 for any other store.
+func readingScope(store ContextStore) uintptr {
+	if mem, ok := store.(*memory.Memory); ok {
+		return uintptr(unsafe.Pointer(mem))
+	}
+	return 0
 }
 
 // explainContexts records α, whether AM used the form only, and every used

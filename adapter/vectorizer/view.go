@@ -45,7 +45,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		df:        df,
 		dfInStore: true,
 	}
-	c.storeOwnsTexts = ownsTexts(store)
+	c.ctxScope = readingScope(store)
 	c.pool.New = func() any { return c.newWork() }
 	return c, nil
 }
