@@ -32,11 +32,12 @@ type rowDocFreqs struct {
 	table *memory.RowTable
 }
 
-// newRowDocFreqs returns the row lookups of store when it is a memory (nil
-// otherwise), for a vocabulary of n rows.
+// newRowDocFreqs returns the row lookups of store when it is a writable
+// memory (nil otherwise: a read-only one never counts, so its table would
+// stay empty), for a vocabulary of n rows.
 func newRowDocFreqs(store ContextStore, n int) *rowDocFreqs {
 	mem, ok := store.(*memory.Memory)
-	if !ok {
+	if !ok || mem.ReadOnly() {
 		return nil
 	}
 	return &rowDocFreqs{mem: mem, table: mem.NewRowTable(n)}
