@@ -1,6 +1,7 @@
 package vectorizer
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -11,13 +12,11 @@ import (
 // token ids (both generations together).
 const contextIDBytes = 32 << 20
 
-// Per-word and per-context bytes a cached reading is charged besides its
-// texts and ids: the map entry, the struct and slice headers, the
-// allocations' headers; a context's string header and end offset.
-const (
-	wordReadingOverhead    = 96
-	contextReadingOverhead = 20
-)
+// mapEntryBytes is what a reading's entry costs in a generation's map: its
+// key and value (96 bytes) and control byte, at the lowest load a map's
+// table has (7/16, just after it grew), or a new generation's map made for
+// as many entries as the last one held.
+const mapEntryBytes = 224
 
 // readingKey identifies a cached reading: the word, and the memory its
 // contexts came from (its address, 0 for a store that is not a memory), so
@@ -52,13 +51,26 @@ func newWordContexts(key readingKey, n, idCap int, old wordContexts) wordContext
 	return wordContexts{key: key, ctx: make([]string, n), ids: make([]int32, n, n+idCap)}
 }
 
-// bytes is what r is charged in the cache.
+// bytes is what r is charged in the cache: the heap its word, texts and
+// ids take, each allocation rounded up as the allocator does, and its map
+// entry.
 func (r *wordContexts) bytes() int64 {
-	n := int64(len(r.key.word)+wordReadingOverhead) + 4*int64(cap(r.ids))
+	n := mapEntryBytes + allocBytes(len(r.key.word)) + allocBytes(16*cap(r.ctx)) + allocBytes(4*cap(r.ids))
 	for _, c := range r.ctx {
-		n += int64(len(c) + contextReadingOverhead)
+		n += allocBytes(len(c))
 	}
 	return n
+}
+
+// allocBytes is at least the size of the heap block that holds n bytes:
+// n rounded up to 16 bytes, above 256 to an eighth of the next power of
+// two, as Go's size classes do at most.
+func allocBytes(n int) int64 {
+	if n <= 256 {
+		return int64(n+15) &^ 15
+	}
+	step := 1 << (bits.Len(uint(n-1)) - 3)
+	return int64(n+step-1) &^ int64(step-1)
 }
 
 // contextIDs returns the ids of context i of r.

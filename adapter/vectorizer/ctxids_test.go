@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -285,6 +286,7 @@ func TestContextIDCacheBounded(t *testing.T) {
 	if _, ok := c.cur[word(old)]; !ok {
 		t.Errorf("a hit in the previous generation did not move entry %d to the current one", old)
 	}
+	c.get(word(999)) // in the current generation, wherever it was
 	before := c.curBytes
 	for range 100 {
 		r, _ := c.get(word(999))
@@ -369,4 +371,45 @@ func TestContextIDCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestContextIDCacheHeap fills caches with readings of several shapes, a
+// word's contexts copied as from a store other than a memory, many times
+// over their budget: the heap they hold grows by at most a tenth more than
+// the budget.
+func TestContextIDCacheHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills 32 MiB several times over")
+	}
+	for _, shape := range []struct{ contexts, length, ids int }{{1, 30, 6}, {3, 60, 12}, {16, 120, 20}} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c := newContextIDCache(contextIDBytes)
+		text := strings.Repeat("x", shape.length)
+		turnovers := 0
+		for i := 0; ; i++ { // until just before the third generation starts, when most is held
+			r := newWordContexts(readingKey{word: fmt.Sprintf("w%07d", i)}, shape.contexts,
+				shape.contexts*shape.ids, wordContexts{})
+			for k := range shape.contexts {
+				r.ctx[k] = strings.Clone(text)
+				r.ids = append(r.ids, make([]int32, shape.ids)...)
+				r.ids[k] = int32(len(r.ids))
+			}
+			if c.curBytes+r.bytes() > c.half {
+				if turnovers++; turnovers == 3 {
+					break
+				}
+			}
+			c.put(r)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		t.Logf("%+v: %d words, heap grew %.1f MiB", shape, len(c.cur)+len(c.prev), float64(grew)/(1<<20))
+		if limit := int64(contextIDBytes * 11 / 10); grew > limit {
+			t.Errorf("%+v: the cache holds %d bytes of heap, more than %d", shape, grew, limit)
+		}
+		runtime.KeepAlive(c)
+	}
 }
