@@ -19,11 +19,13 @@ const contextIDBytes = 32 << 20
 const mapEntryBytes = 224
 
 // readingKey identifies a cached reading: the word, and the memory its
-// contexts came from (its address, 0 for a store that is not a memory), so
-// that memories holding the same word (a collection's and a tenant's) keep
-// a reading each instead of replacing each other's. The address only
-// keeps readings apart, it never makes one valid: a reading's texts are
-// compared with those the store gives, whatever it was read from.
+// contexts came from (its address, 0 for a store that is not a
+// *memory.Memory), so that local memories holding the same word (a
+// collection's and a tenant's) keep a reading each instead of replacing
+// each other's. Other stores (copies kept in Weaviate, snapshots) share
+// scope 0: one reading per word among them, replaced as they differ. The
+// address only keeps readings apart, it never makes one valid: a reading's
+// texts are compared with those the store gives, whatever it was read from.
 type readingKey struct {
 	word  string
 	scope uintptr
