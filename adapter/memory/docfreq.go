@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -120,28 +119,16 @@ func (m *Memory) markSeenLocked(hashes ...uint64) {
 // set, appends its records to buf; it returns buf and the number of records
 // appended. rows (nil: none) are the rows of words in cells, a RowTable's
 // counters (see cellsLocked).
-func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool, cells []*docCount, rows []int32) ([]byte, int) {
+func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool,
+	cells []*docCount, rows []int32) ([]byte, int) {
 	m.passages++
 	dw := docFreqWriter{passages: uint64(m.passages), hash: h, start: -1}
 	rejected := 0
 	for i, w := range words {
-		var c *docCount
-		row := rowOf(cells, rows, i)
-		if row >= 0 {
-			c = cells[row]
-		}
+		c := m.counterLocked(w, cells, rowOf(cells, rows, i))
 		if c == nil {
-			if c = m.df[w]; c == nil {
-				if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
-					rejected++
-					continue
-				}
-				c = &docCount{}
-				m.df[strings.Clone(w)] = c // never pin the caller's text
-			}
-			if row >= 0 {
-				cells[row] = c
-			}
+			rejected++
+			continue
 		}
 		if c.last == m.passages {
 			continue // already counted in this passage
@@ -158,16 +145,28 @@ func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool,
 	if !persist {
 		return buf, 0
 	}
-	if dw.records == 0 { // no countable word: the record of the passage count alone
-		var start int
-		buf, start = beginRecord(buf)
-		buf = append(buf, recDocFreq3)
-		buf = binary.AppendUvarint(buf, uint64(m.passages))
-		buf = binary.AppendUvarint(buf, h)
-		endRecord(buf, start)
-		return buf, 1
+	return dw.finish(buf)
+}
+
+// counterLocked returns the counter of w, made when the table has room and
+// w is countable (nil: w is not counted). row (-1: none) is w's row in
+// cells, a RowTable's counters, which it fills.
+func (m *Memory) counterLocked(w string, cells []*docCount, row int32) *docCount {
+	if row >= 0 && cells[row] != nil {
+		return cells[row]
 	}
-	return dw.end(buf), dw.records
+	c := m.df[w]
+	if c == nil {
+		if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
+			return nil
+		}
+		c = &docCount{}
+		m.df[strings.Clone(w)] = c // never pin the caller's text
+	}
+	if row >= 0 {
+		cells[row] = c
+	}
+	return c
 }
 
 // uncountLocked takes back the counting of passages, whose log write failed:
