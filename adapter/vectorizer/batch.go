@@ -106,16 +106,7 @@ type passageCounter interface {
 // lock and one log write per memory for the batch instead of one per text.
 // Texts that fail get their error in errs.
 func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses []parsed, o *Options, errs []error) {
-	if len(obs) > 0 {
-		if err := v.store.Remember(obs); err != nil {
-			err = fmt.Errorf("remember contexts: %w", err)
-			for i := range errs {
-				if taught[i] && errs[i] == nil {
-					errs[i] = err
-				}
-			}
-		}
-	}
+	v.rememberBatch(obs, taught, errs)
 	if o.Weighting != WeightSIFCollection {
 		return
 	}
@@ -148,6 +139,22 @@ func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses 
 		err = fmt.Errorf("count passage: %w", err)
 		for _, i := range index {
 			errs[i] = err
+		}
+	}
+}
+
+// rememberBatch teaches the memory obs in one Remember; when it fails, each
+// text that offered some (taught) gets the error in errs.
+func (v *Vectorizer) rememberBatch(obs []memory.Observation, taught []bool, errs []error) {
+	if len(obs) == 0 {
+		return
+	}
+	if err := v.store.Remember(obs); err != nil {
+		err = fmt.Errorf("remember contexts: %w", err)
+		for i := range errs {
+			if taught[i] && errs[i] == nil {
+				errs[i] = err
+			}
 		}
 	}
 }
