@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -31,8 +30,8 @@ func (m *Memory) CountPassage(words []string) error {
 // The most recent MaxPassageHashes distinct passages are remembered (oldest
 // forgotten first); a passage resent after that many others counts again.
 func (m *Memory) CountPassages(passages [][]string) error {
-	return m.countPassages(len(passages), func(i int) (uint64, []string) {
-		return PassageHash(passages[i]), passages[i]
+	return m.countPassages(len(passages), nil, func(i int) (uint64, []string, []int32) {
+		return PassageHash(passages[i]), passages[i], nil
 	})
 }
 
@@ -53,8 +52,8 @@ func (m *Memory) CountHashed(passages []Passage) error {
 			return fmt.Errorf("count passages: passage %d has no content hash", i)
 		}
 	}
-	return m.countPassages(len(passages), func(i int) (uint64, []string) {
-		return passages[i].Hash, passages[i].Words
+	return m.countPassages(len(passages), nil, func(i int) (uint64, []string, []int32) {
+		return passages[i].Hash, passages[i].Words, nil
 	})
 }
 
@@ -66,9 +65,9 @@ func (m *Memory) Counted(h uint64) bool {
 	return m.seen.contains(h)
 }
 
-// countPassages counts the n passages passage returns (hash and words), in
-// one log write, each whose hash is not remembered.
-func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) error {
+// countPassages counts the n passages passage returns (hash, words and, for
+// t, their rows or nil), in one log write, each whose hash is not remembered.
+func (m *Memory) countPassages(n int, t *RowTable, passage func(i int) (uint64, []string, []int32)) error {
 	if n == 0 {
 		return nil
 	}
@@ -79,8 +78,9 @@ func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) er
 		before, rejected = m.passages, m.dfRejected
 		added, counted = added[:0], counted[:0]
 		records := 0
+		cells := t.cellsLocked(m)
 		for i := range n {
-			h, words := passage(i)
+			h, words, rows := passage(i)
 			if m.seen.contains(h) {
 				continue
 			}
@@ -88,7 +88,7 @@ func (m *Memory) countPassages(n int, passage func(i int) (uint64, []string)) er
 			added = append(added, seenAdd{h, old, forgot})
 			counted = append(counted, words)
 			var k int
-			buf, k = m.countLocked(buf, words, h, persist)
+			buf, k = m.countLocked(buf, words, h, persist, cells, rows)
 			records += k
 		}
 		return buf, records
@@ -116,20 +116,19 @@ func (m *Memory) markSeenLocked(hashes ...uint64) {
 }
 
 // countLocked counts one passage of content hash h and, when persist is
-// set, appends its records to buf; it returns buf and the number of records appended.
-func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool) ([]byte, int) {
+// set, appends its records to buf; it returns buf and the number of records
+// appended. rows (nil: none) are the rows of words in cells, a RowTable's
+// counters (see cellsLocked).
+func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool,
+	cells []*docCount, rows []int32) ([]byte, int) {
 	m.passages++
 	dw := docFreqWriter{passages: uint64(m.passages), hash: h, start: -1}
 	rejected := 0
-	for _, w := range words {
-		c := m.df[w]
+	for i, w := range words {
+		c := m.counterLocked(w, cells, rowOf(cells, rows, i))
 		if c == nil {
-			if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
-				rejected++
-				continue
-			}
-			c = &docCount{}
-			m.df[strings.Clone(w)] = c // never pin the caller's text
+			rejected++
+			continue
 		}
 		if c.last == m.passages {
 			continue // already counted in this passage
@@ -146,16 +145,28 @@ func (m *Memory) countLocked(buf []byte, words []string, h uint64, persist bool)
 	if !persist {
 		return buf, 0
 	}
-	if dw.records == 0 { // no countable word: the record of the passage count alone
-		var start int
-		buf, start = beginRecord(buf)
-		buf = append(buf, recDocFreq3)
-		buf = binary.AppendUvarint(buf, uint64(m.passages))
-		buf = binary.AppendUvarint(buf, h)
-		endRecord(buf, start)
-		return buf, 1
+	return dw.finish(buf)
+}
+
+// counterLocked returns the counter of w, made when the table has room and
+// w is countable (nil: w is not counted). row (-1: none) is w's row in
+// cells, a RowTable's counters, which it fills.
+func (m *Memory) counterLocked(w string, cells []*docCount, row int32) *docCount {
+	if row >= 0 && cells[row] != nil {
+		return cells[row]
 	}
-	return dw.end(buf), dw.records
+	c := m.df[w]
+	if c == nil {
+		if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(w) {
+			return nil
+		}
+		c = &docCount{}
+		m.df[strings.Clone(w)] = c // never pin the caller's text
+	}
+	if row >= 0 {
+		cells[row] = c
+	}
+	return c
 }
 
 // uncountLocked takes back the counting of passages, whose log write failed:
@@ -178,6 +189,7 @@ func (m *Memory) uncountLocked(passages [][]string, before, rejected int64) {
 			c.last = 0
 			if c.n <= 0 {
 				delete(m.df, w)
+				m.dfGen++ // the row tables may hold its counter
 			}
 		}
 	}
@@ -241,14 +253,28 @@ func (m *Memory) applyDocFreqLocked(r record) error {
 // words[i] (0 for a word never counted) and returns the number of passages.
 // dst must be at least as long as words.
 func (m *Memory) DocFreqs(dst []int64, words []string) (passages int64) {
+	return m.DocFreqsRows(dst, words, nil, nil)
+}
+
+// DocFreqsRows is DocFreqs for words whose rows in t are rows (see
+// RowTable); with t nil, or a table of another memory, it is DocFreqs.
+func (m *Memory) DocFreqsRows(dst []int64, words []string, t *RowTable, rows []int32) (passages int64) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.passages == 0 {
 		clear(dst[:len(words)])
 		return 0
 	}
+	cells := t.readCellsLocked(m)
 	for i, w := range words {
-		if c := m.df[w]; c != nil {
+		var c *docCount
+		if row := rowOf(cells, rows, i); row >= 0 {
+			c = cells[row]
+		}
+		if c == nil {
+			c = m.df[w]
+		}
+		if c != nil {
 			dst[i] = c.n
 		} else {
 			dst[i] = 0

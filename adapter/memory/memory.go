@@ -52,6 +52,7 @@ type Memory struct {
 	closed   bool
 
 	df         map[string]*docCount // passages containing each word
+	dfGen      uint64               // changes whenever a counter leaves df (RowTable)
 	passages   int64                // passages counted
 	dfRejected int64                // new words not counted: the table was full or the word invalid
 	oldFormat  bool                 // a file of format version 1 was loaded
@@ -96,6 +97,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 		m.words, m.lru, m.bytes, m.used, m.nctx = make(map[string]*entry), list.New(), 0, 0, 0
 		m.seen = passageSet{}
 		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
+		m.dfGen++
 		err = m.openDir()
 	}
 	if err != nil {

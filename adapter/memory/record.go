@@ -237,11 +237,7 @@ type docFreqWriter struct {
 // add appends (word, df), opening a record first when none is open.
 func (w *docFreqWriter) add(dst []byte, word string, df uint64) []byte {
 	if w.start < 0 {
-		dst, w.start = beginRecord(dst)
-		dst = append(dst, recDocFreq3)
-		dst = binary.AppendUvarint(dst, w.passages)
-		dst = binary.AppendUvarint(dst, w.hash)
-		w.records++
+		dst = w.open(dst)
 	}
 	dst = appendString(dst, word)
 	dst = binary.AppendUvarint(dst, df)
@@ -249,6 +245,26 @@ func (w *docFreqWriter) add(dst []byte, word string, df uint64) []byte {
 		dst = w.end(dst)
 	}
 	return dst
+}
+
+// open opens a record: its type, passage count and passage hash.
+func (w *docFreqWriter) open(dst []byte) []byte {
+	dst, w.start = beginRecord(dst)
+	dst = append(dst, recDocFreq3)
+	dst = binary.AppendUvarint(dst, w.passages)
+	dst = binary.AppendUvarint(dst, w.hash)
+	w.records++
+	return dst
+}
+
+// finish closes the open record and returns dst and the number of records
+// written; with none, it writes one of no word, which carries the passage
+// count alone.
+func (w *docFreqWriter) finish(dst []byte) ([]byte, int) {
+	if w.records == 0 {
+		dst = w.open(dst)
+	}
+	return w.end(dst), w.records
 }
 
 // end closes the open record, if any.

@@ -66,6 +66,7 @@ func (m *Memory) clearLocked() (gen uint64, err error) {
 	m.words, m.lru = make(map[string]*entry), list.New()
 	m.bytes, m.used, m.nctx = 0, 0, 0
 	m.df, m.passages, m.seen = make(map[string]*docCount), 0, passageSet{}
+	m.dfGen++
 	m.version++
 	return gen, nil
 }

@@ -34,28 +34,7 @@ type parsed struct {
 // (learnBatch); then the texts are combined in parallel from their parses,
 // so that every vector sees the contexts of the whole batch.
 func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Options, vecs [][]float32, errs []error) {
-	parses := make([]parsed, len(texts))
-	var keep parseArena
-	var obs []memory.Observation
-	taught := make([]bool, len(texts)) // text i offered observations
-	w := v.pool.Get().(*work)
-	for i, t := range texts {
-		if errs[i] = ctx.Err(); errs[i] != nil {
-			continue
-		}
-		v.prepare(w, t, &opts)
-		if errs[i] = checkAMWords(w, &opts); errs[i] != nil {
-			continue
-		}
-		n := len(obs)
-		obs = v.observations(obs, w)
-		taught[i] = len(obs) > n
-		if keep.tokens == nil { // size the arena by the first text
-			keep.reserve(w, len(texts)-i)
-		}
-		parses[i] = keep.keep(w)
-	}
-	v.pool.Put(w)
+	parses, _, obs, taught := v.prepareBatch(ctx, texts, &opts, errs)
 	v.learnBatch(obs, taught, parses, &opts, errs)
 	clear(obs) // do not pin the texts
 	var next atomic.Int64
@@ -86,6 +65,34 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 	wg.Wait()
 }
 
+// prepareBatch prepares every text of a batch and keeps its parse in an
+// arena, which it returns too; it returns the observations of the texts and
+// which texts offered some. Texts that fail get their error in errs.
+func (v *Vectorizer) prepareBatch(ctx context.Context, texts []string, o *Options,
+	errs []error) (parses []parsed, keep parseArena, obs []memory.Observation, taught []bool) {
+	parses = make([]parsed, len(texts))
+	taught = make([]bool, len(texts))
+	w := v.pool.Get().(*work)
+	defer v.pool.Put(w)
+	for i, t := range texts {
+		if errs[i] = ctx.Err(); errs[i] != nil {
+			continue
+		}
+		v.prepare(w, t, o)
+		if errs[i] = checkAMWords(w, o); errs[i] != nil {
+			continue
+		}
+		n := len(obs)
+		obs = v.observations(obs, w)
+		taught[i] = len(obs) > n
+		if keep.tokens == nil { // size the arena by the first text and the bytes left
+			keep.reserve(w, len(t), textBytes(texts[i:]))
+		}
+		parses[i] = keep.keep(w)
+	}
+	return parses, keep, obs, taught
+}
+
 // passageCounter is a DocFreqStore that counts several passages in one
 // call (*memory.Memory: one lock and one log write).
 type passageCounter interface {
@@ -99,41 +106,74 @@ type passageCounter interface {
 // lock and one log write per memory for the batch instead of one per text.
 // Texts that fail get their error in errs.
 func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses []parsed, o *Options, errs []error) {
-	if len(obs) > 0 {
-		if err := v.store.Remember(obs); err != nil {
-			err = fmt.Errorf("remember contexts: %w", err)
-			for i := range errs {
-				if taught[i] && errs[i] == nil {
-					errs[i] = err
-				}
-			}
-		}
-	}
+	v.rememberBatch(obs, taught, errs)
 	if o.Weighting != WeightSIFCollection {
 		return
 	}
 	pc, batched := v.df.(passageCounter)
 	batched = batched && v.ram == nil && !v.store.ReadOnly()
-	var passages [][]string
-	var index []int
+	var index []int // the texts counted in one call
 	for i, p := range parses {
 		switch {
 		case errs[i] != nil || len(p.tokens) == 0:
 		case batched:
-			passages, index = append(passages, p.tokens), append(index, i)
+			index = append(index, i)
 		default:
 			errs[i] = v.count(p.tokens, p.info)
 		}
 	}
-	if len(passages) == 0 {
+	if len(index) == 0 {
 		return
 	}
-	if err := pc.CountPassages(passages); err != nil {
+	passages := make([][]string, len(index))
+	for k, i := range index {
+		passages[k] = parses[i].tokens
+	}
+	var err error
+	if v.dfRows != nil {
+		err = v.dfRows.mem.CountPassagesRows(passages, v.dfRows.table, batchRows(parses, index))
+	} else {
+		err = pc.CountPassages(passages)
+	}
+	if err != nil {
 		err = fmt.Errorf("count passage: %w", err)
 		for _, i := range index {
 			errs[i] = err
 		}
 	}
+}
+
+// rememberBatch teaches the memory obs in one Remember; when it fails, each
+// text that offered some (taught) gets the error in errs.
+func (v *Vectorizer) rememberBatch(obs []memory.Observation, taught []bool, errs []error) {
+	if len(obs) == 0 {
+		return
+	}
+	if err := v.store.Remember(obs); err != nil {
+		err = fmt.Errorf("remember contexts: %w", err)
+		for i := range errs {
+			if taught[i] && errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+}
+
+// batchRows returns the base rows of the tokens of parses[i] for each i
+// of index, in one array of their total length.
+func batchRows(parses []parsed, index []int) [][]int32 {
+	total := 0
+	for _, i := range index {
+		total += len(parses[i].info)
+	}
+	arena := make([]int32, 0, total)
+	rows := make([][]int32, len(index))
+	for k, i := range index {
+		start := len(arena)
+		arena = appendRows(arena, parses[i].info)
+		rows[k] = arena[start:len(arena):len(arena)]
+	}
+	return rows
 }
 
 // parseArena holds the parses of a batch in a few shared arrays (a fresh
@@ -146,14 +186,29 @@ type parseArena struct {
 	occ               []occNode
 }
 
-// reserve sizes the arena for n parses like the one in w, plus a quarter.
-func (a *parseArena) reserve(w *work, n int) {
-	n += n / 4
-	a.sentences = make([]string, 0, n*len(w.sentences))
-	a.tokens = make([]string, 0, n*len(w.tokens))
-	a.sentEnd = make([]int, 0, n*len(w.sentEnd))
-	a.tokOff = make([]int32, 0, n*len(w.tokOff))
-	a.info = make([]tokInfo, 0, n*len(w.info))
+// reserve sizes the arena for parses of rest bytes of text like the one
+// in w of n bytes, plus a quarter: each array in proportion to the bytes,
+// so that a long text followed by short ones reserves no more than the
+// batch's bytes call for.
+func (a *parseArena) reserve(w *work, n, rest int) {
+	size := func(first int) int {
+		m := first * rest / max(n, 1)
+		return m + m/4
+	}
+	a.sentences = make([]string, 0, size(len(w.sentences)))
+	a.tokens = make([]string, 0, size(len(w.tokens)))
+	a.sentEnd = make([]int, 0, size(len(w.sentEnd)))
+	a.tokOff = make([]int32, 0, size(len(w.tokOff)))
+	a.info = make([]tokInfo, 0, size(len(w.info)))
+}
+
+// textBytes is the total length of texts.
+func textBytes(texts []string) int {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	return n
 }
 
 // keep copies the parse of w into the arena and returns the copy; w keeps

@@ -2,6 +2,7 @@ package vectorizer
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -121,5 +122,55 @@ func TestBatchPassagesRefusedContexts(t *testing.T) {
 	}
 	if got := mem.Stats().Passages; got != 2 {
 		t.Errorf("%d passages counted, want the 2 without refused contexts", got)
+	}
+}
+
+// TestBatchArenasFollowTheTexts prepares a batch of one long text followed
+// by many one-word texts, and counts it by rows: the parses' arena and the
+// rows' array hold at most twice the tokens of the whole batch, whatever
+// the first text's length.
+func TestBatchArenasFollowTheTexts(t *testing.T) {
+	v := newVectorizer(t, newMemory(t))
+	if v.dfRows == nil {
+		t.Fatal("a vectorizer over a memory counts without rows")
+	}
+	texts := []string{strings.Repeat("f1 f2 f3 f4 f5. ", 2000)}
+	for range 1023 {
+		texts = append(texts, "f6")
+	}
+	opts := DefaultOptions()
+	errs := make([]error, len(texts))
+	parses, keep, _, _ := v.prepareBatch(t.Context(), texts, &opts, errs)
+	var tokens, offsets, sentences int
+	index := make([]int, len(parses))
+	for i, p := range parses {
+		if errs[i] != nil {
+			t.Fatalf("text %d: %v", i, errs[i])
+		}
+		tokens, offsets, sentences = tokens+len(p.tokens), offsets+len(p.tokOff), sentences+len(p.sentences)
+		index[i] = i
+	}
+	for _, c := range []struct {
+		name        string
+		capacity, n int
+	}{
+		{"tokens", cap(keep.tokens), tokens}, {"token classes", cap(keep.info), tokens},
+		{"token offsets", cap(keep.tokOff), offsets}, {"sentences", cap(keep.sentences), sentences},
+	} {
+		if c.capacity > 2*c.n {
+			t.Errorf("the arena's %s hold %d, for %d in the batch", c.name, c.capacity, c.n)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rows := batchRows(parses, index)
+	runtime.ReadMemStats(&after)
+	if got, want := after.TotalAlloc-before.TotalAlloc, uint64(2*4*tokens+24*len(index)+1024); got > want {
+		t.Errorf("the rows of %d tokens allocated %d bytes, more than %d", tokens, got, want)
+	}
+	for i, r := range rows {
+		if len(r) != len(parses[i].info) {
+			t.Fatalf("text %d: %d rows for %d tokens", i, len(r), len(parses[i].info))
+		}
 	}
 }

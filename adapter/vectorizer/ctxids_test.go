@@ -1,10 +1,13 @@
 package vectorizer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,30 +114,165 @@ func TestContextIDCacheBitIdentical(t *testing.T) {
 	assertSameVectors(t, cached, plain, cachePassages(48, 9), TaskPassage, DefaultOptions())
 }
 
+// TestContextIDReadingsMatchTokenizing checks, for a mixed workload of
+// unseen and rare words whose contexts the memory adds, keeps in order and
+// drops (a small MaxContexts), that the reading of every word's remembered
+// contexts holds the texts the memory gives and the ids model.ContextIDs
+// gives for them, both from a store that hands out its own strings and from
+// one that hands out fresh copies of them each time (a holder's answer).
+func TestContextIDReadingsMatchTokenizing(t *testing.T) {
+	mo := memory.DefaultOptions()
+	mo.MaxContexts = 4
+	mem, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	own := newVectorizer(t, mem)
+	fresh, err := own.WithStores(copyingStore{mem}, mem, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.ctxCache = newContextIDCache(contextIDBytes)
+	if own.ctxScope == 0 || fresh.ctxScope != 0 {
+		t.Fatal("the vectorizers do not tell the memory's strings from copies")
+	}
+	words := map[string]bool{}
+	for round := range 6 {
+		texts := cachePassages(32, uint64(round))
+		if _, errs := own.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
+			t.Fatal(errors.Join(errs...))
+		}
+		_, am := own.MemoryWords(texts, DefaultOptions())
+		for _, word := range am {
+			words[word] = true
+		}
+		for word := range words {
+			for _, v := range []*Vectorizer{own, fresh} {
+				checkReading(t, v, word)
+			}
+		}
+	}
+	if len(own.ctxCache.cur) == 0 || len(fresh.ctxCache.cur) == 0 {
+		t.Fatal("no reading cached: the test compares nothing")
+	}
+}
+
+// checkReading reads word's remembered contexts through v's cache, twice,
+// and compares each reading with tokenizing the memory's texts.
+func checkReading(t *testing.T, v *Vectorizer, word string) {
+	t.Helper()
+	texts, _ := v.store.Contexts(nil, word)
+	if len(texts) == 0 {
+		return
+	}
+	w := v.newWork()
+	w.ctxTexts, w.ctxRem = texts, len(texts)
+	for range 2 {
+		r := v.rememberedIDs(w, word)
+		if !slices.Equal(r.ctx, texts) {
+			t.Fatalf("%q: the reading holds %q, the memory %q", word, r.ctx, texts)
+		}
+		for i, text := range texts {
+			want := m0ContextIDs(v, text, word)
+			if got := r.contextIDs(i); !slices.Equal(got, want) {
+				t.Fatalf("%q, context %q: ids %v, tokenizing gives %v", word, text, got, want)
+			}
+		}
+	}
+}
+
+// m0ContextIDs tokenizes text and gives its ids as model.ContextIDs does.
+func m0ContextIDs(v *Vectorizer, text, word string) []int32 {
+	return v.m.ContextIDs(nil, v.tok.AppendTokens(nil, text), word)
+}
+
+// copyingStore hands out fresh copies of the memory's contexts.
+type copyingStore struct{ *memory.Memory }
+
+func (s copyingStore) Contexts(dst []string, word string) ([]string, uint64) {
+	n := len(dst)
+	dst, version := s.Memory.Contexts(dst, word)
+	for i := n; i < len(dst); i++ {
+		dst[i] = strings.Clone(dst[i])
+	}
+	return dst, version
+}
+
+// reading returns a reading of n contexts of word, context i with ids
+// first, i, 2.
+func reading(word string, n int, first int32) wordContexts {
+	r := newWordContexts(readingKey{word: word}, n, 3*n, wordContexts{})
+	for i := range n {
+		r.ctx[i] = fmt.Sprintf("context number %d with some words in it", i)
+		r.ids = append(r.ids, first, int32(i), 2)
+		r.ids[i] = int32(len(r.ids))
+	}
+	return r
+}
+
+// TestContextIDReadingsPerMemory reads the contexts of one word from two
+// memories in turn through vectorizers sharing a cache (a collection's and
+// a tenant's memory): each memory keeps its own reading, which is read
+// again without tokenizing.
+func TestContextIDReadingsPerMemory(t *testing.T) {
+	memA, memB := newMemory(t), newMemory(t)
+	a := newVectorizer(t, memA)
+	b, err := a.WithStores(memB, memB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember := func(mem *memory.Memory, ctx string) {
+		if err := mem.Remember([]memory.Observation{{Word: "zq1x", Context: ctx}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember(memA, "f1 zq1x f2.")
+	remember(memB, "f3 f4 zq1x.")
+	var first [2]wordContexts
+	for round := range 3 {
+		for k, v := range []*Vectorizer{a, b} {
+			texts, _ := v.store.Contexts(nil, "zq1x")
+			w := v.newWork()
+			w.ctxTexts, w.ctxRem = texts, len(texts)
+			r := v.rememberedIDs(w, "zq1x")
+			if !slices.Equal(r.ctx, texts) {
+				t.Fatalf("memory %d: the reading holds %q, the memory %q", k, r.ctx, texts)
+			}
+			if round == 0 {
+				first[k] = r
+			} else if &r.ids[0] != &first[k].ids[0] {
+				t.Fatalf("round %d: memory %d's reading was made again", round, k)
+			}
+		}
+	}
+}
+
 // TestContextIDCacheBounded checks that the two generations together stay
 // within the budget, that the latest entries are kept, that a hit in the
-// previous generation moves the entry to the current one, and that a
-// context larger than a generation is not kept.
+// previous generation moves the entry to the current one, that replacing a
+// word's reading charges only the new one, and that a reading larger than a
+// generation is not kept.
 func TestContextIDCacheBounded(t *testing.T) {
 	const limit = 8 << 10
 	c := newContextIDCache(limit)
-	ctx := func(i int) string { return fmt.Sprintf("context number %d with some words in it", i) }
+	word := func(i int) readingKey { return readingKey{word: fmt.Sprintf("word%d", i)} }
 	for i := range 1000 {
-		c.put(ctx(i), []int32{int32(i), 1, 2})
+		c.put(reading(word(i).word, 1+i%3, int32(i)))
 		if got := cacheBytes(c); got > limit {
 			t.Fatalf("after %d puts the cache holds %d bytes, more than %d", i+1, got, limit)
 		}
 	}
-	if ids, ok := c.get(ctx(999)); !ok || ids[0] != 999 {
-		t.Fatalf("the latest context: %v %v", ids, ok)
+	if r, ok := c.get(word(999)); !ok || r.contextIDs(0)[0] != 999 {
+		t.Fatalf("the latest word: %v", r)
 	}
-	if _, ok := c.get(ctx(0)); ok {
-		t.Fatal("the first context survived 1000 puts into 8 KiB")
+	if _, ok := c.get(word(0)); ok {
+		t.Fatal("the first word survived 1000 puts into 8 KiB")
 	}
 	old := -1
 	for i := 999; i >= 0 && old < 0; i-- {
-		if _, inPrev := c.prev[ctx(i)]; inPrev {
-			if _, inCur := c.cur[ctx(i)]; !inCur {
+		if _, inPrev := c.prev[word(i)]; inPrev {
+			if _, inCur := c.cur[word(i)]; !inCur {
 				old = i
 			}
 		}
@@ -142,16 +280,24 @@ func TestContextIDCacheBounded(t *testing.T) {
 	if old < 0 {
 		t.Fatal("no entry only in the previous generation")
 	}
-	if ids, ok := c.get(ctx(old)); !ok || ids[0] != int32(old) {
-		t.Fatalf("entry %d of the previous generation: %v %v", old, ids, ok)
+	if r, ok := c.get(word(old)); !ok || r.contextIDs(0)[0] != int32(old) {
+		t.Fatalf("entry %d of the previous generation: %v", old, r)
 	}
-	if _, ok := c.cur[ctx(old)]; !ok {
+	if _, ok := c.cur[word(old)]; !ok {
 		t.Errorf("a hit in the previous generation did not move entry %d to the current one", old)
 	}
-	huge := strings.Repeat("word ", limit/5)
-	c.put(huge, []int32{1})
-	if _, ok := c.get(huge); ok {
-		t.Error("a context larger than a generation was kept")
+	c.get(word(999)) // in the current generation, wherever it was
+	before := c.curBytes
+	for range 100 {
+		r, _ := c.get(word(999))
+		c.put(r)
+	}
+	if c.curBytes != before {
+		t.Errorf("replacing a reading 100 times moved the charge from %d to %d bytes", before, c.curBytes)
+	}
+	c.put(reading("huge", limit/20, 0))
+	if _, ok := c.get(readingKey{word: "huge"}); ok {
+		t.Error("a reading larger than a generation was kept")
 	}
 }
 
@@ -160,38 +306,50 @@ func cacheBytes(c *contextIDCache) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.curBytes
-	for ctx, ids := range c.prev {
-		if _, moved := c.cur[ctx]; !moved {
-			n += entryBytes(ctx, ids)
+	for word, r := range c.prev {
+		if _, moved := c.cur[word]; !moved {
+			n += r.bytes()
 		}
 	}
 	return n
 }
 
 // TestContextIDCacheCopiesStrings checks that the cache keeps its own copy
-// of a context, never the caller's bytes (a request body).
+// of a word, and a vectorizer its own copy of a context, never the caller's
+// bytes (a request body), unless the store is a memory, whose strings are
+// its own.
 func TestContextIDCacheCopiesStrings(t *testing.T) {
-	body := []byte(`{"text": "the context of a word, long enough to be cached"}`)
+	body := []byte(`{"text": "zq1x is the word of the context"}`)
+	word := unsafe.String(&body[10], 4)
 	ctx := unsafe.String(&body[10], len(body)-12)
-	c := newContextIDCache(1 << 20)
-	c.put(ctx, []int32{1})
-	for key := range c.cur {
-		p, b := uintptr(unsafe.Pointer(unsafe.StringData(key))), uintptr(unsafe.Pointer(&body[0]))
-		if p >= b && p < b+uintptr(len(body)) {
+	inBody := func(s string) bool {
+		p, b := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(&body[0]))
+		return p >= b && p < b+uintptr(len(body))
+	}
+	mem := newMemory(t)
+	v, err := newVectorizer(t, mem).WithStores(copyingStore{mem}, mem, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := v.newWork()
+	w.ctxTexts, w.ctxRem = []string{ctx}, 1
+	r := v.rememberedIDs(w, word)
+	if len(v.ctxCache.cur) != 1 {
+		t.Fatalf("%d entries, want 1", len(v.ctxCache.cur))
+	}
+	for key, kept := range v.ctxCache.cur {
+		if inBody(key.word) || inBody(kept.ctx[0]) || inBody(r.ctx[0]) {
 			t.Fatal("the cache keeps the caller's bytes")
 		}
-		if key != ctx {
-			t.Fatalf("kept %q, want %q", key, ctx)
+		if key.word != word || kept.ctx[0] != ctx {
+			t.Fatalf("kept %q: %q, want %q: %q", key.word, kept.ctx, word, ctx)
 		}
-	}
-	if len(c.cur) != 1 {
-		t.Fatalf("%d entries, want 1", len(c.cur))
 	}
 }
 
-// TestContextIDCacheConcurrent looks contexts up and adds them from many
+// TestContextIDCacheConcurrent looks readings up and adds them from many
 // goroutines while generations turn over (run it with -race): every hit
-// returns the ids put for that context.
+// returns the reading put for that word.
 func TestContextIDCacheConcurrent(t *testing.T) {
 	c := newContextIDCache(16 << 10)
 	var wg sync.WaitGroup
@@ -200,17 +358,58 @@ func TestContextIDCacheConcurrent(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(g), 3))
 			for range 5000 {
 				i := r.IntN(600)
-				ctx := fmt.Sprintf("a remembered context, number %d of them", i)
-				if ids, ok := c.get(ctx); ok {
-					if len(ids) != 2 || ids[0] != int32(i) || ids[1] != int32(2*i) {
-						t.Errorf("context %d: ids %v", i, ids)
+				word := fmt.Sprintf("word%d", i)
+				if got, ok := c.get(readingKey{word: word}); ok {
+					if ids := got.contextIDs(0); len(ids) != 3 || ids[0] != int32(i) || got.key.word != word {
+						t.Errorf("word %d: %q, ids %v", i, got.key.word, ids)
 						return
 					}
 					continue
 				}
-				c.put(ctx, []int32{int32(i), int32(2 * i)})
+				c.put(reading(word, 1, int32(i)))
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// TestContextIDCacheHeap fills caches with readings of several shapes, a
+// word's contexts copied as from a store other than a memory, many times
+// over their budget: the heap they hold grows by at most a tenth more than
+// the budget.
+func TestContextIDCacheHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills 32 MiB several times over")
+	}
+	for _, shape := range []struct{ contexts, length, ids int }{{1, 30, 6}, {3, 60, 12}, {16, 120, 20}} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c := newContextIDCache(contextIDBytes)
+		text := strings.Repeat("x", shape.length)
+		turnovers := 0
+		for i := 0; ; i++ { // until just before the third generation starts, when most is held
+			r := newWordContexts(readingKey{word: fmt.Sprintf("w%07d", i)}, shape.contexts,
+				shape.contexts*shape.ids, wordContexts{})
+			for k := range shape.contexts {
+				r.ctx[k] = strings.Clone(text)
+				r.ids = append(r.ids, make([]int32, shape.ids)...)
+				r.ids[k] = int32(len(r.ids))
+			}
+			if c.curBytes+r.bytes() > c.half {
+				if turnovers++; turnovers == 3 {
+					break
+				}
+			}
+			c.put(r)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		t.Logf("%+v: %d words, heap grew %.1f MiB", shape, len(c.cur)+len(c.prev), float64(grew)/(1<<20))
+		if limit := int64(contextIDBytes * 11 / 10); grew > limit {
+			t.Errorf("%+v: the cache holds %d bytes of heap, more than %d", shape, grew, limit)
+		}
+		runtime.KeepAlive(c)
+	}
 }

@@ -1,5 +1,7 @@
 package vectorizer
 
+import "github.com/text2vec-am/text2vec-am/adapter/memory"
+
 // DocFreqStore keeps the collection statistics of WeightSIFCollection: the
 // passages counted and, for every word, how many of them contain it.
 // *memory.Memory satisfies it (the counts are then persisted with the
@@ -21,4 +23,30 @@ func collectionWeight(df, docs int64, b float64) float32 {
 		return 1
 	}
 	return float32(b / (b + float64(df)/float64(docs)))
+}
+
+// rowDocFreqs is a memory that keeps the counts of WeightSIFCollection,
+// with a table that finds the counters of base words by their rows.
+type rowDocFreqs struct {
+	mem   *memory.Memory
+	table *memory.RowTable
+}
+
+// newRowDocFreqs returns the row lookups of store when it is a writable
+// memory (nil otherwise: a read-only one never counts, so its table would
+// stay empty), for a vocabulary of n rows.
+func newRowDocFreqs(store ContextStore, n int) *rowDocFreqs {
+	mem, ok := store.(*memory.Memory)
+	if !ok || mem.ReadOnly() {
+		return nil
+	}
+	return &rowDocFreqs{mem: mem, table: mem.NewRowTable(n)}
+}
+
+// appendRows appends the base row of every token of info (-1: none) to dst.
+func appendRows(dst []int32, info []tokInfo) []int32 {
+	for _, t := range info {
+		dst = append(dst, t.id)
+	}
+	return dst
 }

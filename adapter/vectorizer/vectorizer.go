@@ -20,8 +20,10 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -81,14 +83,19 @@ type Vectorizer struct {
 	pool      sync.Pool
 	cache     *amCache
 	ctxCache  *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
+	// ctxScope is the address of the store when it is a *memory.Memory,
+	// whose contexts are strings of its own (never a caller's memory), so
+	// that ctxCache may keep them; 0 for any other store (see readingKey).
+	ctxScope uintptr
 	// df holds the collection statistics of WeightSIFCollection: the store
 	// when it is a DocFreqStore (dfInStore), else a memory of its own in RAM.
 	df        DocFreqStore
 	dfInStore bool
-	ram       *ramDocFreq // df when it is the vectorizer's own (counted by base row)
-	charScale float32     // the norm of character vectors (meanRowNorm)
-	seen      runeSet     // the runes of the model's n-grams and words
-	chars     bool        // words AM gives nothing get character vectors (a model with a form)
+	dfRows    *rowDocFreqs // df found by base row (nil: by word only)
+	ram       *ramDocFreq  // df when it is the vectorizer's own (counted by base row)
+	charScale float32      // the norm of character vectors (meanRowNorm)
+	seen      runeSet      // the runes of the model's n-grams and words
+	chars     bool         // words AM gives nothing get character vectors (a model with a form)
 
 	cnt *counters // shared with the vectorizers WithStores makes of this one
 }
@@ -122,8 +129,10 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		ctxCache: newContextIDCache(contextIDBytes),
 		cnt:      &counters{},
 	}
+	v.ctxScope = readingScope(store)
 	if ds, ok := store.(DocFreqStore); ok {
 		v.df, v.dfInStore = ds, true
+		v.dfRows = newRowDocFreqs(store, m.Base.Len())
 	} else {
 		v.ram = newRAMDocFreq(v)
 		v.df = v.ram
@@ -276,6 +285,7 @@ type work struct {
 	amVecs   []float32
 	explain  map[string]int // word → index in Explanation.Words (Explain only)
 	dfs      []int64        // document frequency of each token (WeightSIFCollection)
+	dfRowIDs []int32        // base row of each token, for dfRows
 	rowIDs   []int32        // base rows of the text, summed by simd.GatherAxpy
 	rowW     []float32      // their weights
 	ids      []int32        // base row of each token, -1 unknown (prepare's scratch)
@@ -616,7 +626,14 @@ func (v *Vectorizer) count(tokens []string, info []tokInfo) error {
 		v.ram.countIDs(tokens, info)
 		return nil
 	}
-	if err := v.df.CountPassage(tokens); err != nil {
+	var err error
+	if v.dfRows != nil && info != nil {
+		rows := appendRows(make([]int32, 0, len(info)), info)
+		err = v.dfRows.mem.CountPassagesRows([][]string{tokens}, v.dfRows.table, [][]int32{rows})
+	} else {
+		err = v.df.CountPassage(tokens)
+	}
+	if err != nil {
 		return fmt.Errorf("count passage: %w", err)
 	}
 	return nil
@@ -724,6 +741,10 @@ func (v *Vectorizer) docFreqs(w *work, o *Options) int64 {
 	w.dfs = slices.Grow(w.dfs[:0], len(w.tokens))[:len(w.tokens)]
 	if v.ram != nil {
 		return v.ram.docFreqIDs(w.dfs, w.tokens, w.info)
+	}
+	if v.dfRows != nil {
+		w.dfRowIDs = appendRows(w.dfRowIDs[:0], w.info)
+		return v.dfRows.mem.DocFreqsRows(w.dfs, w.tokens, v.dfRows.table, w.dfRowIDs)
 	}
 	return v.df.DocFreqs(w.dfs, w.tokens)
 }
@@ -892,32 +913,27 @@ func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version u
 
 // contextIDs fills w.ctxIDs with the base ids of every gathered context that
 // has any (w.ctxUsed says which), as model.ContextIDs gives them: the
-// contexts of this text are tokenized already; a remembered one is tokenized
-// once and then read from v.ctxCache (when there is one), unless it is too
-// short to be worth it.
+// contexts of this text are tokenized already; the remembered ones are read
+// from v.ctxCache (when there is one), which tokenizes only those it does
+// not hold yet.
 func (v *Vectorizer) contextIDs(w *work, word string) {
 	w.idBuf, w.idEnd, w.ctxUsed = w.idBuf[:0], w.idEnd[:0], w.ctxUsed[:0]
-	target := int32(-2) // word's base row (-1: none), looked up at the first cached context
+	var r wordContexts
+	cached := v.ctxCache != nil && w.ctxRem > 0
+	if cached {
+		r = v.rememberedIDs(w, word)
+	}
 	for c, text := range w.ctxTexts {
 		before := len(w.idBuf)
 		switch {
 		case c >= w.ctxRem:
 			k := 2 * (c - w.ctxRem)
 			w.idBuf = v.m.ContextIDs(w.idBuf, w.tokens[w.ctxWin[k]:w.ctxWin[k+1]], word)
-		case v.ctxCache == nil || len(text) < minCachedContext:
+		case cached:
+			w.idBuf = append(w.idBuf, r.contextIDs(c)...)
+		default:
 			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
 			w.idBuf = v.m.ContextIDs(w.idBuf, w.ctxTok, word)
-		default:
-			if target == -2 {
-				target = v.rowOf(word)
-			}
-			// A token is word exactly when its row is word's row, so
-			// leaving out that row leaves out what ContextIDs leaves out.
-			for _, id := range v.rememberedIDs(w, text) {
-				if id != target {
-					w.idBuf = append(w.idBuf, id)
-				}
-			}
 		}
 		if len(w.idBuf) > before {
 			w.idEnd = append(w.idEnd, len(w.idBuf))
@@ -933,26 +949,56 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 	}
 }
 
-// rowOf returns the base row of word, -1 if it has none.
-func (v *Vectorizer) rowOf(word string) int32 {
-	if id, ok := v.base.ID(word); ok {
-		return id
+// rememberedIDs returns the reading of word's remembered contexts
+// w.ctxTexts[:w.ctxRem] from the cache: the cached one when it holds these
+// contexts, else a new one (then cached) that takes the ids of every context
+// the cached one holds from it and tokenizes the others. The caller must not
+// modify it.
+func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
+	texts := w.ctxTexts[:w.ctxRem]
+	content := v.ctxScope == 0 // the same context may be another string
+	key := readingKey{word: word, scope: v.ctxScope}
+	old, found := v.ctxCache.get(key)
+	idCap := 0
+	if found {
+		if old.holds(texts, content) {
+			return old
+		}
+		idCap = old.idCount() + old.idCount()/max(len(old.ctx), 1)
 	}
-	return -1
+	r := newWordContexts(key, len(texts), idCap, old)
+	j := 0
+	for i, text := range texts {
+		k := -1
+		if found {
+			k = old.find(text, j, content)
+		}
+		if k >= 0 {
+			r.ctx[i] = old.ctx[k]
+			r.ids = append(r.ids, old.contextIDs(k)...)
+			j = k + 1
+		} else {
+			r.ctx[i] = text
+			if content {
+				r.ctx[i] = strings.Clone(text) // never pin the caller's memory
+			}
+			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+			r.ids = v.m.ContextIDs(r.ids, w.ctxTok, word)
+		}
+		r.ids[i] = int32(len(r.ids))
+	}
+	v.ctxCache.put(r)
+	return r
 }
 
-// rememberedIDs returns the base rows of every token of the remembered
-// context text that has one, in order, from the cache or, on a miss,
-// tokenized (and then cached). The caller must not modify them.
-func (v *Vectorizer) rememberedIDs(w *work, text string) []int32 {
-	if ids, ok := v.ctxCache.get(text); ok {
-		return ids
+// readingScope returns the address of store when it is a *memory.Memory,
+// which copies every context it keeps and hands out its own strings, never
+// a caller's memory; 0 for any other store.
+func readingScope(store ContextStore) uintptr {
+	if mem, ok := store.(*memory.Memory); ok {
+		return uintptr(unsafe.Pointer(mem))
 	}
-	w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
-	// No token is empty, so "" as the target leaves none out.
-	ids := v.m.ContextIDs(nil, w.ctxTok, "")
-	v.ctxCache.put(text, ids)
-	return ids
+	return 0
 }
 
 // explainContexts records α, whether AM used the form only, and every used

@@ -49,10 +49,11 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		chars:     v.chars,
 		cache:     cache.c,
 		cnt:       v.cnt,
-		ctxCache:  v.ctxCache, // a context's ids depend on the model only
+		ctxCache:  v.ctxCache, // a reading of contexts depends on the model only
 		df:        df,
 		dfInStore: true,
 	}
+	c.ctxScope = readingScope(store)
 	c.pool.New = func() any { return c.newWork() }
 	return c, nil
 }
