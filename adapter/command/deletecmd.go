@@ -18,8 +18,7 @@ import (
 func runDelete(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("memory delete", env)
 	var wf weaviateFlags
-	fs.StringVar(&wf.url, "memory-weaviate", "", "`URL` of the Weaviate that keeps the memory")
-	wf.registerAccess(fs)
+	wf.registerTarget(fs, "`URL` of the Weaviate that keeps the memory")
 	moduleDir := fs.String("module-memory", "", "`directory` of the in-process module's memory (<Weaviate data path>/text2vec-am-memory); stop Weaviate first")
 	class := fs.String("class", "", "the collection whose memory is deleted (required)")
 	tenant := fs.String("tenant", "", "delete only this tenant's memory (default: the collection's and all its tenants')")
@@ -49,11 +48,8 @@ func runDelete(ctx context.Context, env cli.Env) error {
 		fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), *moduleDir)
 		return nil
 	}
-	o := weaviatemem.Options{URL: wf.url, Class: wf.class, Timeout: wf.timeout, Logger: log}
-	if err := wf.access(&o); err != nil {
-		return err
-	}
-	if err := weaviateUsage(o.CheckAccess()); err != nil {
+	o, err := wf.accessOptions(log)
+	if err != nil {
 		return err
 	}
 	if err := weaviatemem.DeleteMemory(ctx, o, coll, *tenant); err != nil {

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
@@ -30,6 +33,11 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	fs.StringVar(&o.ModuleDir, "module-memory", "", "`directory` of the in-process module's memory (<Weaviate data path>/text2vec-am-memory): "+
 		"rebuild the collection's own memory there (of --tenant when given); stop Weaviate first")
 	fs.StringVar(&o.MemoryURL, "memory-url", "", "`URL` of a shared-memory holder (text2vec-am serve) to teach, with the token in $"+memoryapi.EnvToken)
+	var wf weaviateFlags
+	wf.registerTarget(fs, "`URL` of the Weaviate that keeps the memory to rebuild (serve --memory-weaviate; "+
+		"with --module-scopes the in-process module's, TEXT2VEC_AM_MEMORY_WEAVIATE)")
+	fs.BoolVar(&o.ModuleScopes, "module-scopes", false, "with --memory-weaviate: rebuild the in-process module's memory "+
+		"of the collection (of each tenant read), whose passages count in the shared scope too; default: serve's one shared scope")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
@@ -40,9 +48,12 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	o.MemoryDir = mf.dir
-	if n := countSet(o.MemoryDir, o.ModuleDir, o.MemoryURL); n != 1 {
+	if n := countSet(o.MemoryDir, o.ModuleDir, o.MemoryURL, wf.url); n != 1 {
 		return cli.UsageError("memory rebuild: give exactly one of --memory-dir (serve's memory), --module-memory "+
-			"(the in-process module's) or --memory-url (a holder); %d given", n)
+			"(the in-process module's), --memory-url (a holder) or --memory-weaviate (the memory kept in Weaviate); %d given", n)
+	}
+	if o.ModuleScopes && wf.url == "" {
+		return cli.UsageError("memory rebuild: --module-scopes names scopes of the memory kept in Weaviate: give --memory-weaviate")
 	}
 	for _, d := range []string{o.MemoryDir, o.ModuleDir} {
 		if d != "" {
@@ -59,6 +70,13 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	if o.Memory, err = mf.options(log, false); err != nil {
 		return err
+	}
+	if wf.url != "" {
+		wo, err := wf.accessOptions(log)
+		if err != nil {
+			return err
+		}
+		o.Weaviate = &wo
 	}
 	if mf.sync == memory.DefaultOptions().Sync.String() {
 		o.Memory.Sync = memory.SyncNever // Close fsyncs and snapshots at the end
@@ -101,6 +119,13 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
 	}
 	for _, st := range res.Memories {
 		fmt.Fprintf(w, "%s: %d passages counted; %d words with %d contexts remembered\n", st.Dir, st.Passages, st.Words, st.Contexts)
+	}
+	if o.Weaviate != nil {
+		fmt.Fprintf(w, "%s: %d objects written\n", weaviatemem.Redact(o.Weaviate.URL), res.Written)
+	}
+	for _, name := range slices.Sorted(maps.Keys(res.Scopes)) {
+		st := res.Scopes[name]
+		fmt.Fprintf(w, "scope %q (tenant %s of %s): %d objects, version %s\n", name, st.Tenant, o.Weaviate.Class, st.Objects, st.Version)
 	}
 	if res.HolderPassages > 0 {
 		fmt.Fprintf(w, "%s: the holder counts %d passages for %s\n", o.MemoryURL, res.HolderPassages, res.Class)

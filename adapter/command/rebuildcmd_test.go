@@ -2,11 +2,14 @@ package command_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 )
 
 // oneObjectWeaviate answers a rebuild's calls for class Doc with one object.
@@ -47,6 +50,28 @@ func TestMemoryRebuildCommand(t *testing.T) {
 	}
 }
 
+func TestMemoryRebuildWeaviateCommand(t *testing.T) {
+	url := oneObjectWeaviate(t)
+	mf := modelFile(t)
+	mem, ts := fakeweaviate.New(t)
+	args := []string{"memory", "rebuild", "--model", mf, "--weaviate", url, "--class", "Doc", "--memory-weaviate", ts.URL,
+		"--memory-weaviate-timeout", "5s"}
+	code, stdout, stderr := runCLI(context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	n := mem.Count("_shared")
+	for _, want := range []string{"taught 1 texts", fmt.Sprintf("%d objects written", n), `scope "" (tenant _shared`} {
+		if n == 0 || !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q (%d objects in the fake):\n%s", want, n, stdout)
+		}
+	}
+	code, stdout, stderr = runCLI(context.Background(), args...)
+	if code != 0 || !strings.Contains(stdout, " 0 objects written") || mem.Count("_shared") != n {
+		t.Errorf("a second rebuild (exit %d) wrote objects: %d, was %d:\n%s%s", code, mem.Count("_shared"), n, stdout, stderr)
+	}
+}
+
 func TestMemoryRebuildErrors(t *testing.T) {
 	url := oneObjectWeaviate(t)
 	dir := t.TempDir()
@@ -57,6 +82,18 @@ func TestMemoryRebuildErrors(t *testing.T) {
 	}{
 		{[]string{"--memory-dir", dir}, 2, "--class is required"},
 		{[]string{"--class", "Doc"}, 2, "exactly one of --memory-dir"},
+		{[]string{"--class", "Doc"}, 2, "or --memory-weaviate (the memory kept in Weaviate); 0 given"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "--memory-weaviate", "http://w:8080"}, 2, "2 given"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "--module-scopes"}, 2, "--module-scopes names scopes"},
+		{[]string{"--class", "Doc", "--memory-weaviate", "w:8080"}, 2, "--memory-weaviate: "},
+		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-class", "lower"}, 2,
+			"--memory-weaviate-class: "},
+		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-timeout", "0s"}, 2,
+			"--memory-weaviate-timeout 0s"},
+		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-api-key-file", "/nonexistent/key"}, 1,
+			"--memory-weaviate-api-key-file"},
+		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--module-scopes", "--weaviate", url}, 1,
+			"serve's memory (--memory-dir, --memory-weaviate) holds the stock modules'"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "--memory-url", "http://127.0.0.1:1"}, 2, "2 given"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "--batch", "0"}, 2, "--batch"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "extra"}, 2, "no arguments"},

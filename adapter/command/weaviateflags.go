@@ -41,6 +41,25 @@ func (f *weaviateFlags) registerAccess(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "memory-weaviate-timeout", 30*time.Second, "bound on every call to --memory-weaviate")
 }
 
+// registerTarget registers the flags of a command that reaches the memory
+// kept in Weaviate without keeping a copy of it: the URL (usage says what
+// the command does with it) and the access flags.
+func (f *weaviateFlags) registerTarget(fs *flag.FlagSet, usage string) {
+	fs.StringVar(&f.url, "memory-weaviate", "", usage)
+	f.registerAccess(fs)
+}
+
+// accessOptions returns the options that reach the memory kept in Weaviate
+// (--memory-weaviate and the access flags), checked as DeleteMemory checks
+// them: a usage error naming the flag.
+func (f *weaviateFlags) accessOptions(log *slog.Logger) (weaviatemem.Options, error) {
+	o := weaviatemem.Options{URL: f.url, Class: f.class, Timeout: f.timeout, Logger: log}
+	if err := f.access(&o); err != nil {
+		return o, err
+	}
+	return o, weaviateUsage(o.CheckAccess())
+}
+
 // access fills in o's API key from --memory-weaviate-api-key-file and checks
 // the timeout (a usage error naming the flag); the caller checks o.
 func (f *weaviateFlags) access(o *weaviatemem.Options) error {

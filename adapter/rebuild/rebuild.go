@@ -20,13 +20,15 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// Options configure one rebuild. Exactly one of MemoryDir, ModuleDir and
-// MemoryURL names the memory rebuilt.
+// Options configure one rebuild. Exactly one of MemoryDir, ModuleDir,
+// MemoryURL and Weaviate names the memory rebuilt.
 type Options struct {
 	// Source is the collection read: Weaviate, Class, Tenant, APIKey,
 	// Batch, LowerCase, Targets and HTTP as refresh reads them. A
@@ -51,7 +53,16 @@ type Options struct {
 	// MemoryURL is a shared-memory holder, taught through its memory API
 	// with MemoryToken as the bearer token.
 	MemoryURL, MemoryToken string
-	// Flush is the number of texts sent to a holder in one request (default 256).
+	// Weaviate is the memory kept in Weaviate (package weaviatemem), taught
+	// through its store with the options of Memory: serve's one shared
+	// scope (`serve --memory-weaviate`, the stock path), or with
+	// ModuleScopes the in-process module's scope of the collection, of
+	// each tenant read, whose passages count in the shared scope too
+	// (TEXT2VEC_AM_MEMORY_WEAVIATE, vectors made by text2vec-am).
+	Weaviate     *weaviatemem.Options
+	ModuleScopes bool
+	// Flush is the number of texts sent to a holder, or taught to the
+	// memory in Weaviate, in one request (default 256).
 	Flush int
 	// Progress receives a line at most every ProgressEvery (default 2 s)
 	// while objects are read; nil: none.
@@ -83,13 +94,23 @@ type Result struct {
 	// HolderPassages is the holder's passage count of the collection after
 	// the rebuild (MemoryURL; -1 when nothing was sent).
 	HolderPassages int64 `json:"holder_passages,omitempty"`
+	// Written counts the objects written to the memory in Weaviate (none
+	// when it held all the rebuild teaches already); Scopes are the copies
+	// of the scopes taught (and of the shared scope counting their
+	// passages) after the rebuild.
+	Written int64                          `json:"written,omitempty"`
+	Scopes  map[string]memstore.ScopeStats `json:"scopes,omitempty"`
 }
 
 // Run rebuilds the memory o names from the collection's objects.
 func Run(ctx context.Context, o Options) (Result, error) {
 	var res Result
-	if n := countTrue(o.MemoryDir != "", o.ModuleDir != "", o.MemoryURL != ""); n != 1 {
-		return res, fmt.Errorf("%w (a memory directory, the module's memory directory or a holder's URL; %d given)", ErrTarget, n)
+	if n := countTrue(o.MemoryDir != "", o.ModuleDir != "", o.MemoryURL != "", o.Weaviate != nil); n != 1 {
+		return res, fmt.Errorf("%w (a memory directory, the module's memory directory, a holder's URL or "+
+			"the memory kept in Weaviate; %d given)", ErrTarget, n)
+	}
+	if o.ModuleScopes && o.Weaviate == nil {
+		return res, fmt.Errorf("%w: the module's scopes are those of the memory kept in Weaviate", ErrTarget)
 	}
 	if o.Model == nil {
 		return res, errors.New("rebuild: no model")
@@ -222,7 +243,7 @@ func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
 	var skipped []string
 	for i, t := range coll.Targets() {
 		am := t.Module == refresh.ModuleAM
-		if (o.ModuleDir != "" && !am) || (o.MemoryDir != "" && am) {
+		if (o.module() && !am) || (o.serve() && am) {
 			skipped = append(skipped, fmt.Sprintf("%s by %s", plan{name: t.Name}.label(), t.Module))
 			continue
 		}
@@ -242,15 +263,23 @@ func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
 		out = append(out, p)
 	}
 	if len(out) == 0 {
-		where := "serve's memory (--memory-dir) holds the stock modules' contexts"
-		if o.MemoryDir != "" {
-			where = "the in-process module's memory (--module-memory) holds text2vec-am's contexts"
+		where := "serve's memory (--memory-dir, --memory-weaviate) holds the stock modules' contexts"
+		if o.serve() {
+			where = "the in-process module's memory (--module-memory, --memory-weaviate --module-scopes) holds text2vec-am's contexts"
 		}
 		return nil, fmt.Errorf("%w: class %s has no vector whose imports teach this memory (%v): %s",
 			refresh.ErrSchema, coll.Class(), skipped, where)
 	}
 	return out, nil
 }
+
+// module reports whether o names the in-process module's memory, which
+// text2vec-am's imports teach.
+func (o Options) module() bool { return o.ModuleDir != "" || (o.Weaviate != nil && o.ModuleScopes) }
+
+// serve reports whether o names serve's memory, which the stock modules'
+// imports teach.
+func (o Options) serve() bool { return o.MemoryDir != "" || (o.Weaviate != nil && !o.ModuleScopes) }
 
 // settingTeach is the text2vec-am collection setting that turns teaching
 // off for a collection's imports.

@@ -24,6 +24,8 @@ func openSink(o Options, class string) (sink, error) {
 	switch {
 	case o.MemoryURL != "":
 		return newHolderSink(o)
+	case o.Weaviate != nil:
+		return newWeaviateSink(o, class)
 	case o.ModuleDir != "":
 		return newLocalSink(o, o.ModuleDir, class)
 	}
@@ -118,14 +120,43 @@ func (s *localSink) close(res *Result) error {
 	return errors.Join(errs...)
 }
 
+// batcher groups the texts a remote memory is taught in batches of one
+// collection and options, at most flushAt texts each.
+type batcher struct {
+	flushAt int
+	batch   []string
+	cur     plan // the collection and options of batch
+}
+
+func newBatcher(flushAt int) batcher {
+	if flushAt <= 0 {
+		flushAt = 256
+	}
+	return batcher{flushAt: flushAt}
+}
+
+// add adds text of p to the batch: flush is called first when p has
+// another collection or options, and after when the batch is full.
+func (b *batcher) add(ctx context.Context, p plan, text string, res *Result, flush func(context.Context, *Result) error) error {
+	if len(b.batch) > 0 && (p.collection != b.cur.collection || p.opts != b.cur.opts) {
+		if err := flush(ctx, res); err != nil {
+			return err
+		}
+	}
+	b.cur = p
+	b.batch = append(b.batch, text)
+	if len(b.batch) >= b.flushAt {
+		return flush(ctx, res)
+	}
+	return nil
+}
+
 // holderSink teaches a shared-memory holder through its memory API, a
 // batch of texts per request, grouped by collection and options.
 type holderSink struct {
-	c       *memoryapi.Client
-	v       *vectorizer.Vectorizer
-	flushAt int
-	batch   []string
-	cur     plan
+	c *memoryapi.Client
+	v *vectorizer.Vectorizer
+	batcher
 }
 
 func newHolderSink(o Options) (*holderSink, error) {
@@ -137,25 +168,11 @@ func newHolderSink(o Options) (*holderSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rebuild: %w", err)
 	}
-	n := o.Flush
-	if n <= 0 {
-		n = 256
-	}
-	return &holderSink{c: c, v: v, flushAt: n}, nil
+	return &holderSink{c: c, v: v, batcher: newBatcher(o.Flush)}, nil
 }
 
 func (s *holderSink) teach(ctx context.Context, p plan, text string, res *Result) error {
-	if len(s.batch) > 0 && (p.collection != s.cur.collection || p.opts != s.cur.opts) {
-		if err := s.flush(ctx, res); err != nil {
-			return err
-		}
-	}
-	s.cur = p
-	s.batch = append(s.batch, text)
-	if len(s.batch) >= s.flushAt {
-		return s.flush(ctx, res)
-	}
-	return nil
+	return s.add(ctx, p, text, res, s.flush)
 }
 
 func (s *holderSink) flush(ctx context.Context, res *Result) error {

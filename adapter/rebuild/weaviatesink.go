@@ -1,0 +1,148 @@
+package rebuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// weaviateSink teaches the memory kept in Weaviate through its store's own
+// write path (weaviatemem.Store.VectorizeBatch, as serve and the module
+// teach it), a batch of texts per call: serve's shared scope, or the
+// module's scope of the collection or of each tenant, whose passages count
+// in the shared scope too (Options.SharedCounts, as the module opens it).
+type weaviateSink struct {
+	store    *weaviatemem.Store
+	v        *vectorizer.Vectorizer
+	class    string        // the collection's scope name (module's scopes only)
+	current  string        // the scope taught now
+	scopes   []string      // every scope taught
+	patience time.Duration // how long a failure of Weaviate is waited out
+	batcher
+}
+
+func newWeaviateSink(o Options, class string) (*weaviateSink, error) {
+	wo := *o.Weaviate
+	wo.Memory = o.Memory
+	wo.Memory.ReadOnly, wo.ReadOnly, wo.SharedCounts = false, false, o.ModuleScopes
+	if wo.Logger == nil {
+		wo.Logger = o.Memory.Logger
+	}
+	s := &weaviateSink{batcher: newBatcher(o.Flush), patience: 3 * wo.Timeout}
+	if s.patience <= 0 {
+		s.patience = 90 * time.Second
+	}
+	var err error
+	if o.ModuleScopes {
+		if s.class, err = memory.CollectionName(class); err != nil {
+			return nil, fmt.Errorf("rebuild: %w", err)
+		}
+	}
+	if s.v, err = vectorizer.New(o.Model, nil, o.Vectorizer); err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	if s.store, err = weaviatemem.Open(wo); err != nil {
+		return nil, fmt.Errorf("rebuild: %w", err)
+	}
+	return s, nil
+}
+
+// scope teaches the module's scope of tenant of the collection next, named
+// as the module names it ("Class" or "Class/tenant"); serve's memory has
+// one scope, "".
+func (s *weaviateSink) scope(tenant string) error {
+	s.current = ""
+	if s.class != "" {
+		s.current = s.class
+		if tenant != "" {
+			s.current += "/" + tenant
+		}
+	}
+	s.scopes = append(s.scopes, s.current)
+	return nil
+}
+
+func (s *weaviateSink) teach(ctx context.Context, p plan, text string, res *Result) error {
+	return s.add(ctx, p, text, res, s.flush)
+}
+
+// flush teaches the batch once the copies it is written through are read.
+func (s *weaviateSink) flush(ctx context.Context, res *Result) error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	for _, name := range []string{s.current, ""} {
+		if err := s.load(ctx, name); err != nil {
+			return err
+		}
+	}
+	_, errs, err := s.store.VectorizeBatch(ctx, s.v, s.current, s.batch, vectorizer.TaskPassage, s.cur.opts)
+	if err != nil {
+		return fmt.Errorf("the memory in Weaviate: %w", err)
+	}
+	for _, e := range errs {
+		switch {
+		case errors.Is(e, vectorizer.ErrTooManyAMWords):
+			res.Refused++
+		case e != nil:
+			return e
+		default:
+			res.Taught++
+		}
+	}
+	s.batch = s.batch[:0]
+	return nil
+}
+
+// load waits until the store has read the copy of scope name; an error
+// when Weaviate fails for longer than the patience (unreachable, the key
+// refused, the memory's class unlike the store's).
+func (s *weaviateSink) load(ctx context.Context, name string) error {
+	var failing time.Time
+	for {
+		if _, err := s.store.Reader(s.v, name); err == nil {
+			return nil
+		}
+		r := s.store.Stats().Remote
+		switch {
+		case r.Error == "":
+			failing = time.Time{}
+		case failing.IsZero():
+			failing = time.Now()
+		case time.Since(failing) > s.patience:
+			return fmt.Errorf("%w: the memory in Weaviate at %s: %s (for %v)", memstore.ErrUnavailable, r.URL, r.Error,
+				s.patience)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("read the memory in Weaviate at %s: %w", r.URL, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// passages is 0: the copies in RAM read other writers' objects too.
+func (s *weaviateSink) passages() int64 { return 0 }
+
+// close records the objects written and the copies of the scopes taught,
+// and stops the store (every write is done once VectorizeBatch returns).
+func (s *weaviateSink) close(res *Result) error {
+	if res != nil {
+		st := s.store.Stats().Remote
+		res.Written = st.Written
+		res.Scopes = map[string]memstore.ScopeStats{}
+		for _, name := range s.scopes {
+			res.Scopes[name] = st.Scopes[name]
+		}
+		if s.class != "" {
+			res.Scopes[""] = st.Scopes[""]
+		}
+	}
+	return s.store.Close()
+}
