@@ -124,11 +124,12 @@ type searcher struct {
 	vecs []encoded
 }
 
-// encode vectorizes text as a query: the AM vector is the vectorizer's own,
-// the base vector the same weighted combination without the words that only
-// AM can give a vector.
-func (s *searcher) encode(text string) (encoded, error) {
-	ex, err := s.vz.Explain(text, s.opts)
+// encode vectorizes text as a query under opts (a document's are
+// Options.ForObjects): the AM vector is the vectorizer's own, the base vector
+// the same weighted combination without the words that only AM can give a
+// vector.
+func (s *searcher) encode(text string, opts vectorizer.Options) (encoded, error) {
+	ex, err := s.vz.Explain(text, opts)
 	if errors.Is(err, vectorizer.ErrNoWords) {
 		return encoded{}, nil
 	}
@@ -316,7 +317,7 @@ func teachAndEncode(ctx context.Context, s *searcher, mem *memory.Memory, data D
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		v, err := s.encode(d.Text)
+		v, err := s.encode(d.Text, s.opts.ForObjects())
 		if err != nil {
 			return fmt.Errorf("demo: vectorize document %q: %w", d.ID, err)
 		}
@@ -334,7 +335,7 @@ func search(ctx context.Context, s *searcher, p *printer, data Data, opts Option
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e, err := s.encode(q.Text)
+		e, err := s.encode(q.Text, s.opts)
 		if err != nil {
 			return fmt.Errorf("demo: vectorize query %q: %w", q.ID, err)
 		}
@@ -354,7 +355,7 @@ func search(ctx context.Context, s *searcher, p *printer, data Data, opts Option
 		p.summary(res, shown)
 	}
 	if opts.Query != "" {
-		e, err := s.encode(opts.Query)
+		e, err := s.encode(opts.Query, s.opts)
 		if err != nil {
 			return fmt.Errorf("demo: vectorize --query %q: %w", opts.Query, err)
 		}

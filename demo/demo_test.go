@@ -254,7 +254,7 @@ func TestEncode(t *testing.T) {
 	}
 	s := &searcher{vz: vz, opts: vectorizer.DefaultOptions()}
 	// Every word known: both methods give the vectorizer's vector.
-	e, err := s.encode("locks protect shared memory")
+	e, err := s.encode("locks protect shared memory", s.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestEncode(t *testing.T) {
 		}
 	}
 	// A jargon word: AM is the vectorizer's vector; base is the text without it.
-	e, err = s.encode("zorblat protect memory")
+	e, err = s.encode("zorblat protect memory", s.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestEncode(t *testing.T) {
 		t.Errorf("AM words %q, want [zorblat]", e.amWords)
 	}
 	// Only jargon: no base vector at all.
-	if e, err = s.encode("zorblat quuxer"); err != nil || e.base != nil || e.am == nil {
+	if e, err = s.encode("zorblat quuxer", s.opts); err != nil || e.base != nil || e.am == nil {
 		t.Errorf("only jargon: base %v, AM %v, err %v; want no base vector and an AM vector", e.base, e.am, err)
 	}
 }

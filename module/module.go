@@ -259,7 +259,8 @@ func (m *Module) VectorizeObject(ctx context.Context, obj *models.Object, cfg mo
 	if empty {
 		return nil, nil, nil
 	}
-	vecs, errs, err := m.vectorizeTexts(withTenant(ctx, obj.Tenant), obj.Class, []string{text}, req.task, req.opts)
+	ctx = withTenant(ctx, obj.Tenant)
+	vecs, errs, err := m.vectorizeTexts(ctx, obj.Class, []string{text}, req.task, req.opts.ForObjects())
 	if err == nil {
 		err = errs[0]
 	}
@@ -335,7 +336,7 @@ func (m *Module) VectorizeBatch(ctx context.Context, objs []*models.Object, skip
 // into vecs and errs.
 func (m *Module) vectorizeGroup(ctx context.Context, objs []*models.Object, texts []string, index []int, req request,
 	vecs [][]float32, errs map[int]error) {
-	out, verrs, err := m.vectorizeTexts(ctx, objs[index[0]].Class, texts, req.task, req.opts)
+	out, verrs, err := m.vectorizeTexts(ctx, objs[index[0]].Class, texts, req.task, req.opts.ForObjects())
 	if err != nil {
 		for _, i := range index {
 			errs[i] = err

@@ -224,6 +224,7 @@ func (c *Client) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, c
 		return nil, nil, err
 	}
 	if task == vectorizer.TaskPassage {
+		opts = opts.ForObjects() // vectorized below as a read of the snapshot
 		if _, _, err := c.Learn(ctx, v, collection, texts, opts); err != nil {
 			return nil, nil, err
 		}

@@ -124,6 +124,15 @@ type Options struct {
 	MaxAMWords int
 }
 
+// ForObjects returns o for vectorizing imported objects, which some paths
+// vectorize with TaskQuery over a read of the memory (after teaching it, or
+// in a collection that does not teach): the settings that concern queries
+// alone (QueryMemoryOnly) are cleared.
+func (o Options) ForObjects() Options {
+	o.QueryMemoryOnly = false
+	return o
+}
+
 // DefaultMaxAMWords is the MaxAMWords that 0 stands for. Each AM word costs at
 // most MaxContexts contexts of 2·model.ContextWindow tokens; on the reference
 // CPU 20,000 unseen words in one text take well under a second (docs/benchmarks.md).

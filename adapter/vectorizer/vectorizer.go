@@ -875,8 +875,9 @@ func (v *Vectorizer) charVectorOf(w *work, word string, we *WordExplanation) int
 // remembered ones (w.ctxTexts[:w.ctxRem], at most o.MaxContexts) and the
 // windows around the word in this text (their token spans in w.ctxWin) when
 // the memory holds none for it, or with MixTextContexts after the remembered
-// ones as room allows (neither in a query under QueryMemoryOnly). It returns the memory's version of the word's contexts
-// and whether the result equals the memory-only one (and can be cached):
+// ones as room allows (neither in a query under QueryMemoryOnly). It returns
+// the memory's version of the word's contexts and whether the result equals
+// the memory-only one (and can be cached):
 // when every in-text context is remembered already, does not fit or is not
 // used.
 func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version uint64, cacheable bool) {

@@ -250,9 +250,12 @@ func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, sc
 	if err != nil {
 		return nil, nil, err
 	}
-	if task == vectorizer.TaskPassage && !s.o.ReadOnly {
-		if err := s.teach(ctx, v, sc, texts, opts); err != nil {
-			return nil, nil, err
+	if task == vectorizer.TaskPassage {
+		opts = opts.ForObjects() // vectorized below as a read of the copy
+		if !s.o.ReadOnly {
+			if err := s.teach(ctx, v, sc, texts, opts); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	rv, err := s.reader(v, sc)

@@ -304,3 +304,30 @@ func TestUnreadableCreationTimes(t *testing.T) {
 		t.Errorf("r1's contexts %q", ctx)
 	}
 }
+
+// TestQueryMemoryOnlyLeavesPassagesAlone: a passage read through a copy
+// keeps its own sentences under QueryMemoryOnly, which changes a query's
+// vector of the same text.
+func TestQueryMemoryOnlyLeavesPassagesAlone(t *testing.T) {
+	_, ts := fakeweaviate.New(t)
+	s := openStore(t, ts.URL, func(o *Options) { o.ReadOnly = true }) // nothing taught: the memory stays empty
+	v := baseVectorizer(t)
+	texts := []string{"f20 frobnicate f21 f22. Another sentence f23"}
+	only := vectorizer.DefaultOptions()
+	only.QueryMemoryOnly = true
+	batch := func(task vectorizer.Task, opts vectorizer.Options) []float32 {
+		t.Helper()
+		vecs, errs, err := s.VectorizeBatch(context.Background(), v, "", texts, task, opts)
+		if err != nil || errs[0] != nil {
+			t.Fatal(err, errs)
+		}
+		return vecs[0]
+	}
+	p := batch(vectorizer.TaskPassage, vectorizer.DefaultOptions())
+	if slices.Equal(batch(vectorizer.TaskQuery, only), p) {
+		t.Fatal("QueryMemoryOnly did not change the query: the text gives AM no context")
+	}
+	if !slices.Equal(batch(vectorizer.TaskPassage, only), p) {
+		t.Error("QueryMemoryOnly changed a passage's vector")
+	}
+}
