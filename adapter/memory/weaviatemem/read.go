@@ -24,6 +24,9 @@ const (
 	// fullReadEvery bounds how often a count lower than the copy's (a
 	// lagging replica answered, or the tenant was emptied) reads in full.
 	fullReadEvery = 30 * time.Second
+	// noIncrementalFor is how long incremental reads are not tried once
+	// Weaviate refused one or answered it with unreadable creation times.
+	noIncrementalFor = 10 * time.Minute
 	// minTimestamp is the least threshold of an incremental read: Weaviate
 	// compares creation times as decimal strings, all 13 digits long since
 	// 2001.
@@ -42,6 +45,13 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	sc.mu.Lock()
 	known := int(sc.read.count)
 	full := sc.full || !sc.isLoaded() || (n < known && time.Since(sc.lastFull) > fullReadEvery) || n-known > known
+	if !full && n > known && time.Now().Before(sc.noIncremental) {
+		full = time.Since(sc.lastFull) > fullReadEvery
+		if !full { // the copy lags until the next full read
+			sc.mu.Unlock()
+			return nil
+		}
+	}
 	idle := !full && n <= known
 	if idle {
 		sc.refreshed = time.Now()
@@ -132,11 +142,8 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 		objs, times, err := s.getSince(ctx, sc.tenant, from)
 		var refused *weaviateapi.GraphQLError
 		if errors.As(err, &refused) || errors.Is(err, errCreationTime) {
-			// Weaviate refused the query, or answered with creation times
-			// that order nothing: read through the cursor next.
-			sc.mu.Lock()
-			sc.full = true
-			sc.mu.Unlock()
+			s.incrementalOff(sc, err)
+			return nil
 		}
 		if err != nil {
 			return err
@@ -164,6 +171,20 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	}
 	sc.refreshed = time.Now()
 	return nil
+}
+
+// incrementalOff reads sc through the cursor next, and then only so, at most
+// every fullReadEvery, for noIncrementalFor: Weaviate refused the query of
+// an incremental read (err), or answered it with creation times that order
+// nothing. It logs once a period.
+func (s *Store) incrementalOff(sc *scope, err error) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if time.Now().After(sc.noIncremental) {
+		s.o.Logger.Warn("context memory: incremental reads of Weaviate fail; reading every object instead, "+
+			"at most every "+fullReadEvery.String(), "class", s.o.Class, "tenant", sc.tenant, "err", err)
+	}
+	sc.full, sc.noIncremental = true, time.Now().Add(noIncrementalFor)
 }
 
 // errCreationTime is a creation time in a GraphQL answer that is not a

@@ -34,8 +34,12 @@ type scope struct {
 	used      time.Time
 	full      bool // the next refresh reads every object
 	lastFull  time.Time
-	scanning  bool     // a full read is under way: own writes are kept in pending
-	pending   []object // own writes applied during a full read
+	// noIncremental: until then reads are full ones, at most every
+	// fullReadEvery (Weaviate refused the incremental query, or answered
+	// it with creation times that order nothing).
+	noIncremental time.Time
+	scanning      bool     // a full read is under way: own writes are kept in pending
+	pending       []object // own writes applied during a full read
 }
 
 func newScope(name string, opts memory.Options, lookback time.Duration) (*scope, error) {

@@ -303,6 +303,16 @@ func TestUnreadableCreationTimes(t *testing.T) {
 	if ctx, _ := s.scopes[""].mem.Contexts(nil, "r1"); len(ctx) != 1 {
 		t.Errorf("r1's contexts %q", ctx)
 	}
+	// From now on reads are full ones, at most every fullReadEvery: another
+	// object waits for the next (not due in this test), and no refresh fails.
+	full = s.Stats().Remote.Refreshes["full"]
+	put(f, contextObject(memory.Observation{Word: "r2", Context: "r2 in a context"}), f.Now+2)
+	probes := s.Stats().Remote.Refreshes["probe"]
+	waitFor(t, "ten more refreshes", func() bool { return s.Stats().Remote.Refreshes["probe"] >= probes+10 })
+	if st := s.Stats().Remote; st.Refreshes["full"] != full || st.Error != "" || st.Scopes[""].Objects != 2 {
+		t.Errorf("full reads %d → %d, error %q, objects %d: want no full read within fullReadEvery, no error, 2 objects",
+			full, st.Refreshes["full"], st.Error, st.Scopes[""].Objects)
+	}
 }
 
 // TestQueryMemoryOnlyLeavesPassagesAlone: a passage read through a copy
