@@ -36,6 +36,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	var wf weaviateFlags
 	wf.registerTarget(fs, "`URL` of the Weaviate that keeps the memory to rebuild (serve --memory-weaviate; "+
 		"with --module-scopes the in-process module's, TEXT2VEC_AM_MEMORY_WEAVIATE)")
+	wf.registerReplicas(fs) // the memory's collection may not exist yet
 	fs.BoolVar(&o.ModuleScopes, "module-scopes", false, "with --memory-weaviate: rebuild the in-process module's memory "+
 		"of the collection (of each tenant read), whose passages count in the shared scope too; default: serve's one shared scope")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
@@ -76,6 +77,10 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		if err != nil {
 			return err
 		}
+		if err := wf.checkReplicas(); err != nil {
+			return err
+		}
+		wo.Replicas = wf.replicas
 		o.Weaviate = &wo
 	}
 	if mf.sync == memory.DefaultOptions().Sync.String() {

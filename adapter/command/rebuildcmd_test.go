@@ -55,10 +55,16 @@ func TestMemoryRebuildWeaviateCommand(t *testing.T) {
 	mf := modelFile(t)
 	mem, ts := fakeweaviate.New(t)
 	args := []string{"memory", "rebuild", "--model", mf, "--weaviate", url, "--class", "Doc", "--memory-weaviate", ts.URL,
-		"--memory-weaviate-timeout", "5s"}
+		"--memory-weaviate-timeout", "5s", "--memory-weaviate-replicas", "3"}
 	code, stdout, stderr := runCLI(context.Background(), args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mem.Mu.Lock()
+	factor := fmt.Sprint(mem.Class["replicationConfig"])
+	mem.Mu.Unlock()
+	if factor != "map[factor:3]" {
+		t.Errorf("the memory's collection was created with replicationConfig %s, want factor 3", factor)
 	}
 	n := mem.Count("_shared")
 	for _, want := range []string{"taught 1 texts", fmt.Sprintf("%d objects written", n), `scope "" (tenant _shared`} {
@@ -90,6 +96,8 @@ func TestMemoryRebuildErrors(t *testing.T) {
 			"--memory-weaviate-class: "},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-timeout", "0s"}, 2,
 			"--memory-weaviate-timeout 0s"},
+		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "0"}, 2,
+			"--memory-weaviate-replicas 0: want ≥ 1"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-api-key-file", "/nonexistent/key"}, 1,
 			"--memory-weaviate-api-key-file"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--module-scopes", "--weaviate", url}, 1,

@@ -24,7 +24,7 @@ func (f *weaviateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "memory-weaviate", "", "`URL` of a Weaviate that keeps the context memory (e.g. http://weaviate:8080; "+
 		"user:password@ is sent as basic authentication): serve keeps none of its own, so several replicas share it; not with --memory-dir")
 	f.registerAccess(fs)
-	fs.IntVar(&f.replicas, "memory-weaviate-replicas", 1, "replication factor the memory's collection is created with (writes are at consistency QUORUM)")
+	f.registerReplicas(fs)
 	fs.DurationVar(&f.refresh, "memory-weaviate-refresh", time.Second, "how often the server's copy of the memory asks --memory-weaviate for new objects")
 	fs.DurationVar(&f.lookback, "memory-weaviate-lookback", 30*time.Second,
 		"how far before the newest object read a refresh reads again (writes in flight, clocks that disagree)")
@@ -39,6 +39,20 @@ func (f *weaviateFlags) registerAccess(fs *flag.FlagSet) {
 	fs.StringVar(&f.class, "memory-weaviate-class", weaviatemem.DefaultClass, "the collection that holds the memory in --memory-weaviate")
 	fs.StringVar(&f.apiKeyFile, "memory-weaviate-api-key-file", "", "`file` holding the API key of --memory-weaviate")
 	fs.DurationVar(&f.timeout, "memory-weaviate-timeout", 30*time.Second, "bound on every call to --memory-weaviate")
+}
+
+// registerReplicas registers --memory-weaviate-replicas.
+func (f *weaviateFlags) registerReplicas(fs *flag.FlagSet) {
+	fs.IntVar(&f.replicas, "memory-weaviate-replicas", 1, "replication factor the memory's collection is created with "+
+		"(writes are at consistency QUORUM)")
+}
+
+// checkReplicas checks --memory-weaviate-replicas (a usage error).
+func (f *weaviateFlags) checkReplicas() error {
+	if f.replicas < 1 {
+		return cli.UsageError("--memory-weaviate-replicas %d: want ≥ 1", f.replicas)
+	}
+	return nil
 }
 
 // registerTarget registers the flags of a command that reaches the memory
@@ -95,14 +109,11 @@ func (f *weaviateFlags) options(mopts memory.Options, dir string, log *slog.Logg
 	}
 	o := &weaviatemem.Options{URL: f.url, Class: f.class, Replicas: f.replicas, Refresh: f.refresh, Lookback: f.lookback,
 		Timeout: f.timeout, Memory: mopts, ReadOnly: mopts.ReadOnly, Logger: log, MaxBytes: f.maxBytes}
-	for _, n := range []struct {
-		name     string
-		v, least int64
-		what     string
-	}{{"replicas", int64(f.replicas), 1, "1"}, {"max-bytes", f.maxBytes, weaviatemem.MinMaxBytes, "1048576 (1 MiB)"}} {
-		if n.v < n.least {
-			return nil, cli.UsageError("--memory-weaviate-%s %d: want ≥ %s", n.name, n.v, n.what)
-		}
+	if f.maxBytes < weaviatemem.MinMaxBytes {
+		return nil, cli.UsageError("--memory-weaviate-max-bytes %d: want ≥ %d (1 MiB)", f.maxBytes, weaviatemem.MinMaxBytes)
+	}
+	if err := f.checkReplicas(); err != nil {
+		return nil, err
 	}
 	for _, d := range []struct {
 		name string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -154,10 +155,7 @@ func TestRebuildWeaviateModuleScopes(t *testing.T) {
 	ts, f := weaviate(t, strings.Replace(moduleSchema, `{"class":"Doc",`, `{"class":"Doc","multiTenancyConfig":{"enabled":true},`, 1), false)
 	tenantB := "f1 zorblax f2 r3 f4"
 	f.byTenant = map[string]map[string]map[string]any{"tenantA": f.objs, "tenantB": {"b1": {"body": tenantB}}}
-	mem, memURL := fakeweaviate.New(t)
-	o := options(t, ts.URL)
-	wo := memoryOptions(memURL.URL)
-	o.Weaviate, o.ModuleScopes = &wo, true
+	o, mem, memURL := moduleRebuild(t, ts.URL)
 	res, err := rebuild.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +190,16 @@ func TestRebuildWeaviateModuleScopes(t *testing.T) {
 	}
 }
 
+// moduleRebuild returns the options of a rebuild of the collection at url
+// into the module's scopes of a memory kept in a new fake Weaviate.
+func moduleRebuild(t *testing.T, url string) (rebuild.Options, *fakeweaviate.Fake, *httptest.Server) {
+	mem, memURL := fakeweaviate.New(t)
+	o := options(t, url)
+	wo := memoryOptions(memURL.URL)
+	o.Weaviate, o.ModuleScopes = &wo, true
+	return o, mem, memURL
+}
+
 func fakeURL(t *testing.T) string {
 	_, ts := fakeweaviate.New(t)
 	return ts.URL
@@ -214,5 +222,21 @@ func TestRebuildWeaviateErrors(t *testing.T) {
 	o.MemoryDir = t.TempDir()
 	if _, err := rebuild.Run(context.Background(), o); !errors.Is(err, rebuild.ErrTarget) {
 		t.Errorf("two memories: %v", err)
+	}
+}
+
+// TestRebuildWeaviateTextWithoutWords: an object whose text has no word
+// that yields a vector is taught what it teaches (nothing) and the rebuild
+// goes on.
+func TestRebuildWeaviateTextWithoutWords(t *testing.T) {
+	ts, f := weaviate(t, moduleSchema, false)
+	f.objs["00000000-0000-0000-0000-888888888888"] = map[string]any{"body": "?! --"}
+	o, _, _ := moduleRebuild(t, ts.URL)
+	res, err := rebuild.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(texts()) + 2; res.Taught != n || res.Scopes["Doc"].Objects == 0 {
+		t.Errorf("result %+v: want all %d texts taught", res, n)
 	}
 }

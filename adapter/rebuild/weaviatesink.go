@@ -86,13 +86,15 @@ func (s *weaviateSink) flush(ctx context.Context, res *Result) error {
 	if err != nil {
 		return fmt.Errorf("the memory in Weaviate: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The lesson is written before the texts are vectorized: a text whose
+	// vector fails (no word that yields one) was taught all it teaches.
 	for _, e := range errs {
-		switch {
-		case errors.Is(e, vectorizer.ErrTooManyAMWords):
+		if errors.Is(e, vectorizer.ErrTooManyAMWords) {
 			res.Refused++
-		case e != nil:
-			return e
-		default:
+		} else {
 			res.Taught++
 		}
 	}
