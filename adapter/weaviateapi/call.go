@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode"
 )
 
 // MaxAnswerBytes bounds every HTTP answer Call reads (a page of 1,000
@@ -119,7 +120,7 @@ func RetryWait(attempt int, retryAfter string) time.Duration {
 // one holding white space or a control character.
 func CheckAPIKey(key string) error {
 	for _, r := range key {
-		if r <= ' ' || r == 0x7f {
+		if r <= ' ' || unicode.IsControl(r) {
 			return fmt.Errorf("the API key holds white space or a control character (%q)", r)
 		}
 	}

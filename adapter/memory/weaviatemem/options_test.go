@@ -9,7 +9,7 @@ import (
 // header is refused as the APIKey option, whatever its white space or
 // control character; a plain key passes.
 func TestCheckRefusesBadAPIKeys(t *testing.T) {
-	for _, key := range []string{"a b", "a\tb", "a\nb", "a\x00b", "a\x1bb", "a\x7fb"} {
+	for _, key := range []string{"a b", "a\tb", "a\nb", "a\x00b", "a\x1bb", "a\x7fb", "a\u0085b"} {
 		err := Options{URL: "http://weaviate:8080", APIKey: key}.CheckAccess()
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Option != "APIKey" {
