@@ -2,7 +2,6 @@ package rebuild
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 )
 
 // weaviateSink teaches the memory kept in Weaviate through its store's own
-// write path (weaviatemem.Store.VectorizeBatch, as serve and the module
-// teach it), a batch of texts per call: serve's shared scope, or the
+// write path (weaviatemem.Store.Teach, what serve and the module write
+// before they vectorize a passage), a batch of texts per call: serve's shared scope, or the
 // module's scope of the collection or of each tenant, whose passages count
 // in the shared scope too (Options.SharedCounts, as the module opens it).
 type weaviateSink struct {
@@ -82,22 +81,12 @@ func (s *weaviateSink) flush(ctx context.Context, res *Result) error {
 			return err
 		}
 	}
-	_, errs, err := s.store.VectorizeBatch(ctx, s.v, s.current, s.batch, vectorizer.TaskPassage, s.cur.opts)
+	refused, err := s.store.Teach(ctx, s.v, s.current, s.batch, s.cur.opts)
 	if err != nil {
 		return fmt.Errorf("the memory in Weaviate: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// The lesson is written before the texts are vectorized: a text whose
-	// vector fails (no word that yields one) was taught all it teaches.
-	for _, e := range errs {
-		if errors.Is(e, vectorizer.ErrTooManyAMWords) {
-			res.Refused++
-		} else {
-			res.Taught++
-		}
-	}
+	res.Refused += refused
+	res.Taught += len(s.batch) - refused
 	s.batch = s.batch[:0]
 	return nil
 }
@@ -133,7 +122,7 @@ func (s *weaviateSink) load(ctx context.Context, name string) error {
 func (s *weaviateSink) passages() int64 { return 0 }
 
 // close records the objects written and the copies of the scopes taught,
-// and stops the store (every write is done once VectorizeBatch returns).
+// and stops the store (every write is done once Teach returns).
 func (s *weaviateSink) close(res *Result) error {
 	if res != nil {
 		st := s.store.Stats().Remote

@@ -253,7 +253,7 @@ func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, sc
 	if task == vectorizer.TaskPassage {
 		opts = opts.ForObjects() // vectorized below as a read of the copy
 		if !s.o.ReadOnly {
-			if err := s.teach(ctx, v, sc, texts, opts); err != nil {
+			if _, err := s.teach(ctx, v, sc, texts, opts); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -266,24 +266,44 @@ func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, sc
 	return vecs, errs, nil
 }
 
-// teach writes what texts teach the memory of sc (and, with SharedCounts,
-// their passages to the shared memory's) and adds it to the copies.
-func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, texts []string, opts vectorizer.Options) error {
-	l, _, err := v.Lesson(texts, opts)
+// Teach writes what texts teach the memory of scope, as VectorizeBatch does
+// for passages, without vectorizing them; refused counts the texts refused
+// (vectorizer.ErrTooManyAMWords). A read-only store refuses to teach.
+func (s *Store) Teach(ctx context.Context, v *vectorizer.Vectorizer, scope string, texts []string,
+	opts vectorizer.Options) (refused int, err error) {
+	if s.o.ReadOnly {
+		return 0, errors.New("the memory kept in Weaviate is read-only here: nothing is taught")
+	}
+	if err := opts.Validate(); err != nil {
+		return 0, err
+	}
+	sc, err := s.loadedScope(ctx, scope)
 	if err != nil {
-		return err
+		return 0, err
+	}
+	return s.teach(ctx, v, sc, texts, opts)
+}
+
+// teach writes what texts teach the memory of sc (and, with SharedCounts,
+// their passages to the shared memory's) and adds it to the copies; refused
+// counts the texts refused.
+func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, texts []string,
+	opts vectorizer.Options) (refused int, err error) {
+	l, refused, err := v.Lesson(texts, opts)
+	if err != nil {
+		return 0, err
 	}
 	mem, _ := sc.current()
 	parts := []part{{sc, lessonObjects(mem, l)}}
 	if s.o.SharedCounts && sc.name != "" && len(l.Passages) > 0 {
 		shared, err := s.loadedScope(ctx, "")
 		if err != nil {
-			return err
+			return 0, err
 		}
 		smem, _ := shared.current()
 		parts = append(parts, part{shared, lessonObjects(smem, vectorizer.Lesson{Passages: l.Passages})})
 	}
-	return s.write(ctx, parts...)
+	return refused, s.write(ctx, parts...)
 }
 
 // Reader returns v over the copy of scope as it is now; an error when it
