@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,9 +24,7 @@ import (
 //
 //	T2V_BENCH=1 go test ./tests -run 'TestImportThroughput$' -v -timeout 80m
 func TestImportThroughput(t *testing.T) {
-	if os.Getenv("T2V_BENCH") != "1" {
-		t.Skip("import throughput benchmark: set T2V_BENCH=1 to run it")
-	}
+	skipUnlessBench(t)
 	e := requireE2E(t)
 	r := loadReference(t, e)
 	tmp := t.TempDir()
@@ -114,4 +113,28 @@ func TestImportThroughput(t *testing.T) {
 func cpuSeconds(p *process) float64 {
 	s, _ := procCPU(p.cmd.Process.Pid)
 	return s
+}
+
+// skipUnlessBench skips an import benchmark unless T2V_BENCH=1: it is a
+// measurement, not a check.
+func skipUnlessBench(t *testing.T) {
+	t.Helper()
+	if os.Getenv("T2V_BENCH") != "1" {
+		t.Skip("import throughput benchmark: set T2V_BENCH=1 to run it")
+	}
+}
+
+// benchDocs is how many debian-dev documents an import benchmark of the
+// memory imports (T2V_BENCH_DOCS, default 2000).
+func benchDocs(t *testing.T) int {
+	t.Helper()
+	s := os.Getenv("T2V_BENCH_DOCS")
+	if s == "" {
+		return 2000
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		t.Fatalf("T2V_BENCH_DOCS=%q: want a count ≥ 1", s)
+	}
+	return v
 }

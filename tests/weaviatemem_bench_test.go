@@ -5,10 +5,8 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,18 +22,10 @@ import (
 //
 //	T2V_BENCH=1 go test ./tests -run TestImportThroughputWeaviateMemory -v -timeout 60m
 func TestImportThroughputWeaviateMemory(t *testing.T) {
-	if os.Getenv("T2V_BENCH") != "1" {
-		t.Skip("import throughput benchmark: set T2V_BENCH=1 to run it")
-	}
+	skipUnlessBench(t)
 	e := requireE2E(t)
 	r := loadReference(t, e)
-	n := 2000
-	if s := os.Getenv("T2V_BENCH_DOCS"); s != "" {
-		if v, err := strconv.Atoi(s); err == nil && v > 0 {
-			n = v
-		}
-	}
-	docs := r.docs[:min(n, len(r.docs))]
+	docs := r.docs[:min(benchDocs(t), len(r.docs))]
 	tmp, bin := t.TempDir(), text2vecAM(t, e.repo)
 	rr := newRoundRobin(t)
 	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
