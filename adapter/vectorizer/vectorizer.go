@@ -26,6 +26,7 @@ import (
 	"unsafe"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/internal/prefetch"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
@@ -322,6 +323,9 @@ func (v *Vectorizer) prepare(w *work, text string, o *Options) bool {
 	w.amWords = 0
 	rare := false
 	w.info = slices.Grow(w.info, len(w.tokens))[:len(w.tokens)]
+	if v.hasCounts && len(v.rows) > 0 { // the rows' counts, all in flight at once
+		prefetch.Rows(unsafe.Pointer(unsafe.SliceData(v.rows)), unsafe.Sizeof(rowMeta{}), unsafe.Sizeof(int64(0)), w.ids)
+	}
 	for i, t := range w.tokens {
 		info := v.classifyID(w.ids[i], o)
 		w.info[i] = info
