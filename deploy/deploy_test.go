@@ -3,7 +3,8 @@
 // arguments start a real `text2vec-am serve` and its probes answer; every
 // manifest decodes strictly into the API types; its memory limit holds what
 // its settings let it keep; and the Weaviate values, rendered with
-// weaviate-helm's templates, point at the holder with settings the module accepts.
+// weaviate-helm's templates, have settings the module accepts: the in-process
+// nodes keep their memory in Weaviate, or on the holder as its header says.
 package deploy
 
 import (
@@ -15,7 +16,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -295,11 +295,9 @@ func holderURL(t *testing.T) string {
 }
 
 // TestWeaviateValues checks both sets of Helm values: three nodes, Raft
-// expecting all three, and the URL of the holder (in-process) or of the
-// stateless replicas (stock); the in-process module's environment is
-// accepted by the module itself.
+// expecting all three, and the memory kept in Weaviate (in-process, as
+// checkMemoryInWeaviate wants) or the URL of the stateless replicas (stock).
 func TestWeaviateValues(t *testing.T) {
-	want := holderURL(t)
 	for _, f := range []string{"weaviate-values-inprocess.yaml", "weaviate-values-stock.yaml"} {
 		t.Run(f, func(t *testing.T) {
 			v := readDocs(t, filepath.Join("kubernetes", f))[0]
@@ -333,12 +331,8 @@ func TestWeaviateValues(t *testing.T) {
 			if d := get(t, v, "modules", "default_vectorizer_module"); d != module.Name {
 				t.Errorf("modules.default_vectorizer_module %v, want %s", d, module.Name)
 			}
-			if u, err := url.Parse(env[module.EnvMemoryURL]); err != nil || "http://"+u.Host != want {
-				t.Errorf("%s=%q, want the holder %s", module.EnvMemoryURL, env[module.EnvMemoryURL], want)
-			}
-			cfg, err := module.LoadEnvConfig(func(k string) string { return env[k] })
-			if err != nil || cfg.MemoryURL == "" {
-				t.Errorf("the module refuses the values' environment: %v", err)
+			if n, ok := replicas.(int); ok {
+				checkMemoryInWeaviate(t, env, n)
 			}
 		})
 	}

@@ -26,7 +26,7 @@ var chartDir = filepath.Join("testdata", "weaviate-helm")
 const helmVersion = "v3.22.0"
 
 // renderChart runs `helm template` on the vendored chart with the values
-// file of deploy/kubernetes and extra --set arguments, and decodes what it
+// file at path and extra --set arguments, and decodes what it
 // renders into the Kubernetes API types. It skips the test when no helm is on PATH.
 func renderChart(t *testing.T, values string, set ...string) []runtime.Object {
 	t.Helper()
@@ -34,7 +34,7 @@ func renderChart(t *testing.T, values string, set ...string) []runtime.Object {
 	if err != nil {
 		t.Skipf("no helm on PATH to render weaviate-helm's templates (go install helm.sh/helm/v3/cmd/helm@%s)", helmVersion)
 	}
-	args := []string{"template", "weaviate", chartDir, "--namespace", "weaviate", "-f", filepath.Join(manifestsDir, values)}
+	args := []string{"template", "weaviate", chartDir, "--namespace", "weaviate", "-f", values}
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}
@@ -47,7 +47,7 @@ func renderChart(t *testing.T, values string, set ...string) []runtime.Object {
 	if err != nil {
 		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	objs, err := decodeObjects(apiScheme(t), "helm template -f "+values, out)
+	objs, err := decodeObjects(apiScheme(t), "helm template -f "+filepath.Base(values), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,28 +101,27 @@ func envMap(env []corev1.EnvVar) map[string]string {
 	return m
 }
 
+// inProcessValues is the path of the in-process module's Helm values.
+const inProcessValues = manifestsDir + "/weaviate-values-inprocess.yaml"
+
 // TestHelmRenderInProcess renders the in-process values with weaviate-helm's
 // templates: the final env has exactly one DEFAULT_VECTORIZER_MODULE and one
-// ENABLE_MODULES, both text2vec-am, which the module accepts; the image is
-// the one Dockerfile.weaviate's build script tags; and the budget keeps a
-// quorum of the three nodes.
+// ENABLE_MODULES, both text2vec-am, and keeps the memory in Weaviate as
+// checkMemoryInWeaviate wants; the image is the one Dockerfile.weaviate's
+// build script tags; and the budget keeps a quorum of the three nodes.
 func TestHelmRenderInProcess(t *testing.T) {
-	objs := renderChart(t, "weaviate-values-inprocess.yaml")
+	objs := renderChart(t, inProcessValues)
 	sts, c := weaviateContainer(t, objs)
 	for _, p := range envProblems(c.Env, map[string]string{
 		"DEFAULT_VECTORIZER_MODULE": module.Name,
 		"ENABLE_MODULES":            module.Name,
-		module.EnvMemoryURL:         holderURL(t),
 	}) {
 		t.Error(p)
 	}
-	env := envMap(c.Env)
-	if _, err := module.LoadEnvConfig(func(k string) string { return env[k] }); err != nil {
-		t.Errorf("the module refuses the rendered environment: %v", err)
+	if sts.Spec.Replicas == nil {
+		t.Fatal("the rendered StatefulSet sets no replicas")
 	}
-	if !fromSecret(c.Env, module.EnvMemoryToken) {
-		t.Errorf("%s is not set from a Secret", module.EnvMemoryToken)
-	}
+	checkMemoryInWeaviate(t, envMap(c.Env), int(*sts.Spec.Replicas))
 	script, err := os.ReadFile(filepath.Join("..", "scripts", "build-images.sh"))
 	if err != nil {
 		t.Fatal(err)
@@ -163,20 +162,20 @@ func checkImage(t *testing.T, sts *appsv1.StatefulSet, c corev1.Container) {
 	}
 }
 
-// fromSecret reports whether env sets name from a Secret.
-func fromSecret(env []corev1.EnvVar, name string) bool {
+// secretRef returns the Secret key env sets name from (nil: none).
+func secretRef(env []corev1.EnvVar, name string) *corev1.SecretKeySelector {
 	for _, e := range env {
 		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
-			return true
+			return e.ValueFrom.SecretKeyRef
 		}
 	}
-	return false
+	return nil
 }
 
 // TestHelmRenderStock renders the stock values: text2vec-transformers is the
 // one enabled and default module and calls the stateless replicas.
 func TestHelmRenderStock(t *testing.T) {
-	objs := renderChart(t, "weaviate-values-stock.yaml")
+	objs := renderChart(t, filepath.Join(manifestsDir, "weaviate-values-stock.yaml"))
 	sts, c := weaviateContainer(t, objs)
 	for _, p := range envProblems(c.Env, map[string]string{
 		"DEFAULT_VECTORIZER_MODULE":     "text2vec-transformers",
@@ -193,7 +192,7 @@ func TestHelmRenderStock(t *testing.T) {
 // default vectorizer set through env and a chart module enabled: the check
 // above must see both duplicates.
 func TestHelmRenderCatchesDuplicates(t *testing.T) {
-	objs := renderChart(t, "weaviate-values-inprocess.yaml",
+	objs := renderChart(t, inProcessValues,
 		"env.DEFAULT_VECTORIZER_MODULE="+module.Name, "modules.generative-openai.enabled=true")
 	_, c := weaviateContainer(t, objs)
 	got := strings.Join(envProblems(c.Env, map[string]string{"ENABLE_MODULES": module.Name}), "; ")
@@ -207,7 +206,7 @@ func TestHelmRenderCatchesDuplicates(t *testing.T) {
 // checkRendered checks what both values files share: three replicas with
 // Raft expecting three, GOMEMLIMIT below the memory limit, probes on
 // Weaviate's health endpoints, a PodDisruptionBudget that keeps a quorum,
-// and the holder's NetworkPolicy admitting these pods.
+// and pods labelled as the chart's template says, which the NetworkPolicies admit.
 func checkRendered(t *testing.T, sts *appsv1.StatefulSet, c corev1.Container, objs []runtime.Object) {
 	t.Helper()
 	env := envMap(c.Env)

@@ -73,16 +73,32 @@ func TestParseGoMemLimit(t *testing.T) {
 	}
 }
 
-// heapGrowth returns the live heap fill adds (after a collection), in bytes.
+// heapGrowth returns the live heap fill adds, in bytes. Each reading
+// follows two collections: what the first leaves of earlier work (sync.Pool's
+// victim caches, objects whose finalizers it ran) the second frees.
 func heapGrowth(fill func() any) int64 {
 	var before, after runtime.MemStats
+	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	held := fill()
 	runtime.GC()
+	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(held)
 	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
+// modelBytes measures the heap the default model holds once loaded.
+func modelBytes(t *testing.T) int64 {
+	t.Helper()
+	return heapGrowth(func() any {
+		m, err := defaultmodel.Open("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	})
 }
 
 // countCosts measures what a memory's passage counts cost per counted word
@@ -187,13 +203,7 @@ func checkBudget(t *testing.T, c corev1.Container, weaviate bool) {
 
 	perWord, perPassage := countCosts(t)
 	counts := float64(dfWords)*perWord + float64(opts.MaxPassageHashes)*perPassage
-	model := heapGrowth(func() any {
-		m, err := defaultmodel.Open("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	})
+	model := modelBytes(t)
 	need := 1.1 * (float64(budget) + float64(1+collections)*counts + float64(model) + 2*float64(bodies))
 	t.Logf("contexts %d MiB, counts %.0f MiB × %d memories (%.0f B/word, %.1f B/passage), model %d MiB, bodies 2 × %d MiB: "+
 		"%.0f MiB with 10 %% to spare; GOMEMLIMIT %d MiB, limit %s",
