@@ -26,12 +26,11 @@ const clusterSize = 3
 // clusterQueries is the number of debian-dev queries sent through each node.
 const clusterQueries = 200
 
-// clusterData returns the documents the cluster tests import (the first
-// T2V_CLUSTER_DOCS, default 4000, 0 = all: every query's relevant document is
-// among the first 2000) and the queries they send.
-func clusterData(t *testing.T, r *reference) ([]dataset.Document, []dataset.RetrievalQuery) {
+// clusterData returns the documents a cluster test imports (the first
+// T2V_CLUSTER_DOCS, default n, 0 = all: every query's relevant document is
+// among the first 2000) and the clusterQueries queries it sends.
+func clusterData(t *testing.T, r *reference, n int) ([]dataset.Document, []dataset.RetrievalQuery) {
 	t.Helper()
-	n := 4000
 	if s := os.Getenv("T2V_CLUSTER_DOCS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
@@ -59,6 +58,9 @@ func clusterData(t *testing.T, r *reference) ([]dataset.Document, []dataset.Retr
 		if len(qs) == clusterQueries {
 			break
 		}
+	}
+	if len(qs) < clusterQueries {
+		t.Fatalf("only %d queries have their relevant documents among the %d imported", len(qs), len(docs))
 	}
 	return docs, qs
 }
@@ -376,12 +378,13 @@ func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 		adapters[i] = startAdapter(t, bin, filepath.Join(dir, fmt.Sprintf("adapter%d.log", i)), freePorts(t, 1)[0],
 			adapterArgs(r, filepath.Join(dir, fmt.Sprintf("memory%d", i)), true))
 	}
-	env := func(i int) []string {
+	env := func(i int, _ weaviatePorts) []string {
 		return []string{"ENABLE_MODULES=text2vec-transformers", "TRANSFORMERS_INFERENCE_API=" + adapters[i].url("")}
 	}
 	var nodes []*weaviateServer
 	if n == 1 {
-		nodes = []*weaviateServer{startWeaviate(t, stockServer(t), filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), newWeaviatePorts(t), env(0))}
+		ports := newWeaviatePorts(t)
+		nodes = []*weaviateServer{startWeaviate(t, stockServer(t), filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), ports, env(0, ports))}
 	} else {
 		nodes = startCluster(t, stockServer(t), dir, n, env)
 	}
@@ -417,19 +420,25 @@ func deployB(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 	if n == 1 {
 		nodes = []*weaviateServer{startWeaviate(t, bin, filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), newWeaviatePorts(t), env)}
 	} else {
-		nodes = startCluster(t, bin, dir, n, func(int) []string { return env })
+		nodes = startCluster(t, bin, dir, n, func(int, weaviatePorts) []string { return env })
 	}
 	return deployment{nodes: nodes, holder: holder, queryVector: func(node int, class, text string) ([]float32, error) {
-		var resp struct {
-			Vector []float32 `json:"vector"`
-		}
-		u := nodes[node].url("/v1/modules/" + module.Name + "/vectors")
-		status, raw, err := doJSON(context.Background(), http.MethodPost, u, map[string]any{"text": text, "collection": class}, &resp)
-		if err != nil || status != http.StatusOK {
-			return nil, fmt.Errorf("%s: status %d, %v: %.300s", u, status, err, raw)
-		}
-		return resp.Vector, nil
+		return moduleQueryVector(nodes[node], class, text)
 	}}
+}
+
+// moduleQueryVector is the vector w's module gives text as a query on class
+// (POST /v1/modules/text2vec-am/vectors, module.EnvVectorsEndpoint).
+func moduleQueryVector(w *weaviateServer, class, text string) ([]float32, error) {
+	var resp struct {
+		Vector []float32 `json:"vector"`
+	}
+	u := w.url("/v1/modules/" + module.Name + "/vectors")
+	status, raw, err := doJSON(context.Background(), http.MethodPost, u, map[string]any{"text": text, "collection": class}, &resp)
+	if err != nil || status != http.StatusOK {
+		return nil, fmt.Errorf("%s: status %d, %v: %.300s", u, status, err, raw)
+	}
+	return resp.Vector, nil
 }
 
 // TestClusterOneMemory runs three-node Weaviate clusters on loopback, on
@@ -440,10 +449,7 @@ func deployB(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 func TestClusterOneMemory(t *testing.T) {
 	e := requireE2E(t)
 	r := loadReference(t, e)
-	docs, queries := clusterData(t, r)
-	if len(queries) < clusterQueries {
-		t.Fatalf("only %d queries have their relevant documents among the %d imported", len(queries), len(docs))
-	}
+	docs, queries := clusterData(t, r, 4000)
 	t.Logf("%d documents, %d queries, %d nodes", len(docs), len(queries), clusterSize)
 	for _, p := range clusterPaths(t, e, r) {
 		t.Run(p.name, func(t *testing.T) {

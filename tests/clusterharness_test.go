@@ -70,11 +70,11 @@ const clusterAttempts = 2
 
 // startCluster starts n weaviate-server processes of bin that form one
 // cluster on loopback (node0 … node{n-1}; memberlist joins node0, Raft
-// bootstraps once all n run) with data under dir; env(i) is node i's extra
-// environment. It returns when every node is ready and sees all n; a
+// bootstraps once all n run) with data under dir; env(i, p) is the extra
+// environment of node i, which listens on ports p. It returns when every node is ready and sees all n; a
 // bootstrap that does not get there is logged, stopped and tried again
 // with new ports and empty data directories (clusterAttempts).
-func startCluster(t testing.TB, bin, dir string, n int, env func(i int) []string) []*weaviateServer {
+func startCluster(t testing.TB, bin, dir string, n int, env func(i int, p weaviatePorts) []string) []*weaviateServer {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		sub := filepath.Join(dir, fmt.Sprintf("cluster%d", attempt))
@@ -97,7 +97,7 @@ func startCluster(t testing.TB, bin, dir string, n int, env func(i int) []string
 
 // bootCluster launches the n nodes under dir and waits until each is ready
 // and sees all n healthy; it returns the nodes launched, also with an error.
-func bootCluster(t testing.TB, bin, dir string, n int, env func(i int) []string) ([]*weaviateServer, error) {
+func bootCluster(t testing.TB, bin, dir string, n int, env func(i int, p weaviatePorts) []string) ([]*weaviateServer, error) {
 	t.Helper()
 	ports := clusterPorts(t, n)
 	var join []string
@@ -116,7 +116,7 @@ func bootCluster(t testing.TB, bin, dir string, n int, env func(i int) []string)
 			e = append(e, "CLUSTER_JOIN=127.0.0.1:"+strconv.Itoa(ports[0].Gossip))
 		}
 		nodes[i] = &weaviateServer{owner: t, bin: bin, dataDir: filepath.Join(dir, fmt.Sprintf("node%d", i)),
-			logPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i)), ports: ports[i], env: append(e, env(i)...)}
+			logPath: filepath.Join(dir, fmt.Sprintf("node%d.log", i)), ports: ports[i], env: append(e, env(i, ports[i])...)}
 		nodes[i].launch(t)
 	}
 	for _, w := range nodes {

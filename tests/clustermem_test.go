@@ -1,0 +1,441 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/refresh"
+	"github.com/text2vec-am/text2vec-am/module"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+)
+
+// memClass is the teaching collection of TestClusterMemoryInWeaviate.
+const memClass = "Mem"
+
+// TestClusterMemoryInWeaviate runs a three-node cluster of the custom
+// Weaviate whose module keeps its context memory in the cluster itself
+// (module.EnvMemoryWeaviate: each node its own address; the memory's
+// collection replicated on every node). Three clients import the documents
+// at the same time, a third each through a different node; one node is
+// killed (kill -9) in mid-import and started again on its data, and the
+// clients resend what failed through another node until every document is
+// stored. Then every document is stored once with a vector; once every
+// node's copy of the collection's memory has read the same objects (the
+// same version), every node gives each query the same vector, bit for bit,
+// and the one a single node with its memory in its data directory gives
+// after importing the same documents once, in order: the copies keep the
+// contexts of smallest hash and count each passage once, so neither the
+// order nor the node that learned a document changes the memory. A stored
+// vector, though, is made over the memory as it is when its object is
+// imported, which differs between three concurrent clients and one ordered
+// import: nearText gives the same top 10 through the nodes that stayed up
+// and MRR@10 within 0.02 of the single node's (the restarted node searches
+// a replica of its own, see compareMRR); once both have refreshed their
+// stored vectors (package refresh) every node stores the single node's
+// vectors bit for bit, nearText gives the same top 10 through every node
+// and MRR@10 is within 0.005.
+func TestClusterMemoryInWeaviate(t *testing.T) {
+	e := requireE2E(t)
+	r := loadReference(t, e)
+	docs, queries := clusterData(t, r, 1500)
+	nodes := startCluster(t, customServer(t, e.repo), t.TempDir(), clusterSize, func(_ int, p weaviatePorts) []string {
+		return append(customEnv(r), module.EnvVectorsEndpoint+"=true",
+			module.EnvMemoryWeaviate+"=http://127.0.0.1:"+strconv.Itoa(p.HTTP),
+			module.EnvMemoryWeaviateReplicas+"="+strconv.Itoa(clusterSize))
+	})
+	class := amCollection(memClass, map[string]any{"vectorizeClassName": false, "teach": true})
+	class["replicationConfig"] = map[string]any{"factor": clusterSize}
+	createCollection(t, nodes[0], class)
+	for _, w := range nodes {
+		waitCollection(t, w, memClass)
+	}
+	start := time.Now()
+	restarted := clusterSize - 1 // not node 0, which the others join
+	failed := importThroughAll(t, nodes, docs, restarted)
+	t.Logf("%d documents imported by %d clients at once through %d nodes in %v, node %d killed and started again in mid-import: "+
+		"%d failed attempts (a request or objects of one) resent", len(docs), clusterSize, clusterSize, time.Since(start).Round(time.Second),
+		restarted, failed)
+	checkStoredOnce(t, nodes, restarted, docs, r.vec.Dim())
+	waitCopiesAgree(t, nodes, memClass)
+	cluster := make([][][]float32, len(nodes))
+	for i, w := range nodes {
+		cluster[i] = queryVectors(t, w, queries)
+		if same := sameVectorCount(cluster[i], cluster[0]); same != len(queries) {
+			t.Errorf("node %d gives %d of %d queries the vector node 0 gives, want all (bit for bit)", i, same, len(queries))
+		}
+	}
+	single := deployB(t, e, r, t.TempDir(), 1, false).nodes[0]
+	createCollection(t, single, amCollection(memClass, map[string]any{"vectorizeClassName": false, "teach": true}))
+	if res, err := importDocs(context.Background(), newClient(t, single), memClass, docs, nil, batchSize, nil); err != nil || len(res.Failures) > 0 {
+		t.Fatalf("single node import: %v %v", err, res.Failures)
+	}
+	compareWithSingle(t, nodes, restarted, single, cluster[0], docs, queries)
+}
+
+// resendLog counts the failed attempts of concurrent clients and keeps the
+// first message.
+type resendLog struct {
+	mu       sync.Mutex
+	failures int
+	first    string
+}
+
+func (l *resendLog) add(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failures++; l.failures == 1 {
+		l.first = msg
+	}
+}
+
+// importThroughAll imports docs through every node at once, a third each
+// (client c through node c, in batches), kills node victim (kill -9) once a
+// quarter of the documents is stored and starts it again on its data and
+// ports; the clients stop at two thirds until it is back, so that it takes
+// part in the last third again. Each client resends what failed, through
+// the next node, until every document is stored. It returns the number of
+// failed attempts.
+func importThroughAll(t *testing.T, nodes []*weaviateServer, docs []dataset.Document, victim int) int {
+	t.Helper()
+	clients := make([]*weaviate.Client, len(nodes))
+	for i, w := range nodes {
+		clients[i] = newClient(t, w)
+	}
+	var stored atomic.Int64
+	var log resendLog
+	back := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(back) }) }
+	defer release() // the clients end when the test fails first
+	gate := func() {
+		if stored.Load() >= int64(2*len(docs)/3) {
+			<-back
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(nodes))
+	n := len(docs)
+	for c := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = importResending(clients, c, docs, indexRange(c*n/len(nodes), (c+1)*n/len(nodes)), gate, &stored, &log)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	waitStored(&stored, int64(n/4), done)
+	w := nodes[victim]
+	w.proc.kill()
+	t.Logf("node %d killed with %d of %d documents stored", victim, stored.Load(), n)
+	down := time.Now()
+	// The two nodes left are a quorum: the import goes on without it.
+	if !waitStoredFor(&stored, int64(n/2), 3*time.Minute) {
+		t.Errorf("with node %d down for 3 minutes the import stalled: %d of %d documents stored", victim, stored.Load(), n)
+	}
+	t.Logf("node %d down for %v, %d of %d documents stored", victim, time.Since(down).Round(time.Second), stored.Load(), n)
+	w.launch(t)
+	if err := pollHTTP(w.proc, w.url("/v1/.well-known/ready"), 5*time.Minute); err != nil {
+		t.Fatalf("node %d after the kill: %v", victim, err)
+	}
+	for _, x := range nodes {
+		if err := pollNodes(x, len(nodes)); err != nil {
+			t.Fatalf("after node %d started again: %v", victim, err)
+		}
+	}
+	t.Logf("node %d back after %v with %d of %d documents stored", victim, time.Since(down).Round(time.Second), stored.Load(), n)
+	release()
+	<-done
+	for c, err := range errs {
+		if err != nil {
+			t.Fatalf("client %d: %v", c, err)
+		}
+	}
+	if log.failures == 0 {
+		t.Fatalf("no request failed: node %d was not killed in mid-import", victim)
+	}
+	t.Logf("first failure (resent): %.300s", log.first)
+	return log.failures
+}
+
+// waitStoredFor waits at most d until stored reaches want; it reports
+// whether it did.
+func waitStoredFor(stored *atomic.Int64, want int64, d time.Duration) bool {
+	for deadline := time.Now().Add(d); stored.Load() < want; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// waitStored returns once stored reaches want or done is closed.
+func waitStored(stored *atomic.Int64, want int64, done <-chan struct{}) {
+	for stored.Load() < want {
+		select {
+		case <-done:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// importResending imports docs[i], i in idx, through clients[c] in
+// batches, calling gate before each; the objects of a batch that fail (or the whole batch, when the
+// request fails) are resent through the next node until they are stored
+// (for at most 10 minutes a batch).
+func importResending(clients []*weaviate.Client, c int, docs []dataset.Document, idx []int, gate func(), stored *atomic.Int64,
+	log *resendLog) error {
+	for lo := 0; lo < len(idx); lo += batchSize {
+		gate()
+		batch := idx[lo:min(lo+batchSize, len(idx))]
+		deadline := time.Now().Add(10 * time.Minute)
+		for node := c; len(batch) > 0; node = (node + 1) % len(clients) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			res, err := importDocs(ctx, clients[node], memClass, docs, batch, batchSize, nil)
+			cancel()
+			stored.Add(int64(res.Objects))
+			switch {
+			case err != nil:
+				log.add(fmt.Sprintf("through node %d: %v", node, err))
+			case len(res.Failures) > 0:
+				batch = slices.Sorted(maps.Keys(res.Failures))
+				log.add(fmt.Sprintf("through node %d: document %d: %s", node, batch[0], res.Failures[batch[0]]))
+			default:
+				batch = nil
+				continue
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("documents %v… still fail after 10 minutes", batch[:min(len(batch), 5)])
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	return nil
+}
+
+// checkStoredOnce checks that the cluster holds every document once, each
+// with a vector of dimension dim, through every node but restarted. A
+// node's listing reads its own replica: that of the node killed and started
+// again lacks, until Weaviate's async replication repairs it, the objects
+// written while it was down; it is logged.
+func checkStoredOnce(t *testing.T, nodes []*weaviateServer, restarted int, docs []dataset.Document, dim int) {
+	t.Helper()
+	if n := objectCount(t, nodes[0], memClass); n != len(docs) {
+		t.Errorf("%s holds %d objects, want %d", memClass, n, len(docs))
+	}
+	first := listVectors(t, nodes[0], memClass, "am")
+	for n, w := range nodes {
+		vecs := listVectors(t, w, memClass, "am")
+		t.Logf("node %d lists %d objects, %d with the vector listed through node 0", n, len(vecs), sameStored(vecs, first))
+		if n == restarted {
+			continue
+		}
+		if len(vecs) != len(docs) {
+			t.Errorf("%s lists %d objects through node %d, want %d", memClass, len(vecs), n, len(docs))
+		}
+		for i := range docs {
+			if v, ok := vecs[i]; !ok || len(v) != dim {
+				t.Errorf("document %d through node %d: stored %v with a vector of dimension %d, want %d", i, n, ok, len(v), dim)
+			}
+		}
+	}
+}
+
+// scopeCopy is what a node's /v1/meta says of its copy of one scope of the
+// memory kept in Weaviate.
+type scopeCopy struct {
+	state, version, err string
+	objects             float64
+}
+
+// readScopeCopy reads w's copy of scope.
+func readScopeCopy(t *testing.T, w *weaviateServer, scope string) scopeCopy {
+	t.Helper()
+	remote, _ := moduleMemory(t, w)["weaviate"].(map[string]any)
+	scopes, _ := remote["scopes"].(map[string]any)
+	sc, _ := scopes[scope].(map[string]any)
+	c := scopeCopy{}
+	c.state, _ = remote["state"].(string)
+	c.err, _ = remote["error"].(string)
+	c.version, _ = sc["version"].(string)
+	c.objects, _ = sc["objects"].(float64)
+	return c
+}
+
+// waitCopiesAgree waits (at most 5 minutes) until every node's copy of
+// class's memory is ready and has the same version in two reads a second
+// apart (each copy is refreshed every second).
+func waitCopiesAgree(t *testing.T, nodes []*weaviateServer, class string) {
+	t.Helper()
+	for i, w := range nodes { // a node keeps a copy of the scopes in use since it started
+		if _, err := moduleQueryVector(w, class, "debian"); err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	var last []scopeCopy
+	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(time.Second) {
+		copies := make([]scopeCopy, len(nodes))
+		agree := true
+		for i, w := range nodes {
+			copies[i] = readScopeCopy(t, w, class)
+			agree = agree && copies[i].state == "ready" && copies[i].version != "" && copies[i].version == copies[0].version
+		}
+		if agree && slices.Equal(copies, last) {
+			t.Logf("every node's copy of %s's memory read %v objects (version %s)", class, copies[0].objects, copies[0].version)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the nodes' copies of %s's memory do not agree after 5 minutes: %+v", class, copies)
+		}
+		last = copies
+	}
+}
+
+// queryVectors returns the vector w's module gives each query on memClass.
+func queryVectors(t *testing.T, w *weaviateServer, queries []dataset.RetrievalQuery) [][]float32 {
+	t.Helper()
+	out := make([][]float32, len(queries))
+	for i, q := range queries {
+		v, err := moduleQueryVector(w, memClass, q.Text)
+		if err != nil {
+			t.Fatalf("query %s: %v", q.ID, err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// sameVectorCount counts the i with a[i] and b[i] equal bit for bit.
+func sameVectorCount(a, b [][]float32) int {
+	n := 0
+	for i := range a {
+		if slices.Equal(a[i], b[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// compareWithSingle compares the cluster with the single node: the query
+// vectors (want, of the cluster's node 0) bit for bit; nearText through each
+// node (but the one restarted, see compareMRR), whose stored vectors were each made over the memory as it was when
+// the object was imported (which differs between three concurrent clients
+// and one ordered import: MRR@10 within 0.02 of the single node's); then,
+// once both have refreshed their stored vectors over the memory as it is,
+// the single node's stored vectors bit for bit through every node and
+// MRR@10 within 0.005.
+func compareWithSingle(t *testing.T, nodes []*weaviateServer, restarted int, single *weaviateServer, want [][]float32,
+	docs []dataset.Document, queries []dataset.RetrievalQuery) {
+	t.Helper()
+	got := queryVectors(t, single, queries)
+	minCos := 1.0
+	for i := range got {
+		minCos = math.Min(minCos, cosine(got[i], want[i]))
+	}
+	same := sameVectorCount(got, want)
+	t.Logf("query vectors: %d of %d the single node's bit for bit (min cosine %.6f)", same, len(queries), minCos)
+	if same != len(queries) {
+		t.Errorf("the cluster gives %d of %d queries the single node's vector, want all (bit for bit)", same, len(queries))
+	}
+	compareMRR(t, nodes, single, docs, queries, "as imported", 0.02, restarted)
+	for _, w := range []*weaviateServer{nodes[0], single} {
+		st, err := refresh.Run(context.Background(), refresh.Options{Weaviate: w.url(""), Class: memClass})
+		if err != nil {
+			t.Fatalf("refresh through port %d: %v", w.ports.HTTP, err)
+		}
+		t.Logf("refresh through port %d: %d read, %d updated", w.ports.HTTP, st.Read, st.Updated)
+	}
+	ref := listVectors(t, single, memClass, "am")
+	for n, w := range nodes {
+		if differ := len(docs) - sameStored(listVectors(t, w, memClass, "am"), ref); differ > 0 {
+			t.Errorf("after refresh, %d of %d objects through node %d have another vector than on the single node", differ, len(docs), n)
+		}
+	}
+	compareMRR(t, nodes, single, docs, queries, "refreshed", 0.005, -1)
+}
+
+// sameStored counts the documents stored with the same vector in a and b.
+func sameStored(a, b map[int][]float32) int {
+	n := 0
+	for i, v := range a {
+		if w, ok := b[i]; ok && slices.Equal(v, w) {
+			n++
+		}
+	}
+	return n
+}
+
+// compareMRR checks that nearText gives every query the same top 10
+// through each node but skip (-1: none) and that MRR@10 through each is
+// within tol of the single node's; through node skip it logs both. A node
+// killed and started again searches its own replica, which may lack, for
+// minutes, objects written while it was down or keep other vectors of some
+// written around its crash, until Weaviate's async replication repairs it
+// or they are written again: Weaviate's part, not the module's, which gives
+// every node the same query vector.
+func compareMRR(t *testing.T, nodes []*weaviateServer, single *weaviateServer, docs []dataset.Document, queries []dataset.RetrievalQuery,
+	when string, tol float64, skip int) {
+	t.Helper()
+	s := metricsOf(t, docs, queries, nearTextTop(t, single, queries)).MRR10
+	var tops [][][]string
+	for i, w := range nodes {
+		top := nearTextTop(t, w, queries)
+		m := metricsOf(t, docs, queries, top).MRR10
+		t.Logf("stored vectors %s: MRR@10 through node %d %.4f, single node %.4f", when, i, m, s)
+		if i == skip {
+			t.Logf("stored vectors %s: %d of %d queries have another top 10 through node %d (started again) than through node 0",
+				when, len(differingQueries([][][]string{tops[0], top})), len(queries), i)
+			continue
+		}
+		tops = append(tops, top)
+		if math.Abs(m-s) > tol {
+			t.Errorf("stored vectors %s: MRR@10 through node %d %.4f, single node %.4f (differ by more than %.3f)", when, i, m, s, tol)
+		}
+	}
+	if differ := differingQueries(tops); len(differ) > 0 {
+		t.Errorf("stored vectors %s: %d of %d queries have another top 10 through some node", when, len(differ), len(queries))
+		logDistances(t, deployment{nodes: nodes}, clusterPath{target: "am"}, memClass, queries[differ[0]])
+	}
+}
+
+// differingQueries returns the queries whose top 10 is not the same list
+// in every one of tops (node → query → top 10).
+func differingQueries(tops [][][]string) []int {
+	var differ []int
+	for q := range tops[0] {
+		for _, top := range tops[1:] {
+			if !slices.Equal(top[q], tops[0][q]) {
+				differ = append(differ, q)
+				break
+			}
+		}
+	}
+	return differ
+}
+
+// nearTextTop is the top 10 of nearText on memClass through w for each
+// query, documents at equal distance sorted by docId.
+func nearTextTop(t *testing.T, w *weaviateServer, queries []dataset.RetrievalQuery) [][]string {
+	t.Helper()
+	top := make([][]string, len(queries))
+	for i, q := range queries {
+		hits, err := searchHits(w, memClass, q.Text, "am")
+		if err != nil {
+			t.Errorf("query %s through port %d: %v", q.ID, w.ports.HTTP, err)
+		}
+		top[i], _ = sortTies(hits)
+	}
+	return top
+}
