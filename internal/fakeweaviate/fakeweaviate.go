@@ -1,7 +1,8 @@
 // Package fakeweaviate is test support: an HTTP server that answers the
 // calls the Weaviate-kept context memory makes (package weaviatemem) as
-// Weaviate v1.39 does: the schema, tenants, batches, the object cursor, an
-// Aggregate count and a Get by creation time. Failures can be injected.
+// Weaviate v1.39 does: the schema (a class, its properties), tenants,
+// batches, the object cursor, an Aggregate count and a Get by creation
+// time. Failures can be injected.
 package fakeweaviate
 
 import (
@@ -114,6 +115,8 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		json.Unmarshal(body, &f.Class)
 		w.Write(body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/properties"):
+		f.addProperty(w, body)
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tenants"):
 		var names []map[string]string
 		for name := range f.Tenants {
@@ -144,6 +147,27 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}
+}
+
+// addProperty adds a property to the class, as POST
+// /v1/schema/{class}/properties does.
+func (f *Fake) addProperty(w http.ResponseWriter, body []byte) {
+	var p map[string]any
+	json.Unmarshal(body, &p)
+	props, _ := f.Class["properties"].([]any)
+	for _, q := range props {
+		if q.(map[string]any)["name"] == p["name"] {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprintf(w, `{"error":[{"message":"class already has property %q"}]}`, p["name"])
+			return
+		}
+	}
+	if f.Class == nil {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	f.Class["properties"] = append(props, p)
+	w.Write(body)
 }
 
 func (f *Fake) batch(w http.ResponseWriter, r *http.Request, body []byte) {

@@ -15,12 +15,15 @@ import (
 )
 
 const (
-	// pageSize is the objects per page of a read.
-	pageSize = 500
+	// pageSize is the objects per page of a read (the cursor's and the
+	// reads by creation time): a lesson object holds at most maxLessonBytes
+	// of text (but for an item larger alone), so a page holds at most 8 MiB
+	// of it, and JSON's quotes and escapes.
+	pageSize = 32
 	// maxStalledPages bounds the pages in a row that do not move a read on.
 	maxStalledPages = 3
 	// maxIncrementalPages bounds an incremental read; more is read in full.
-	maxIncrementalPages = 64
+	maxIncrementalPages = 256
 	// fullReadEvery bounds how often a count lower than the copy's (a
 	// lagging replica answered, or the tenant was emptied) reads in full.
 	fullReadEvery = 30 * time.Second
@@ -124,7 +127,7 @@ func (s *Store) decode(tenant, id string, props map[string]any) object {
 	o, err := decodeObject(id, props)
 	if err != nil {
 		s.o.Logger.Warn("context memory: an object in Weaviate is ignored", "class", s.o.Class, "tenant", tenant, "err", err)
-		o = object{id: uuid.NewSHA1(idSpace, []byte("unreadable\x00"+id)), bad: true}
+		o = object{id: uuid.NewSHA1(idSpace, []byte("unreadable\x00"+id))}
 	}
 	return o
 }
@@ -200,8 +203,8 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]obje
 	q := fmt.Sprintf(`{ Get { %s(tenant: %s, limit: %d, `+
 		`where: {path: ["_creationTimeUnix"], operator: GreaterThanEqual, valueText: "%d"}, `+
 		`sort: [{path: ["_creationTimeUnix"], order: asc}]) `+
-		`{ %s %s %s %s %s _additional { id creationTimeUnix } } } }`,
-		s.o.Class, tn, pageSize, from, propKind, propWord, propContext, propHash, propWords)
+		`{ %s _additional { id creationTimeUnix } } } }`,
+		s.o.Class, tn, pageSize, from, strings.Join(propertyNames(), " "))
 	var data struct {
 		Get map[string][]map[string]any `json:"Get"`
 	}

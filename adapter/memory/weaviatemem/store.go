@@ -294,14 +294,14 @@ func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, 
 		return 0, err
 	}
 	mem, _ := sc.current()
-	parts := []part{{sc, lessonObjects(mem, l)}}
+	parts := []part{{sc, lessonOf(mem, l)}}
 	if s.o.SharedCounts && sc.name != "" && len(l.Passages) > 0 {
 		shared, err := s.loadedScope(ctx, "")
 		if err != nil {
 			return 0, err
 		}
 		smem, _ := shared.current()
-		parts = append(parts, part{shared, lessonObjects(smem, vectorizer.Lesson{Passages: l.Passages})})
+		parts = append(parts, part{shared, lessonOf(smem, vectorizer.Lesson{Passages: l.Passages})})
 	}
 	return refused, s.write(ctx, parts...)
 }

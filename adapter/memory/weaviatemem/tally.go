@@ -22,7 +22,9 @@ type tally struct {
 // add adds to mem the objects it has not counted yet, and counts them. A
 // server's own writes are added and counted once Weaviate has them, so that
 // its copy, its count and its digest move together; read back, they are
-// among the ids.
+// among the ids. A context or passage that two objects carry (a lesson
+// written again in another grouping) changes mem once: a word keeps the
+// contexts of smallest hash, a passage counts once by its hash.
 func (t *tally) add(mem *memory.Memory, objs []object) error {
 	var obs []memory.Observation
 	var ps []memory.Passage
@@ -33,13 +35,7 @@ func (t *tally) add(mem *memory.Memory, objs []object) error {
 		}
 		t.count++
 		t.digest += k
-		switch {
-		case o.bad:
-		case o.passage:
-			ps = append(ps, o.p)
-		default:
-			obs = append(obs, o.obs)
-		}
+		obs, ps = append(obs, o.obs...), append(ps, o.ps...)
 	}
 	if err := mem.Remember(obs); err != nil {
 		return fmt.Errorf("copy contexts: %w", err)

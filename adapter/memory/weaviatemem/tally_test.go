@@ -30,7 +30,7 @@ func TestRewrittenObjectCountedOnce(t *testing.T) {
 		at := start + int64(r)*5000 // 5 s apart: beyond the lookback
 		for i := range perRound {
 			word := fmt.Sprintf("w%d", r)
-			put(f, contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s in context %d", word, i)}), at)
+			put(f, contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s in context %d", word, i)}), at+int64(i))
 		}
 		want := int64((r + 1) * perRound)
 		waitFor(t, fmt.Sprintf("round %d to be read", r), func() bool { return sc.objects() == want })
