@@ -35,21 +35,22 @@
 // contexts of smallest hash and each passage counts once by its content
 // hash, so a copy is a function of the contexts and passages it read,
 // whatever objects carried them and in whatever order: two copies that read
-// the same objects hold the same memory (below the budgets; a passage
-// carried by two objects counts once while the copy remembers its hash,
-// memory.Options.MaxPassageHashes), and so do two copies of the same
-// documents taught in other groupings. Stats gives a digest of the objects
+// the same objects hold the same memory (below the budgets), and so do two
+// copies of the same documents taught in other groupings. A passage carried
+// by several objects counts once, however many passages were counted
+// between them. Stats gives a digest of the objects
 // read (ScopeStats.Version) and the passages and contexts the copy holds.
-// To count each object once, whenever it was created and however often it
-// is listed or written again, a copy keeps a 64-bit key of every object it
-// read (the two halves of its id exclusive-or'ed; two of a million objects
-// share one with odds of 3·10⁻⁸): about 9 bytes an object, measured, which
-// the copy's RAM estimate includes, so Options.MaxBytes bounds them.
+// To count each object and each passage once, whenever it was created and
+// however often it is listed or written again, a copy keeps a 64-bit key of
+// every object it read (the two halves of its id exclusive-or'ed; two of a
+// million objects share one with odds of 3·10⁻⁸) and of every passage it
+// counted: about 9 bytes a key, measured, which the copy's RAM estimate
+// includes, so Options.MaxBytes bounds them.
 //
 // A lesson (what a batch of passages teaches) is reduced to what can change
-// the copy (memory.Admitted, Counted: a context not among a word's k
-// smallest hashes in the copy is not among them in the whole memory
-// either), so a lesson sent again once written writes nothing; it is
+// the copy (memory.Admitted and the passages not counted yet: a context
+// not among a word's k smallest hashes in the copy is not among them in the
+// whole memory either), so a lesson sent again once written writes nothing; it is
 // queued (a bounded queue; the lessons of concurrent requests share
 // batches, and a scope's share objects), written, and applied to the copy
 // only once Weaviate has it; the texts are then vectorized over the copy.

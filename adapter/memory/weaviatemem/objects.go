@@ -129,12 +129,15 @@ type teaching struct {
 	ps  []memory.Passage
 }
 
-// lessonOf returns what the lesson can change in copy: the contexts copy
-// admits and the passages it has not counted.
-func lessonOf(copy *memory.Memory, l vectorizer.Lesson) teaching {
-	t := teaching{obs: copy.Admitted(nil, l.Observations)}
+// lessonOf returns what the lesson can change in sc's copy: the contexts
+// the copy admits and the passages its tally has not counted.
+func lessonOf(sc *scope, l vectorizer.Lesson) teaching {
+	mem, _ := sc.current()
+	t := teaching{obs: mem.Admitted(nil, l.Observations)}
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
 	for _, p := range l.Passages {
-		if h := memory.PassageHash(p); len(p) > 0 && !copy.Counted(h) {
+		if h := memory.PassageHash(p); len(p) > 0 && !sc.read.ids.contains(passageKey(h)) {
 			t.ps = append(t.ps, memory.Passage{Hash: h, Words: distinct(p)})
 		}
 	}

@@ -293,15 +293,13 @@ func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, 
 	if err != nil {
 		return 0, err
 	}
-	mem, _ := sc.current()
-	parts := []part{{sc, lessonOf(mem, l)}}
+	parts := []part{{sc, lessonOf(sc, l)}}
 	if s.o.SharedCounts && sc.name != "" && len(l.Passages) > 0 {
 		shared, err := s.loadedScope(ctx, "")
 		if err != nil {
 			return 0, err
 		}
-		smem, _ := shared.current()
-		parts = append(parts, part{shared, lessonOf(smem, vectorizer.Lesson{Passages: l.Passages})})
+		parts = append(parts, part{shared, lessonOf(shared, vectorizer.Lesson{Passages: l.Passages})})
 	}
 	return refused, s.write(ctx, parts...)
 }

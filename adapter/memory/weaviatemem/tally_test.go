@@ -169,3 +169,38 @@ func (sc *scope) objects() int64 {
 	defer sc.mu.RUnlock()
 	return sc.read.count
 }
+
+// TestPassageInTwoLessonsCountedOnce: a passage carried by two lesson
+// objects counts once in a copy however many passages it counted between
+// them (more than MaxPassageHashes) and in whatever order it read them: a
+// copy that read the lesson of the passage alone and then a larger one
+// (listed first by id) holds what a fresh copy reading both at once holds.
+func TestPassageInTwoLessonsCountedOnce(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	mo := memory.DefaultOptions()
+	mo.MaxPassageHashes = 2
+	tweak := func(o *Options) { o.Memory = mo }
+	p := memory.Passage{Hash: 1, Words: []string{"p"}}
+	one := lessonObject(nil, []memory.Passage{p})
+	var more object
+	for h := uint64(100); ; h += 3 {
+		more = lessonObject(nil, []memory.Passage{p,
+			{Hash: h, Words: []string{"q"}}, {Hash: h + 1, Words: []string{"q"}}, {Hash: h + 2, Words: []string{"q"}}})
+		if more.id.String() < one.id.String() {
+			break
+		}
+	}
+	put(f, one, f.Now)
+	a := openStore(t, ts.URL, tweak)
+	put(f, more, f.Now+1)
+	waitFor(t, "the second lesson to be read", func() bool { return a.scopes[""].objects() == 2 })
+	b := openStore(t, ts.URL, tweak)
+	sa, sb := a.Stats().Remote.Scopes[""], b.Stats().Remote.Scopes[""]
+	if sa.Version != sb.Version || sa.Passages != 4 || sb.Passages != 4 {
+		t.Errorf("copies of version %s and %s hold %d and %d passages: want one version and 4 passages",
+			sa.Version, sb.Version, sa.Passages, sb.Passages)
+	}
+	if a.Stats().Remote.Refreshes["incremental"] == 0 {
+		t.Errorf("refreshes %v: want the second lesson read by creation time", a.Stats().Remote.Refreshes)
+	}
+}
