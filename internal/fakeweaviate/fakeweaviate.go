@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -218,6 +219,11 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request) {
 var (
 	aggregateRE = regexp.MustCompile(`Aggregate \{ (\w+)\(tenant: "([^"]*)"\)`)
 	getRE       = regexp.MustCompile(`Get \{ (\w+)\(tenant: "([^"]*)", limit: (\d+).*valueText: "(\d+)"`)
+	// afterRE: the objects created later than the first time, or at the
+	// second and of an id greater than the third.
+	afterRE = regexp.MustCompile(`\{operator: Or, operands: \[\{path: \["_creationTimeUnix"\], operator: GreaterThan, ` +
+		`valueText: "(\d+)"\}, \{operator: And, operands: \[\{path: \["_creationTimeUnix"\], operator: Equal, ` +
+		`valueText: "(\d+)"\}, \{path: \["_id"\], operator: GreaterThan, valueText: "([^"]*)"\}\]\}\]\}`)
 )
 
 func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
@@ -246,10 +252,19 @@ func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
 	limit, _ := strconv.Atoi(m[3])
 	from, _ := strconv.ParseInt(m[4], 10, 64)
 	objs := f.sorted(m[2])
+	if !strings.Contains(req.Query, `{path: ["_id"], order: asc}`) {
+		slices.Reverse(objs) // the order of one millisecond's objects is Weaviate's, unless sorted by id
+	}
 	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Time < objs[j].Time })
+	keep := func(o *Object) bool { return o.Time >= from }
+	if a := afterRE.FindStringSubmatch(req.Query); a != nil {
+		later, _ := strconv.ParseInt(a[1], 10, 64)
+		at, _ := strconv.ParseInt(a[2], 10, 64)
+		keep = func(o *Object) bool { return o.Time > later || o.Time == at && o.ID > a[3] }
+	}
 	rows := []any{}
 	for _, o := range objs {
-		if o.Time >= from && len(rows) < limit {
+		if keep(o) && len(rows) < limit {
 			ts := strconv.FormatInt(o.Time, 10)
 			if f.BadTimes {
 				ts = "yesterday"

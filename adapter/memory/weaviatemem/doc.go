@@ -30,8 +30,12 @@
 // disagree), are read by their creation time, or every object through the
 // cursor when that is cheaper, at the first read, when the count is below
 // the objects read, or when the objects read by creation time do not
-// account for it (an object a replica made visible late). Both read pages
-// of pageSize (32) objects: at most 8 MiB of text. Each word keeps the
+// account for it (an object a replica made visible late). Objects read by
+// creation time are sorted by it and by id, so that a read goes on within
+// a millisecond (all the objects of a batch have one creation time). Both
+// read pages of pageSize (32) objects: at most 8 MiB of text, but for an
+// object of one passage whose distinct words alone are more than
+// maxLessonBytes (it holds them all). Each word keeps the
 // contexts of smallest hash and each passage counts once by its content
 // hash, so a copy is a function of the contexts and passages it read,
 // whatever objects carried them and in whatever order: two copies that read

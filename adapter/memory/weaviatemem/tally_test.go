@@ -17,7 +17,8 @@ import (
 // TestRewrittenObjectCountedOnce: a copy that reads objects created over a
 // span far beyond the lookback, and its own writes, counts every object
 // once: its count and version equal a fresh copy's, which reads the same
-// objects in one full read. An object written again long after (Weaviate
+// objects in one full read. A round created in one millisecond, more than
+// a page, is read by creation time and id, never in full. An object written again long after (Weaviate
 // gives it a new creation time) is still counted once: the count stays
 // Weaviate's, the version a fresh copy's, and nothing is read in full.
 func TestRewrittenObjectCountedOnce(t *testing.T) {
@@ -26,14 +27,21 @@ func TestRewrittenObjectCountedOnce(t *testing.T) {
 	sc := s.scopes[""]
 	const rounds, perRound = 20, 100
 	start := f.Now
+	var fullAfterFirst int64
 	for r := range rounds {
 		at := start + int64(r)*5000 // 5 s apart: beyond the lookback
-		for i := range perRound {
+		for i := range perRound {   // one batch: one creation time, more than a page
 			word := fmt.Sprintf("w%d", r)
-			put(f, contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s in context %d", word, i)}), at+int64(i))
+			put(f, contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s in context %d", word, i)}), at)
 		}
 		want := int64((r + 1) * perRound)
 		waitFor(t, fmt.Sprintf("round %d to be read", r), func() bool { return sc.objects() == want })
+		if r == 0 {
+			fullAfterFirst = s.Stats().Remote.Refreshes["full"]
+		}
+	}
+	if got := s.Stats().Remote.Refreshes["full"]; got != fullAfterFirst {
+		t.Errorf("%d full reads of rounds of one millisecond each, want none after the first round", got-fullAfterFirst)
 	}
 	f.Mu.Lock()
 	f.Now = start + rounds*5000
