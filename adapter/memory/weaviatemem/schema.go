@@ -101,7 +101,8 @@ func (s *Store) ensureClass(ctx context.Context) error {
 
 // classProperty is a property of a class definition.
 type classProperty struct {
-	Name string `json:"name"`
+	Name     string   `json:"name"`
+	DataType []string `json:"dataType"`
 }
 
 // classInfo is what checkClass reads of a class definition.
@@ -141,6 +142,13 @@ func (s *Store) checkClass(ctx context.Context) error {
 	for _, want := range []string{propKind, propWord, propContext, propHash, propWords} {
 		if !c.has(want) {
 			problems = append(problems, "no property "+want)
+		}
+	}
+	for _, want := range properties {
+		for _, p := range c.Properties {
+			if got := strings.Join(p.DataType, ","); p.Name == want[0] && got != want[1] {
+				problems = append(problems, fmt.Sprintf("property %s is of dataType %q, want %q", p.Name, got, want[1]))
+			}
 		}
 	}
 	if len(problems) > 0 {
