@@ -3,6 +3,7 @@ package weaviatemem
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,10 +81,10 @@ func decodeObject(id string, props map[string]any) (object, error) {
 
 // decodeLesson reads the contexts and passages of a lesson object.
 func decodeLesson(props map[string]any) (object, error) {
-	words, err1 := texts(props[propContextWords])
-	contexts, err2 := texts(props[propContexts])
-	passages, err3 := texts(props[propPassages])
-	pwords, err4 := texts(props[propWords])
+	words, err1 := texts(props, propContextWords)
+	contexts, err2 := texts(props, propContexts)
+	passages, err3 := texts(props, propPassages)
+	pwords, err4 := texts(props, propWords)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return object{}, err
 	}
@@ -102,9 +103,12 @@ func decodeLesson(props map[string]any) (object, error) {
 		hs, ns, _ := strings.Cut(p, ":")
 		h, err := strconv.ParseUint(hs, 16, 64)
 		n, nerr := strconv.Atoi(ns)
-		if err != nil || h == 0 || len(hs) != 16 || nerr != nil || n < 0 || n > len(pwords) {
+		if err != nil || h == 0 || len(hs) != 16 || nerr != nil || n < 1 || n > len(pwords) {
 			return object{}, fmt.Errorf("passage %d: %q: want its 16 hex digit hash, \":\" and its number of words "+
-				"(of the %d left)", i, p, len(pwords))
+				"(at least 1, of the %d left)", i, p, len(pwords))
+		}
+		if j := slices.Index(pwords[:n], ""); j >= 0 {
+			return object{}, fmt.Errorf("passage %d: word %d is empty", i, j)
 		}
 		ps[i], pwords = memory.Passage{Hash: h, Words: pwords[:n:n]}, pwords[n:]
 	}
@@ -114,14 +118,22 @@ func decodeLesson(props map[string]any) (object, error) {
 	return lessonObject(obs, ps), nil
 }
 
-// texts returns a text[] property as JSON decodes it (absent: none).
-func texts(v any) ([]string, error) {
-	raw, _ := v.([]any)
+// texts returns the text[] property name of props as JSON decodes it
+// (absent or null: none).
+func texts(props map[string]any, name string) ([]string, error) {
+	v := props[name]
+	if v == nil {
+		return nil, nil
+	}
+	raw, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("property %s is %T, not a text[]", name, v)
+	}
 	out := make([]string, len(raw))
 	for i, r := range raw {
 		s, ok := r.(string)
 		if !ok {
-			return nil, fmt.Errorf("element %d is %T, not a text", i, r)
+			return nil, fmt.Errorf("property %s: element %d is %T, not a text", name, i, r)
 		}
 		out[i] = s
 	}

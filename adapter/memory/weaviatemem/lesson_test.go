@@ -284,3 +284,31 @@ func TestPageBytesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestLessonDecodeErrors: a lesson whose properties are not as written is
+// refused with an error naming what is wrong: the property of an element
+// that is not a text, a property that is not an array, a passage of no
+// words or of an empty word.
+func TestLessonDecodeErrors(t *testing.T) {
+	o := lessonObjects(teaching{obs: []memory.Observation{{Word: "w", Context: "w here"}},
+		ps: []memory.Passage{{Hash: 9, Words: []string{"a", "b"}}}})[0]
+	for name, tc := range map[string]struct {
+		prop string
+		v    any
+		want string
+	}{
+		"element":   {propContexts, []any{7.0}, "property contexts: element 0 is float64, not a text"},
+		"not array": {propContextWords, "w", "property contextWords is string, not a text[]"},
+		"no words":  {propPassages, []any{hashString(9) + ":0"}, "(at least 1, of the 2 left)"},
+		"empty":     {propWords, []any{"a", ""}, "passage 0: word 1 is empty"},
+	} {
+		props := roundTrip(t, o.batchObject("", ""))
+		props[tc.prop] = tc.v
+		if _, err := decodeObject(o.id.String(), props); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
+		}
+	}
+	if _, err := decodeObject(o.id.String(), roundTrip(t, o.batchObject("", ""))); err != nil {
+		t.Errorf("the object as written: %v", err)
+	}
+}
