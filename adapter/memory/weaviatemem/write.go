@@ -51,22 +51,37 @@ func (s *Store) write(ctx context.Context, parts ...part) error {
 		return nil
 	}
 	select {
+	case <-s.stop:
+		return errClosed
+	default:
+	}
+	select {
 	case s.queue <- l:
 	case <-ctx.Done():
 		return fmt.Errorf("wait for room in the write queue: %w", ctx.Err())
 	case <-s.stop:
-		return errors.New("the store is closed")
+		return errClosed
 	}
+	var err error
 	select {
-	case err := <-l.done:
-		if err != nil {
-			s.writeErrors.Add(1)
-		}
-		return err
+	case err = <-l.done:
 	case <-ctx.Done():
 		return fmt.Errorf("wait for the write: %w", ctx.Err())
+	case <-s.closed: // queued as the store closed: written, or never to be
+		select {
+		case err = <-l.done:
+		default:
+			err = errClosed
+		}
 	}
+	if err != nil {
+		s.writeErrors.Add(1)
+	}
+	return err
 }
+
+// errClosed is a write to a closed store.
+var errClosed = errors.New("the store is closed")
 
 // writer writes the queued lessons until the store closes, several at once
 // in one batch when they wait together.
@@ -150,12 +165,13 @@ func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
 		return fmt.Errorf("%w: write %d objects to %s at %s: %v", memstore.ErrUnavailable, len(body), s.o.Class, s.base, err)
 	}
 	s.written.Add(int64(len(body)))
-	for i, sc := range scopes {
+	var errs []error
+	for i, sc := range scopes { // each copy, whatever another's outcome
 		if err := sc.apply(objs[i], true, 0); err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("add the objects written to the copy of tenant %s: %w", sc.tenant, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // refused reports an error that a retry cannot mend: Weaviate refused the
