@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
@@ -62,9 +64,12 @@ func TestWeaviateMemoryStoreCalls(t *testing.T) {
 	for i := 0; i < 100; i += 10 {
 		storeVectors(t, a, v, "", docs[i:i+10], vectorizer.TaskPassage)
 	}
+	burst(t, w, 100)
 	// b reads what a wrote in full; its replication factor (the class keeps a's) has its reads
-	// by creation time ask for consistency QUORUM.
+	// by creation time ask for consistency QUORUM. A burst of more than a page of objects of
+	// one creation time is read by creation time and id, not in full.
 	b := open(3)
+	burst(t, w, 40)
 	for i := 100; i < 110; i += 5 {
 		storeVectors(t, a, v, "", docs[i:i+5], vectorizer.TaskPassage)
 	}
@@ -110,6 +115,21 @@ func TestWeaviateMemoryStoreCalls(t *testing.T) {
 		if tn.Name == "Docs--tenantA" {
 			t.Errorf("tenant A's memory is still in Weaviate after Delete: tenants %v", tenants)
 		}
+	}
+}
+
+// burst writes n objects of another program (ids without a memory's
+// content) to the shared memory's tenant in one batch: one creation time.
+func burst(t *testing.T, w *weaviateServer, n int) {
+	t.Helper()
+	objs := make([]any, n)
+	for i := range objs {
+		objs[i] = map[string]any{"class": weaviatemem.DefaultClass, "tenant": "_shared", "id": uuid.NewString(),
+			"properties": map[string]any{"kind": "other"}}
+	}
+	status, raw, err := doJSON(context.Background(), http.MethodPost, w.url("/v1/batch/objects"), map[string]any{"objects": objs}, nil)
+	if err != nil || status != 200 || strings.Contains(string(raw), `"errors"`) {
+		t.Fatalf("batch of %d objects: status %d, %v: %.300s", n, status, err, raw)
 	}
 }
 
