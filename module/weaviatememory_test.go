@@ -48,9 +48,11 @@ func TestWeaviateMemoryAcrossNodes(t *testing.T) {
 	if _, _, errs := a.VectorizeBatch(context.Background(), objs, make([]bool, len(objs)), cfg); errs[0] != nil {
 		t.Fatal(errs[0])
 	}
-	if f.Count("Doc--tenantA") == 0 || f.Count("_shared") != len(objs) {
-		t.Fatalf("objects: tenant %d, shared %d; want contexts and passages, and %d shared passages",
-			f.Count("Doc--tenantA"), f.Count("_shared"), len(objs))
+	scopes := a.remote.Stats().Remote.Scopes
+	if f.Count("Doc--tenantA") != 1 || f.Count("_shared") != 1 || scopes[""].Passages != int64(len(objs)) ||
+		scopes["Doc/tenantA"].Passages != int64(len(objs)) || scopes["Doc/tenantA"].Contexts == 0 {
+		t.Fatalf("objects: tenant %d, shared %d; scopes %+v: want one lesson each, of contexts and passages, "+
+			"and %d passages in each", f.Count("Doc--tenantA"), f.Count("_shared"), scopes, len(objs))
 	}
 	search := withTenant(context.WithValue(context.Background(), classKey{}, "Doc"), "tenantA")
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {

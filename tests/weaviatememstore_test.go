@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
@@ -25,7 +27,8 @@ import (
 // QUORUM to several tenants, a full read through the cursor, an
 // incremental read by creation time that accounts for Weaviate's count,
 // a resend that writes nothing, scopes that do not see each other, and a
-// tenant's memory deleted.
+// tenant's memory deleted. The collection is made first as it was for
+// context and passage objects: the store adds the properties of lessons.
 func TestWeaviateMemoryStoreCalls(t *testing.T) {
 	requireE2E(t)
 	tmp := t.TempDir()
@@ -49,14 +52,24 @@ func TestWeaviateMemoryStoreCalls(t *testing.T) {
 		waitUntil(t, "the store to read the memory", func() bool { return s.Ready() == nil }, func() string { return fmt.Sprint(s.Ready()) })
 		return s
 	}
+	createOldClass(t, w)
 	docs := testmodel.JargonPassages(110)
 	a := open(1)
+	var class struct{ Properties []struct{ Name string } }
+	if status, raw, err := doJSON(context.Background(), http.MethodGet, w.url("/v1/schema/"+weaviatemem.DefaultClass),
+		nil, &class); err != nil || status != 200 || len(class.Properties) != 8 {
+		t.Fatalf("class: status %d, %v, %d properties, want the 8 of lessons added to the 5 of context and passage objects: %.300s",
+			status, err, len(class.Properties), raw)
+	}
 	for i := 0; i < 100; i += 10 {
 		storeVectors(t, a, v, "", docs[i:i+10], vectorizer.TaskPassage)
 	}
+	burst(t, w, 100)
 	// b reads what a wrote in full; its replication factor (the class keeps a's) has its reads
-	// by creation time ask for consistency QUORUM.
+	// by creation time ask for consistency QUORUM. A burst of more than a page of objects of
+	// one creation time is read by creation time and id, not in full.
 	b := open(3)
+	burst(t, w, 40)
 	for i := 100; i < 110; i += 5 {
 		storeVectors(t, a, v, "", docs[i:i+5], vectorizer.TaskPassage)
 	}
@@ -102,6 +115,41 @@ func TestWeaviateMemoryStoreCalls(t *testing.T) {
 		if tn.Name == "Docs--tenantA" {
 			t.Errorf("tenant A's memory is still in Weaviate after Delete: tenants %v", tenants)
 		}
+	}
+}
+
+// burst writes n objects of another program (ids without a memory's
+// content) to the shared memory's tenant in one batch: one creation time.
+func burst(t *testing.T, w *weaviateServer, n int) {
+	t.Helper()
+	objs := make([]any, n)
+	for i := range objs {
+		objs[i] = map[string]any{"class": weaviatemem.DefaultClass, "tenant": "_shared", "id": uuid.NewString(),
+			"properties": map[string]any{"kind": "other"}}
+	}
+	status, raw, err := doJSON(context.Background(), http.MethodPost, w.url("/v1/batch/objects"), map[string]any{"objects": objs}, nil)
+	if err != nil || status != 200 || strings.Contains(string(raw), `"errors"`) {
+		t.Fatalf("batch of %d objects: status %d, %v: %.300s", n, status, err, raw)
+	}
+}
+
+// createOldClass creates the memory's collection in w with the properties
+// of context and passage objects only.
+func createOldClass(t *testing.T, w *weaviateServer) {
+	t.Helper()
+	prop := func(name, dataType string) map[string]any {
+		return map[string]any{"name": name, "dataType": []string{dataType}, "tokenization": "field",
+			"indexFilterable": false, "indexSearchable": false, "indexRangeFilters": false}
+	}
+	class := map[string]any{"class": weaviatemem.DefaultClass, "vectorizer": "none",
+		"vectorIndexConfig":   map[string]any{"skip": true},
+		"invertedIndexConfig": map[string]any{"indexTimestamps": true},
+		"multiTenancyConfig":  map[string]any{"enabled": true, "autoTenantCreation": true, "autoTenantActivation": true},
+		"replicationConfig":   map[string]any{"factor": 1},
+		"properties": []any{prop("kind", "text"), prop("word", "text"), prop("context", "text"), prop("hash", "text"),
+			prop("words", "text[]")}}
+	if status, raw, err := doJSON(context.Background(), http.MethodPost, w.url("/v1/schema"), class, nil); err != nil || status != 200 {
+		t.Fatalf("create the class: status %d, %v: %.300s", status, err, raw)
 	}
 }
 

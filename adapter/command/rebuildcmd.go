@@ -130,7 +130,8 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(res.Scopes)) {
 		st := res.Scopes[name]
-		fmt.Fprintf(w, "scope %q (tenant %s of %s): %d objects, version %s\n", name, st.Tenant, o.Weaviate.Class, st.Objects, st.Version)
+		fmt.Fprintf(w, "scope %q (tenant %s of %s): %d objects (%d passages, %d contexts), version %s\n", name, st.Tenant,
+			o.Weaviate.Class, st.Objects, st.Passages, st.Contexts, st.Version)
 	}
 	if res.HolderPassages > 0 {
 		fmt.Fprintf(w, "%s: the holder counts %d passages for %s\n", o.MemoryURL, res.HolderPassages, res.Class)

@@ -68,8 +68,8 @@ func TestCopyAdmitsWhatTheWholeKeeps(t *testing.T) {
 }
 
 // TestCountHashed: passages counted by hash and distinct words give the
-// counts their tokens give, count once however often they are sent, and
-// are Counted; a passage without a hash is refused.
+// counts their tokens give, count once however often they are sent (twice
+// in one call, again in later ones); a passage without a hash is refused.
 func TestCountHashed(t *testing.T) {
 	passages, _ := orderDocs(200)
 	o := quietOptions()
@@ -82,8 +82,9 @@ func TestCountHashed(t *testing.T) {
 		distinct := slices.Compact(slices.Sorted(slices.Values(p)))
 		hashed = append(hashed, Passage{Hash: PassageHash(p), Words: distinct})
 	}
-	for range 2 {
-		if err := byHash.CountHashed(hashed); err != nil {
+	twice := append(slices.Clone(hashed[:50]), hashed[:50]...) // twice in one call, then again
+	for _, ps := range [][]Passage{twice, hashed, hashed} {
+		if err := byHash.CountHashed(ps); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,10 +94,37 @@ func TestCountHashed(t *testing.T) {
 	if a, b := byTokens.Stats().Passages, byHash.Stats().Passages; a != b || a == 0 {
 		t.Fatalf("passages %d by tokens, %d by hash", a, b)
 	}
-	if !byHash.Counted(PassageHash(passages[7])) || byHash.Counted(PassageHash([]string{"never", "seen"})) {
-		t.Error("Counted does not tell counted passages from others")
-	}
 	if err := byHash.CountHashed([]Passage{{Words: []string{"x"}}}); err == nil {
 		t.Error("a passage without a hash was counted")
+	}
+}
+
+// TestRememberRepeatsChangeNothing: observations remembered twice in one
+// call, or again in another order and grouping, keep what remembering each
+// once keeps.
+func TestRememberRepeatsChangeNothing(t *testing.T) {
+	_, docs := orderDocs(300)
+	var all []Observation
+	for _, d := range docs {
+		all = append(all, d...)
+	}
+	o := quietOptions()
+	o.MaxContexts = 4
+	once, repeated := mustOpen(t, "", o), mustOpen(t, "", o)
+	if err := once.Remember(all); err != nil {
+		t.Fatal(err)
+	}
+	if err := repeated.Remember(append(slices.Clone(all[:200]), all[:200]...)); err != nil {
+		t.Fatal(err)
+	}
+	backwards := slices.Clone(all)
+	slices.Reverse(backwards)
+	for _, obs := range [][]Observation{all[200:], backwards} { // the rest, then everything again
+		if err := repeated.Remember(obs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, b := export(t, once), export(t, repeated); a != b {
+		t.Fatalf("remembered with repeats:\n%s\nonce:\n%s", b, a)
 	}
 }

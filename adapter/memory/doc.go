@@ -99,9 +99,11 @@
 // read by several servers): Admitted tells which observations can change
 // it, and so the only ones worth storing there; CountHashed counts passages
 // stored as their content hash and distinct words exactly as their tokens
-// would be counted; Counted tells a passage already counted. Since every
-// change is a set operation, a copy that read the same observations and
-// passages, in any order, holds the same memory.
+// would be counted. Since every change is a set operation, a copy that
+// read the same observations and passages, in any order, holds the same
+// memory (a passage read again after MaxPassageHashes others counts again:
+// a copy that may read one passage twice hands CountHashed each passage
+// once).
 //
 // # Budget
 //

@@ -57,14 +57,6 @@ func (m *Memory) CountHashed(passages []Passage) error {
 	})
 }
 
-// Counted reports whether the passage of content hash h is counted (its
-// hash is among the remembered ones).
-func (m *Memory) Counted(h uint64) bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.seen.contains(h)
-}
-
 // countPassages counts the n passages passage returns (hash, words and, for
 // t, their rows or nil), in one log write, each whose hash is not remembered.
 func (m *Memory) countPassages(n int, t *RowTable, passage func(i int) (uint64, []string, []int32)) error {

@@ -98,6 +98,10 @@ type ScopeStats struct {
 	// Version read the same objects and so hold the same memory.
 	Objects int64  `json:"objects"`
 	Version string `json:"version"`
+	// Passages and Contexts count the passages the copy counted and the
+	// contexts it keeps.
+	Passages int64 `json:"passages"`
+	Contexts int   `json:"contexts"`
 	// Refreshed is when the copy last matched Weaviate's count.
 	Refreshed time.Time `json:"refreshed"`
 }

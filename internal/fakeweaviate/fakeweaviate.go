@@ -1,7 +1,8 @@
 // Package fakeweaviate is test support: an HTTP server that answers the
 // calls the Weaviate-kept context memory makes (package weaviatemem) as
-// Weaviate v1.39 does: the schema, tenants, batches, the object cursor, an
-// Aggregate count and a Get by creation time. Failures can be injected.
+// Weaviate v1.39 does: the schema (a class, its properties), tenants,
+// batches, the object cursor, an Aggregate count and a Get by creation
+// time. Failures can be injected.
 package fakeweaviate
 
 import (
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,6 +116,8 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		json.Unmarshal(body, &f.Class)
 		w.Write(body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/properties"):
+		f.addProperty(w, body)
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/tenants"):
 		var names []map[string]string
 		for name := range f.Tenants {
@@ -144,6 +148,27 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}
+}
+
+// addProperty adds a property to the class, as POST
+// /v1/schema/{class}/properties does.
+func (f *Fake) addProperty(w http.ResponseWriter, body []byte) {
+	var p map[string]any
+	json.Unmarshal(body, &p)
+	props, _ := f.Class["properties"].([]any)
+	for _, q := range props {
+		if q.(map[string]any)["name"] == p["name"] {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprintf(w, `{"error":[{"message":"class already has property %q"}]}`, p["name"])
+			return
+		}
+	}
+	if f.Class == nil {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	f.Class["properties"] = append(props, p)
+	w.Write(body)
 }
 
 func (f *Fake) batch(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -194,6 +219,11 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request) {
 var (
 	aggregateRE = regexp.MustCompile(`Aggregate \{ (\w+)\(tenant: "([^"]*)"\)`)
 	getRE       = regexp.MustCompile(`Get \{ (\w+)\(tenant: "([^"]*)", limit: (\d+).*valueText: "(\d+)"`)
+	// afterRE: the objects created later than the first time, or at the
+	// second and of an id greater than the third.
+	afterRE = regexp.MustCompile(`\{operator: Or, operands: \[\{path: \["_creationTimeUnix"\], operator: GreaterThan, ` +
+		`valueText: "(\d+)"\}, \{operator: And, operands: \[\{path: \["_creationTimeUnix"\], operator: Equal, ` +
+		`valueText: "(\d+)"\}, \{path: \["_id"\], operator: GreaterThan, valueText: "([^"]*)"\}\]\}\]\}`)
 )
 
 func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
@@ -222,10 +252,19 @@ func (f *Fake) graphQL(w http.ResponseWriter, body []byte) {
 	limit, _ := strconv.Atoi(m[3])
 	from, _ := strconv.ParseInt(m[4], 10, 64)
 	objs := f.sorted(m[2])
+	if !strings.Contains(req.Query, `{path: ["_id"], order: asc}`) {
+		slices.Reverse(objs) // the order of one millisecond's objects is Weaviate's, unless sorted by id
+	}
 	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Time < objs[j].Time })
+	keep := func(o *Object) bool { return o.Time >= from }
+	if a := afterRE.FindStringSubmatch(req.Query); a != nil {
+		later, _ := strconv.ParseInt(a[1], 10, 64)
+		at, _ := strconv.ParseInt(a[2], 10, 64)
+		keep = func(o *Object) bool { return o.Time > later || o.Time == at && o.ID > a[3] }
+	}
 	rows := []any{}
 	for _, o := range objs {
-		if o.Time >= from && len(rows) < limit {
+		if keep(o) && len(rows) < limit {
 			ts := strconv.FormatInt(o.Time, 10)
 			if f.BadTimes {
 				ts = "yesterday"

@@ -40,7 +40,8 @@ func fitCaps(o *memory.Options, maxBytes int64) {
 }
 
 // bytes estimates the RAM of the copy (Options.MaxBytes): its budget bytes,
-// passage counts and hashes, AM vectors and ids.
+// passage counts and hashes, AM vectors and the keys of the objects and
+// passages read.
 func (sc *scope) bytes() int64 {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()

@@ -64,22 +64,31 @@ func TestCopiesKeepWithinMaxBytes(t *testing.T) {
 // TestBytesEstimateBoundsHeap: the copies' estimated bytes (Stats'
 // Remote.Bytes, what MaxBytes bounds) are at least the Go heap the copies
 // hold once read and queried: contexts, passage counts and hashes, AM
-// vectors, ids.
+// vectors, ids; whether the objects are lessons or a context or passage
+// each.
 // go test ./adapter/memory/weaviatemem -run TestBytesEstimateBoundsHeap -v
 // prints both.
 func TestBytesEstimateBoundsHeap(t *testing.T) {
 	f, ts := fakeweaviate.New(t)
 	const scopes, contexts = 4, 5000
-	for s := range scopes {
+	for s := range scopes { // S0 and S2 of lesson objects, S1 and S3 of a context or passage each
 		tenant := tenantName(fmt.Sprintf("S%d", s))
+		var objs []object
+		var lesson teaching
 		for i := range contexts {
 			word := fmt.Sprintf("w%d", i%1000)
-			o := contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s %d %s", word, i, strings.Repeat("x", 100))})
-			f.Put(tenant, o.batchObject("", tenant), f.Now+int64(i))
+			c := memory.Observation{Word: word, Context: fmt.Sprintf("%s %d %s", word, i, strings.Repeat("x", 100))}
+			lesson.obs, objs = append(lesson.obs, c), append(objs, contextObject(c))
 			if i%4 == 0 {
 				p := passageObject(uint64(s*contexts+i+1), []string{word, "a", "b"})
-				f.Put(tenant, p.batchObject("", tenant), f.Now+int64(i))
+				lesson.ps, objs = append(lesson.ps, p.ps...), append(objs, p)
 			}
+		}
+		if s%2 == 0 {
+			objs = lessonObjects(lesson)
+		}
+		for i, o := range objs {
+			f.Put(tenant, o.batchObject("", tenant), f.Now+int64(i))
 		}
 	}
 	queries := make([]string, 0, 100)
@@ -100,9 +109,11 @@ func TestBytesEstimateBoundsHeap(t *testing.T) {
 	query(warm, "S0") // fills v's caches of the contexts' token ids, which are the model's, not a copy's
 	warm.Close()
 	var before, after runtime.MemStats
-	runtime.GC()
+	settle()
 	runtime.ReadMemStats(&before)
-	s := openStore(t, ts.URL, nil)
+	// No refresh but the first reads: a probe's answer would take the
+	// fake's buffer of a page out of the pool settle empties.
+	s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour })
 	var cached int64
 	for i := range scopes {
 		query(s, fmt.Sprintf("S%d", i))
@@ -110,7 +121,8 @@ func TestBytesEstimateBoundsHeap(t *testing.T) {
 		_, cache := sc.current()
 		cached += cache.Bytes()
 	}
-	runtime.GC()
+	ts.Close() // waits for the fake's handlers: their buffers go back to the pools settle empties
+	settle()
 	runtime.ReadMemStats(&after)
 	heap, est := int64(after.HeapAlloc)-int64(before.HeapAlloc), s.Stats().Remote.Bytes
 	t.Logf("%d copies of %d contexts and %d passages, queried: heap %d bytes, estimate %d (AM vectors %d; heap/estimate %.3f)",
@@ -207,4 +219,14 @@ func TestCapsFitSevenEighthsOfMaxBytes(t *testing.T) {
 			t.Errorf("MaxBytes %d: caps scaled to %.0f bytes, far below 7/8 of it", c.maxBytes, reach)
 		}
 	}
+}
+
+// settle lets goroutines that are ending end, then collects garbage twice:
+// the second empties the pools the first left (sync.Pool keeps a victim
+// cache across one collection), such as encoding/json's buffers of the
+// fake's large answers, which are no copy's.
+func settle() {
+	time.Sleep(50 * time.Millisecond)
+	runtime.GC()
+	runtime.GC()
 }

@@ -27,7 +27,7 @@ func TestScopesSharedCountsAndDelete(t *testing.T) {
 		}
 	}
 	st := s.Stats().Remote.Scopes
-	if st[""].Objects != 50 || st["Films"].Tenant != "Films" || st["Books/t1"].Tenant != "Books--t1" || f.Count("Books--t2") == 0 {
+	if st[""].Passages != 50 || st["Films"].Tenant != "Films" || st["Books/t1"].Tenant != "Books--t1" || f.Count("Books--t2") == 0 {
 		t.Fatalf("scopes %+v", st)
 	}
 	for _, coll := range []string{"Books", long + "A"} {
@@ -46,7 +46,7 @@ func TestScopesSharedCountsAndDelete(t *testing.T) {
 		t.Errorf("after deleting Books and %sA: Books--t1 %v, Books--t2 %v, Films %v, %sA/t %v, %sB/t %v",
 			long, t1, t2, films, long, longA, long, longB)
 	}
-	if st := s.Stats().Remote.Scopes; len(st) != 3 || st[""].Objects != 50 {
+	if st := s.Stats().Remote.Scopes; len(st) != 3 || st[""].Passages != 50 {
 		t.Errorf("copies after the delete: %+v", st)
 	}
 }

@@ -6,13 +6,18 @@
 //
 // The memory is a collection (Options.Class, "Text2vecAmMemory" by default)
 // without a vectorizer or a vector index, multi-tenant: a tenant per scope
-// (the shared memory, a collection, or a collection's tenant). Every
-// observation a memory keeps and every passage it counts is one object
-// whose id is a UUIDv5 of its content (the word and the context; the
-// passage's content hash), so writing it again changes nothing and a
-// passage counts once however often it is sent. Objects are written in
-// batches at consistency level QUORUM and never deleted, except with their
-// tenant.
+// (the shared memory, a collection, or a collection's tenant). What one
+// write teaches a scope (the contexts its copy admits and the passages it
+// has not counted, of the requests whose lessons wait together) is one
+// lesson object, or several when it holds more than maxLessonItems (512)
+// contexts and passages or maxLessonBytes (256 KiB) of text. A lesson
+// object's id is a UUIDv5 of its content in canonical order (sorted, each
+// context and passage once), so writing it again changes nothing. Objects
+// are written in batches at consistency level QUORUM and never deleted,
+// except with their tenant. A memory written before lessons holds an object
+// per context and per passage (kinds "context" and "passage"): they are
+// read as they are, and the class made for them gets the lessons'
+// properties added; no migration is needed.
 //
 // # Copies
 //
@@ -25,25 +30,38 @@
 // disagree), are read by their creation time, or every object through the
 // cursor when that is cheaper, at the first read, when the count is below
 // the objects read, or when the objects read by creation time do not
-// account for it (an object a replica made visible late). Each word keeps the contexts of smallest hash and each passage
-// counts once, so a copy does not depend on the order it read the objects
-// in: two copies that read the same objects hold the same memory (below the
-// budgets), and Stats gives a digest of the objects read (ScopeStats.Version).
-// To count each object once, whenever it was created and however often it
-// is listed or written again, a copy keeps a 64-bit key of every object it
-// read (the two halves of its id exclusive-or'ed; two of a million objects
-// share one with odds of 3·10⁻⁸): about 9 bytes an object, measured, which
-// the copy's RAM estimate includes, so Options.MaxBytes bounds them.
+// account for it (an object a replica made visible late). Objects read by
+// creation time are sorted by it and by id, so that a read goes on within
+// a millisecond (all the objects of a batch have one creation time). Both
+// read pages of pageSize (32) objects: at most 8 MiB of text, but for an
+// object of one passage whose distinct words alone are more than
+// maxLessonBytes (it holds them all). Each word keeps the
+// contexts of smallest hash and each passage counts once by its content
+// hash, so a copy is a function of the contexts and passages it read,
+// whatever objects carried them and in whatever order: two copies that read
+// the same objects hold the same memory (below the budgets), and so do two
+// copies of the same documents taught in other groupings. A passage carried
+// by several objects counts once, however many passages were counted
+// between them. Stats gives a digest of the objects
+// read (ScopeStats.Version) and the passages and contexts the copy holds.
+// To count each object and each passage once, whenever it was created and
+// however often it is listed or written again, a copy keeps a 64-bit key of
+// every object it read (the two halves of its id exclusive-or'ed; two of a
+// million objects share one with odds of 3·10⁻⁸) and of every passage it
+// counted: about 9 bytes a key, measured, which the copy's RAM estimate
+// includes, so Options.MaxBytes bounds them.
 //
 // A lesson (what a batch of passages teaches) is reduced to what can change
-// the copy (memory.Admitted, Counted: a context not among a word's k
-// smallest hashes in the copy is not among them in the whole memory
-// either), queued (a bounded queue; lessons of concurrent requests share
-// batches), written, and applied to the copy only once Weaviate has it; the
-// texts are then vectorized over the copy. A write that fails fails the
-// request with an error wrapping memstore.ErrUnavailable (a server answers
-// 503): the client resends, and the resend changes nothing that was
-// written. Every call to Weaviate is bounded by Options.Timeout.
+// the copy (memory.Admitted and the passages not counted yet: a context
+// not among a word's k smallest hashes in the copy is not among them in the
+// whole memory either), so a lesson sent again once written writes nothing; it is
+// queued (a bounded queue; the lessons of concurrent requests share
+// batches, and a scope's share objects), written, and applied to the copy
+// only once Weaviate has it; the texts are then vectorized over the copy.
+// A write that fails fails the request with an error wrapping
+// memstore.ErrUnavailable (a server answers 503): the client resends, and
+// the resend changes nothing in the copies, whatever was written. Every
+// call to Weaviate is bounded by Options.Timeout.
 //
 // # Start and failures
 //

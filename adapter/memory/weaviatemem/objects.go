@@ -1,10 +1,12 @@
 package weaviatemem
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -15,30 +17,100 @@ import (
 // idSpace is the UUIDv5 name space of the memory's object ids.
 var idSpace = uuid.MustParse("a3a6df8d-e20b-4ad2-ab90-72dd4d8c76e7")
 
-// object is one object of the memory: a context of a word, or a passage.
+// The bounds of a lesson object: at most maxLessonItems contexts and
+// passages, of at most maxLessonBytes of text (words, contexts, passage
+// hashes) together, but for an item larger alone, which is an object of
+// its own. A context is at most memory.Options.MaxContextBytes (1 KiB by
+// default), so an object of contexts alone holds a few hundred of them; a
+// larger lesson is split into several objects.
+const (
+	maxLessonItems = 512
+	maxLessonBytes = 256 << 10
+)
+
+// object is one object of the memory: a lesson (contexts and passages), or
+// one context or one passage (the kinds a memory was written with before
+// lessons; still read). An object read that is not the memory's is an id
+// without contexts or passages.
 type object struct {
-	id      uuid.UUID
-	passage bool
-	obs     memory.Observation // a context
-	p       memory.Passage     // a passage: its content hash and distinct words
-	bad     bool               // an object read that is not the memory's: an id only
+	id   uuid.UUID
+	kind string
+	obs  []memory.Observation // contexts (as the memory keeps them: cut to their limit)
+	ps   []memory.Passage     // passages: content hash and distinct words, sorted
 }
 
-// contextObject returns the object of word's context ctx (as the memory
-// keeps it: cut to its limit).
+// contextObject returns the object of one context.
 func contextObject(o memory.Observation) object {
-	return object{id: uuid.NewSHA1(idSpace, []byte(kindContext+"\x00"+o.Word+"\x00"+o.Context)), obs: o}
+	return object{id: uuid.NewSHA1(idSpace, []byte(kindContext+"\x00"+o.Word+"\x00"+o.Context)), kind: kindContext,
+		obs: []memory.Observation{o}}
 }
 
 // passageObject returns the object of the passage of content hash h and
 // words (any order, repeated or not).
 func passageObject(h uint64, words []string) object {
-	distinct := slices.Compact(slices.Sorted(slices.Values(words)))
-	return object{id: uuid.NewSHA1(idSpace, []byte(kindPassage+"\x00"+hashString(h))), passage: true,
-		p: memory.Passage{Hash: h, Words: distinct}}
+	return object{id: uuid.NewSHA1(idSpace, []byte(kindPassage+"\x00"+hashString(h))), kind: kindPassage,
+		ps: []memory.Passage{{Hash: h, Words: distinct(words)}}}
+}
+
+func distinct(words []string) []string { return slices.Compact(slices.Sorted(slices.Values(words))) }
+
+// increasing reports whether words are sorted and distinct.
+func increasing(words []string) bool {
+	for i := 1; i < len(words); i++ {
+		if words[i-1] >= words[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func hashString(h uint64) string { return fmt.Sprintf("%016x", h) }
+
+// lessonObject returns the lesson object of contexts obs and passages ps in
+// canonical order: contexts sorted by word and context, passages by hash
+// (each words distinct and sorted), each once. Its id is a UUIDv5 of that
+// content, so the same contexts and passages make the same object however
+// they were sent. obs and ps are sorted in place.
+func lessonObject(obs []memory.Observation, ps []memory.Passage) object {
+	obs, ps = canonical(obs, ps)
+	var b []byte
+	str := func(s string) { b = append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	str(kindLesson)
+	b = binary.AppendUvarint(b, uint64(len(obs)))
+	for _, o := range obs {
+		str(o.Word)
+		str(o.Context)
+	}
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		b = binary.BigEndian.AppendUint64(b, p.Hash)
+		b = binary.AppendUvarint(b, uint64(len(p.Words)))
+		for _, w := range p.Words {
+			str(w)
+		}
+	}
+	return object{id: uuid.NewSHA1(idSpace, b), kind: kindLesson, obs: obs, ps: ps}
+}
+
+// canonical sorts obs and ps as lessonObject orders them and drops repeats
+// (a passage's hash identifies it: of two with one hash, the one of words
+// first in order is kept).
+func canonical(obs []memory.Observation, ps []memory.Passage) ([]memory.Observation, []memory.Passage) {
+	slices.SortFunc(obs, func(a, b memory.Observation) int {
+		return cmp.Or(strings.Compare(a.Word, b.Word), strings.Compare(a.Context, b.Context))
+	})
+	obs = slices.Compact(obs)
+	for i := range ps {
+		if !increasing(ps[i].Words) {
+			ps[i].Words = distinct(ps[i].Words)
+		}
+	}
+	slices.SortFunc(ps, func(a, b memory.Passage) int {
+		return cmp.Or(cmp.Compare(a.Hash, b.Hash), slices.Compare(a.Words, b.Words))
+	})
+	ps = slices.CompactFunc(ps, func(a, b memory.Passage) bool { return a.Hash == b.Hash })
+	return obs, ps
+}
 
 // key is the object's 64-bit key, by which a copy counts it once and which
 // it adds to the copy's digest: the two halves of its id (a SHA-1 hash)
@@ -50,69 +122,67 @@ func (o object) key() uint64 {
 	return binary.BigEndian.Uint64(o.id[:8]) ^ binary.BigEndian.Uint64(o.id[8:])
 }
 
-// lessonObjects returns the objects of the lesson that can change copy:
-// the contexts copy admits and the passages it has not counted, each once.
-func lessonObjects(copy *memory.Memory, l vectorizer.Lesson) []object {
-	var objs []object
-	seen := make(map[uuid.UUID]bool)
-	add := func(o object) {
-		if !seen[o.id] {
-			seen[o.id] = true
-			objs = append(objs, o)
-		}
-	}
-	for _, o := range copy.Admitted(nil, l.Observations) {
-		add(contextObject(o))
-	}
+// teaching is what one write teaches one scope: the contexts its copy
+// admits and the passages it has not counted.
+type teaching struct {
+	obs []memory.Observation
+	ps  []memory.Passage
+}
+
+// lessonOf returns what the lesson can change in sc's copy: the contexts
+// the copy admits and the passages its tally has not counted.
+func lessonOf(sc *scope, l vectorizer.Lesson) teaching {
+	mem, _ := sc.current()
+	t := teaching{obs: mem.Admitted(nil, l.Observations)}
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
 	for _, p := range l.Passages {
-		if h := memory.PassageHash(p); len(p) > 0 && !copy.Counted(h) {
-			add(passageObject(h, p))
+		if h := memory.PassageHash(p); len(p) > 0 && !sc.read.ids.contains(passageKey(h)) {
+			t.ps = append(t.ps, memory.Passage{Hash: h, Words: distinct(p)})
 		}
+	}
+	return t
+}
+
+// items returns the number of contexts and passages of t.
+func (t teaching) items() int { return len(t.obs) + len(t.ps) }
+
+// lessonObjects returns the lesson objects of t (t's slices are sorted in
+// place): in canonical order, cut into objects of at most maxLessonItems
+// items and maxLessonBytes of text.
+func lessonObjects(t teaching) []object {
+	obs, ps := canonical(t.obs, t.ps)
+	var objs []object
+	i, j := 0, 0 // the first context and passage not in an object yet
+	for i < len(obs) || j < len(ps) {
+		ni, nj, size := i, j, 0
+		for ni < len(obs) || nj < len(ps) {
+			var n int
+			if ni < len(obs) {
+				n = len(obs[ni].Word) + len(obs[ni].Context)
+			} else {
+				n = passageBytes(ps[nj])
+			}
+			if ni-i+nj-j == maxLessonItems || size > 0 && size+n > maxLessonBytes {
+				break
+			}
+			if size += n; ni < len(obs) {
+				ni++
+			} else {
+				nj++
+			}
+		}
+		objs = append(objs, lessonObject(obs[i:ni:ni], ps[j:nj:nj]))
+		i, j = ni, nj
 	}
 	return objs
 }
 
-// batchObject is o as POST /v1/batch/objects takes it.
-func (o object) batchObject(class, tenant string) map[string]any {
-	props := map[string]any{propKind: kindContext, propWord: o.obs.Word, propContext: o.obs.Context}
-	if o.passage {
-		props = map[string]any{propKind: kindPassage, propHash: hashString(o.p.Hash), propWords: o.p.Words}
+// passageBytes is the text of a passage in a lesson object.
+func passageBytes(p memory.Passage) int {
+	n := len(hashString(0)) + 1 + len(strconv.Itoa(len(p.Words)))
+	for _, w := range p.Words {
+		n += len(w)
 	}
-	return map[string]any{"class": class, "tenant": tenant, "id": o.id.String(), "properties": props}
-}
-
-// decodeObject reads an object Weaviate listed: its id and properties.
-func decodeObject(id string, props map[string]any) (object, error) {
-	uid, err := uuid.Parse(id)
-	if err != nil {
-		return object{}, fmt.Errorf("object id %q: %w", id, err)
-	}
-	str := func(name string) string { s, _ := props[name].(string); return s }
-	switch kind := str(propKind); kind {
-	case kindContext:
-		o := contextObject(memory.Observation{Word: str(propWord), Context: str(propContext)})
-		if o.obs.Word == "" || o.obs.Context == "" || o.id != uid {
-			return object{}, fmt.Errorf("object %s: not a context with its id", id)
-		}
-		return o, nil
-	case kindPassage:
-		h, err := strconv.ParseUint(str(propHash), 16, 64)
-		if err != nil || h == 0 {
-			return object{}, fmt.Errorf("object %s: passage hash %q: want 16 hex digits", id, str(propHash))
-		}
-		raw, _ := props[propWords].([]any)
-		words := make([]string, 0, len(raw))
-		for _, w := range raw {
-			if s, ok := w.(string); ok && s != "" {
-				words = append(words, s)
-			}
-		}
-		o := passageObject(h, words)
-		if o.id != uid {
-			return object{}, fmt.Errorf("object %s: not a passage with its id", id)
-		}
-		return o, nil
-	default:
-		return object{}, fmt.Errorf("object %s: kind %q: want %s or %s", id, kind, kindContext, kindPassage)
-	}
+	return n
 }

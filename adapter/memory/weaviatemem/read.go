@@ -15,12 +15,17 @@ import (
 )
 
 const (
-	// pageSize is the objects per page of a read.
-	pageSize = 500
+	// pageSize is the objects per page of a read (the cursor's and the
+	// reads by creation time): a lesson object holds at most maxLessonBytes
+	// of text, so a page holds at most 8 MiB of it, and JSON's quotes and
+	// escapes; but an object of one item larger alone holds that item: a
+	// context is at most memory.Options.MaxContextBytes, a passage's
+	// distinct words are as many as its text has.
+	pageSize = 32
 	// maxStalledPages bounds the pages in a row that do not move a read on.
 	maxStalledPages = 3
 	// maxIncrementalPages bounds an incremental read; more is read in full.
-	maxIncrementalPages = 64
+	maxIncrementalPages = 256
 	// fullReadEvery bounds how often a count lower than the copy's (a
 	// lagging replica answered, or the tenant was emptied) reads in full.
 	fullReadEvery = 30 * time.Second
@@ -124,7 +129,7 @@ func (s *Store) decode(tenant, id string, props map[string]any) object {
 	o, err := decodeObject(id, props)
 	if err != nil {
 		s.o.Logger.Warn("context memory: an object in Weaviate is ignored", "class", s.o.Class, "tenant", tenant, "err", err)
-		o = object{id: uuid.NewSHA1(idSpace, []byte("unreadable\x00"+id)), bad: true}
+		o = object{id: uuid.NewSHA1(idSpace, []byte("unreadable\x00"+id))}
 	}
 	return o
 }
@@ -137,9 +142,9 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	sc.mu.RLock()
 	from := max(sc.since-sc.lookback, minTimestamp)
 	sc.mu.RUnlock()
-	newest := from
+	newest, after := from, "" // after: the id of the last object read of from's millisecond
 	for range maxIncrementalPages {
-		objs, times, err := s.getSince(ctx, sc.tenant, from)
+		objs, times, last, err := s.getSince(ctx, sc.tenant, from, after)
 		var refused *weaviateapi.GraphQLError
 		if errors.As(err, &refused) || errors.Is(err, errCreationTime) {
 			s.incrementalOff(sc, err)
@@ -148,18 +153,21 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 		if err != nil {
 			return err
 		}
-		last := from
+		at := from
 		for _, t := range times {
-			last = max(last, t)
+			at = max(at, t)
 		}
-		newest = max(newest, last)
+		newest = max(newest, at)
 		if err := sc.apply(objs, false, newest); err != nil {
 			return err
 		}
-		if len(times) < pageSize || last <= from {
-			break // done, or a page of one millisecond (the next refresh reads in full)
+		if len(times) < pageSize {
+			break
 		}
-		from = last
+		if t := times[len(times)-1]; t < from || t == from && last <= after {
+			break // the page does not move the read on (the count then reads in full)
+		}
+		from, after = times[len(times)-1], last
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -192,36 +200,47 @@ func (s *Store) incrementalOff(sc *scope, err error) {
 var errCreationTime = errors.New("creation time is not a number")
 
 // getSince returns a page of the objects of tenant created at from or
-// later (milliseconds), oldest first, with their creation times.
-func (s *Store) getSince(ctx context.Context, tenant string, from int64) ([]object, []int64, error) {
+// later (milliseconds), oldest first and, of one millisecond, by id, with
+// their creation times and the id of the last. With after, it returns those
+// created later than from, and those created at from whose id is greater
+// than after: a read goes on within a millisecond, which all the objects
+// of a batch share.
+func (s *Store) getSince(ctx context.Context, tenant string, from int64, after string) ([]object, []int64, string, error) {
 	tn, _ := json.Marshal(tenant)
+	where := fmt.Sprintf(`{path: ["_creationTimeUnix"], operator: GreaterThanEqual, valueText: "%d"}`, from)
+	if after != "" {
+		id, _ := json.Marshal(after)
+		where = fmt.Sprintf(`{operator: Or, operands: [`+
+			`{path: ["_creationTimeUnix"], operator: GreaterThan, valueText: "%d"}, `+
+			`{operator: And, operands: [{path: ["_creationTimeUnix"], operator: Equal, valueText: "%d"}, `+
+			`{path: ["_id"], operator: GreaterThan, valueText: %s}]}]}`, from, from, id)
+	}
 	// Weaviate's GraphQL Get takes no consistency level: one replica
 	// answers, and what it lacks shows as a count not accounted for.
-	q := fmt.Sprintf(`{ Get { %s(tenant: %s, limit: %d, `+
-		`where: {path: ["_creationTimeUnix"], operator: GreaterThanEqual, valueText: "%d"}, `+
-		`sort: [{path: ["_creationTimeUnix"], order: asc}]) `+
-		`{ %s %s %s %s %s _additional { id creationTimeUnix } } } }`,
-		s.o.Class, tn, pageSize, from, propKind, propWord, propContext, propHash, propWords)
+	q := fmt.Sprintf(`{ Get { %s(tenant: %s, limit: %d, where: %s, `+
+		`sort: [{path: ["_creationTimeUnix"], order: asc}, {path: ["_id"], order: asc}]) `+
+		`{ %s _additional { id creationTimeUnix } } } }`,
+		s.o.Class, tn, pageSize, where, strings.Join(propertyNames(), " "))
 	var data struct {
 		Get map[string][]map[string]any `json:"Get"`
 	}
 	if err := weaviateapi.GraphQL(ctx, s.call, q, &data); err != nil {
-		return nil, nil, fmt.Errorf("read %s of tenant %s created since %d: %w", s.o.Class, tenant, from, err)
+		return nil, nil, "", fmt.Errorf("read %s of tenant %s created since %d: %w", s.o.Class, tenant, from, err)
 	}
 	rows := data.Get[s.o.Class]
 	if len(rows) > pageSize {
-		return nil, nil, fmt.Errorf("read %s of tenant %s: %d objects, more than the %d asked for", s.o.Class, tenant, len(rows), pageSize)
+		return nil, nil, "", fmt.Errorf("read %s of tenant %s: %d objects, more than the %d asked for", s.o.Class, tenant, len(rows), pageSize)
 	}
-	objs, times := make([]object, 0, len(rows)), make([]int64, 0, len(rows))
+	objs, times, last := make([]object, 0, len(rows)), make([]int64, 0, len(rows)), ""
 	for _, r := range rows {
 		add, _ := r["_additional"].(map[string]any)
 		id, _ := add["id"].(string)
 		ts, _ := add["creationTimeUnix"].(string)
 		t, err := strconv.ParseInt(ts, 10, 64)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s of tenant %s: object %q: %w: %q", s.o.Class, tenant, id, errCreationTime, ts)
+			return nil, nil, "", fmt.Errorf("read %s of tenant %s: object %q: %w: %q", s.o.Class, tenant, id, errCreationTime, ts)
 		}
-		objs, times = append(objs, s.decode(tenant, id, r)), append(times, t)
+		objs, times, last = append(objs, s.decode(tenant, id, r)), append(times, t), id
 	}
-	return objs, times, nil
+	return objs, times, last, nil
 }

@@ -17,25 +17,52 @@ import (
 
 // The properties of the memory's objects.
 const (
-	propKind    = "kind"    // kindContext or kindPassage
-	propWord    = "word"    // a context's word
-	propContext = "context" // a context's text
-	propHash    = "hash"    // a passage's content hash (16 hex digits)
-	propWords   = "words"   // a passage's distinct words
+	propKind         = "kind"         // kindLesson, kindContext or kindPassage
+	propContextWords = "contextWords" // a lesson's contexts' words
+	propContexts     = "contexts"     // a lesson's contexts' texts
+	propPassages     = "passages"     // a lesson's passages: hash (16 hex digits), ":", number of words
+	propWords        = "words"        // a passage's distinct words (a lesson's: of each passage in turn)
+	propWord         = "word"         // a context object's word
+	propContext      = "context"      // a context object's text
+	propHash         = "hash"         // a passage object's content hash (16 hex digits)
 )
 
+// The kinds of object: a lesson is written; a context and a passage are
+// read (a memory written before lessons holds them).
 const (
+	kindLesson  = "lesson"
 	kindContext = "context"
 	kindPassage = "passage"
 )
+
+// properties are the memory's properties and their data types; a class
+// that lacks some of them (made before lessons) gets them added.
+var properties = [][2]string{{propKind, "text"}, {propWord, "text"}, {propContext, "text"}, {propHash, "text"},
+	{propWords, "text[]"}, {propContextWords, "text[]"}, {propContexts, "text[]"}, {propPassages, "text[]"}}
+
+// propertyNames returns the names of the memory's properties.
+func propertyNames() []string {
+	names := make([]string, len(properties))
+	for i, p := range properties {
+		names[i] = p[0]
+	}
+	return names
+}
+
+// propertyDefinition returns the definition of the property name of dataType:
+// nothing indexed.
+func propertyDefinition(name, dataType string) map[string]any {
+	return map[string]any{"name": name, "dataType": []string{dataType}, "tokenization": "field",
+		"indexFilterable": false, "indexSearchable": false, "indexRangeFilters": false}
+}
 
 // classDefinition is the collection that holds the memory: no vectorizer,
 // no vector index, one tenant per scope, creation times indexed (the
 // incremental reads filter and sort by them), nothing else indexed.
 func classDefinition(class string, replicas int) map[string]any {
-	prop := func(name, dataType string) map[string]any {
-		return map[string]any{"name": name, "dataType": []string{dataType}, "tokenization": "field",
-			"indexFilterable": false, "indexSearchable": false, "indexRangeFilters": false}
+	props := make([]any, len(properties))
+	for i, p := range properties {
+		props[i] = propertyDefinition(p[0], p[1])
 	}
 	return map[string]any{
 		"class":       class,
@@ -47,8 +74,7 @@ func classDefinition(class string, replicas int) map[string]any {
 		"invertedIndexConfig": map[string]any{"indexTimestamps": true},
 		"multiTenancyConfig":  map[string]any{"enabled": true, "autoTenantCreation": true, "autoTenantActivation": true},
 		"replicationConfig":   map[string]any{"factor": replicas},
-		"properties": []any{prop(propKind, "text"), prop(propWord, "text"), prop(propContext, "text"),
-			prop(propHash, "text"), prop(propWords, "text[]")},
+		"properties":          props,
 	}
 }
 
@@ -75,23 +101,34 @@ func (s *Store) ensureClass(ctx context.Context) error {
 
 // classProperty is a property of a class definition.
 type classProperty struct {
-	Name string `json:"name"`
+	Name     string   `json:"name"`
+	DataType []string `json:"dataType"`
 }
 
-// checkClass reads the class and checks that it can hold the memory.
+// classInfo is what checkClass reads of a class definition.
+type classInfo struct {
+	Properties   []classProperty `json:"properties"`
+	MultiTenancy struct {
+		Enabled bool `json:"enabled"`
+	} `json:"multiTenancyConfig"`
+	Inverted struct {
+		IndexTimestamps bool `json:"indexTimestamps"`
+	} `json:"invertedIndexConfig"`
+	Replication struct {
+		Factor int `json:"factor"`
+	} `json:"replicationConfig"`
+}
+
+// has reports whether the class has the property name.
+func (c *classInfo) has(name string) bool {
+	return slices.ContainsFunc(c.Properties, func(p classProperty) bool { return p.Name == name })
+}
+
+// checkClass reads the class and checks that it can hold the memory: a
+// class made before lessons (it has the properties of context and passage
+// objects) gets the properties of lessons added.
 func (s *Store) checkClass(ctx context.Context) error {
-	var c struct {
-		Properties   []classProperty `json:"properties"`
-		MultiTenancy struct {
-			Enabled bool `json:"enabled"`
-		} `json:"multiTenancyConfig"`
-		Inverted struct {
-			IndexTimestamps bool `json:"indexTimestamps"`
-		} `json:"invertedIndexConfig"`
-		Replication struct {
-			Factor int `json:"factor"`
-		} `json:"replicationConfig"`
-	}
+	var c classInfo
 	if err := s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(s.o.Class), nil, &c); err != nil {
 		return err
 	}
@@ -103,8 +140,15 @@ func (s *Store) checkClass(ctx context.Context) error {
 		problems = append(problems, "creation times not indexed (invertedIndexConfig.indexTimestamps)")
 	}
 	for _, want := range []string{propKind, propWord, propContext, propHash, propWords} {
-		if !slices.ContainsFunc(c.Properties, func(p classProperty) bool { return p.Name == want }) {
+		if !c.has(want) {
 			problems = append(problems, "no property "+want)
+		}
+	}
+	for _, want := range properties {
+		for _, p := range c.Properties {
+			if got := strings.Join(p.DataType, ","); p.Name == want[0] && got != want[1] {
+				problems = append(problems, fmt.Sprintf("property %s is of dataType %q, want %q", p.Name, got, want[1]))
+			}
 		}
 	}
 	if len(problems) > 0 {
@@ -115,6 +159,28 @@ func (s *Store) checkClass(ctx context.Context) error {
 	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {
 		s.o.Logger.Warn("context memory: the collection in Weaviate keeps its replication factor", "class", s.o.Class,
 			"factor", c.Replication.Factor, "asked", s.o.Replicas)
+	}
+	return s.addProperties(ctx, &c)
+}
+
+// addProperties adds the memory's properties that class c lacks.
+func (s *Store) addProperties(ctx context.Context, c *classInfo) error {
+	for _, p := range properties {
+		if c.has(p[0]) {
+			continue
+		}
+		err := s.call(ctx, http.MethodPost, "/v1/schema/"+url.PathEscape(s.o.Class)+"/properties",
+			propertyDefinition(p[0], p[1]), nil)
+		var again classInfo
+		if err != nil && s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(s.o.Class), nil, &again) == nil &&
+			again.has(p[0]) {
+			err = nil // another server added it meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("add property %s to class %s: %w", p[0], s.o.Class, err)
+		}
+		s.o.Logger.Info("context memory: added a property to its collection in Weaviate", "class", s.o.Class,
+			"property", p[0])
 	}
 	return nil
 }

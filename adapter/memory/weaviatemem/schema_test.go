@@ -2,6 +2,7 @@ package weaviatemem
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -62,6 +63,31 @@ func TestClassNotAMemory(t *testing.T) {
 	defer f.Mu.Unlock()
 	if vi, _ := f.Class["vectorIndexConfig"].(map[string]any); vi["skip"] != true || f.Class["vectorizer"] != "none" {
 		t.Errorf("class created: %v", f.Class)
+	}
+}
+
+// TestClassOfOtherDataTypes: a class whose properties have the memory's
+// names but another dataType keeps the store loading, with an error naming
+// the class, the property, the type found and the type wanted.
+func TestClassOfOtherDataTypes(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	def := classDefinition(DefaultClass, 1)
+	for _, p := range def["properties"].([]any) {
+		if p := p.(map[string]any); p["name"] == propContexts {
+			p["dataType"] = []string{"text"}
+		}
+	}
+	raw, _ := json.Marshal(def)
+	json.Unmarshal(raw, &f.Class)
+	s, err := Open(Options{URL: ts.URL, Memory: memory.DefaultOptions(), Logger: quiet()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitFor(t, "the error", func() bool { return s.Stats().Remote.Error != "" })
+	want := `class ` + DefaultClass + ` at ` + ts.URL + ` is not a text2vec-am memory: property contexts is of dataType "text", want "text[]"`
+	if e := s.Stats().Remote.Error; !strings.Contains(e, want) || s.Ready() == nil {
+		t.Errorf("error %q, want %q", e, want)
 	}
 }
 

@@ -142,6 +142,7 @@ func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
 func (sc *scope) stats() memstore.ScopeStats {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
+	st := sc.mem.Stats()
 	return memstore.ScopeStats{Tenant: sc.tenant, Objects: sc.read.count, Version: sc.read.version(),
-		Refreshed: sc.refreshed}
+		Passages: st.Passages, Contexts: st.Contexts, Refreshed: sc.refreshed}
 }

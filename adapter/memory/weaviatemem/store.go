@@ -35,6 +35,7 @@ type Store struct {
 	writeErrors atomic.Int64
 	refreshes   counters
 	stop        chan struct{}
+	closed      chan struct{} // closed once the writers stopped and the queue was emptied
 	wake        chan struct{} // a new scope to read
 	bg          sync.WaitGroup
 	closeOnce   sync.Once
@@ -50,7 +51,7 @@ func Open(o Options, scopes ...string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{o: o, base: base, http: o.client(user), scopes: make(map[string]*scope),
-		queue: make(chan *lesson, queueLen), stop: make(chan struct{}), wake: make(chan struct{}, 1)}
+		queue: make(chan *lesson, queueLen), stop: make(chan struct{}), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 	for _, name := range scopes {
 		if _, err := s.scope(name); err != nil {
 			return nil, err
@@ -293,15 +294,13 @@ func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, 
 	if err != nil {
 		return 0, err
 	}
-	mem, _ := sc.current()
-	parts := []part{{sc, lessonObjects(mem, l)}}
+	parts := []part{{sc, lessonOf(sc, l)}}
 	if s.o.SharedCounts && sc.name != "" && len(l.Passages) > 0 {
 		shared, err := s.loadedScope(ctx, "")
 		if err != nil {
 			return 0, err
 		}
-		smem, _ := shared.current()
-		parts = append(parts, part{shared, lessonObjects(smem, vectorizer.Lesson{Passages: l.Passages})})
+		parts = append(parts, part{shared, lessonOf(shared, vectorizer.Lesson{Passages: l.Passages})})
 	}
 	return refused, s.write(ctx, parts...)
 }
@@ -349,10 +348,11 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		s.bg.Wait()
+		defer close(s.closed)
 		for {
 			select {
 			case l := <-s.queue:
-				l.done <- errors.New("the store is closed")
+				l.done <- errClosed
 			default:
 				return
 			}

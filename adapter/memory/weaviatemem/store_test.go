@@ -83,6 +83,20 @@ func vectorize(t testing.TB, s memstore.Store, v *vectorizer.Vectorizer, texts [
 	return vecs
 }
 
+// localMemory returns a memory in RAM of options mo and v over it.
+func localMemory(t testing.TB, v *vectorizer.Vectorizer, mo memory.Options) (*memory.Memory, *vectorizer.Vectorizer) {
+	t.Helper()
+	local, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv, err := vectorizer.New(v.Model(), local, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return local, lv
+}
+
 // export returns the memory of scope "" of s as memory.Export writes it.
 func export(t testing.TB, s *Store) string {
 	t.Helper()
@@ -111,14 +125,7 @@ func TestReplicasAgreeWithALocalMemory(t *testing.T) {
 	small := func(o *Options) { o.Memory = mo }
 	a, b := openStore(t, ts.URL, small), openStore(t, ts.URL, small)
 	docs := testmodel.JargonPassages(120)
-	local, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lv, err := vectorizer.New(v.Model(), local, vectorizer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	local, lv := localMemory(t, v, mo)
 	for i := 0; i < len(docs); i += 10 {
 		batch := docs[i : i+10]
 		lv.VectorizeBatch(batch, vectorizer.TaskPassage, vectorizer.DefaultOptions())
@@ -143,7 +150,7 @@ func TestReplicasAgreeWithALocalMemory(t *testing.T) {
 	if st := a.Stats(); st.Memory.Passages != int64(len(docs)) || st.Remote.Scopes[""].Version != b.Stats().Remote.Scopes[""].Version {
 		t.Fatalf("stats %+v / %+v: want %d passages and one version", st, b.Stats(), len(docs))
 	}
-	if contexts := int64(n - len(docs)); contexts >= local.Stats().Offered*3/4 { // the 4 smallest of ~20 a word: ~10 written
+	if _, contexts, _ := stored(t, f, sharedTenant); int64(contexts) >= local.Stats().Offered*3/4 { // the 4 smallest of ~20 a word: ~10 written
 		t.Errorf("%d contexts written of %d offered: the lessons were not reduced", contexts, local.Stats().Offered)
 	}
 	qa, qb := vectorize(t, a, v, testmodel.JargonQueries(), vectorizer.TaskQuery), vectorize(t, b, v, testmodel.JargonQueries(), vectorizer.TaskQuery)

@@ -4,15 +4,20 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/google/uuid"
+
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 )
 
 // tally is what a copy has read: the keys of the objects read (or written
 // by this server), their number and their sum (the digest of
-// ScopeStats.Version). Every object is counted once, whenever it was
-// created and however often it is listed or written again, so a copy's
-// version is a function of the set of objects it read: two copies that
-// read the same objects have the same version.
+// ScopeStats.Version), and the keys of the passages counted. Every object
+// is counted once, whenever it was created and however often it is listed
+// or written again, so a copy's version is a function of the set of
+// objects it read: two copies that read the same objects have the same
+// version. Every passage is counted once, however many objects carry it
+// and in whatever order they are read, so that two such copies hold the
+// same passage counts too.
 type tally struct {
 	ids    idSet
 	count  int64
@@ -22,7 +27,11 @@ type tally struct {
 // add adds to mem the objects it has not counted yet, and counts them. A
 // server's own writes are added and counted once Weaviate has them, so that
 // its copy, its count and its digest move together; read back, they are
-// among the ids.
+// among the ids. A context or passage that two objects carry (a lesson
+// written again in another grouping) changes mem once: a word keeps the
+// contexts of smallest hash, and a passage is counted only when its key
+// (passageKey) joins the ids, which keep it however many passages were
+// counted since (mem remembers only the most recent hashes).
 func (t *tally) add(mem *memory.Memory, objs []object) error {
 	var obs []memory.Observation
 	var ps []memory.Passage
@@ -33,12 +42,11 @@ func (t *tally) add(mem *memory.Memory, objs []object) error {
 		}
 		t.count++
 		t.digest += k
-		switch {
-		case o.bad:
-		case o.passage:
-			ps = append(ps, o.p)
-		default:
-			obs = append(obs, o.obs)
+		obs = append(obs, o.obs...)
+		for _, p := range o.ps {
+			if t.ids.insert(passageKey(p.Hash)) {
+				ps = append(ps, p)
+			}
 		}
 	}
 	if err := mem.Remember(obs); err != nil {
@@ -48,6 +56,13 @@ func (t *tally) add(mem *memory.Memory, objs []object) error {
 		return fmt.Errorf("copy passages: %w", err)
 	}
 	return nil
+}
+
+// passageKey is the 64-bit key of the passage of content hash h among a
+// tally's ids: the key of an id of its own name space ("counted passage"),
+// which no object of the memory has.
+func passageKey(h uint64) uint64 {
+	return object{id: uuid.NewSHA1(idSpace, []byte("counted passage\x00"+hashString(h)))}.key()
 }
 
 // version is ScopeStats.Version: the objects counted and their digest.
@@ -65,7 +80,7 @@ const (
 // minRecentIDs is the least number of recent keys merged into the sorted ones.
 const minRecentIDs = 4096
 
-// idSet is an exact set of 64-bit object keys: the sorted keys and a map of
+// idSet is an exact set of 64-bit keys (of objects and passages): the sorted keys and a map of
 // the recent ones, merged into them once it holds a sixteenth as many (at
 // least minRecentIDs). A key costs about 10 bytes (bytes), and lookups
 // are a map access and a binary search.
@@ -76,10 +91,7 @@ type idSet struct {
 
 // insert adds k; false if the set holds it already.
 func (s *idSet) insert(k uint64) bool {
-	if _, ok := s.recent[k]; ok {
-		return false
-	}
-	if _, ok := slices.BinarySearch(s.sorted, k); ok {
+	if s.contains(k) {
 		return false
 	}
 	if s.recent == nil {
@@ -90,6 +102,15 @@ func (s *idSet) insert(k uint64) bool {
 		s.merge()
 	}
 	return true
+}
+
+// contains reports whether the set holds k.
+func (s *idSet) contains(k uint64) bool {
+	_, ok := s.recent[k]
+	if !ok {
+		_, ok = slices.BinarySearch(s.sorted, k)
+	}
+	return ok
 }
 
 // merge moves the recent keys into the sorted ones.

@@ -17,7 +17,8 @@ import (
 // TestRewrittenObjectCountedOnce: a copy that reads objects created over a
 // span far beyond the lookback, and its own writes, counts every object
 // once: its count and version equal a fresh copy's, which reads the same
-// objects in one full read. An object written again long after (Weaviate
+// objects in one full read. A round created in one millisecond, more than
+// a page, is read by creation time and id, never in full. An object written again long after (Weaviate
 // gives it a new creation time) is still counted once: the count stays
 // Weaviate's, the version a fresh copy's, and nothing is read in full.
 func TestRewrittenObjectCountedOnce(t *testing.T) {
@@ -26,14 +27,21 @@ func TestRewrittenObjectCountedOnce(t *testing.T) {
 	sc := s.scopes[""]
 	const rounds, perRound = 20, 100
 	start := f.Now
+	var fullAfterFirst int64
 	for r := range rounds {
 		at := start + int64(r)*5000 // 5 s apart: beyond the lookback
-		for i := range perRound {
+		for i := range perRound {   // one batch: one creation time, more than a page
 			word := fmt.Sprintf("w%d", r)
 			put(f, contextObject(memory.Observation{Word: word, Context: fmt.Sprintf("%s in context %d", word, i)}), at)
 		}
 		want := int64((r + 1) * perRound)
 		waitFor(t, fmt.Sprintf("round %d to be read", r), func() bool { return sc.objects() == want })
+		if r == 0 {
+			fullAfterFirst = s.Stats().Remote.Refreshes["full"]
+		}
+	}
+	if got := s.Stats().Remote.Refreshes["full"]; got != fullAfterFirst {
+		t.Errorf("%d full reads of rounds of one millisecond each, want none after the first round", got-fullAfterFirst)
 	}
 	f.Mu.Lock()
 	f.Now = start + rounds*5000
@@ -168,4 +176,39 @@ func (sc *scope) objects() int64 {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	return sc.read.count
+}
+
+// TestPassageInTwoLessonsCountedOnce: a passage carried by two lesson
+// objects counts once in a copy however many passages it counted between
+// them (more than MaxPassageHashes) and in whatever order it read them: a
+// copy that read the lesson of the passage alone and then a larger one
+// (listed first by id) holds what a fresh copy reading both at once holds.
+func TestPassageInTwoLessonsCountedOnce(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	mo := memory.DefaultOptions()
+	mo.MaxPassageHashes = 2
+	tweak := func(o *Options) { o.Memory = mo }
+	p := memory.Passage{Hash: 1, Words: []string{"p"}}
+	one := lessonObject(nil, []memory.Passage{p})
+	var more object
+	for h := uint64(100); ; h += 3 {
+		more = lessonObject(nil, []memory.Passage{p,
+			{Hash: h, Words: []string{"q"}}, {Hash: h + 1, Words: []string{"q"}}, {Hash: h + 2, Words: []string{"q"}}})
+		if more.id.String() < one.id.String() {
+			break
+		}
+	}
+	put(f, one, f.Now)
+	a := openStore(t, ts.URL, tweak)
+	put(f, more, f.Now+1)
+	waitFor(t, "the second lesson to be read", func() bool { return a.scopes[""].objects() == 2 })
+	b := openStore(t, ts.URL, tweak)
+	sa, sb := a.Stats().Remote.Scopes[""], b.Stats().Remote.Scopes[""]
+	if sa.Version != sb.Version || sa.Passages != 4 || sb.Passages != 4 {
+		t.Errorf("copies of version %s and %s hold %d and %d passages: want one version and 4 passages",
+			sa.Version, sb.Version, sa.Passages, sb.Passages)
+	}
+	if a.Stats().Remote.Refreshes["incremental"] == 0 {
+		t.Errorf("refreshes %v: want the second lesson read by creation time", a.Stats().Remote.Refreshes)
+	}
 }

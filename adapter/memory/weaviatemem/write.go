@@ -17,61 +17,71 @@ const (
 	queueLen = 64
 	// writers is the number of batches in flight at once.
 	writers = 2
-	// maxBatchObjects bounds the objects of one batch (lessons of several
-	// requests share a batch up to it; a larger lesson is one batch).
-	maxBatchObjects = 1000
+	// maxBatchItems bounds the contexts and passages of one batch (lessons
+	// of several requests share a batch up to it; a larger lesson is one
+	// batch).
+	maxBatchItems = 4 * maxLessonItems
 	// writeAttempts is how often a batch is tried (failures other than a
 	// refusal: Weaviate unreachable, timed out or answering 5xx).
 	writeAttempts = 3
 )
 
-// part is objects of one scope.
+// part is what a lesson teaches one scope.
 type part struct {
-	sc   *scope
-	objs []object
+	sc *scope
+	t  teaching
 }
 
-// lesson is one request's objects to write.
+// lesson is one request's parts to write.
 type lesson struct {
 	ctx   context.Context
 	parts []part
-	n     int        // objects
+	n     int        // contexts and passages
 	done  chan error // receives the outcome once
 }
 
-// write queues the objects of the parts, waits until they are written and
-// adds them to the copies. The error wraps ctx's when the request ended first.
+// write queues the parts and waits until they are written and added to the
+// copies. The error wraps ctx's when the request ended first.
 func (s *Store) write(ctx context.Context, parts ...part) error {
 	l := &lesson{ctx: ctx, parts: parts, done: make(chan error, 1)}
 	for _, p := range parts {
-		l.n += len(p.objs)
+		l.n += p.t.items()
 	}
 	if l.n == 0 {
 		return nil
+	}
+	select {
+	case <-s.stop:
+		return errClosed
+	default:
 	}
 	select {
 	case s.queue <- l:
 	case <-ctx.Done():
 		return fmt.Errorf("wait for room in the write queue: %w", ctx.Err())
 	case <-s.stop:
-		return errors.New("the store is closed")
+		return errClosed
 	}
+	var err error
 	select {
-	case err := <-l.done:
-		if err != nil {
-			s.writeErrors.Add(1)
-			return err
-		}
-		for _, p := range parts {
-			if err := p.sc.apply(p.objs, true, 0); err != nil {
-				return err
-			}
-		}
-		return nil
+	case err = <-l.done:
 	case <-ctx.Done():
 		return fmt.Errorf("wait for the write: %w", ctx.Err())
+	case <-s.closed: // queued as the store closed: written, or never to be
+		select {
+		case err = <-l.done:
+		default:
+			err = errClosed
+		}
 	}
+	if err != nil {
+		s.writeErrors.Add(1)
+	}
+	return err
 }
+
+// errClosed is a write to a closed store.
+var errClosed = errors.New("the store is closed")
 
 // writer writes the queued lessons until the store closes, several at once
 // in one batch when they wait together.
@@ -86,7 +96,7 @@ func (s *Store) writer() {
 		}
 		batch, n := []*lesson{first}, first.n
 	more:
-		for n < maxBatchObjects {
+		for n < maxBatchItems {
 			select {
 			case l := <-s.queue:
 				batch, n = append(batch, l), n+l.n
@@ -94,43 +104,74 @@ func (s *Store) writer() {
 				break more
 			}
 		}
-		err := s.send(batch)
-		for _, l := range batch {
-			l.done <- err
-		}
+		s.send(batch)
 	}
 }
 
-// send writes the objects of the lessons still awaited in one batch at
-// consistency QUORUM, trying again after a failure to reach Weaviate.
-func (s *Store) send(batch []*lesson) error {
-	var objs []map[string]any
+// send writes the lessons still awaited in one batch and tells each its
+// outcome: one object per scope, or several for a scope taught more than an
+// object holds (lessonObjects).
+func (s *Store) send(batch []*lesson) {
+	var scopes []*scope
+	var awaited []*lesson
+	merged := make(map[*scope]*teaching)
 	for _, l := range batch {
-		if l.ctx.Err() != nil {
-			continue // a request that left is not written
+		if err := l.ctx.Err(); err != nil {
+			l.done <- err // a request that left is not written
+			continue
 		}
+		awaited = append(awaited, l)
 		for _, p := range l.parts {
-			for _, o := range p.objs {
-				objs = append(objs, o.batchObject(s.o.Class, p.sc.tenant))
+			m := merged[p.sc]
+			if m == nil {
+				m, scopes = &teaching{}, append(scopes, p.sc)
+				merged[p.sc] = m
 			}
+			m.obs, m.ps = append(m.obs, p.t.obs...), append(m.ps, p.t.ps...)
 		}
 	}
-	if len(objs) == 0 {
-		return context.Canceled
+	objs := make([][]object, len(scopes))
+	for i, sc := range scopes {
+		objs[i] = lessonObjects(*merged[sc])
+	}
+	err := s.writeObjects(scopes, objs)
+	for _, l := range awaited {
+		l.done <- err
+	}
+}
+
+// writeObjects writes objs[i] to the tenant of scopes[i], all in one batch
+// at consistency QUORUM, trying again after a failure to reach Weaviate,
+// and adds them to the copies.
+func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
+	var body []map[string]any
+	for i, sc := range scopes {
+		for _, o := range objs[i] {
+			body = append(body, o.batchObject(s.o.Class, sc.tenant))
+		}
+	}
+	if len(body) == 0 {
+		return nil
 	}
 	var err error
 	for attempt := range writeAttempts {
-		if err = weaviateapi.Batch(context.Background(), s.call, objs, "QUORUM"); err == nil || refused(err) {
+		if err = weaviateapi.Batch(context.Background(), s.call, body, "QUORUM"); err == nil || refused(err) {
 			break
 		}
 		s.o.Logger.Warn("context memory: a write to Weaviate failed", "url", s.base, "attempt", attempt+1, "err", err)
 		time.Sleep(weaviateapi.RetryWait(attempt, ""))
 	}
 	if err != nil {
-		return fmt.Errorf("%w: write %d objects to %s at %s: %v", memstore.ErrUnavailable, len(objs), s.o.Class, s.base, err)
+		return fmt.Errorf("%w: write %d objects to %s at %s: %v", memstore.ErrUnavailable, len(body), s.o.Class, s.base, err)
 	}
-	s.written.Add(int64(len(objs)))
-	return nil
+	s.written.Add(int64(len(body)))
+	var errs []error
+	for i, sc := range scopes { // each copy, whatever another's outcome
+		if err := sc.apply(objs[i], true, 0); err != nil {
+			errs = append(errs, fmt.Errorf("add the objects written to the copy of tenant %s: %w", sc.tenant, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // refused reports an error that a retry cannot mend: Weaviate refused the
