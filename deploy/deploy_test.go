@@ -1,10 +1,10 @@
 // Package deploy holds the deployment files (deploy/kubernetes) and the tests
-// that check them against the binary and the Kubernetes API: the holder's
-// arguments start a real `text2vec-am serve` and its probes answer; every
-// manifest decodes strictly into the API types; its memory limit holds what
-// its settings let it keep; and the Weaviate values, rendered with
-// weaviate-helm's templates, have settings the module accepts: the in-process
-// nodes keep their memory in Weaviate, or on the holder as its header says.
+// that check them against the binary and the Kubernetes API: the stateless
+// replicas' arguments start a real `text2vec-am serve` and its probes
+// answer; every manifest decodes strictly into the API types; its memory
+// limit holds what its settings let it keep; and the Weaviate values,
+// rendered with weaviate-helm's templates, have settings the module accepts:
+// the in-process nodes keep their memory in Weaviate.
 package deploy
 
 import (
@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/text2vec-am/text2vec-am/adapter/command"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/module"
 )
@@ -86,67 +84,6 @@ func kind(t *testing.T, docs []map[string]any, k string) map[string]any {
 	return nil
 }
 
-// TestMemoryHolderManifest checks the holder's Service and StatefulSet and
-// runs `serve` with the manifest's arguments.
-func TestMemoryHolderManifest(t *testing.T) {
-	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-memory.yaml"))
-	svc, sts := kind(t, docs, "Service"), kind(t, docs, "StatefulSet")
-	name := get(t, svc, "metadata", "name")
-	if get(t, sts, "spec", "serviceName") != name {
-		t.Errorf("StatefulSet serviceName %v, Service %v", get(t, sts, "spec", "serviceName"), name)
-	}
-	if r := get(t, sts, "spec", "replicas"); r != 1 {
-		t.Errorf("the memory holder has %v replicas: each would be a memory of its own; want 1", r)
-	}
-	labels := get(t, sts, "spec", "template", "metadata", "labels").(map[string]any)
-	for k, v := range get(t, svc, "spec", "selector").(map[string]any) {
-		if labels[k] != v {
-			t.Errorf("Service selects %s=%v, the pods are labelled %v", k, v, labels)
-		}
-	}
-	for k, v := range get(t, sts, "spec", "selector", "matchLabels").(map[string]any) {
-		if labels[k] != v {
-			t.Errorf("StatefulSet selects %s=%v, its pods are labelled %v", k, v, labels)
-		}
-	}
-	c := get(t, sts, "spec", "template", "spec", "containers", 0)
-	port := get(t, c, "ports", 0, "containerPort").(int)
-	if get(t, c, "ports", 0, "name") != get(t, svc, "spec", "ports", 0, "targetPort") {
-		t.Errorf("Service targets port %v, the container names its port %v", get(t, svc, "spec", "ports", 0, "targetPort"), get(t, c, "ports", 0, "name"))
-	}
-	var args []string
-	for _, a := range get(t, c, "args").([]any) {
-		args = append(args, fmt.Sprint(a))
-	}
-	mount := get(t, c, "volumeMounts", 0, "mountPath").(string)
-	if get(t, c, "volumeMounts", 0, "name") != get(t, sts, "spec", "volumeClaimTemplates", 0, "metadata", "name") {
-		t.Error("the container does not mount the volume claim")
-	}
-	if grace, drain := get(t, sts, "spec", "template", "spec", "terminationGracePeriodSeconds").(int), flagValue(t, args, "--shutdown-timeout"); drain != "" {
-		d, err := time.ParseDuration(drain)
-		if err != nil || d >= time.Duration(grace)*time.Second {
-			t.Errorf("--shutdown-timeout %s must end before terminationGracePeriodSeconds %d", drain, grace)
-		}
-	}
-	if addr := flagValue(t, args, "--addr"); addr != "0.0.0.0:"+strconv.Itoa(port) {
-		t.Errorf("--addr %q, want 0.0.0.0:%d (the containerPort)", addr, port)
-	}
-	if dir := flagValue(t, args, "--memory-dir"); !strings.HasPrefix(dir, mount+"/") {
-		t.Errorf("--memory-dir %q is not on the volume mounted at %s: the memory would be lost with the pod", dir, mount)
-	}
-	if flagValue(t, args, "--memory") != "on" {
-		t.Error("the holder must run with --memory on (it learns from every node's imports)")
-	}
-	var probes []string
-	for _, p := range []string{"startupProbe", "readinessProbe", "livenessProbe"} {
-		if get(t, c, p, "httpGet", "port") != get(t, c, "ports", 0, "name") {
-			t.Errorf("%s probes port %v, not the container's", p, get(t, c, p, "httpGet", "port"))
-		}
-		probes = append(probes, get(t, c, p, "httpGet", "path").(string))
-	}
-	runServe(t, args, probes, "")
-}
-
 // flagValue returns the value after flag in args ("" if absent).
 func flagValue(t *testing.T, args []string, flag string) string {
 	for i, a := range args {
@@ -160,13 +97,13 @@ func flagValue(t *testing.T, args []string, flag string) string {
 	return ""
 }
 
-// testToken is the memory API token runServe gives a manifest's --auth-token-file.
+// testToken is the token runServe gives a manifest's --auth-token-file.
 const testToken = "deploy-test-token"
 
 // runServe runs `text2vec-am serve` with args (address and memory directory
 // moved to loopback and a temporary directory; --memory-weaviate to the URL
-// weaviate) and checks that every probe path answers, and the memory API
-// (weaviate "") or /meta's memory kept in Weaviate.
+// weaviate) and checks that every probe path answers and that /meta says the
+// memory is kept in Weaviate and read.
 func runServe(t *testing.T, args, probes []string, weaviate string) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -175,7 +112,6 @@ func runServe(t *testing.T, args, probes []string, weaviate string) {
 	addr := l.Addr().String()
 	l.Close()
 	args = append([]string(nil), args...)
-	token := ""
 	for i := range args {
 		switch {
 		case i > 0 && args[i-1] == "--addr":
@@ -189,7 +125,6 @@ func runServe(t *testing.T, args, probes []string, weaviate string) {
 			if err := os.WriteFile(args[i], []byte(testToken+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			token = testToken
 		}
 	}
 	var serve func(context.Context, cli.Env) error
@@ -235,26 +170,7 @@ func runServe(t *testing.T, args, probes []string, weaviate string) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	if weaviate != "" {
-		checkWeaviateMeta(t, base)
-		return
-	}
-	req, err := http.NewRequest("POST", base+memoryapi.PathLookup, strings.NewReader(`{"words":["debian"],"contexts":[{"word":"debian"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("the memory API answers %d", resp.StatusCode)
-	}
+	checkWeaviateMeta(t, base)
 }
 
 // checkWeaviateMeta checks that the server at base keeps its memory in
@@ -283,13 +199,6 @@ func checkWeaviateMeta(t *testing.T, base string) {
 // serveURL is the URL the Weaviate nodes reach the stateless replicas at.
 func serveURL(t *testing.T) string {
 	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-serve.yaml"))
-	svc := kind(t, docs, "Service")
-	return fmt.Sprintf("http://%v:%v", get(t, svc, "metadata", "name"), get(t, svc, "spec", "ports", 0, "port"))
-}
-
-// holderURL is the URL the Weaviate nodes reach the holder at.
-func holderURL(t *testing.T) string {
-	docs := readDocs(t, filepath.Join("kubernetes", "text2vec-am-memory.yaml"))
 	svc := kind(t, docs, "Service")
 	return fmt.Sprintf("http://%v:%v", get(t, svc, "metadata", "name"), get(t, svc, "spec", "ports", 0, "port"))
 }

@@ -162,16 +162,6 @@ func checkImage(t *testing.T, sts *appsv1.StatefulSet, c corev1.Container) {
 	}
 }
 
-// secretRef returns the Secret key env sets name from (nil: none).
-func secretRef(env []corev1.EnvVar, name string) *corev1.SecretKeySelector {
-	for _, e := range env {
-		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
-			return e.ValueFrom.SecretKeyRef
-		}
-	}
-	return nil
-}
-
 // TestHelmRenderStock renders the stock values: text2vec-transformers is the
 // one enabled and default module and calls the stateless replicas.
 func TestHelmRenderStock(t *testing.T) {

@@ -120,16 +120,6 @@ func decodeFile(t *testing.T, path string) ([]runtime.Object, error) {
 	return decodeObjects(apiScheme(t), path, data)
 }
 
-// holderObjects decodes the holder's manifest.
-func holderObjects(t *testing.T) []runtime.Object {
-	t.Helper()
-	objs, err := decodeFile(t, filepath.Join(manifestsDir, "text2vec-am-memory.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
-}
-
 // TestManifestsDecodeStrictly decodes every manifest in deploy/kubernetes
 // (the Helm values are not manifests) into the Kubernetes API types.
 func TestManifestsDecodeStrictly(t *testing.T) {
@@ -177,26 +167,6 @@ func serveObjects(t *testing.T) []runtime.Object {
 		t.Fatal(err)
 	}
 	return objs
-}
-
-// TestHolderDisruptionAndNetwork checks the holder's PodDisruptionBudget and
-// NetworkPolicy against its StatefulSet: both select its pods, the budget
-// keeps it from being evicted while healthy, and only the Weaviate pods reach
-// its one port, named as the container names it.
-func TestHolderDisruptionAndNetwork(t *testing.T) {
-	objs := holderObjects(t)
-	sts := only[*appsv1.StatefulSet](t, objs)
-	pod := sts.Spec.Template.Labels
-	pdb := only[*policyv1.PodDisruptionBudget](t, objs)
-	if !selects(t, pdb.Spec.Selector, pod, "PodDisruptionBudget.spec.selector") {
-		t.Errorf("the PodDisruptionBudget does not select the holder's pods %v", pod)
-	}
-	if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() != int(*sts.Spec.Replicas) ||
-		pdb.Spec.MaxUnavailable != nil {
-		t.Errorf("PodDisruptionBudget minAvailable %v, maxUnavailable %v: want minAvailable = replicas (%d) alone",
-			pdb.Spec.MinAvailable, pdb.Spec.MaxUnavailable, *sts.Spec.Replicas)
-	}
-	checkNetworkPolicy(t, only[*networkingv1.NetworkPolicy](t, objs), pod, sts.Spec.Template.Spec.Containers[0])
 }
 
 // TestStatelessServeDisruptionAndNetwork checks the budget and the policy of

@@ -142,40 +142,29 @@ func countCosts(t *testing.T) (perWord, perPassage float64) {
 	return float64(words) / n, float64(passages) / n
 }
 
-// TestHolderMemoryHoldsBudget checks that the holder's memory limit holds
-// the most its settings let it keep: the contexts' byte budget
-// (--memory-max-bytes), the passage counts of the memory and of up to
-// --max-collections collections (each up to --memory-max-df-words words of
-// the longest countable length and the passage hashes it remembers, at the
-// cost per entry measured here), the model (measured), and twice
-// --max-body-buffer for the requests in flight, with 10 % to spare; this
-// must stay under GOMEMLIMIT, which must sit below the limit.
-func TestHolderMemoryHoldsBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fills passage counts and loads the model to measure them")
-	}
-	sts := only[*appsv1.StatefulSet](t, holderObjects(t))
-	checkBudget(t, sts.Spec.Template.Spec.Containers[0], false)
-}
-
-// TestStatelessServeMemoryHoldsBudget is TestHolderMemoryHoldsBudget for a
-// replica of text2vec-am-serve.yaml: its copy of the memory kept in Weaviate
-// is bounded by the same flags (it keeps no counts per collection).
+// TestStatelessServeMemoryHoldsBudget checks that the memory limit of a
+// replica of text2vec-am-serve.yaml holds the most its settings let it keep:
+// its copy of the memory kept in Weaviate, whose contexts' byte budget
+// (--memory-max-bytes) and passage counts (up to --memory-max-df-words words
+// of the longest countable length and the passage hashes it remembers, at
+// the cost per entry measured here) bound it, the model (measured), and
+// twice --max-body-buffer for the requests in flight, with 10 % to spare;
+// this must stay under GOMEMLIMIT, which must sit below the limit.
 func TestStatelessServeMemoryHoldsBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills passage counts and loads the model to measure them")
 	}
 	d := only[*appsv1.Deployment](t, serveObjects(t))
-	checkBudget(t, d.Spec.Template.Spec.Containers[0], true)
+	checkBudget(t, d.Spec.Template.Spec.Containers[0])
 }
 
 // checkBudget checks that what container c's server may hold, with its
-// flags (weaviate: its memory is kept in Weaviate), stays under its GOMEMLIMIT.
-func checkBudget(t *testing.T, c corev1.Container, weaviate bool) {
+// flags, stays under its GOMEMLIMIT.
+func checkBudget(t *testing.T, c corev1.Container) {
 	t.Helper()
 	gml := checkGoMemLimit(t, envMap(c.Env)["GOMEMLIMIT"], c.Resources)
 	if c.Resources.Requests.Memory().Cmp(*c.Resources.Limits.Memory()) != 0 {
-		t.Errorf("memory request %s, limit %s: want them equal (a stateful holder is not squeezed by its neighbours)",
+		t.Errorf("memory request %s, limit %s: want them equal (a server is not squeezed by its neighbours)",
 			c.Resources.Requests.Memory(), c.Resources.Limits.Memory())
 	}
 	opts, lim := memory.DefaultOptions(), server.DefaultLimits()
@@ -192,10 +181,6 @@ func checkBudget(t *testing.T, c corev1.Container, weaviate bool) {
 	}
 	budget := intArg("--memory-max-bytes", opts.MaxBytes)
 	dfWords := intArg("--memory-max-df-words", int64(opts.MaxDocFreqWords))
-	collections := int64(0) // a memory kept in Weaviate serves no memory API
-	if !weaviate {
-		collections = intArg("--max-collections", int64(lim.MaxCollections))
-	}
 	bodies := intArg("--max-body-buffer", lim.MaxBodyBuffer)
 	if flagValue(t, c.Args, "--model") != "" {
 		t.Fatal("the manifest names a --model: measure that model here")
@@ -204,10 +189,10 @@ func checkBudget(t *testing.T, c corev1.Container, weaviate bool) {
 	perWord, perPassage := countCosts(t)
 	counts := float64(dfWords)*perWord + float64(opts.MaxPassageHashes)*perPassage
 	model := modelBytes(t)
-	need := 1.1 * (float64(budget) + float64(1+collections)*counts + float64(model) + 2*float64(bodies))
-	t.Logf("contexts %d MiB, counts %.0f MiB × %d memories (%.0f B/word, %.1f B/passage), model %d MiB, bodies 2 × %d MiB: "+
+	need := 1.1 * (float64(budget) + counts + float64(model) + 2*float64(bodies))
+	t.Logf("contexts %d MiB, counts %.0f MiB (%.0f B/word, %.1f B/passage), model %d MiB, bodies 2 × %d MiB: "+
 		"%.0f MiB with 10 %% to spare; GOMEMLIMIT %d MiB, limit %s",
-		budget>>20, counts/(1<<20), 1+collections, perWord, perPassage, model>>20, bodies>>20,
+		budget>>20, counts/(1<<20), perWord, perPassage, model>>20, bodies>>20,
 		need/(1<<20), gml>>20, c.Resources.Limits.Memory())
 	if need > float64(gml) {
 		t.Errorf("the server may hold %.0f MiB, above GOMEMLIMIT (%d MiB): raise the limit or lower the caps",

@@ -9,8 +9,8 @@ import (
 )
 
 // TestRootHandlerStopsWhenTheClientLeaves: /vectors/batch on a node with a
-// memory of its own does no work for a client that has gone (as the shared
-// path and text2vec-am serve).
+// memory of its own does no work for a client that has gone (as the memory
+// kept in Weaviate and text2vec-am serve).
 func TestRootHandlerStopsWhenTheClientLeaves(t *testing.T) {
 	m := newTestModule(t, true)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -16,7 +16,6 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
@@ -45,17 +44,9 @@ const (
 	EnvMaxContexts = "TEXT2VEC_AM_MAX_CONTEXTS"
 	// EnvTeach is the default of the collection setting teach: true (default) or false.
 	EnvTeach = "TEXT2VEC_AM_TEACH"
-	// EnvMemoryURL is the URL of a `text2vec-am serve` that holds the context
-	// memory of the whole cluster (its memory API): every node then reads and
-	// teaches that one memory, and keeps none of its own. Exclusive with
-	// EnvMemoryDir.
-	EnvMemoryURL = "TEXT2VEC_AM_MEMORY_URL"
-	// EnvMemoryTimeout bounds one request to the memory holder (a Go
-	// duration, default 30s).
+	// EnvMemoryTimeout bounds one request to the memory kept in Weaviate
+	// (EnvMemoryWeaviate; a Go duration, default 30s).
 	EnvMemoryTimeout = "TEXT2VEC_AM_MEMORY_TIMEOUT"
-	// EnvMemoryToken is the bearer token of the memory holder (its
-	// --auth-token-file), needed when the holder listens beyond loopback.
-	EnvMemoryToken = memoryapi.EnvToken
 	// EnvVectorsEndpoint set to true serves POST /v1/modules/text2vec-am/vectors
 	// (the vector this node gives a text as a query), a diagnostic for
 	// comparing nodes. Off by default: Weaviate does not authenticate module
@@ -104,12 +95,8 @@ type EnvConfig struct {
 	Defaults vectorizer.Options
 	// Teach is the default of the collection setting teach.
 	Teach bool
-	// MemoryURL is the shared memory's holder ("" = a memory of this node's own).
-	MemoryURL string
-	// MemoryTimeout bounds one request to the holder.
+	// MemoryTimeout bounds one request to the memory kept in Weaviate.
 	MemoryTimeout time.Duration
-	// MemoryToken is the holder's bearer token ("" = none).
-	MemoryToken string
 	// VectorsEndpoint serves the diagnostic vectors endpoint.
 	VectorsEndpoint bool
 	// Weaviate is the memory kept in Weaviate (EnvMemoryWeaviate; nil: none).
@@ -136,7 +123,7 @@ func LoadEnvConfig(getenv func(string) string) (EnvConfig, error) {
 		}
 		cfg.MemorySync = p
 	}
-	if err := cfg.loadShared(getenv); err != nil {
+	if err := cfg.loadRequests(getenv); err != nil {
 		return cfg, err
 	}
 	if err := cfg.loadWeaviate(getenv); err != nil {

@@ -35,7 +35,6 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/version"
@@ -48,10 +47,6 @@ const Name = "text2vec-am"
 // memoryDirName is the default memory directory inside Weaviate's data path.
 const memoryDirName = "text2vec-am-memory"
 
-// pinFileName is the file inside Weaviate's data path that keeps the passage
-// counts the shared memory's holder reported (memoryapi.ClientOptions.PinFile).
-const pinFileName = "text2vec-am-memory-pins.json"
-
 // Module is the text2vec-am Weaviate module. Create it with New; Weaviate
 // calls Init and InitExtension before use.
 type Module struct {
@@ -59,7 +54,6 @@ type Module struct {
 	modelName string
 	vec       *vectorizer.Vectorizer
 	mem       *memory.Memory      // nil: no memory of this node's own
-	shared    *memoryapi.Client   // the cluster's memory (TEXT2VEC_AM_MEMORY_URL); nil: none
 	remote    *weaviatemem.Store  // the cluster's memory kept in Weaviate (TEXT2VEC_AM_MEMORY_WEAVIATE); nil: none
 	colls     *memory.Collections // passage counts per collection beside mem
 	empty     *memory.Memory      // an empty memory: what a query of a collection never taught reads
@@ -110,17 +104,6 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 	m.modelName = name
 
 	dir := env.MemoryDir
-	if env.MemoryURL != "" {
-		copts := memoryapi.ClientOptions{Timeout: env.MemoryTimeout, Token: env.MemoryToken}
-		if dataPath != "" {
-			copts.PinFile = filepath.Join(dataPath, pinFileName)
-		}
-		m.shared, err = memoryapi.NewClient(env.MemoryURL, copts)
-		if err != nil {
-			return fmt.Errorf("init %s: %s: %w", Name, EnvMemoryURL, err)
-		}
-		dir = MemoryOff
-	}
 	if env.Weaviate != nil {
 		if err := m.openWeaviate(*env.Weaviate); err != nil {
 			return err
@@ -158,14 +141,14 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		return fmt.Errorf("init %s: %w", Name, err)
 	}
 	m.vec = vec
-	if m.logger != nil && m.mem == nil && m.shared == nil && m.remote == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
+	if m.logger != nil && m.mem == nil && m.remote == nil && env.Defaults.Weighting == vectorizer.WeightSIFCollection {
 		m.logger.WithField("module", Name).Warnf("%s=%s: the passage counts of weighting %s live in RAM and are lost at restart, "+
 			"after which queries are weighted differently from the stored vectors; set %s=sif for a memory-less setup",
 			EnvMemoryDir, MemoryOff, env.Defaults.Weighting, EnvWeighting)
 	}
 	if m.logger != nil {
 		m.logger.WithField("module", Name).WithField("model", name).WithField("dim", vec.Dim()).
-			WithField("memory", dir).WithField("memory_url", env.MemoryURL).Info("text2vec-am ready")
+			WithField("memory", dir).Info("text2vec-am ready")
 	}
 	return nil
 }
@@ -207,11 +190,8 @@ func (m *Module) Close() error {
 
 func (m *Module) closeMemory() error {
 	var err error
-	if m.shared != nil {
-		err = m.shared.Close()
-	}
 	if m.remote != nil {
-		err = errors.Join(err, m.remote.Close())
+		err = m.remote.Close()
 	}
 	if m.mem == nil {
 		return err
@@ -414,9 +394,6 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 			SettingMaxContexts: d.MaxContexts,
 			SettingTeach:       m.env.Teach,
 		},
-	}
-	if m.shared != nil {
-		info["memory"] = map[string]any{"url": m.shared.URL()}
 	}
 	if m.remote != nil {
 		info["memory"] = m.remoteInfo()

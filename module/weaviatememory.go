@@ -20,7 +20,7 @@ const (
 	// EnvMemoryWeaviate is the URL of a Weaviate that keeps the context
 	// memory of the whole cluster (package weaviatemem; usually this
 	// cluster, e.g. http://weaviate:8080): every node reads and teaches it
-	// and keeps none of its own. Exclusive with EnvMemoryDir and EnvMemoryURL.
+	// and keeps none of its own. Exclusive with EnvMemoryDir.
 	EnvMemoryWeaviate = "TEXT2VEC_AM_MEMORY_WEAVIATE"
 	// EnvMemoryWeaviateClass is the collection holding it (default Text2vecAmMemory).
 	EnvMemoryWeaviateClass = "TEXT2VEC_AM_MEMORY_WEAVIATE_CLASS"
@@ -46,11 +46,9 @@ func (cfg *EnvConfig) loadWeaviate(getenv func(string) string) error {
 	if url == "" {
 		return nil
 	}
-	for _, other := range []string{EnvMemoryDir, EnvMemoryURL} {
-		if strings.TrimSpace(getenv(other)) != "" {
-			return fmt.Errorf("environment variables %s and %s are both set: a node keeps its memory in Weaviate or elsewhere",
-				EnvMemoryWeaviate, other)
-		}
+	if strings.TrimSpace(getenv(EnvMemoryDir)) != "" {
+		return fmt.Errorf("environment variables %s and %s are both set: a node keeps its memory in Weaviate or elsewhere",
+			EnvMemoryWeaviate, EnvMemoryDir)
 	}
 	o := &weaviatemem.Options{URL: url, Class: strings.TrimSpace(getenv(EnvMemoryWeaviateClass)),
 		APIKey: strings.TrimSpace(getenv(EnvMemoryWeaviateAPIKey)), Timeout: cfg.MemoryTimeout,

@@ -129,7 +129,6 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 		want string
 	}{
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryDir: "/data"}, EnvMemoryDir},
-		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryURL: "http://holder:8080"}, EnvMemoryURL},
 		{map[string]string{EnvMemoryWeaviate: "w:8080"}, EnvMemoryWeaviate},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "0"}, EnvMemoryWeaviateReplicas},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "65"}, EnvMemoryWeaviateReplicas + ": "},

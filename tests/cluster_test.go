@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/module"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
@@ -86,8 +87,12 @@ type clusterPath struct {
 // deployment is a running cluster (or single node) and how to read the
 // vector each node gives a query.
 type deployment struct {
-	nodes       []*weaviateServer
-	holder      *adapterServer // the one memory's holder (nil: a memory per node)
+	nodes      []*weaviateServer
+	vectorizer *adapterServer // path A's one text2vec-am serve that every node calls (nil: none)
+	// settle, when set, runs after the import of class and before its
+	// queries: path B waits there for every node's copy of the memory kept
+	// in Weaviate to read the same objects.
+	settle      func(t *testing.T, class string)
 	queryVector func(node int, class, text string) ([]float32, error)
 }
 
@@ -140,6 +145,9 @@ func exercise(t *testing.T, d deployment, p clusterPath, docs []dataset.Document
 		}
 		if r := min(cc.replication, n); r > 1 {
 			waitReplicas(t, d.nodes, cc.name, len(docs)*r)
+		}
+		if d.settle != nil {
+			d.settle(t, cc.name)
 		}
 		var raw [][]string // node → query → the top 10 as returned, joined
 		for i, w := range d.nodes {
@@ -388,11 +396,11 @@ func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 	} else {
 		nodes = startCluster(t, stockServer(t), dir, n, env)
 	}
-	var holder *adapterServer
+	var one *adapterServer
 	if shared {
-		holder = adapters[0]
+		one = adapters[0]
 	}
-	return deployment{nodes: nodes, holder: holder, queryVector: func(node int, _, text string) ([]float32, error) {
+	return deployment{nodes: nodes, vectorizer: one, queryVector: func(node int, _, text string) ([]float32, error) {
 		var resp struct {
 			Vector []float32 `json:"vector"`
 		}
@@ -405,26 +413,47 @@ func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 }
 
 // deployB starts n custom nodes with the in-process module: each with a
-// memory of its own (in its data directory), or all using the memory of one
-// text2vec-am serve (TEXT2VEC_AM_MEMORY_URL).
+// memory of its own (in its data directory), or all keeping one memory in
+// the cluster itself (module.EnvMemoryWeaviate: each node its own address,
+// the memory's collection replicated on every node). A node's copy of that
+// memory reads what other nodes taught within a refresh, so a stored
+// vector is made over the memory as the receiving node's copy has it then:
+// with one memory, and on a single node for comparison, settle waits for
+// the copies to agree and refreshes the stored vectors (package refresh)
+// over the memory as it is.
 func deployB(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared bool) deployment {
-	env := append(customEnv(r), module.EnvVectorsEndpoint+"=true")
-	var holder *adapterServer
-	if shared {
-		holder = startAdapter(t, text2vecAM(t, e.repo), filepath.Join(dir, "holder.log"), freePorts(t, 1)[0],
-			adapterArgs(r, filepath.Join(dir, "memory"), true))
-		env = append(env, module.EnvMemoryURL+"="+holder.url(""))
+	base := append(customEnv(r), module.EnvVectorsEndpoint+"=true")
+	env := func(_ int, p weaviatePorts) []string {
+		if !shared {
+			return base
+		}
+		return append(slices.Clip(base), module.EnvMemoryWeaviate+"=http://127.0.0.1:"+strconv.Itoa(p.HTTP),
+			module.EnvMemoryWeaviateReplicas+"="+strconv.Itoa(n))
 	}
 	bin := customServer(t, e.repo)
 	var nodes []*weaviateServer
 	if n == 1 {
-		nodes = []*weaviateServer{startWeaviate(t, bin, filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), newWeaviatePorts(t), env)}
+		ports := newWeaviatePorts(t)
+		nodes = []*weaviateServer{startWeaviate(t, bin, filepath.Join(dir, "node0"), filepath.Join(dir, "node0.log"), ports, env(0, ports))}
 	} else {
-		nodes = startCluster(t, bin, dir, n, func(int, weaviatePorts) []string { return env })
+		nodes = startCluster(t, bin, dir, n, env)
 	}
-	return deployment{nodes: nodes, holder: holder, queryVector: func(node int, class, text string) ([]float32, error) {
+	d := deployment{nodes: nodes, queryVector: func(node int, class, text string) ([]float32, error) {
 		return moduleQueryVector(nodes[node], class, text)
 	}}
+	if shared || n == 1 {
+		d.settle = func(t *testing.T, class string) {
+			if shared {
+				waitCopiesAgree(t, nodes, class)
+			}
+			st, err := refresh.Run(context.Background(), refresh.Options{Weaviate: nodes[0].url(""), Class: class})
+			if err != nil {
+				t.Fatalf("refresh %s: %v", class, err)
+			}
+			t.Logf("refresh %s: %d read, %d updated", class, st.Read, st.Updated)
+		}
+	}
+	return d
 }
 
 // moduleQueryVector is the vector w's module gives text as a query on class
@@ -445,7 +474,11 @@ func moduleQueryVector(w *weaviateServer, class, text string) ([]float32, error)
 // both paths: with a memory per node (the nodes must disagree: the test can
 // see the divergence one memory removes), then with one memory for the
 // cluster (every node must give the same query vector and the same top 10),
-// and a single node for comparison (MRR@10 and import throughput).
+// and a single node for comparison (MRR@10 and import throughput). One
+// memory is, on path A, one text2vec-am serve that every node calls (then
+// killed: VectorizerDown) and, on path B, the memory kept in the cluster
+// itself (module.EnvMemoryWeaviate; TestClusterMemoryInWeaviate kills a
+// node of such a cluster in mid-import).
 func TestClusterOneMemory(t *testing.T) {
 	e := requireE2E(t)
 	r := loadReference(t, e)
@@ -465,7 +498,9 @@ func TestClusterOneMemory(t *testing.T) {
 			t.Run("OneMemoryAgrees", func(t *testing.T) {
 				d := p.deploy(t, t.TempDir(), clusterSize, true)
 				one = exercise(t, d, p, docs, queries)
-				defer t.Run("HolderDown", func(t *testing.T) { checkHolderDown(t, d, p, r) })
+				if d.vectorizer != nil {
+					defer t.Run("VectorizerDown", func(t *testing.T) { checkVectorizerDown(t, d, p, r) })
+				}
 				div := measureDivergence(one)
 				t.Logf("path %s, one memory: %v top 10 identical as returned (documents at equal distance in the order the node gave): Rep %d, Shard %d", p.name, div, one.rawSame["Rep"], one.rawSame["Shard"])
 				if div.sameVec != div.queries || div.minCos <= 0.9999 {
@@ -500,49 +535,46 @@ func TestClusterOneMemory(t *testing.T) {
 	}
 }
 
-// checkHolderDown kills the memory's holder: an import through any node
-// must refuse every object (none stored, never one without its vector) with
-// an error naming the cause, nearText must fail; once the holder is back
-// the same objects import.
-func checkHolderDown(t *testing.T, d deployment, p clusterPath, r *reference) {
+// checkVectorizerDown kills path A's one text2vec-am serve, the vectorizer
+// every node calls: an import through any node must refuse every object
+// (none stored, never one without its vector) with an error naming the
+// cause, nearText must fail; once the vectorizer is back the same objects
+// import.
+func checkVectorizerDown(t *testing.T, d deployment, p clusterPath, r *reference) {
 	class := p.schema("Outage")
 	class["replicationConfig"] = map[string]any{"factor": len(d.nodes)}
 	createCollection(t, d.nodes[0], class)
 	for _, w := range d.nodes {
 		waitCollection(t, w, "Outage")
 	}
-	d.holder.proc.kill()
+	d.vectorizer.proc.kill()
 	idx := indexRange(0, 20)
 	for i, w := range d.nodes {
 		res, err := importDocs(context.Background(), newClient(t, w), "Outage", r.docs, idx, batchSize, nil)
 		if err != nil {
-			t.Fatalf("import through node %d with the holder down: the batch request failed (want per-object errors): %v", i, err)
+			t.Fatalf("import through node %d with the vectorizer down: the batch request failed (want per-object errors): %v", i, err)
 		}
 		if len(res.Failures) != len(idx) {
-			t.Errorf("import through node %d with the holder down: %d of %d objects refused, want all", i, len(res.Failures), len(idx))
+			t.Errorf("import through node %d with the vectorizer down: %d of %d objects refused, want all", i, len(res.Failures), len(idx))
 		}
 		for _, msg := range res.Failures {
-			t.Logf("node %d, holder down: %s", i, msg)
-			want := "connection refused"
-			if p.name == "B" {
-				want = module.EnvMemoryURL
-			}
-			if !strings.Contains(msg, want) {
-				t.Errorf("node %d, holder down: the error %q does not name %q", i, msg, want)
+			t.Logf("node %d, vectorizer down: %s", i, msg)
+			if want := "connection refused"; !strings.Contains(msg, want) {
+				t.Errorf("node %d, vectorizer down: the error %q does not name %q", i, msg, want)
 			}
 			break
 		}
 		if _, err := searchTop10(context.Background(), w, "Rep", fmt.Sprintf("nearText: {concepts: [\"debian\"]%s}", targetClause(p.target))); err == nil {
-			t.Errorf("nearText through node %d succeeded with the holder down", i)
+			t.Errorf("nearText through node %d succeeded with the vectorizer down", i)
 		}
 	}
 	if n := objectCount(t, d.nodes[0], "Outage"); n != 0 {
-		t.Errorf("%d objects stored while the holder was down, want none", n)
+		t.Errorf("%d objects stored while the vectorizer was down, want none", n)
 	}
-	d.holder.start(t)
+	d.vectorizer.start(t)
 	res, err := importDocs(context.Background(), newClient(t, d.nodes[1]), "Outage", r.docs, idx, batchSize, nil)
 	if err != nil || len(res.Failures) > 0 {
-		t.Fatalf("import once the holder is back: %v %v", err, res.Failures)
+		t.Fatalf("import once the vectorizer is back: %v %v", err, res.Failures)
 	}
 	for i, v := range listVectors(t, d.nodes[2], "Outage", p.target) {
 		if len(v) != r.vec.Dim() {

@@ -16,8 +16,7 @@ import (
 // TestImportThroughputModuleMemory measures the teaching import of the first
 // debian-dev documents (T2V_BENCH_DOCS, default 2000; batch 100) into a
 // Weaviate with the in-process module, for each place the module can keep
-// its memory: a directory in Weaviate's data path (the anchor), one
-// text2vec-am serve that holds it (TEXT2VEC_AM_MEMORY_URL), and Weaviate
+// its memory: a directory in Weaviate's data path (the anchor) and Weaviate
 // itself (TEXT2VEC_AM_MEMORY_WEAVIATE, the node's own address). Each server
 // runs for the whole test; every run imports into a new collection, whose
 // memory starts empty. Two rounds, interleaved, the best of each reported.
@@ -30,8 +29,6 @@ func TestImportThroughputModuleMemory(t *testing.T) {
 	r := loadReference(t, e)
 	docs := r.docs[:min(benchDocs(t), len(r.docs))]
 	tmp, bin := t.TempDir(), customServer(t, e.repo)
-	holder := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "holder.log"), freePorts(t, 1)[0],
-		adapterArgs(r, filepath.Join(tmp, "holder"), true))
 	ports := newWeaviatePorts(t)
 	self := "http://127.0.0.1:" + fmt.Sprint(ports.HTTP)
 	runs := []struct {
@@ -40,8 +37,6 @@ func TestImportThroughputModuleMemory(t *testing.T) {
 	}{
 		{"dir", "a directory in the data path (anchor)", startWeaviate(t, bin, filepath.Join(tmp, "dir"),
 			filepath.Join(tmp, "dir.log"), newWeaviatePorts(t), customEnv(r))},
-		{"holder", "one serve holds it (TEXT2VEC_AM_MEMORY_URL)", startWeaviate(t, bin, filepath.Join(tmp, "holder-node"),
-			filepath.Join(tmp, "holder-node.log"), newWeaviatePorts(t), append(customEnv(r), module.EnvMemoryURL+"="+holder.url("")))},
 		{"weaviate", "kept in Weaviate (TEXT2VEC_AM_MEMORY_WEAVIATE)", startWeaviate(t, bin, filepath.Join(tmp, "wmem"),
 			filepath.Join(tmp, "wmem.log"), ports, append(customEnv(r), module.EnvMemoryWeaviate+"="+self))},
 	}
@@ -61,7 +56,7 @@ func TestImportThroughputModuleMemory(t *testing.T) {
 				res.Objects, res.Elapsed.Seconds(), ops)
 		}
 	}
-	t.Logf("the memory kept in Weaviate after the runs: %v", moduleMemory(t, runs[2].w)["weaviate"])
+	t.Logf("the memory kept in Weaviate after the runs: %v", moduleMemory(t, runs[1].w)["weaviate"])
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "| memory | objects/s (best of 2) | ratio |\n|---|---:|---:|\n")
 	for _, rn := range runs {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestMemoryClearForgetsCollectionCounts: "memory clear" forgets everything,
-// the passage counts of each collection (memory API, in-process module) too.
+// the passage counts of each collection (kept for the in-process module) too.
 func TestMemoryClearForgetsCollectionCounts(t *testing.T) {
 	dir := t.TempDir()
 	o := memory.DefaultOptions()

@@ -26,13 +26,13 @@ func memoryCommand() cli.Command {
 		}}
 	}
 	return cli.Group("memory", "inspect, warm, rebuild or reset the context memory: memory warm FILES…|rebuild|stats|check|export|clear|delete", "subcommand",
-		"Every subcommand takes --memory-dir DIR (rebuild: or --module-memory DIR or --memory-url URL; "+
+		"Every subcommand takes --memory-dir DIR (rebuild: or --module-memory DIR or --memory-weaviate URL; "+
 			"delete: --memory-weaviate URL or --module-memory DIR). "+
 			"Stop the server first for warm, rebuild and clear (the directory is locked while it runs).",
 		[]cli.Command{
 			sub("warm", "teach the memory from text files (FILES…, plain or gzip; one passage per line): the contexts of rare words and, for sif-collection, the document frequencies (each line counts once)"),
 			{Name: "rebuild", Summary: "recompute a collection's memory from its objects in Weaviate " +
-				"(--class; into --memory-dir, --module-memory or --memory-url); then run refresh", Run: runRebuild},
+				"(--class; into --memory-dir, --module-memory or --memory-weaviate); then run refresh", Run: runRebuild},
 			sub("stats", "print a JSON summary (with any damaged file Open salvaged)"),
 			sub("check", "report the directory's health as JSON and change nothing; exit status 1 if damaged"),
 			sub("export", "print every word with its contexts as JSON lines"),

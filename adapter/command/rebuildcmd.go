@@ -12,7 +12,6 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
@@ -32,7 +31,6 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	src.Register(fs, &o.Source, "rebuild from", "objects per page (≤ 1000)")
 	fs.StringVar(&o.ModuleDir, "module-memory", "", "`directory` of the in-process module's memory (<Weaviate data path>/text2vec-am-memory): "+
 		"rebuild the collection's own memory there (of --tenant when given); stop Weaviate first")
-	fs.StringVar(&o.MemoryURL, "memory-url", "", "`URL` of a shared-memory holder (text2vec-am serve) to teach, with the token in $"+memoryapi.EnvToken)
 	var wf weaviateFlags
 	wf.registerTarget(fs, "`URL` of the Weaviate that keeps the memory to rebuild (serve --memory-weaviate; "+
 		"with --module-scopes the in-process module's, TEXT2VEC_AM_MEMORY_WEAVIATE)")
@@ -49,9 +47,9 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	o.MemoryDir = mf.dir
-	if n := countSet(o.MemoryDir, o.ModuleDir, o.MemoryURL, wf.url); n != 1 {
+	if n := countSet(o.MemoryDir, o.ModuleDir, wf.url); n != 1 {
 		return cli.UsageError("memory rebuild: give exactly one of --memory-dir (serve's memory), --module-memory "+
-			"(the in-process module's), --memory-url (a holder) or --memory-weaviate (the memory kept in Weaviate); %d given", n)
+			"(the in-process module's) or --memory-weaviate (the memory kept in Weaviate); %d given", n)
 	}
 	if o.ModuleScopes && wf.url == "" {
 		return cli.UsageError("memory rebuild: --module-scopes names scopes of the memory kept in Weaviate: give --memory-weaviate")
@@ -63,7 +61,6 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 			}
 		}
 	}
-	o.MemoryToken = os.Getenv(memoryapi.EnvToken)
 	var err error
 	if o.Vectorizer, err = vf.options(); err != nil {
 		return err
@@ -132,9 +129,6 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
 		st := res.Scopes[name]
 		fmt.Fprintf(w, "scope %q (tenant %s of %s): %d objects (%d passages, %d contexts), version %s\n", name, st.Tenant,
 			o.Weaviate.Class, st.Objects, st.Passages, st.Contexts, st.Version)
-	}
-	if res.HolderPassages > 0 {
-		fmt.Fprintf(w, "%s: the holder counts %d passages for %s\n", o.MemoryURL, res.HolderPassages, res.Class)
 	}
 	if o.Vectorizer.Weighting != vectorizer.WeightSIFCollection {
 		fmt.Fprintf(w, "(--weighting %s: passages were not counted)\n", o.Vectorizer.Weighting)

@@ -102,7 +102,7 @@ func TestMemoryRebuildErrors(t *testing.T) {
 			"--memory-weaviate-api-key-file"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--module-scopes", "--weaviate", url}, 1,
 			"serve's memory (--memory-dir, --memory-weaviate) holds the stock modules'"},
-		{[]string{"--class", "Doc", "--memory-dir", dir, "--memory-url", "http://127.0.0.1:1"}, 2, "2 given"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "--module-memory", dir}, 2, "2 given"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "--batch", "0"}, 2, "--batch"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "extra"}, 2, "no arguments"},
 		{[]string{"--class", "Nope", "--memory-dir", dir, "--weaviate", url}, 1, "class Nope"},

@@ -58,10 +58,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer, "bytes of request bodies held at once, counted as they arrive (more: 503)")
 	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "how long a client may take to send a request body (read before it waits for a slot; then 408)")
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
-	fs.IntVar(&lim.MaxCollections, "max-collections", lim.MaxCollections, "memory API: most collections whose passage counts are kept (each bounded like the memory's own counts)")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
-	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain and "+
-		"the memory API need; without one they answer only on a loopback --addr")
+	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain "+
+		"needs; without one it answers only on a loopback --addr")
 	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
 	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
 	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")

@@ -27,8 +27,8 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// Options configure one rebuild. Exactly one of MemoryDir, ModuleDir,
-// MemoryURL and Weaviate names the memory rebuilt.
+// Options configure one rebuild. Exactly one of MemoryDir, ModuleDir and
+// Weaviate names the memory rebuilt.
 type Options struct {
 	// Source is the collection read: Weaviate, Class, Tenant, APIKey,
 	// Batch, LowerCase, Targets and HTTP as refresh reads them. A
@@ -50,9 +50,6 @@ type Options struct {
 	// (<Weaviate data path>/text2vec-am-memory): the collection's own memory
 	// there, of Source.Tenant when set (vectors made by text2vec-am).
 	ModuleDir string
-	// MemoryURL is a shared-memory holder, taught through its memory API
-	// with MemoryToken as the bearer token.
-	MemoryURL, MemoryToken string
 	// Weaviate is the memory kept in Weaviate (package weaviatemem), taught
 	// through its store with the options of Memory: serve's one shared
 	// scope (`serve --memory-weaviate`, the stock path), or with
@@ -61,8 +58,8 @@ type Options struct {
 	// (TEXT2VEC_AM_MEMORY_WEAVIATE, vectors made by text2vec-am).
 	Weaviate     *weaviatemem.Options
 	ModuleScopes bool
-	// Flush is the number of texts sent to a holder, or taught to the
-	// memory in Weaviate, in one request (default 256).
+	// Flush is the number of texts taught to the memory in Weaviate in one
+	// request (default 256).
 	Flush int
 	// Progress receives a line at most every ProgressEvery (default 2 s)
 	// while objects are read; nil: none.
@@ -91,9 +88,6 @@ type Result struct {
 	// per tenant of the module's memory of a multi-tenant collection.
 	NewPassages int64          `json:"new_passages"`
 	Memories    []memory.Stats `json:"memories,omitempty"`
-	// HolderPassages is the holder's passage count of the collection after
-	// the rebuild (MemoryURL; -1 when nothing was sent).
-	HolderPassages int64 `json:"holder_passages,omitempty"`
 	// Written counts the objects written to the memory in Weaviate (none
 	// when it held all the rebuild teaches already); Scopes are the copies
 	// of the scopes taught (and of the shared scope counting their
@@ -105,8 +99,8 @@ type Result struct {
 // Run rebuilds the memory o names from the collection's objects.
 func Run(ctx context.Context, o Options) (Result, error) {
 	var res Result
-	if n := countTrue(o.MemoryDir != "", o.ModuleDir != "", o.MemoryURL != "", o.Weaviate != nil); n != 1 {
-		return res, fmt.Errorf("%w (a memory directory, the module's memory directory, a holder's URL or "+
+	if n := countTrue(o.MemoryDir != "", o.ModuleDir != "", o.Weaviate != nil); n != 1 {
+		return res, fmt.Errorf("%w (a memory directory, the module's memory directory or "+
 			"the memory kept in Weaviate; %d given)", ErrTarget, n)
 	}
 	if o.ModuleScopes && o.Weaviate == nil {
@@ -236,8 +230,7 @@ func (p plan) label() string {
 
 // planTargets returns the targets whose imports taught the memory o names:
 // text2vec-am's (with the collection's settings, unless it does not teach)
-// for the module's memory, the stock modules' for serve's memory, both for a
-// holder.
+// for the module's memory, the stock modules' for serve's memory.
 func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
 	var out []plan
 	var skipped []string

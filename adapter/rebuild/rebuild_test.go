@@ -21,7 +21,6 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
-	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -297,22 +296,6 @@ func TestRebuildModuleMemoryEveryTenant(t *testing.T) {
 	}
 	if got, _ := export(t, filepath.Join(alone.ModuleDir, "collections", "Doc", "tenants", "tenantB")); got != expB {
 		t.Fatalf("tenant B rebuilt alone differs:\n%s\nvs\n%s", got, expB)
-	}
-}
-
-func TestRebuildHolder(t *testing.T) {
-	m, _ := testModel()
-	holder, mem := testhttp.Holder(t, m, false)
-	ts, _ := weaviate(t, moduleSchema, false)
-	o := options(t, ts.URL)
-	o.MemoryURL, o.Flush = holder.URL, 16
-	res, err := rebuild.Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := passages()
-	if st := mem.Stats(); st.Passages != want || st.Words == 0 || res.HolderPassages != want {
-		t.Fatalf("holder %+v, result %+v: want %d passages and contexts", st, res, want)
 	}
 }
 

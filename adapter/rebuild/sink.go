@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
@@ -17,13 +16,11 @@ type sink interface {
 	teach(ctx context.Context, p plan, text string, res *Result) error
 	flush(ctx context.Context, res *Result) error
 	close(res *Result) error
-	passages() int64 // passages counted now (0 for a holder)
+	passages() int64 // passages counted now (0 for the memory in Weaviate)
 }
 
 func openSink(o Options, class string) (sink, error) {
 	switch {
-	case o.MemoryURL != "":
-		return newHolderSink(o)
 	case o.Weaviate != nil:
 		return newWeaviateSink(o, class)
 	case o.ModuleDir != "":
@@ -150,52 +147,3 @@ func (b *batcher) add(ctx context.Context, p plan, text string, res *Result, flu
 	}
 	return nil
 }
-
-// holderSink teaches a shared-memory holder through its memory API, a
-// batch of texts per request, grouped by collection and options.
-type holderSink struct {
-	c *memoryapi.Client
-	v *vectorizer.Vectorizer
-	batcher
-}
-
-func newHolderSink(o Options) (*holderSink, error) {
-	c, err := memoryapi.NewClient(o.MemoryURL, memoryapi.ClientOptions{Token: o.MemoryToken})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild: %w", err)
-	}
-	v, err := vectorizer.New(o.Model, nil, o.Vectorizer)
-	if err != nil {
-		return nil, fmt.Errorf("rebuild: %w", err)
-	}
-	return &holderSink{c: c, v: v, batcher: newBatcher(o.Flush)}, nil
-}
-
-func (s *holderSink) teach(ctx context.Context, p plan, text string, res *Result) error {
-	return s.add(ctx, p, text, res, s.flush)
-}
-
-func (s *holderSink) flush(ctx context.Context, res *Result) error {
-	if len(s.batch) == 0 {
-		return nil
-	}
-	n, refused, err := s.c.Learn(ctx, s.v, s.cur.collection, s.batch, s.cur.opts)
-	if err != nil {
-		return err
-	}
-	res.Refused += refused
-	res.Taught += len(s.batch) - refused
-	if n >= 0 {
-		res.HolderPassages = n
-	}
-	s.batch = s.batch[:0]
-	return nil
-}
-
-// scope does nothing: the holder keeps no tenant's memory apart, every
-// tenant's texts teach the collection's.
-func (s *holderSink) scope(string) error { return nil }
-
-func (s *holderSink) close(*Result) error { return s.c.Close() }
-
-func (s *holderSink) passages() int64 { return 0 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
@@ -24,7 +23,6 @@ import (
 var routes = map[string]string{
 	"/.well-known/live": "GET, HEAD", "/.well-known/ready": "GET, HEAD", "/meta": "GET, HEAD", "/metrics": "GET, HEAD",
 	"/vectors": "POST", "/vectors/": "POST", "/vectors/batch": "POST", "/explain": "POST",
-	memoryapi.PathLearn: "POST", memoryapi.PathLookup: "POST",
 }
 
 // notFound answers every request no route matched: 405 with Allow on a known

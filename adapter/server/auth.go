@@ -9,12 +9,10 @@ import (
 	"strings"
 )
 
-// The endpoints that return remembered sentences (/explain, the memory
-// API's lookup) or write the memory other than through Weaviate's /vectors
-// contract (the memory API's learn) are guarded: with a token
-// (Limits.AuthToken) they need "Authorization: Bearer TOKEN"; without one
-// they answer only on a server whose listener is on loopback
-// (Limits.Exposed false) and are off (403) on one reachable beyond it.
+// The endpoint that returns remembered sentences (/explain) is guarded:
+// with a token (Limits.AuthToken) it needs "Authorization: Bearer TOKEN";
+// without one it answers only on a server whose listener is on loopback
+// (Limits.Exposed false) and is off (403) on one reachable beyond it.
 
 // BeyondLoopback reports whether a listener on addr (host:port) may be
 // reached from other machines: any host that is not a loopback address or
@@ -31,8 +29,8 @@ func BeyondLoopback(addr string) bool {
 	return ip == nil || !ip.IsLoopback()
 }
 
-// guarded wraps the handler of an endpoint that returns or writes
-// remembered sentences with the token rules above.
+// guarded wraps the handler of an endpoint that returns remembered
+// sentences with the token rules above.
 func (s *Server) guarded(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := s.authorize(r); err != nil {
@@ -51,7 +49,7 @@ func (s *Server) authorize(r *http.Request) *httpError {
 	tok := s.limits.AuthToken
 	if tok == "" {
 		if s.limits.Exposed {
-			return errorf(http.StatusForbidden, "%s returns or writes remembered sentences: it is off on a server listening "+
+			return errorf(http.StatusForbidden, "%s returns remembered sentences: it is off on a server listening "+
 				"beyond loopback without --auth-token-file", r.URL.Path)
 		}
 		return nil
@@ -65,16 +63,16 @@ func (s *Server) authorize(r *http.Request) *httpError {
 
 // WarnExposed warns, loudly, when a listener on addr is reachable beyond
 // loopback: /vectors always answers anyone who reaches it, and without a
-// token /explain and the memory API are off.
+// token /explain is off.
 func WarnExposed(log *slog.Logger, addr string, lim Limits) {
 	if !lim.Exposed {
 		return
 	}
 	if lim.AuthToken == "" {
 		log.Warn("listening beyond loopback WITHOUT AN AUTH TOKEN: anyone who reaches this address can vectorize "+
-			"and teach the memory through /vectors; /explain and the memory API are off (set --auth-token-file)", "addr", addr)
+			"and teach the memory through /vectors; /explain is off (set --auth-token-file)", "addr", addr)
 		return
 	}
 	log.Warn("listening beyond loopback: /vectors answers anyone who reaches this address; "+
-		"/explain and the memory API need the bearer token", "addr", addr)
+		"/explain needs the bearer token", "addr", addr)
 }

@@ -13,8 +13,6 @@
 //	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
 //	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
 //	GET  /metrics             Prometheus metrics
-//	POST /memory/v1/learn     the shared-memory API (package memoryapi), when the server has a memory
-//	POST /memory/v1/lookup
 //
 // Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
 // Weaviate's client reads it.
@@ -38,7 +36,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/version"
@@ -70,9 +67,6 @@ type Limits struct {
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.
 	RequestTimeout time.Duration
-	// MaxCollections bounds the collections whose passage counts the memory
-	// API keeps (learn naming one more gets 507).
-	MaxCollections int
 	// ReadyDelay is how long /.well-known/ready answers 503 on shutdown
 	// before the listener closes (at most the drain time).
 	ReadyDelay time.Duration
@@ -80,9 +74,9 @@ type Limits struct {
 	// it returns remembered contexts verbatim to anyone who can query.
 	Explain   vectorizer.ExplainLimits
 	NoExplain bool
-	// AuthToken, if set, is the bearer token /explain and the memory API
-	// need (--auth-token-file); Exposed reports a listener reachable beyond
-	// loopback, where without a token those endpoints are off (auth.go).
+	// AuthToken, if set, is the bearer token /explain needs
+	// (--auth-token-file); Exposed reports a listener reachable beyond
+	// loopback, where without a token /explain is off (auth.go).
 	AuthToken string
 	Exposed   bool
 }
@@ -103,7 +97,6 @@ func DefaultLimits() Limits {
 		MaxBodyBuffer:  256 << 20,
 		RequestTimeout: 60 * time.Second,
 		ReadyDelay:     time.Second,
-		MaxCollections: 64,
 		Explain:        vectorizer.DefaultExplainLimits(),
 	}
 }
@@ -131,8 +124,6 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("--request-timeout %v: want > 0", l.RequestTimeout)
 	case l.ReadyDelay < 0:
 		return fmt.Errorf("--ready-delay %v: want ≥ 0", l.ReadyDelay)
-	case l.MaxCollections < 1 || l.MaxCollections > memory.MaxCollections:
-		return fmt.Errorf("--max-collections %d: want 1 … %d", l.MaxCollections, memory.MaxCollections)
 	}
 	return nil
 }
@@ -151,12 +142,11 @@ type Server struct {
 	bufs      sync.Pool
 	metrics   *metrics
 	handler   http.Handler
-	memAPI    *memoryAPI // nil without a memory
 }
 
 // NewServer returns a server for v. store is the context memory (nil: none):
-// a memstore.Local must be the memory v was made over, and only then does the
-// server answer the memory API; the server closes it when Serve ends.
+// a memstore.Local must be the memory v was made over; the server closes it
+// when Serve ends.
 // modelName is reported by /meta.
 func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string, limits Limits, log *slog.Logger) (*Server, error) {
 	if err := limits.Validate(); err != nil {
@@ -188,10 +178,6 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	if local, ok := store.(*memstore.Local); ok {
-		s.memAPI = newMemoryAPI(v, local.Memory(), s.limits.MaxCollections, s.limits.NoExplain)
-		s.memAPI.register(s, mux)
-	}
 	mux.HandleFunc("/", s.notFound)
 	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
 	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -241,11 +227,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		}
 		cancel()
 		<-errc
-	}
-	if s.memAPI != nil {
-		if err := s.memAPI.close(); err != nil {
-			serveErr = errors.Join(serveErr, err)
-		}
 	}
 	if s.store != nil {
 		if err := s.store.Close(); err != nil {

@@ -176,9 +176,9 @@ func TestConcurrencyLimit(t *testing.T) {
 	// slot is held by requests that work long (thousands of unseen words).
 	heavy, _ := json.Marshal(map[string]string{"text": heavyText(15000)})
 	stop := make(chan struct{})
-	var holders sync.WaitGroup
+	var workers sync.WaitGroup
 	for range 2 {
-		holders.Go(func() {
+		workers.Go(func() {
 			for {
 				select {
 				case <-stop:
@@ -214,7 +214,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 	resp.Body.Close()
 	close(stop)
-	holders.Wait()
+	workers.Wait()
 	if status, _, _ := testhttp.Post(t, url, "/vectors", `{"text":"f1"}`); status != 200 {
 		t.Errorf("after release: %d", status)
 	}

@@ -119,7 +119,7 @@ func TestContextIDCacheBitIdentical(t *testing.T) {
 // drops (a small MaxContexts), that the reading of every word's remembered
 // contexts holds the texts the memory gives and the ids model.ContextIDs
 // gives for them, both from a store that hands out its own strings and from
-// one that hands out fresh copies of them each time (a holder's answer).
+// one that hands out fresh copies of them each time.
 func TestContextIDReadingsMatchTokenizing(t *testing.T) {
 	mo := memory.DefaultOptions()
 	mo.MaxContexts = 4
@@ -143,7 +143,7 @@ func TestContextIDReadingsMatchTokenizing(t *testing.T) {
 		if _, errs := own.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
 			t.Fatal(errors.Join(errs...))
 		}
-		_, am := own.MemoryWords(texts, DefaultOptions())
+		_, am := own.memoryWords(texts, DefaultOptions())
 		for _, word := range am {
 			words[word] = true
 		}

@@ -31,7 +31,7 @@ func TestDocFreqRowsBitIdentical(t *testing.T) {
 			}
 		}
 		assertSameVectors(t, rows, plain, queries, TaskQuery, DefaultOptions())
-		all, _ := rows.MemoryWords(texts, DefaultOptions())
+		all, _ := rows.memoryWords(texts, DefaultOptions())
 		words = append(words, all...)
 	}
 	dfA, dfB := make([]int64, len(words)), make([]int64, len(words))

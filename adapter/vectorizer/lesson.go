@@ -19,9 +19,9 @@ type Lesson struct {
 
 // Lesson returns what teaching texts as passages (LearnPassage) writes to a
 // memory, and writes nothing: for a memory kept elsewhere, which stores the
-// lesson first and is read afterwards (a shared memory's holder, a memory
-// kept in Weaviate). A text refused for its AM words (ErrTooManyAMWords)
-// teaches nothing and counts in refused; any other error stops it.
+// lesson first and is read afterwards (a memory kept in Weaviate). A text
+// refused for its AM words (ErrTooManyAMWords) teaches nothing and counts in
+// refused; any other error stops it.
 func (v *Vectorizer) Lesson(texts []string, opts Options) (l Lesson, refused int, err error) {
 	if err := opts.Validate(); err != nil {
 		return Lesson{}, 0, err

@@ -420,18 +420,6 @@ func (v *Vectorizer) observations(obs []memory.Observation, w *work) []memory.Ob
 	return obs
 }
 
-// ContextHolds reports whether context, split into words as the vectorizer
-// splits a text, holds word: a memory holder checks with it that each context
-// a client sends belongs to its word.
-func (v *Vectorizer) ContextHolds(word, context string) bool {
-	return word != "" && slices.Contains(v.tok.AppendTokens(nil, context), word)
-}
-
-// Remembers reports whether the memory may store contexts of word: only of
-// a word that is not frequent under the defaults given to New (a holder of a
-// shared memory checks what its clients send with it).
-func (v *Vectorizer) Remembers(word string) bool { return !v.frequentByDefault(word) }
-
 // frequentByDefault reports whether word is frequent under the defaults given
 // to New: the memory only ever stores contexts of words that are not.
 func (v *Vectorizer) frequentByDefault(word string) bool {
@@ -554,7 +542,7 @@ func (v *Vectorizer) Learn(text string, opts Options) (int, error) {
 
 // LearnPassage is Learn for a passage about to be vectorized: a text over
 // MaxAMWords is refused (ErrTooManyAMWords) and teaches nothing, as
-// VectorizeBatch refuses it (the client of a shared memory teaches with it).
+// VectorizeBatch refuses it (Lesson teaches with it).
 func (v *Vectorizer) LearnPassage(text string, opts Options) (int, error) {
 	return v.learn(text, opts, true)
 }

@@ -23,8 +23,8 @@ func newAMCache() *amCache { return &amCache{entries: make(map[cacheKey]cacheEnt
 
 // WithStores returns a vectorizer that shares v's model, options and
 // precomputed tables but reads and writes the contexts in store and the
-// passage counts in df: for example a snapshot of a remote memory taken for
-// one request (adapter/memoryapi). It does no per-row work, so it is cheap
+// passage counts in df: for example a collection's memory, or a read-only
+// copy of a memory kept in Weaviate. It does no per-row work, so it is cheap
 // enough to make per request. cache (nil: a new one) keeps its AM vectors;
 // its counts of words, inferences and cache lookups add to v's (Stats).
 func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cache) (*Vectorizer, error) {
@@ -56,30 +56,4 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 	c.ctxScope = readingScope(store)
 	c.pool.New = func() any { return c.newWork() }
 	return c, nil
-}
-
-// MemoryWords returns what vectorizing texts under opts reads from the
-// memory: the distinct words of all texts (their passage counts) and, among
-// them, the words whose vector AM infers (their remembered contexts), each
-// in order of first occurrence.
-func (v *Vectorizer) MemoryWords(texts []string, opts Options) (words, am []string) {
-	w := v.pool.Get().(*work)
-	defer v.pool.Put(w)
-	seen := make(map[string]bool)
-	for _, text := range texts {
-		v.prepare(w, text, &opts)
-		for i, t := range w.tokens {
-			if seen[t] {
-				continue
-			}
-			seen[t] = true
-			words = append(words, t)
-			if w.info[i].kind == kindAM {
-				am = append(am, t)
-			}
-		}
-	}
-	clear(w.tokens) // do not pin the texts
-	clear(w.sentences)
-	return words, am
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -42,16 +41,6 @@ func NewServer(t testing.TB, m *model.Model, lim server.Limits, memDir string, r
 		t.Fatal(err)
 	}
 	return s, mem
-}
-
-// Holder serves NewServer of m over a memory in RAM with the default limits
-// (the memory API of a shared memory's holder) until the test ends.
-func Holder(t testing.TB, m *model.Model, readOnly bool) (*httptest.Server, *memory.Memory) {
-	t.Helper()
-	s, mem := NewServer(t, m, server.DefaultLimits(), "", readOnly)
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
-	return ts, mem
 }
 
 // Post sends body as JSON to url+path and returns the status, the header and

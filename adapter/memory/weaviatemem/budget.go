@@ -9,7 +9,7 @@ import (
 )
 
 // The RAM of a copy beyond its budget bytes, estimated per item as
-// measured (deploy's TestHolderMemoryHoldsBudget for the counts).
+// measured (deploy's TestStatelessServeMemoryHoldsBudget for the counts).
 const (
 	// docFreqWordBytes is a word's passage count (memory.Options.MaxDocFreqWords).
 	docFreqWordBytes = 115

@@ -172,7 +172,7 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // Redact returns rawURL with the password of its user information replaced
-// by "xxxxx" (rawURL unparseable: a placeholder).
+// by "xxxxx" (rawURL unparseable: "(an unparseable URL)").
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {

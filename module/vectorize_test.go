@@ -1,9 +1,7 @@
 package module
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,116 +13,16 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
-	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 )
 
-// sharedModule is a module node without a memory of its own, using url's.
-func sharedModule(t *testing.T, url string) *Module {
-	t.Helper()
-	m := newTestModule(t, false)
-	m.env.MemoryURL = url
-	c, err := memoryapi.NewClient(url, memoryapi.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.shared = c
-	return m
-}
-
-// TestSharedMemoryAcrossNodes: what one node's import teaches, another
-// node's nearText uses; both give a query the same vector; the passages
-// count for the object's collection.
-func TestSharedMemoryAcrossNodes(t *testing.T) {
-	ts, mem := testhttp.Holder(t, testModel(t), false)
-	a, b := sharedModule(t, ts.URL), sharedModule(t, ts.URL)
-	ctx := context.Background()
-	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
-	var objs []*models.Object
-	for i := range 6 {
-		text := fmt.Sprintf("w1 w2 zorblax w3 w4. w5 quuxify w6 w7 w8 n%d.", i) // distinct passages
-		objs = append(objs, object(i, map[string]any{"text": text}))
-	}
-	_, _, errs := a.VectorizeBatch(ctx, objs, make([]bool, len(objs)), cfg)
-	for i, err := range errs {
-		t.Fatalf("object %d: %v", i, err)
-	}
-	if st := mem.Stats(); st.Words == 0 || st.Passages != int64(len(objs)) {
-		t.Fatalf("the holder's memory after the import through node a: %d words, %d passages; want some words and %d passages", st.Words, st.Passages, len(objs))
-	}
-	var lookup memoryapi.LookupResponse
-	if err := postJSON(ts.URL+memoryapi.PathLookup, memoryapi.LookupRequest{Collection: "Doc"}, &lookup); err != nil || lookup.Passages != int64(len(objs)) {
-		t.Errorf("passages counted for collection Doc: %d (%v), want %d", lookup.Passages, err, len(objs))
-	}
-	// The memory API names a collection as Weaviate does: "doc" is "Doc", "_Doc" none.
-	lookup = memoryapi.LookupResponse{}
-	if err := postJSON(ts.URL+memoryapi.PathLookup, memoryapi.LookupRequest{Collection: "doc"}, &lookup); err != nil || lookup.Passages != int64(len(objs)) {
-		t.Errorf("passages counted for collection doc: %d (%v), want those of Doc, %d", lookup.Passages, err, len(objs))
-	}
-	if resp, err := http.Post(ts.URL+memoryapi.PathLookup, "application/json", strings.NewReader(`{"collection":"_Doc"}`)); err != nil || resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("lookup of collection _Doc: %v, %v; want 400", resp, err)
-	} else {
-		resp.Body.Close()
-	}
-	search := context.WithValue(ctx, classKey{}, "Doc") // as withClass passes a nearText search's class
-	qa, err := a.Texts(search, []string{"zorblax w9"}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qb, err := b.Texts(search, []string{"zorblax w9"}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range qa {
-		if qa[i] != qb[i] {
-			t.Fatalf("nodes a and b give the query different vectors: %v vs %v", qa[:4], qb[:4])
-		}
-	}
-	local := newTestModule(t, true) // a node with its own, empty memory
-	ql, err := local.Texts(ctx, []string{"zorblax w9"}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	same := true
-	for i := range qa {
-		same = same && qa[i] == ql[i]
-	}
-	if same {
-		t.Error("the shared memory's contexts did not change the query vector (equal to an empty memory's)")
-	}
-}
-
-// TestSharedMemoryDown: with the holder unreachable every object of a
-// batch fails with an error naming the URL (Weaviate then stores none of
-// them), and nearText fails.
-func TestSharedMemoryDown(t *testing.T) {
-	ts, _ := testhttp.Holder(t, testModel(t), false)
-	m := sharedModule(t, ts.URL)
-	ts.Close()
-	objs := []*models.Object{object(1, map[string]any{"text": "w1 zorblax"}), object(2, map[string]any{"text": "w2 w3"})}
-	vecs, _, errs := m.VectorizeBatch(context.Background(), objs, make([]bool, 2), fakeClassConfig{})
-	for i := range objs {
-		if errs[i] == nil || !strings.Contains(errs[i].Error(), ts.URL) || !strings.Contains(errs[i].Error(), EnvMemoryURL) || vecs[i] != nil {
-			t.Errorf("object %d with the memory down: vector %v, error %v; want no vector and an error naming %s and %s", i, vecs[i] != nil, errs[i], EnvMemoryURL, ts.URL)
-		}
-	}
-	if _, _, err := m.VectorizeObject(context.Background(), objs[0], fakeClassConfig{}); err == nil {
-		t.Error("VectorizeObject with the memory down succeeded")
-	}
-	if _, err := m.Texts(context.Background(), []string{"w1"}, fakeClassConfig{}); err == nil {
-		t.Error("nearText with the memory down succeeded")
-	}
-}
-
-func TestSharedMemoryEnv(t *testing.T) {
+func TestRequestEnv(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{EnvMemoryURL: "http://holder:8080", EnvMemoryDir: "/data"}, EnvMemoryDir},
-		{map[string]string{EnvMemoryURL: "holder:8080"}, EnvMemoryURL},
 		{map[string]string{EnvMemoryTimeout: "soon"}, EnvMemoryTimeout},
+		{map[string]string{EnvMemoryTimeout: "-1s"}, EnvMemoryTimeout},
 		{map[string]string{EnvVectorsEndpoint: "maybe"}, EnvVectorsEndpoint},
 	} {
 		if _, err := LoadEnvConfig(func(k string) string { return c.env[k] }); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -132,9 +30,9 @@ func TestSharedMemoryEnv(t *testing.T) {
 		}
 	}
 	cfg, err := LoadEnvConfig(func(k string) string {
-		return map[string]string{EnvMemoryURL: "http://holder:8080", EnvMemoryTimeout: "5s", EnvVectorsEndpoint: "true"}[k]
+		return map[string]string{EnvMemoryTimeout: "5s", EnvVectorsEndpoint: "true"}[k]
 	})
-	if err != nil || cfg.MemoryURL != "http://holder:8080" || cfg.MemoryTimeout.Seconds() != 5 || !cfg.VectorsEndpoint {
+	if err != nil || cfg.MemoryTimeout.Seconds() != 5 || !cfg.VectorsEndpoint {
 		t.Errorf("good environment: %+v, %v", cfg, err)
 	}
 }
@@ -158,19 +56,6 @@ func TestVectorsEndpoint(t *testing.T) {
 	if rec.Code != http.StatusBadRequest {
 		t.Errorf("unknown field: status %d, want 400", rec.Code)
 	}
-}
-
-func postJSON(url string, body, out any) error {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	resp, err := http.Post(url, "application/json", bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // TestCountsPerCollectionLocal: on a node with its own memory, teaching

@@ -13,24 +13,13 @@ import (
 	"github.com/weaviate/weaviate/entities/moduletools"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
-	"github.com/text2vec-am/text2vec-am/adapter/memoryapi"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
-// loadShared reads the settings of a cluster-wide memory and of the
-// diagnostic endpoint.
-func (cfg *EnvConfig) loadShared(getenv func(string) string) error {
-	cfg.MemoryURL = strings.TrimSpace(getenv(EnvMemoryURL))
+// loadRequests reads the bound of a request to the memory kept in Weaviate
+// and the switch of the diagnostic endpoint.
+func (cfg *EnvConfig) loadRequests(getenv func(string) string) error {
 	cfg.MemoryTimeout = 30 * time.Second
-	cfg.MemoryToken = strings.TrimSpace(getenv(EnvMemoryToken))
-	if cfg.MemoryURL != "" {
-		if cfg.MemoryDir != "" {
-			return fmt.Errorf("environment variables %s and %s are both set: a node uses either the shared memory at the URL or a memory of its own", EnvMemoryURL, EnvMemoryDir)
-		}
-		if _, err := memoryapi.NewClient(cfg.MemoryURL, memoryapi.ClientOptions{}); err != nil {
-			return fmt.Errorf("environment variable %s: %w", EnvMemoryURL, err)
-		}
-	}
 	if s := strings.TrimSpace(getenv(EnvMemoryTimeout)); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
@@ -71,25 +60,18 @@ func classOf(ctx context.Context) string {
 }
 
 // vectorizeTexts vectorizes texts as task for collection: against the
-// cluster's memory kept in Weaviate or its holder when one is configured,
-// else locally. err is the
-// error of the whole call (the shared memory unreachable).
+// cluster's memory kept in Weaviate when one is configured, else locally.
+// err is the error of the whole call (the memory kept in Weaviate
+// unreachable).
 func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
 	if m.remote != nil {
 		return m.vectorizeRemote(ctx, collection, texts, task, opts)
 	}
-	if m.shared == nil {
-		v, err := m.collectionVectorizer(collection, tenantOf(ctx), task == vectorizer.TaskPassage)
-		if err != nil {
-			return nil, nil, err
-		}
-		vecs, errs := v.VectorizeBatchContext(ctx, texts, task, opts)
-		return vecs, errs, nil
-	}
-	vecs, errs, err := m.shared.VectorizeBatch(ctx, m.vec, collection, texts, task, opts)
+	v, err := m.collectionVectorizer(collection, tenantOf(ctx), task == vectorizer.TaskPassage)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w (%s=%s)", Name, err, EnvMemoryURL, m.shared.URL())
+		return nil, nil, err
 	}
+	vecs, errs := v.VectorizeBatchContext(ctx, texts, task, opts)
 	return vecs, errs, nil
 }
 
