@@ -116,6 +116,12 @@ func LoadEnvConfig(getenv func(string) string) (EnvConfig, error) {
 		Defaults:   vectorizer.DefaultOptions(),
 		Teach:      true,
 	}
+	for _, name := range []string{"TEXT2VEC_AM_MEMORY_URL", "TEXT2VEC_AM_MEMORY_TOKEN"} {
+		if strings.TrimSpace(getenv(name)) != "" {
+			return cfg, fmt.Errorf("environment variable %s is not supported: a cluster keeps its memory in Weaviate "+
+				"with %s (docs/operations.md, \"A Weaviate cluster: one memory\")", name, EnvMemoryWeaviate)
+		}
+	}
 	if s := strings.TrimSpace(getenv(EnvMemorySync)); s != "" {
 		p, err := memory.ParseSyncPolicy(s)
 		if err != nil {

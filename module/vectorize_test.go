@@ -24,6 +24,8 @@ func TestRequestEnv(t *testing.T) {
 		{map[string]string{EnvMemoryTimeout: "soon"}, EnvMemoryTimeout},
 		{map[string]string{EnvMemoryTimeout: "-1s"}, EnvMemoryTimeout},
 		{map[string]string{EnvVectorsEndpoint: "maybe"}, EnvVectorsEndpoint},
+		{map[string]string{"TEXT2VEC_AM_MEMORY_URL": "http://memory:8880"}, EnvMemoryWeaviate},
+		{map[string]string{"TEXT2VEC_AM_MEMORY_TOKEN": "secret"}, "TEXT2VEC_AM_MEMORY_TOKEN"},
 	} {
 		if _, err := LoadEnvConfig(func(k string) string { return c.env[k] }); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("environment %v: error %v, want one naming %s", c.env, err, c.want)

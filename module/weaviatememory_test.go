@@ -152,3 +152,40 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 		t.Errorf("good environment: %+v, %v", cfg.Weaviate, err)
 	}
 }
+
+// TestWeaviateMemoryDown: while the memory kept in Weaviate takes no write,
+// every object of a teaching batch fails with no vector and an error naming
+// the memory's variable, and nearText goes on over the node's copy; once
+// Weaviate takes writes again the same objects are vectorized.
+func TestWeaviateMemoryDown(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	m := weaviateModule(t, ts.URL)
+	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	batch := func(first int) ([][]float32, map[int]error) {
+		var objs []*models.Object
+		for i := range 3 {
+			objs = append(objs, object(first+i, map[string]any{"text": fmt.Sprintf("w1 zorblax w2 w3. n%d", first+i)}))
+		}
+		vecs, _, errs := m.VectorizeBatch(context.Background(), objs, make([]bool, len(objs)), cfg)
+		return vecs, errs
+	}
+	if _, errs := batch(0); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	f.Fail("/v1/batch", 1000, 503)
+	vecs, errs := batch(10)
+	for i := range vecs {
+		if err := errs[i]; err == nil || !strings.Contains(err.Error(), EnvMemoryWeaviate) || vecs[i] != nil {
+			t.Errorf("object %d with Weaviate refusing writes: vector %v, error %v; want none and an error naming %s",
+				i, vecs[i] != nil, err, EnvMemoryWeaviate)
+		}
+	}
+	search := context.WithValue(context.Background(), classKey{}, "Doc")
+	if q, err := m.Texts(search, []string{"zorblax w9"}, cfg); err != nil || len(q) == 0 {
+		t.Errorf("nearText with Weaviate refusing writes: %v, %v; want a vector from the node's copy", q, err)
+	}
+	f.Fail("/v1/batch", 0, 0)
+	if _, errs := batch(10); errs[0] != nil {
+		t.Errorf("once Weaviate takes writes again: %v", errs[0])
+	}
+}
