@@ -140,9 +140,11 @@ func importThroughAll(t *testing.T, nodes []*weaviateServer, docs []dataset.Docu
 	w.proc.kill()
 	t.Logf("node %d killed with %d of %d documents stored", victim, stored.Load(), n)
 	down := time.Now()
-	// The two nodes left are a quorum: the import goes on without it.
-	if !waitStoredFor(&stored, int64(n/2), 3*time.Minute) {
-		t.Errorf("with node %d down for 3 minutes the import stalled: %d of %d documents stored", victim, stored.Load(), n)
+	// The two nodes left are a quorum: the import goes on without it (a
+	// bound on liveness, not a measure of speed: on two loaded cores writes
+	// with a replica down ran at a few documents a second).
+	if !waitStoredFor(&stored, int64(n/2), 10*time.Minute) {
+		t.Errorf("with node %d down for 10 minutes the import stalled: %d of %d documents stored", victim, stored.Load(), n)
 	}
 	t.Logf("node %d down for %v, %d of %d documents stored", victim, time.Since(down).Round(time.Second), stored.Load(), n)
 	w.launch(t)
