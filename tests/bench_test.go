@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // TestImportThroughput measures the import throughput of all debian-dev
@@ -154,4 +156,30 @@ func deleteCollection(t *testing.T, w *weaviateServer, class string) {
 		status != http.StatusOK {
 		t.Fatalf("delete collection %s: status %d, %v: %.300s", class, status, err, raw)
 	}
+}
+
+// importBest imports docs into class through c, fails the test on any
+// failure, logs the run and keeps in best[name] the best objects/s of name.
+func importBest(t *testing.T, c *weaviate.Client, class string, docs []dataset.Document, round int, name, what string,
+	best map[string]float64) {
+	t.Helper()
+	res, err := importDocs(context.Background(), c, class, docs, nil, batchSize, nil)
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("%s: import: %v (%d failures)", name, err, len(res.Failures))
+	}
+	ops := float64(res.Objects) / res.Elapsed.Seconds()
+	best[name] = max(best[name], ops)
+	t.Logf("round %d %-11s %-48s %5d objects in %6.1f s: %5.0f objects/s", round, name, what, res.Objects,
+		res.Elapsed.Seconds(), ops)
+}
+
+// memoryTable is the markdown table of the memories' best objects/s, each
+// row names[i] described as whats[i], with its ratio to anchor's.
+func memoryTable(names, whats []string, best map[string]float64, anchor string) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "| memory | objects/s (best of 2) | ratio |\n|---|---:|---:|\n")
+	for i, name := range names {
+		fmt.Fprintf(&sb, "| %s | %.0f | %.2f× |\n", whats[i], best[name], best[name]/best[anchor])
+	}
+	return sb.String()
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -45,23 +44,14 @@ func TestImportThroughputModuleMemory(t *testing.T) {
 		for _, rn := range runs {
 			class := fmt.Sprintf("Bench%s%d", strings.ToUpper(rn.name[:1])+rn.name[1:], round)
 			createCollection(t, rn.w, amCollection(class, map[string]any{"vectorizeClassName": false, "teach": true}))
-			c := newClient(t, rn.w)
-			res, err := importDocs(context.Background(), c, class, docs, nil, batchSize, nil)
-			if err != nil || len(res.Failures) > 0 {
-				t.Fatalf("%s: import: %v (%d failures)", rn.name, err, len(res.Failures))
-			}
-			ops := float64(res.Objects) / res.Elapsed.Seconds()
-			rate[rn.name] = max(rate[rn.name], ops)
-			t.Logf("round %d %-8s %-48s %5d objects in %6.1f s: %5.0f objects/s", round, rn.name, rn.what,
-				res.Objects, res.Elapsed.Seconds(), ops)
+			importBest(t, newClient(t, rn.w), class, docs, round, rn.name, rn.what, rate)
 		}
 	}
 	t.Logf("the memory kept in Weaviate after the runs: %v", moduleMemory(t, runs[1].w)["weaviate"])
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "| memory | objects/s (best of 2) | ratio |\n|---|---:|---:|\n")
+	var names, whats []string
 	for _, rn := range runs {
-		fmt.Fprintf(&sb, "| %s | %.0f | %.2f× |\n", rn.what, rate[rn.name], rate[rn.name]/rate["dir"])
+		names, whats = append(names, rn.name), append(whats, rn.what)
 	}
 	t.Logf("teaching import of %d debian-dev documents through the in-process module, batch %d, GOMAXPROCS %d:\n%s",
-		len(docs), batchSize, runtime.GOMAXPROCS(0), sb.String())
+		len(docs), batchSize, runtime.GOMAXPROCS(0), memoryTable(names, whats, rate, "dir"))
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -64,23 +63,16 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 			rr.set(urls)
 			class := "Bench" + run
 			createCollection(t, w, transformersCollection(class, map[string]any{"vectorizeClassName": false}))
-			res, err := importDocs(context.Background(), c, class, docs, nil, batchSize, nil)
-			if err != nil || len(res.Failures) > 0 {
-				t.Fatalf("%s: import: %v (%d failures)", rn.name, err, len(res.Failures))
-			}
-			ops := float64(res.Objects) / res.Elapsed.Seconds()
-			rate[rn.name] = max(rate[rn.name], ops)
-			t.Logf("round %d %-11s %-48s %5d objects in %6.1f s: %5.0f objects/s", round, rn.name, rn.what, res.Objects, res.Elapsed.Seconds(), ops)
+			importBest(t, c, class, docs, round, rn.name, rn.what, rate)
 			for _, a := range servers {
 				a.proc.stop(t)
 			}
 		}
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "| memory | objects/s (best of 2) | ratio |\n|---|---:|---:|\n")
+	var names, whats []string
 	for _, rn := range runs {
-		fmt.Fprintf(&sb, "| %s | %.0f | %.2f× |\n", rn.what, rate[rn.name], rate[rn.name]/rate["dir"])
+		names, whats = append(names, rn.name), append(whats, rn.what)
 	}
 	t.Logf("teaching import of %d debian-dev documents through a stock Weaviate, batch %d, GOMAXPROCS %d:\n%s",
-		len(docs), batchSize, runtime.GOMAXPROCS(0), sb.String())
+		len(docs), batchSize, runtime.GOMAXPROCS(0), memoryTable(names, whats, rate, "dir"))
 }
