@@ -2,7 +2,8 @@ package memory
 
 import (
 	"cmp"
-	"container/list"
+	"container/heap"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -19,10 +20,13 @@ type Observation struct {
 // entry holds the bottom-k contexts of one word: the at most MaxContexts
 // contexts with the smallest (contextHash, context), in that order.
 type entry struct {
+	word    string
 	version uint64   // changes whenever ctx changes
 	ctx     []string // at most MaxContexts, sorted by (hashes[i], ctx[i])
 	hashes  []uint64
-	lru     *list.Element // in Memory.lru; the word, least recently kept first
+	stamp   int64  // the time of the last change (RememberAt)
+	seq     uint64 // the order of the last change
+	at      int    // the index in Memory.recent
 }
 
 // Per-word and per-context bytes the budget (Options.MaxBytes) counts on top
@@ -43,14 +47,22 @@ func contextHash(seed uint64, ctx string) uint64 {
 // invalid UTF-8 word or context are skipped and counted as rejected. When the
 // budget is reached, the least recently changed words are evicted to make
 // room. With SyncAlways it returns after the changes are on disk.
-func (m *Memory) Remember(obs []Observation) error {
+func (m *Memory) Remember(obs []Observation) error { return m.RememberAt(obs, 0) }
+
+// RememberAt is Remember for observations made at stamp (a time, in any
+// unit, the same for every call): the words evicted for the budget are
+// those whose last change has the least stamp, and an observation older
+// than every word of a full memory is refused; so observations applied in
+// any order leave the most recent words. Remember's stamp is 0: the order
+// of the calls.
+func (m *Memory) RememberAt(obs []Observation, stamp int64) error {
 	if len(obs) == 0 && !m.opts.ReadOnly {
 		return nil
 	}
 	return m.change(func(buf []byte, persist bool) ([]byte, int) {
 		n := 0
 		for _, o := range obs {
-			word, ctx, evicted, ok := m.offerLocked(o)
+			word, ctx, evicted, ok := m.offerLocked(o, stamp)
 			if !ok || !persist {
 				continue
 			}
@@ -73,7 +85,7 @@ func (m *Memory) Remember(obs []Observation) error {
 
 // offerLocked applies one observation. ok is false when nothing changed
 // (rejected, a context already kept, or one whose hash is not among the k smallest).
-func (m *Memory) offerLocked(o Observation) (word, ctx string, evicted []string, ok bool) {
+func (m *Memory) offerLocked(o Observation, stamp int64) (word, ctx string, evicted []string, ok bool) {
 	if o.Word == "" || len(o.Word) > m.opts.MaxWordBytes || !utf8.ValidString(o.Word) || !utf8.ValidString(o.Context) {
 		m.rejected++
 		return "", "", nil, false
@@ -89,14 +101,17 @@ func (m *Memory) offerLocked(o Observation) (word, ctx string, evicted []string,
 	if e != nil && !e.admits(h, ctx, m.opts.MaxContexts) {
 		return "", "", nil, false
 	}
-	grow := int64(len(ctx) + contextOverhead)
+	grow, at := int64(len(ctx)+contextOverhead), stamp
+	if e != nil {
+		at = max(at, e.stamp)
+	}
 	if e == nil {
 		grow += int64(len(o.Word) + wordOverhead)
 	} else if len(e.ctx) >= m.opts.MaxContexts {
 		grow -= int64(len(e.ctx[len(e.ctx)-1]) + contextOverhead)
 	}
 	for m.used+grow > m.opts.MaxBytes || (e == nil && len(m.words) >= m.opts.MaxWords) {
-		w, ok := m.evictLocked(e)
+		w, ok := m.evictLocked(e, at)
 		if !ok {
 			m.rejected++
 			return "", "", nil, false
@@ -104,7 +119,7 @@ func (m *Memory) offerLocked(o Observation) (word, ctx string, evicted []string,
 		evicted = append(evicted, w)
 	}
 	ctx = strings.Clone(ctx) // never pin the caller's (request body's) memory
-	m.keepLocked(o.Word, ctx)
+	m.keepLocked(o.Word, ctx, stamp)
 	return o.Word, ctx, evicted, true
 }
 
@@ -150,19 +165,18 @@ func (e *entry) search(h uint64, ctx string) (int, bool) {
 }
 
 // keepLocked inserts ctx into word's bottom-k (creating the word), dropping
-// the largest when more than MaxContexts remain. It enforces no budget
-// (offerLocked does); replaying a file uses it as it is.
-func (m *Memory) keepLocked(word, ctx string) {
+// the largest when more than MaxContexts remain, and marks the word changed
+// at stamp. It enforces no budget (offerLocked does); replaying a file uses
+// it as it is.
+func (m *Memory) keepLocked(word, ctx string, stamp int64) {
 	e := m.words[word]
 	if e == nil {
-		e = &entry{}
 		word = strings.Clone(word)
+		e = &entry{word: word, at: -1}
 		m.words[word] = e
-		e.lru = m.lru.PushBack(word)
 		m.used += int64(len(word) + wordOverhead)
-	} else {
-		m.lru.MoveToBack(e.lru)
 	}
+	m.touch(e, stamp)
 	h := contextHash(m.opts.Seed, ctx)
 	i, found := e.search(h, ctx)
 	if found || i >= m.opts.MaxContexts {
@@ -186,17 +200,15 @@ func (m *Memory) keepLocked(word, ctx string) {
 }
 
 // evictLocked forgets the least recently changed word other than keep; ok
-// is false when there is none.
-func (m *Memory) evictLocked(keep *entry) (word string, ok bool) {
-	for el := m.lru.Front(); el != nil; el = el.Next() {
-		w := el.Value.(string)
-		if m.words[w] != keep {
-			m.forgetLocked(w)
-			m.evicted++
-			return w, true
-		}
+// is false when there is none, or when it was changed later than notAfter.
+func (m *Memory) evictLocked(keep *entry, notAfter int64) (word string, ok bool) {
+	e := m.leastRecent(keep)
+	if e == nil || e.stamp > notAfter {
+		return "", false
 	}
-	return "", false
+	m.forgetLocked(e.word)
+	m.evicted++
+	return e.word, true
 }
 
 // forgetLocked removes word and its contexts.
@@ -211,7 +223,7 @@ func (m *Memory) forgetLocked(word string) {
 	}
 	m.nctx -= len(e.ctx)
 	m.used -= int64(len(word) + wordOverhead)
-	m.lru.Remove(e.lru)
+	heap.Remove(&m.recent, e.at)
 	delete(m.words, word)
 	m.version++
 }
@@ -220,7 +232,7 @@ func (m *Memory) forgetLocked(word string) {
 // its budget (after a load with lower limits than the files were written with).
 func (m *Memory) shrinkLocked() {
 	for m.used > m.opts.MaxBytes || len(m.words) > m.opts.MaxWords {
-		if _, ok := m.evictLocked(nil); !ok {
+		if _, ok := m.evictLocked(nil, math.MaxInt64); !ok {
 			return
 		}
 	}

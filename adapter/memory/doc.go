@@ -113,5 +113,9 @@
 // would exceed MaxWords, the least recently changed words are evicted (logged
 // as recForget, so a replay evicts the same words), so a word first seen
 // late always gets its contexts. An Open with a lower budget than the files
-// were written with evicts until the memory fits.
+// were written with evicts until the memory fits. RememberAt orders the words
+// by a time the caller gives (a copy of a memory kept elsewhere gives the
+// time each lesson was stored): whatever order observations arrive in, the
+// words changed least recently by that time are evicted first, and an
+// observation older than every word of a full memory is refused.
 package memory

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"container/list"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,10 +33,11 @@ type Memory struct {
 
 	mu       sync.RWMutex
 	words    map[string]*entry
-	lru      *list.List // the words, least recently changed first
-	bytes    int64      // bytes of the stored contexts
-	used     int64      // bytes counted against MaxBytes (contexts, words, overheads)
-	evicted  int64      // words evicted since Open
+	recent   recency // the words, least recently changed first
+	changes  uint64  // changes to words (their order: entry.seq)
+	bytes    int64   // bytes of the stored contexts
+	used     int64   // bytes counted against MaxBytes (contexts, words, overheads)
+	evicted  int64   // words evicted since Open
 	nctx     int
 	version  uint64
 	offered  int64
@@ -80,7 +80,6 @@ func Open(dir string, opts Options) (*Memory, error) {
 		dir:   dir,
 		log:   opts.Logger,
 		words: make(map[string]*entry),
-		lru:   list.New(),
 		df:    make(map[string]*docCount),
 		stop:  make(chan struct{}),
 	}
@@ -94,7 +93,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 	// A read-only reader races with the writer's snapshots, which delete the
 	// files they replace: start over from a fresh directory listing.
 	for try := 0; opts.ReadOnly && errors.Is(err, fs.ErrNotExist) && try < 5; try++ {
-		m.words, m.lru, m.bytes, m.used, m.nctx = make(map[string]*entry), list.New(), 0, 0, 0
+		m.words, m.recent, m.bytes, m.used, m.nctx = make(map[string]*entry), nil, 0, 0, 0
 		m.seen = passageSet{}
 		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
 		m.dfGen++

@@ -108,6 +108,47 @@ func TestBottomK(t *testing.T) {
 	}
 }
 
+// TestRememberAtKeepsTheMostRecent: observations made at increasing times
+// and applied in any order leave a full memory holding the words of the
+// latest ones, as applying them in time order does; a word changed late
+// keeps its place whatever older observations of it arrive after.
+func TestRememberAtKeepsTheMostRecent(t *testing.T) {
+	o := quietOptions()
+	o.MaxWords = 4
+	const n = 12
+	want := map[string]bool{"w0": true, "w9": true, "w10": true, "w11": true}
+	for trial := range 20 {
+		order := rand.New(rand.NewPCG(uint64(trial), 1)).Perm(n)
+		if trial == 0 {
+			order = nil
+			for i := range n {
+				order = append(order, i)
+			}
+		}
+		m := mustOpen(t, "", o)
+		for _, i := range order {
+			w := fmt.Sprintf("w%d", i)
+			if err := m.RememberAt([]Observation{{Word: w, Context: w + " in a context"}}, int64(10*i+5)); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 { // w0 is seen again last
+				if err := m.RememberAt([]Observation{{Word: w, Context: w + " seen late"}}, 10*n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for i := range n {
+			w := fmt.Sprintf("w%d", i)
+			if c, _ := m.Contexts(nil, w); (len(c) > 0) != want[w] {
+				t.Errorf("order %v: %s has contexts %q; want the four most recent words kept", order, w, c)
+			}
+		}
+		if s := m.Stats(); s.Words != 4 {
+			t.Errorf("order %v: stats %+v; want 4 words", order, s)
+		}
+	}
+}
+
 // TestBudgetEvicts: past MaxWords and MaxBytes the least recently changed
 // words are evicted, so a word first seen late still gets its contexts and
 // the accounted bytes never exceed the budget.

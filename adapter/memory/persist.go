@@ -236,7 +236,7 @@ func (m *Memory) loadSnapshot(path string) error {
 				return fmt.Errorf("%w: word %q twice in a snapshot", errCorrupt, r.word)
 			}
 			for _, c := range r.contexts {
-				m.keepLocked(r.word, c)
+				m.keepLocked(r.word, c, 0)
 			}
 		case r.typ == recSeen:
 			m.markSeenLocked(r.hashes...)
@@ -346,7 +346,7 @@ func (m *Memory) applyLogRecord(r record) error {
 		return m.applyDocFreqLocked(r)
 	case recKeep, recOffer: // recOffer: an older format's, converted
 		if len(r.contexts) > 0 {
-			m.keepLocked(r.word, r.contexts[0])
+			m.keepLocked(r.word, r.contexts[0], 0)
 		}
 	case recForget:
 		m.forgetLocked(r.word)

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"container/list"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,7 +62,7 @@ func (m *Memory) clearLocked() (gen uint64, err error) {
 		}
 		m.oldFormat = false
 	}
-	m.words, m.lru = make(map[string]*entry), list.New()
+	m.words, m.recent = make(map[string]*entry), nil
 	m.bytes, m.used, m.nctx = 0, 0, 0
 	m.df, m.passages, m.seen = make(map[string]*docCount), 0, passageSet{}
 	m.dfGen++
@@ -87,10 +86,9 @@ func (m *Memory) compactLocked() error {
 	}
 	words := make([]string, 0, len(m.words))
 	states := make([]entry, 0, len(m.words))
-	for el := m.lru.Front(); el != nil; el = el.Next() { // least recently changed first
-		w := el.Value.(string)
-		words = append(words, w)
-		states = append(states, entry{ctx: slices.Clone(m.words[w].ctx)})
+	for _, e := range m.byRecency() {
+		words = append(words, e.word)
+		states = append(states, entry{ctx: slices.Clone(e.ctx)})
 	}
 	hashes := m.seen.ordered()
 

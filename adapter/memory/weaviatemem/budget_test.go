@@ -230,3 +230,35 @@ func settle() {
 	runtime.GC()
 	runtime.GC()
 }
+
+// TestFreshCopyKeepsTheNewestWords: a fresh copy of a memory larger than
+// its budget keeps the words of the objects created last, although the
+// cursor lists the objects by id; so does a copy that read them as they
+// came. A word first seen late gets its contexts on every server.
+func TestFreshCopyKeepsTheNewestWords(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	const words, keep = 200, 20
+	small := func(o *Options) { o.Memory.MaxWords = keep }
+	t0 := f.Now
+	early := openStore(t, ts.URL, small)
+	for i := range words {
+		w := fmt.Sprintf("w%d", i)
+		put(f, contextObject(memory.Observation{Word: w, Context: w + " in a sentence"}), t0+int64(i))
+		if i%50 == 49 {
+			waitFor(t, "the early copy to read the objects", func() bool { return early.Stats().Remote.Scopes[""].Objects == int64(i+1) })
+		}
+	}
+	for name, s := range map[string]*Store{"a fresh copy": openStore(t, ts.URL, small), "a copy that read them as they came": early} {
+		sc, _ := s.loadedScope(context.Background(), "")
+		mem, _ := sc.current()
+		var missing []string
+		for i := words - keep; i < words; i++ {
+			if c, _ := mem.Contexts(nil, fmt.Sprintf("w%d", i)); len(c) == 0 {
+				missing = append(missing, fmt.Sprintf("w%d", i))
+			}
+		}
+		if len(missing) > 0 || mem.Stats().Words != keep {
+			t.Errorf("%s: %d words; of the %d newest, %v have no context", name, mem.Stats().Words, keep, missing)
+		}
+	}
+}

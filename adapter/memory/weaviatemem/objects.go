@@ -37,6 +37,10 @@ type object struct {
 	kind string
 	obs  []memory.Observation // contexts (as the memory keeps them: cut to their limit)
 	ps   []memory.Passage     // passages: content hash and distinct words, sorted
+	// created is when Weaviate stored it (ms; for a server's own writes,
+	// when Weaviate answered): a copy evicts the words of the oldest
+	// objects first, whatever order it reads them in.
+	created int64
 }
 
 // contextObject returns the object of one context.

@@ -103,7 +103,9 @@ func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
 				continue
 			}
 			f.newest = max(f.newest, p.CreationTimeUnix)
-			objs = append(objs, s.decode(sc.tenant, p.ID, p.Properties))
+			o := s.decode(sc.tenant, p.ID, p.Properties)
+			o.created = p.CreationTimeUnix
+			objs = append(objs, o)
 		}
 		if err := f.read.add(f.mem, objs); err != nil {
 			return err
@@ -240,7 +242,9 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64, after s
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("read %s of tenant %s: object %q: %w: %q", s.o.Class, tenant, id, errCreationTime, ts)
 		}
-		objs, times, last = append(objs, s.decode(tenant, id, r)), append(times, t), id
+		o := s.decode(tenant, id, r)
+		o.created = t
+		objs, times, last = append(objs, o), append(times, t), id
 	}
 	return objs, times, last, nil
 }

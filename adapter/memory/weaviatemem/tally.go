@@ -33,7 +33,6 @@ type tally struct {
 // (passageKey) joins the ids, which keep it however many passages were
 // counted since (mem remembers only the most recent hashes).
 func (t *tally) add(mem *memory.Memory, objs []object) error {
-	var obs []memory.Observation
 	var ps []memory.Passage
 	for _, o := range objs {
 		k := o.key()
@@ -42,15 +41,14 @@ func (t *tally) add(mem *memory.Memory, objs []object) error {
 		}
 		t.count++
 		t.digest += k
-		obs = append(obs, o.obs...)
+		if err := mem.RememberAt(o.obs, o.created); err != nil {
+			return fmt.Errorf("copy contexts: %w", err)
+		}
 		for _, p := range o.ps {
 			if t.ids.insert(passageKey(p.Hash)) {
 				ps = append(ps, p)
 			}
 		}
-	}
-	if err := mem.Remember(obs); err != nil {
-		return fmt.Errorf("copy contexts: %w", err)
 	}
 	if err := mem.CountHashed(ps); err != nil {
 		return fmt.Errorf("copy passages: %w", err)

@@ -165,6 +165,12 @@ func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
 		return fmt.Errorf("%w: write %d objects to %s at %s: %v", memstore.ErrUnavailable, len(body), s.o.Class, s.base, err)
 	}
 	s.written.Add(int64(len(body)))
+	now := time.Now().UnixMilli()
+	for _, batch := range objs {
+		for i := range batch {
+			batch[i].created = now
+		}
+	}
 	var errs []error
 	for i, sc := range scopes { // each copy, whatever another's outcome
 		if err := sc.apply(objs[i], true, 0); err != nil {
