@@ -40,6 +40,10 @@ type scope struct {
 	noIncremental time.Time
 	scanning      bool     // a full read is under way: own writes are kept in pending
 	pending       []object // own writes applied during a full read
+	// imported is what Options.Witness counted before the last full read
+	// (or since, while lost); lost is that count while the copy has no
+	// object (ErrLost), else 0.
+	imported, lost int
 }
 
 func newScope(name string, opts memory.Options, lookback time.Duration) (*scope, error) {
@@ -130,12 +134,40 @@ func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
 	sc.mem, sc.read, sc.newest = f.mem, f.read, f.newest
 	sc.cache = vectorizer.NewCache() // versions of another memory
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
+	sc.judgeLocked()
 	select {
 	case <-sc.loaded:
 	default:
 		close(sc.loaded)
 	}
 	return nil
+}
+
+// judgeLocked (mu held) decides whether the memory is lost: no object read
+// although the witness counted objects that taught it.
+func (sc *scope) judgeLocked() {
+	sc.lost = 0
+	if sc.read.count == 0 && sc.imported > 0 {
+		sc.lost = sc.imported
+	}
+}
+
+// witnessed records what the witness counted; once the first read is done,
+// the copy is judged again (it is asked only while the memory is lost).
+func (sc *scope) witnessed(n int) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.imported = n
+	if sc.isLoaded() {
+		sc.judgeLocked()
+	}
+}
+
+// isLost reports whether the memory is lost.
+func (sc *scope) isLost() bool {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return sc.lost > 0
 }
 
 // stats describe the copy.
