@@ -30,7 +30,8 @@ func (f *weaviateFlags) register(fs *flag.FlagSet) {
 		"how far before the newest object read a refresh reads again (writes in flight, clocks that disagree)")
 	fs.Int64Var(&f.maxBytes, "memory-weaviate-max-bytes", weaviatemem.DefaultMaxBytes,
 		"bound on the RAM of the server's copy of --memory-weaviate, ≥ 1 MiB (its budget, passage counts and hashes "+
-			"are scaled down to at most 7/8 of this; the keys of the objects it read, about 9 bytes each, count in it)")
+			"are scaled down to at most 7/8 of this, its cached AM vectors to 1/16; the keys of the objects it read, "+
+			"about 9 bytes each, count in it)")
 }
 
 // registerAccess registers the flags that reach the memory in Weaviate

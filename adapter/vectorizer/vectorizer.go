@@ -1110,6 +1110,7 @@ type amCache struct {
 	mu      sync.Mutex
 	entries map[cacheKey]cacheEntry
 	bytes   int64 // the entries' RAM (amEntryBytes)
+	limit   int64 // the most bytes it holds (0: no bound but cacheEntries)
 }
 
 // cacheEntryBytes is the RAM of a cache entry besides its word and vector:
@@ -1133,24 +1134,34 @@ func (c *amCache) get(k cacheKey, version uint64) ([]float32, bool) {
 
 func (c *amCache) put(k cacheKey, version uint64, vec []float32) {
 	k.word = cloneString(k.word)
+	size := amEntryBytes(k.word, vec)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.entries) >= cacheEntries {
-		// Evict an arbitrary eighth (map order is random).
-		n := cacheEntries / 8
-		for key, e := range c.entries {
-			c.bytes -= amEntryBytes(key.word, e.vec)
-			delete(c.entries, key)
-			if n--; n == 0 {
-				break
-			}
-		}
-	}
 	if old, ok := c.entries[k]; ok {
 		c.bytes -= amEntryBytes(k.word, old.vec)
+		delete(c.entries, k)
+	}
+	if c.limit > 0 && size > c.limit {
+		return
+	}
+	for len(c.entries) >= cacheEntries || c.limit > 0 && c.bytes+size > c.limit {
+		c.evictLocked()
 	}
 	c.entries[k] = cacheEntry{version: version, vec: vec}
-	c.bytes += amEntryBytes(k.word, vec)
+	c.bytes += size
+}
+
+// evictLocked evicts an arbitrary eighth of the entries, at least one (map
+// order is random).
+func (c *amCache) evictLocked() {
+	n := max(len(c.entries)/8, 1)
+	for key, e := range c.entries {
+		c.bytes -= amEntryBytes(key.word, e.vec)
+		delete(c.entries, key)
+		if n--; n == 0 {
+			break
+		}
+	}
 }
 
 func (c *amCache) len() int {

@@ -11,8 +11,17 @@ type Cache struct{ c *amCache }
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{c: newAMCache()} }
 
+// NewBoundedCache returns an empty cache that holds at most maxBytes, as
+// Bytes estimates them (maxBytes ≤ 0: no bound but the number of vectors).
+func NewBoundedCache(maxBytes int64) *Cache {
+	c := newAMCache()
+	c.limit = max(maxBytes, 0)
+	return &Cache{c: c}
+}
+
 // Bytes estimates the RAM the cache holds: at most 16,384 vectors, each its
-// dimensions × 4 bytes, its word and about 160 bytes more.
+// dimensions × 4 bytes, its word and about 160 bytes more, and at most the
+// bound of a NewBoundedCache.
 func (c *Cache) Bytes() int64 {
 	c.c.mu.Lock()
 	defer c.c.mu.Unlock()

@@ -1,6 +1,10 @@
 package vectorizer
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
 
 // TestWithStoresCountsAddUp: what a vectorizer made by WithStores vectorizes
 // counts in the statistics of the vectorizer it was made of.
@@ -27,5 +31,38 @@ func TestWithStoresCountsAddUp(t *testing.T) {
 	}
 	if w.Stats().AMInferences != after.AMInferences {
 		t.Error("the derived vectorizer reports other counts")
+	}
+}
+
+// TestBoundedCacheKeepsWithinItsBytes: a bounded cache fed more vectors
+// than its bound holds evicts to stay within it, keeps the vector just put
+// and still serves it, and keeps none larger than the bound; an unbounded
+// one keeps every vector up to its count.
+func TestBoundedCacheKeepsWithinItsBytes(t *testing.T) {
+	const dim, n = 32, 4000
+	vec := make([]float32, dim)
+	one := amEntryBytes("w0000", vec)
+	bounded, unbounded := NewBoundedCache(100*one), NewCache()
+	for i := range n {
+		k := cacheKey{word: fmt.Sprintf("w%04d", i), maxCtx: 4}
+		bounded.c.put(k, 1, slices.Clone(vec))
+		unbounded.c.put(k, 1, slices.Clone(vec))
+		if b := bounded.Bytes(); b > 100*one {
+			t.Fatalf("after %d vectors: %d bytes, bound %d", i+1, b, 100*one)
+		}
+		if _, ok := bounded.c.get(k, 1); !ok {
+			t.Fatalf("vector %d evicted as it was put", i)
+		}
+	}
+	if b := bounded.Bytes(); b < 50*one {
+		t.Errorf("the bounded cache holds %d bytes, less than half its bound %d", b, 100*one)
+	}
+	if got := unbounded.c.len(); got != n || unbounded.Bytes() != n*one {
+		t.Errorf("the unbounded cache holds %d vectors (%d bytes), want %d (%d)", got, unbounded.Bytes(), n, n*one)
+	}
+	tiny := NewBoundedCache(one / 2)
+	tiny.c.put(cacheKey{word: "w0000"}, 1, vec)
+	if tiny.c.len() != 0 || tiny.Bytes() != 0 {
+		t.Errorf("a vector larger than the bound was kept (%d bytes)", tiny.Bytes())
 	}
 }

@@ -2,9 +2,11 @@ package weaviateapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,20 @@ func TestPageLargerThanAskedRefused(t *testing.T) {
 	page := Page{Limit: 100}
 	if err := page.UnmarshalJSON([]byte(`{"objects":null}`)); err != nil || len(page.Objects) != 0 {
 		t.Errorf("null objects: %v", err)
+	}
+}
+
+// TestPageSkipsWhatItIsTold: the objects Skip reports keep their id and
+// creation time only; the others are decoded whole.
+func TestPageSkipsWhatItIsTold(t *testing.T) {
+	raw := `{"objects":[{"id":"a","creationTimeUnix":5,"properties":{"t":"x"},"vector":[1]},` +
+		`{"id":"b","creationTimeUnix":6,"properties":{"t":"y"}}]}`
+	page := Page{Limit: 2, Skip: func(id string) bool { return id == "a" }}
+	if err := json.Unmarshal([]byte(raw), &page); err != nil {
+		t.Fatal(err)
+	}
+	want := []Object{{ID: "a", CreationTimeUnix: 5}, {ID: "b", CreationTimeUnix: 6, Properties: map[string]any{"t": "y"}}}
+	if !reflect.DeepEqual(page.Objects, want) {
+		t.Errorf("decoded %+v, want %+v", page.Objects, want)
 	}
 }

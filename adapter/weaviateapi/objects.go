@@ -43,9 +43,12 @@ func (o *Object) VectorOf(target string) []float32 {
 
 // Page is a page of GET /v1/objects that holds at most Limit objects: a
 // longer page is refused as it is decoded, before the objects beyond the
-// limit take any memory.
+// limit take any memory. The objects whose id Skip (nil: none) reports
+// keep their id and creation time only: their properties and vectors are
+// not decoded.
 type Page struct {
 	Limit   int
+	Skip    func(id string) bool
 	Objects []Object
 }
 
@@ -85,8 +88,8 @@ func (p *Page) decodeObjects(dec *json.Decoder) error {
 		if len(p.Objects) == p.Limit {
 			return fmt.Errorf("the page holds more than the %d objects asked for", p.Limit)
 		}
-		var o Object
-		if err := dec.Decode(&o); err != nil {
+		o, err := p.decodeObject(dec)
+		if err != nil {
 			return err
 		}
 		p.Objects = append(p.Objects, o)
@@ -95,11 +98,49 @@ func (p *Page) decodeObjects(dec *json.Decoder) error {
 	return err
 }
 
+// decodeObject decodes the next object, only its id and creation time when
+// p.Skip reports it.
+func (p *Page) decodeObject(dec *json.Decoder) (Object, error) {
+	var o Object
+	if p.Skip == nil {
+		err := dec.Decode(&o)
+		return o, err
+	}
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return o, err
+	}
+	var head struct {
+		ID               string `json:"id"`
+		CreationTimeUnix int64  `json:"creationTimeUnix,omitempty"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return o, err
+	}
+	if p.Skip(head.ID) {
+		return Object{ID: head.ID, CreationTimeUnix: head.CreationTimeUnix}, nil
+	}
+	err := json.Unmarshal(raw, &o)
+	return o, err
+}
+
 // List returns the page of at most limit objects of class (of tenant, when
 // not "") after the id after ("" from the start) in the cursor's order
 // (ascending ids); with vectors their vectors too.
 func List(ctx context.Context, call Caller, class, tenant, after string, limit int, vectors bool) ([]Object, error) {
-	q := url.Values{"class": {class}, "limit": {fmt.Sprint(limit)}}
+	return list(ctx, call, class, tenant, after, Page{Limit: limit}, vectors)
+}
+
+// ListExcept is List without vectors, and with only the id and creation
+// time of the objects whose id skip reports: a reader that has them already
+// does not decode them again.
+func ListExcept(ctx context.Context, call Caller, class, tenant, after string, limit int,
+	skip func(id string) bool) ([]Object, error) {
+	return list(ctx, call, class, tenant, after, Page{Limit: limit, Skip: skip}, false)
+}
+
+func list(ctx context.Context, call Caller, class, tenant, after string, page Page, vectors bool) ([]Object, error) {
+	q := url.Values{"class": {class}, "limit": {fmt.Sprint(page.Limit)}}
 	if vectors {
 		q.Set("include", "vector")
 	}
@@ -109,7 +150,6 @@ func List(ctx context.Context, call Caller, class, tenant, after string, limit i
 	if tenant != "" {
 		q.Set("tenant", tenant)
 	}
-	page := Page{Limit: limit}
 	if err := call(ctx, http.MethodGet, "/v1/objects?"+q.Encode(), nil, &page); err != nil {
 		return nil, fmt.Errorf("list %s after %q: %w", class, after, err)
 	}

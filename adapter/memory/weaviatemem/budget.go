@@ -26,8 +26,8 @@ func capsBytes(o memory.Options) float64 {
 
 // fitCaps scales the budget, passage counts and hashes of o down, in
 // proportion, so that they take at most seven eighths of maxBytes (the
-// rest is for a copy's AM vectors and keys; the defaults fit in the
-// default MaxBytes as they are).
+// rest is for a copy's AM vectors, at most a sixteenth (amCacheBytes), and
+// its keys; the defaults fit in the default MaxBytes as they are).
 func fitCaps(o *memory.Options, maxBytes int64) {
 	reach, room := capsBytes(*o), float64(maxBytes-maxBytes/8)
 	if reach <= room {
@@ -39,15 +39,31 @@ func fitCaps(o *memory.Options, maxBytes int64) {
 	o.MaxPassageHashes = int(scale(int64(o.MaxPassageHashes)))
 }
 
+// amCacheBytes bounds the AM vectors a copy caches: a sixteenth of the
+// copies' maxBytes (the cache's 16,384 vectors of the default model, 200
+// dimensions, take about 17 MB: from about 280 MB on, their number binds
+// first).
+func amCacheBytes(maxBytes int64) int64 { return maxBytes / 16 }
+
 // bytes estimates the RAM of the copy (Options.MaxBytes): its budget bytes,
 // passage counts and hashes, AM vectors and the keys of the objects and
-// passages read.
+// passages read, and those of the copy read afresh to replace it, if any.
 func (sc *scope) bytes() int64 {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
-	st := sc.mem.Stats()
+	b := copyBytes(sc.mem, &sc.read.ids) + sc.cache.Bytes()
+	if sc.fresh != nil {
+		b += sc.fresh.bytes()
+	}
+	return b
+}
+
+// copyBytes estimates the RAM of mem and ids: mem's budget bytes, passage
+// counts and hashes, and the keys.
+func copyBytes(mem *memory.Memory, ids *idSet) int64 {
+	st := mem.Stats()
 	return st.BudgetBytes + int64(st.DocFreqWords)*docFreqWordBytes + int64(st.PassageHashes)*passageHashBytes +
-		sc.cache.Bytes() + sc.read.ids.bytes()
+		ids.bytes()
 }
 
 // usedAt returns when the copy was last used.

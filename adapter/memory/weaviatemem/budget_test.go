@@ -151,7 +151,7 @@ func TestTrimKeepsWhatIsInUse(t *testing.T) {
 	s := &Store{o: o, scopes: make(map[string]*scope)}
 	const ids = 50_000 // 400,000 bytes a copy
 	for i, name := range []string{"", "A", "B", "C", "D"} {
-		sc, err := newScope(name, o.Memory, o.Lookback)
+		sc, err := newScope(name, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,12 @@
 // a millisecond (all the objects of a batch have one creation time). Both
 // read pages of pageSize (32) objects: at most 8 MiB of text, but for an
 // object of one passage whose distinct words alone are more than
-// maxLessonBytes (it holds them all). Each word keeps the
+// maxLessonBytes (it holds them all). An object the copy counted already is
+// not decoded again. A read through the cursor adds what the copy lacks to
+// it, but when the count is below the objects read (a tenant emptied, a
+// replica that lags): then a new copy is read beside it, which the
+// server's own writes go to as well, which the estimate counts, and which
+// replaces it once read. Each word keeps the
 // contexts of smallest hash and each passage counts once by its content
 // hash, so a copy is a function of the contexts and passages it read,
 // whatever objects carried them and in whatever order: two copies that read
@@ -55,7 +60,8 @@
 // every object it read (the two halves of its id exclusive-or'ed; two of a
 // million objects share one with odds of 3·10⁻⁸) and of every passage it
 // counted: about 9 bytes a key, measured, which the copy's RAM estimate
-// includes, so Options.MaxBytes bounds them.
+// includes, so Options.MaxBytes bounds them. A copy caches AM vectors
+// within a sixteenth of Options.MaxBytes.
 //
 // A lesson (what a batch of passages teaches) is reduced to what can change
 // the copy (memory.Admitted and the passages not counted yet: a context

@@ -126,6 +126,17 @@ func (o object) key() uint64 {
 	return binary.BigEndian.Uint64(o.id[:8]) ^ binary.BigEndian.Uint64(o.id[8:])
 }
 
+// idKey returns the key of the object of id as Weaviate lists it; false
+// for an id that is not a UUID (such an object's key is another's, see
+// Store.decode).
+func idKey(id string) (uint64, bool) {
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return 0, false
+	}
+	return object{id: uid}.key(), true
+}
+
 // teaching is what one write teaches one scope: the contexts its copy
 // admits and the passages it has not counted.
 type teaching struct {

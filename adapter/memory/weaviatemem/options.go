@@ -57,13 +57,15 @@ type Options struct {
 	// DefaultMaxBytes, at least 1 MiB), as Store.Stats estimates it: each
 	// copy's budget bytes (memory.Stats.BudgetBytes), passage counts and
 	// hashes, AM vectors and the keys of the objects it read (about 9 bytes
-	// an object). Past it, checked every Refresh, the least recently used
-	// copies are dropped (read again when next used), never the most
-	// recently used one, one not read yet, or with SharedCounts the shared
-	// one. A copy's budget, passage counts and hashes (Memory.MaxBytes,
-	// MaxDocFreqWords, MaxPassageHashes) are scaled down together to at most
-	// 7/8 of MaxBytes (the defaults fit in the default as they are); its
-	// keys grow with its tenant's objects.
+	// an object), and those of a copy being read afresh beside it (when the
+	// count fell below the objects read). Past it, checked every Refresh,
+	// the least recently used copies are dropped (read again when next
+	// used), never the most recently used one, one not read yet, or with
+	// SharedCounts the shared one. A copy's budget, passage counts and
+	// hashes (Memory.MaxBytes, MaxDocFreqWords, MaxPassageHashes) are scaled
+	// down together to at most 7/8 of MaxBytes (the defaults fit in the
+	// default as they are), its AM vectors to at most 1/16; its keys grow
+	// with its tenant's objects.
 	MaxBytes int64
 	// Witness, if set, says how many objects the collection or tenant a
 	// scope names holds that taught the memory (call reaches the Weaviate

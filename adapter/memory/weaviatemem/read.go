@@ -40,7 +40,8 @@ const (
 
 // refresh brings sc up to date: a count, then nothing, the objects created
 // lately, or every object. A count below the objects read (a tenant emptied,
-// a replica that lags) reads every object, at most every fullReadEvery.
+// a replica that lags) reads every object into a new copy, at most every
+// fullReadEvery; any other full read adds the objects the copy lacks to it.
 func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	n, err := weaviateapi.Count(ctx, s.call, s.o.Class, sc.tenant)
 	s.refreshes.add("probe")
@@ -49,7 +50,8 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	}
 	sc.mu.Lock()
 	known := int(sc.read.count)
-	full := sc.full || !sc.isLoaded() || (n < known && time.Since(sc.lastFull) > fullReadEvery) || n-known > known
+	afresh := n < known && time.Since(sc.lastFull) > fullReadEvery
+	full := afresh || sc.full || !sc.isLoaded() || n-known > known
 	if !full && n > known && time.Now().Before(sc.noIncremental) {
 		full = time.Since(sc.lastFull) > fullReadEvery
 		if !full { // the copy lags until the next full read
@@ -67,6 +69,8 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 		sc.witnessed(s.witness(ctx, sc))
 	}
 	switch {
+	case afresh:
+		return s.readAfresh(ctx, sc, n)
 	case full:
 		return s.readAll(ctx, sc, n)
 	case idle:
@@ -75,55 +79,78 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	return s.readSince(ctx, sc, n)
 }
 
-// readAll reads every object of sc's tenant through the cursor into a new
-// copy, which replaces the old one. n is the count: a cursor that lists
-// more than twice as many objects, or does not move, stops the read.
+// readAll reads every object of sc's tenant through the cursor and adds
+// those the copy lacks to it: the copy is not read a second time, and
+// requests read it meanwhile (but for its first read, which they wait for).
+// n is the count: a cursor that lists more than twice as many objects, or
+// does not move, stops the read.
 func (s *Store) readAll(ctx context.Context, sc *scope, n int) error {
 	s.refreshes.add("full")
-	f, err := sc.beginFull()
+	start := time.Now()
+	newest, err := s.scan(ctx, sc.tenant, n, sc.knows, func(objs []object, newest int64) error {
+		return sc.apply(objs, false, newest)
+	})
 	if err != nil {
 		return err
 	}
-	if err := s.scan(ctx, sc, f, n); err != nil {
-		sc.endFull(f, false, 0)
-		return err
-	}
-	return sc.endFull(f, true, min(f.newest, f.start.UnixMilli()))
+	sc.caughtUp(min(newest, start.UnixMilli()))
+	return nil
 }
 
-// scan lists the objects of sc's tenant into f, each once: the cursor lists
-// them by id, so one whose id is not past the page before's last is listed
-// again and skipped (and f's tally counts each object once anyway).
-func (s *Store) scan(ctx context.Context, sc *scope, f *fullRead, n int) error {
-	after, stalled, read := "", 0, 0
+// readAfresh reads every object of sc's tenant through the cursor into a
+// new copy, which replaces the old one (which may hold objects Weaviate no
+// longer has); the server's own writes meanwhile go to both.
+func (s *Store) readAfresh(ctx context.Context, sc *scope, n int) error {
+	s.refreshes.add("full")
+	start := time.Now()
+	r, err := sc.beginFresh()
+	if err != nil {
+		return err
+	}
+	newest, err := s.scan(ctx, sc.tenant, n, r.knows, r.add)
+	return sc.endFresh(r, err, min(newest, start.UnixMilli()))
+}
+
+// scan lists the objects of tenant to add, a page at a time with the
+// newest creation time among them, each once: the cursor lists them by id,
+// so one whose id is not past the page before's last is listed again and
+// skipped (and a tally counts each object once anyway). The objects known
+// reports (counted already) are neither decoded nor added. It returns the
+// newest creation time listed.
+func (s *Store) scan(ctx context.Context, tenant string, n int, known func(id string) bool,
+	add func(objs []object, newest int64) error) (int64, error) {
+	after, stalled, read, newest := "", 0, 0, int64(0)
 	for {
-		page, err := weaviateapi.List(ctx, s.call, s.o.Class, sc.tenant, after, pageSize, false)
+		page, err := weaviateapi.ListExcept(ctx, s.call, s.o.Class, tenant, after, pageSize, known)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		objs := make([]object, 0, len(page))
 		for _, p := range page {
 			if after != "" && strings.ToLower(p.ID) <= after {
 				continue
 			}
-			f.newest = max(f.newest, p.CreationTimeUnix)
-			o := s.decode(sc.tenant, p.ID, p.Properties)
+			newest = max(newest, p.CreationTimeUnix)
+			if known(p.ID) {
+				continue
+			}
+			o := s.decode(tenant, p.ID, p.Properties)
 			o.created = p.CreationTimeUnix
 			objs = append(objs, o)
 		}
-		if err := f.read.add(f.mem, objs); err != nil {
-			return err
+		if err := add(objs, newest); err != nil {
+			return 0, err
 		}
 		if read += len(page); read > 2*n+pageSize {
-			return fmt.Errorf("list %s of tenant %s: more than %d objects listed, %d counted", s.o.Class, sc.tenant, read, n)
+			return 0, fmt.Errorf("list %s of tenant %s: more than %d objects listed, %d counted", s.o.Class, tenant, read, n)
 		}
 		if len(page) < pageSize {
-			return nil
+			return newest, nil
 		}
 		if last := strings.ToLower(page[len(page)-1].ID); last > after {
 			after, stalled = last, 0
 		} else if stalled++; stalled >= maxStalledPages {
-			return fmt.Errorf("list %s of tenant %s after %q: %d pages in a row do not move the cursor", s.o.Class, sc.tenant, after, stalled)
+			return 0, fmt.Errorf("list %s of tenant %s after %q: %d pages in a row do not move the cursor", s.o.Class, tenant, after, stalled)
 		}
 	}
 }
@@ -150,7 +177,7 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	sc.mu.RUnlock()
 	newest, after := from, "" // after: the id of the last object read of from's millisecond
 	for range maxIncrementalPages {
-		objs, times, last, err := s.getSince(ctx, sc.tenant, from, after)
+		objs, times, last, err := s.getSince(ctx, sc.tenant, from, after, sc.knows)
 		var refused *weaviateapi.GraphQLError
 		if errors.As(err, &refused) || errors.Is(err, errCreationTime) {
 			s.incrementalOff(sc, err)
@@ -207,11 +234,13 @@ var errCreationTime = errors.New("creation time is not a number")
 
 // getSince returns a page of the objects of tenant created at from or
 // later (milliseconds), oldest first and, of one millisecond, by id, with
-// their creation times and the id of the last. With after, it returns those
-// created later than from, and those created at from whose id is greater
-// than after: a read goes on within a millisecond, which all the objects
-// of a batch share.
-func (s *Store) getSince(ctx context.Context, tenant string, from int64, after string) ([]object, []int64, string, error) {
+// the creation times of the page's objects and the id of the last. With
+// after, it returns those created later than from, and those created at
+// from whose id is greater than after: a read goes on within a millisecond,
+// which all the objects of a batch share. The objects known reports
+// (counted already) are left out, not decoded, but their times count.
+func (s *Store) getSince(ctx context.Context, tenant string, from int64, after string,
+	known func(id string) bool) ([]object, []int64, string, error) {
 	tn, _ := json.Marshal(tenant)
 	where := fmt.Sprintf(`{path: ["_creationTimeUnix"], operator: GreaterThanEqual, valueText: "%d"}`, from)
 	if after != "" {
@@ -228,7 +257,7 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64, after s
 		`{ %s _additional { id creationTimeUnix } } } }`,
 		s.o.Class, tn, pageSize, where, strings.Join(propertyNames(), " "))
 	var data struct {
-		Get map[string][]map[string]any `json:"Get"`
+		Get map[string][]json.RawMessage `json:"Get"`
 	}
 	if err := weaviateapi.GraphQL(ctx, s.call, q, &data); err != nil {
 		return nil, nil, "", fmt.Errorf("read %s of tenant %s created since %d: %w", s.o.Class, tenant, from, err)
@@ -238,17 +267,31 @@ func (s *Store) getSince(ctx context.Context, tenant string, from int64, after s
 		return nil, nil, "", fmt.Errorf("read %s of tenant %s: %d objects, more than the %d asked for", s.o.Class, tenant, len(rows), pageSize)
 	}
 	objs, times, last := make([]object, 0, len(rows)), make([]int64, 0, len(rows)), ""
-	for _, r := range rows {
-		add, _ := r["_additional"].(map[string]any)
-		id, _ := add["id"].(string)
-		ts, _ := add["creationTimeUnix"].(string)
-		t, err := strconv.ParseInt(ts, 10, 64)
-		if err != nil {
+	for _, raw := range rows {
+		var row struct {
+			Additional struct {
+				ID               string          `json:"id"`
+				CreationTimeUnix json.RawMessage `json:"creationTimeUnix"`
+			} `json:"_additional"`
+		}
+		err := json.Unmarshal(raw, &row)
+		id, ts := row.Additional.ID, ""
+		json.Unmarshal(row.Additional.CreationTimeUnix, &ts) // a number is not a time either
+		t, perr := strconv.ParseInt(ts, 10, 64)
+		if err != nil || perr != nil {
 			return nil, nil, "", fmt.Errorf("read %s of tenant %s: object %q: %w: %q", s.o.Class, tenant, id, errCreationTime, ts)
 		}
-		o := s.decode(tenant, id, r)
+		times, last = append(times, t), id
+		if known(id) {
+			continue
+		}
+		var props map[string]any
+		if err := json.Unmarshal(raw, &props); err != nil {
+			return nil, nil, "", fmt.Errorf("read %s of tenant %s: object %q: %w", s.o.Class, tenant, id, err)
+		}
+		o := s.decode(tenant, id, props)
 		o.created = t
-		objs, times, last = append(objs, o), append(times, t), id
+		objs = append(objs, o)
 	}
 	return objs, times, last, nil
 }

@@ -1,6 +1,7 @@
 package weaviatemem
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,11 +12,12 @@ import (
 
 // scope is this server's copy of one scope's memory.
 type scope struct {
-	name   string // "", "Class" or "Class/tenant"
-	tenant string // the Weaviate tenant holding it
-	opts   memory.Options
-	loaded chan struct{} // closed after the first full read
-	failed bool          // the last refresh failed (only the refresh loop uses it)
+	name       string // "", "Class" or "Class/tenant"
+	tenant     string // the Weaviate tenant holding it
+	opts       memory.Options
+	cacheBytes int64         // the bound of cache (amCacheBytes)
+	loaded     chan struct{} // closed after the first full read
+	failed     bool          // the last refresh failed (only the refresh loop uses it)
 
 	// reading is held while the refresh loop reads the scope; deleted,
 	// set under it, keeps the loop from reading (and so creating the
@@ -38,22 +40,22 @@ type scope struct {
 	// fullReadEvery (Weaviate refused the incremental query, or answered
 	// it with creation times that order nothing).
 	noIncremental time.Time
-	scanning      bool     // a full read is under way: own writes are kept in pending
-	pending       []object // own writes applied during a full read
+	fresh         *freshCopy // the copy read afresh that replaces mem once read (nil: none)
 	// imported is what Options.Witness counted before the last full read
 	// (or since, while lost); lost is that count while the copy has no
 	// object (ErrLost), else 0.
 	imported, lost int
 }
 
-func newScope(name string, opts memory.Options, lookback time.Duration) (*scope, error) {
-	sc := &scope{name: name, tenant: tenantName(name), opts: opts, loaded: make(chan struct{}), used: time.Now(),
-		lookback: lookback.Milliseconds()}
+// newScope returns an empty copy of the scope name with the options of o.
+func newScope(name string, o Options) (*scope, error) {
+	sc := &scope{name: name, tenant: tenantName(name), opts: o.Memory, cacheBytes: amCacheBytes(o.MaxBytes),
+		loaded: make(chan struct{}), used: time.Now(), lookback: o.Lookback.Milliseconds()}
 	var err error
-	if sc.mem, err = memory.Open("", opts); err != nil {
+	if sc.mem, err = memory.Open("", sc.opts); err != nil {
 		return nil, err
 	}
-	sc.cache = vectorizer.NewCache()
+	sc.cache = vectorizer.NewBoundedCache(sc.cacheBytes)
 	return sc, nil
 }
 
@@ -85,54 +87,34 @@ func (sc *scope) memStats() memory.Stats {
 }
 
 // apply adds the objects not in the copy yet (own says they are this
-// server's writes; newest is the newest creation time among them, 0 if
-// unknown).
+// server's writes, which a copy being read afresh gets too; newest is the
+// newest creation time among them, 0 if unknown).
 func (sc *scope) apply(objs []object, own bool, newest int64) error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if own && sc.scanning {
-		sc.pending = append(sc.pending, objs...)
+	if own && sc.fresh != nil {
+		sc.fresh.addOwn(objs)
 	}
 	sc.newest = max(sc.newest, newest)
 	return sc.read.add(sc.mem, objs)
 }
 
-// fullRead is a copy being read from every object.
-type fullRead struct {
-	mem    *memory.Memory
-	read   tally
-	newest int64
-	start  time.Time
-}
-
-// beginFull starts a full read: own writes from now on are kept, to be
-// added to the new copy.
-func (sc *scope) beginFull() (*fullRead, error) {
-	mem, err := memory.Open("", sc.opts)
-	if err != nil {
-		return nil, err
+// knows reports whether the copy counted the object of id already.
+func (sc *scope) knows(id string) bool {
+	k, ok := idKey(id)
+	if !ok {
+		return false
 	}
-	sc.mu.Lock()
-	sc.scanning, sc.pending = true, nil
-	sc.mu.Unlock()
-	return &fullRead{mem: mem, start: time.Now()}, nil
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return sc.read.ids.contains(k)
 }
 
-// endFull replaces the copy by the one read (ok), with the own writes made
-// meanwhile; since is where the next incremental read starts.
-func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
+// caughtUp ends a full read into the copy: since is where the next
+// incremental read starts.
+func (sc *scope) caughtUp(since int64) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	pending := sc.pending
-	sc.scanning, sc.pending = false, nil
-	if !ok {
-		return nil
-	}
-	if err := f.read.add(f.mem, pending); err != nil {
-		return err
-	}
-	sc.mem, sc.read, sc.newest = f.mem, f.read, f.newest
-	sc.cache = vectorizer.NewCache() // versions of another memory
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
 	sc.judgeLocked()
 	select {
@@ -140,6 +122,86 @@ func (sc *scope) endFull(f *fullRead, ok bool, since int64) error {
 	default:
 		close(sc.loaded)
 	}
+}
+
+// freshCopy is a copy being read from every object, to replace one that
+// may hold objects Weaviate no longer has. Its own lock guards it: the
+// refresh loop fills it while the scope's writes add to it.
+type freshCopy struct {
+	mu     sync.Mutex
+	mem    *memory.Memory
+	read   tally
+	newest int64
+	err    error // the first failure to add a write (the copy is then dropped)
+}
+
+// add adds a page of objects read, of which newest was created last.
+func (r *freshCopy) add(objs []object, newest int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.newest = max(r.newest, newest)
+	return r.read.add(r.mem, objs)
+}
+
+// knows reports whether the copy counted the object of id already.
+func (r *freshCopy) knows(id string) bool {
+	k, ok := idKey(id)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.read.ids.contains(k)
+}
+
+// addOwn adds the server's own writes.
+func (r *freshCopy) addOwn(objs []object) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.read.add(r.mem, objs); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// bytes estimates the RAM of the copy.
+func (r *freshCopy) bytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return copyBytes(r.mem, &r.read.ids)
+}
+
+// beginFresh starts a copy read afresh, which the server's own writes from
+// now on go to as well.
+func (sc *scope) beginFresh() (*freshCopy, error) {
+	mem, err := memory.Open("", sc.opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &freshCopy{mem: mem}
+	sc.mu.Lock()
+	sc.fresh = r
+	sc.mu.Unlock()
+	return r, nil
+}
+
+// endFresh replaces the copy by r, read in full unless failed is set;
+// since is where the next incremental read starts.
+func (sc *scope) endFresh(r *freshCopy, failed error, since int64) error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.fresh = nil
+	if failed != nil {
+		return failed
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return fmt.Errorf("add the own writes to the copy read in full: %w", r.err)
+	}
+	sc.mem, sc.read, sc.newest = r.mem, r.read, r.newest
+	sc.cache = vectorizer.NewBoundedCache(sc.cacheBytes) // versions of another memory
+	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
+	sc.judgeLocked()
 	return nil
 }
 

@@ -194,7 +194,7 @@ func (s *Store) scope(name string) (*scope, error) {
 		delete(s.scopes, oldest.name)
 		s.dropped++
 	}
-	sc, err := newScope(name, s.o.Memory, s.o.Lookback)
+	sc, err := newScope(name, s.o)
 	if err != nil {
 		return nil, err
 	}

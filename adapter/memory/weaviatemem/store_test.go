@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -347,4 +348,57 @@ func TestQueryMemoryOnlyLeavesPassagesAlone(t *testing.T) {
 	if !slices.Equal(batch(vectorizer.TaskPassage, only), p) {
 		t.Error("QueryMemoryOnly changed a passage's vector")
 	}
+}
+
+// TestCopyReadAfreshKeepsOwnWrites: when the count falls below the objects
+// read (here another server's object gone), the copy is read again into a
+// new one, which the estimate counts meanwhile, without the object; the
+// passages taught while the cursor is halfway through are in it too, those
+// whose objects the cursor passed included.
+func TestCopyReadAfreshKeepsOwnWrites(t *testing.T) {
+	f, _ := fakeweaviate.New(t)
+	gate := &cursorGate{f: f}
+	ts := httptest.NewServer(gate)
+	defer ts.Close()
+	s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour }) // refreshed by the test only
+	sc := s.scopes[""]
+	v := baseVectorizer(t)
+	for i := range 100 {
+		put(f, contextObject(memory.Observation{Word: fmt.Sprintf("w%d", i), Context: fmt.Sprintf("w%d ctx", i)}), f.Now)
+	}
+	gone := contextObject(memory.Observation{Word: "gone", Context: "gone soon"})
+	put(f, gone, f.Now)
+	if err := s.refreshScope(context.Background(), sc); err != nil || sc.objects() != 101 {
+		t.Fatalf("%d objects read: %v", sc.objects(), err)
+	}
+	f.Mu.Lock()
+	delete(f.Tenants[sharedTenant], gone.id.String())
+	f.Mu.Unlock()
+	sc.mu.Lock()
+	sc.lastFull = time.Now().Add(-2 * fullReadEvery)
+	sc.mu.Unlock()
+	gate.arm(2)
+	full, est := s.Stats().Remote.Refreshes["full"], s.Stats().Remote.Bytes
+	done := make(chan error, 1)
+	go func() { done <- s.refreshScope(context.Background(), sc) }()
+	<-gate.held
+	if reading := s.Stats().Remote.Bytes; reading <= est {
+		t.Errorf("estimate %d bytes with a copy being read beside the copy of %d", reading, est)
+	}
+	docs := testmodel.JargonPassages(200)
+	for i := 0; i < len(docs); i += 10 {
+		vectorize(t, s, v, docs[i:i+10], vectorizer.TaskPassage)
+	}
+	close(gate.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want || s.Stats().Remote.Refreshes["full"] != full+1 {
+		t.Fatalf("%d objects after the full read, Weaviate holds %d; refreshes %v", got, want, s.Stats().Remote.Refreshes)
+	}
+	mem, _ := sc.current()
+	if c, _ := mem.Contexts(nil, "gone"); len(c) != 0 || mem.Stats().Passages != int64(len(docs)) {
+		t.Errorf("the gone object's contexts %q, %d passages counted: want none and %d", c, mem.Stats().Passages, len(docs))
+	}
+	sameAsFresh(t, s, ts.URL)
 }

@@ -1,10 +1,13 @@
 package weaviatemem
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,5 +213,30 @@ func TestPassageInTwoLessonsCountedOnce(t *testing.T) {
 	}
 	if a.Stats().Remote.Refreshes["incremental"] == 0 {
 		t.Errorf("refreshes %v: want the second lesson read by creation time", a.Stats().Remote.Refreshes)
+	}
+}
+
+// TestKnownObjectsAreNotDecodedAgain: an object the copy counted is not
+// decoded again when a read lists it again, by creation time or through
+// the cursor: what Weaviate holds under its id since (here, properties no
+// lesson has) neither warns nor counts.
+func TestKnownObjectsAreNotDecodedAgain(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	var logs bytes.Buffer
+	s := openStore(t, ts.URL, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	x := contextObject(memory.Observation{Word: "x", Context: "x ctx"})
+	put(f, x, f.Now)
+	waitFor(t, "x to be read", func() bool { return s.scopes[""].objects() == 1 })
+	f.Put(sharedTenant, map[string]any{"id": x.id.String(), "properties": map[string]any{"kind": kindLesson, "contexts": 5}}, f.Now+1)
+	put(f, contextObject(memory.Observation{Word: "y", Context: "y ctx"}), f.Now+1)
+	waitFor(t, "y to be read by creation time", func() bool { return s.scopes[""].objects() == 2 })
+	full := s.Stats().Remote.Refreshes["full"]
+	put(f, contextObject(memory.Observation{Word: "z", Context: "z ctx"}), f.Now-time.Hour.Milliseconds())
+	waitFor(t, "z to be read in full", func() bool {
+		return s.scopes[""].objects() == 3 && s.Stats().Remote.Refreshes["full"] > full
+	})
+	s.Close()
+	if st := s.Stats().Remote; st.Scopes[""].Objects != int64(f.Count(sharedTenant)) || strings.Contains(logs.String(), "ignored") {
+		t.Errorf("%d objects counted of %d, log:\n%s", st.Scopes[""].Objects, f.Count(sharedTenant), logs.String())
 	}
 }
