@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
-	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
 
 // Environment variables of the context memory kept in Weaviate.
@@ -110,7 +107,6 @@ func weaviateEnv(err error) string {
 // they are used.
 func (m *Module) openWeaviate(o weaviatemem.Options) error {
 	o.Logger = slog.Default().With("module", Name)
-	o.Witness = m.imported
 	store, err := weaviatemem.Open(o, "")
 	if err != nil {
 		return fmt.Errorf("init %s: %s: %w", Name, EnvMemoryWeaviate, err)
@@ -156,44 +152,4 @@ func (m *Module) remoteInfo() map[string]any {
 	st := m.remote.Stats()
 	return map[string]any{"backend": st.Backend, "weaviate": st.Remote, "words": st.Memory.Words,
 		"contexts": st.Memory.Contexts, "passages": st.Memory.Passages}
-}
-
-// imported is the witness of the memory kept in Weaviate
-// (weaviatemem.Options.Witness): the objects of the collection or tenant a
-// scope names, when the collection teaches the memory; 0 for the shared
-// scope, a collection that does not teach, and one that does not exist.
-func (m *Module) imported(ctx context.Context, call weaviateapi.Caller, scope string) (int, error) {
-	class, tenant, _ := strings.Cut(scope, "/")
-	if class == "" {
-		return 0, nil
-	}
-	var schema struct {
-		ModuleConfig map[string]map[string]any `json:"moduleConfig"`
-		VectorConfig map[string]struct {
-			Vectorizer map[string]map[string]any `json:"vectorizer"`
-		} `json:"vectorConfig"`
-	}
-	var he *weaviateapi.HTTPError
-	if err := call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(class), nil, &schema); errors.As(err, &he) &&
-		he.Status == http.StatusNotFound {
-		return 0, nil
-	} else if err != nil {
-		return 0, err
-	}
-	configs := []map[string]any{schema.ModuleConfig[Name]}
-	for _, vc := range schema.VectorConfig {
-		configs = append(configs, vc.Vectorizer[Name])
-	}
-	teaches := false
-	for _, c := range configs {
-		if c == nil {
-			continue
-		}
-		b, ok := c[SettingTeach].(bool)
-		teaches = teaches || (ok && b) || (!ok && m.env.Teach)
-	}
-	if !teaches {
-		return 0, nil
-	}
-	return weaviateapi.Count(ctx, call, class, tenant)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/text2vec-am/text2vec-am/adapter/command"
-	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 )
@@ -188,50 +187,5 @@ func TestWeaviateMemoryDown(t *testing.T) {
 	f.Fail("/v1/batch", 0, 0)
 	if _, errs := batch(10); errs[0] != nil {
 		t.Errorf("once Weaviate takes writes again: %v", errs[0])
-	}
-}
-
-// TestImportedCountsWhatTaught: the witness of the memory kept in Weaviate
-// counts a collection's (tenant's) objects when the collection teaches, by
-// its setting, a named vector's or the node's default, and nothing for a
-// collection that does not teach, one that does not exist, or the shared
-// scope.
-func TestImportedCountsWhatTaught(t *testing.T) {
-	m := newTestModule(t, false)
-	m.env.Teach = true
-	schemas := map[string]string{
-		"Teaches":   `{"class":"Teaches","moduleConfig":{"text2vec-am":{"teach":true}}}`,
-		"Default":   `{"class":"Default","moduleConfig":{"text2vec-am":{"weighting":"sif"}}}`,
-		"NoTeach":   `{"class":"NoTeach","moduleConfig":{"text2vec-am":{"teach":false}}}`,
-		"Named":     `{"class":"Named","vectorConfig":{"a":{"vectorizer":{"none":{}}},"b":{"vectorizer":{"text2vec-am":{}}}}}`,
-		"NamedOff":  `{"class":"NamedOff","vectorConfig":{"b":{"vectorizer":{"text2vec-am":{"teach":false}}}}}`,
-		"OtherVecs": `{"class":"OtherVecs","moduleConfig":{"text2vec-model2vec":{}}}`,
-	}
-	var counted []string
-	call := func(_ context.Context, method, path string, body, out any) error {
-		if class, ok := strings.CutPrefix(path, "/v1/schema/"); ok {
-			s, found := schemas[class]
-			if !found {
-				return &weaviateapi.HTTPError{Status: 404}
-			}
-			return json.Unmarshal([]byte(s), out)
-		}
-		q := body.(map[string]any)["query"].(string)
-		counted = append(counted, q)
-		class := strings.FieldsFunc(q, func(r rune) bool { return r == ' ' || r == '(' })[3]
-		return json.Unmarshal([]byte(fmt.Sprintf(`{"data":{"Aggregate":{%q:[{"meta":{"count":7}}]}}}`, class)), out)
-	}
-	for scope, want := range map[string]int{"Teaches": 7, "Default": 7, "Named/t1": 7, "NoTeach": 0, "NamedOff": 0,
-		"OtherVecs": 0, "Missing": 0, "": 0} {
-		if got, err := m.imported(context.Background(), call, scope); err != nil || got != want {
-			t.Errorf("scope %q: %d, %v; want %d", scope, got, err, want)
-		}
-	}
-	m.env.Teach = false
-	if got, _ := m.imported(context.Background(), call, "Default"); got != 0 {
-		t.Errorf("a collection left to a node default of no teaching: %d, want 0", got)
-	}
-	if want := `tenant: "t1"`; !strings.Contains(strings.Join(counted, "\n"), want) {
-		t.Errorf("counts %q: none of tenant t1", counted)
 	}
 }

@@ -82,15 +82,6 @@
 // backoff while Weaviate is unreachable or answers 429 or 5xx. Until a
 // scope's first read is done its requests wait for it (up to their
 // deadline). A failed refresh keeps the copy (State "stale") and is retried.
-// With Options.Witness, each full read of a scope (the first, and one after
-// its objects went down) is preceded by a count of the objects that taught
-// it (the module counts its collection's or tenant's);
-// when the read then finds no object although the count found some, the
-// memory was deleted or lost and the scope's requests fail with ErrLost
-// until its memory has objects again (memory rebuild) or the count is 0,
-// both asked at each refresh. Counting first means that objects another
-// server imported during the read had their lessons written (at QUORUM,
-// before Weaviate stored the objects) before they were counted.
 // Credentials (a user and password in the URL, the API key) are sent, never
 // logged or returned in errors.
 package weaviatemem

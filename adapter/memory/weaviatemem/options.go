@@ -1,7 +1,6 @@
 package weaviatemem
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,16 +66,6 @@ type Options struct {
 	// default as they are), its AM vectors to at most 1/16; its keys grow
 	// with its tenant's objects.
 	MaxBytes int64
-	// Witness, if set, says how many objects the collection or tenant a
-	// scope names holds that taught the memory (call reaches the Weaviate
-	// at URL). It is asked before each full read of a scope (the first, and
-	// after the scope's objects went down, e.g. its memory was deleted), and
-	// at each refresh while the scope is lost: a scope whose memory has no
-	// object although its witness counted objects before the read is lost
-	// (ErrLost) until its memory has objects again (memory rebuild) or the
-	// witness counts none. An error of the witness is logged and counts no
-	// object.
-	Witness func(ctx context.Context, call weaviateapi.Caller, scope string) (int, error)
 	// Logger receives the store's messages (default slog.Default()).
 	Logger *slog.Logger
 	// HTTP is the client (default: a new one; each call has its own timeout).

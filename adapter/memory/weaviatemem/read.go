@@ -63,11 +63,7 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	if idle {
 		sc.refreshed = time.Now()
 	}
-	lost := sc.lost > 0
 	sc.mu.Unlock()
-	if s.o.Witness != nil && (full || lost) { // before the read: see doc.go
-		sc.witnessed(s.witness(ctx, sc))
-	}
 	switch {
 	case afresh:
 		return s.readAfresh(ctx, sc, n)

@@ -41,10 +41,6 @@ type scope struct {
 	// it with creation times that order nothing).
 	noIncremental time.Time
 	fresh         *freshCopy // the copy read afresh that replaces mem once read (nil: none)
-	// imported is what Options.Witness counted before the last full read
-	// (or since, while lost); lost is that count while the copy has no
-	// object (ErrLost), else 0.
-	imported, lost int
 }
 
 // newScope returns an empty copy of the scope name with the options of o.
@@ -116,7 +112,6 @@ func (sc *scope) caughtUp(since int64) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
-	sc.judgeLocked()
 	select {
 	case <-sc.loaded:
 	default:
@@ -201,35 +196,7 @@ func (sc *scope) endFresh(r *freshCopy, failed error, since int64) error {
 	sc.mem, sc.read, sc.newest = r.mem, r.read, r.newest
 	sc.cache = vectorizer.NewBoundedCache(sc.cacheBytes) // versions of another memory
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
-	sc.judgeLocked()
 	return nil
-}
-
-// judgeLocked (mu held) decides whether the memory is lost: no object read
-// although the witness counted objects that taught it.
-func (sc *scope) judgeLocked() {
-	sc.lost = 0
-	if sc.read.count == 0 && sc.imported > 0 {
-		sc.lost = sc.imported
-	}
-}
-
-// witnessed records what the witness counted; once the first read is done,
-// the copy is judged again (it is asked only while the memory is lost).
-func (sc *scope) witnessed(n int) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	sc.imported = n
-	if sc.isLoaded() {
-		sc.judgeLocked()
-	}
-}
-
-// isLost reports whether the memory is lost.
-func (sc *scope) isLost() bool {
-	sc.mu.RLock()
-	defer sc.mu.RUnlock()
-	return sc.lost > 0
 }
 
 // stats describe the copy.

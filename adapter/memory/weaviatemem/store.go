@@ -214,12 +214,12 @@ func (s *Store) loadedScope(ctx context.Context, name string) (*scope, error) {
 	}
 	select {
 	case <-sc.loaded:
-		return sc, s.lostErr(sc)
+		return sc, nil
 	default:
 	}
 	select {
 	case <-sc.loaded:
-		return sc, s.lostErr(sc)
+		return sc, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: the copy of the memory in Weaviate at %s is not read yet (%s): %v",
 			memstore.ErrUnavailable, s.base, s.lastErr(), ctx.Err())
