@@ -51,10 +51,12 @@ func (m *Memory) Remember(obs []Observation) error { return m.RememberAt(obs, 0)
 
 // RememberAt is Remember for observations made at stamp (a time, in any
 // unit, the same for every call): the words evicted for the budget are
-// those whose last change has the least stamp, and an observation older
-// than every word of a full memory is refused; so observations applied in
-// any order leave the most recent words. Remember's stamp is 0: the order
-// of the calls.
+// those whose last change has the least stamp (of one stamp, the least
+// recently changed), and an observation for which no room can be made of
+// words changed no later is refused; so observations applied in another
+// order leave about the most recent words (not exactly: the byte budget is
+// filled greedily, and the ties of one stamp follow the order applied).
+// Remember's stamp is 0: the order of the calls.
 func (m *Memory) RememberAt(obs []Observation, stamp int64) error {
 	if len(obs) == 0 && !m.opts.ReadOnly {
 		return nil
@@ -63,15 +65,18 @@ func (m *Memory) RememberAt(obs []Observation, stamp int64) error {
 		n := 0
 		for _, o := range obs {
 			word, ctx, evicted, ok := m.offerLocked(o, stamp)
-			if !ok || !persist {
+			if !persist {
 				continue
 			}
-			for _, w := range evicted {
+			for _, w := range evicted { // also those evicted before an observation was refused
 				var start int
 				buf, start = beginRecord(buf)
 				buf = appendForget(buf, w)
 				endRecord(buf, start)
 				n++
+			}
+			if !ok {
+				continue
 			}
 			var start int
 			buf, start = beginRecord(buf)
@@ -83,8 +88,10 @@ func (m *Memory) RememberAt(obs []Observation, stamp int64) error {
 	}, nil) // a kept context applied twice is harmless: records set membership
 }
 
-// offerLocked applies one observation. ok is false when nothing changed
-// (rejected, a context already kept, or one whose hash is not among the k smallest).
+// offerLocked applies one observation, returning the words evicted to make
+// room. ok is false when the observation was not kept (rejected, a context
+// already kept, one whose hash is not among the k smallest, or no room to be
+// made of words not changed later: the words evicted before that are gone).
 func (m *Memory) offerLocked(o Observation, stamp int64) (word, ctx string, evicted []string, ok bool) {
 	if o.Word == "" || len(o.Word) > m.opts.MaxWordBytes || !utf8.ValidString(o.Word) || !utf8.ValidString(o.Context) {
 		m.rejected++
@@ -114,7 +121,7 @@ func (m *Memory) offerLocked(o Observation, stamp int64) (word, ctx string, evic
 		w, ok := m.evictLocked(e, at)
 		if !ok {
 			m.rejected++
-			return "", "", nil, false
+			return "", "", evicted, false
 		}
 		evicted = append(evicted, w)
 	}

@@ -117,5 +117,6 @@
 // by a time the caller gives (a copy of a memory kept elsewhere gives the
 // time each lesson was stored): whatever order observations arrive in, the
 // words changed least recently by that time are evicted first, and an
-// observation older than every word of a full memory is refused.
+// observation for which no room can be made of words changed no later is
+// refused (the words it evicted are logged as evicted all the same).
 package memory

@@ -149,6 +149,42 @@ func TestRememberAtKeepsTheMostRecent(t *testing.T) {
 	}
 }
 
+// TestRefusedObservationLogsItsEvictions: an observation that evicts an
+// older word and then finds no more room (the next word was changed later)
+// is refused, and the eviction it made is in the log: the memory its log
+// replays holds what the writer held.
+func TestRefusedObservationLogsItsEvictions(t *testing.T) {
+	o := quietOptions()
+	o.MaxBytes, o.MaxContextBytes = 1000, 1000
+	dir := filepath.Join(t.TempDir(), "mem")
+	m := mustOpen(t, dir, o)
+	for _, r := range []struct {
+		word  string
+		n     int
+		stamp int64
+	}{{"a", 300, 10}, {"b", 100, 30}, {"c", 600, 20}} { // c needs a's and b's room; b is newer
+		if err := m.RememberAt([]Observation{{Word: r.word, Context: r.word + " " + strings.Repeat("x", r.n)}}, r.stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := func(m *Memory) string {
+		var out []string
+		for _, w := range []string{"a", "b", "c"} {
+			if c, _ := m.Contexts(nil, w); len(c) > 0 {
+				out = append(out, w)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got := held(m); got != "b" {
+		t.Fatalf("the writer holds %q, want b (a evicted, c refused)", got)
+	}
+	m.abandon() // the log is replayed
+	if got := held(mustOpen(t, dir, o)); got != "b" {
+		t.Errorf("read back: %q, want b, as the writer held", got)
+	}
+}
+
 // TestBudgetEvicts: past MaxWords and MaxBytes the least recently changed
 // words are evicted, so a word first seen late still gets its contexts and
 // the accounted bytes never exceed the budget.

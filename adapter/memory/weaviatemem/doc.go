@@ -47,14 +47,15 @@
 // the same objects hold the same memory (below the budgets), and so do two
 // copies of the same documents taught in other groupings. A passage carried
 // by several objects counts once, however many passages were counted
-// between them. Above the budgets a copy evicts the words whose latest
+// between them. Above the budgets a copy evicts first the words whose latest
 // context came in the object stored first (memory.Memory.RememberAt with
-// the object's creation time), whatever order it reads the objects in: a
-// fresh copy, which reads them in the cursor's order of ids, keeps the words
-// of the latest objects, as a copy that read them as they came does (which
-// contexts older words keep may then differ between copies). Stats gives a
-// digest of the objects
-// read (ScopeStats.Version) and the passages and contexts the copy holds.
+// the object's creation time), in whatever order it reads the objects: a
+// fresh copy, which reads them in the cursor's order of ids, keeps about the
+// words of the latest objects, as a copy that read them as they came does;
+// not exactly the same words (the byte budget is filled greedily, and the
+// objects of one millisecond are ordered as read), nor the same contexts of
+// older words. Stats gives a digest of the objects read
+// (ScopeStats.Version) and the passages and contexts the copy holds.
 // To count each object and each passage once, whenever it was created and
 // however often it is listed or written again, a copy keeps a 64-bit key of
 // every object it read (the two halves of its id exclusive-or'ed; two of a
