@@ -12,13 +12,16 @@ import (
 // min-heap of the entries; each entry knows its index.
 type recency []*entry
 
-// before reports whether a was changed less recently than b.
-func before(a, b *entry) bool {
-	if a.stamp != b.stamp {
-		return a.stamp < b.stamp
+// byChange orders a and b by their last change, least recent first.
+func byChange(a, b *entry) int {
+	if c := cmp.Compare(a.stamp, b.stamp); c != 0 {
+		return c
 	}
-	return a.seq < b.seq
+	return cmp.Compare(a.seq, b.seq)
 }
+
+// before reports whether a was changed less recently than b.
+func before(a, b *entry) bool { return byChange(a, b) < 0 }
 
 func (r recency) Len() int           { return len(r) }
 func (r recency) Less(i, j int) bool { return before(r[i], r[j]) }
@@ -73,11 +76,6 @@ func (m *Memory) leastRecent(keep *entry) *entry {
 // byRecency returns the words least recently changed first.
 func (m *Memory) byRecency() []*entry {
 	es := slices.Clone(m.recent)
-	slices.SortFunc(es, func(a, b *entry) int {
-		if c := cmp.Compare(a.stamp, b.stamp); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	slices.SortFunc(es, byChange)
 	return es
 }

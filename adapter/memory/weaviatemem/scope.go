@@ -97,13 +97,9 @@ func (sc *scope) apply(objs []object, own bool, newest int64) error {
 
 // knows reports whether the copy counted the object of id already.
 func (sc *scope) knows(id string) bool {
-	k, ok := idKey(id)
-	if !ok {
-		return false
-	}
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
-	return sc.read.ids.contains(k)
+	return sc.read.knows(id)
 }
 
 // caughtUp ends a full read into the copy: since is where the next
@@ -140,13 +136,9 @@ func (r *freshCopy) add(objs []object, newest int64) error {
 
 // knows reports whether the copy counted the object of id already.
 func (r *freshCopy) knows(id string) bool {
-	k, ok := idKey(id)
-	if !ok {
-		return false
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.read.ids.contains(k)
+	return r.read.knows(id)
 }
 
 // addOwn adds the server's own writes.

@@ -56,6 +56,12 @@ func (t *tally) add(mem *memory.Memory, objs []object) error {
 	return nil
 }
 
+// knows reports whether t counted the object of id, as Weaviate lists it.
+func (t *tally) knows(id string) bool {
+	k, ok := idKey(id)
+	return ok && t.ids.contains(k)
+}
+
 // passageKey is the 64-bit key of the passage of content hash h among a
 // tally's ids: the key of an id of its own name space ("counted passage"),
 // which no object of the memory has.
