@@ -4,10 +4,15 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,13 +33,59 @@ func adapterArgs(r *reference, memDir string, teach bool) []string {
 // transformersCollection is a collection vectorized by Weaviate's stock
 // text2vec-transformers module (which calls the adapter).
 func transformersCollection(class string, settings map[string]any) map[string]any {
+	return stockCollection(class, "text2vec-transformers", settings)
+}
+
+// stockCollection is a collection vectorized by the stock Weaviate module
+// named, with its settings; the document id is not vectorized.
+func stockCollection(class, module string, settings map[string]any) map[string]any {
 	return map[string]any{
 		"class":           class,
-		"vectorizer":      "text2vec-transformers",
-		"moduleConfig":    map[string]any{"text2vec-transformers": settings},
+		"vectorizer":      module,
+		"moduleConfig":    map[string]any{module: settings},
 		"vectorIndexType": exactIndex,
-		"properties":      docProperties(map[string]any{"text2vec-transformers": map[string]any{"skip": true}}),
+		"properties":      docProperties(map[string]any{module: map[string]any{"skip": true}}),
 	}
+}
+
+// stockModulesEnv enables the stock Weaviate modules that call serve:
+// text2vec-transformers (TRANSFORMERS_INFERENCE_API names serve) and
+// text2vec-openai (each collection's baseURL names it; serve takes any key).
+func stockModulesEnv(t *testing.T) []string {
+	return []string{"ENABLE_MODULES=text2vec-transformers,text2vec-openai", "OPENAI_APIKEY=unused", tiktokenCacheEnv(t)}
+}
+
+// tiktokenCacheEnv returns TIKTOKEN_CACHE_DIR naming a directory that holds
+// the cl100k_base encoding Weaviate's text2vec-openai counts tokens with:
+// the test's own TIKTOKEN_CACHE_DIR when set (the real encoding, as
+// Weaviate caches it), else a byte-level encoding (every byte a token).
+// Weaviate downloads the real one on first use, and without it (a machine
+// without internet) its batcher panics. The counts only pace and size its
+// batches; the vectors do not depend on them.
+func tiktokenCacheEnv(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("TIKTOKEN_CACHE_DIR"); dir != "" {
+		return "TIKTOKEN_CACHE_DIR=" + dir
+	}
+	dir := t.TempDir()
+	const url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+	var b strings.Builder
+	for i := range 256 {
+		fmt.Fprintf(&b, "%s %d\n", base64.StdEncoding.EncodeToString([]byte{byte(i)}), i)
+	}
+	name := filepath.Join(dir, fmt.Sprintf("%x", sha1.Sum([]byte(url))))
+	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "TIKTOKEN_CACHE_DIR=" + dir
+}
+
+// openAICollection is a collection vectorized by Weaviate's stock
+// text2vec-openai module with its base URL set to serve (OpenAI's
+// embeddings API, batched).
+func openAICollection(class, baseURL string) map[string]any {
+	settings := map[string]any{"baseURL": baseURL, "model": "text2vec-am", "vectorizeClassName": false}
+	return stockCollection(class, "text2vec-openai", settings)
 }
 
 // adapterMemory reads the context memory's summary from the adapter's /meta.
@@ -63,10 +114,8 @@ func TestTransformersAdapter(t *testing.T) {
 	memDir := filepath.Join(tmp, "memory")
 	adapterPort := freePorts(t, 1)[0]
 	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), adapterPort, adapterArgs(r, memDir, false))
-	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
-		"ENABLE_MODULES=text2vec-transformers",
-		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
-	})
+	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t),
+		append([]string{"TRANSFORMERS_INFERENCE_API=" + a.url("")}, stockModulesEnv(t)...))
 	c := newClient(t, w)
 	docs := collection{w: w, c: c, class: "DocsA"}
 
@@ -84,6 +133,15 @@ func TestTransformersAdapter(t *testing.T) {
 	t.Run("StoredVectorsEqualVectorizer", func(t *testing.T) { checkStoredVectors(t, docs, r) })
 	t.Run("NearTextMRR", func(t *testing.T) { checkNearText(t, docs, r) })
 	t.Run("Hybrid", func(t *testing.T) { checkHybrid(t, docs, r) })
+	t.Run("OpenAIEmbeddingsAPI", func(t *testing.T) {
+		// Weaviate's text2vec-openai with its base URL set to serve: batched
+		// requests to /v1/embeddings, the same vectors and search.
+		col := collection{w: w, c: c, class: "OpenAIA"}
+		createCollection(t, w, openAICollection(col.class, a.url("")))
+		importAll(t, col, r)
+		checkStoredVectors(t, col, r)
+		checkNearText(t, col, r)
+	})
 
 	var probesBefore map[int][]float32
 	var memBefore map[string]any

@@ -35,10 +35,8 @@ func TestImportThroughput(t *testing.T) {
 	tmp := t.TempDir()
 
 	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, filepath.Join(tmp, "memory-a"), false))
-	stock := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data-stock"), filepath.Join(tmp, "weaviate-stock.log"), newWeaviatePorts(t), []string{
-		"ENABLE_MODULES=text2vec-transformers",
-		"TRANSFORMERS_INFERENCE_API=" + a.url(""),
-	})
+	stock := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data-stock"), filepath.Join(tmp, "weaviate-stock.log"), newWeaviatePorts(t),
+		append([]string{"TRANSFORMERS_INFERENCE_API=" + a.url("")}, stockModulesEnv(t)...))
 	custom := startWeaviate(t, customServer(t, e.repo), filepath.Join(tmp, "data-custom"), filepath.Join(tmp, "weaviate-custom.log"), newWeaviatePorts(t), customEnv(r))
 	sc, cc := newClient(t, stock), newClient(t, custom)
 
@@ -63,6 +61,9 @@ func TestImportThroughput(t *testing.T) {
 		{"C-stock", "client-supplied vectors, stock server", stock, sc, byovStock, &clientVectors{vecs: r.docVecs}},
 		{"A", "stock server + text2vec-transformers → adapter (teach off)", stock, sc, func(class string) map[string]any {
 			return withHNSW(transformersCollection(class, map[string]any{"vectorizeClassName": false}))
+		}, nil},
+		{"A-openai", "stock server + text2vec-openai → adapter /v1/embeddings", stock, sc, func(class string) map[string]any {
+			return withHNSW(openAICollection(class, a.url("")))
 		}, nil},
 		{"C-custom", "client-supplied vectors (named), custom server", custom, cc, byovCustom, &clientVectors{target: "am", vecs: r.docVecs}},
 		{"B", "custom server, in-process text2vec-am (teach off)", custom, cc, func(class string) map[string]any {
@@ -113,6 +114,7 @@ func TestImportThroughput(t *testing.T) {
 	fmt.Fprintf(&sb, "|---|---:|---:|---:|---:|\n")
 	row("(C) client-supplied vectors, stock server", "C-stock", "C-stock")
 	row("(A) stock + text2vec-transformers → adapter", "A", "C-stock")
+	row("(A) stock + text2vec-openai → adapter /v1/embeddings", "A-openai", "C-stock")
 	row("(C) client-supplied vectors (named vector), custom server", "C-custom", "C-custom")
 	row("(B) in-process text2vec-am, teach off", "B", "C-custom")
 	row("(B) in-process text2vec-am, teach on", "B-teach", "C-custom")

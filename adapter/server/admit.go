@@ -23,6 +23,7 @@ import (
 var routes = map[string]string{
 	"/.well-known/live": "GET, HEAD", "/.well-known/ready": "GET, HEAD", "/meta": "GET, HEAD", "/metrics": "GET, HEAD",
 	"/vectors": "POST", "/vectors/": "POST", "/vectors/batch": "POST", "/explain": "POST",
+	"/v1/embeddings": "POST",
 }
 
 // notFound answers every request no route matched: 405 with Allow on a known

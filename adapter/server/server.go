@@ -177,6 +177,7 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	mux.HandleFunc("POST /vectors/{$}", s.limited(s.vectors)) // the Python inference containers accept both
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
+	mux.HandleFunc("POST /v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", s.notFound)
 	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
@@ -262,6 +263,12 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 // MaxConcurrent slots, under a context that ends with the client or after
 // RequestTimeout.
 func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buffer) error) http.HandlerFunc {
+	return s.limitedAs(s.writeError, h)
+}
+
+// limitedAs is limited answering errors with writeErr.
+func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error),
+	h func(context.Context, http.ResponseWriter, *bytes.Buffer) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		buf := s.bufs.Get().(*bytes.Buffer)
 		buf.Reset()
@@ -274,7 +281,7 @@ func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buf
 		defer held.release()
 		r.Body = budgetReader{r.Body, held}
 		if err := s.admit(w, r, buf); err != nil {
-			s.writeError(w, err)
+			writeErr(w, err)
 			return
 		}
 		select {
@@ -286,7 +293,7 @@ func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buf
 				t.Stop()
 			case <-t.C:
 				s.metrics.rejected.Inc()
-				s.writeError(w, &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+				writeErr(w, &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
 					msg: fmt.Sprintf("server busy: %d requests in flight (--max-concurrent); retry later", s.limits.MaxConcurrent)})
 				return
 			case <-r.Context().Done():
@@ -298,13 +305,20 @@ func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buf
 		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
 		defer cancel()
 		if err := h(ctx, w, buf); err != nil {
-			s.writeError(w, s.stopped(err))
+			writeErr(w, s.stopped(err))
 		}
 	}
 }
 
 // writeError answers err as {"error": "..."}.
 func (s *Server) writeError(w http.ResponseWriter, err error) {
+	he := s.answered(err)
+	writeErrorBody(w, he, append(appendString([]byte(`{"error":`), he.msg), '}'))
+}
+
+// answered returns the httpError that answers err, logging what the client
+// is not told.
+func (s *Server) answered(err error) *httpError {
 	var he *httpError
 	if !errors.As(err, &he) {
 		// Internal errors name files and directories: the log gets them, the client not.
@@ -313,10 +327,14 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	} else if he.status >= 500 && he.status != http.StatusServiceUnavailable {
 		s.log.Error("request failed", "status", he.status, "err", he.msg)
 	}
+	return he
+}
+
+// writeErrorBody writes the error body of he with its status.
+func writeErrorBody(w http.ResponseWriter, he *httpError, body []byte) {
 	if he.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(he.retryAfter))
 	}
-	body := append(appendString([]byte(`{"error":`), he.msg), '}')
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(he.status)
 	w.Write(body)

@@ -7,13 +7,21 @@ import (
 	"net/http"
 )
 
-// textList is the "texts" of a batch: decoded one string at a time and
-// refused (413, --max-batch) at the first string beyond limit, before the
-// strings beyond it take memory.
+// textList is the "texts" of a batch (or the field named by field): decoded
+// one string at a time and refused (413, --max-batch) at the first string
+// beyond limit, before the strings beyond it take memory.
 type textList struct {
+	field string // "texts" when empty
 	limit int
 	texts []string
 	set   bool // present and not null
+}
+
+func (l *textList) name() string {
+	if l.field == "" {
+		return "texts"
+	}
+	return l.field
 }
 
 // UnmarshalJSON decodes a JSON array of strings (or null).
@@ -23,7 +31,7 @@ func (l *textList) UnmarshalJSON(b []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return errorf(http.StatusBadRequest, "malformed JSON: field \"texts\": want an array of strings")
+		return errorf(http.StatusBadRequest, "malformed JSON: field %q: want an array of strings", l.name())
 	}
 	l.set = true
 	for dec.More() {
@@ -32,12 +40,12 @@ func (l *textList) UnmarshalJSON(b []byte) error {
 		}
 		var s string
 		if err := dec.Decode(&s); err != nil {
-			return errorf(http.StatusBadRequest, "malformed JSON: field \"texts\": text %d: %v", len(l.texts), err)
+			return errorf(http.StatusBadRequest, "malformed JSON: field %q: text %d: %v", l.name(), len(l.texts), err)
 		}
 		l.texts = append(l.texts, s)
 	}
 	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("texts: %w", err)
+		return fmt.Errorf("%s: %w", l.name(), err)
 	}
 	return nil
 }

@@ -1,0 +1,204 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+)
+
+// setRateLimitHeaders tells OpenAI clients that this server sets no rate
+// limit: Weaviate's text2vec-openai paces its batches by these headers, and
+// without them sleeps between requests as if the limit were zero. The
+// server's own bounds (--max-concurrent, --max-batch, --max-body-bytes)
+// answer 503 or 413.
+func setRateLimitHeaders(h http.Header) {
+	const requests, tokens = "1000000000", "1000000000000"
+	h.Set("x-ratelimit-limit-requests", requests)
+	h.Set("x-ratelimit-remaining-requests", requests)
+	h.Set("x-ratelimit-reset-requests", "0s")
+	h.Set("x-ratelimit-limit-tokens", tokens)
+	h.Set("x-ratelimit-remaining-tokens", tokens)
+	h.Set("x-ratelimit-reset-tokens", "0s")
+}
+
+// embeddingsRequest is the body of POST /v1/embeddings, OpenAI's embeddings
+// API: Weaviate's text2vec-openai (and any OpenAI client) with its base URL
+// set to this server.
+type embeddingsRequest struct {
+	Input          embeddingsInput `json:"input"`
+	Model          *string         `json:"model"`
+	Dimensions     *json.Number    `json:"dimensions"`
+	EncodingFormat *string         `json:"encoding_format"`
+	User           *string         `json:"user"`
+}
+
+// embeddingsInput is "input": one string or an array of strings (token
+// arrays are refused), at most --max-batch of them.
+type embeddingsInput struct{ textList }
+
+// UnmarshalJSON decodes a string or an array of strings.
+func (in *embeddingsInput) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return errorf(http.StatusBadRequest, "malformed JSON: field \"input\": %v", err)
+		}
+		in.texts, in.set = []string{s}, true
+		return nil
+	}
+	if len(b) > 0 && b[0] == '[' {
+		if rest := bytes.TrimLeft(b[1:], " \t\r\n"); len(rest) > 0 && (rest[0] == '[' || rest[0] == '-' ||
+			rest[0] >= '0' && rest[0] <= '9') {
+			return errorf(http.StatusBadRequest, "field \"input\": token arrays are not supported; send the texts")
+		}
+	}
+	return in.textList.UnmarshalJSON(b)
+}
+
+// embeddings answers POST /v1/embeddings. The texts are vectorized as
+// queries (the memory is read, never written: this API cannot say whether
+// a text is a query or an imported object); a text that yields no vector
+// gets an "error" in its entry of "data", as Weaviate's text2vec-openai
+// reads it, so that one bad text does not fail the others.
+func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+	req := embeddingsRequest{Input: embeddingsInput{textList{field: "input", limit: s.limits.MaxBatch}}}
+	if err := decodeStrict(body.Bytes(), &req, "input", "model", "dimensions", "encoding_format", "user"); err != nil {
+		return err
+	}
+	base64Format, err := s.checkEmbeddingsRequest(&req)
+	if err != nil {
+		return err
+	}
+	texts := req.Input.texts
+	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", texts, vectorizer.TaskQuery, s.vec.Options())
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	model := s.modelName
+	if req.Model != nil && *req.Model != "" {
+		model = *req.Model
+	}
+	words := 0
+	for _, t := range texts {
+		words += s.vec.Model().Tokenizer.CountWords(t, len(t))
+	}
+	out := body.AvailableBuffer()[:0]
+	out = append(out, `{"object":"list","data":[`...)
+	for i, v := range vecs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendEmbedding(out, i, v, errs[i], base64Format)
+		if errors.Is(errs[i], vectorizer.ErrTooManyAMWords) {
+			s.metrics.amWordsRefused.Inc()
+		}
+	}
+	out = append(out, `],"model":`...)
+	out = appendString(out, model)
+	out = append(out, `,"usage":{"prompt_tokens":`...)
+	out = strconv.AppendInt(out, int64(words), 10)
+	out = append(out, `,"total_tokens":`...)
+	out = strconv.AppendInt(out, int64(words), 10)
+	out = append(out, "}}"...)
+	setRateLimitHeaders(w.Header())
+	writeJSON(w, out)
+	return nil
+}
+
+// checkEmbeddingsRequest checks the decoded request against the model and
+// the limits; it reports whether the vectors are wanted in base64.
+func (s *Server) checkEmbeddingsRequest(req *embeddingsRequest) (base64Format bool, err error) {
+	if !req.Input.set {
+		return false, errorf(http.StatusBadRequest, "field \"input\" is required")
+	}
+	if len(req.Input.texts) == 0 {
+		return false, errorf(http.StatusBadRequest, "field \"input\": no text")
+	}
+	if req.Dimensions != nil {
+		d, err := req.Dimensions.Int64()
+		if err != nil {
+			return false, errorf(http.StatusBadRequest, "field \"dimensions\": want an integer")
+		}
+		if d != int64(s.vec.Dim()) {
+			return false, errorf(http.StatusBadRequest, "field \"dimensions\" = %d: this model's vectors have %d dimensions and cannot be shortened", d, s.vec.Dim())
+		}
+	}
+	if f := req.EncodingFormat; f != nil {
+		switch *f {
+		case "float":
+		case "base64":
+			base64Format = true
+		default:
+			return false, errorf(http.StatusBadRequest, "field \"encoding_format\" = %q: want \"float\" or \"base64\"", *f)
+		}
+	}
+	for i, t := range req.Input.texts {
+		if err := s.checkText(t, i); err != nil {
+			return false, err
+		}
+	}
+	return base64Format, nil
+}
+
+// appendEmbedding appends the entry of "data" for text i: its vector, or an
+// empty vector and the error (Weaviate's text2vec-openai reads per-text
+// errors there).
+func appendEmbedding(b []byte, i int, v []float32, err error, base64Format bool) []byte {
+	b = append(b, `{"object":"embedding","index":`...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, `,"embedding":`...)
+	switch {
+	case err != nil:
+		b = append(b, `[],"error":`...)
+		b = appendOpenAIError(b, vectorError(err, "input["+strconv.Itoa(i)+"]").Error(), "invalid_request_error")
+	case base64Format:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, float32Bytes(v))
+		b = append(b, '"')
+	default:
+		b = appendVector(b, v)
+	}
+	return append(b, '}')
+}
+
+// float32Bytes returns v as little-endian IEEE 754 bytes, as OpenAI's
+// base64 encoding holds them.
+func float32Bytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
+	}
+	return out
+}
+
+// appendOpenAIError appends OpenAI's error object.
+func appendOpenAIError(b []byte, msg, typ string) []byte {
+	b = append(b, `{"message":`...)
+	b = appendString(b, msg)
+	b = append(b, `,"type":`...)
+	b = appendString(b, typ)
+	return append(b, `,"param":null,"code":null}`...)
+}
+
+// writeOpenAIError answers err in OpenAI's shape, {"error": {"message",
+// "type", "param", "code"}}.
+func (s *Server) writeOpenAIError(w http.ResponseWriter, err error) {
+	he := s.answered(err)
+	typ := "invalid_request_error"
+	if he.status >= 500 {
+		typ = "server_error"
+	}
+	writeErrorBody(w, he, append(appendOpenAIError([]byte(`{"error":`), he.msg, typ), '}'))
+}

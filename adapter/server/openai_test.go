@@ -1,0 +1,183 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/server"
+)
+
+// embeddingsResponse is OpenAI's answer to POST /v1/embeddings, with the
+// per-text error Weaviate's text2vec-openai reads.
+type embeddingsResponse struct {
+	Object string `json:"object"`
+	Data   []struct {
+		Object    string          `json:"object"`
+		Index     int             `json:"index"`
+		Embedding json.RawMessage `json:"embedding"`
+		Error     *openAIError    `json:"error"`
+	} `json:"data"`
+	Model string `json:"model"`
+	Usage struct {
+		PromptTokens int `json:"prompt_tokens"`
+		TotalTokens  int `json:"total_tokens"`
+	} `json:"usage"`
+	Error *openAIError `json:"error"`
+}
+
+type openAIError struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func postEmbeddings(t *testing.T, url, body string) (*http.Response, embeddingsResponse) {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/embeddings", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out embeddingsResponse
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("response %q: %v", raw, err)
+	}
+	return resp, out
+}
+
+// queryVector returns /vectors' vector of text as a query.
+func queryVector(t *testing.T, url, text string) []float32 {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"text": text, "config": map[string]any{"task_type": "query"}})
+	resp, err := http.Post(url+"/vectors", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Vector []float32 }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/vectors: status %d, %v", resp.StatusCode, err)
+	}
+	return out.Vector
+}
+
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEmbeddingsMatchVectors: OpenAI's embeddings API gives each text the
+// vector /vectors gives it as a query, bit for bit, in float and in base64,
+// one text or several, with the usage in words, the model named and headers
+// that set no rate limit.
+func TestEmbeddingsMatchVectors(t *testing.T) {
+	_, mem, url := startServer(t, server.DefaultLimits())
+	texts := []string{"f1 f2 r1 f3", "r2 f4 f5", "f6"}
+	before := mem.Stats()
+	resp, got := postEmbeddings(t, url, `{"input":["f1 f2 r1 f3","r2 f4 f5","f6"],"model":"text-embedding-3-small"}`)
+	if resp.StatusCode != 200 || got.Object != "list" || len(got.Data) != len(texts) {
+		t.Fatalf("status %d, object %q, %d entries", resp.StatusCode, got.Object, len(got.Data))
+	}
+	if got.Model != "text-embedding-3-small" || got.Usage.PromptTokens != 8 || got.Usage.TotalTokens != 8 {
+		t.Errorf("model %q, usage %+v; want the model asked for and 8 words", got.Model, got.Usage)
+	}
+	if resp.Header.Get("x-ratelimit-remaining-tokens") == "" || resp.Header.Get("x-ratelimit-limit-requests") == "" {
+		t.Errorf("rate-limit headers missing: %v", resp.Header)
+	}
+	for i, d := range got.Data {
+		var v []float32
+		if err := json.Unmarshal(d.Embedding, &v); err != nil {
+			t.Fatalf("data[%d]: %v", i, err)
+		}
+		if d.Index != i || d.Object != "embedding" || d.Error != nil || !sameBits(v, queryVector(t, url, texts[i])) {
+			t.Errorf("data[%d]: index %d, object %q, error %v; vector equals /vectors': %v", i, d.Index, d.Object, d.Error,
+				sameBits(v, queryVector(t, url, texts[i])))
+		}
+	}
+	if after := mem.Stats(); after.Passages != before.Passages || after.Contexts != before.Contexts {
+		t.Errorf("the memory changed: %+v, then %+v; embeddings are queries", before, after)
+	}
+
+	resp, got = postEmbeddings(t, url, `{"input":"f1 f2 r1 f3","encoding_format":"base64","dimensions":32}`)
+	if resp.StatusCode != 200 || len(got.Data) != 1 {
+		t.Fatalf("base64: status %d, %d entries", resp.StatusCode, len(got.Data))
+	}
+	var enc string
+	if err := json.Unmarshal(got.Data[0].Embedding, &enc); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]float32, len(raw)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	if !sameBits(v, queryVector(t, url, texts[0])) {
+		t.Errorf("base64 vector differs from /vectors'")
+	}
+}
+
+// TestEmbeddingsErrors: every refusal in OpenAI's error shape naming the
+// problem; a text without a vector fails alone, in its entry of data.
+func TestEmbeddingsErrors(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBatch = 2
+	lim.MaxTextBytes = 100
+	_, _, url := startServer(t, lim)
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"missing input", `{"model":"m"}`, 400, `"input" is required`},
+		{"empty input", `{"input":[]}`, 400, "no text"},
+		{"token array", `{"input":[1,2,3]}`, 400, "token arrays"},
+		{"token arrays", `{"input":[[1,2],[3]]}`, 400, "token arrays"},
+		{"too many", `{"input":["f1","f2","f3"]}`, 413, "--max-batch"},
+		{"text too long", `{"input":["` + strings.Repeat("f1 ", 50) + `"]}`, 413, "--max-text-bytes"},
+		{"dimensions", `{"input":"f1","dimensions":8}`, 400, "32 dimensions"},
+		{"encoding", `{"input":"f1","encoding_format":"int8"}`, 400, "encoding_format"},
+		{"unknown key", `{"input":"f1","temperature":1}`, 400, `"temperature"`},
+		{"wrong type", `{"input":5}`, 400, `"input"`},
+		{"malformed", `{"input":`, 400, "malformed JSON"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, got := postEmbeddings(t, url, c.body)
+			if resp.StatusCode != c.status || got.Error == nil || !strings.Contains(got.Error.Message, c.want) ||
+				got.Error.Type != "invalid_request_error" {
+				t.Errorf("status %d, error %+v; want %d and a message with %q", resp.StatusCode, got.Error, c.status, c.want)
+			}
+		})
+	}
+
+	resp, got := postEmbeddings(t, url, `{"input":["...","f1 f2"]}`)
+	if resp.StatusCode != 200 || len(got.Data) != 2 {
+		t.Fatalf("status %d, %d entries", resp.StatusCode, len(got.Data))
+	}
+	if e := got.Data[0].Error; e == nil || !strings.Contains(e.Message, "input[0]") || string(got.Data[0].Embedding) != "[]" {
+		t.Errorf("data[0]: error %+v, embedding %s; want input[0]'s error and no vector", e, got.Data[0].Embedding)
+	}
+	if got.Data[1].Error != nil || len(got.Data[1].Embedding) < 10 {
+		t.Errorf("data[1]: error %+v, embedding %s; want a vector", got.Data[1].Error, got.Data[1].Embedding)
+	}
+}
