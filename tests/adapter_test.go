@@ -141,6 +141,7 @@ func TestTransformersAdapter(t *testing.T) {
 		importAll(t, col, r)
 		checkStoredVectors(t, col, r)
 		checkNearText(t, col, r)
+		checkOpenAITextWithoutVector(t, col)
 	})
 
 	var probesBefore map[int][]float32
@@ -276,4 +277,47 @@ func TestTransformersAdapter(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkOpenAITextWithoutVector: through text2vec-openai, an object whose text
+// yields no vector is refused, alone (one object) and in a batch, where the
+// others are stored.
+func checkOpenAITextWithoutVector(t *testing.T, col collection) {
+	t.Helper()
+	ctx := context.Background()
+	obj := func(id, text string) map[string]any {
+		return map[string]any{"class": col.class, "id": id, "properties": map[string]any{"docId": id, "docIndex": -1, "text": text}}
+	}
+	const none, bad, good = "00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000a2",
+		"00000000-0000-4000-8000-0000000000a3"
+	status, raw, err := doJSON(ctx, http.MethodPost, col.w.url("/v1/objects"), obj(none, "..."), nil)
+	if err != nil || status == http.StatusOK {
+		t.Errorf("one object without a vector: status %d, %v: %.300s; want it refused", status, err, raw)
+	}
+	var res []struct {
+		ID     string `json:"id"`
+		Result struct {
+			Errors *struct {
+				Error []struct{ Message string } `json:"error"`
+			} `json:"errors"`
+		} `json:"result"`
+	}
+	body := map[string]any{"objects": []any{obj(bad, "..."), obj(good, "nftables replaces iptables")}}
+	status, raw, err = doJSON(ctx, http.MethodPost, col.w.url("/v1/batch/objects"), body, &res)
+	if err != nil || status != http.StatusOK || len(res) != 2 {
+		t.Fatalf("batch: status %d, %v: %.300s", status, err, raw)
+	}
+	for _, o := range res {
+		failed := o.Result.Errors != nil && len(o.Result.Errors.Error) > 0
+		if failed != (o.ID == bad) {
+			t.Errorf("batch object %s: errors %+v; want an error only for the text without a vector", o.ID, o.Result.Errors)
+		}
+	}
+	for id, want := range map[string]bool{none: false, bad: false, good: true} {
+		var got struct{ Vector []float32 }
+		status, _, _ := doJSON(ctx, http.MethodGet, col.w.url("/v1/objects/"+col.class+"/"+id+"?include=vector"), nil, &got)
+		if stored := status == http.StatusOK; stored != want || (stored && len(got.Vector) == 0) {
+			t.Errorf("object %s: status %d, vector of %d; want stored %v with a vector", id, status, len(got.Vector), want)
+		}
+	}
 }

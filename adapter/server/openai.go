@@ -66,9 +66,10 @@ func (in *embeddingsInput) UnmarshalJSON(b []byte) error {
 
 // embeddings answers POST /v1/embeddings. The texts are vectorized as
 // queries (the memory is read, never written: this API cannot say whether
-// a text is a query or an imported object); a text that yields no vector
-// gets an "error" in its entry of "data", as Weaviate's text2vec-openai
-// reads it, so that one bad text does not fail the others.
+// a text is a query or an imported object). In a batch, a text over a
+// per-text limit or that yields no vector gets an "error" in its entry of
+// "data", as Weaviate's text2vec-openai reads it, so that one bad text does
+// not fail the others; a request of one text gets its error as the answer.
 func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	req := embeddingsRequest{Input: embeddingsInput{textList{field: "input", limit: s.limits.MaxBatch}}}
 	if err := decodeStrict(body.Bytes(), &req, "input", "model", "dimensions", "encoding_format", "user"); err != nil {
@@ -79,12 +80,14 @@ func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *by
 		return err
 	}
 	texts := req.Input.texts
-	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", texts, vectorizer.TaskQuery, s.vec.Options())
+	vecs, errs, err := s.embed(ctx, texts)
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	if len(texts) == 1 && errs[0] != nil {
+		// Weaviate's text2vec-openai reads no per-text error for a single
+		// object or query: it would take the empty embedding as the vector.
+		return errs[0]
 	}
 	model := s.modelName
 	if req.Model != nil && *req.Model != "" {
@@ -100,7 +103,7 @@ func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *by
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendEmbedding(out, i, v, errs[i], base64Format)
+		out = s.appendEmbedding(out, i, v, errs[i], base64Format)
 		if errors.Is(errs[i], vectorizer.ErrTooManyAMWords) {
 			s.metrics.amWordsRefused.Inc()
 		}
@@ -116,6 +119,38 @@ func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *by
 	writeJSON(w, out)
 	return nil
 }
+
+// embed vectorizes the texts that keep the per-text limits; errs[i] is nil
+// or the error of texts[i], named input[i]: a text over a limit is refused
+// without being vectorized.
+func (s *Server) embed(ctx context.Context, texts []string) (vecs [][]float32, errs []error, err error) {
+	vecs, errs = make([][]float32, len(texts)), make([]error, len(texts))
+	kept, at := make([]string, 0, len(texts)), make([]int, 0, len(texts))
+	for i, t := range texts {
+		if errs[i] = s.checkTextAt(t, inputName(i)); errs[i] == nil {
+			kept, at = append(kept, t), append(at, i)
+		}
+	}
+	if len(kept) > 0 {
+		kv, ke, err := s.vz.VectorizeBatch(ctx, s.vec, "", kept, vectorizer.TaskQuery, s.vec.Options())
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, i := range at {
+			vecs[i] = kv[j]
+			if ke[j] != nil {
+				errs[i] = vectorError(ke[j], inputName(i))
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return vecs, errs, nil
+}
+
+// inputName names text i of "input" in errors.
+func inputName(i int) string { return "input[" + strconv.Itoa(i) + "]" }
 
 // checkEmbeddingsRequest checks the decoded request against the model and
 // the limits; it reports whether the vectors are wanted in base64.
@@ -144,25 +179,21 @@ func (s *Server) checkEmbeddingsRequest(req *embeddingsRequest) (base64Format bo
 			return false, errorf(http.StatusBadRequest, "field \"encoding_format\" = %q: want \"float\" or \"base64\"", *f)
 		}
 	}
-	for i, t := range req.Input.texts {
-		if err := s.checkText(t, i); err != nil {
-			return false, err
-		}
-	}
 	return base64Format, nil
 }
 
 // appendEmbedding appends the entry of "data" for text i: its vector, or an
 // empty vector and the error (Weaviate's text2vec-openai reads per-text
-// errors there).
-func appendEmbedding(b []byte, i int, v []float32, err error, base64Format bool) []byte {
+// errors there; an internal one is logged and not described).
+func (s *Server) appendEmbedding(b []byte, i int, v []float32, err error, base64Format bool) []byte {
 	b = append(b, `{"object":"embedding","index":`...)
 	b = strconv.AppendInt(b, int64(i), 10)
 	b = append(b, `,"embedding":`...)
 	switch {
 	case err != nil:
+		he := s.answered(err)
 		b = append(b, `[],"error":`...)
-		b = appendOpenAIError(b, vectorError(err, "input["+strconv.Itoa(i)+"]").Error(), "invalid_request_error")
+		b = appendOpenAIError(b, he.msg, openAIErrorType(he.status))
 	case base64Format:
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, float32Bytes(v))
@@ -196,9 +227,13 @@ func appendOpenAIError(b []byte, msg, typ string) []byte {
 // "type", "param", "code"}}.
 func (s *Server) writeOpenAIError(w http.ResponseWriter, err error) {
 	he := s.answered(err)
-	typ := "invalid_request_error"
-	if he.status >= 500 {
-		typ = "server_error"
+	writeErrorBody(w, he, append(appendOpenAIError([]byte(`{"error":`), he.msg, openAIErrorType(he.status)), '}'))
+}
+
+// openAIErrorType is the "type" of OpenAI's error object for status.
+func openAIErrorType(status int) string {
+	if status >= 500 {
+		return "server_error"
 	}
-	writeErrorBody(w, he, append(appendOpenAIError([]byte(`{"error":`), he.msg, typ), '}'))
+	return "invalid_request_error"
 }

@@ -181,3 +181,42 @@ func TestEmbeddingsErrors(t *testing.T) {
 		t.Errorf("data[1]: error %+v, embedding %s; want a vector", got.Data[1].Error, got.Data[1].Embedding)
 	}
 }
+
+// TestEmbeddingsTextOverLimitFailsAlone: in a batch, a text over a per-text
+// limit gets its error in its entry of data, named as input[i], and the
+// others their vectors: Weaviate's text2vec-openai sends up to 2000 objects
+// in one request, and one long object must not fail them all.
+func TestEmbeddingsTextOverLimitFailsAlone(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxTextBytes = 100
+	lim.MaxWords = 10
+	_, _, url := startServer(t, lim)
+	long, wordy := strings.Repeat("f1", 60), strings.Repeat("f1 ", 20)
+	resp, got := postEmbeddings(t, url, `{"input":["f1 f2","`+long+`","r2 f4","`+wordy+`"]}`)
+	if resp.StatusCode != 200 || len(got.Data) != 4 {
+		t.Fatalf("status %d, error %+v, %d entries; want 200 and 4 entries", resp.StatusCode, got.Error, len(got.Data))
+	}
+	for i, want := range []string{"", "input[1] has 120 bytes", "", "input[3] has 20 words"} {
+		d := got.Data[i]
+		switch {
+		case want == "" && (d.Error != nil || len(d.Embedding) < 10):
+			t.Errorf("data[%d]: error %+v, embedding %s; want a vector", i, d.Error, d.Embedding)
+		case want != "" && (d.Error == nil || !strings.Contains(d.Error.Message, want) || string(d.Embedding) != "[]"):
+			t.Errorf("data[%d]: error %+v, embedding %s; want no vector and an error with %q", i, d.Error, d.Embedding, want)
+		}
+	}
+}
+
+// TestEmbeddingsOneTextWithoutVector: a request whose only text yields no
+// vector is refused as a whole, in OpenAI's error shape: Weaviate's
+// text2vec-openai reads per-text errors only in batches, and would take the
+// empty embedding of a single object or query as its vector.
+func TestEmbeddingsOneTextWithoutVector(t *testing.T) {
+	_, _, url := startServer(t, server.DefaultLimits())
+	for _, body := range []string{`{"input":"..."}`, `{"input":["..."]}`} {
+		resp, got := postEmbeddings(t, url, body)
+		if resp.StatusCode != 422 || got.Error == nil || !strings.Contains(got.Error.Message, "input[0]") || len(got.Data) != 0 {
+			t.Errorf("%s: status %d, error %+v, %d entries; want 422 and input[0]'s error", body, resp.StatusCode, got.Error, len(got.Data))
+		}
+	}
+}

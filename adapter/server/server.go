@@ -416,6 +416,11 @@ func (s *Server) checkText(text string, i int) error {
 	if i >= 0 {
 		where = fmt.Sprintf("texts[%d]", i)
 	}
+	return s.checkTextAt(text, where)
+}
+
+// checkTextAt is checkText for the text named where in its errors.
+func (s *Server) checkTextAt(text, where string) error {
 	if len(text) > s.limits.MaxTextBytes {
 		return errorf(http.StatusRequestEntityTooLarge, "%s has %d bytes, more than the limit of %d (--max-text-bytes)", where, len(text), s.limits.MaxTextBytes)
 	}
