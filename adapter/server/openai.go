@@ -20,7 +20,7 @@ import (
 // server's own bounds (--max-concurrent, --max-batch, --max-body-bytes)
 // answer 503 or 413.
 func setRateLimitHeaders(h http.Header) {
-	const requests, tokens = "1000000000", "1000000000000"
+	const requests, tokens = "1000000000", "2000000000" // below 2³¹: Weaviate parses them with Atoi
 	h.Set("x-ratelimit-limit-requests", requests)
 	h.Set("x-ratelimit-remaining-requests", requests)
 	h.Set("x-ratelimit-reset-requests", "0s")

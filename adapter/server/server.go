@@ -50,7 +50,8 @@ type Limits struct {
 	MaxTextBytes int
 	// MaxWords bounds the words of one text.
 	MaxWords int
-	// MaxBatch bounds the texts of one /vectors/batch request.
+	// MaxBatch bounds the texts of one /vectors/batch or /v1/embeddings request
+	// (Weaviate's text2vec-openai sends up to 2000).
 	MaxBatch int
 	// MaxConcurrent bounds the vectorizing requests in flight; more wait up
 	// to QueueWait for a slot and are then answered 503 with Retry-After.
@@ -90,7 +91,7 @@ func DefaultLimits() Limits {
 		MaxBodyBytes:   8 << 20,
 		MaxTextBytes:   1 << 20,
 		MaxWords:       100_000,
-		MaxBatch:       1024,
+		MaxBatch:       2048,
 		MaxConcurrent:  4 * runtime.GOMAXPROCS(0),
 		QueueWait:      time.Second,
 		BodyTimeout:    30 * time.Second,
