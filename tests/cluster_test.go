@@ -401,15 +401,21 @@ func deployA(t *testing.T, e e2eEnv, r *reference, dir string, n int, shared boo
 		one = adapters[0]
 	}
 	return deployment{nodes: nodes, vectorizer: one, queryVector: func(node int, _, text string) ([]float32, error) {
-		var resp struct {
-			Vector []float32 `json:"vector"`
-		}
-		status, raw, err := doJSON(context.Background(), http.MethodPost, adapters[node].url("/vectors"), map[string]any{"text": text}, &resp)
-		if err != nil || status != http.StatusOK {
-			return nil, fmt.Errorf("adapter /vectors: status %d, %v: %.300s", status, err, raw)
-		}
-		return resp.Vector, nil
+		return serveQueryVector(adapters[node], text)
 	}}
+}
+
+// serveQueryVector is the vector a's /vectors gives text as a query (which
+// does not teach the memory).
+func serveQueryVector(a *adapterServer, text string) ([]float32, error) {
+	var resp struct {
+		Vector []float32 `json:"vector"`
+	}
+	status, raw, err := doJSON(context.Background(), http.MethodPost, a.url("/vectors"), map[string]any{"text": text}, &resp)
+	if err != nil || status != http.StatusOK {
+		return nil, fmt.Errorf("adapter /vectors: status %d, %v: %.300s", status, err, raw)
+	}
+	return resp.Vector, nil
 }
 
 // deployB starts n custom nodes with the in-process module: each with a

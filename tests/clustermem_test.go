@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -62,11 +63,11 @@ func TestClusterMemoryInWeaviate(t *testing.T) {
 	}
 	start := time.Now()
 	restarted := clusterSize - 1 // not node 0, which the others join
-	failed := importThroughAll(t, nodes, docs, restarted)
+	failed := importThroughAll(t, nodes, memCol, docs, nodeFault(t, nodes, restarted)).failures
 	t.Logf("%d documents imported by %d clients at once through %d nodes in %v, node %d killed and started again in mid-import: "+
 		"%d failed attempts (a request or objects of one) resent", len(docs), clusterSize, clusterSize, time.Since(start).Round(time.Second),
 		restarted, failed)
-	checkStoredOnce(t, nodes, restarted, docs, r.vec.Dim())
+	checkStoredOnce(t, nodes, memCol, restarted, docs, r.vec.Dim())
 	waitCopiesAgree(t, nodes, memClass)
 	cluster := make([][][]float32, len(nodes))
 	for i, w := range nodes {
@@ -80,14 +81,26 @@ func TestClusterMemoryInWeaviate(t *testing.T) {
 	if res, err := importDocs(context.Background(), newClient(t, single), memClass, docs, nil, batchSize, nil); err != nil || len(res.Failures) > 0 {
 		t.Fatalf("single node import: %v %v", err, res.Failures)
 	}
-	compareWithSingle(t, nodes, restarted, single, cluster[0], docs, queries)
+	compareQueryVectors(t, queryVectors(t, single, queries), cluster[0])
+	compareWithSingle(t, nodes, restarted, single, memCol, docs, queries, func(w *weaviateServer) refresh.Options {
+		return refresh.Options{Weaviate: w.url(""), Class: memClass}
+	})
 }
 
-// resendLog counts the failed attempts of concurrent clients and keeps the
-// first message.
+// clusterCol is the collection a cluster test imports into under faults
+// and the vector it searches ("": the class vector).
+type clusterCol struct{ class, target string }
+
+// memCol is the collection of TestClusterMemoryInWeaviate.
+var memCol = clusterCol{memClass, "am"}
+
+// resendLog counts the failed attempts of concurrent clients, those whose
+// message holds mark (when set), and keeps the first message.
 type resendLog struct {
 	mu       sync.Mutex
+	mark     string
 	failures int
+	marked   int
 	first    string
 }
 
@@ -97,23 +110,54 @@ func (l *resendLog) add(msg string) {
 	if l.failures++; l.failures == 1 {
 		l.first = msg
 	}
+	if l.mark != "" && strings.Contains(msg, l.mark) {
+		l.marked++
+	}
 }
 
-// importThroughAll imports docs through every node at once, a third each
-// (client c through node c, in batches), kills node victim (kill -9) once a
-// quarter of the documents is stored and starts it again on its data and
-// ports; the clients stop at two thirds until it is back, so that it takes
-// part in the last third again. Each client resends what failed, through
-// the next node, until every document is stored. It returns the number of
-// failed attempts.
-func importThroughAll(t *testing.T, nodes []*weaviateServer, docs []dataset.Document, victim int) int {
+// fault is what importThroughAll does to a cluster in mid-import: kill
+// once a quarter of the documents is stored, restart once half is (or
+// after 10 minutes). A failed attempt whose message holds mark shows that
+// the fault hit the import.
+type fault struct {
+	what          string
+	mark          string
+	kill, restart func()
+}
+
+// nodeFault kills node victim (kill -9) and starts it again on its data and
+// ports; restart returns once every node sees all of them.
+func nodeFault(t *testing.T, nodes []*weaviateServer, victim int) fault {
+	w := nodes[victim]
+	return fault{what: fmt.Sprintf("node %d", victim), kill: w.proc.kill, restart: func() {
+		w.launch(t)
+		if err := pollHTTP(w.proc, w.url("/v1/.well-known/ready"), 5*time.Minute); err != nil {
+			t.Fatalf("node %d after the kill: %v", victim, err)
+		}
+		for _, x := range nodes {
+			if err := pollNodes(x, len(nodes)); err != nil {
+				t.Fatalf("after node %d started again: %v", victim, err)
+			}
+		}
+	}}
+}
+
+// importThroughAll imports docs into col through every node at once, a
+// third each (client c through node c, in batches), and causes f: kill
+// once a quarter of the documents is stored, restart once half is; the
+// clients stop at two thirds until it is done, so that what was killed
+// takes part in the last third again. Each client resends what failed,
+// through the next node, until every document is stored. It returns the
+// log of the failed attempts; it fails the test when the fault did not hit
+// the import.
+func importThroughAll(t *testing.T, nodes []*weaviateServer, col clusterCol, docs []dataset.Document, f fault) *resendLog {
 	t.Helper()
 	clients := make([]*weaviate.Client, len(nodes))
 	for i, w := range nodes {
 		clients[i] = newClient(t, w)
 	}
 	var stored atomic.Int64
-	var log resendLog
+	log := &resendLog{mark: f.mark}
 	back := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(back) }) }
@@ -130,33 +174,13 @@ func importThroughAll(t *testing.T, nodes []*weaviateServer, docs []dataset.Docu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[c] = importResending(clients, c, docs, indexRange(c*n/len(nodes), (c+1)*n/len(nodes)), gate, &stored, &log)
+			idx := indexRange(c*n/len(nodes), (c+1)*n/len(nodes))
+			errs[c] = importResending(clients, col.class, c, docs, idx, gate, &stored, log)
 		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	waitStored(&stored, int64(n/4), done)
-	w := nodes[victim]
-	w.proc.kill()
-	t.Logf("node %d killed with %d of %d documents stored", victim, stored.Load(), n)
-	down := time.Now()
-	// The two nodes left are a quorum: the import goes on without it (a
-	// bound on liveness, not a measure of speed: on two loaded cores writes
-	// with a replica down ran at a few documents a second).
-	if !waitStoredFor(&stored, int64(n/2), 10*time.Minute) {
-		t.Errorf("with node %d down for 10 minutes the import stalled: %d of %d documents stored", victim, stored.Load(), n)
-	}
-	t.Logf("node %d down for %v, %d of %d documents stored", victim, time.Since(down).Round(time.Second), stored.Load(), n)
-	w.launch(t)
-	if err := pollHTTP(w.proc, w.url("/v1/.well-known/ready"), 5*time.Minute); err != nil {
-		t.Fatalf("node %d after the kill: %v", victim, err)
-	}
-	for _, x := range nodes {
-		if err := pollNodes(x, len(nodes)); err != nil {
-			t.Fatalf("after node %d started again: %v", victim, err)
-		}
-	}
-	t.Logf("node %d back after %v with %d of %d documents stored", victim, time.Since(down).Round(time.Second), stored.Load(), n)
+	injectFault(t, f, &stored, n, done)
 	release()
 	<-done
 	for c, err := range errs {
@@ -165,10 +189,37 @@ func importThroughAll(t *testing.T, nodes []*weaviateServer, docs []dataset.Docu
 		}
 	}
 	if log.failures == 0 {
-		t.Fatalf("no request failed: node %d was not killed in mid-import", victim)
+		t.Fatalf("no request failed: %s was not killed in mid-import", f.what)
+	}
+	if f.mark != "" && log.marked == 0 {
+		t.Fatalf("no failed attempt names %s: %s was not killed in mid-import", f.mark, f.what)
 	}
 	t.Logf("first failure (resent): %.300s", log.first)
-	return log.failures
+	return log
+}
+
+// injectFault causes f while the clients import n documents (stored
+// counts them; done closes when they end).
+func injectFault(t *testing.T, f fault, stored *atomic.Int64, n int, done <-chan struct{}) {
+	t.Helper()
+	waitStored(stored, int64(n/4), done)
+	select {
+	case <-done:
+		t.Fatalf("the import ended (%d of %d documents stored) before %s was killed", stored.Load(), n, f.what)
+	default:
+	}
+	f.kill()
+	t.Logf("%s killed with %d of %d documents stored", f.what, stored.Load(), n)
+	down := time.Now()
+	// What is left is a quorum: the import goes on without it (a bound on
+	// liveness, not a measure of speed: on two loaded cores writes with a
+	// replica down ran at a few documents a second).
+	if !waitStoredFor(stored, int64(n/2), 10*time.Minute) {
+		t.Errorf("with %s down for 10 minutes the import stalled: %d of %d documents stored", f.what, stored.Load(), n)
+	}
+	t.Logf("%s down for %v, %d of %d documents stored", f.what, time.Since(down).Round(time.Second), stored.Load(), n)
+	f.restart()
+	t.Logf("%s back after %v with %d of %d documents stored", f.what, time.Since(down).Round(time.Second), stored.Load(), n)
 }
 
 // waitStoredFor waits at most d until stored reaches want; it reports
@@ -193,19 +244,19 @@ func waitStored(stored *atomic.Int64, want int64, done <-chan struct{}) {
 	}
 }
 
-// importResending imports docs[i], i in idx, through clients[c] in
-// batches, calling gate before each; the objects of a batch that fail (or the whole batch, when the
-// request fails) are resent through the next node until they are stored
-// (for at most 10 minutes a batch).
-func importResending(clients []*weaviate.Client, c int, docs []dataset.Document, idx []int, gate func(), stored *atomic.Int64,
-	log *resendLog) error {
+// importResending imports docs[i], i in idx, into class through
+// clients[c] in batches, calling gate before each; the objects of a batch
+// that fail (or the whole batch, when the request fails) are resent through
+// the next node until they are stored (for at most 10 minutes a batch).
+func importResending(clients []*weaviate.Client, class string, c int, docs []dataset.Document, idx []int, gate func(),
+	stored *atomic.Int64, log *resendLog) error {
 	for lo := 0; lo < len(idx); lo += batchSize {
 		gate()
 		batch := idx[lo:min(lo+batchSize, len(idx))]
 		deadline := time.Now().Add(10 * time.Minute)
 		for node := c; len(batch) > 0; node = (node + 1) % len(clients) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			res, err := importDocs(ctx, clients[node], memClass, docs, batch, batchSize, nil)
+			res, err := importDocs(ctx, clients[node], class, docs, batch, batchSize, nil)
 			cancel()
 			stored.Add(int64(res.Objects))
 			switch {
@@ -227,25 +278,25 @@ func importResending(clients []*weaviate.Client, c int, docs []dataset.Document,
 	return nil
 }
 
-// checkStoredOnce checks that the cluster holds every document once (each
+// checkStoredOnce checks that the cluster holds every document in col once (each
 // document's object id is its index's: a resend rewrites it), each with a
 // vector of dimension dim, through every node but restarted. A node's
 // listing reads its own replica: that of the node killed and started again
 // lacks, until Weaviate's async replication repairs it, the objects written
 // while it was down; it is logged, as is Aggregate's count, which may read
 // that replica through any node.
-func checkStoredOnce(t *testing.T, nodes []*weaviateServer, restarted int, docs []dataset.Document, dim int) {
+func checkStoredOnce(t *testing.T, nodes []*weaviateServer, col clusterCol, restarted int, docs []dataset.Document, dim int) {
 	t.Helper()
-	t.Logf("Aggregate counts %d objects of %s through node 0", objectCount(t, nodes[0], memClass), memClass)
-	first := listVectors(t, nodes[0], memClass, "am")
+	t.Logf("Aggregate counts %d objects of %s through node 0", objectCount(t, nodes[0], col.class), col.class)
+	first := listVectors(t, nodes[0], col.class, col.target)
 	for n, w := range nodes {
-		vecs := listVectors(t, w, memClass, "am")
+		vecs := listVectors(t, w, col.class, col.target)
 		t.Logf("node %d lists %d objects, %d with the vector listed through node 0", n, len(vecs), sameStored(vecs, first))
 		if n == restarted {
 			continue
 		}
 		if len(vecs) != len(docs) {
-			t.Errorf("%s lists %d objects through node %d, want %d", memClass, len(vecs), n, len(docs))
+			t.Errorf("%s lists %d objects through node %d, want %d", col.class, len(vecs), n, len(docs))
 		}
 		for i := range docs {
 			if v, ok := vecs[i]; !ok || len(v) != dim {
@@ -330,42 +381,48 @@ func sameVectorCount(a, b [][]float32) int {
 	return n
 }
 
-// compareWithSingle compares the cluster with the single node: the query
-// vectors (want, of the cluster's node 0) bit for bit; nearText through each
-// node (but the one restarted, see compareMRR), whose stored vectors were each made over the memory as it was when
-// the object was imported (which differs between three concurrent clients
-// and one ordered import: MRR@10 within 0.02 of the single node's); then,
-// once both have refreshed their stored vectors over the memory as it is,
-// the single node's stored vectors bit for bit through every node and
-// MRR@10 within 0.005.
-func compareWithSingle(t *testing.T, nodes []*weaviateServer, restarted int, single *weaviateServer, want [][]float32,
-	docs []dataset.Document, queries []dataset.RetrievalQuery) {
+// compareQueryVectors checks that the cluster gives every query the single
+// node's vector, bit for bit (got: the single node's, want: the cluster's).
+func compareQueryVectors(t *testing.T, got, want [][]float32) {
 	t.Helper()
-	got := queryVectors(t, single, queries)
 	minCos := 1.0
 	for i := range got {
 		minCos = math.Min(minCos, cosine(got[i], want[i]))
 	}
 	same := sameVectorCount(got, want)
-	t.Logf("query vectors: %d of %d the single node's bit for bit (min cosine %.6f)", same, len(queries), minCos)
-	if same != len(queries) {
-		t.Errorf("the cluster gives %d of %d queries the single node's vector, want all (bit for bit)", same, len(queries))
+	t.Logf("query vectors: %d of %d the single node's bit for bit (min cosine %.6f)", same, len(got), minCos)
+	if same != len(got) {
+		t.Errorf("the cluster gives %d of %d queries the single node's vector, want all (bit for bit)", same, len(got))
 	}
-	compareMRR(t, nodes, single, docs, queries, "as imported", 0.02, restarted)
+}
+
+// compareWithSingle compares col in the cluster with the single node:
+// nearText through each node (but the one restarted, see compareMRR),
+// whose stored vectors were each made over the memory as it was when the
+// object was imported (which differs between three concurrent clients and
+// one ordered import: MRR@10 within 0.02 of the single node's); then, once
+// both have refreshed their stored vectors over the memory as it is
+// (package refresh, with the options refreshing(w) for the cluster's node 0
+// and for the single node), the single node's stored vectors bit for bit
+// through every node and MRR@10 within 0.005.
+func compareWithSingle(t *testing.T, nodes []*weaviateServer, restarted int, single *weaviateServer, col clusterCol,
+	docs []dataset.Document, queries []dataset.RetrievalQuery, refreshing func(w *weaviateServer) refresh.Options) {
+	t.Helper()
+	compareMRR(t, nodes, single, col, docs, queries, "as imported", 0.02, restarted)
 	for _, w := range []*weaviateServer{nodes[0], single} {
-		st, err := refresh.Run(context.Background(), refresh.Options{Weaviate: w.url(""), Class: memClass})
+		st, err := refresh.Run(context.Background(), refreshing(w))
 		if err != nil {
 			t.Fatalf("refresh through port %d: %v", w.ports.HTTP, err)
 		}
 		t.Logf("refresh through port %d: %d read, %d updated", w.ports.HTTP, st.Read, st.Updated)
 	}
-	ref := listVectors(t, single, memClass, "am")
+	ref := listVectors(t, single, col.class, col.target)
 	for n, w := range nodes {
-		if differ := len(docs) - sameStored(listVectors(t, w, memClass, "am"), ref); differ > 0 {
+		if differ := len(docs) - sameStored(listVectors(t, w, col.class, col.target), ref); differ > 0 {
 			t.Errorf("after refresh, %d of %d objects through node %d have another vector than on the single node", differ, len(docs), n)
 		}
 	}
-	compareMRR(t, nodes, single, docs, queries, "refreshed", 0.005, -1)
+	compareMRR(t, nodes, single, col, docs, queries, "refreshed", 0.005, -1)
 }
 
 // sameStored counts the documents stored with the same vector in a and b.
@@ -379,7 +436,7 @@ func sameStored(a, b map[int][]float32) int {
 	return n
 }
 
-// compareMRR checks that nearText gives every query the same top 10
+// compareMRR checks that nearText on col gives every query the same top 10
 // through each node but skip (-1: none) and that MRR@10 through each is
 // within tol of the single node's; through node skip it logs both. A node
 // killed and started again searches its own replica, which may lack, for
@@ -387,13 +444,13 @@ func sameStored(a, b map[int][]float32) int {
 // written around its crash, until Weaviate's async replication repairs it
 // or they are written again: Weaviate's part, not the module's, which gives
 // every node the same query vector.
-func compareMRR(t *testing.T, nodes []*weaviateServer, single *weaviateServer, docs []dataset.Document, queries []dataset.RetrievalQuery,
-	when string, tol float64, skip int) {
+func compareMRR(t *testing.T, nodes []*weaviateServer, single *weaviateServer, col clusterCol, docs []dataset.Document,
+	queries []dataset.RetrievalQuery, when string, tol float64, skip int) {
 	t.Helper()
-	s := metricsOf(t, docs, queries, nearTextTop(t, single, queries)).MRR10
+	s := metricsOf(t, docs, queries, nearTextTop(t, single, col, queries)).MRR10
 	var tops [][][]string
 	for i, w := range nodes {
-		top := nearTextTop(t, w, queries)
+		top := nearTextTop(t, w, col, queries)
 		m := metricsOf(t, docs, queries, top).MRR10
 		t.Logf("stored vectors %s: MRR@10 through node %d %.4f, single node %.4f", when, i, m, s)
 		if i == skip {
@@ -408,7 +465,7 @@ func compareMRR(t *testing.T, nodes []*weaviateServer, single *weaviateServer, d
 	}
 	if differ := differingQueries(tops); len(differ) > 0 {
 		t.Errorf("stored vectors %s: %d of %d queries have another top 10 through some node", when, len(differ), len(queries))
-		logDistances(t, deployment{nodes: nodes}, clusterPath{target: "am"}, memClass, queries[differ[0]])
+		logDistances(t, deployment{nodes: nodes}, clusterPath{target: col.target}, col.class, queries[differ[0]])
 	}
 }
 
@@ -427,13 +484,13 @@ func differingQueries(tops [][][]string) []int {
 	return differ
 }
 
-// nearTextTop is the top 10 of nearText on memClass through w for each
-// query, documents at equal distance sorted by docId.
-func nearTextTop(t *testing.T, w *weaviateServer, queries []dataset.RetrievalQuery) [][]string {
+// nearTextTop is the top 10 of nearText on col through w for each query,
+// documents at equal distance sorted by docId.
+func nearTextTop(t *testing.T, w *weaviateServer, col clusterCol, queries []dataset.RetrievalQuery) [][]string {
 	t.Helper()
 	top := make([][]string, len(queries))
 	for i, q := range queries {
-		hits, err := searchHits(w, memClass, q.Text, "am")
+		hits, err := searchHits(w, col.class, q.Text, col.target)
 		if err != nil {
 			t.Errorf("query %s through port %d: %v", q.ID, w.ports.HTTP, err)
 		}
