@@ -320,7 +320,8 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 	owner.Cleanup(func() {
 		p.stop(owner)
 		if owner.Failed() {
-			owner.Logf("%s log (%s), last lines:\n%s", name, logPath, p.logTail())
+			// short: a failing test's own errors must stay in view in CI's excerpt of the output
+			owner.Logf("%s log (%s), last lines:\n%s", name, logPath, p.logTail(failedTestTail))
 		}
 	})
 	return p
@@ -374,13 +375,20 @@ func (p *process) kill() {
 	p.logFile.Close()
 }
 
-// logTail returns the end of the process's log.
-func (p *process) logTail() string {
+// The ends of a process's log shown (bytes): when it fails to start, and
+// after a test that failed.
+const (
+	startTail      = 6000
+	failedTestTail = 1200
+)
+
+// logTail returns the last n bytes of the process's log.
+func (p *process) logTail(n int) string {
 	data, err := os.ReadFile(p.logPath)
 	if err != nil {
 		return fmt.Sprintf("(no log: %v)", err)
 	}
-	return tailString(string(data), 6000)
+	return tailString(string(data), n)
 }
 
 // waitHTTP polls url until it answers 2xx, the process exits or timeout passes.
@@ -406,10 +414,10 @@ func pollHTTP(p *process, url string, timeout time.Duration) error {
 			}
 		}
 		if p.exited() {
-			return fmt.Errorf("%s exited before it was ready (%v); log:\n%s", p.name, p.waitErr, p.logTail())
+			return fmt.Errorf("%s exited before it was ready (%v); log:\n%s", p.name, p.waitErr, p.logTail(startTail))
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not ready at %s within %v (last error %v); log:\n%s", p.name, url, timeout, err, p.logTail())
+			return fmt.Errorf("%s not ready at %s within %v (last error %v); log:\n%s", p.name, url, timeout, err, p.logTail(startTail))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
