@@ -28,13 +28,18 @@ var routes = map[string]string{
 
 // notFound answers every request no route matched: 405 with Allow on a known
 // path, 404 otherwise.
+// Under /v1/ (an OpenAI client's base URL) the error has OpenAI's shape.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeErr := s.writeError
+	if strings.HasPrefix(r.URL.Path, "/v1/") {
+		writeErr = s.writeOpenAIError
+	}
 	if allow, ok := routes[r.URL.Path]; ok {
 		w.Header().Set("Allow", allow)
-		s.writeError(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow))
+		writeErr(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow))
 		return
 	}
-	s.writeError(w, errorf(http.StatusNotFound, "no endpoint %s %s", r.Method, r.URL.Path))
+	writeErr(w, errorf(http.StatusNotFound, "no endpoint %s %s", r.Method, r.URL.Path))
 }
 
 // admit reads the body of a POST into buf before the request takes a slot:

@@ -35,7 +35,7 @@ func setRateLimitHeaders(h http.Header) {
 type embeddingsRequest struct {
 	Input          embeddingsInput `json:"input"`
 	Model          *string         `json:"model"`
-	Dimensions     *json.Number    `json:"dimensions"`
+	Dimensions     json.RawMessage `json:"dimensions"` // an integer: json.Number would take "32" too
 	EncodingFormat *string         `json:"encoding_format"`
 	User           *string         `json:"user"`
 }
@@ -161,8 +161,8 @@ func (s *Server) checkEmbeddingsRequest(req *embeddingsRequest) (base64Format bo
 	if len(req.Input.texts) == 0 {
 		return false, errorf(http.StatusBadRequest, "field \"input\": no text")
 	}
-	if req.Dimensions != nil {
-		d, err := req.Dimensions.Int64()
+	if dims := string(req.Dimensions); dims != "" && dims != "null" {
+		d, err := strconv.ParseInt(dims, 10, 64)
 		if err != nil {
 			return false, errorf(http.StatusBadRequest, "field \"dimensions\": want an integer")
 		}

@@ -56,6 +56,26 @@ func postEmbeddings(t *testing.T, url, body string) (*http.Response, embeddingsR
 	return resp, out
 }
 
+// openAIErrorOf sends an empty request and returns the error of its answer
+// in OpenAI's shape (nil: none).
+func openAIErrorOf(t *testing.T, method, url string) *openAIError {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Error *openAIError }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return out.Error
+}
+
 // queryVector returns /vectors' vector of text as a query.
 func queryVector(t *testing.T, url, text string) []float32 {
 	t.Helper()
@@ -156,6 +176,9 @@ func TestEmbeddingsErrors(t *testing.T) {
 		{"too many", `{"input":["f1","f2","f3"]}`, 413, "--max-batch"},
 		{"text too long", `{"input":["` + strings.Repeat("f1 ", 50) + `"]}`, 413, "--max-text-bytes"},
 		{"dimensions", `{"input":"f1","dimensions":8}`, 400, "32 dimensions"},
+		{"dimensions as a string", `{"input":"f1","dimensions":"32"}`, 400, "want an integer"},
+		{"dimensions not whole", `{"input":"f1","dimensions":32.5}`, 400, "want an integer"},
+		{"null text", `{"input":["f1",null]}`, 400, "text 1 is null"},
 		{"encoding", `{"input":"f1","encoding_format":"int8"}`, 400, "encoding_format"},
 		{"unknown key", `{"input":"f1","temperature":1}`, 400, `"temperature"`},
 		{"wrong type", `{"input":5}`, 400, `"input"`},
@@ -170,7 +193,21 @@ func TestEmbeddingsErrors(t *testing.T) {
 		})
 	}
 
-	resp, got := postEmbeddings(t, url, `{"input":["...","f1 f2"]}`)
+	resp, got := postEmbeddings(t, url, `{"input":"f1","dimensions":null}`)
+	if resp.StatusCode != 200 || len(got.Data) != 1 {
+		t.Errorf("dimensions null: status %d, error %+v; want 200 (null is no value)", resp.StatusCode, got.Error)
+	}
+	for _, c := range []struct{ method, path, want string }{
+		{"POST", "/v1/chat/completions", "no endpoint POST /v1/chat/completions"},
+		{"GET", "/v1/embeddings", "method GET not allowed"},
+	} {
+		if e := openAIErrorOf(t, c.method, url+c.path); e == nil || !strings.Contains(e.Message, c.want) ||
+			e.Type != "invalid_request_error" {
+			t.Errorf("%s %s: error %+v; want OpenAI's shape with %q", c.method, c.path, e, c.want)
+		}
+	}
+
+	resp, got = postEmbeddings(t, url, `{"input":["...","f1 f2"]}`)
 	if resp.StatusCode != 200 || len(got.Data) != 2 {
 		t.Fatalf("status %d, %d entries", resp.StatusCode, len(got.Data))
 	}

@@ -38,11 +38,14 @@ func (l *textList) UnmarshalJSON(b []byte) error {
 		if len(l.texts) == l.limit {
 			return errorf(http.StatusRequestEntityTooLarge, "more than the limit of %d texts per batch (--max-batch)", l.limit)
 		}
-		var s string
+		var s *string
 		if err := dec.Decode(&s); err != nil {
 			return errorf(http.StatusBadRequest, "malformed JSON: field %q: text %d: %v", l.name(), len(l.texts), err)
 		}
-		l.texts = append(l.texts, s)
+		if s == nil {
+			return errorf(http.StatusBadRequest, "field %q: text %d is null: want a string", l.name(), len(l.texts))
+		}
+		l.texts = append(l.texts, *s)
 	}
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("%s: %w", l.name(), err)
