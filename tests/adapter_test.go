@@ -277,6 +277,48 @@ func TestTransformersAdapter(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("OpenAIEmbeddingsTeach", func(t *testing.T) {
+		if memBefore == nil {
+			t.Skip("teaching failed")
+		}
+		checkOpenAITeaching(t, w, a, r, filepath.Join(tmp, "memory-openai"), memBefore)
+	})
+}
+
+// checkOpenAITeaching imports teachDocs through text2vec-openai with a
+// client that sets X-OpenAI-BaseURL to serve's /passage (teaching on, an
+// empty memory in memDir): every document is stored with a vector and the
+// memory holds what text2vec-transformers taught (want: the memory is a
+// function of the passages, whatever their order and grouping); a nearText
+// through a client without the header, whose texts are queries, leaves the
+// memory as it is.
+func checkOpenAITeaching(t *testing.T, w *weaviateServer, a *adapterServer, r *reference, memDir string, want map[string]any) {
+	t.Helper()
+	a.proc.stop(t)
+	args := a.args
+	a.args = adapterArgs(r, memDir, true)
+	a.start(t)
+	defer func() { a.proc.stop(t); a.args = args; a.start(t) }()
+	col := collection{w: w, c: newClient(t, w), class: "OpenAITaught"}
+	createCollection(t, w, openAICollection(col.class, a.url("")))
+	importer := newClientWithHeaders(t, w, map[string]string{"X-OpenAI-BaseURL": a.url("/passage")})
+	docs := teachDocs(r)
+	res, err := importDocs(context.Background(), importer, col.class, docs, nil, batchSize, nil)
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("teaching import through text2vec-openai: %v %v", err, res.Failures)
+	}
+	if stored := listVectors(t, w, col.class, ""); len(stored) != len(docs) {
+		t.Errorf("%d objects stored with a vector, want %d", len(stored), len(docs))
+	}
+	taught := adapterMemory(t, a)
+	if !equalJSON(taught, want) {
+		t.Errorf("memory taught through text2vec-openai %v, through text2vec-transformers %v: want the same", taught, want)
+	}
+	top := nearTextTop(t, w, clusterCol{class: col.class}, r.queries[:min(20, len(r.queries))])
+	if after := adapterMemory(t, a); !equalJSON(after, taught) || len(top) == 0 {
+		t.Errorf("memory after %d nearText queries %v, before %v: queries must not teach", len(top), after, taught)
+	}
 }
 
 // checkOpenAITextWithoutVector: through text2vec-openai, an object whose text

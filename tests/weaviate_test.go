@@ -97,9 +97,17 @@ func refuseCollection(t testing.TB, w *weaviateServer, class map[string]any, wan
 // newClient connects the Go client over REST and gRPC.
 func newClient(t testing.TB, w *weaviateServer) *weaviate.Client {
 	t.Helper()
+	return newClientWithHeaders(t, w, nil)
+}
+
+// newClientWithHeaders is newClient sending headers with every request
+// (Weaviate hands them to its modules: X-OpenAI-BaseURL, API keys).
+func newClientWithHeaders(t testing.TB, w *weaviateServer, headers map[string]string) *weaviate.Client {
+	t.Helper()
 	c, err := weaviate.NewClient(weaviate.Config{
 		Host:           "127.0.0.1:" + strconv.Itoa(w.ports.HTTP),
 		Scheme:         "http",
+		Headers:        headers,
 		GrpcConfig:     &wvgrpc.Config{Host: "127.0.0.1:" + strconv.Itoa(w.ports.GRPC)},
 		StartupTimeout: time.Minute,
 		Timeout:        5 * time.Minute,

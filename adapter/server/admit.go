@@ -23,15 +23,16 @@ import (
 var routes = map[string]string{
 	"/.well-known/live": "GET, HEAD", "/.well-known/ready": "GET, HEAD", "/meta": "GET, HEAD", "/metrics": "GET, HEAD",
 	"/vectors": "POST", "/vectors/": "POST", "/vectors/batch": "POST", "/explain": "POST",
-	"/v1/embeddings": "POST",
+	"/v1/embeddings": "POST", "/passage/v1/embeddings": "POST",
 }
 
 // notFound answers every request no route matched: 405 with Allow on a known
 // path, 404 otherwise.
-// Under /v1/ (an OpenAI client's base URL) the error has OpenAI's shape.
+// Under /v1/ and /passage/v1/ (OpenAI clients' base URLs) the error has
+// OpenAI's shape.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	writeErr := s.writeError
-	if strings.HasPrefix(r.URL.Path, "/v1/") {
+	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/passage/v1/") {
 		writeErr = s.writeOpenAIError
 	}
 	if allow, ok := routes[r.URL.Path]; ok {

@@ -64,13 +64,22 @@ func (in *embeddingsInput) UnmarshalJSON(b []byte) error {
 	return in.textList.UnmarshalJSON(b)
 }
 
-// embeddings answers POST /v1/embeddings. The texts are vectorized as
-// queries (the memory is read, never written: this API cannot say whether
-// a text is a query or an imported object). In a batch, a text over a
-// per-text limit or that yields no vector gets an "error" in its entry of
-// "data", as Weaviate's text2vec-openai reads it, so that one bad text does
-// not fail the others; a request of one text gets its error as the answer.
-func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+// embeddings answers POST /v1/embeddings with task TaskQuery and POST
+// /passage/v1/embeddings with TaskPassage. OpenAI's API cannot say whether
+// a text is a query or an imported object, so the path says it: a client
+// that imports sets Weaviate's X-OpenAI-BaseURL header to serve's /passage
+// (the collection's baseURL, which queries use, names serve). In a batch, a
+// text over a per-text limit or that yields no vector gets an "error" in
+// its entry of "data", as Weaviate's text2vec-openai reads it, so that one
+// bad text does not fail the others; a request of one text gets its error
+// as the answer.
+func (s *Server) embeddings(task vectorizer.Task) func(context.Context, http.ResponseWriter, *bytes.Buffer) error {
+	return func(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+		return s.embeddingsAs(ctx, w, body, task)
+	}
+}
+
+func (s *Server) embeddingsAs(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer, task vectorizer.Task) error {
 	req := embeddingsRequest{Input: embeddingsInput{textList{field: "input", limit: s.limits.MaxBatch}}}
 	if err := decodeStrict(body.Bytes(), &req, "input", "model", "dimensions", "encoding_format", "user"); err != nil {
 		return err
@@ -80,7 +89,7 @@ func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *by
 		return err
 	}
 	texts := req.Input.texts
-	vecs, errs, err := s.embed(ctx, texts)
+	vecs, errs, err := s.embed(ctx, texts, task)
 	if err != nil {
 		return err
 	}
@@ -120,10 +129,11 @@ func (s *Server) embeddings(ctx context.Context, w http.ResponseWriter, body *by
 	return nil
 }
 
-// embed vectorizes the texts that keep the per-text limits; errs[i] is nil
-// or the error of texts[i], named input[i]: a text over a limit is refused
-// without being vectorized.
-func (s *Server) embed(ctx context.Context, texts []string) (vecs [][]float32, errs []error, err error) {
+// embed vectorizes the texts that keep the per-text limits for task (a
+// passage teaches the memory, when it is on); errs[i] is nil or the error
+// of texts[i], named input[i]: a text over a limit is refused without being
+// vectorized or taught.
+func (s *Server) embed(ctx context.Context, texts []string, task vectorizer.Task) (vecs [][]float32, errs []error, err error) {
 	vecs, errs = make([][]float32, len(texts)), make([]error, len(texts))
 	kept, at := make([]string, 0, len(texts)), make([]int, 0, len(texts))
 	for i, t := range texts {
@@ -132,7 +142,7 @@ func (s *Server) embed(ctx context.Context, texts []string) (vecs [][]float32, e
 		}
 	}
 	if len(kept) > 0 {
-		kv, ke, err := s.vz.VectorizeBatch(ctx, s.vec, "", kept, vectorizer.TaskQuery, s.vec.Options())
+		kv, ke, err := s.vz.VectorizeBatch(ctx, s.vec, "", kept, task, s.vec.Options())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +256,52 @@ func TestEmbeddingsOneTextWithoutVector(t *testing.T) {
 		if resp.StatusCode != 422 || got.Error == nil || !strings.Contains(got.Error.Message, "input[0]") || len(got.Data) != 0 {
 			t.Errorf("%s: status %d, error %+v, %d entries; want 422 and input[0]'s error", body, resp.StatusCode, got.Error, len(got.Data))
 		}
+	}
+}
+
+// TestPassageEmbeddingsTeach: /passage/v1/embeddings vectorizes its texts as
+// imported objects: it teaches the memory and gives each text the vector
+// /vectors/batch gives it as a passage in the same batch on a server with
+// the same memory, bit for bit; a text over a limit is neither vectorized
+// nor taught.
+func TestPassageEmbeddingsTeach(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxTextBytes = 100
+	_, mem, url := startServer(t, lim)
+	_, twin, twinURL := startServer(t, lim)
+	texts := []string{"f1 f2 r1 f3 r9", "r2 f4 r1 f5", "f6 r9 r2"}
+	input, _ := json.Marshal(append(slices.Clone(texts), strings.Repeat("r3 ", 40)))
+	resp, got := postEmbeddings(t, url+"/passage", `{"input":`+string(input)+`}`)
+	if resp.StatusCode != 200 || len(got.Data) != len(texts)+1 {
+		t.Fatalf("status %d, error %+v, %d entries", resp.StatusCode, got.Error, len(got.Data))
+	}
+	if e := got.Data[len(texts)].Error; e == nil || !strings.Contains(e.Message, "--max-text-bytes") {
+		t.Errorf("the long text: error %+v, want one naming --max-text-bytes", e)
+	}
+	if st := mem.Stats(); st.Passages != int64(len(texts)) || st.Contexts == 0 {
+		t.Errorf("memory after the passages: %d passages, %d contexts; want %d passages and some contexts",
+			st.Passages, st.Contexts, len(texts))
+	}
+	body, _ := json.Marshal(map[string]any{"texts": texts, "config": map[string]any{"task_type": "passage"}})
+	r, err := http.Post(twinURL+"/vectors/batch", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var want struct{ Vectors [][]float32 }
+	if err := json.NewDecoder(r.Body).Decode(&want); err != nil || r.StatusCode != 200 {
+		t.Fatalf("/vectors/batch: status %d, %v", r.StatusCode, err)
+	}
+	for i := range texts {
+		var v []float32
+		if err := json.Unmarshal(got.Data[i].Embedding, &v); err != nil {
+			t.Fatalf("data[%d]: %v", i, err)
+		}
+		if !sameBits(v, want.Vectors[i]) {
+			t.Errorf("data[%d] is not /vectors/batch's passage vector of %q", i, texts[i])
+		}
+	}
+	if a, b := mem.Stats(), twin.Stats(); a.Passages != b.Passages || a.Contexts != b.Contexts || a.Words != b.Words {
+		t.Errorf("memory %+v, the twin's after /vectors/batch %+v: want the same", a, b)
 	}
 }

@@ -12,10 +12,13 @@
 //	POST /vectors             {"text","config":{"task_type","pooling_strategy","dimensions",…}} → {"text","dims","vector"}
 //	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
 //	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
+//	POST /v1/embeddings       OpenAI's embeddings API (text2vec-openai): texts as queries
+//	POST /passage/v1/embeddings  the same for imported objects: texts as passages, taught
 //	GET  /metrics             Prometheus metrics
 //
 // Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
-// Weaviate's client reads it.
+// Weaviate's client reads it; under /v1/ and /passage/v1/ it has OpenAI's
+// shape.
 package server
 
 import (
@@ -178,7 +181,8 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	mux.HandleFunc("POST /vectors/{$}", s.limited(s.vectors)) // the Python inference containers accept both
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
-	mux.HandleFunc("POST /v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings))
+	mux.HandleFunc("POST /v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskQuery)))
+	mux.HandleFunc("POST /passage/v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskPassage)))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", s.notFound)
 	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
