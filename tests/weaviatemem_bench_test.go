@@ -15,7 +15,9 @@ import (
 // stock Weaviate whose text2vec-transformers calls text2vec-am serve, teaching
 // the memory: one serve with its memory in a directory (--memory-dir, the
 // anchor), one with its memory kept in that Weaviate (--memory-weaviate), and
-// three of those behind one address. Each run starts from an empty memory
+// three of those behind one address; then the same three through
+// text2vec-openai, a batch per request, the importing client naming serve's
+// /passage (X-OpenAI-BaseURL). Each run starts from an empty memory
 // and a new collection; two rounds, interleaved, the best of each reported.
 // It runs only with T2V_BENCH=1: it is a measurement, not a check.
 //
@@ -27,10 +29,10 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 	docs := r.docs[:min(benchDocs(t), len(r.docs))]
 	tmp, bin := t.TempDir(), text2vecAM(t, e.repo)
 	rr := newRoundRobin(t)
-	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t), []string{
-		"ENABLE_MODULES=text2vec-transformers", "TRANSFORMERS_INFERENCE_API=" + rr.url(), "TRANSFORMERS_WAIT_FOR_STARTUP=false",
-	})
+	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t),
+		append(stockModulesEnv(t), "TRANSFORMERS_INFERENCE_API="+rr.url(), "TRANSFORMERS_WAIT_FOR_STARTUP=false"))
 	c := newClient(t, w)
+	importer := newClientWithHeaders(t, w, map[string]string{"X-OpenAI-BaseURL": rr.url() + "/passage"})
 	model := []string{}
 	if r.modelPath != "" {
 		model = []string{"--model", r.modelPath}
@@ -39,16 +41,26 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 		name, what string
 		args       func(run string) []string
 		replicas   int
+		openAI     bool // through text2vec-openai, the client naming serve's /passage
 	}{
 		{"dir", "serve --memory-dir (anchor)", func(run string) []string {
 			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, model...)
-		}, 1},
+		}, 1, false},
 		{"weaviate", "serve --memory-weaviate", func(run string) []string {
 			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
-		}, 1},
+		}, 1, false},
 		{"weaviate-3", "3 × serve --memory-weaviate behind one address", func(run string) []string {
 			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
-		}, 3},
+		}, 3, false},
+		{"dir-openai", "serve --memory-dir, through text2vec-openai", func(run string) []string {
+			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, model...)
+		}, 1, true},
+		{"weaviate-openai", "serve --memory-weaviate, through text2vec-openai", func(run string) []string {
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+		}, 1, true},
+		{"weaviate-3-openai", "3 × serve --memory-weaviate, through text2vec-openai", func(run string) []string {
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+		}, 3, true},
 	}
 	rate := map[string]float64{}
 	for round := 1; round <= 2; round++ {
@@ -62,8 +74,14 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 			}
 			rr.set(urls)
 			class := "Bench" + run
-			createCollection(t, w, transformersCollection(class, map[string]any{"vectorizeClassName": false}))
-			importBest(t, c, class, docs, round, rn.name, rn.what, rate)
+			if rn.openAI {
+				createCollection(t, w, openAICollection(class, rr.url()))
+				importBest(t, importer, class, docs, round, rn.name, rn.what, rate)
+				checkTaughtSome(t, rn.name, servers)
+			} else {
+				createCollection(t, w, transformersCollection(class, map[string]any{"vectorizeClassName": false}))
+				importBest(t, c, class, docs, round, rn.name, rn.what, rate)
+			}
 			for _, a := range servers {
 				a.proc.stop(t)
 			}
@@ -75,4 +93,16 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 	}
 	t.Logf("teaching import of %d debian-dev documents through a stock Weaviate, batch %d, GOMAXPROCS %d:\n%s",
 		len(docs), batchSize, runtime.GOMAXPROCS(0), memoryTable(names, whats, rate, "dir"))
+}
+
+// checkTaughtSome fails the test when no server's memory counts a passage:
+// an import that did not teach measures something else.
+func checkTaughtSome(t *testing.T, run string, servers []*adapterServer) {
+	t.Helper()
+	for _, a := range servers {
+		if n, _ := adapterMemory(t, a)["passages"].(float64); n > 0 {
+			return
+		}
+	}
+	t.Fatalf("%s: the import taught no server's memory", run)
 }
