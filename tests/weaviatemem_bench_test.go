@@ -32,10 +32,11 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t),
 		append(stockModulesEnv(t), "TRANSFORMERS_INFERENCE_API="+rr.url(), "TRANSFORMERS_WAIT_FOR_STARTUP=false"))
 	c := newClient(t, w)
-	importer := newClientWithHeaders(t, w, map[string]string{"X-OpenAI-BaseURL": rr.url() + "/passage"})
-	model := []string{}
+	tokenFile, token := writeToken(t)
+	importer := newClientWithHeaders(t, w, passageHeaders(rr.url(), token))
+	common := []string{"--auth-token-file", tokenFile} // every serve run
 	if r.modelPath != "" {
-		model = []string{"--model", r.modelPath}
+		common = append(common, "--model", r.modelPath)
 	}
 	runs := []struct {
 		name, what string
@@ -44,22 +45,22 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 		openAI     bool // through text2vec-openai, the client naming serve's /passage
 	}{
 		{"dir", "serve --memory-dir (anchor)", func(run string) []string {
-			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, model...)
+			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, common...)
 		}, 1, false},
 		{"weaviate", "serve --memory-weaviate", func(run string) []string {
-			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
 		}, 1, false},
 		{"weaviate-3", "3 × serve --memory-weaviate behind one address", func(run string) []string {
-			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
 		}, 3, false},
 		{"dir-openai", "serve --memory-dir, through text2vec-openai", func(run string) []string {
-			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, model...)
+			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, common...)
 		}, 1, true},
 		{"weaviate-openai", "serve --memory-weaviate, through text2vec-openai", func(run string) []string {
-			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
 		}, 1, true},
 		{"weaviate-3-openai", "3 × serve --memory-weaviate, through text2vec-openai", func(run string) []string {
-			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, model...)
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
 		}, 3, true},
 	}
 	rate := map[string]float64{}

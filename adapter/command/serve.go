@@ -52,7 +52,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", lim.MaxBodyBytes, "largest request body")
 	fs.IntVar(&lim.MaxTextBytes, "max-text-bytes", lim.MaxTextBytes, "largest text")
 	fs.IntVar(&lim.MaxWords, "max-words", lim.MaxWords, "most words per text")
-	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch or /v1/embeddings request")
+	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch or /v1/embeddings request (/passage/v1/embeddings too)")
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once")
 	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
 	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer, "bytes of request bodies held at once, counted as they arrive (more: 503)")
@@ -60,7 +60,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
 	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain "+
-		"needs; without one it answers only on a loopback --addr")
+		"and /passage/v1/embeddings need; without one /explain answers only on a loopback --addr, /passage/v1/embeddings never")
 	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
 	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
 	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")

@@ -28,19 +28,23 @@ var routes = map[string]string{
 
 // notFound answers every request no route matched: 405 with Allow on a known
 // path, 404 otherwise.
-// Under /v1/ and /passage/v1/ (OpenAI clients' base URLs) the error has
-// OpenAI's shape.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	writeErr := s.writeError
-	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/passage/v1/") {
-		writeErr = s.writeOpenAIError
-	}
+	writeErr := s.errorWriterFor(r)
 	if allow, ok := routes[r.URL.Path]; ok {
 		w.Header().Set("Allow", allow)
 		writeErr(w, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow))
 		return
 	}
 	writeErr(w, errorf(http.StatusNotFound, "no endpoint %s %s", r.Method, r.URL.Path))
+}
+
+// errorWriterFor returns how errors are written for r outside its handler:
+// under /v1/ and /passage/v1/ (OpenAI clients' base URLs) in OpenAI's shape.
+func (s *Server) errorWriterFor(r *http.Request) func(http.ResponseWriter, error) {
+	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/passage/v1/") {
+		return s.writeOpenAIError
+	}
+	return s.writeError
 }
 
 // admit reads the body of a POST into buf before the request takes a slot:

@@ -46,19 +46,49 @@ func (s *Server) guarded(h http.HandlerFunc) http.HandlerFunc {
 }
 
 func (s *Server) authorize(r *http.Request) *httpError {
-	tok := s.limits.AuthToken
-	if tok == "" {
+	if s.limits.AuthToken == "" {
 		if s.limits.Exposed {
 			return errorf(http.StatusForbidden, "%s returns remembered sentences: it is off on a server listening "+
 				"beyond loopback without --auth-token-file", r.URL.Path)
 		}
 		return nil
 	}
+	return s.checkToken(r)
+}
+
+// checkToken requires "Authorization: Bearer TOKEN" with the server's token
+// (Limits.AuthToken, set).
+func (s *Server) checkToken(r *http.Request) *httpError {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.limits.AuthToken)) != 1 {
 		return &httpError{status: http.StatusUnauthorized, msg: fmt.Sprintf("%s needs \"Authorization: Bearer TOKEN\" (--auth-token-file)", r.URL.Path)}
 	}
 	return nil
+}
+
+// tokenOnly wraps the handler of /passage/v1/embeddings, which teaches the
+// memory: it needs the bearer token wherever the server listens, and is off
+// (403) without one. Any client of Weaviate, one that may only search
+// included, chooses the address its text2vec-openai calls (the
+// X-OpenAI-BaseURL header), so the address alone cannot tell an import from
+// a query; the token, sent as that client's OpenAI API key, does.
+func (s *Server) tokenOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := s.checkToken(r)
+		if s.limits.AuthToken == "" {
+			err = errorf(http.StatusForbidden, "%s teaches the memory: it needs --auth-token-file, the importing "+
+				"client sending the token as its OpenAI API key (X-OpenAI-Api-Key)", r.URL.Path)
+		}
+		if err != nil {
+			if err.status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+			}
+			s.drain(w, r)
+			s.writeOpenAIError(w, err)
+			return
+		}
+		h(w, r)
+	}
 }
 
 // WarnExposed warns, loudly, when a listener on addr is reachable beyond
@@ -70,9 +100,10 @@ func WarnExposed(log *slog.Logger, addr string, lim Limits) {
 	}
 	if lim.AuthToken == "" {
 		log.Warn("listening beyond loopback WITHOUT AN AUTH TOKEN: anyone who reaches this address can vectorize "+
-			"and teach the memory through /vectors; /explain is off (set --auth-token-file)", "addr", addr)
+			"and teach the memory through /vectors; /explain and /passage/v1/embeddings are off (set --auth-token-file)",
+			"addr", addr)
 		return
 	}
 	log.Warn("listening beyond loopback: /vectors answers anyone who reaches this address; "+
-		"/explain needs the bearer token", "addr", addr)
+		"/explain and /passage/v1/embeddings need the bearer token", "addr", addr)
 }

@@ -25,7 +25,7 @@ func TestWarnExposed(t *testing.T) {
 	}{
 		{Limits{}, ""},
 		{Limits{Exposed: true}, "WITHOUT AN AUTH TOKEN"},
-		{Limits{Exposed: true, AuthToken: "x"}, "needs the bearer token"},
+		{Limits{Exposed: true, AuthToken: "x"}, "/passage/v1/embeddings need the bearer token"},
 	} {
 		var buf bytes.Buffer
 		WarnExposed(slog.New(slog.NewTextHandler(&buf, nil)), ":8080", c.lim)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 )
 
@@ -41,7 +42,21 @@ type openAIError struct {
 
 func postEmbeddings(t *testing.T, url, body string) (*http.Response, embeddingsResponse) {
 	t.Helper()
-	resp, err := http.Post(url+"/v1/embeddings", "application/json", strings.NewReader(body))
+	return postEmbeddingsWith(t, url, body, nil)
+}
+
+// postEmbeddingsWith posts body to url's /v1/embeddings with the headers given.
+func postEmbeddingsWith(t *testing.T, url, body string, headers map[string]string) (*http.Response, embeddingsResponse) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+"/v1/embeddings", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,11 +282,13 @@ func TestEmbeddingsOneTextWithoutVector(t *testing.T) {
 func TestPassageEmbeddingsTeach(t *testing.T) {
 	lim := server.DefaultLimits()
 	lim.MaxTextBytes = 100
+	lim.AuthToken = "importer-token"
 	_, mem, url := startServer(t, lim)
 	_, twin, twinURL := startServer(t, lim)
 	texts := []string{"f1 f2 r1 f3 r9", "r2 f4 r1 f5", "f6 r9 r2"}
 	input, _ := json.Marshal(append(slices.Clone(texts), strings.Repeat("r3 ", 40)))
-	resp, got := postEmbeddings(t, url+"/passage", `{"input":`+string(input)+`}`)
+	resp, got := postEmbeddingsWith(t, url+"/passage", `{"input":`+string(input)+`}`,
+		map[string]string{"Authorization": "Bearer importer-token"})
 	if resp.StatusCode != 200 || len(got.Data) != len(texts)+1 {
 		t.Fatalf("status %d, error %+v, %d entries", resp.StatusCode, got.Error, len(got.Data))
 	}
@@ -289,8 +306,8 @@ func TestPassageEmbeddingsTeach(t *testing.T) {
 	}
 	defer r.Body.Close()
 	var want struct{ Vectors [][]float32 }
-	if err := json.NewDecoder(r.Body).Decode(&want); err != nil || r.StatusCode != 200 {
-		t.Fatalf("/vectors/batch: status %d, %v", r.StatusCode, err)
+	if err := json.NewDecoder(r.Body).Decode(&want); err != nil || r.StatusCode != 200 || len(want.Vectors) != len(texts) {
+		t.Fatalf("/vectors/batch: status %d, %v, %d vectors", r.StatusCode, err, len(want.Vectors))
 	}
 	for i := range texts {
 		var v []float32
@@ -303,5 +320,40 @@ func TestPassageEmbeddingsTeach(t *testing.T) {
 	}
 	if a, b := mem.Stats(), twin.Stats(); a.Passages != b.Passages || a.Contexts != b.Contexts || a.Words != b.Words {
 		t.Errorf("memory %+v, the twin's after /vectors/batch %+v: want the same", a, b)
+	}
+}
+
+// TestPassageEmbeddingsNeedToken: /passage/v1/embeddings teaches the memory,
+// and any Weaviate client can name it, so it needs the bearer token, sent as
+// the client's OpenAI API key, even on loopback: without --auth-token-file it
+// is off (403), with a wrong or missing token 401; refused in OpenAI's shape,
+// nothing taught. A cross-origin browser request under /v1/ is refused in
+// that shape too.
+func TestPassageEmbeddingsNeedToken(t *testing.T) {
+	body := `{"input":["f1 f2 r1 f3"]}`
+	_, mem, url := startServer(t, server.DefaultLimits())
+	resp, got := postEmbeddingsWith(t, url+"/passage", body, map[string]string{"Authorization": "Bearer x"})
+	if resp.StatusCode != 403 || got.Error == nil || !strings.Contains(got.Error.Message, "--auth-token-file") {
+		t.Errorf("no token configured: status %d, error %+v; want 403 naming --auth-token-file", resp.StatusCode, got.Error)
+	}
+	lim := server.DefaultLimits()
+	lim.AuthToken = "importer-token"
+	_, memTok, urlTok := startServer(t, lim)
+	for _, auth := range []string{"", "Bearer wrong", "importer-token"} {
+		resp, got := postEmbeddingsWith(t, urlTok+"/passage", body, map[string]string{"Authorization": auth})
+		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "Bearer" || got.Error == nil ||
+			got.Error.Type != "invalid_request_error" {
+			t.Errorf("Authorization %q: status %d, error %+v; want 401 with WWW-Authenticate in OpenAI's shape",
+				auth, resp.StatusCode, got.Error)
+		}
+	}
+	for _, m := range []*memory.Memory{mem, memTok} {
+		if st := m.Stats(); st.Passages != 0 {
+			t.Errorf("a refused request taught %d passages", st.Passages)
+		}
+	}
+	resp, got = postEmbeddingsWith(t, url, body, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if resp.StatusCode != 403 || got.Error == nil || !strings.Contains(got.Error.Message, "cross-origin") {
+		t.Errorf("cross-origin under /v1/: status %d, error %+v; want 403 in OpenAI's shape", resp.StatusCode, got.Error)
 	}
 }

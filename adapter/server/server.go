@@ -13,7 +13,7 @@
 //	POST /vectors/batch       {"texts":[…],"config":{…}} → {"dims","vectors":[…],"errors":[…]}
 //	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
 //	POST /v1/embeddings       OpenAI's embeddings API (text2vec-openai): texts as queries
-//	POST /passage/v1/embeddings  the same for imported objects: texts as passages, taught
+//	POST /passage/v1/embeddings  the same for imported objects: texts as passages, taught (bearer token)
 //	GET  /metrics             Prometheus metrics
 //
 // Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
@@ -182,12 +182,13 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	mux.HandleFunc("POST /vectors/batch", s.limited(s.batch))
 	mux.HandleFunc("POST /explain", s.guarded(s.limited(s.explain)))
 	mux.HandleFunc("POST /v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskQuery)))
-	mux.HandleFunc("POST /passage/v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskPassage)))
+	teach := s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskPassage))
+	mux.HandleFunc("POST /passage/v1/embeddings", s.tokenOnly(teach))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", s.notFound)
 	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
-	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		s.writeError(w, errorf(http.StatusForbidden, "cross-origin browser requests are refused"))
+	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.errorWriterFor(r)(w, errorf(http.StatusForbidden, "cross-origin browser requests are refused"))
 	}))
 	s.handler = s.metrics.instrument(xo.Handler(mux))
 	s.ready.Store(true)
