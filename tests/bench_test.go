@@ -171,7 +171,7 @@ func importBest(t *testing.T, c *weaviate.Client, class string, docs []dataset.D
 	}
 	ops := float64(res.Objects) / res.Elapsed.Seconds()
 	best[name] = max(best[name], ops)
-	t.Logf("round %d %-11s %-48s %5d objects in %6.1f s: %5.0f objects/s", round, name, what, res.Objects,
+	t.Logf("round %d %-17s %-52s %5d objects in %6.1f s: %5.0f objects/s", round, name, what, res.Objects,
 		res.Elapsed.Seconds(), ops)
 }
 
