@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the embedded default model with this project's own trainers, reproducibly, in one space:
 # fastText-style subword skipgram vectors (words plus their character 3–6-grams) on one thread with
-# a fixed seed and a shuffled line order (bit-identical runs), then AM training with a fixed seed
+# a fixed seed and a shuffled line order (bit-identical runs on one CPU: another CPU's SIMD kernels
+# round differently, and its model differs in the last bits), then AM training with a fixed seed
 # and thread count on those word vectors, its n-gram table started from the same model's n-gram
 # vectors (no map between spaces). docs/model.md records the settings and results.
 #
@@ -27,7 +28,7 @@ hold=${HOLD_FORMS:-0}
 hold_sub=(); hold_am=()
 if [ "$hold" != 0 ]; then
   hold_sub=(--hold-forms "$hold" --hold-min-count 100 --held-words-out "$work/held.txt")
-  hold_am=(--only-words "$work/held.txt" --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3)
+  hold_am=(--only-words "$work/held.txt")
 fi
 limit=$((25 * 1000 * 1000))
 [ -e "$corpus" ] || { echo "build-default-model: corpus $corpus not found" >&2; exit 2; }
@@ -46,13 +47,15 @@ bin="$work/text2vec-am"
   --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
   --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
 
-# 2. AM on them with the paper's protocol, its n-gram table started from the subword model's own
-#    n-gram vectors (the NGRAMS found in the most vocabulary words) and kept frozen (AM learns
-#    its gate, A and the attention on them); the serving bundle stores the n-grams as int4 and the
-#    base vectors as int8 (docs/model.md).
+# 2. AM on them with the paper's protocol and three additions (20 epochs; a gate that knows how
+#    many contexts it has and whether they agree; SIF-weighted context words), its n-gram table
+#    started from the subword model's own n-gram vectors (the NGRAMS found in the most vocabulary
+#    words) and kept frozen (AM learns its gate, A and the attention on them); the serving bundle
+#    stores the n-grams as int4 and the base vectors as int8 (docs/model.md).
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage int8 --bundle-oov-max-count 0 \
-  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 "${hold_am[@]}" \
+  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 \
+  --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 "${hold_am[@]}" \
   --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
 
 ls -l "$out"

@@ -49,7 +49,7 @@ func TestDefaultModelRetrievalQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	if bm.MRR10 < 0.712 || bm.MRR10 > 0.714 {
-		t.Errorf("BM25 MRR@10 = %.4f, want 0.713 (the issue's measurement)", bm.MRR10)
+		t.Errorf("BM25 MRR@10 = %.4f, want 0.713 (docs/evaluation.md)", bm.MRR10)
 	}
 
 	m, err := defaultmodel.Load()
