@@ -13,9 +13,9 @@
 # weights, corpus index) there. NGRAMS (default 72000) bounds the n-gram table; the script fails
 # if the model reaches 25 MB. About 15 minutes (700–735 CPU-seconds, Intel Xeon, 2 cores).
 # HOLD_FORMS=P (default 0) builds the held-forms variant instead: the fraction P of the words seen
-# 100 times or more held out of their n-grams' training, and AM trained on those words alone with
-# count buckets, the agreement input and SIF-weighted contexts (docs/model.md, "A model whose
-# contexts pay"): its vectors follow the contexts more; the tracked model is built without it.
+# 100 times or more held out of their n-grams' training, and AM trained on those words alone
+# (docs/model.md, "A model whose contexts pay"): its vectors follow the contexts more; the tracked
+# model is built without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install=no
