@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 )
 
 // adapterArgs are the serve flags of the adapter under test.
@@ -49,10 +51,12 @@ func stockCollection(class, module string, settings map[string]any) map[string]a
 }
 
 // stockModulesEnv enables the stock Weaviate modules that call serve:
-// text2vec-transformers (TRANSFORMERS_INFERENCE_API names serve) and
-// text2vec-openai (each collection's baseURL names it; serve takes any key).
+// text2vec-transformers (TRANSFORMERS_INFERENCE_API names serve),
+// text2vec-openai and text2vec-cohere (each collection's baseURL names it;
+// serve takes any key).
 func stockModulesEnv(t *testing.T) []string {
-	return []string{"ENABLE_MODULES=text2vec-transformers,text2vec-openai", "OPENAI_APIKEY=unused", tiktokenCacheEnv(t)}
+	return []string{"ENABLE_MODULES=text2vec-transformers,text2vec-openai,text2vec-cohere", "OPENAI_APIKEY=unused",
+		"COHERE_APIKEY=unused", tiktokenCacheEnv(t)}
 }
 
 // tiktokenCacheEnv returns TIKTOKEN_CACHE_DIR naming a directory that holds
@@ -86,6 +90,14 @@ func tiktokenCacheEnv(t *testing.T) string {
 func openAICollection(class, baseURL string) map[string]any {
 	settings := map[string]any{"baseURL": baseURL, "model": "text2vec-am", "vectorizeClassName": false}
 	return stockCollection(class, "text2vec-openai", settings)
+}
+
+// cohereCollection is a collection vectorized by Weaviate's stock
+// text2vec-cohere module with its base URL set to serve (Cohere's embed
+// API, batched; objects sent as search_document, queries as search_query).
+func cohereCollection(class, baseURL string) map[string]any {
+	settings := map[string]any{"baseURL": baseURL, "model": "text2vec-am", "vectorizeClassName": false}
+	return stockCollection(class, "text2vec-cohere", settings)
 }
 
 // adapterMemory reads the context memory's summary from the adapter's /meta.
@@ -142,6 +154,16 @@ func TestTransformersAdapter(t *testing.T) {
 		checkStoredVectors(t, col, r)
 		checkNearText(t, col, r)
 		checkOpenAITextWithoutVector(t, col)
+	})
+	t.Run("CohereEmbedAPI", func(t *testing.T) {
+		// Weaviate's text2vec-cohere with its base URL set to serve: batched
+		// requests to /v2/embed, the same vectors and search.
+		col := collection{w: w, c: c, class: "CohereA"}
+		createCollection(t, w, cohereCollection(col.class, a.url("")))
+		importAll(t, col, r)
+		checkStoredVectors(t, col, r)
+		checkNearText(t, col, r)
+		checkCohereTextWithoutVector(t, col)
 	})
 
 	var probesBefore map[int][]float32
@@ -284,6 +306,12 @@ func TestTransformersAdapter(t *testing.T) {
 		}
 		checkOpenAITeaching(t, w, a, r, filepath.Join(tmp, "memory-openai"), memBefore)
 	})
+	t.Run("CohereEmbedTeach", func(t *testing.T) {
+		if memBefore == nil {
+			t.Skip("teaching failed")
+		}
+		checkCohereTeaching(t, w, a, r, filepath.Join(tmp, "memory-cohere"), memBefore)
+	})
 }
 
 // checkOpenAITeaching imports teachDocs through text2vec-openai with a
@@ -305,17 +333,42 @@ func checkOpenAITeaching(t *testing.T, w *weaviateServer, a *adapterServer, r *r
 	col := collection{w: w, c: newClient(t, w), class: "OpenAITaught"}
 	createCollection(t, w, openAICollection(col.class, a.url("")))
 	importer := newClientWithHeaders(t, w, passageHeaders(a.url(""), token))
+	checkTaughtAsTransformers(t, w, a, r, col, importer, want)
+}
+
+// checkCohereTeaching imports teachDocs through text2vec-cohere, which sends
+// the objects it imports as search_document (teaching on, an empty memory
+// in memDir, no token and no header): as checkOpenAITeaching.
+func checkCohereTeaching(t *testing.T, w *weaviateServer, a *adapterServer, r *reference, memDir string, want map[string]any) {
+	t.Helper()
+	a.proc.stop(t)
+	args := a.args
+	a.args = adapterArgs(r, memDir, true)
+	a.start(t)
+	defer func() { a.proc.stop(t); a.args = args; a.start(t) }()
+	col := collection{w: w, c: newClient(t, w), class: "CohereTaught"}
+	createCollection(t, w, cohereCollection(col.class, a.url("")))
+	checkTaughtAsTransformers(t, w, a, r, col, col.c, want)
+}
+
+// checkTaughtAsTransformers imports teachDocs into col through importer:
+// every document is stored with a vector and the memory holds what
+// text2vec-transformers taught (want); a nearText through col's client,
+// whose texts are queries, leaves the memory as it is.
+func checkTaughtAsTransformers(t *testing.T, w *weaviateServer, a *adapterServer, r *reference, col collection,
+	importer *weaviate.Client, want map[string]any) {
+	t.Helper()
 	docs := teachDocs(r)
 	res, err := importDocs(context.Background(), importer, col.class, docs, nil, batchSize, nil)
 	if err != nil || len(res.Failures) > 0 {
-		t.Fatalf("teaching import through text2vec-openai: %v %v", err, res.Failures)
+		t.Fatalf("teaching import into %s: %v %v", col.class, err, res.Failures)
 	}
 	if stored := listVectors(t, w, col.class, ""); len(stored) != len(docs) {
 		t.Errorf("%d objects stored with a vector, want %d", len(stored), len(docs))
 	}
 	taught := adapterMemory(t, a)
 	if !equalJSON(taught, want) {
-		t.Errorf("memory taught through text2vec-openai %v, through text2vec-transformers %v: want the same", taught, want)
+		t.Errorf("memory taught into %s %v, through text2vec-transformers %v: want the same", col.class, taught, want)
 	}
 	queries := r.queries[:min(20, len(r.queries))]
 	nearTextTop(t, w, clusterCol{class: col.class}, queries)
@@ -382,6 +435,38 @@ func checkOpenAITextWithoutVector(t *testing.T, col collection) {
 		status, _, _ := doJSON(ctx, http.MethodGet, col.w.url("/v1/objects/"+col.class+"/"+id+"?include=vector"), nil, &got)
 		if stored := status == http.StatusOK; stored != want || (stored && len(got.Vector) == 0) {
 			t.Errorf("object %s: status %d, vector of %d; want stored %v with a vector", id, status, len(got.Vector), want)
+		}
+	}
+}
+
+// checkCohereTextWithoutVector: through text2vec-cohere, whose API has no
+// per-text error, an object whose text yields no vector is refused, alone
+// and with the objects of its request; none is stored without a vector.
+func checkCohereTextWithoutVector(t *testing.T, col collection) {
+	t.Helper()
+	ctx := context.Background()
+	obj := func(id, text string) map[string]any {
+		return map[string]any{"class": col.class, "id": id, "properties": map[string]any{"docId": id, "docIndex": -1, "text": text}}
+	}
+	const none, bad, other = "00000000-0000-4000-8000-0000000000b1", "00000000-0000-4000-8000-0000000000b2",
+		"00000000-0000-4000-8000-0000000000b3"
+	status, raw, err := doJSON(ctx, http.MethodPost, col.w.url("/v1/objects"), obj(none, "..."), nil)
+	if err != nil || status == http.StatusOK || !strings.Contains(string(raw), "texts[0]") {
+		t.Errorf("one object without a vector: status %d, %v: %.300s; want it refused naming texts[0]", status, err, raw)
+	}
+	body := map[string]any{"objects": []any{obj(bad, "..."), obj(other, "nftables replaces iptables")}}
+	status, raw, err = doJSON(ctx, http.MethodPost, col.w.url("/v1/batch/objects"), body, nil)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("batch: status %d, %v: %.300s", status, err, raw)
+	}
+	for _, id := range []string{none, bad, other} {
+		var got struct{ Vector []float32 }
+		status, _, _ := doJSON(ctx, http.MethodGet, col.w.url("/v1/objects/"+col.class+"/"+id+"?include=vector"), nil, &got)
+		if status == http.StatusOK && len(got.Vector) == 0 {
+			t.Errorf("object %s stored without a vector", id)
+		}
+		if id != other && status == http.StatusOK {
+			t.Errorf("object %s, whose text yields no vector, is stored", id)
 		}
 	}
 }

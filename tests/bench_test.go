@@ -65,6 +65,9 @@ func TestImportThroughput(t *testing.T) {
 		{"A-openai", "stock server + text2vec-openai → adapter /v1/embeddings", stock, sc, func(class string) map[string]any {
 			return withHNSW(openAICollection(class, a.url("")))
 		}, nil},
+		{"A-cohere", "stock server + text2vec-cohere → adapter /v2/embed", stock, sc, func(class string) map[string]any {
+			return withHNSW(cohereCollection(class, a.url("")))
+		}, nil},
 		{"C-custom", "client-supplied vectors (named), custom server", custom, cc, byovCustom, &clientVectors{target: "am", vecs: r.docVecs}},
 		{"B", "custom server, in-process text2vec-am (teach off)", custom, cc, func(class string) map[string]any {
 			return withHNSW(amCollection(class, map[string]any{"vectorizeClassName": false, "teach": false}))
@@ -115,6 +118,7 @@ func TestImportThroughput(t *testing.T) {
 	row("(C) client-supplied vectors, stock server", "C-stock", "C-stock")
 	row("(A) stock + text2vec-transformers → adapter", "A", "C-stock")
 	row("(A) stock + text2vec-openai → adapter /v1/embeddings", "A-openai", "C-stock")
+	row("(A) stock + text2vec-cohere → adapter /v2/embed", "A-cohere", "C-stock")
 	row("(C) client-supplied vectors (named vector), custom server", "C-custom", "C-custom")
 	row("(B) in-process text2vec-am, teach off", "B", "C-custom")
 	row("(B) in-process text2vec-am, teach on", "B-teach", "C-custom")

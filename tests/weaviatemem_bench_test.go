@@ -17,7 +17,8 @@ import (
 // anchor), one with its memory kept in that Weaviate (--memory-weaviate), and
 // three of those behind one address; then the same three through
 // text2vec-openai, a batch per request, the importing client naming serve's
-// /passage (X-OpenAI-BaseURL). Each run starts from an empty memory
+// /passage (X-OpenAI-BaseURL), and through text2vec-cohere, a batch per
+// request sent as search_document. Each run starts from an empty memory
 // and a new collection; two rounds, interleaved, the best of each reported.
 // It runs only with T2V_BENCH=1: it is a measurement, not a check.
 //
@@ -42,26 +43,35 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 		name, what string
 		args       func(run string) []string
 		replicas   int
-		openAI     bool // through text2vec-openai, the client naming serve's /passage
+		module     string // "transformers"; "openai", the client naming serve's /passage; "cohere"
 	}{
 		{"dir", "serve --memory-dir (anchor)", func(run string) []string {
 			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, common...)
-		}, 1, false},
+		}, 1, "transformers"},
 		{"weaviate", "serve --memory-weaviate", func(run string) []string {
 			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
-		}, 1, false},
+		}, 1, "transformers"},
 		{"weaviate-3", "3 × serve --memory-weaviate behind one address", func(run string) []string {
 			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
-		}, 3, false},
+		}, 3, "transformers"},
 		{"dir-openai", "serve --memory-dir, through text2vec-openai", func(run string) []string {
 			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, common...)
-		}, 1, true},
+		}, 1, "openai"},
 		{"weaviate-openai", "serve --memory-weaviate, through text2vec-openai", func(run string) []string {
 			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
-		}, 1, true},
+		}, 1, "openai"},
 		{"weaviate-3-openai", "3 × serve --memory-weaviate, through text2vec-openai", func(run string) []string {
 			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
-		}, 3, true},
+		}, 3, "openai"},
+		{"dir-cohere", "serve --memory-dir, through text2vec-cohere", func(run string) []string {
+			return append([]string{"--memory-dir", filepath.Join(tmp, run)}, common...)
+		}, 1, "cohere"},
+		{"weaviate-cohere", "serve --memory-weaviate, through text2vec-cohere", func(run string) []string {
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
+		}, 1, "cohere"},
+		{"weaviate-3-cohere", "3 × serve --memory-weaviate, through text2vec-cohere", func(run string) []string {
+			return append([]string{"--memory-weaviate", w.url(""), "--memory-weaviate-class", "Mem" + run}, common...)
+		}, 3, "cohere"},
 	}
 	rate := map[string]float64{}
 	for round := 1; round <= 2; round++ {
@@ -75,11 +85,16 @@ func TestImportThroughputWeaviateMemory(t *testing.T) {
 			}
 			rr.set(urls)
 			class := "Bench" + run
-			if rn.openAI {
+			switch rn.module {
+			case "openai":
 				createCollection(t, w, openAICollection(class, rr.url()))
 				importBest(t, importer, class, docs, round, rn.name, rn.what, rate)
 				checkTaughtSome(t, rn.name, servers)
-			} else {
+			case "cohere":
+				createCollection(t, w, cohereCollection(class, rr.url()))
+				importBest(t, c, class, docs, round, rn.name, rn.what, rate)
+				checkTaughtSome(t, rn.name, servers)
+			default:
 				createCollection(t, w, transformersCollection(class, map[string]any{"vectorizeClassName": false}))
 				importBest(t, c, class, docs, round, rn.name, rn.what, rate)
 			}

@@ -23,7 +23,7 @@ import (
 var routes = map[string]string{
 	"/.well-known/live": "GET, HEAD", "/.well-known/ready": "GET, HEAD", "/meta": "GET, HEAD", "/metrics": "GET, HEAD",
 	"/vectors": "POST", "/vectors/": "POST", "/vectors/batch": "POST", "/explain": "POST",
-	"/v1/embeddings": "POST", "/passage/v1/embeddings": "POST",
+	"/v1/embeddings": "POST", "/passage/v1/embeddings": "POST", "/v2/embed": "POST",
 }
 
 // notFound answers every request no route matched: 405 with Allow on a known
@@ -39,8 +39,12 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // errorWriterFor returns how errors are written for r outside its handler:
-// under /v1/ and /passage/v1/ (OpenAI clients' base URLs) in OpenAI's shape.
+// under /v1/ and /passage/v1/ (OpenAI clients' base URLs) in OpenAI's shape, under /v2/ (Cohere's) in
+// Cohere's.
 func (s *Server) errorWriterFor(r *http.Request) func(http.ResponseWriter, error) {
+	if strings.HasPrefix(r.URL.Path, "/v2/") {
+		return s.writeCohereError
+	}
 	if strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/passage/v1/") {
 		return s.writeOpenAIError
 	}

@@ -14,11 +14,12 @@
 //	POST /explain             {"text","config":{…}} → per word source, weight, α and ρ
 //	POST /v1/embeddings       OpenAI's embeddings API (text2vec-openai): texts as queries
 //	POST /passage/v1/embeddings  the same for imported objects: texts as passages, taught (bearer token)
+//	POST /v2/embed            Cohere's embed API (text2vec-cohere): search_document texts as passages, taught
 //	GET  /metrics             Prometheus metrics
 //
 // Every error is a JSON object {"error": "..."} with a 4xx or 5xx status, as
 // Weaviate's client reads it; under /v1/ and /passage/v1/ it has OpenAI's
-// shape.
+// shape, under /v2/ Cohere's.
 package server
 
 import (
@@ -145,6 +146,7 @@ type Server struct {
 	ready     atomic.Bool
 	bufs      sync.Pool
 	metrics   *metrics
+	embedIDs  atomic.Uint64 // the "id" of /v2/embed answers
 	handler   http.Handler
 }
 
@@ -184,6 +186,7 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	mux.HandleFunc("POST /v1/embeddings", s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskQuery)))
 	teach := s.limitedAs(s.writeOpenAIError, s.embeddings(vectorizer.TaskPassage))
 	mux.HandleFunc("POST /passage/v1/embeddings", s.tokenOnly(teach))
+	mux.HandleFunc("POST /v2/embed", s.limitedAs(s.writeCohereError, s.embedCohere))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", s.notFound)
 	xo := http.NewCrossOriginProtection() // a web page must not teach the memory
