@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
@@ -40,10 +42,15 @@ var cohereTask = map[string]vectorizer.Task{
 	"clustering":      vectorizer.TaskQuery,
 }
 
-// embedCohere answers POST /v2/embed. Cohere's API has no per-text error, and
-// Weaviate's text2vec-cohere would store an object without a vector for an
-// empty one: a text over a per-text limit or that yields no vector fails
-// the whole request (its error names texts[i]), and nothing of it is taught.
+// embedCohere answers POST /v2/embed. Cohere's API has no per-text error,
+// and Weaviate's text2vec-cohere would store an object without a vector for
+// an empty one, so one bad text fails the whole request, its error naming
+// texts[i] and the text's first bytes (Weaviate gives every object of the
+// request that error, and the index alone does not say which object it
+// was). A text over a per-text limit or without a word fails the request
+// before anything is taught; one that has words but yields no vector, or
+// has more distinct AM words than --max-am-words, fails it after the others
+// were taught (a resend of them teaches nothing new).
 func (s *Server) embedCohere(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
 	req := embedRequest{Texts: textList{limit: s.limits.MaxBatch}}
 	if err := decodeStrict(body.Bytes(), &req, "texts", "images", "inputs", "model", "input_type",
@@ -55,10 +62,16 @@ func (s *Server) embedCohere(ctx context.Context, w http.ResponseWriter, body *b
 		return err
 	}
 	texts := req.Texts.texts
+	words := 0
 	for i, t := range texts {
-		if err := s.checkTextAt(t, textName(i)); err != nil {
+		if err := s.checkTextAt(t, textName(i, t)); err != nil {
 			return err
 		}
+		n := s.vec.Model().Tokenizer.CountWords(t, len(t))
+		if n == 0 {
+			return vectorError(vectorizer.ErrNoWords, textName(i, t))
+		}
+		words += n
 	}
 	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", texts, task, s.vec.Options())
 	if err != nil {
@@ -66,12 +79,11 @@ func (s *Server) embedCohere(ctx context.Context, w http.ResponseWriter, body *b
 	}
 	for i, e := range errs {
 		if e != nil {
-			return vectorError(e, textName(i))
+			if errors.Is(e, vectorizer.ErrTooManyAMWords) {
+				s.metrics.amWordsRefused.Inc()
+			}
+			return vectorError(e, textName(i, texts[i]))
 		}
-	}
-	words := 0
-	for _, t := range texts {
-		words += s.vec.Model().Tokenizer.CountWords(t, len(t))
 	}
 	out := body.AvailableBuffer()[:0]
 	out = append(out, `{"id":"`...)
@@ -90,8 +102,18 @@ func (s *Server) embedCohere(ctx context.Context, w http.ResponseWriter, body *b
 	return nil
 }
 
-// textName names text i of "texts" in errors.
-func textName(i int) string { return "texts[" + strconv.Itoa(i) + "]" }
+// textName names text i of "texts" in errors, with its first bytes.
+func textName(i int, text string) string {
+	const show = 40
+	if len(text) > show {
+		cut := show
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return "texts[" + strconv.Itoa(i) + "] " + strconv.Quote(text)
+}
 
 // checkEmbedRequest checks the decoded request against the model and the
 // limits and returns the task its input_type asks for.
@@ -124,7 +146,8 @@ func (s *Server) checkEmbedRequest(req *embedRequest) (vectorizer.Task, error) {
 			req.EmbeddingTypes[i])
 	}
 	if tr := req.Truncate; tr != nil && !slices.Contains([]string{"NONE", "START", "END", "LEFT", "RIGHT"}, *tr) {
-		return 0, errorf(http.StatusBadRequest, "field \"truncate\" = %q: want \"NONE\", \"START\", \"END\", \"LEFT\" or \"RIGHT\"", *tr)
+		return 0, errorf(http.StatusBadRequest, "field \"truncate\" = %q: want \"NONE\", \"START\", \"END\", "+
+			"\"LEFT\" or \"RIGHT\"", *tr)
 	}
 	if dims := string(req.OutputDimension); dims != "" && dims != "null" {
 		d, err := strconv.ParseInt(dims, 10, 64)

@@ -36,7 +36,9 @@ func postEmbed(t *testing.T, url, body string, headers map[string]string) (*http
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Weaviate's clients follow no redirect.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +154,8 @@ func TestEmbedErrors(t *testing.T) {
 		{"null text", `{"texts":["f1",null]}`, 400, "text 1 is null"},
 		{"too many", `{"texts":["f1","f2","f3"]}`, 413, "--max-batch"},
 		{"text too long", `{"texts":["f1","` + strings.Repeat("f1 ", 50) + `"],"input_type":"search_document"}`, 413,
-			"texts[1] has 150 bytes"},
-		{"no vector", `{"texts":["f1","..."]}`, 422, "texts[1]"},
+			`texts[1] "f1 f1 f1 f1 f1 f1 f1 f1 f1 f1 f1 f1 f1 f…" has 150 bytes`},
+		{"no word", `{"texts":["f1 r1 f2","..."],"input_type":"search_document"}`, 422, `texts[1] "..."`},
 		{"images", `{"images":["data:image/png;base64,AAAA"],"input_type":"image"}`, 400, "texts only"},
 		{"inputs", `{"inputs":[{"content":[]}]}`, 400, "texts only"},
 		{"input type", `{"texts":["f1"],"input_type":"image"}`, 400, `"input_type" = "image"`},
@@ -171,8 +173,8 @@ func TestEmbedErrors(t *testing.T) {
 			}
 		})
 	}
-	if st := mem.Stats(); st.Passages != 0 {
-		t.Errorf("refused requests taught %d passages", st.Passages)
+	if st := mem.Stats(); st.Passages != 0 || st.Contexts != 0 {
+		t.Errorf("refused requests taught %d passages, %d contexts", st.Passages, st.Contexts)
 	}
 	for _, c := range []struct{ method, path, want string }{
 		{"POST", "/v2/rerank", "no endpoint POST /v2/rerank"},
@@ -193,5 +195,18 @@ func TestEmbedErrors(t *testing.T) {
 	resp, got := postEmbed(t, url, `{"texts":["f1"]}`, map[string]string{"Sec-Fetch-Site": "cross-site"})
 	if resp.StatusCode != 403 || !strings.Contains(got.Message, "cross-origin") {
 		t.Errorf("cross-origin: status %d, message %q; want 403 in Cohere's shape", resp.StatusCode, got.Message)
+	}
+}
+
+// TestEmbedBaseURLWithSlash: Weaviate's text2vec-cohere appends "/v2/embed"
+// to the collection's base URL, so a base URL that ends in a slash asks for
+// "//v2/embed": it is served as /v2/embed, not redirected (Weaviate's clients
+// follow no redirect).
+func TestEmbedBaseURLWithSlash(t *testing.T) {
+	_, _, url := startServer(t, server.DefaultLimits())
+	resp, got := postEmbed(t, url+"/", `{"texts":["f1 f2"],"input_type":"search_query"}`, nil)
+	if resp.StatusCode != 200 || len(got.Embeddings.Float) != 1 || !sameBits(got.Embeddings.Float[0], queryVector(t, url, "f1 f2")) {
+		t.Errorf("//v2/embed: status %d, message %q, %d vectors; want /v2/embed's answer", resp.StatusCode, got.Message,
+			len(got.Embeddings.Float))
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +55,7 @@ type Limits struct {
 	MaxTextBytes int
 	// MaxWords bounds the words of one text.
 	MaxWords int
-	// MaxBatch bounds the texts of one /vectors/batch or /v1/embeddings request
+	// MaxBatch bounds the texts of one /vectors/batch, /v1/embeddings or /v2/embed request
 	// (Weaviate's text2vec-openai sends up to 2000).
 	MaxBatch int
 	// MaxConcurrent bounds the vectorizing requests in flight; more wait up
@@ -193,9 +194,23 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.errorWriterFor(r)(w, errorf(http.StatusForbidden, "cross-origin browser requests are refused"))
 	}))
-	s.handler = s.metrics.instrument(xo.Handler(mux))
+	s.handler = s.metrics.instrument(xo.Handler(joinedSlashes(mux)))
 	s.ready.Store(true)
 	return s, nil
+}
+
+// joinedSlashes serves a path that begins with several slashes as the path
+// with one: Weaviate's text2vec-cohere appends "/v2/embed" to a base URL
+// that may end in a slash, and http.ServeMux would answer "//v2/embed" with
+// a redirect, which Weaviate's clients do not follow.
+func joinedSlashes(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "//") {
+			r.URL.Path = "/" + strings.TrimLeft(r.URL.Path, "/")
+			r.URL.RawPath = ""
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Handler returns the server's HTTP handler.
