@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,13 +164,17 @@ func checkImage(t *testing.T, sts *appsv1.StatefulSet, c corev1.Container) {
 }
 
 // TestHelmRenderStock renders the stock values: text2vec-transformers is the
-// one enabled and default module and calls the stateless replicas.
+// default module and calls the stateless replicas; text2vec-cohere, which a
+// collection's baseURL points at them, is enabled with an API key.
 func TestHelmRenderStock(t *testing.T) {
 	objs := renderChart(t, filepath.Join(manifestsDir, "weaviate-values-stock.yaml"))
 	sts, c := weaviateContainer(t, objs)
+	if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "COHERE_APIKEY" }) {
+		t.Error("no COHERE_APIKEY: Weaviate's text2vec-cohere calls no server without a key")
+	}
 	for _, p := range envProblems(c.Env, map[string]string{
 		"DEFAULT_VECTORIZER_MODULE":     "text2vec-transformers",
-		"ENABLE_MODULES":                "text2vec-transformers",
+		"ENABLE_MODULES":                "text2vec-transformers,text2vec-cohere",
 		"TRANSFORMERS_INFERENCE_API":    serveURL(t),
 		"TRANSFORMERS_WAIT_FOR_STARTUP": "false",
 	}) {

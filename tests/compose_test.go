@@ -163,6 +163,17 @@ func TestCompose(t *testing.T) {
 	mem := composeMemory(t, s)
 	checkPassagesCounted(t, mem, r.docs)
 
+	// The same documents again through the stack's text2vec-cohere, whose
+	// base URL names the server: the same vectors, and the memory, which
+	// has them all, unchanged (checked by survive).
+	again := collection{w: w, c: c, class: "CohereCompose"}
+	createCollection(t, w, cohereCollection(again.class, "http://t2v-am:8880"))
+	if res, err := importDocs(context.Background(), c, again.class, r.docs, indexRange(0, 500), batchSize, nil); err != nil ||
+		len(res.Failures) > 0 {
+		t.Fatalf("import through text2vec-cohere: %v %v", err, res.Failures)
+	}
+	checkVectors(t, listVectors(t, w, again.class, ""), r.docs[:500], current[:500])
+
 	survive := func(how string) {
 		t.Helper()
 		s.waitHealthy(t, 5*time.Minute, "t2v-am", "weaviate")
