@@ -196,7 +196,7 @@ func importThroughAll(t *testing.T, nodes []*weaviateServer, col clusterCol, doc
 		t.Fatalf("no request failed: %s was not killed in mid-import", f.what)
 	}
 	if f.mark != "" && log.marked == 0 {
-		t.Fatalf("no failed attempt names %s: %s was not killed in mid-import", f.mark, f.what)
+		t.Fatalf("no failed attempt names %s: %s was not killed in mid-import (first failure: %.300s)", f.mark, f.what, log.first)
 	}
 	t.Logf("first failure (resent): %.300s", log.first)
 	return log

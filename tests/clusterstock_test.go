@@ -62,12 +62,29 @@ var stockCol = clusterCol{class: "StockDocs"}
 // and one ordered import. After refresh --all every node stores the single
 // node's vectors bit for bit, nearText gives the same top 10 through every
 // node and MRR@10 is within 0.005.
-func TestClusterStockMemoryInWeaviate(t *testing.T) {
+func TestClusterStockMemoryInWeaviate(t *testing.T) { runStockCluster(t, "text2vec-transformers") }
+
+// TestClusterCohereMemoryInWeaviate is TestClusterStockMemoryInWeaviate
+// through the stock text2vec-cohere, as the shipped Helm values allow: the
+// collection's baseURL is the address of the serve replicas (as the
+// text2vec-am Service), which leaves out the killed replica while it is
+// down, so every node's requests go to the replicas that are up, a batch
+// of up to 96 objects each (sent as search_document, which serve teaches).
+// The import, the memory and the vectors must come out as through
+// text2vec-transformers: the same single node is the reference.
+func TestClusterCohereMemoryInWeaviate(t *testing.T) { runStockCluster(t, "text2vec-cohere") }
+
+// runStockCluster runs the stock cluster test with the nodes' vectorizer
+// module (text2vec-transformers or text2vec-cohere).
+func runStockCluster(t *testing.T, module string) {
 	e := requireE2E(t)
 	r := loadReference(t, e)
 	docs, queries := clusterData(t, r, 1500)
-	c := startStockCluster(t, e, r, t.TempDir())
+	c := startStockCluster(t, e, r, t.TempDir(), module)
 	class := transformersCollection(stockCol.class, map[string]any{"vectorizeClassName": false})
+	if module == "text2vec-cohere" {
+		class = cohereCollection(stockCol.class, c.vectorizer.url())
+	}
 	class["replicationConfig"] = map[string]any{"factor": clusterSize}
 	createCollection(t, c.nodes[0], class)
 	for _, w := range c.nodes {
@@ -108,22 +125,30 @@ func TestClusterStockMemoryInWeaviate(t *testing.T) {
 }
 
 // stockCluster is three stock Weaviate nodes, node i calling serve replica
-// i, and the address through which the replicas reach the nodes.
+// i (text2vec-transformers) or every node calling the replicas through
+// vectorizer (text2vec-cohere), and the address through which the replicas
+// reach the nodes.
 type stockCluster struct {
-	nodes    []*weaviateServer
-	replicas []*adapterServer
-	service  *roundRobin
+	nodes      []*weaviateServer
+	replicas   []*adapterServer
+	service    *roundRobin // the nodes, as the replicas reach them
+	vectorizer *roundRobin // the replicas, as text2vec-cohere's baseURL reaches them
+	module     string      // the nodes' vectorizer module
 }
 
 // startStockCluster starts the nodes, points service at them, then starts
 // the replicas (their memory in Weaviate, reached through service: a
-// replica is ready once it reaches it).
-func startStockCluster(t *testing.T, e e2eEnv, r *reference, dir string) stockCluster {
+// replica is ready once it reaches it) and points vectorizer at them.
+func startStockCluster(t *testing.T, e e2eEnv, r *reference, dir, module string) stockCluster {
 	t.Helper()
 	bin := text2vecAM(t, e.repo)
-	c := stockCluster{service: newRoundRobin(t), replicas: make([]*adapterServer, clusterSize)}
+	c := stockCluster{service: newRoundRobin(t), vectorizer: newRoundRobin(t), replicas: make([]*adapterServer, clusterSize),
+		module: module}
 	ports := freePorts(t, clusterSize)
 	c.nodes = startCluster(t, stockServer(t), dir, clusterSize, func(i int, _ weaviatePorts) []string {
+		if module == "text2vec-cohere" {
+			return []string{"ENABLE_MODULES=text2vec-cohere", "COHERE_APIKEY=unused"}
+		}
 		return []string{"ENABLE_MODULES=text2vec-transformers", "TRANSFORMERS_WAIT_FOR_STARTUP=false",
 			"TRANSFORMERS_INFERENCE_API=http://127.0.0.1:" + strconv.Itoa(ports[i])}
 	})
@@ -135,7 +160,19 @@ func startStockCluster(t *testing.T, e e2eEnv, r *reference, dir string) stockCl
 	for i, port := range ports {
 		c.replicas[i] = startAdapter(t, bin, filepath.Join(dir, fmt.Sprintf("serve%d.log", i)), port, args)
 	}
+	c.vectorizer.set(c.replicaURLs(-1))
 	return c
+}
+
+// replicaURLs are the addresses of every serve replica but down (-1: none).
+func (c stockCluster) replicaURLs(down int) []string {
+	var urls []string
+	for i, a := range c.replicas {
+		if i != down {
+			urls = append(urls, a.url(""))
+		}
+	}
+	return urls
 }
 
 // nodeURLs are the addresses of every node but down (-1: none).
@@ -153,20 +190,39 @@ func (c stockCluster) nodeURLs(down int) []string {
 // and starts both again: the replica on its port, which node lost calls,
 // and its flags (it keeps nothing: it reads the memory from Weaviate).
 // While the node is down the replicas' address leaves it out, as a Service
-// leaves out a pod that is not ready.
+// leaves out a pod that is not ready; so does the nodes' address of the
+// replicas (text2vec-cohere's baseURL) while the replica is down.
 func (c stockCluster) fault(t *testing.T, victim, lost int) fault {
 	nf := nodeFault(t, c.nodes, victim)
 	a := c.replicas[lost]
+	// Through text2vec-transformers node lost fails every object it is sent
+	// while its replica is down, naming the replica. Through text2vec-cohere
+	// the replicas' address leaves the replica out, so it fails at most the
+	// request it is answering when it dies (none named it in three runs):
+	// the replica is killed while it answers one.
+	mark := "127.0.0.1:" + strconv.Itoa(a.port)
+	if c.module == "text2vec-cohere" {
+		mark = ""
+	}
 	return fault{
 		what: fmt.Sprintf("node %d and serve replica %d", victim, lost),
-		mark: "127.0.0.1:" + strconv.Itoa(a.port),
+		mark: mark,
 		kill: func() {
+			for end := time.Now().Add(time.Minute); c.module == "text2vec-cohere" && !c.vectorizer.serving(a.url("")) &&
+				time.Now().Before(end); {
+				time.Sleep(time.Millisecond)
+			}
+			if c.module == "text2vec-cohere" && !c.vectorizer.serving(a.url("")) {
+				t.Errorf("serve replica %d answered no request for a minute: not killed in mid-import", lost)
+			}
+			a.proc.kill()
+			c.vectorizer.set(c.replicaURLs(lost))
 			nf.kill()
 			c.service.set(c.nodeURLs(victim))
-			a.proc.kill()
 		},
 		restart: func() {
 			a.start(t)
+			c.vectorizer.set(c.replicaURLs(-1))
 			nf.restart()
 			c.service.set(c.nodeURLs(-1))
 		},

@@ -109,12 +109,14 @@ func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue // a replica that is down takes no request
 		}
 		if err != nil {
-			msg, _ := json.Marshal(map[string]string{"error": "the replica failed: " + err.Error()})
+			// "error" as the transformers and OpenAI clients read it, "message" as Cohere's.
+			msg, _ := json.Marshal(map[string]string{"error": "the replica failed: " + err.Error(),
+				"message": "the replica failed: " + err.Error()})
 			http.Error(w, string(msg), http.StatusBadGateway)
 		}
 		return
 	}
-	http.Error(w, `{"error":"no replica is up"}`, http.StatusServiceUnavailable)
+	http.Error(w, `{"error":"no replica is up","message":"no replica is up"}`, http.StatusServiceUnavailable)
 }
 
 // weaviateMemoryDocs is how many debian-dev documents the test imports

@@ -44,7 +44,7 @@ type Options struct {
 	// Memory are the options the local memory is opened with.
 	Memory memory.Options
 	// MemoryDir is the memory of `text2vec-am serve --memory-dir` (the stock
-	// path: vectors made by text2vec-transformers or text2vec-model2vec).
+	// path: vectors made by the stock modules that call serve, refresh.Modules).
 	MemoryDir string
 	// ModuleDir is the in-process module's memory directory
 	// (<Weaviate data path>/text2vec-am-memory): the collection's own memory

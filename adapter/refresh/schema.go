@@ -9,11 +9,15 @@ import (
 )
 
 // Modules are the vectorizer modules refresh knows, with their default of
-// vectorizeClassName: the stock text2vec-transformers and text2vec-model2vec
-// (both calling a text2vec-am server) and the in-process text2vec-am module.
+// vectorizeClassName: the stock text2vec-transformers, text2vec-model2vec,
+// text2vec-cohere and text2vec-openai (each calling a text2vec-am server;
+// all four build an object's text with Weaviate's base class settings, not
+// lower-cased) and the in-process text2vec-am module.
 var Modules = map[string]bool{
 	"text2vec-transformers": true,
 	"text2vec-model2vec":    true,
+	"text2vec-cohere":       true,
+	"text2vec-openai":       true,
 	ModuleAM:                false,
 }
 
