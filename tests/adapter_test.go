@@ -339,7 +339,8 @@ func checkOpenAITeaching(t *testing.T, w *weaviateServer, a *adapterServer, r *r
 // checkCohereTeaching imports teachDocs through text2vec-cohere, which sends
 // the objects it imports as search_document (teaching on, an empty memory
 // in memDir, no token and no header): as checkOpenAITeaching.
-func checkCohereTeaching(t *testing.T, w *weaviateServer, a *adapterServer, r *reference, memDir string, want map[string]any) {
+func checkCohereTeaching(t *testing.T, w *weaviateServer, a *adapterServer, r *reference, memDir string,
+	want map[string]any) {
 	t.Helper()
 	a.proc.stop(t)
 	args := a.args
@@ -446,7 +447,8 @@ func checkCohereTextWithoutVector(t *testing.T, col collection) {
 	t.Helper()
 	ctx := context.Background()
 	obj := func(id, text string) map[string]any {
-		return map[string]any{"class": col.class, "id": id, "properties": map[string]any{"docId": id, "docIndex": -1, "text": text}}
+		props := map[string]any{"docId": id, "docIndex": -1, "text": text}
+		return map[string]any{"class": col.class, "id": id, "properties": props}
 	}
 	const none, bad, other = "00000000-0000-4000-8000-0000000000b1", "00000000-0000-4000-8000-0000000000b2",
 		"00000000-0000-4000-8000-0000000000b3"

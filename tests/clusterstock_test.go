@@ -142,8 +142,8 @@ type stockCluster struct {
 func startStockCluster(t *testing.T, e e2eEnv, r *reference, dir, module string) stockCluster {
 	t.Helper()
 	bin := text2vecAM(t, e.repo)
-	c := stockCluster{service: newRoundRobin(t), vectorizer: newRoundRobin(t), replicas: make([]*adapterServer, clusterSize),
-		module: module}
+	c := stockCluster{service: newRoundRobin(t), vectorizer: newRoundRobin(t), module: module,
+		replicas: make([]*adapterServer, clusterSize)}
 	ports := freePorts(t, clusterSize)
 	c.nodes = startCluster(t, stockServer(t), dir, clusterSize, func(i int, _ weaviatePorts) []string {
 		if module == "text2vec-cohere" {
@@ -198,15 +198,12 @@ func (c stockCluster) fault(t *testing.T, victim, lost int) fault {
 	// Through text2vec-transformers node lost fails every object it is sent
 	// while its replica is down, naming the replica. Through text2vec-cohere
 	// the replicas' address leaves the replica out, so it fails at most the
-	// request it is answering when it dies (none named it in three runs):
-	// the replica is killed while it answers one.
-	mark := "127.0.0.1:" + strconv.Itoa(a.port)
-	if c.module == "text2vec-cohere" {
-		mark = ""
-	}
+	// request it is answering when it dies: the replica is killed while it
+	// answers one, and the failures that name it are counted, not required.
 	return fault{
-		what: fmt.Sprintf("node %d and serve replica %d", victim, lost),
-		mark: mark,
+		what:         fmt.Sprintf("node %d and serve replica %d", victim, lost),
+		mark:         "127.0.0.1:" + strconv.Itoa(a.port),
+		markOptional: c.module == "text2vec-cohere",
 		kill: func() {
 			for end := time.Now().Add(time.Minute); c.module == "text2vec-cohere" && !c.vectorizer.serving(a.url("")) &&
 				time.Now().Before(end); {

@@ -168,8 +168,8 @@ func TestCompose(t *testing.T) {
 	// has them all, unchanged (checked by survive).
 	again := collection{w: w, c: c, class: "CohereCompose"}
 	createCollection(t, w, cohereCollection(again.class, "http://t2v-am:8880"))
-	if res, err := importDocs(context.Background(), c, again.class, r.docs, indexRange(0, 500), batchSize, nil); err != nil ||
-		len(res.Failures) > 0 {
+	res, err := importDocs(context.Background(), c, again.class, r.docs, indexRange(0, 500), batchSize, nil)
+	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("import through text2vec-cohere: %v %v", err, res.Failures)
 	}
 	checkVectors(t, listVectors(t, w, again.class, ""), r.docs[:500], current[:500])

@@ -23,7 +23,8 @@ func runRefresh(ctx context.Context, env cli.Env) error {
 	var o Options
 	var src SourceFlags
 	src.Register(fs, &o, "refresh", "objects per page, vectorizer call and write (≤ 1000)")
-	fs.StringVar(&o.Vectorizer, "vectorizer", "", "`URL` of the text2vec-am server (its /vectors/batch); required for text2vec-transformers and text2vec-model2vec, default for text2vec-am: Weaviate's /v1/modules/text2vec-am")
+	fs.StringVar(&o.Vectorizer, "vectorizer", "", "`URL` of the text2vec-am server (its /vectors/batch); required for the stock modules "+
+		"(text2vec-transformers, -model2vec, and -cohere or -openai with a baseURL), default for text2vec-am: Weaviate's /v1/modules/text2vec-am")
 	fs.BoolVar(&o.All, "all", false, "write every object's vector, not only those the current memory changes")
 	fs.Float64Var(&o.Tolerance, "tolerance", DefaultTolerance, "a vector is current when its cosine with the new one is ≥ 1 − tolerance (0 < tolerance < 1)")
 	fs.StringVar(&o.State, "state", "", "state `file`: records the cursor after every page; a run with the same file resumes after it")
@@ -64,7 +65,8 @@ func (f *SourceFlags) Register(fs *flag.FlagSet, o *Options, verb, batch string)
 	f.o = o
 	fs.StringVar(&o.Weaviate, "weaviate", "http://127.0.0.1:8080", "Weaviate's REST `URL`")
 	fs.StringVar(&o.Class, "class", "", "the collection (required)")
-	fs.Var(&f.targets, "vector", "named vector to "+verb+" (repeatable); default: every one made by text2vec-transformers, text2vec-model2vec or text2vec-am")
+	fs.Var(&f.targets, "vector", "named vector to "+verb+" (repeatable); default: every one made by "+
+		"text2vec-transformers, -model2vec, -cohere or -openai with a baseURL, or text2vec-am")
 	fs.IntVar(&o.Batch, "batch", 100, batch)
 	fs.BoolVar(&o.LowerCase, "lowercase", false, "lower-case the text, as Weaviate does with LOWERCASE_VECTORIZATION_INPUT=true")
 	fs.StringVar(&o.Tenant, "tenant", "", "tenant of a multi-tenant collection")

@@ -253,6 +253,7 @@ func TestRunRefusesWhatItCannotDo(t *testing.T) {
 		{namedSchema, f.vecURL, []string{"nope"}, `no named vector "nope"`},
 		{namedSchema, f.vecURL, []string{"other"}, `made by "none"`},
 		{`{"class":"Doc","vectorizer":"text2vec-ollama"}`, f.vecURL, nil, "text2vec-ollama"},
+		{`{"class":"Doc","vectorizer":"text2vec-openai"}`, f.vecURL, nil, "with a baseURL"},
 		{`{"class":"Doc","vectorizer":"none","vectorConfig":{"x":{"vectorizer":{"none":{}}}}}`, f.vecURL, nil, "no named vector"},
 		{`not json`, f.vecURL, nil, "decode answer"},
 	} {

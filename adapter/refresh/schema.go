@@ -10,15 +10,32 @@ import (
 
 // Modules are the vectorizer modules refresh knows, with their default of
 // vectorizeClassName: the stock text2vec-transformers, text2vec-model2vec,
-// text2vec-cohere and text2vec-openai (each calling a text2vec-am server;
-// all four build an object's text with Weaviate's base class settings, not
-// lower-cased) and the in-process text2vec-am module.
+// text2vec-cohere and text2vec-openai (each calling a text2vec-am server,
+// the last two when a baseURL names it; all four build an object's text with
+// Weaviate's base class settings, not lower-cased) and the in-process
+// text2vec-am module.
 var Modules = map[string]bool{
 	"text2vec-transformers": true,
 	"text2vec-model2vec":    true,
 	"text2vec-cohere":       true,
 	"text2vec-openai":       true,
 	ModuleAM:                false,
+}
+
+// viaBaseURL are the Modules that call a text2vec-am server only when a
+// collection's baseURL names one (by default they call their vendor's API):
+// a target made by one of them without a baseURL is not refresh's.
+var viaBaseURL = map[string]bool{"text2vec-cohere": true, "text2vec-openai": true}
+
+// ours reports whether refresh recomputes the vectors mod makes with
+// settings: a module of Modules, which for those of viaBaseURL has a
+// baseURL set.
+func ours(mod string, settings map[string]any) bool {
+	if _, ok := Modules[mod]; !ok {
+		return false
+	}
+	u, _ := settings["baseURL"].(string)
+	return !viaBaseURL[mod] || u != ""
 }
 
 // ModuleAM is the in-process module's name.
@@ -70,8 +87,9 @@ func parseTargets(raw []byte, names []string, lowerCase bool) (string, []Target,
 		if len(names) > 0 {
 			return "", nil, fmt.Errorf("class %s has no named vectors (asked for %s)", c.Class, strings.Join(names, ", "))
 		}
-		if _, ok := Modules[c.Vectorizer]; !ok {
-			return "", nil, fmt.Errorf("class %s is vectorized by %q, not by one of %s", c.Class, c.Vectorizer, moduleList())
+		if !ours(c.Vectorizer, c.ModuleConfig[c.Vectorizer]) {
+			return "", nil, fmt.Errorf("class %s is vectorized by %q, not by one of %s%s", c.Class, c.Vectorizer, moduleList(),
+				baseURLNote)
 		}
 		out = append(out, newTarget(&c, "", c.Vectorizer, c.ModuleConfig[c.Vectorizer], lowerCase))
 		return c.Class, out, nil
@@ -89,9 +107,10 @@ func parseTargets(raw []byte, names []string, lowerCase bool) (string, []Target,
 		for m, s := range c.VectorConfig[name].Vectorizer {
 			mod, settings = m, s
 		}
-		if _, ok := Modules[mod]; !ok {
+		if !ours(mod, settings) {
 			if len(names) > 0 {
-				return "", nil, fmt.Errorf("named vector %q of class %s is made by %q, not by one of %s", name, c.Class, mod, moduleList())
+				return "", nil, fmt.Errorf("named vector %q of class %s is made by %q, not by one of %s%s", name, c.Class, mod,
+					moduleList(), baseURLNote)
 			}
 			continue
 		}
@@ -107,6 +126,9 @@ func parseTargets(raw []byte, names []string, lowerCase bool) (string, []Target,
 	}
 	return c.Class, out, nil
 }
+
+// baseURLNote ends the errors that name Modules.
+const baseURLNote = " (text2vec-cohere and text2vec-openai with a baseURL naming a text2vec-am server)"
 
 func moduleList() string {
 	names := make([]string, 0, len(Modules))

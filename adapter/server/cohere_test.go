@@ -37,7 +37,9 @@ func postEmbed(t *testing.T, url, body string, headers map[string]string) (*http
 		req.Header.Set(k, v)
 	}
 	// Weaviate's clients follow no redirect.
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
 	resp, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -205,8 +207,13 @@ func TestEmbedErrors(t *testing.T) {
 func TestEmbedBaseURLWithSlash(t *testing.T) {
 	_, _, url := startServer(t, server.DefaultLimits())
 	resp, got := postEmbed(t, url+"/", `{"texts":["f1 f2"],"input_type":"search_query"}`, nil)
-	if resp.StatusCode != 200 || len(got.Embeddings.Float) != 1 || !sameBits(got.Embeddings.Float[0], queryVector(t, url, "f1 f2")) {
+	if resp.StatusCode != 200 || len(got.Embeddings.Float) != 1 ||
+		!sameBits(got.Embeddings.Float[0], queryVector(t, url, "f1 f2")) {
 		t.Errorf("//v2/embed: status %d, message %q, %d vectors; want /v2/embed's answer", resp.StatusCode, got.Message,
 			len(got.Embeddings.Float))
+	}
+	resp, got = postEmbed(t, url+"/", `{"texts":["f1"]}`, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if resp.StatusCode != 403 || !strings.Contains(got.Message, "cross-origin") {
+		t.Errorf("cross-origin //v2/embed: status %d, message %q; want 403 in Cohere's shape", resp.StatusCode, got.Message)
 	}
 }

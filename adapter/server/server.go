@@ -194,7 +194,7 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 	xo.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.errorWriterFor(r)(w, errorf(http.StatusForbidden, "cross-origin browser requests are refused"))
 	}))
-	s.handler = s.metrics.instrument(xo.Handler(joinedSlashes(mux)))
+	s.handler = s.metrics.instrument(joinedSlashes(xo.Handler(mux)))
 	s.ready.Store(true)
 	return s, nil
 }
@@ -207,7 +207,9 @@ func joinedSlashes(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "//") {
 			r.URL.Path = "/" + strings.TrimLeft(r.URL.Path, "/")
-			r.URL.RawPath = ""
+			if r.URL.RawPath != "" {
+				r.URL.RawPath = "/" + strings.TrimLeft(r.URL.RawPath, "/")
+			}
 		}
 		h.ServeHTTP(w, r)
 	})
