@@ -145,26 +145,26 @@ func TestTransformersAdapter(t *testing.T) {
 	t.Run("StoredVectorsEqualVectorizer", func(t *testing.T) { checkStoredVectors(t, docs, r) })
 	t.Run("NearTextMRR", func(t *testing.T) { checkNearText(t, docs, r) })
 	t.Run("Hybrid", func(t *testing.T) { checkHybrid(t, docs, r) })
-	t.Run("OpenAIEmbeddingsAPI", func(t *testing.T) {
-		// Weaviate's text2vec-openai with its base URL set to serve: batched
-		// requests to /v1/embeddings, the same vectors and search.
-		col := collection{w: w, c: c, class: "OpenAIA"}
-		createCollection(t, w, openAICollection(col.class, a.url("")))
-		importAll(t, col, r)
-		checkStoredVectors(t, col, r)
-		checkNearText(t, col, r)
-		checkOpenAITextWithoutVector(t, col)
-	})
-	t.Run("CohereEmbedAPI", func(t *testing.T) {
-		// Weaviate's text2vec-cohere with its base URL set to serve: batched
-		// requests to /v2/embed, the same vectors and search.
-		col := collection{w: w, c: c, class: "CohereA"}
-		createCollection(t, w, cohereCollection(col.class, a.url("")))
-		importAll(t, col, r)
-		checkStoredVectors(t, col, r)
-		checkNearText(t, col, r)
-		checkCohereTextWithoutVector(t, col)
-	})
+	// Weaviate's text2vec-openai and text2vec-cohere with their base URL set
+	// to serve: batched requests to /v1/embeddings and /v2/embed, the same
+	// vectors and search; a text without a vector stores no object.
+	for _, m := range []struct {
+		name, class   string
+		schema        func(class, baseURL string) map[string]any
+		withoutVector func(*testing.T, collection)
+	}{
+		{"OpenAIEmbeddingsAPI", "OpenAIA", openAICollection, checkOpenAITextWithoutVector},
+		{"CohereEmbedAPI", "CohereA", cohereCollection, checkCohereTextWithoutVector},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			col := collection{w: w, c: c, class: m.class}
+			createCollection(t, w, m.schema(col.class, a.url("")))
+			importAll(t, col, r)
+			checkStoredVectors(t, col, r)
+			checkNearText(t, col, r)
+			m.withoutVector(t, col)
+		})
+	}
 
 	var probesBefore map[int][]float32
 	var memBefore map[string]any

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,32 +27,7 @@ type embedResponse struct {
 // postEmbed posts body to url's /v2/embed with the headers given.
 func postEmbed(t *testing.T, url, body string, headers map[string]string) (*http.Response, embedResponse) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+"/v2/embed", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	// Weaviate's clients follow no redirect.
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
-	resp, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out embedResponse
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("response %q: %v", raw, err)
-	}
-	return resp, out
+	return postJSON[embedResponse](t, url+"/v2/embed", body, headers)
 }
 
 // passageVectors returns /vectors/batch's passage vectors of texts.

@@ -48,7 +48,14 @@ func postEmbeddings(t *testing.T, url, body string) (*http.Response, embeddingsR
 // postEmbeddingsWith posts body to url's /v1/embeddings with the headers given.
 func postEmbeddingsWith(t *testing.T, url, body string, headers map[string]string) (*http.Response, embeddingsResponse) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+"/v1/embeddings", strings.NewReader(body))
+	return postJSON[embeddingsResponse](t, url+"/v1/embeddings", body, headers)
+}
+
+// postJSON posts body to url with the headers given, as Weaviate's clients
+// do (following no redirect), and decodes the answer into a T.
+func postJSON[T any](t *testing.T, url, body string, headers map[string]string) (*http.Response, T) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +63,10 @@ func postEmbeddingsWith(t *testing.T, url, body string, headers map[string]strin
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +75,7 @@ func postEmbeddingsWith(t *testing.T, url, body string, headers map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out embeddingsResponse
+	var out T
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("response %q: %v", raw, err)
 	}
@@ -299,22 +309,13 @@ func TestPassageEmbeddingsTeach(t *testing.T) {
 		t.Errorf("memory after the passages: %d passages, %d contexts; want %d passages and some contexts",
 			st.Passages, st.Contexts, len(texts))
 	}
-	body, _ := json.Marshal(map[string]any{"texts": texts, "config": map[string]any{"task_type": "passage"}})
-	r, err := http.Post(twinURL+"/vectors/batch", "application/json", strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Body.Close()
-	var want struct{ Vectors [][]float32 }
-	if err := json.NewDecoder(r.Body).Decode(&want); err != nil || r.StatusCode != 200 || len(want.Vectors) != len(texts) {
-		t.Fatalf("/vectors/batch: status %d, %v, %d vectors", r.StatusCode, err, len(want.Vectors))
-	}
+	want := passageVectors(t, twinURL, texts)
 	for i := range texts {
 		var v []float32
 		if err := json.Unmarshal(got.Data[i].Embedding, &v); err != nil {
 			t.Fatalf("data[%d]: %v", i, err)
 		}
-		if !sameBits(v, want.Vectors[i]) {
+		if !sameBits(v, want[i]) {
 			t.Errorf("data[%d] is not /vectors/batch's passage vector of %q", i, texts[i])
 		}
 	}
