@@ -149,15 +149,8 @@ func (s *Server) checkEmbedRequest(req *embedRequest) (vectorizer.Task, error) {
 		return 0, errorf(http.StatusBadRequest, "field \"truncate\" = %q: want \"NONE\", \"START\", \"END\", "+
 			"\"LEFT\" or \"RIGHT\"", *tr)
 	}
-	if dims := string(req.OutputDimension); dims != "" && dims != "null" {
-		d, err := strconv.ParseInt(dims, 10, 64)
-		if err != nil {
-			return 0, errorf(http.StatusBadRequest, "field \"output_dimension\": want an integer")
-		}
-		if d != int64(s.vec.Dim()) {
-			return 0, errorf(http.StatusBadRequest, "field \"output_dimension\" = %d: this model's vectors have %d "+
-				"dimensions and cannot be shortened", d, s.vec.Dim())
-		}
+	if err := s.checkDimensions("output_dimension", req.OutputDimension); err != nil {
+		return 0, err
 	}
 	return task, nil
 }

@@ -171,14 +171,8 @@ func (s *Server) checkEmbeddingsRequest(req *embeddingsRequest) (base64Format bo
 	if len(req.Input.texts) == 0 {
 		return false, errorf(http.StatusBadRequest, "field \"input\": no text")
 	}
-	if dims := string(req.Dimensions); dims != "" && dims != "null" {
-		d, err := strconv.ParseInt(dims, 10, 64)
-		if err != nil {
-			return false, errorf(http.StatusBadRequest, "field \"dimensions\": want an integer")
-		}
-		if d != int64(s.vec.Dim()) {
-			return false, errorf(http.StatusBadRequest, "field \"dimensions\" = %d: this model's vectors have %d dimensions and cannot be shortened", d, s.vec.Dim())
-		}
+	if err := s.checkDimensions("dimensions", req.Dimensions); err != nil {
+		return false, err
 	}
 	if f := req.EncodingFormat; f != nil {
 		switch *f {
@@ -190,6 +184,24 @@ func (s *Server) checkEmbeddingsRequest(req *embeddingsRequest) (base64Format bo
 		}
 	}
 	return base64Format, nil
+}
+
+// checkDimensions checks the number of dimensions a request asks for in
+// field (raw: absent, null, or an integer): this model's own, or none.
+func (s *Server) checkDimensions(field string, raw json.RawMessage) error {
+	dims := string(raw)
+	if dims == "" || dims == "null" {
+		return nil
+	}
+	d, err := strconv.ParseInt(dims, 10, 64)
+	if err != nil {
+		return errorf(http.StatusBadRequest, "field %q: want an integer", field)
+	}
+	if d != int64(s.vec.Dim()) {
+		return errorf(http.StatusBadRequest, "field %q = %d: this model's vectors have %d dimensions and cannot be shortened",
+			field, d, s.vec.Dim())
+	}
+	return nil
 }
 
 // appendEmbedding appends the entry of "data" for text i: its vector, or an
