@@ -171,11 +171,13 @@ func FuzzHandlers(f *testing.F) {
 	f.Add(uint8(1), `{"texts":["a","b"],"config":{"weighting":"mean","max_contexts":2}}`)
 	f.Add(uint8(2), `{"text":"zqfoo f1","config":{"frequent_min":1e300}}`)
 	f.Add(uint8(0), `{"text":"f1","config":{"dimensions":32,"sif_a":0.5,"rare_min":null}}`)
+	f.Add(uint8(3), `{"input":["f1 r1","..."],"dimensions":32,"encoding_format":"base64"}`)
+	f.Add(uint8(4), `{"texts":["f1 r1 f2","r2"],"input_type":"search_document","output_dimension":32}`)
 	lim := server.DefaultLimits()
 	lim.MaxBodyBytes = 1 << 16
 	srv, _ := newServer(f, lim, "")
 	h := srv.Handler()
-	paths := []string{"/vectors", "/vectors/batch", "/explain"}
+	paths := []string{"/vectors", "/vectors/batch", "/explain", "/v1/embeddings", "/v2/embed"}
 	f.Fuzz(func(t *testing.T, which uint8, body string) {
 		path := paths[int(which)%len(paths)]
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
@@ -189,7 +191,15 @@ func FuzzHandlers(f *testing.F) {
 			t.Fatalf("%s %q: response is not a JSON object: %q", path, body, rec.Body.String())
 		}
 		if rec.Code != 200 {
-			if _, ok := out["error"].(string); !ok {
+			msg, _ := out["error"].(string)
+			switch path {
+			case "/v1/embeddings": // OpenAI's shape
+				e, _ := out["error"].(map[string]any)
+				msg, _ = e["message"].(string)
+			case "/v2/embed": // Cohere's
+				msg, _ = out["message"].(string)
+			}
+			if msg == "" {
 				t.Fatalf("%s: status %d without an error message: %s", path, rec.Code, rec.Body.String())
 			}
 			return
