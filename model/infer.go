@@ -26,6 +26,7 @@ type Workspace struct {
 	mode     Mode
 	formOnly bool    // no usable context
 	alpha    float32 // the gate
+	scale    float32 // ScaleGate's factor of the gate
 	bucket   int     // the gate's count bucket (with Config.CountBuckets > 0)
 	agree    float32 // the contexts' agreement (with Config.GateAgreement)
 	den      float64 // max(Σ num_i, 0) + ε (AM)
@@ -64,7 +65,7 @@ func (m *Model) NewWorkspace() *Workspace {
 		vec = vec[d:]
 		return v
 	}
-	return &Workspace{dim: d, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), usum: next(), out: next(),
+	return &Workspace{dim: d, scale: 1, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), usum: next(), out: next(),
 		gv: next(), dctx: next(), dform: next(), w: next(), mw: next()}
 }
 
@@ -75,6 +76,14 @@ func (m *Model) NewWorkspace() *Workspace {
 // about the form it would have if it were new: without the n-grams only it
 // has, which were trained on its own contexts (amtrain's SharedForm).
 func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
+
+// ScaleGate makes every later Infer with ws multiply AM's gate α by s, 0 ≤ s
+// ≤ 1 (1, a new workspace's, is the model's own gate): the vector moves toward
+// the form, α·s·A·v_ctx + (1 − α·s)·v_form, and the Explanation gives α·s.
+// Serving lowers it for a word whose only contexts are the sentences of the
+// text being vectorized, which the text's vector holds already. Backward
+// assumes s = 1.
+func (ws *Workspace) ScaleGate(s float32) { ws.scale = s }
 
 // LeaveOut makes every later Infer with ws also leave out of the form the
 // n-grams of which a word of count self holds more than share of the
@@ -262,7 +271,7 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 	simd.MatVec(ws.actx, m.A, d, d, ws.ctx)
 
 	if m.Mode.Gated() {
-		a := float32(1 / (1 + math.Exp(-m.gateInput(ws))))
+		a := float32(1/(1+math.Exp(-m.gateInput(ws)))) * ws.scale
 		ws.alpha = a
 		for k := range ws.out {
 			ws.out[k] = a*ws.actx[k] + (1-a)*ws.form[k]
