@@ -118,6 +118,9 @@ var settings = [...]Setting{
 	{"query_memory_only", "query-memory-only", "TEXT2VEC_AM_QUERY_MEMORY_ONLY", "queryMemoryOnly", KindBool,
 		"a query's rare words take their contexts from the memory alone, never from the query's own words",
 		func(o *Options) any { return &o.QueryMemoryOnly }},
+	{"text_context_discount", "text-context-discount", "TEXT2VEC_AM_TEXT_CONTEXT_DISCOUNT", "textContextDiscount", KindFloat,
+		"0..1: AM trusts the text's own sentences less by this fraction (its gate times 1 − d) for a word the memory holds no context for",
+		func(o *Options) any { return &o.TextContextDiscount }},
 	// Server-wide only: a request or a collection cannot raise its own limit.
 	{"", "max-am-words", "TEXT2VEC_AM_MAX_AM_WORDS", "", KindInt,
 		"most distinct words needing AM inference in one text (more: 413)",
@@ -205,6 +208,8 @@ func (o Options) Validate() error {
 			Reason: "is below", Other: settingNamed(SurfaceRequest, "rare_min"), OtherValue: o.RareMin}
 	case o.MaxContexts < 0 || o.MaxContexts > 4096:
 		return bad("max_contexts", o.MaxContexts, "want 0..4096")
+	case !(o.TextContextDiscount >= 0 && o.TextContextDiscount <= 1):
+		return bad("text_context_discount", o.TextContextDiscount, "want 0 ≤ d ≤ 1")
 	case o.MaxAMWords < 0:
 		return &FieldError{Setting: settingNamed(SurfaceFlag, "max-am-words"), Value: o.MaxAMWords, Reason: fmt.Sprintf("want ≥ 0 (0: the default %d)", DefaultMaxAMWords)}
 	}

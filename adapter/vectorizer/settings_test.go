@@ -18,15 +18,16 @@ type settingCase struct {
 }
 
 var settingCases = map[string]settingCase{ // by flag name
-	"weighting":         {"mean", "idf", func(o Options) bool { return o.Weighting == WeightMean }},
-	"sif-a":             {"0.5", "2", func(o Options) bool { return o.SIFA == 0.5 }},
-	"frequent-min":      {"100", "-5", func(o Options) bool { return o.FrequentMin == 100 }},
-	"rare-min":          {"2", "-1", func(o Options) bool { return o.RareMin == 2 }},
-	"max-contexts":      {"8", "5000", func(o Options) bool { return o.MaxContexts == 8 }},
-	"collection-b":      {"0.05", "2", func(o Options) bool { return o.CollectionB == 0.05 }},
-	"mix-text-contexts": {"true", "maybe", func(o Options) bool { return o.MixTextContexts }},
-	"query-memory-only": {"true", "yes", func(o Options) bool { return o.QueryMemoryOnly }},
-	"max-am-words":      {"10", "-1", func(o Options) bool { return o.MaxAMWords == 10 }},
+	"weighting":             {"mean", "idf", func(o Options) bool { return o.Weighting == WeightMean }},
+	"sif-a":                 {"0.5", "2", func(o Options) bool { return o.SIFA == 0.5 }},
+	"frequent-min":          {"100", "-5", func(o Options) bool { return o.FrequentMin == 100 }},
+	"rare-min":              {"2", "-1", func(o Options) bool { return o.RareMin == 2 }},
+	"max-contexts":          {"8", "5000", func(o Options) bool { return o.MaxContexts == 8 }},
+	"collection-b":          {"0.05", "2", func(o Options) bool { return o.CollectionB == 0.05 }},
+	"mix-text-contexts":     {"true", "maybe", func(o Options) bool { return o.MixTextContexts }},
+	"query-memory-only":     {"true", "yes", func(o Options) bool { return o.QueryMemoryOnly }},
+	"text-context-discount": {"0.25", "1.5", func(o Options) bool { return o.TextContextDiscount == 0.25 }},
+	"max-am-words":          {"10", "-1", func(o Options) bool { return o.MaxAMWords == 10 }},
 }
 
 // jsonOf is s as a JSON decoder would give it for setting st.

@@ -822,6 +822,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		v.cnt.misses.Add(1)
 	}
 	v.contextIDs(w, word)
+	w.ws.ScaleGate(gateScale(w, o))
 	exp := v.m.Infer(w.ws, word, w.ctxIDs, w.amVec)
 	v.cnt.inferences.Add(1)
 	ok := !isZero(w.amVec) && finite(w.amVec)
@@ -847,6 +848,22 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	}
 	w.amVecs = append(w.amVecs, w.amVec...)
 	return off
+}
+
+// gateScale returns the factor of AM's gate for the contexts AM uses
+// (w.ctxUsed): 1 − o.TextContextDiscount times the share of them that are
+// windows of this text (w.ctxTexts[w.ctxRem:]) rather than remembered.
+func gateScale(w *work, o *Options) float32 {
+	if o.TextContextDiscount == 0 || len(w.ctxUsed) == 0 {
+		return 1
+	}
+	own := 0
+	for _, c := range w.ctxUsed {
+		if c >= w.ctxRem {
+			own++
+		}
+	}
+	return float32(1 - o.TextContextDiscount*float64(own)/float64(len(w.ctxUsed)))
 }
 
 // charVectorOf appends the character vector of word to w.amVecs and returns

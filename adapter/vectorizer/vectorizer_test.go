@@ -162,7 +162,8 @@ func TestSources(t *testing.T) {
 }
 
 // TestUnseenWordAM checks an unseen word's vector against a direct model.Infer
-// over the sentence of the text that contains it.
+// over the sentence of the text that contains it, its gate lowered by the
+// default TextContextDiscount (the sentence is the text's own).
 func TestUnseenWordAM(t *testing.T) {
 	v := newVectorizer(t, nil)
 	m := v.Model()
@@ -173,7 +174,9 @@ func TestUnseenWordAM(t *testing.T) {
 	}
 	ctx := m.ContextIDs(nil, []string{"jargon3", "f4", "f5", "f6"}, "jargon3")
 	am := make([]float32, m.Dim)
-	m.Infer(m.NewWorkspace(), "jargon3", [][]int32{ctx}, am)
+	ws := m.NewWorkspace()
+	ws.ScaleGate(float32(1 - DefaultOptions().TextContextDiscount))
+	m.Infer(ws, "jargon3", [][]int32{ctx}, am)
 	var total float64
 	for _, c := range m.Base.Counts {
 		total += float64(c)
