@@ -10,7 +10,7 @@
 #
 # Writes $OUT (default: $WORK/default.am); only --install copies it over the tracked
 # defaultmodel/default.am. WORK=dir keeps the intermediate files (subword model, n-grams, counts,
-# weights, corpus index) there. NGRAMS (default 72000) bounds the n-gram table; the script fails
+# weights, corpus index) there. NGRAMS (default 140000) bounds the n-gram table; the script fails
 # if the model reaches 25 MB. About 15 minutes (700–735 CPU-seconds, Intel Xeon, 2 cores).
 # HOLD_FORMS=P (default 0) builds the held-forms variant instead: the fraction P of the words seen
 # 100 times or more held out of their n-grams' training, and AM trained on those words alone
@@ -23,7 +23,7 @@ if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
 work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
-ngrams=${NGRAMS:-72000}
+ngrams=${NGRAMS:-140000}
 hold=${HOLD_FORMS:-0}
 hold_sub=(); hold_am=()
 if [ "$hold" != 0 ]; then
@@ -47,14 +47,15 @@ bin="$work/text2vec-am"
   --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
   --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
 
-# 2. AM on them with the paper's protocol and three additions (20 epochs; a gate that knows how
-#    many contexts it has and whether they agree; SIF-weighted context words), its n-gram table
-#    started from the subword model's own n-gram vectors (the NGRAMS found in the most vocabulary
-#    words) and kept frozen (AM learns its gate, A and the attention on them); the serving bundle
-#    stores the n-grams as int4 and the base vectors as int8 (docs/model.md).
+# 2. AM on them with the paper's protocol and four additions (20 epochs; a gate that knows how
+#    many contexts it has and whether they agree; SIF-weighted context words; a training word's
+#    form without the n-grams it holds more than half the occurrences of, as a new word's form
+#    is), its n-gram table started from the subword model's own n-gram vectors (the NGRAMS found
+#    in the most vocabulary words) and kept frozen (AM learns its gate, A and the attention on
+#    them); the serving bundle stores the n-grams and the base vectors as int4 (docs/model.md).
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
-  --mode am --seed 1 --threads 2 --storage int4 --base-storage int8 --bundle-oov-max-count 0 \
-  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 \
+  --mode am --seed 1 --threads 2 --storage int4 --base-storage int4 --bundle-oov-max-count 0 \
+  --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 --shared-form --form-share 0.5 \
   --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 "${hold_am[@]}" \
   --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
 
