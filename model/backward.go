@@ -104,11 +104,15 @@ func (g *Grads) Scale(alpha float32) {
 // Backward adds to g the gradient of L = |v − target|² (summed over the
 // dimensions; the reference's mean squared error is L/Dim) for the instance
 // last run through Infer with ws, and returns L. The parameters must not have
-// changed since that Infer. Base vectors are not trained.
+// changed since that Infer, and the gate not scaled (ScaleGate). Base vectors
+// are not trained.
 func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float32) {
 	d := m.Dim
 	if !ws.valid || ws.mode != m.Mode || ws.dim != d {
 		panic("model.Backward: the workspace holds no Infer of this model")
+	}
+	if ws.scale != 1 {
+		panic("model.Backward: the gate was scaled (ScaleGate); training needs the model's own gate")
 	}
 	if len(target) != d || g.Dim != d {
 		panic(fmt.Sprintf("model.Backward: target length %d, gradient dimension %d, model dimension %d", len(target), g.Dim, d))

@@ -82,7 +82,7 @@ func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 // the form, α·s·A·v_ctx + (1 − α·s)·v_form, and the Explanation gives α·s.
 // Serving lowers it for a word whose only contexts are the sentences of the
 // text being vectorized, which the text's vector holds already. Backward
-// assumes s = 1.
+// panics after an Infer with s ≠ 1.
 func (ws *Workspace) ScaleGate(s float32) { ws.scale = s }
 
 // LeaveOut makes every later Infer with ws also leave out of the form the

@@ -33,6 +33,14 @@ func TestScaleGate(t *testing.T) {
 			}
 		}
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Backward after a scaled Infer did not panic")
+			}
+		}()
+		m.Backward(ws, full, m.NewGrads())
+	}()
 	ws.ScaleGate(1)
 	dst := make([]float32, m.Dim)
 	m.Infer(ws, "apple", ctxs, dst)
