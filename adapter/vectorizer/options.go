@@ -114,11 +114,12 @@ type Options struct {
 	// was used. Passages keep their own windows. Default false.
 	QueryMemoryOnly bool
 	// TextContextDiscount lowers AM's trust in the text's own sentences: a
-	// word the memory holds no context for, inferred from the windows around
-	// it in the text being vectorized, gets AM's gate α times
-	// 1 − TextContextDiscount (0 ≤ d ≤ 1; 1: its form alone). Those sentences
-	// are in the text's vector already; remembered contexts, from other
-	// texts, are trusted as the model learned. Default 0.5 (on debian-dev with
+	// word inferred from windows around it in the text being vectorized gets
+	// AM's gate α times 1 − d·s, s the share of such windows among its
+	// contexts (0 ≤ d ≤ 1). A word the memory holds no context for has only
+	// those (s = 1; d = 1: its form alone); with MixTextContexts they follow
+	// the remembered ones. Those sentences are in the text's vector already;
+	// remembered contexts, from other texts, are trusted as the model learned. Default 0.5 (on debian-dev with
 	// an empty memory, dense AM MRR@10 0.502 at 0, 0.522 at 0.5, 0.516 at 1).
 	TextContextDiscount float64
 	// memoryOnly is set per call: a query (or Explain) under QueryMemoryOnly.

@@ -119,7 +119,7 @@ var settings = [...]Setting{
 		"a query's rare words take their contexts from the memory alone, never from the query's own words",
 		func(o *Options) any { return &o.QueryMemoryOnly }},
 	{"text_context_discount", "text-context-discount", "TEXT2VEC_AM_TEXT_CONTEXT_DISCOUNT", "textContextDiscount", KindFloat,
-		"0..1: AM trusts the text's own sentences less by this fraction (its gate times 1 − d) for a word the memory holds no context for",
+		"0..1: AM's gate for a rare word times 1 − d × the share of its contexts that are the text's own sentences (all of them when the memory holds none)",
 		func(o *Options) any { return &o.TextContextDiscount }},
 	// Server-wide only: a request or a collection cannot raise its own limit.
 	{"", "max-am-words", "TEXT2VEC_AM_MAX_AM_WORDS", "", KindInt,

@@ -57,6 +57,20 @@ func TestTextContextDiscount(t *testing.T) {
 	if a, b := vec(o), vec(full); !slices.Equal(a, b) {
 		t.Error("TextContextDiscount changed a word inferred from remembered contexts")
 	}
+	// Mixed after the remembered ones, the text's sentence is discounted by its share.
+	mix, mixFull := o, full
+	mix.MixTextContexts, mixFull.MixTextContexts = true, true
+	ex, err := v.Explain(text, mix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(ex.Words[0].Contexts)
+	if k < 2 {
+		t.Fatalf("mixed contexts: %d, want the remembered ones and the text's own", k)
+	}
+	if a, f := alpha(mix), alpha(mixFull); math.Abs(float64(f-a*float32(k-1)/float32(k))) > 1e-6 {
+		t.Errorf("mixed, discount 1: α %v, want %v × %d/%d", f, a, k-1, k)
+	}
 	for _, d := range []float64{-0.1, 1.5, math.NaN()} {
 		bad := o
 		bad.TextContextDiscount = d
