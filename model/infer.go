@@ -65,7 +65,8 @@ func (m *Model) NewWorkspace() *Workspace {
 		vec = vec[d:]
 		return v
 	}
-	return &Workspace{dim: d, scale: 1, form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), usum: next(), out: next(),
+	return &Workspace{dim: d, scale: 1,
+		form: next(), sum: next(), ms: next(), t: next(), ctx: next(), actx: next(), usum: next(), out: next(),
 		gv: next(), dctx: next(), dform: next(), w: next(), mw: next()}
 }
 

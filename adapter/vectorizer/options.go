@@ -118,9 +118,11 @@ type Options struct {
 	// AM's gate α times 1 − d·s, s the share of such windows among its
 	// contexts (0 ≤ d ≤ 1). A word the memory holds no context for has only
 	// those (s = 1; d = 1: its form alone); with MixTextContexts they follow
-	// the remembered ones. Those sentences are in the text's vector already;
-	// remembered contexts, from other texts, are trusted as the model learned. Default 0.5 (on debian-dev with
-	// an empty memory, dense AM MRR@10 0.502 at 0, 0.522 at 0.5, 0.516 at 1).
+	// the remembered ones. Those sentences are in the text's vector already,
+	// and differ from one text to the next; remembered contexts, shared by
+	// every text that reads them, are trusted as the model learned. Default
+	// 0.5 (on debian-dev with an empty memory, dense AM MRR@10 0.502 at 0,
+	// 0.522 at 0.5, 0.516 at 1).
 	TextContextDiscount float64
 	// memoryOnly is set per call: a query (or Explain) under QueryMemoryOnly.
 	memoryOnly bool
@@ -157,8 +159,9 @@ func (o *Options) maxAMWords() int {
 
 // DefaultOptions returns sif-collection with a = 1e-3 and b = 0.01,
 // FrequentMin 32, RareMin 1, 64 contexts, the text's own sentences trusted
-// half as much as remembered ones, at most DefaultMaxAMWords AM words per text. On debian-dev sif-collection lifts
-// dense AM MRR@10 from 0.390 (sif) to 0.434 (docs/evaluation.md).
+// half as much as remembered ones, at most DefaultMaxAMWords AM words per
+// text. On debian-dev sif-collection lifts dense AM MRR@10 from 0.390 (sif)
+// to 0.434 (docs/evaluation.md).
 func DefaultOptions() Options {
 	return Options{Weighting: WeightSIFCollection, SIFA: 1e-3, FrequentMin: 32, RareMin: 1, MaxContexts: 64,
 		CollectionB: DefaultCollectionB, TextContextDiscount: 0.5, MaxAMWords: DefaultMaxAMWords}
