@@ -84,9 +84,6 @@ func (r *wordContexts) contextIDs(i int) []int32 {
 	return r.ids[start:r.ids[i]]
 }
 
-// idCount is the number of ids r holds.
-func (r *wordContexts) idCount() int { return len(r.ids) - len(r.ctx) }
-
 // holds reports whether r holds exactly the contexts texts: the same
 // strings, or with content, the same bytes.
 func (r *wordContexts) holds(texts []string, content bool) bool {

@@ -413,3 +413,46 @@ func TestContextIDCacheHeap(t *testing.T) {
 		runtime.KeepAlive(c)
 	}
 }
+
+// TestContextIDReadingsExactSize checks, as a memory adds, keeps and drops
+// the contexts of words round after round (a small MaxContexts), that every
+// reading made anew from the last one holds the ids tokenizing gives, in
+// room of exactly their number.
+func TestContextIDReadingsExactSize(t *testing.T) {
+	mo := memory.DefaultOptions()
+	mo.MaxContexts = 4
+	mem, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	v := newVectorizer(t, mem)
+	words := map[string]bool{}
+	remade := 0
+	for round := range 6 {
+		texts := cachePassages(32, uint64(round))
+		if _, errs := v.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
+			t.Fatal(errors.Join(errs...))
+		}
+		_, am := v.memoryWords(texts, DefaultOptions())
+		for _, word := range am {
+			words[word] = true
+		}
+		for word := range words {
+			r, ok := v.ctxCache.get(readingKey{word: word, scope: v.ctxScope})
+			if !ok {
+				continue
+			}
+			if cap(r.ids) != len(r.ids) {
+				t.Fatalf("%q: the reading has room for %d ids and offsets, holds %d", word, cap(r.ids), len(r.ids))
+			}
+			if round > 0 {
+				remade++
+			}
+			checkReading(t, v, word)
+		}
+	}
+	if remade == 0 {
+		t.Fatal("no reading made from a previous one: the test compares nothing")
+	}
+}

@@ -81,9 +81,12 @@ type Vectorizer struct {
 	hasCounts bool
 	total     float64   // sum of base counts
 	rows      []rowMeta // count, SIF weight at opts.SIFA and zero flag of each base row
-	pool      sync.Pool
-	cache     *amCache
-	ctxCache  *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
+	// pool holds the scratch works, shared with the vectorizers WithStores
+	// makes of this one: a work depends on the model only, and a view made
+	// per request would otherwise grow new works' buffers each time.
+	pool     *sync.Pool
+	cache    *amCache
+	ctxCache *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
 	// ctxScope is the address of the store when it is a *memory.Memory,
 	// whose contexts are strings of its own (never a caller's memory), so
 	// that ctxCache may keep them; 0 for any other store (see readingKey).
@@ -151,7 +154,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	v.charScale = v.meanRowNorm()
 	v.seen = v.newRuneSet()
 	v.chars = m.Mode.UsesForm()
-	v.pool.New = func() any { return v.newWork() }
+	v.pool = &sync.Pool{New: func() any { return v.newWork() }}
 	return v, nil
 }
 
@@ -276,6 +279,8 @@ type work struct {
 	ctxWin   []int32 // token window [a, b) of each in-text context ctxTexts[ctxRem:], two values each
 	occPos   []int32
 	ctxTok   []string
+	ctxFrom  []int32 // rememberedIDs: where the ids of each remembered context come from
+	newIDs   []int32 // rememberedIDs: the ids of the contexts it tokenized
 	idBuf    []int32
 	idEnd    []int
 	ctxUsed  []int // index in ctxTexts of each context in ctxIDs
@@ -962,38 +967,52 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 // rememberedIDs returns the reading of word's remembered contexts
 // w.ctxTexts[:w.ctxRem] from the cache: the cached one when it holds these
 // contexts, else a new one (then cached) that takes the ids of every context
-// the cached one holds from it and tokenizes the others. The caller must not
-// modify it.
+// the cached one holds from it and tokenizes the others. The new reading's
+// ids are sized exactly, in one allocation: the ids of the new contexts are
+// made in w.newIDs first (a reading is made each time a word's contexts
+// change, so growing its ids as they come would allocate several times and
+// keep up to twice their room). The caller must not modify it.
 func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 	texts := w.ctxTexts[:w.ctxRem]
 	content := v.ctxScope == 0 // the same context may be another string
 	key := readingKey{word: word, scope: v.ctxScope}
 	old, found := v.ctxCache.get(key)
-	idCap := 0
-	if found {
-		if old.holds(texts, content) {
-			return old
-		}
-		idCap = old.idCount() + old.idCount()/max(len(old.ctx), 1)
+	if found && old.holds(texts, content) {
+		return old
 	}
-	r := newWordContexts(key, len(texts), idCap, old)
-	j := 0
-	for i, text := range texts {
+	// The source of each context: k ≥ 0 its index in old, else the end of
+	// its ids in w.newIDs, as -end-1.
+	w.ctxFrom, w.newIDs = w.ctxFrom[:0], w.newIDs[:0]
+	kept, j := 0, 0
+	for _, text := range texts {
 		k := -1
 		if found {
 			k = old.find(text, j, content)
 		}
 		if k >= 0 {
+			kept += len(old.contextIDs(k))
+			j = k + 1
+		} else {
+			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+			w.newIDs = v.m.ContextIDs(w.newIDs, w.ctxTok, word)
+			k = -len(w.newIDs) - 1
+		}
+		w.ctxFrom = append(w.ctxFrom, int32(k))
+	}
+	r := newWordContexts(key, len(texts), kept+len(w.newIDs), old)
+	start := 0 // the ids of the next new context in w.newIDs
+	for i, text := range texts {
+		if k := int(w.ctxFrom[i]); k >= 0 {
 			r.ctx[i] = old.ctx[k]
 			r.ids = append(r.ids, old.contextIDs(k)...)
-			j = k + 1
 		} else {
 			r.ctx[i] = text
 			if content {
 				r.ctx[i] = strings.Clone(text) // never pin the caller's memory
 			}
-			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
-			r.ids = v.m.ContextIDs(r.ids, w.ctxTok, word)
+			end := -k - 1
+			r.ids = append(r.ids, w.newIDs[start:end]...)
+			start = end
 		}
 		r.ids[i] = int32(len(r.ids))
 	}

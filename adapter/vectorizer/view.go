@@ -59,10 +59,10 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		cache:     cache.c,
 		cnt:       v.cnt,
 		ctxCache:  v.ctxCache, // a reading of contexts depends on the model only
+		pool:      v.pool,     // so does a work
 		df:        df,
 		dfInStore: true,
 	}
 	c.ctxScope = readingScope(store)
-	c.pool.New = func() any { return c.newWork() }
 	return c, nil
 }
