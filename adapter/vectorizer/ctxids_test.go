@@ -428,6 +428,7 @@ func TestContextIDReadingsExactSize(t *testing.T) {
 	t.Cleanup(func() { mem.Close() })
 	v := newVectorizer(t, mem)
 	words := map[string]bool{}
+	last := map[string]*int32{} // each word's reading, by its ids' first element
 	remade := 0
 	for round := range 6 {
 		texts := cachePassages(32, uint64(round))
@@ -446,13 +447,38 @@ func TestContextIDReadingsExactSize(t *testing.T) {
 			if cap(r.ids) != len(r.ids) {
 				t.Fatalf("%q: the reading has room for %d ids and offsets, holds %d", word, cap(r.ids), len(r.ids))
 			}
-			if round > 0 {
-				remade++
+			if p, seen := last[word]; seen && p != &r.ids[0] {
+				remade++ // made anew from the reading before
 			}
+			last[word] = &r.ids[0]
 			checkReading(t, v, word)
 		}
 	}
 	if remade == 0 {
 		t.Fatal("no reading made from a previous one: the test compares nothing")
+	}
+}
+
+// TestContextIDsPinNoContext: after contextIDs a work, which goes back to a
+// pool shared by every view, holds no token of the remembered contexts it
+// tokenized, longer ones before shorter ones included.
+func TestContextIDsPinNoContext(t *testing.T) {
+	mem := newMemory(t)
+	v := newVectorizer(t, mem)
+	long := "f1 f2 f3 f4 f5 f6 f7 f8 f9 f10 f11 f12 zq5x."
+	if err := mem.Remember([]memory.Observation{{Word: "zq5x", Context: long}, {Word: "zq5x", Context: "zq5x f1."}}); err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := mem.Contexts(nil, "zq5x")
+	w := v.newWork()
+	w.ctxTexts, w.ctxRem = append(w.ctxTexts[:0], texts...), len(texts)
+	v.contextIDs(w, "zq5x")
+	if len(w.ctxIDs) != 2 {
+		t.Fatalf("%d contexts with ids, want 2", len(w.ctxIDs))
+	}
+	for i, s := range w.ctxTok[:cap(w.ctxTok)] {
+		if s != "" {
+			t.Fatalf("token %d %q of a remembered context stays in the work", i, s)
+		}
 	}
 }

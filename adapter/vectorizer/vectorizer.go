@@ -955,7 +955,7 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 			w.ctxUsed = append(w.ctxUsed, c)
 		}
 	}
-	clear(w.ctxTok) // do not pin the memory's strings
+	clear(w.ctxTok[:cap(w.ctxTok)]) // do not pin the memory's strings, from any context tokenized
 	w.ctxIDs = w.ctxIDs[:0]
 	start := 0
 	for _, end := range w.idEnd {
