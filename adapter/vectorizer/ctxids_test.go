@@ -121,13 +121,7 @@ func TestContextIDCacheBitIdentical(t *testing.T) {
 // gives for them, both from a store that hands out its own strings and from
 // one that hands out fresh copies of them each time.
 func TestContextIDReadingsMatchTokenizing(t *testing.T) {
-	mo := memory.DefaultOptions()
-	mo.MaxContexts = 4
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
+	mem := smallMemory(t, 4)
 	own := newVectorizer(t, mem)
 	fresh, err := own.WithStores(copyingStore{mem}, mem, nil)
 	if err != nil {
@@ -139,14 +133,7 @@ func TestContextIDReadingsMatchTokenizing(t *testing.T) {
 	}
 	words := map[string]bool{}
 	for round := range 6 {
-		texts := cachePassages(32, uint64(round))
-		if _, errs := own.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
-			t.Fatal(errors.Join(errs...))
-		}
-		_, am := own.memoryWords(texts, DefaultOptions())
-		for _, word := range am {
-			words[word] = true
-		}
+		teachRound(t, own, round, words)
 		for word := range words {
 			for _, v := range []*Vectorizer{own, fresh} {
 				checkReading(t, v, word)
@@ -419,26 +406,13 @@ func TestContextIDCacheHeap(t *testing.T) {
 // reading made anew from the last one holds the ids tokenizing gives, in
 // room of exactly their number.
 func TestContextIDReadingsExactSize(t *testing.T) {
-	mo := memory.DefaultOptions()
-	mo.MaxContexts = 4
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
+	mem := smallMemory(t, 4)
 	v := newVectorizer(t, mem)
 	words := map[string]bool{}
 	last := map[string]*int32{} // each word's reading, by its ids' first element
 	remade := 0
 	for round := range 6 {
-		texts := cachePassages(32, uint64(round))
-		if _, errs := v.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
-			t.Fatal(errors.Join(errs...))
-		}
-		_, am := v.memoryWords(texts, DefaultOptions())
-		for _, word := range am {
-			words[word] = true
-		}
+		teachRound(t, v, round, words)
 		for word := range words {
 			r, ok := v.ctxCache.get(readingKey{word: word, scope: v.ctxScope})
 			if !ok {
@@ -481,4 +455,32 @@ func TestContextIDsPinNoContext(t *testing.T) {
 			t.Fatalf("token %d %q of a remembered context stays in the work", i, s)
 		}
 	}
+}
+
+// teachRound imports the passages of round through v, teaching its memory,
+// and adds the words AM reads from the memory in them to words.
+func teachRound(t *testing.T, v *Vectorizer, round int, words map[string]bool) {
+	t.Helper()
+	texts := cachePassages(32, uint64(round))
+	if _, errs := v.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errors.Join(errs...) != nil {
+		t.Fatal(errors.Join(errs...))
+	}
+	_, am := v.memoryWords(texts, DefaultOptions())
+	for _, word := range am {
+		words[word] = true
+	}
+}
+
+// smallMemory opens a memory in RAM that keeps at most maxContexts contexts
+// a word, closed when the test ends.
+func smallMemory(t *testing.T, maxContexts int) *memory.Memory {
+	t.Helper()
+	mo := memory.DefaultOptions()
+	mo.MaxContexts = maxContexts
+	mem, err := memory.Open("", mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	return mem
 }
