@@ -947,15 +947,13 @@ func (v *Vectorizer) contextIDs(w *work, word string) {
 		case cached:
 			w.idBuf = append(w.idBuf, r.contextIDs(c)...)
 		default:
-			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
-			w.idBuf = v.m.ContextIDs(w.idBuf, w.ctxTok, word)
+			w.idBuf = v.rememberedContextIDs(w, w.idBuf, text, word)
 		}
 		if len(w.idBuf) > before {
 			w.idEnd = append(w.idEnd, len(w.idBuf))
 			w.ctxUsed = append(w.ctxUsed, c)
 		}
 	}
-	clear(w.ctxTok[:cap(w.ctxTok)]) // do not pin the memory's strings, from any context tokenized
 	w.ctxIDs = w.ctxIDs[:0]
 	start := 0
 	for _, end := range w.idEnd {
@@ -993,8 +991,7 @@ func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 			kept += len(old.contextIDs(k))
 			j = k + 1
 		} else {
-			w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
-			w.newIDs = v.m.ContextIDs(w.newIDs, w.ctxTok, word)
+			w.newIDs = v.rememberedContextIDs(w, w.newIDs, text, word)
 			k = -len(w.newIDs) - 1
 		}
 		w.ctxFrom = append(w.ctxFrom, int32(k))
@@ -1018,6 +1015,17 @@ func (v *Vectorizer) rememberedIDs(w *work, word string) wordContexts {
 	}
 	v.ctxCache.put(r)
 	return r
+}
+
+// rememberedContextIDs appends to dst the base ids of the remembered context
+// text of word, as model.ContextIDs gives them, tokenizing it in w.ctxTok;
+// the tokens are cleared after, so that a work, which goes back to a pool,
+// never pins the memory's strings.
+func (v *Vectorizer) rememberedContextIDs(w *work, dst []int32, text, word string) []int32 {
+	w.ctxTok = v.tok.AppendTokens(w.ctxTok[:0], text)
+	dst = v.m.ContextIDs(dst, w.ctxTok, word)
+	clear(w.ctxTok)
+	return dst
 }
 
 // readingScope returns the address of store when it is a *memory.Memory,
