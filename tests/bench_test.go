@@ -81,8 +81,9 @@ func TestImportThroughput(t *testing.T) {
 		}, nil, taught},
 		// Teaching changes the vectors of rare words, and the index's work
 		// may depend on the vectors: this anchor supplies the vectors B-teach
-		// stored in its first round, so that B-teach against it is the cost
-		// of vectorizing alone.
+		// stored in its first round, so that B-teach against it is the
+		// module's own cost (vectorizing and teaching), without the effect
+		// of other vectors on the index.
 		{"C-taught", "client-supplied vectors that B-teach stored, custom server", custom, cc, byovCustom, taught, nil},
 	}
 	// Two rounds, interleaved, so that a load change on the machine hits
