@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
@@ -25,10 +24,7 @@ var scriptDocs = map[string][2]string{
 // query shares more with the text it was cut from than with the other texts.
 func TestAnyScript(t *testing.T) {
 	v := newVectorizer(t, nil)
-	mem, err := memory.Open("", memory.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := newMemory(t)
 	v2, err := newVectorizer(t, nil).WithStores(mem, mem, nil)
 	if err != nil {
 		t.Fatal(err)

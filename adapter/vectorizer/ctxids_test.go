@@ -477,10 +477,5 @@ func smallMemory(t *testing.T, maxContexts int) *memory.Memory {
 	t.Helper()
 	mo := memory.DefaultOptions()
 	mo.MaxContexts = maxContexts
-	mem, err := memory.Open("", mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mem.Close() })
-	return mem
+	return openRAM(t, mo)
 }

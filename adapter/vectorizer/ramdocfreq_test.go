@@ -20,10 +20,7 @@ func TestRAMDocFreqMatchesMemory(t *testing.T) {
 	const maxWords = 40
 	opts := memory.DefaultOptions()
 	opts.MaxDocFreqWords = maxWords
-	mem, err := memory.Open("", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := openRAM(t, opts)
 	// One counter per vectorizer: the counts of base words live in its rows.
 	byRow, byWord, fused := v.ram, newVectorizer(t, nil).ram, newVectorizer(t, nil).ram
 	byRow.maxWords, byWord.maxWords, fused.maxWords = maxWords, maxWords, maxWords

@@ -23,9 +23,17 @@ func newModel(t testing.TB) *model.Model {
 	return m
 }
 
+// newMemory opens a memory in RAM with the default options, closed when the
+// test ends.
 func newMemory(t testing.TB) *memory.Memory {
 	t.Helper()
-	mem, err := memory.Open("", memory.DefaultOptions())
+	return openRAM(t, memory.DefaultOptions())
+}
+
+// openRAM opens a memory in RAM with opts, closed when the test ends.
+func openRAM(t testing.TB, opts memory.Options) *memory.Memory {
+	t.Helper()
+	mem, err := memory.Open("", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
