@@ -435,24 +435,30 @@ func TestContextIDReadingsExactSize(t *testing.T) {
 
 // TestContextIDsPinNoContext: after contextIDs a work, which goes back to a
 // pool shared by every view, holds no token of the remembered contexts it
-// tokenized, longer ones before shorter ones included.
+// tokenized, longer ones before shorter ones included; read through the
+// cache of readings and without it.
 func TestContextIDsPinNoContext(t *testing.T) {
 	mem := newMemory(t)
-	v := newVectorizer(t, mem)
 	long := "f1 f2 f3 f4 f5 f6 f7 f8 f9 f10 f11 f12 zq5x."
 	if err := mem.Remember([]memory.Observation{{Word: "zq5x", Context: long}, {Word: "zq5x", Context: "zq5x f1."}}); err != nil {
 		t.Fatal(err)
 	}
 	texts, _ := mem.Contexts(nil, "zq5x")
-	w := v.newWork()
-	w.ctxTexts, w.ctxRem = append(w.ctxTexts[:0], texts...), len(texts)
-	v.contextIDs(w, "zq5x")
-	if len(w.ctxIDs) != 2 {
-		t.Fatalf("%d contexts with ids, want 2", len(w.ctxIDs))
-	}
-	for i, s := range w.ctxTok[:cap(w.ctxTok)] {
-		if s != "" {
-			t.Fatalf("token %d %q of a remembered context stays in the work", i, s)
+	for _, cached := range []bool{true, false} {
+		v := newVectorizer(t, mem)
+		if !cached {
+			v.ctxCache = nil // every remembered context tokenized in contextIDs itself
+		}
+		w := v.newWork()
+		w.ctxTexts, w.ctxRem = append(w.ctxTexts[:0], texts...), len(texts)
+		v.contextIDs(w, "zq5x")
+		if len(w.ctxIDs) != 2 {
+			t.Fatalf("cache %v: %d contexts with ids, want 2", cached, len(w.ctxIDs))
+		}
+		for i, s := range w.ctxTok[:cap(w.ctxTok)] {
+			if s != "" {
+				t.Fatalf("cache %v: token %d %q of a remembered context stays in the work", cached, i, s)
+			}
 		}
 	}
 }
@@ -473,7 +479,7 @@ func teachRound(t *testing.T, v *Vectorizer, round int, words map[string]bool) {
 
 // smallMemory opens a memory in RAM that keeps at most maxContexts contexts
 // a word, closed when the test ends.
-func smallMemory(t *testing.T, maxContexts int) *memory.Memory {
+func smallMemory(t testing.TB, maxContexts int) *memory.Memory {
 	t.Helper()
 	mo := memory.DefaultOptions()
 	mo.MaxContexts = maxContexts
