@@ -7,8 +7,8 @@
 // vectors only (words missing from the base vocabulary are dropped) and with
 // Attentive Mimicking (such words get a vector from their surface form and the
 // contexts the memory saw them in). Both use the adapter's vectorizer exactly
-// as the inference server does; the base-only vector is the same weighted sum
-// restricted to the words the base vocabulary covers. It then explains one
+// as the inference server does; the base-only vector is the text vector made
+// the same way from the words the base vocabulary covers alone. It then explains one
 // jargon word: its contexts with their attention weights ρ and the gate α.
 package demo
 
@@ -126,8 +126,8 @@ type searcher struct {
 
 // encode vectorizes text as a query under opts (a document's are
 // Options.ForObjects): the AM vector is the vectorizer's own, the base vector
-// the same weighted combination without the words that only AM can give a
-// vector.
+// the same weighted combination (through Vectorizer.TextVector) without the
+// words that only AM can give a vector.
 func (s *searcher) encode(text string, opts vectorizer.Options) (encoded, error) {
 	ex, err := s.vz.Explain(text, opts)
 	if errors.Is(err, vectorizer.ErrNoWords) {
@@ -140,6 +140,7 @@ func (s *searcher) encode(text string, opts vectorizer.Options) (encoded, error)
 	base := s.vz.Model().Base
 	e.base = make([]float32, s.vz.Dim())
 	any := false
+	var weights float32
 	for _, w := range ex.Words {
 		switch w.Source {
 		case vectorizer.SourceBase, vectorizer.SourceAMSkip:
@@ -148,6 +149,7 @@ func (s *searcher) encode(text string, opts vectorizer.Options) (encoded, error)
 				return encoded{}, fmt.Errorf("vectorizer used word %q from the base vocabulary, which does not hold it", w.Word)
 			}
 			simd.Axpy(w.Weight, base.Row(id), e.base)
+			weights += w.Weight
 			any = true
 		case vectorizer.SourceAM:
 			if !slices.Contains(e.amWords, w.Word) {
@@ -155,20 +157,10 @@ func (s *searcher) encode(text string, opts vectorizer.Options) (encoded, error)
 			}
 		}
 	}
-	if !any || !normalize(e.base) {
+	if !any || s.vz.TextVector(e.base, weights, opts) != nil {
 		e.base = nil
 	}
 	return e, nil
-}
-
-// normalize scales x to unit length; false when x is zero.
-func normalize(x []float32) bool {
-	n := simd.Dot(x, x)
-	if !(n > 0) {
-		return false
-	}
-	simd.Scale(float32(1/math.Sqrt(float64(n))), x)
-	return true
 }
 
 // hit is one ranked document.
@@ -368,7 +360,9 @@ func search(ctx context.Context, s *searcher, p *printer, data Data, opts Option
 // explainWord prints the explanation of one word and its nearest base words.
 func explainWord(p *printer, s *searcher, m *model.Model, word string, res *Result) error {
 	vz, vopts := s.vz, s.opts
-	// 4. Explain one word.
+	// 4. Explain one word. Its vector is compared with base words, which keep
+	// the common component a text vector loses: it is the weighted sum itself.
+	vopts.CommonComponents = 0
 	ex, err := vz.Explain(word, vopts)
 	switch {
 	case errors.Is(err, vectorizer.ErrNoWords):

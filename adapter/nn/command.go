@@ -88,7 +88,11 @@ func newSearcher(ref string) (*searcher, error) {
 	if m.Base == nil {
 		return nil, fmt.Errorf("model %s holds AM weights without base embeddings: give a serving bundle", ref)
 	}
-	v, err := vectorizer.New(m, nil, vectorizer.DefaultOptions())
+	// The base words keep the common component a text vector loses: nn ranks
+	// them against the weighted sum itself.
+	opts := vectorizer.DefaultOptions()
+	opts.CommonComponents = 0
+	v, err := vectorizer.New(m, nil, opts)
 	if err != nil {
 		return nil, err
 	}

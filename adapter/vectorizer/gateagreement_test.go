@@ -15,7 +15,7 @@ func TestGateAgreementServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := DefaultOptions()
+	o := sumOptions()
 	passages := []string{"Jargon9 f10 f11 f12.", "The jargon9 f13 f14 r2 f15."}
 	for _, p := range passages {
 		if _, err := v.Vectorize(p, TaskPassage, o); err != nil {

@@ -121,6 +121,9 @@ var settings = [...]Setting{
 	{"text_context_discount", "text-context-discount", "TEXT2VEC_AM_TEXT_CONTEXT_DISCOUNT", "textContextDiscount", KindFloat,
 		"0..1: AM's gate for a rare word times 1 − d × the share of its contexts that are the text's own sentences (all of them when the memory holds none)",
 		func(o *Options) any { return &o.TextContextDiscount }},
+	{"common_components", "common-components", "TEXT2VEC_AM_COMMON_COMPONENTS", "commonComponents", KindInt,
+		"0..16: take out of a text's vector the corpus's mean word vector and its projection on this many principal directions of the base vectors, at most one per 50 dimensions (0: the weighted sum as it is)",
+		func(o *Options) any { return &o.CommonComponents }},
 	// Server-wide only: a request or a collection cannot raise its own limit.
 	{"", "max-am-words", "TEXT2VEC_AM_MAX_AM_WORDS", "", KindInt,
 		"most distinct words needing AM inference in one text (more: 413)",
@@ -210,6 +213,8 @@ func (o Options) Validate() error {
 		return bad("max_contexts", o.MaxContexts, "want 0..4096")
 	case !(o.TextContextDiscount >= 0 && o.TextContextDiscount <= 1):
 		return bad("text_context_discount", o.TextContextDiscount, "want 0 ≤ d ≤ 1")
+	case o.CommonComponents < 0 || o.CommonComponents > MaxCommonComponents:
+		return bad("common_components", o.CommonComponents, fmt.Sprintf("want 0..%d", MaxCommonComponents))
 	case o.MaxAMWords < 0:
 		return &FieldError{Setting: settingNamed(SurfaceFlag, "max-am-words"), Value: o.MaxAMWords, Reason: fmt.Sprintf("want ≥ 0 (0: the default %d)", DefaultMaxAMWords)}
 	}

@@ -27,6 +27,7 @@ var settingCases = map[string]settingCase{ // by flag name
 	"mix-text-contexts":     {"true", "maybe", func(o Options) bool { return o.MixTextContexts }},
 	"query-memory-only":     {"true", "yes", func(o Options) bool { return o.QueryMemoryOnly }},
 	"text-context-discount": {"0.25", "1.5", func(o Options) bool { return o.TextContextDiscount == 0.25 }},
+	"common-components":     {"2", "17", func(o Options) bool { return o.CommonComponents == 2 }},
 	"max-am-words":          {"10", "-1", func(o Options) bool { return o.MaxAMWords == 10 }},
 }
 

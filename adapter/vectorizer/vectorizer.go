@@ -98,6 +98,7 @@ type Vectorizer struct {
 	dfRows    *rowDocFreqs // df found by base row (nil: by word only)
 	ram       *ramDocFreq  // df when it is the vectorizer's own (counted by base row)
 	charScale float32      // the norm of character vectors (meanRowNorm)
+	common    *commonSpace // what every text vector shares (Options.CommonComponents)
 	seen      runeSet      // the runes of the model's n-grams and words
 	chars     bool         // words AM gives nothing get character vectors (a model with a form)
 
@@ -151,6 +152,11 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		}
 	}
 	v.rows = v.newRowMeta(m.Base)
+	common, err := newCommonSpace(m.Base, v.rows, v.hasCounts)
+	if err != nil {
+		return nil, fmt.Errorf("new vectorizer: %w", err)
+	}
+	v.common = common
 	v.charScale = v.meanRowNorm()
 	v.seen = v.newRuneSet()
 	v.chars = m.Mode.UsesForm()
@@ -673,6 +679,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	docs := v.docFreqs(w, o)
 	g := v.weigher(o, docs)
 	var n sourceCounts
+	var wsum float32 // the weights of the word vectors in acc
 	for i, t := range w.tokens {
 		info := w.info[i]
 		var we *WordExplanation
@@ -695,6 +702,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		}
 		n.add(info.kind)
 		wt := g.weight(info, tokenDF(w, i, docs))
+		wsum += wt
 		if vec != nil {
 			simd.Axpy(wt, vec, w.acc)
 		} else {
@@ -713,7 +721,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	if n.used() == 0 {
 		return v.symbolVector(w)
 	}
-	return normalizeSum(w.acc)
+	return v.TextVector(w.acc, wsum, *o)
 }
 
 // tokenDF is the document frequency of token i of the prepared text, given

@@ -92,7 +92,7 @@ func TestFrequentWordsSIF(t *testing.T) {
 	v := newVectorizer(t, nil)
 	m := v.Model()
 	text := "F1 f2, f3. f1!"
-	got, err := v.Vectorize(text, TaskQuery, DefaultOptions())
+	got, err := v.Vectorize(text, TaskQuery, sumOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestFrequentWordsSIF(t *testing.T) {
 	assertUnit(t, got)
 
 	// Mean weighting differs (the counts differ) and is a plain normalized sum.
-	o := DefaultOptions()
+	o := sumOptions()
 	o.Weighting = WeightMean
 	mean, err := v.Vectorize(text, TaskQuery, o)
 	if err != nil {
@@ -176,7 +176,7 @@ func TestUnseenWordAM(t *testing.T) {
 	v := newVectorizer(t, nil)
 	m := v.Model()
 	text := "Jargon3 f4 f5 f6. f7"
-	got, err := v.Vectorize(text, TaskQuery, DefaultOptions())
+	got, err := v.Vectorize(text, TaskQuery, sumOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,14 +534,14 @@ func TestSIFCollection(t *testing.T) {
 }
 
 func sifOptions() Options {
-	o := DefaultOptions()
+	o := sumOptions()
 	o.Weighting = WeightSIF
 	return o
 }
 
 func checkSIFCollection(t *testing.T, v *Vectorizer) {
 	m := v.Model()
-	o := DefaultOptions()
+	o := sumOptions()
 	if o.Weighting != WeightSIFCollection {
 		t.Errorf("default weighting %v, want sif-collection", o.Weighting)
 	}
@@ -687,4 +687,12 @@ func TestSIFCollectionSurvivesRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// sumOptions are the default options with no common component taken out:
+// the vector is the normalized weighted sum the tests compute by hand.
+func sumOptions() Options {
+	o := DefaultOptions()
+	o.CommonComponents = 0
+	return o
 }

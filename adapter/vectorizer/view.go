@@ -53,6 +53,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		hasCounts: v.hasCounts,
 		total:     v.total,
 		rows:      v.rows,
+		common:    v.common,
 		charScale: v.charScale,
 		seen:      v.seen,
 		chars:     v.chars,
