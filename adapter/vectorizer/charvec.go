@@ -143,3 +143,7 @@ func (s runeSet) unseenScript(word string) bool {
 	}
 	return 2*unseen > n
 }
+
+// charWord reports whether word gets a character vector instead of AM: a
+// word of a script the model's n-grams and words never hold.
+func (v *Vectorizer) charWord(word string) bool { return v.chars && v.seen.unseenScript(word) }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -11,78 +12,108 @@ import (
 	"github.com/text2vec-am/text2vec-am/simd"
 )
 
-// MaxCommonComponents bounds Options.CommonComponents: the directions a
-// vectorizer computes when it is made.
+// MaxCommonComponents bounds Options.CommonComponents.
 const MaxCommonComponents = 16
 
 // dimsPerComponent: a model of d dimensions has at most d/dimsPerComponent
-// common directions taken out (Mu and Viswanath remove about d/100): 4 of
-// the default model's 200, none of a model under 50 dimensions, whose few
-// directions each carry much of what tells texts apart.
+// common directions (Mu and Viswanath remove about d/100): 4 of the default
+// model's 200. A model under 50 dimensions has none, and its text vectors
+// are the weighted sum as it is: its few directions each carry much of what
+// tells texts apart.
 const dimsPerComponent = 50
 
 // commonRows bounds the base rows whose scatter gives the common directions:
-// the most frequent words (on debian-dev 10,000, 20,000, 40,000 and all
-// 74,504 of the default model give dense AM MRR@10 0.531, 0.530, 0.533 and
-// 0.532), so that a model of millions of words is ready in a fraction of a
-// second.
+// the most frequent words, so that a model of millions of words is ready in
+// a fraction of a second (docs/evaluation.md, "The text vector").
 const commonRows = 40_000
 
 // commonSpace is what every text vector shares and says nothing of the text
 // (Arora et al. 2017, SIF's common component; Mu and Viswanath 2018,
 // "all-but-the-top"): the count-weighted mean base vector, and the principal
-// directions of the base vectors around it, strongest first.
+// directions of the base vectors around it, strongest first. It is computed
+// once, when a vectorizer whose options take it out is made or when a call
+// first asks for it, and shared by the vectorizer's views.
 type commonSpace struct {
-	dim  int
+	once      sync.Once
+	base      *model.Embeddings
+	rows      []rowMeta
+	hasCounts bool
+
+	err  error
 	mean []float32 // the corpus's mean word vector, each word by its count
-	dirs []float32 // min(MaxCommonComponents, dim/dimsPerComponent) unit directions, row-major
+	dirs []float32 // unit directions, row-major; none for a model under 50 dimensions
 }
 
-// newCommonSpace computes the common space of base (rows gives the counts
-// and the all-zero rows). Without counts the mean is the plain mean.
-func newCommonSpace(base *model.Embeddings, rows []rowMeta, hasCounts bool) (*commonSpace, error) {
-	dim := base.Dim
-	c := &commonSpace{dim: dim, mean: make([]float32, dim)}
-	mean := make([]float64, dim) // count-weighted, over every row
+func newCommonSpace(base *model.Embeddings, rows []rowMeta, hasCounts bool) *commonSpace {
+	return &commonSpace{base: base, rows: rows, hasCounts: hasCounts}
+}
+
+// ready computes the common space on its first call and returns its error.
+func (c *commonSpace) ready() error {
+	c.once.Do(func() {
+		if c.err = c.compute(); c.err != nil {
+			c.err = fmt.Errorf("common directions of the base vectors: %w", c.err)
+		}
+	})
+	return c.err
+}
+
+func (c *commonSpace) compute() error {
+	dim := c.base.Dim
+	k := min(MaxCommonComponents, dim/dimsPerComponent)
+	ids := commonRowIDs(c.rows, c.hasCounts)
+	if k == 0 || len(ids) == 0 {
+		return nil
+	}
+	mean := c.meanRow()
+	var es mat.EigenSym
+	if !es.Factorize(covariance(c.base, ids, mean), true) {
+		return fmt.Errorf("the eigendecomposition of their scatter did not converge")
+	}
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	vals := es.Values(nil) // ascending: the strongest direction is the last column
+	c.mean = make([]float32, dim)
+	for j, m := range mean {
+		c.mean[j] = float32(m)
+	}
+	for d := range k {
+		// A scatter of fewer rows than dimensions has directions with no
+		// variance along them, which say nothing: they are left in.
+		if !(vals[dim-1-d] > 1e-6*vals[dim-1]) {
+			break
+		}
+		for j := range dim {
+			c.dirs = append(c.dirs, float32(vecs.At(j, dim-1-d)))
+		}
+	}
+	return nil
+}
+
+// meanRow returns the count-weighted mean of the non-zero base rows (the
+// plain mean without counts).
+func (c *commonSpace) meanRow() []float64 {
+	mean := make([]float64, c.base.Dim)
 	var total float64
-	for i := range rows {
-		if rows[i].zero {
+	for i := range c.rows {
+		if c.rows[i].zero {
 			continue
 		}
 		w := 1.0
-		if hasCounts {
-			w = float64(max(rows[i].count, 0))
+		if c.hasCounts {
+			w = float64(max(c.rows[i].count, 0))
 		}
 		total += w
-		for j, x := range base.Row(int32(i)) {
+		for j, x := range c.base.Row(int32(i)) {
 			mean[j] += w * float64(x)
 		}
 	}
-	for j := range mean {
-		if total > 0 {
+	if total > 0 {
+		for j := range mean {
 			mean[j] /= total
 		}
-		c.mean[j] = float32(mean[j])
 	}
-	k := min(MaxCommonComponents, dim/dimsPerComponent)
-	ids := commonRowIDs(rows, hasCounts)
-	if k == 0 || len(ids) == 0 {
-		return c, nil
-	}
-	cov := covariance(base, ids, mean)
-	var es mat.EigenSym
-	if !es.Factorize(cov, true) {
-		return nil, fmt.Errorf("common directions of the base vectors: the eigendecomposition did not converge")
-	}
-	var vecs mat.Dense
-	es.VectorsTo(&vecs) // ascending eigenvalues: the strongest direction is the last column
-	c.dirs = make([]float32, k*dim)
-	for d := range k {
-		for j := range dim {
-			c.dirs[d*dim+j] = float32(vecs.At(j, dim-1-d))
-		}
-	}
-	return c, nil
+	return mean
 }
 
 // commonRowIDs returns the non-zero rows, at most commonRows of them: the
@@ -118,12 +149,6 @@ func covariance(base *model.Embeddings, ids []int32, mean []float64) *mat.SymDen
 			dst[j] = float32(float64(x) - mean[j])
 		}
 	}
-	flush := func() {
-		for i, f := range blk {
-			sum[i] += float64(f)
-		}
-		clear(blk)
-	}
 	for start := 0; start < len(ids); start += covBlock {
 		rows := ids[start:min(start+covBlock, len(ids))]
 		for r := 0; r+1 < len(rows); r += 2 {
@@ -135,19 +160,33 @@ func covariance(base *model.Embeddings, ids []int32, mean []float64) *mat.SymDen
 			centre(x1, rows[len(rows)-1])
 			simd.Rank1(blk, dim, dim, 1, x1, x1)
 		}
-		flush()
+		for i, f := range blk {
+			sum[i] += float64(f)
+		}
+		clear(blk)
 	}
 	return mat.NewSymDense(dim, sum)
 }
 
 // remove takes the common space out of acc, a sum of word vectors whose
 // weights add up to wsum: wsum times the mean word vector, then the
-// projection on the first k directions (at most those it has).
-func (c *commonSpace) remove(acc []float32, wsum float32, k int) {
+// projection on the first k directions (at most those it has). Without
+// directions acc is left as it is, and so is a sum that lies in the common
+// space (what would remain is rounding noise); keep is scratch of len(acc).
+func (c *commonSpace) remove(acc, keep []float32, wsum float32, k int) {
+	k = min(k, len(c.dirs)/len(acc))
+	if k == 0 {
+		return
+	}
+	before := simd.Dot(acc, acc)
+	copy(keep, acc)
 	simd.Axpy(-wsum, c.mean, acc)
-	for d := range min(k, len(c.dirs)/c.dim) {
-		u := c.dirs[d*c.dim : (d+1)*c.dim]
+	for d := range k {
+		u := c.dirs[d*len(acc) : (d+1)*len(acc)]
 		simd.Axpy(-simd.Dot(u, acc), u, acc)
+	}
+	if simd.Dot(acc, acc) < 1e-6*before {
+		copy(acc, keep)
 	}
 }
 
@@ -159,8 +198,16 @@ func (v *Vectorizer) TextVector(sum []float32, weights float32, opts Options) er
 	if len(sum) != v.dim {
 		return fmt.Errorf("text vector: the sum has dimension %d, the model %d", len(sum), v.dim)
 	}
-	if opts.CommonComponents > 0 {
-		v.common.remove(sum, weights, opts.CommonComponents)
+	return v.textVector(sum, make([]float32, v.dim), weights, &opts)
+}
+
+// textVector is TextVector with keep, scratch of len(sum).
+func (v *Vectorizer) textVector(sum, keep []float32, weights float32, o *Options) error {
+	if o.CommonComponents > 0 {
+		if err := v.common.ready(); err != nil {
+			return err
+		}
+		v.common.remove(sum, keep, weights, o.CommonComponents)
 	}
 	return normalizeSum(sum)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // TestCommonComponents checks a text's vector against the weighted sum with
@@ -16,6 +17,16 @@ import (
 // has 150 dimensions (three directions at most) and three planted ones of
 // clearly different strength.
 func TestCommonComponents(t *testing.T) {
+	checkCommonComponents(t, plantedVectorizer(t, nil), 3, 3)
+	// 32 dimensions: no direction, and the weighted sum as it is.
+	checkCommonComponents(t, newVectorizer(t, nil), 4, 0)
+}
+
+// plantedVectorizer is a vectorizer over a model of 150 dimensions whose base
+// vectors have three planted directions of clearly different strength;
+// change, if not nil, changes its base vectors before the vectorizer is made.
+func plantedVectorizer(t *testing.T, change func(*model.Embeddings)) *Vectorizer {
+	t.Helper()
 	m, err := testmodel.New(testmodel.Spec{Dim: 150, Frequent: 2000, Rare: 100, FrequentCount: 1000, RareCount: 5, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -27,23 +38,100 @@ func TestCommonComponents(t *testing.T) {
 			row[d] += float32(scale * rng.NormFloat64())
 		}
 	}
+	if change != nil {
+		change(m.Base)
+	}
 	v, err := New(m, nil, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkCommonComponents(t, v, 3, 3)
-	// 32 dimensions: none of the directions, the mean alone.
-	checkCommonComponents(t, newVectorizer(t, nil), 4, 0)
+	return v
+}
+
+// TestCommonComponentsCharVector: a character vector (a word of a script the
+// model never saw) holds no part of the mean word vector, so its weight is
+// not in the weights' sum the mean is taken out by.
+func TestCommonComponentsCharVector(t *testing.T) {
+	v := plantedVectorizer(t, nil)
+	o := sifOptions()
+	o.CommonComponents = 2
+	got, err := v.Vectorize("f1 f2 漢字", TaskQuery, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, v.Dim())
+	if !charVector("漢字", v.charScale, want) { // SIF weight 1: an unseen word
+		t.Fatal("no character vector")
+	}
+	sum := append([]float32(nil), want...)
+	var total float64
+	for _, c := range v.Model().Base.Counts {
+		total += float64(c)
+	}
+	var weights float32
+	for _, w := range []string{"f1", "f2"} {
+		id, _ := v.Model().Base.ID(w)
+		wt := float32(1e-3 / (1e-3 + float64(v.Model().Base.Count(id))/total))
+		simd.Axpy(wt, v.Model().Base.Row(id), want)
+		simd.Axpy(wt, v.Model().Base.Row(id), sum)
+		weights += wt
+	}
+	if err := v.TextVector(want, weights, o); err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, got, want, 1e-5)
+	if err := v.TextVector(sum, weights+1, o); err != nil {
+		t.Fatal(err)
+	}
+	if simd.Dot(got, sum) > 0.9999 {
+		t.Errorf("the character word's weight counted in the weights' sum changes nothing: the test cannot see it")
+	}
+}
+
+// TestCommonComponentsCancel: a text whose sum lies in the common space (a
+// word whose vector is the mean word vector) keeps its weighted sum, not the
+// rounding noise that would remain.
+func TestCommonComponentsCancel(t *testing.T) {
+	v := plantedVectorizer(t, func(e *model.Embeddings) {
+		// f0's row becomes the count-weighted mean of the others: then it is
+		// the mean of all rows.
+		mean := make([]float64, e.Dim)
+		var total float64
+		for id := 1; id < e.Len(); id++ {
+			c := float64(e.Count(int32(id)))
+			total += c
+			for j, x := range e.Row(int32(id)) {
+				mean[j] += c * float64(x)
+			}
+		}
+		for j := range mean {
+			e.Row(0)[j] = float32(mean[j] / total)
+		}
+	})
+	got, err := v.Vectorize("f0", TaskQuery, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]float32(nil), v.Model().Base.Row(0)...)
+	normalize(want)
+	assertClose(t, got, want, 1e-5)
 }
 
 // checkCommonComponents compares the vectorizer's vector of a text of
-// frequent words with common_components 0..k against the sum made by hand,
-// of which at most has directions are taken out.
+// frequent words and one unseen word with common_components 0..k against the
+// sum made by hand, of which at most has directions are taken out (and the
+// mean only with a direction).
 func checkCommonComponents(t *testing.T, v *Vectorizer, k, has int) {
 	t.Helper()
 	m := v.Model()
-	text := "F1 f2, f3. f1!"
+	text := "F1 f2, f3 f1. Jargon3 f4 f5 f6."
 	mean, dirs := commonByHand(m.Base, has)
+	// The unseen word's AM vector (SIF weight 1) from its sentence, the
+	// text's own: its gate lowered by the default discount.
+	am := make([]float32, m.Dim)
+	ws := m.NewWorkspace()
+	ws.ScaleGate(float32(1 - DefaultOptions().TextContextDiscount))
+	m.Infer(ws, "jargon3", [][]int32{m.ContextIDs(nil, []string{"jargon3", "f4", "f5", "f6"}, "jargon3")}, am)
 	var total float64
 	for _, c := range m.Base.Counts {
 		total += float64(c)
@@ -55,12 +143,16 @@ func checkCommonComponents(t *testing.T, v *Vectorizer, k, has int) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		centre := b2f(n > 0 && has > 0)
 		want := make([]float64, m.Dim)
-		for _, w := range []string{"f1", "f2", "f3", "f1"} {
+		for j, x := range am {
+			want[j] = float64(x) - centre*mean[j]
+		}
+		for _, w := range []string{"f1", "f2", "f3", "f1", "f4", "f5", "f6"} {
 			id, _ := m.Base.ID(w)
 			wt := 1e-3 / (1e-3 + float64(m.Base.Count(id))/total)
 			for j, x := range m.Base.Row(id) {
-				want[j] += wt * (float64(x) - b2f(n > 0)*mean[j])
+				want[j] += wt * (float64(x) - centre*mean[j])
 			}
 		}
 		for _, u := range dirs[:min(n, has)] {
@@ -154,4 +246,23 @@ func commonByHand(e *model.Embeddings, k int) ([]float64, [][]float64) {
 		dirs = append(dirs, u)
 	}
 	return mean, dirs
+}
+
+// TestCommonRowIDs: the scatter is taken over the most frequent non-zero
+// rows, or the first ones when the model has no counts.
+func TestCommonRowIDs(t *testing.T) {
+	rows := make([]rowMeta, commonRows+2)
+	for i := range rows {
+		rows[i].count = int64(i) // the last rows are the most frequent
+	}
+	rows[len(rows)-1].zero = true
+	ids := commonRowIDs(rows, true)
+	if len(ids) != commonRows || ids[0] != int32(len(rows)-2) || ids[len(ids)-1] != 1 {
+		t.Errorf("with counts: %d rows from %d to %d, want %d from %d to 1", len(ids), ids[0], ids[len(ids)-1],
+			commonRows, len(rows)-2)
+	}
+	ids = commonRowIDs(rows, false)
+	if len(ids) != commonRows || ids[0] != 0 || ids[len(ids)-1] != commonRows-1 {
+		t.Errorf("without counts: %d rows from %d to %d, want the first %d", len(ids), ids[0], ids[len(ids)-1], commonRows)
+	}
 }

@@ -121,18 +121,19 @@ type Options struct {
 	// the remembered ones. Those sentences are in the text's vector already,
 	// and differ from one text to the next; remembered contexts, shared by
 	// every text that reads them, are trusted as the model learned. Default
-	// 0.5 (on debian-dev with an empty memory, dense AM MRR@10 0.502 at 0,
-	// 0.522 at 0.5, 0.516 at 1).
+	// 0.5 (on debian-dev with an empty memory, dense AM MRR@10 0.517 at 0,
+	// 0.533 at 0.5, 0.527 at 1).
 	TextContextDiscount float64
 	// CommonComponents takes out of a text's vector what every text vector
 	// shares: the weights of its word vectors times the corpus's mean word
 	// vector (each word by its count), then its projection on the first
 	// CommonComponents principal directions of the base vectors around that
 	// mean (SIF's common component, Arora et al. 2017; Mu and Viswanath 2018),
-	// 0..MaxCommonComponents, and at most one per 50 dimensions of the model;
-	// 0 leaves the weighted sum as it is. Default 4 (on
-	// debian-dev, dense AM MRR@10 with an empty memory 0.522 at 0, 0.530 at 2,
-	// 0.532 at 4, 0.531 at 8; warmed 0.530, 0.538, 0.545, 0.543).
+	// 0..MaxCommonComponents; a model has at most one direction per 50
+	// dimensions (4 for the default model), and one under 50 dimensions none:
+	// its text vectors are the weighted sum as it is, as with 0. Default 4 (on
+	// debian-dev, dense AM MRR@10 with an empty memory 0.522 at 0, 0.526 at 1,
+	// 0.530 at 2, 0.533 at 4; warmed 0.530, 0.535, 0.537, 0.545).
 	CommonComponents int
 	// memoryOnly is set per call: a query (or Explain) under QueryMemoryOnly.
 	memoryOnly bool

@@ -152,11 +152,12 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 		}
 	}
 	v.rows = v.newRowMeta(m.Base)
-	common, err := newCommonSpace(m.Base, v.rows, v.hasCounts)
-	if err != nil {
-		return nil, fmt.Errorf("new vectorizer: %w", err)
+	v.common = newCommonSpace(m.Base, v.rows, v.hasCounts)
+	if opts.CommonComponents > 0 {
+		if err := v.common.ready(); err != nil {
+			return nil, fmt.Errorf("new vectorizer: %w", err)
+		}
 	}
-	v.common = common
 	v.charScale = v.meanRowNorm()
 	v.seen = v.newRuneSet()
 	v.chars = m.Mode.UsesForm()
@@ -292,6 +293,7 @@ type work struct {
 	ctxUsed  []int // index in ctxTexts of each context in ctxIDs
 	ctxIDs   [][]int32
 	acc      []float32
+	keep     []float32 // acc before the common space is taken out (textVector)
 	amVec    []float32
 	amDone   map[string]int // word → offset in amVecs, -1 dropped
 	amVecs   []float32
@@ -313,6 +315,7 @@ func (v *Vectorizer) newWork() *work {
 	return &work{
 		ws:     v.m.NewWorkspace(),
 		acc:    make([]float32, v.dim),
+		keep:   make([]float32, v.dim),
 		amVec:  make([]float32, v.dim),
 		amDone: make(map[string]int),
 	}
@@ -702,7 +705,9 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 		}
 		n.add(info.kind)
 		wt := g.weight(info, tokenDF(w, i, docs))
-		wsum += wt
+		if vec == nil || !v.charWord(t) {
+			wsum += wt // a character vector holds no part of the mean word vector
+		}
 		if vec != nil {
 			simd.Axpy(wt, vec, w.acc)
 		} else {
@@ -721,7 +726,7 @@ func (v *Vectorizer) combine(ctx context.Context, w *work, o *Options, ex *Expla
 	if n.used() == 0 {
 		return v.symbolVector(w)
 	}
-	return v.TextVector(w.acc, wsum, *o)
+	return v.textVector(w.acc, w.keep, wsum, o)
 }
 
 // tokenDF is the document frequency of token i of the prepared text, given
@@ -815,7 +820,7 @@ func normalizeSum(acc []float32) error {
 // amVector infers the AM vector of word into w.amVecs and returns its offset,
 // or -1 if the word yields nothing. With we != nil it records α and ρ.
 func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation, we *WordExplanation) int {
-	if v.chars && v.seen.unseenScript(word) {
+	if v.charWord(word) {
 		return v.charVectorOf(w, word, we)
 	}
 	version, cacheable := v.gatherContexts(w, word, o)

@@ -191,7 +191,7 @@ func TestBaseOnlyVectorizerDropsUnknownWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.AttachCounts(c)
-	v, opts, err := BaseOnlyVectorizer(e, 0, 1e-3, 0)
+	v, opts, err := BaseOnlyVectorizer(e, vectorizer.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,15 +24,14 @@ import (
 // embeddings: every word of the vocabulary uses its base row and unknown
 // words are dropped (a context-only model given no context yields nothing).
 // It is the "dense, base vectors only" baseline, built exactly as the adapter
-// builds vectors otherwise (same tokenizer, SIF weights, normalization).
-func BaseOnlyVectorizer(base *model.Embeddings, weighting vectorizer.Weighting, sifA, collectionB float64) (*vectorizer.Vectorizer, vectorizer.Options, error) {
+// builds vectors otherwise under opts (same tokenizer, weights, common
+// components, normalization); opts' thresholds and contexts are overridden.
+func BaseOnlyVectorizer(base *model.Embeddings, opts vectorizer.Options) (*vectorizer.Vectorizer, vectorizer.Options, error) {
 	cfg := model.Config{Dim: base.Dim, Mode: model.ModeContext, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
 	m, err := model.New(cfg, model.BuildNgramVocab(nil, cfg.Ngram), base, 1)
 	if err != nil {
 		return nil, vectorizer.Options{}, fmt.Errorf("base-only vectorizer: %w", err)
 	}
-	opts := vectorizer.DefaultOptions()
-	opts.Weighting, opts.SIFA, opts.CollectionB = weighting, sifA, collectionB
 	opts.FrequentMin, opts.RareMin, opts.MaxContexts = 1, 1, 0
 	v, err := vectorizer.New(m, nil, opts)
 	if err != nil {
@@ -327,11 +326,10 @@ func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := r.o.vec.Weighting
-	if e.Counts == nil && w != vectorizer.WeightMean {
+	if e.Counts == nil && r.o.vec.Weighting != vectorizer.WeightMean {
 		slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
 	}
-	v, opts, err := BaseOnlyVectorizer(e, w, r.o.vec.SIFA, r.o.vec.CollectionB)
+	v, opts, err := BaseOnlyVectorizer(e, r.o.vec)
 	if err != nil {
 		return nil, cli.UsageError("%w", err)
 	}
@@ -435,7 +433,7 @@ func (r *retrievalRun) allTexts() []string {
 // base-only vectorizer, so that its vectors are weighted exactly like the
 // other dense rows.
 func (r *retrievalRun) denseTable(ctx context.Context, name string, e *model.Embeddings) error {
-	v, opts, err := BaseOnlyVectorizer(e, r.o.vec.Weighting, r.o.vec.SIFA, r.o.vec.CollectionB)
+	v, opts, err := BaseOnlyVectorizer(e, r.o.vec)
 	if err != nil {
 		return err
 	}
