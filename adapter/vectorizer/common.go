@@ -175,10 +175,10 @@ func covariance(base *model.Embeddings, ids []int32, mean []float64) *mat.SymDen
 // space (what would remain is rounding noise); keep is scratch of len(acc).
 func (c *commonSpace) remove(acc, keep []float32, wsum float32, k int) {
 	k = min(k, len(c.dirs)/len(acc))
-	if k == 0 {
+	before := simd.Dot(acc, acc)
+	if k == 0 || before == 0 {
 		return
 	}
-	before := simd.Dot(acc, acc)
 	copy(keep, acc)
 	simd.Axpy(-wsum, c.mean, acc)
 	for d := range k {
@@ -192,13 +192,19 @@ func (c *commonSpace) remove(acc, keep []float32, wsum float32, k int) {
 
 // TextVector turns sum, a weighted sum of word vectors whose weights add up
 // to weights, into a text's vector in place, as Vectorize does: the common
-// space taken out (opts.CommonComponents), then unit length. A zero result
-// is ErrNoWords.
+// space taken out (opts.CommonComponents), then unit length. As in
+// Vectorize, weights leaves out the weights of words with a character
+// vector (SourceChars), which hold no part of the mean word vector. A zero
+// result is ErrNoWords.
 func (v *Vectorizer) TextVector(sum []float32, weights float32, opts Options) error {
 	if len(sum) != v.dim {
 		return fmt.Errorf("text vector: the sum has dimension %d, the model %d", len(sum), v.dim)
 	}
-	return v.textVector(sum, make([]float32, v.dim), weights, &opts)
+	var keep []float32
+	if opts.CommonComponents > 0 {
+		keep = make([]float32, v.dim)
+	}
+	return v.textVector(sum, keep, weights, &opts)
 }
 
 // textVector is TextVector with keep, scratch of len(sum).

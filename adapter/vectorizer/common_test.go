@@ -3,6 +3,7 @@ package vectorizer
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
@@ -264,5 +265,65 @@ func TestCommonRowIDs(t *testing.T) {
 	ids = commonRowIDs(rows, false)
 	if len(ids) != commonRows || ids[0] != 0 || ids[len(ids)-1] != commonRows-1 {
 		t.Errorf("without counts: %d rows from %d to %d, want the first %d", len(ids), ids[0], ids[len(ids)-1], commonRows)
+	}
+}
+
+// TestCommonComponentsOnFirstUse: a vectorizer made without common
+// components computes them on the first call that asks, once for all its
+// views, and gives the vectors of one made with them.
+func TestCommonComponentsOnFirstUse(t *testing.T) {
+	with := plantedVectorizer(t, nil)
+	m := with.Model()
+	plain := DefaultOptions()
+	plain.CommonComponents = 0
+	without, err := New(m, nil, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	want, err := with.Vectorize("f1 f2 f3. jargon3 f4", TaskQuery, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([][]float32, 4)
+	errs := make([]error, 4)
+	mem := newMemory(t) // empty: the views read no context and count no passage
+	for i := range got {
+		view, err := without.WithStores(mem, mem, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { got[i], errs[i] = view.Vectorize("f1 f2 f3. jargon3 f4", TaskQuery, o) })
+	}
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		assertClose(t, got[i], want, 1e-6)
+	}
+}
+
+// TestCommonDirectionsOfFewRows: a scatter of three rows has two directions
+// of variance; the others say nothing and are not taken out.
+func TestCommonDirectionsOfFewRows(t *testing.T) {
+	const dim = 150
+	rng := rand.New(rand.NewPCG(5, 6))
+	vecs := make([]float32, 3*dim)
+	for i := range vecs {
+		vecs[i] = float32(rng.NormFloat64())
+	}
+	e, err := model.NewEmbeddings(dim, []string{"a", "b", "c"}, vecs, []int64{3, 2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []rowMeta{{count: 3}, {count: 2}, {count: 1}}
+	c := newCommonSpace(e, rows, true)
+	if err := c.ready(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.dirs) / dim; n != 2 {
+		t.Errorf("%d directions, want 2", n)
 	}
 }

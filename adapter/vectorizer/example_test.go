@@ -12,7 +12,7 @@ import (
 // vector: TextVector does that to any weighted sum, here the one Explain
 // reports for a text of frequent words.
 func ExampleVectorizer_TextVector() {
-	m, _ := testmodel.New(testmodel.DefaultSpec())
+	m, _ := testmodel.New(testmodel.Spec{Dim: 100, Frequent: 2000, Rare: 100, FrequentCount: 1000, RareCount: 5, Seed: 1})
 	v, _ := vectorizer.New(m, nil, vectorizer.DefaultOptions())
 	text := "f1 f2, f3. f1!"
 	ex, _ := v.Explain(text, v.Options())
