@@ -41,7 +41,8 @@ const memClass = "Mem"
 // vector, though, is made over the memory as it is when its object is
 // imported, which differs between three concurrent clients and one ordered
 // import: nearText gives the same top 10 through the nodes that stayed up
-// and MRR@10 within 0.02 of the single node's (the restarted node searches
+// (search gaps of Weaviate's index aside, see indexGaps) and MRR@10 within
+// 0.02 of the single node's (the restarted node searches
 // a replica of its own, see compareMRR). Then both refresh every stored
 // vector (package refresh with All): by default refresh keeps a vector
 // within its tolerance of the current one (cosine ≥ 1 − 1e-6), and an
@@ -414,7 +415,7 @@ func compareQueryVectors(t *testing.T, got, want [][]float32) {
 func compareWithSingle(t *testing.T, nodes []*weaviateServer, restarted int, single *weaviateServer, col clusterCol,
 	docs []dataset.Document, queries []dataset.RetrievalQuery, refreshing func(w *weaviateServer) refresh.Options) {
 	t.Helper()
-	compareMRR(t, nodes, single, col, docs, queries, "as imported", 0.02, restarted)
+	compareMRR(t, nodes, single, col, docs, queries, "as imported", 0.02, restarted, true)
 	for _, w := range []*weaviateServer{nodes[0], single} {
 		st, err := refresh.Run(context.Background(), refreshing(w))
 		if err != nil {
@@ -428,7 +429,7 @@ func compareWithSingle(t *testing.T, nodes []*weaviateServer, restarted int, sin
 			t.Errorf("after refresh, %d of %d objects through node %d have another vector than on the single node", differ, len(docs), n)
 		}
 	}
-	compareMRR(t, nodes, single, col, docs, queries, "refreshed", 0.005, -1)
+	compareMRR(t, nodes, single, col, docs, queries, "refreshed", 0.005, -1, false)
 }
 
 // sameStored counts the documents stored with the same vector in a and b.
@@ -449,14 +450,18 @@ func sameStored(a, b map[int][]float32) int {
 // minutes, objects written while it was down or keep other vectors of some
 // written around its crash, until Weaviate's async replication repairs it
 // or they are written again: Weaviate's part, not the module's, which gives
-// every node the same query vector.
+// every node the same query vector. With gaps, a top 10 that differs only
+// by the search gaps of indexGaps is logged, not failed.
 func compareMRR(t *testing.T, nodes []*weaviateServer, single *weaviateServer, col clusterCol, docs []dataset.Document,
-	queries []dataset.RetrievalQuery, when string, tol float64, skip int) {
+	queries []dataset.RetrievalQuery, when string, tol float64, skip int, gaps bool) {
 	t.Helper()
 	s := metricsOf(t, docs, queries, nearTextTop(t, single, col, queries)).MRR10
 	var tops [][][]string
+	var kept []int
+	var hits [][][]hit
 	for i, w := range nodes {
-		top := nearTextTop(t, w, col, queries)
+		h := nearTextHits(t, w, col, queries)
+		top := topIDs(h)
 		m := metricsOf(t, docs, queries, top).MRR10
 		t.Logf("stored vectors %s: MRR@10 through node %d %.4f, single node %.4f", when, i, m, s)
 		if i == skip {
@@ -464,15 +469,115 @@ func compareMRR(t *testing.T, nodes []*weaviateServer, single *weaviateServer, c
 				when, len(differingQueries([][][]string{tops[0], top})), len(queries), i)
 			continue
 		}
-		tops = append(tops, top)
+		tops, kept, hits = append(tops, top), append(kept, i), append(hits, h)
 		if math.Abs(m-s) > tol {
 			t.Errorf("stored vectors %s: MRR@10 through node %d %.4f, single node %.4f (differ by more than %.3f)", when, i, m, s, tol)
 		}
 	}
-	if differ := differingQueries(tops); len(differ) > 0 {
+	differ := differingQueries(tops)
+	if gaps && len(differ) > 0 {
+		var found []searchGap
+		found, differ = indexGaps(t, nodes, kept, col, docs, hits, differ)
+		for _, g := range found {
+			t.Logf("stored vectors %s: query %s: node %d's search leaves out %s, which it stores with the vector "+
+				"another node returns it with (Weaviate's index)", when, queries[g.query].ID, g.node, g.docID)
+		}
+	}
+	if len(differ) > 0 {
 		t.Errorf("stored vectors %s: %d of %d queries have another top 10 through some node", when, len(differ), len(queries))
 		logDistances(t, deployment{nodes: nodes}, clusterPath{target: col.target}, col.class, queries[differ[0]])
 	}
+}
+
+// searchGap is a document a node's search left out of a query's top 10
+// although the node stores it with the vector another node returned it
+// with, at a distance the top 10 would include.
+type searchGap struct {
+	query, node int // the node that left the document out
+	docID       string
+}
+
+// indexGaps explains the top 10s of the queries in differ (through the
+// nodes kept, whose nearText hits are hits[k][query]): the gaps, and the
+// queries with a difference that is neither a gap nor a tie at the tenth
+// place (another distance for a document both return: another query
+// vector; or a document left out that the node does not store with the
+// same vector). Weaviate writes an object to a replica's store and to its
+// vector index one after the other, and a batch whose coordinator is
+// killed, or its resend racing it, can leave a replica's index without an
+// object its store lists: Weaviate's part, not the vectors the module gave.
+func indexGaps(t *testing.T, nodes []*weaviateServer, kept []int, col clusterCol, docs []dataset.Document, hits [][][]hit,
+	differ []int) (gaps []searchGap, rest []int) {
+	t.Helper()
+	stored := make([]map[int][]float32, len(kept))
+	for k, n := range kept {
+		stored[k] = listVectors(t, nodes[n], col.class, col.target)
+	}
+	return searchGaps(stored, kept, docs, hits, differ)
+}
+
+// searchGaps is indexGaps over the vectors the nodes kept store
+// (stored[k]: by document index).
+func searchGaps(stored []map[int][]float32, kept []int, docs []dataset.Document, hits [][][]hit,
+	differ []int) (gaps []searchGap, rest []int) {
+	byID := map[string][]int{}
+	for i, d := range docs {
+		byID[d.ID] = append(byID[d.ID], i)
+	}
+	sameVector := func(a, b int, id string) bool {
+		for _, i := range byID[id] {
+			va, ok := stored[a][i]
+			if vb := stored[b][i]; !ok || !slices.Equal(va, vb) {
+				return false
+			}
+		}
+		return len(byID[id]) > 0
+	}
+	const eps = 1e-6 // distances of one vector pair agree to float32 rounding
+	for _, q := range differ {
+		var found []searchGap
+		explained := true
+		for a := range kept {
+			for b := range kept {
+				for _, hb := range hits[b][q] {
+					ha, in := findHit(hits[a][q], hb.DocID)
+					switch {
+					case in && math.Abs(ha.Additional.Distance-hb.Additional.Distance) > eps:
+						explained = false
+					case in || hb.Additional.Distance >= lastDistance(hits[a][q])-eps:
+					case sameVector(a, b, hb.DocID):
+						found = append(found, searchGap{query: q, node: kept[a], docID: hb.DocID})
+					default:
+						explained = false
+					}
+				}
+			}
+		}
+		if explained {
+			gaps = append(gaps, found...)
+		} else {
+			rest = append(rest, q)
+		}
+	}
+	return gaps, rest
+}
+
+// findHit returns the hit of docID in hits.
+func findHit(hits []hit, docID string) (hit, bool) {
+	i := slices.IndexFunc(hits, func(h hit) bool { return h.DocID == docID })
+	if i < 0 {
+		return hit{}, false
+	}
+	return hits[i], true
+}
+
+// lastDistance is the distance of the last of hits (+Inf if fewer than 10:
+// a full top 10 would have included any document).
+func lastDistance(hits []hit) float64 {
+	if len(hits) < 10 {
+		return math.Inf(1)
+	}
+	return hits[len(hits)-1].Additional.Distance
 }
 
 // differingQueries returns the queries whose top 10 is not the same list
@@ -494,13 +599,72 @@ func differingQueries(tops [][][]string) []int {
 // documents at equal distance sorted by docId.
 func nearTextTop(t *testing.T, w *weaviateServer, col clusterCol, queries []dataset.RetrievalQuery) [][]string {
 	t.Helper()
-	top := make([][]string, len(queries))
+	return topIDs(nearTextHits(t, w, col, queries))
+}
+
+// nearTextHits is the top 10 of nearText on col through w for each query,
+// with distances.
+func nearTextHits(t *testing.T, w *weaviateServer, col clusterCol, queries []dataset.RetrievalQuery) [][]hit {
+	t.Helper()
+	hits := make([][]hit, len(queries))
 	for i, q := range queries {
-		hits, err := searchHits(w, col.class, q.Text, col.target)
-		if err != nil {
+		var err error
+		if hits[i], err = searchHits(w, col.class, q.Text, col.target); err != nil {
 			t.Errorf("query %s through port %d: %v", q.ID, w.ports.HTTP, err)
 		}
-		top[i], _ = sortTies(hits)
+	}
+	return hits
+}
+
+// topIDs is the docIds of each query's hits, documents at equal distance
+// sorted by docId.
+func topIDs(hits [][]hit) [][]string {
+	top := make([][]string, len(hits))
+	for i, h := range hits {
+		top[i], _ = sortTies(h)
 	}
 	return top
+}
+
+func TestSearchGaps(t *testing.T) {
+	docs := []dataset.Document{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}
+	v := [][]float32{{1, 0}, {0, 1}, {1, 1}, {2, 1}}
+	both := map[int][]float32{0: v[0], 1: v[1], 2: v[2], 3: v[3]}
+	other := map[int][]float32{0: v[0], 1: v[1], 2: {9, 9}, 3: v[3]}
+	full := func(ids string, dist ...float64) []hit { // ids padded to a top 10 at distance 0.9
+		var hs []hit
+		for i, id := range ids {
+			h := hit{DocID: string(id)}
+			h.Additional.Distance = dist[i]
+			hs = append(hs, h)
+		}
+		for len(hs) < 10 {
+			h := hit{DocID: fmt.Sprintf("pad%d", len(hs))}
+			h.Additional.Distance = 0.9
+			hs = append(hs, h)
+		}
+		return hs
+	}
+	cases := []struct {
+		name     string
+		stored0  map[int][]float32
+		n0, n1   []hit
+		wantGaps int
+		wantRest []int
+	}{
+		{"node 0 leaves out a document it stores", both, full("ab", 0.1, 0.2), full("abc", 0.1, 0.2, 0.3), 1, nil},
+		{"node 0 stores another vector", other, full("ab", 0.1, 0.2), full("abc", 0.1, 0.2, 0.3), 0, []int{0}},
+		{"another distance for a shared document", both, full("abc", 0.1, 0.2, 0.31), full("abc", 0.1, 0.2, 0.3), 0, []int{0}},
+		{"a tie at the tenth place", both, full("ab", 0.1, 0.2), full("abpppppppd", 0.1, 0.2, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9), 0,
+			nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			gaps, rest := searchGaps([]map[int][]float32{c.stored0, both}, []int{0, 1}, docs,
+				[][][]hit{{c.n0}, {c.n1}}, []int{0})
+			if len(gaps) != c.wantGaps || !slices.Equal(rest, c.wantRest) {
+				t.Errorf("gaps %v, rest %v; want %d gaps, rest %v", gaps, rest, c.wantGaps, c.wantRest)
+			}
+		})
+	}
 }

@@ -49,7 +49,8 @@ var stockCol = clusterCol{class: "StockDocs"}
 // neither the order, the resends nor the replica that learned a document
 // changes the memory. A stored vector is made over the memory as it is when
 // its object is imported: nearText gives the same top 10 through the nodes
-// that stayed up and MRR@10 within 0.02 of the single node's. Then both
+// that stayed up (search gaps of Weaviate's index aside, see indexGaps)
+// and MRR@10 within 0.02 of the single node's. Then both
 // refresh their stored vectors (package refresh, which computes them with
 // serve and writes them: the stock Weaviate does not vectorize an object
 // again by itself), every one of them (refresh --all): by default refresh
