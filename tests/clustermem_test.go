@@ -502,10 +502,10 @@ type searchGap struct {
 // queries with a difference that is neither a gap nor a tie at the tenth
 // place (another distance for a document both return: another query
 // vector; or a document left out that the node does not store with the
-// same vector). Weaviate writes an object to a replica's store and to its
-// vector index one after the other, and a batch whose coordinator is
-// killed, or its resend racing it, can leave a replica's index without an
-// object its store lists: Weaviate's part, not the vectors the module gave.
+// same vector). After a node's crash in mid-batch, Weaviate's search on a
+// replica can leave out an object the replica lists with the very vector
+// another replica finds it by: Weaviate's part, not the vectors the module
+// gave.
 func indexGaps(t *testing.T, nodes []*weaviateServer, kept []int, col clusterCol, docs []dataset.Document, hits [][][]hit,
 	differ []int) (gaps []searchGap, rest []int) {
 	t.Helper()
