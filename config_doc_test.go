@@ -73,6 +73,17 @@ func serveFlagsTable() string {
 	return b.String()
 }
 
+// TestServeFlagsTableComplete checks that serveFlagRE reads every flag of
+// serve -h (a usage that PrintDefaults renders otherwise would be left out).
+func TestServeFlagsTableComplete(t *testing.T) {
+	help := helpOutput("serve", "-h")
+	flags := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(help, -1)
+	read := serveFlagRE.FindAllStringSubmatch(help, -1)
+	if len(flags) == 0 || len(read) != len(flags) {
+		t.Errorf("serve -h lists %d flags, the table reads %d", len(flags), len(read))
+	}
+}
+
 // generatedBlocks are the parts of the configuration page generated from the
 // code, each between <!-- begin NAME --> and <!-- end NAME -->.
 func generatedBlocks() map[string]string {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/adapter/witness"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
@@ -193,8 +195,54 @@ func TestCompose(t *testing.T) {
 	s.run(t, 5*time.Minute, "down")
 	s.run(t, 10*time.Minute, "up", "-d")
 	survive("compose down + up")
+	checkWitness(t, w, mem)
+	checkLostVolume(t, s)
 	t.Logf("compose test: %d objects imported, %d vectors compared (cosine > 0.9999) after import+refresh, restart and down+up; %v in all",
 		len(r.docs), len(r.docs), time.Since(begin).Round(time.Second))
+}
+
+// checkWitness checks that the stack's Weaviate witnesses the memory: the
+// passage count it recorded is the memory's.
+func checkWitness(t *testing.T, w *weaviateServer, mem map[string]any) {
+	t.Helper()
+	var obj struct {
+		Properties struct {
+			Passages float64 `json:"passages"`
+		} `json:"properties"`
+	}
+	u := w.url("/v1/objects/" + witness.Class + "/" + witness.ID(witness.DefaultName))
+	status, raw, err := doJSON(context.Background(), http.MethodGet, u, nil, &obj)
+	if err != nil || status != http.StatusOK || obj.Properties.Passages != mem["passages"] {
+		t.Errorf("the memory's witness in Weaviate: %d %v %.300s; want %v passages", status, err, raw, mem["passages"])
+		return
+	}
+	t.Logf("the memory's witness in Weaviate recorded %v passages, as the memory holds", obj.Properties.Passages)
+}
+
+// checkLostVolume re-creates the server's memory volume empty, as an
+// operator who lost it would, and checks that the server refuses the empty
+// memory: not ready, with the counts, and its log says so.
+func checkLostVolume(t *testing.T, s *composeStack) {
+	t.Helper()
+	s.run(t, 5*time.Minute, "rm", "-s", "-f", "t2v-am")
+	if out, err := exec.Command("docker", "volume", "rm", s.project+"_t2v_memory").CombinedOutput(); err != nil {
+		t.Fatalf("docker volume rm: %v: %s", err, out)
+	}
+	s.run(t, 5*time.Minute, "up", "-d", "--no-deps", "t2v-am")
+	var out string
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		out, _ = s.try(time.Minute, nil, "exec", "-T", "t2v-am", "/usr/local/bin/text2vec-am", "healthcheck")
+		if strings.Contains(out, "holds 0 passages") || time.Now().After(deadline) {
+			break
+		}
+	}
+	logs, _ := s.try(time.Minute, nil, "logs", "t2v-am")
+	if !strings.Contains(out, "status 503") || !strings.Contains(out, "holds 0 passages") ||
+		!strings.Contains(logs, "context memory refused") {
+		t.Errorf("the server on an empty memory volume: healthcheck %q; log:\n%s", out, tailString(logs, 3000))
+		return
+	}
+	t.Logf("on an empty memory volume the server refuses: %s", lastLine(out))
 }
 
 // checkLockedDown checks the text2vec-am service: no port published on the

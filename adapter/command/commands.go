@@ -79,7 +79,8 @@ type memoryFlags struct {
 func (f *memoryFlags) register(fs *flag.FlagSet) {
 	d := memory.DefaultOptions()
 	fs.StringVar(&f.dir, "memory-dir", "", "`directory` of the persistent context memory (created 0700); empty: in RAM only, lost at exit")
-	fs.StringVar(&f.sync, "memory-sync", d.Sync.String(), "fsync the memory log `always` (before answering), every --memory-sync-every (interval), or never (only at snapshots)")
+	fs.StringVar(&f.sync, "memory-sync", d.Sync.String(), "fsync the memory log `always` (before answering), every --memory-sync-every (interval), or never "+
+		"(only at snapshots, and before --memory-witness records a count)")
 	fs.DurationVar(&f.syncEvery, "memory-sync-every", d.SyncEvery, "fsync period of --memory-sync interval")
 	fs.IntVar(&f.maxWords, "memory-max-words", d.MaxWords, "words with contexts kept; past it the least recently changed are evicted")
 	fs.IntVar(&f.maxContexts, "memory-max-contexts", d.MaxContexts, "contexts kept per word (the k smallest-hash contexts)")

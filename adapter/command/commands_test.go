@@ -79,6 +79,12 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-refresh", "0s"}, "--memory-weaviate-refresh"},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-max-bytes", "0"}, "--memory-weaviate-max-bytes 0: want ≥ 1048576 (1 MiB)"},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-max-bytes", "1000"}, "--memory-weaviate-max-bytes 1000: want ≥ 1048576 (1 MiB)"},
+		{[]string{"serve", "--memory-witness", "http://w:8080"}, "--memory-witness needs --memory-dir"},
+		{[]string{"serve", "--memory-witness", "http://w:8080", "--memory-weaviate", "http://w:8080"}, "--memory-witness needs --memory-dir"},
+		{[]string{"serve", "--memory-witness", "http://admin:s3cr3t@w", "--memory-dir", "/tmp/x"}, "without credentials"},
+		{[]string{"serve", "--memory-witness", "http://w:8080", "--memory-dir", "/tmp/x", "--weighting", "sif"}, "needs --weighting sif-collection"},
+		{[]string{"serve", "--memory-witness-reset"}, "need --memory-witness"},
+		{[]string{"serve", "--memory-witness-name", "a"}, "need --memory-witness"},
 		{[]string{"memory"}, "subcommand"},
 		{[]string{"memory", "shrink"}, "shrink"},
 		{[]string{"memory", "stats"}, "--memory-dir is required"},
@@ -101,19 +107,16 @@ func TestServeFlagErrors(t *testing.T) {
 	}
 }
 
-// TestServeCommand runs `serve` on a free port, uses it, stops it with a
-// cancelled context and checks the memory was flushed; then the memory
-// subcommands on the same directory.
-func TestServeCommand(t *testing.T) {
-	mf := modelFile(t)
-	dir := filepath.Join(t.TempDir(), "memory")
+// startServe runs `serve` with args on a free port and returns its URL, a
+// function that stops it (failing the test unless it exits cleanly) and its log.
+func startServe(t *testing.T, args ...string) (string, func(), *syncBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var errb syncBuffer
-	done := make(chan int)
+	errb := &syncBuffer{}
+	done := make(chan int, 1)
 	go func() {
-		done <- cli.Main(ctx, "text2vec-am", command.Commands(),
-			[]string{"serve", "--addr", "127.0.0.1:0", "--model", mf, "--memory-dir", dir, "--memory-sync", "always"},
-			&bytes.Buffer{}, &errb)
+		done <- cli.Main(ctx, "text2vec-am", command.Commands(), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...),
+			&bytes.Buffer{}, errb)
 	}()
 	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
 	var addr string
@@ -122,10 +125,27 @@ func TestServeCommand(t *testing.T) {
 			addr = m[1]
 		}
 		if time.Now().After(deadline) {
+			cancel()
 			t.Fatalf("server did not start: %s", errb.String())
 		}
 	}
-	url := "http://" + addr
+	stop := func() {
+		t.Helper()
+		cancel()
+		if code := <-done; code != 130 && code != 0 {
+			t.Fatalf("serve exit %d: %s", code, errb.String())
+		}
+	}
+	return "http://" + addr, stop, errb
+}
+
+// TestServeCommand runs `serve` on a free port, uses it, stops it with a
+// cancelled context and checks the memory was flushed; then the memory
+// subcommands on the same directory.
+func TestServeCommand(t *testing.T) {
+	mf := modelFile(t)
+	dir := filepath.Join(t.TempDir(), "memory")
+	url, stop, errb := startServe(t, "--model", mf, "--memory-dir", dir, "--memory-sync", "always")
 	if code, _, _ := runCLI(context.Background(), "healthcheck", "--url", url+"/.well-known/ready"); code != 0 {
 		t.Fatal("healthcheck failed")
 	}
@@ -149,10 +169,7 @@ func TestServeCommand(t *testing.T) {
 	if code, _, stderr := runCLI(context.Background(), "memory", "clear", "--yes", "--memory-dir", dir); code != 1 || !strings.Contains(stderr, "in use") {
 		t.Errorf("clear while serving: %d %s", code, stderr)
 	}
-	cancel()
-	if code := <-done; code != 130 && code != 0 {
-		t.Fatalf("serve exit %d: %s", code, errb.String())
-	}
+	stop()
 	if !strings.Contains(errb.String(), "context memory flushed") {
 		t.Errorf("no flush logged: %s", errb.String())
 	}

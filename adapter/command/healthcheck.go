@@ -3,11 +3,16 @@ package command
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 )
+
+// maxReasonBytes bounds the part of an unhealthy answer's body healthcheck prints.
+const maxReasonBytes = 1024
 
 func runHealthcheck(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("healthcheck", env)
@@ -29,9 +34,11 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return fmt.Errorf("healthcheck: %w", err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("healthcheck %s: status %d", *url, resp.StatusCode)
+		// The reason, as the server gives it (Docker keeps it with the health status).
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
+		return fmt.Errorf("healthcheck %s: status %d: %s", *url, resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	return nil
 }

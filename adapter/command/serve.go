@@ -15,6 +15,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/adapter/witness"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
@@ -39,12 +40,14 @@ type serveFlags struct {
 	authTokenFile                               string
 	drain                                       time.Duration
 	wf                                          weaviateFlags
+	wit                                         witnessFlags
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.vf.register(fs)
 	f.mf.register(fs)
 	f.wf.register(fs)
+	f.wit.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8880", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
 	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
 	lim := &f.lim
@@ -79,6 +82,7 @@ type serveConfig struct {
 	memoryDir string
 	mopts     memory.Options
 	weaviate  *weaviatemem.Options // the memory kept in Weaviate (nil: a memory of this process)
+	witness   *witness.Options     // the witness of the memory directory (nil: none)
 	log       *slog.Logger
 }
 
@@ -123,6 +127,10 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 		return c, err
 	}
 	if c.weaviate, err = f.wf.options(c.mopts, f.mf.dir, log); err != nil {
+		return c, err
+	}
+	if c.witness, err = f.wit.options(f.mf.dir, c.weaviate != nil,
+		c.vopts.Weighting == vectorizer.WeightSIFCollection, log); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -186,5 +194,14 @@ func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore
 		mem.Close()
 		return nil, nil, err
 	}
-	return v, memstore.NewLocal(mem), nil
+	if c.witness == nil {
+		return v, memstore.NewLocal(mem), nil
+	}
+	w, err := witness.Start(*c.witness, mem, c.memoryDir)
+	if err != nil {
+		mem.Close()
+		return nil, nil, err
+	}
+	c.log.Info("context memory witnessed by Weaviate", "url", c.witness.URL, "name", c.witness.Name)
+	return v, w.Guard(memstore.NewLocal(mem)), nil
 }

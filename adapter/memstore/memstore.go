@@ -18,6 +18,12 @@ import (
 // server answers it with 503, so that the client resends.
 var ErrUnavailable = errors.New("context memory unavailable")
 
+// ErrRefused wraps the failure of a memory that must not be used until an
+// operator mends it (a memory directory that lost passages its witness in
+// Weaviate recorded): a server answers it with 503 without asking for a
+// quick retry. Such an error also wraps ErrUnavailable.
+var ErrRefused = errors.New("context memory refused")
+
 // Store is a context memory that vectorizers read and teach. It is safe for
 // concurrent use.
 type Store interface {

@@ -33,6 +33,10 @@ func (e *httpError) Unwrap() error { return e.err }
 // its details (they name files and directories; the log has them): 507 when
 // the disk is full, else 500.
 func internalError(err error) *httpError {
+	if errors.Is(err, memstore.ErrRefused) {
+		// Mended only by an operator: no quick retry (its errors name no file).
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 60, err: err, msg: err.Error()}
+	}
 	if errors.Is(err, memstore.ErrUnavailable) {
 		// A memory kept elsewhere (its errors name no file and no credential).
 		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1, err: err, msg: err.Error() + "; retry later"}

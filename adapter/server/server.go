@@ -278,7 +278,9 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	if s.store != nil {
 		if err := s.store.Ready(); err != nil {
 			he := internalError(err)
-			s.writeError(w, errorf(http.StatusServiceUnavailable, "passages cannot be stored: %s", he.msg))
+			e := errorf(http.StatusServiceUnavailable, "passages cannot be stored: %s", he.msg)
+			e.retryAfter = he.retryAfter
+			s.writeError(w, e)
 			return
 		}
 	}
@@ -348,7 +350,13 @@ func (s *Server) answered(err error) *httpError {
 	var he *httpError
 	if !errors.As(err, &he) {
 		// Internal errors name files and directories: the log gets them, the client not.
-		s.log.Error("request failed", "err", err)
+		switch {
+		case errors.Is(err, memstore.ErrRefused): // its store logged it once
+		case errors.Is(err, memstore.ErrUnavailable):
+			s.log.Warn("request failed", "err", err)
+		default:
+			s.log.Error("request failed", "err", err)
+		}
 		he = internalError(err)
 	} else if he.status >= 500 && he.status != http.StatusServiceUnavailable {
 		s.log.Error("request failed", "status", he.status, "err", he.msg)
