@@ -133,6 +133,9 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 		c.vopts.Weighting == vectorizer.WeightSIFCollection, log); err != nil {
 		return c, err
 	}
+	if c.weaviate != nil {
+		c.weaviate.AcceptDropped = f.wit.reset
+	}
 	return c, nil
 }
 

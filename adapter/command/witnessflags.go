@@ -22,7 +22,8 @@ func (f *witnessFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.name, "memory-witness-name", witness.DefaultName, "the memory's name in --memory-witness "+
 		"(servers with memory directories of their own need names of their own)")
 	fs.BoolVar(&f.reset, "memory-witness-reset", false, "accept the --memory-dir whatever --memory-witness recorded "+
-		"(after memory clear or memory rebuild, or to keep a memory that lost passages)")
+		"(after memory clear or memory rebuild, or to keep a memory that lost passages); with --memory-weaviate, "+
+		"re-create a memory collection that was deleted, empty")
 }
 
 // options returns the witness's options (nil without --memory-witness);
@@ -30,9 +31,9 @@ func (f *witnessFlags) register(fs *flag.FlagSet) {
 // counted whether the server's weighting counts passages.
 func (f *witnessFlags) options(dir string, remote, counted bool, log *slog.Logger) (*witness.Options, error) {
 	if f.url == "" {
-		if f.reset || f.apiKeyFile != "" || f.name != witness.DefaultName {
-			return nil, cli.UsageError("--memory-witness-reset, --memory-witness-name and --memory-witness-api-key-file " +
-				"need --memory-witness")
+		if (f.reset && !remote) || f.apiKeyFile != "" || f.name != witness.DefaultName {
+			return nil, cli.UsageError("--memory-witness-reset (but with --memory-weaviate), --memory-witness-name and " +
+				"--memory-witness-api-key-file need --memory-witness")
 		}
 		return nil, nil
 	}

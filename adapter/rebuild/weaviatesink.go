@@ -30,6 +30,7 @@ func newWeaviateSink(o Options, class string) (*weaviateSink, error) {
 	wo := *o.Weaviate
 	wo.Memory = o.Memory
 	wo.Memory.ReadOnly, wo.ReadOnly, wo.SharedCounts = false, false, o.ModuleScopes
+	wo.AcceptDropped = true // a rebuild re-creates a deleted memory
 	if wo.Logger == nil {
 		wo.Logger = o.Memory.Logger
 	}

@@ -73,14 +73,21 @@ func (w *Witness) run() {
 	}
 }
 
+// Lasting reports whether err is an answer of Weaviate that retrying will
+// not change: a 4xx other than 408 and 429 (a refused key, a wrong path).
+func Lasting(err error) bool {
+	var he *weaviateapi.HTTPError
+	return errors.As(err, &he) && he.Status/100 == 4 && he.Status != http.StatusRequestTimeout &&
+		he.Status != http.StatusTooManyRequests
+}
+
 // retrying notes the failure of attempt to read the witness: the pending
 // error says why (a status, not an answer's body), and the log says so,
 // as an error when retrying will not help (a refused key, a wrong path).
 func (w *Witness) retrying(attempt int, err error) {
 	reason := err.Error()
 	var he *weaviateapi.HTTPError
-	lasting := errors.Is(err, errNotWeaviate) || errors.As(err, &he) && he.Status/100 == 4 &&
-		he.Status != http.StatusRequestTimeout && he.Status != http.StatusTooManyRequests
+	lasting := errors.Is(err, errNotWeaviate) || Lasting(err)
 	if he != nil {
 		reason = fmt.Sprintf("%s %s: status %d", he.Method, he.URL, he.Status)
 	}
@@ -207,22 +214,7 @@ type witnessObject struct {
 }
 
 // read returns the count the witness recorded (-1: there is none).
-func (w *Witness) read(ctx context.Context) (int64, error) {
-	var obj witnessObject
-	err := w.call(ctx, http.MethodGet, "/v1/objects/"+Class+"/"+w.id, nil, &obj)
-	var he *weaviateapi.HTTPError
-	if errors.As(err, &he) && he.Status == http.StatusNotFound {
-		return -1, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	p := obj.Properties.Passages
-	if p == nil || *p < 0 || *p > 1<<53 || *p != float64(int64(*p)) {
-		return 0, fmt.Errorf("witness %s/%s in Weaviate at %s: its passages are not a count: %v", Class, w.id, w.base, p)
-	}
-	return int64(*p), nil
-}
+func (w *Witness) read(ctx context.Context) (int64, error) { return Read(ctx, w.call, w.id) }
 
 // record records the memory's count, once its log is fsynced, if it is
 // not what the witness holds (creating the class for the first witness).
@@ -235,15 +227,10 @@ func (w *Witness) record(ctx context.Context) error {
 	if err := w.mem.Sync(); err != nil {
 		return err
 	}
-	// Checked before every write: Weaviate's auto-schema would re-create a
-	// deleted class with the default vectorizer, which would vectorize the
-	// witness through this very server.
-	if err := w.ensureClass(ctx); err != nil {
-		return err
-	}
-	obj := map[string]any{"class": Class, "id": w.id, "properties": map[string]any{
-		"name": w.o.Name, "passages": n, "recorded": time.Now().UTC().Format(time.RFC3339Nano)}}
-	if err := weaviateapi.Batch(ctx, w.call, []map[string]any{obj}, "QUORUM"); err != nil {
+	// Write checks the class before every write: Weaviate's auto-schema
+	// would re-create a deleted class with the default vectorizer, which
+	// would vectorize the witness through this very server.
+	if err := Write(ctx, w.call, 1, w.id, w.o.Name, n); err != nil {
 		w.mu.Lock()
 		w.recorded = -1 // the next record writes again, whatever the count
 		w.mu.Unlock()
@@ -259,14 +246,15 @@ func (w *Witness) record(ctx context.Context) error {
 	return nil
 }
 
-// ensureClass creates Class unless it exists.
-func (w *Witness) ensureClass(ctx context.Context) error {
-	err := w.call(ctx, http.MethodGet, "/v1/schema/"+Class, nil, nil)
+// EnsureClass creates Class through call unless it exists, with
+// replication factor replicas.
+func EnsureClass(ctx context.Context, call weaviateapi.Caller, replicas int) error {
+	err := call(ctx, http.MethodGet, "/v1/schema/"+Class, nil, nil)
 	var he *weaviateapi.HTTPError
 	if !errors.As(err, &he) || he.Status != http.StatusNotFound {
 		return err
 	}
-	err = w.call(ctx, http.MethodPost, "/v1/schema", classDefinition(), nil)
+	err = call(ctx, http.MethodPost, "/v1/schema", classDefinition(replicas), nil)
 	if errors.As(err, &he) && he.Status == http.StatusUnprocessableEntity && strings.Contains(he.Body, "already exists") {
 		return nil
 	}
@@ -276,8 +264,40 @@ func (w *Witness) ensureClass(ctx context.Context) error {
 	return nil
 }
 
+// Read returns the count the witness id records, through call (-1: there
+// is none).
+func Read(ctx context.Context, call weaviateapi.Caller, id string) (int64, error) {
+	var obj witnessObject
+	err := call(ctx, http.MethodGet, "/v1/objects/"+Class+"/"+id, nil, &obj)
+	var he *weaviateapi.HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusNotFound {
+		return -1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	p := obj.Properties.Passages
+	if p == nil || *p < 0 || *p > 1<<53 || *p != float64(int64(*p)) {
+		return 0, fmt.Errorf("witness %s/%s in Weaviate: its passages are not a count: %v", Class, id, p)
+	}
+	return int64(*p), nil
+}
+
+// Write records n as the count of the witness id of the memory name,
+// through call, creating Class first (replication factor replicas) unless
+// it exists (Weaviate's auto-schema would create it with the default
+// vectorizer).
+func Write(ctx context.Context, call weaviateapi.Caller, replicas int, id, name string, n int64) error {
+	if err := EnsureClass(ctx, call, replicas); err != nil {
+		return err
+	}
+	obj := map[string]any{"class": Class, "id": id, "properties": map[string]any{
+		"name": name, "passages": n, "recorded": time.Now().UTC().Format(time.RFC3339Nano)}}
+	return weaviateapi.Batch(ctx, call, []map[string]any{obj}, "QUORUM")
+}
+
 // classDefinition is Class: no vectorizer and no vectors to index.
-func classDefinition() map[string]any {
+func classDefinition(replicas int) map[string]any {
 	prop := func(name, dataType string) map[string]any {
 		return map[string]any{"name": name, "dataType": []string{dataType}}
 	}
@@ -286,6 +306,7 @@ func classDefinition() map[string]any {
 		"description":       "text2vec-am: the passage count of each context memory kept outside Weaviate",
 		"vectorizer":        "none",
 		"vectorIndexConfig": map[string]any{"skip": true},
+		"replicationConfig": map[string]any{"factor": max(replicas, 1)},
 		"properties":        []map[string]any{prop("name", "text"), prop("passages", "int"), prop("recorded", "date")},
 	}
 }

@@ -1,5 +1,5 @@
-// Package witness keeps the passage count of a server's context memory in
-// Weaviate, where it outlives the memory's directory, so that a server
+// Package witness keeps in Weaviate what must outlive a context memory:
+// the passage count of a server's memory directory, so that a server
 // started on a lost, re-created or older directory refuses to vectorize
 // with it instead of silently giving vectors that disagree with the ones
 // Weaviate stores.
@@ -14,6 +14,10 @@
 // after the memory's log is fsynced so that a record never counts a passage
 // a crash could lose, and when it closes. A memory that holds fewer is
 // refused (ErrBehind) until a server starts with Options.Reset.
+//
+// The same collection records that a memory kept in Weaviate had its
+// collection created (CollectionID; package weaviatemem reads and writes it
+// with Read and Write), so that a deleted one is not re-created empty.
 package witness
 
 import (
@@ -154,6 +158,12 @@ var idSpace = uuid.MustParse("6f1d1a52-3c43-4a43-9a4e-7e2d3b1f0c55")
 
 // ID is the id of the witness of the memory named name.
 func ID(name string) string { return uuid.NewSHA1(idSpace, []byte("memory\x00"+name)).String() }
+
+// CollectionID is the id of the witness that a memory kept in Weaviate's
+// collection class was created (package weaviatemem): its count is 0.
+func CollectionID(class string) string {
+	return uuid.NewSHA1(idSpace, []byte("collection\x00"+class)).String()
+}
 
 // Start checks o and starts reading the witness of mem, whose directory is
 // dir, in the background.

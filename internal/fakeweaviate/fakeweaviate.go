@@ -2,7 +2,8 @@
 // calls the Weaviate-kept context memory makes (package weaviatemem) as
 // Weaviate v1.39 does: the schema (a class, its properties), tenants,
 // batches, the object cursor, an Aggregate count and a Get by creation
-// time. Failures can be injected.
+// time, and the witnesses' collection (package witness). Failures can be
+// injected.
 package fakeweaviate
 
 import (
@@ -18,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/adapter/witness"
 )
 
 // Fake is the fake Weaviate. Its fields are guarded by Mu.
@@ -27,7 +30,9 @@ type Fake struct {
 	// Class is the class definition, nil until created.
 	Class   map[string]any
 	Tenants map[string]map[string]*Object // tenant → id → object
-	Now     int64                         // the clock of creation times (ms), advanced by each batch
+	// Witnesses are the objects of the witnesses' collection by id (nil: no collection).
+	Witnesses map[string]map[string]any
+	Now       int64 // the clock of creation times (ms), advanced by each batch
 	// failing answers the next calls whose path starts with failPath with failStatus.
 	failing    int
 	failPath   string
@@ -91,6 +96,11 @@ func (f *Fake) Count(tenant string) int {
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "application/json")
+	if f.witness(w, r, body) { // neither counted nor failed: the memory's own calls are
+		return
+	}
 	f.Auth = r.Header.Get("Authorization")
 	f.Calls[r.URL.Path]++
 	if f.failing > 0 && strings.HasPrefix(r.URL.Path, f.failPath) {
@@ -99,8 +109,6 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"error":[{"message":"failing on purpose"}]}`)
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
-	w.Header().Set("Content-Type", "application/json")
 	switch {
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/schema/") && !strings.HasSuffix(r.URL.Path, "/tenants"):
 		if f.Class == nil {
@@ -148,6 +156,57 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}
+}
+
+// witness answers the calls about the witnesses' collection; false for others.
+func (f *Fake) witness(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	objects := "/v1/objects/" + witness.Class + "/"
+	var req struct {
+		Class   string
+		Objects []struct {
+			Class, ID  string
+			Properties map[string]any
+		}
+	}
+	json.Unmarshal(body, &req)
+	switch {
+	case r.URL.Path == "/v1/schema/"+witness.Class:
+		if f.Witnesses == nil {
+			w.WriteHeader(http.StatusNotFound)
+			return true
+		}
+		fmt.Fprintf(w, `{"class":%q}`, witness.Class)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/schema" && req.Class == witness.Class:
+		if f.Witnesses == nil {
+			f.Witnesses = map[string]map[string]any{}
+		}
+		w.Write(body)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, objects):
+		o, ok := f.Witnesses[strings.TrimPrefix(r.URL.Path, objects)]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			return true
+		}
+		json.NewEncoder(w).Encode(map[string]any{"properties": o})
+	case r.URL.Path == "/v1/batch/objects" && len(req.Objects) == 1 && req.Objects[0].Class == witness.Class:
+		if f.Witnesses == nil {
+			f.Witnesses = map[string]map[string]any{} // auto-schema
+		}
+		f.Witnesses[req.Objects[0].ID] = req.Objects[0].Properties
+		json.NewEncoder(w).Encode([]map[string]any{{"id": req.Objects[0].ID, "result": map[string]any{}}})
+	default:
+		return false
+	}
+	return true
+}
+
+// DropClass deletes the memory's class and its tenants, as DELETE
+// /v1/schema/{class} does.
+func (f *Fake) DropClass() {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.Class = nil
+	clear(f.Tenants)
 }
 
 // addProperty adds a property to the class, as POST

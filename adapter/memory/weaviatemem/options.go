@@ -45,6 +45,10 @@ type Options struct {
 	Memory memory.Options
 	// ReadOnly stores nothing: passages are vectorized as queries.
 	ReadOnly bool
+	// AcceptDropped creates the memory's collection even when Weaviate's
+	// witness says it existed and was deleted (DroppedError): a rebuild, or
+	// a memory started empty on purpose.
+	AcceptDropped bool
 	// SharedCounts also counts the passages of every scope in the shared
 	// memory (scope ""), which reads the counts of all scopes together (the
 	// in-process module's hybrid search, whose collection is not known).

@@ -81,14 +81,29 @@ func classDefinition(class string, replicas int) map[string]any {
 // errNotAMemory reports an existing class that cannot hold the memory.
 var errNotAMemory = errors.New("is not a text2vec-am memory")
 
-// ensureClass creates the memory's class, or checks the one that exists.
+// ensureClass creates the memory's class, or checks the one that exists,
+// unless Weaviate's witness says it existed and was deleted (dropped.go).
 func (s *Store) ensureClass(ctx context.Context) error {
 	err := s.checkClass(ctx)
+	if notFound(err) {
+		err = s.createClass(ctx)
+	}
+	return err
+}
+
+// notFound reports whether err is Weaviate's 404.
+func notFound(err error) bool {
 	var he *weaviateapi.HTTPError
-	if !errors.As(err, &he) || he.Status != http.StatusNotFound {
+	return errors.As(err, &he) && he.Status == http.StatusNotFound
+}
+
+// createClass creates the memory's class, which is not there.
+func (s *Store) createClass(ctx context.Context) error {
+	if appeared, err := s.checkNotDropped(ctx); appeared || err != nil {
 		return err
 	}
-	err = s.call(ctx, http.MethodPost, "/v1/schema", classDefinition(s.o.Class, s.o.Replicas), nil)
+	err := s.call(ctx, http.MethodPost, "/v1/schema", classDefinition(s.o.Class, s.o.Replicas), nil)
+	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusUnprocessableEntity && strings.Contains(he.Body, "already exists") {
 		return s.checkClass(ctx) // another server created it meanwhile
 	}

@@ -87,10 +87,19 @@ func (s *Store) run() {
 		err := s.ensureClass(ctx)
 		if err == nil {
 			s.setErr(nil, true)
+			s.bg.Add(1)
+			go s.witnessCreated(ctx) // beside the first reads: a slow witness delays nothing
 			break
 		}
 		s.setErr(err, false)
-		s.o.Logger.Warn("context memory: Weaviate is not ready for it yet; retrying", "url", s.base, "err", err)
+		if errors.Is(err, memstore.ErrRefused) {
+			if attempt%10 == 0 {
+				s.o.Logger.Error("context memory refused; checking again until its collection is rebuilt", "url", s.base,
+					"err", err)
+			}
+		} else {
+			s.o.Logger.Warn("context memory: Weaviate is not ready for it yet; retrying", "url", s.base, "err", err)
+		}
 		if !s.sleep(backoff(attempt)) {
 			return
 		}
@@ -217,6 +226,9 @@ func (s *Store) loadedScope(ctx context.Context, name string) (*scope, error) {
 		return sc, nil
 	default:
 	}
+	if err := s.refusal(); err != nil {
+		return nil, err // no wait: an operator must act
+	}
 	select {
 	case <-sc.loaded:
 		return sc, nil
@@ -226,6 +238,17 @@ func (s *Store) loadedScope(ctx context.Context, name string) (*scope, error) {
 	case <-s.stop:
 		return nil, fmt.Errorf("%w: the store is closed", memstore.ErrUnavailable)
 	}
+}
+
+// refusal returns the store's refusal (a *DroppedError) while it is not
+// ready because of one, else nil.
+func (s *Store) refusal() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ready && errors.Is(s.err, memstore.ErrRefused) {
+		return fmt.Errorf("%w: %w", memstore.ErrUnavailable, s.err)
+	}
+	return nil
 }
 
 // lastErr describes the last failure of the background work.
@@ -333,7 +356,11 @@ func (s *Store) Ready() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.ready {
-		return fmt.Errorf("%w: the memory's class in Weaviate at %s is not ready: %v", memstore.ErrUnavailable, s.base, s.err)
+		why := s.err
+		if why == nil {
+			why = errors.New("not checked yet")
+		}
+		return fmt.Errorf("%w: the memory's class in Weaviate at %s is not ready: %w", memstore.ErrUnavailable, s.base, why)
 	}
 	for _, sc := range s.scopes {
 		if !sc.isLoaded() {

@@ -1,0 +1,93 @@
+package weaviatemem
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/adapter/witness"
+)
+
+// DroppedError is the error of a memory whose collection Weaviate's witness
+// (witness.CollectionID) says was created but which is gone: deleted, with
+// everything it held. It wraps memstore.ErrRefused and
+// memstore.ErrUnavailable: nothing is vectorized until the memory is
+// rebuilt (memory rebuild re-creates the collection, Options.AcceptDropped)
+// or a server accepts starting it empty.
+type DroppedError struct {
+	Class, URL string
+	Replicas   int
+	// Scopes is whether the memory keeps a scope per collection (the
+	// in-process module, rebuilt with --module-scopes).
+	Scopes bool
+}
+
+func (e *DroppedError) Error() string {
+	flags := fmt.Sprintf("--memory-weaviate-class %s --memory-weaviate-replicas %d", e.Class, e.Replicas)
+	rebuild := "text2vec-am memory rebuild --memory-weaviate URL " + flags
+	if e.Scopes {
+		rebuild += " --module-scopes"
+	}
+	return fmt.Sprintf("the memory's collection %s in Weaviate at %s is gone, but Weaviate's witness (%s) says it was "+
+		"created: it was deleted, and vectors computed without it would disagree with those stored; rebuild it "+
+		"(%s --class C, for each collection C, then refresh), or start it empty "+
+		"(text2vec-am serve --memory-weaviate URL %s --memory-witness-reset, once)", e.Class, e.URL, witness.Class,
+		rebuild, flags)
+}
+
+// Is makes errors.Is find memstore.ErrRefused and memstore.ErrUnavailable.
+func (e *DroppedError) Is(target error) bool {
+	return target == memstore.ErrRefused || target == memstore.ErrUnavailable
+}
+
+// witnessTimeout bounds the reading and writing of the witness.
+const witnessTimeout = 10 * time.Second
+
+// checkNotDropped is called when the memory's class is not there: a
+// *DroppedError if the witness says it was created, unless
+// o.AcceptDropped; appeared when another server created it meanwhile (it
+// writes the witness after the class). A witness its key may not read
+// (Weaviate's 4xx) does not stop the store: the check is skipped with a
+// warning; other failures are returned, and retried.
+func (s *Store) checkNotDropped(ctx context.Context) (appeared bool, err error) {
+	if s.o.AcceptDropped {
+		return false, nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, witnessTimeout)
+	n, err := witness.Read(wctx, s.call, witness.CollectionID(s.o.Class))
+	cancel()
+	if witness.Lasting(err) {
+		s.o.Logger.Warn("context memory: its key cannot read whether its collection existed before; creating it",
+			"url", s.base, "class", s.o.Class, "err", err)
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read whether the memory's collection existed before: %w", err) // retried
+	}
+	if n < 0 {
+		return false, nil
+	}
+	if err := s.checkClass(ctx); !notFound(err) {
+		return err == nil, err
+	}
+	return false, &DroppedError{Class: s.o.Class, URL: s.base, Replicas: s.o.Replicas, Scopes: s.o.SharedCounts}
+}
+
+// witnessCreated writes the witness of the class's creation unless it is
+// there (best effort, within witnessTimeout: a failure is logged, and the
+// next start tries again), then marks s.bg done.
+func (s *Store) witnessCreated(ctx context.Context) {
+	defer s.bg.Done()
+	ctx, cancel := context.WithTimeout(ctx, witnessTimeout)
+	defer cancel()
+	id := witness.CollectionID(s.o.Class)
+	n, err := witness.Read(ctx, s.call, id)
+	if err == nil && n < 0 {
+		err = witness.Write(ctx, s.call, s.o.Replicas, id, "collection "+s.o.Class, 0)
+	}
+	if err != nil {
+		s.o.Logger.Warn("context memory: cannot record in Weaviate that its collection exists; "+
+			"a deleted collection would be re-created empty without a check", "url", s.base, "class", s.o.Class, "err", err)
+	}
+}
