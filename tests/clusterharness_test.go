@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,27 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// freePortPair returns a free loopback port p whose successor p+1 is free
-// too: a local Weaviate cluster finds a node's Raft RPC port at its Raft port + 1.
-func freePortPair(t testing.TB) int {
-	t.Helper()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("free port: %v", err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
-		l.Close()
-		if err == nil {
-			l2.Close()
-			return p
-		}
-	}
-	t.Fatal("no two consecutive free loopback ports in 100 tries")
-	return 0
-}
 
 // clusterPorts returns the ports of n nodes of one local cluster, every one
 // distinct (a port drawn for one node is closed again before the next node's
