@@ -104,6 +104,8 @@ func TestFastTextComparison(t *testing.T) {
 	out := os.Getenv("T2V_SKIPGRAM_BENCH_OUT")
 	if out == "" {
 		out = t.TempDir()
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatalf("T2V_SKIPGRAM_BENCH_OUT: %v", err)
 	}
 	threads := envInt(t, "T2V_SKIPGRAM_BENCH_THREADS", 2)
 	epochs := envInt(t, "T2V_SKIPGRAM_BENCH_EPOCHS", 5)
