@@ -132,8 +132,8 @@ func median(x []float64) float64 {
 func logChoice(b *testing.B, ks []kernels, ratios [][]float64, table [len(kernelSlots)]string, rounds int) int {
 	c := hostCPU()
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "CPU %s family %d model %d; time ÷ the %s set's, medians of %d rounds\n",
-		c.vendor, c.family, c.model, ks[len(ks)-1].name, rounds)
+	fmt.Fprintf(&sb, "CPU %s family %d model %d (AMX %t); time ÷ the %s set's, medians of %d rounds\n",
+		c.vendor, c.family, c.model, c.amx, ks[len(ks)-1].name, rounds)
 	fmt.Fprintf(&sb, "%-12s", "kernel")
 	for _, k := range ks {
 		fmt.Fprintf(&sb, "%8s", k.name)
@@ -167,8 +167,8 @@ func logChoice(b *testing.B, ks []kernels, ratios [][]float64, table [len(kernel
 		fmt.Fprintf(&sb, "override row: none: the %s set is fastest (or within %.0f %%) on every kernel",
 			ks[len(ks)-1].name, 100*choiceMargin)
 	} else {
-		fmt.Fprintf(&sb, "override row: match %s family %#x (model %#x), slots: %s",
-			c.vendor, c.family, c.model, overrideLiteral(override))
+		fmt.Fprintf(&sb, "override row: match %s family %#x (model %#x, AMX %t), slots: %s",
+			c.vendor, c.family, c.model, c.amx, overrideLiteral(override))
 	}
 	b.Log(sb.String())
 	return disagree

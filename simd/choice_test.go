@@ -103,16 +103,25 @@ func TestComposeOverrides(t *testing.T) {
 }
 
 // TestComposeUnknownCPU checks that a CPU no override matches runs the
-// widest set for every kernel.
+// widest set for every kernel: another vendor, and CPUs that differ from an
+// override's sample in one field only (Rocket Lake, model 167 without AMX;
+// an AMX Xeon of another model; an AMD CPU of model 167).
 func TestComposeUnknownCPU(t *testing.T) {
 	ks := allKernels()
-	k, sets := compose(ks, cpuModel{vendor: "NoSuchVendor"})
-	if want := ks[len(ks)-1].name; k.name != want {
-		t.Errorf("name %q, want %q", k.name, want)
-	}
-	for i, s := range sets {
-		if s != k.name {
-			t.Errorf("%s from %s, want %s", kernelSlots[i].name, s, k.name)
+	for _, c := range []cpuModel{
+		{vendor: "NoSuchVendor"},
+		{vendor: "GenuineIntel", family: 6, model: 0xa7},
+		{vendor: "GenuineIntel", family: 6, model: 0xcf, amx: true},
+		{vendor: "AuthenticAMD", family: 6, model: 0xa7, amx: true},
+	} {
+		k, sets := compose(ks, c)
+		if want := ks[len(ks)-1].name; k.name != want {
+			t.Errorf("%+v: name %q, want %q", c, k.name, want)
+		}
+		for i, s := range sets {
+			if s != k.name {
+				t.Errorf("%+v: %s from %s, want %s", c, kernelSlots[i].name, s, k.name)
+			}
 		}
 	}
 }

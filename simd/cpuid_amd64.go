@@ -8,16 +8,22 @@ package simd
 //go:noescape
 func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
 
-// hostCPU returns the vendor, display family and display model of this CPU.
+// hostCPU returns the vendor, display family and display model of this CPU,
+// and whether it reports AMX tiles.
 func hostCPU() cpuModel {
-	_, b, c, d := cpuid(0, 0)
+	maxLeaf, b, c, d := cpuid(0, 0)
 	vendor := string([]byte{
 		byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24),
 		byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24),
 		byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24),
 	})
 	a, _, _, _ := cpuid(1, 0)
-	return cpuModel{vendor: vendor, family: displayFamily(a), model: displayModel(a)}
+	m := cpuModel{vendor: vendor, family: displayFamily(a), model: displayModel(a)}
+	if maxLeaf >= 7 {
+		_, _, _, d7 := cpuid(7, 0)
+		m.amx = d7&(1<<24) != 0 // CPUID.(EAX=7,ECX=0):EDX[24], AMX-TILE
+	}
+	return m
 }
 
 // displayFamily returns the family that CPUID leaf 1's EAX encodes: the

@@ -7,12 +7,12 @@
 // reported by golang.org/x/sys/cpu: hand-written AVX-512 assembly where the
 // CPU has AVX-512F, hand-written AVX2+FMA assembly where it has AVX2 and FMA,
 // NEON assembly on arm64, unrolled pure Go otherwise. A fixed table keyed by
-// CPU vendor, family and model (overrides, from the benchmarks of this
+// CPU vendor, family, model and AMX (overrides, from the benchmarks of this
 // package run on those CPUs) names the kernels that run faster from a
 // narrower set on a given design, such as the AVX2 Dot, Axpy, WeightedSum,
 // MatVec and MatTVec on AMD Zen 4, the AVX2 MatVec on AMD Zen 5 and the AVX2
-// WeightedSum and MatTVec on Intel family 6 model 167; the choice is
-// deterministic, never timed at start-up. Building with
+// WeightedSum and MatTVec on a server Xeon with AMX seen as family 6 model
+// 167; the choice is deterministic, never timed at start-up. Building with
 // the purego tag forces the pure-Go kernels on every architecture; the
 // environment variable T2V_SIMD (avx512, avx2, neon or go), read once at
 // start, forces one set for every kernel. Sets and SetsString report the
