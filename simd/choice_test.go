@@ -102,18 +102,25 @@ func TestComposeOverrides(t *testing.T) {
 	}
 }
 
-// TestComposeUnknownCPU checks that a CPU no override matches runs the
-// widest set for every kernel: another vendor, and CPUs that differ from an
-// override's sample in one field only (Rocket Lake, model 167 without AMX;
-// an AMX Xeon of another model; an AMD CPU of model 167).
+// TestComposeUnknownCPU checks that no override matches another vendor or
+// CPUs that differ from the Intel row's sample in one field only (Rocket
+// Lake: model 167 without AMX; an AMX Xeon of another model; another family;
+// an AMD CPU of model 167), and that such a CPU runs the widest set for
+// every kernel.
 func TestComposeUnknownCPU(t *testing.T) {
 	ks := allKernels()
 	for _, c := range []cpuModel{
 		{vendor: "NoSuchVendor"},
 		{vendor: "GenuineIntel", family: 6, model: 0xa7},
 		{vendor: "GenuineIntel", family: 6, model: 0xcf, amx: true},
+		{vendor: "GenuineIntel", family: 15, model: 0xa7, amx: true},
 		{vendor: "AuthenticAMD", family: 6, model: 0xa7, amx: true},
 	} {
+		for _, o := range overrides {
+			if o.match(c) {
+				t.Errorf("the override for %+v matches %+v", o.sample, c)
+			}
+		}
 		k, sets := compose(ks, c)
 		if want := ks[len(ks)-1].name; k.name != want {
 			t.Errorf("%+v: name %q, want %q", c, k.name, want)
