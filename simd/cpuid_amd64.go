@@ -2,6 +2,8 @@
 
 package simd
 
+import "golang.org/x/sys/cpu"
+
 // cpuid executes CPUID with the leaf in EAX and the subleaf in ECX
 // (cpuid_amd64.s).
 //
@@ -11,19 +13,14 @@ func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
 // hostCPU returns the vendor, display family and display model of this CPU,
 // and whether it reports AMX tiles.
 func hostCPU() cpuModel {
-	maxLeaf, b, c, d := cpuid(0, 0)
+	_, b, c, d := cpuid(0, 0)
 	vendor := string([]byte{
 		byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24),
 		byte(d), byte(d >> 8), byte(d >> 16), byte(d >> 24),
 		byte(c), byte(c >> 8), byte(c >> 16), byte(c >> 24),
 	})
 	a, _, _, _ := cpuid(1, 0)
-	m := cpuModel{vendor: vendor, family: displayFamily(a), model: displayModel(a)}
-	if maxLeaf >= 7 {
-		_, _, _, d7 := cpuid(7, 0)
-		m.amx = d7&(1<<24) != 0 // CPUID.(EAX=7,ECX=0):EDX[24], AMX-TILE
-	}
-	return m
+	return cpuModel{vendor: vendor, family: displayFamily(a), model: displayModel(a), amx: cpu.X86.HasAMXTile}
 }
 
 // displayFamily returns the family that CPUID leaf 1's EAX encodes: the
