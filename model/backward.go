@@ -111,6 +111,12 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 	if !ws.valid || ws.mode != m.Mode || ws.dim != d {
 		panic("model.Backward: the workspace holds no Infer of this model")
 	}
+	if ws.gram != nil {
+		panic("model.Backward: the workspace uses MᵀM (UseGram); training needs M·S")
+	}
+	if ws.formGiven {
+		panic("model.Backward: the form was given (InferForm); training needs Infer")
+	}
 	if ws.scale != 1 {
 		panic("model.Backward: the gate was scaled (ScaleGate); training needs the model's own gate")
 	}

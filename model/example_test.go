@@ -2,13 +2,14 @@ package model_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// Inferring a vector for an unseen word from two contexts.
-func ExampleModel_Infer() {
-	// Base embeddings (normally LoadEmbeddings): 4 words of dimension 3.
+// exampleModel is a model of dimension 3 over 4 base words (normally
+// LoadEmbeddings and Load give them).
+func exampleModel() *model.Model {
 	base, err := model.NewEmbeddings(3, []string{"the", "river", "bank", "money"},
 		[]float32{0.1, 0.2, 0.3, 1, 0, 0, 0, 1, 0, 0, 0, 1}, nil)
 	if err != nil {
@@ -20,6 +21,12 @@ func ExampleModel_Infer() {
 	if err != nil {
 		panic(err)
 	}
+	return m
+}
+
+// Inferring a vector for an unseen word from two contexts.
+func ExampleModel_Infer() {
+	m := exampleModel()
 	ws := m.NewWorkspace() // one per goroutine
 	var contexts [][]int32
 	for _, sentence := range m.Tokenizer.AppendSentences(nil, "The riverbank flooded. Money from the riverbank!") {
@@ -30,4 +37,33 @@ func ExampleModel_Infer() {
 	exp := m.Infer(ws, "riverbank", contexts, v)
 	fmt.Println(contexts, len(exp.Rho), exp.FormOnly)
 	// Output: [[0] [3 0]] 2 false
+}
+
+// Inferring the same word again as its contexts grow, with its form kept.
+func ExampleModel_InferForm() {
+	m := exampleModel()
+	ws := m.NewWorkspace()
+	form := make([]float32, m.Dim)
+	m.Form(ws, "riverbank", form) // once per word
+	v, w := make([]float32, m.Dim), make([]float32, m.Dim)
+	contexts := [][]int32{{1}, {3, 0}}
+	for k := 1; k <= len(contexts); k++ {
+		m.InferForm(ws, form, contexts[:k], v)
+		m.Infer(ws, "riverbank", contexts[:k], w)
+		fmt.Println(k, slices.Equal(v, w))
+	}
+	// Output:
+	// 1 true
+	// 2 true
+}
+
+// Serving with the attention's MᵀM computed once.
+func ExampleWorkspace_UseGram() {
+	m := exampleModel()
+	ws := m.NewWorkspace()
+	ws.UseGram(m.AttentionGram()) // M must not change afterwards: no Backward with ws
+	v := make([]float32, m.Dim)
+	exp := m.Infer(ws, "riverbank", [][]int32{{1}, {3, 0}}, v)
+	fmt.Println(len(exp.Rho), exp.FormOnly)
+	// Output: 2 false
 }

@@ -22,18 +22,20 @@ type Workspace struct {
 	dim int
 
 	// State of the last Infer, read by Backward.
-	valid    bool
-	mode     Mode
-	formOnly bool    // no usable context
-	alpha    float32 // the gate
-	scale    float32 // ScaleGate's factor of the gate
-	bucket   int     // the gate's count bucket (with Config.CountBuckets > 0)
-	agree    float32 // the contexts' agreement (with Config.GateAgreement)
-	den      float64 // max(Σ num_i, 0) + ε (AM)
-	clamped  bool    // Σ num_i was ≤ 0 and was replaced by 0
+	valid     bool
+	mode      Mode
+	formOnly  bool    // no usable context
+	alpha     float32 // the gate
+	scale     float32 // ScaleGate's factor of the gate
+	formGiven bool    // the form came from InferForm: ws.ids does not hold its n-grams
+	bucket    int     // the gate's count bucket (with Config.CountBuckets > 0)
+	agree     float32 // the contexts' agreement (with Config.GateAgreement)
+	den       float64 // max(Σ num_i, 0) + ε (AM)
+	clamped   bool    // Σ num_i was ≤ 0 and was replaced by 0
 
 	ids    []int32   // n-gram ids of the word
 	keep   []bool    // when set (KeepNgrams), the form uses only the n-grams it marks
+	gram   []float32 // when set (UseGram), MᵀM
 	mass   []float64 // when set (LeaveOut), per n-gram the summed counts of the words that have it
 	self   float64   // LeaveOut: the count of the word whose form is inferred
 	share  float64   // LeaveOut: n-grams of which self holds more than this are left out
@@ -85,6 +87,46 @@ func (ws *Workspace) KeepNgrams(keep []bool) { ws.keep = keep }
 // text being vectorized, which the text's vector holds already. Backward
 // panics after an Infer with s ≠ 1.
 func (ws *Workspace) ScaleGate(s float32) { ws.scale = s }
+
+// UseGram makes every later Infer with ws compute the attention's MᵀM·S as
+// g·S, one mat-vec instead of two: g is AttentionGram's of the same model,
+// whose M must not change afterwards (nil: M·S, then Mᵀ of it). The vector is
+// Infer's up to float32 rounding. Serving uses it; Backward panics after an
+// Infer with g set, as it needs M·S.
+func (ws *Workspace) UseGram(g []float32) {
+	if g != nil && len(g) != ws.dim*ws.dim {
+		panic(fmt.Sprintf("model.UseGram: %d values, want %d×%d", len(g), ws.dim, ws.dim))
+	}
+	ws.gram = g
+}
+
+// AttentionGram returns MᵀM (Dim×Dim, row-major, symmetric), summed in
+// float64 from the model's M as it is now, for Workspace.UseGram; nil for
+// a model without AM's attention.
+func (m *Model) AttentionGram() []float32 {
+	if !m.Mode.attentive() {
+		return nil
+	}
+	d := m.Dim
+	acc := make([]float64, d*d)
+	for k := range d {
+		row := m.M[k*d : (k+1)*d]
+		for i, a := range row {
+			gi := acc[i*d : (i+1)*d]
+			for j := i; j < d; j++ {
+				gi[j] += float64(a) * float64(row[j])
+			}
+		}
+	}
+	g := make([]float32, d*d)
+	for i := range d {
+		for j := i; j < d; j++ {
+			g[i*d+j] = float32(acc[i*d+j])
+			g[j*d+i] = g[i*d+j]
+		}
+	}
+	return g
+}
 
 // LeaveOut makes every later Infer with ws also leave out of the form the
 // n-grams of which a word of count self holds more than share of the
@@ -220,33 +262,79 @@ type Explanation struct {
 // to dst (len Dim). It panics when dst has the wrong length, when a context
 // id is outside Base, or when ws belongs to a model of another dimension.
 func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []float32) Explanation {
+	m.checkInfer(ws, dst, "Infer")
+	m.form(ws, word)
+	ws.formGiven = false
+	return m.inferContexts(ws, contexts, dst)
+}
+
+// Form writes v_form of word to dst (len Dim): the part of Infer that
+// depends on the word alone (the mean of its n-grams' rows; zeros in the
+// context-only modes), with ws's KeepNgrams and LeaveOut settings. A caller
+// that infers the same word again and again keeps it and passes it to
+// InferForm.
+func (m *Model) Form(ws *Workspace, word string, dst []float32) {
+	m.checkInfer(ws, dst, "Form")
+	m.form(ws, word)
+	copy(dst, ws.form)
+}
+
+// InferForm is Infer with the word's form given: form (len Dim) must be what
+// Form gives for the word with ws's settings, and the result is then Infer's
+// to the last bit. Backward panics after it (the form's n-grams are not known).
+func (m *Model) InferForm(ws *Workspace, form []float32, contexts [][]int32, dst []float32) Explanation {
+	m.checkInfer(ws, dst, "InferForm")
+	if len(form) != m.Dim {
+		panic(fmt.Sprintf("model.InferForm: form has length %d, the model's dimension is %d", len(form), m.Dim))
+	}
+	ws.valid = false
+	copy(ws.form, form)
+	ws.ids = ws.ids[:0]
+	ws.formGiven = true
+	return m.inferContexts(ws, contexts, dst)
+}
+
+// checkInfer panics when dst or ws do not fit m (fn names the caller).
+func (m *Model) checkInfer(ws *Workspace, dst []float32, fn string) {
 	d := m.Dim
 	if len(dst) != d || ws.dim != d {
-		panic(fmt.Sprintf("model.Infer: dst has length %d and the workspace dimension %d, the model's dimension is %d", len(dst), ws.dim, d))
+		panic(fmt.Sprintf("model.%s: dst has length %d and the workspace dimension %d, the model's dimension is %d",
+			fn, len(dst), ws.dim, d))
 	}
 	if ws.keep != nil && len(ws.keep) != m.Vocab.Len() {
-		panic(fmt.Sprintf("model.Infer: the workspace keeps n-grams of a vocabulary of %d, the model has %d", len(ws.keep), m.Vocab.Len()))
+		panic(fmt.Sprintf("model.%s: the workspace keeps n-grams of a vocabulary of %d, the model has %d",
+			fn, len(ws.keep), m.Vocab.Len()))
 	}
 	if ws.mass != nil && len(ws.mass) != m.Vocab.Len() {
-		panic(fmt.Sprintf("model.Infer: the workspace leaves out n-grams of a vocabulary of %d, the model has %d", len(ws.mass), m.Vocab.Len()))
+		panic(fmt.Sprintf("model.%s: the workspace leaves out n-grams of a vocabulary of %d, the model has %d",
+			fn, len(ws.mass), m.Vocab.Len()))
 	}
-	ws.valid = false // until this call completes
+}
+
+// form computes v_form of word into ws.form and its n-gram ids into ws.ids.
+func (m *Model) form(ws *Workspace, word string) {
+	ws.valid = false // until Infer completes
+	if !m.Mode.UsesForm() {
+		ws.ids = ws.ids[:0]
+		clear(ws.form)
+		return
+	}
+	ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
+	ws.ids = formNgrams(ws.ids, ws.keep, ws.mass, ws.self, ws.share)
+	simd.GatherSum(ws.form, m.Ngrams, ws.ids)
+	simd.Scale(1/float32(len(ws.ids)), ws.form)
+}
+
+// inferContexts is Infer once ws.form holds the word's form: the context
+// means, the attention, A and the gate (the paper's equations in order).
+func (m *Model) inferContexts(ws *Workspace, contexts [][]int32, dst []float32) Explanation {
+	d := m.Dim
 	ws.mode = m.Mode
 	ws.formOnly = false
 	ws.alpha = 0
 	ws.agree = 0
 	ws.grow(len(contexts))
 	clear(ws.rho)
-
-	if m.Mode.UsesForm() {
-		ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
-		ws.ids = formNgrams(ws.ids, ws.keep, ws.mass, ws.self, ws.share)
-		simd.GatherSum(ws.form, m.Ngrams, ws.ids)
-		simd.Scale(1/float32(len(ws.ids)), ws.form)
-	} else {
-		ws.ids = ws.ids[:0]
-		clear(ws.form)
-	}
 
 	total := 0
 	if m.Mode.usesContext() {
@@ -417,8 +505,12 @@ func (m *Model) attention(ws *Workspace) {
 			simd.Add(ws.sum, ws.means[i*d:(i+1)*d])
 		}
 	}
-	simd.MatVec(ws.ms, m.M, d, d, ws.sum)
-	simd.MatTVec(ws.t, m.M, d, d, ws.ms)
+	if ws.gram != nil {
+		simd.MatVec(ws.t, ws.gram, d, d, ws.sum)
+	} else {
+		simd.MatVec(ws.ms, m.M, d, d, ws.sum)
+		simd.MatTVec(ws.t, m.M, d, d, ws.ms)
+	}
 	invSqrt := float32(1 / math.Sqrt(float64(d)))
 	var z float64
 	for i, n := range ws.counts {
