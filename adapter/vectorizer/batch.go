@@ -30,13 +30,20 @@ type parsed struct {
 
 // batchPassages is VectorizeBatchContext for TaskPassage. Every text is
 // prepared (tokenized and classified) once and its parse kept; then the
-// memory learns the contexts of all texts and counts them as passages
-// (learnBatch); then the texts are combined in parallel from their parses,
-// so that every vector sees the contexts of the whole batch.
+// memory learns the contexts of all texts; then, while the memory counts the
+// texts as passages, the AM vectors of the batch's words that the memory
+// now holds contexts for are inferred in parallel (they do not depend on the
+// counts); then the texts are combined in parallel from their parses, so
+// that every vector sees the contexts and the counts of the whole batch.
 func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Options, vecs [][]float32, errs []error) {
 	parses, _, obs, taught := v.prepareBatch(ctx, texts, &opts, errs)
-	v.learnBatch(obs, taught, parses, &opts, errs)
+	v.rememberBatch(obs, taught, errs)
 	clear(obs) // do not pin the texts
+	words := v.rememberedWords(parses, &opts, errs)
+	var counted sync.WaitGroup
+	counted.Go(func() { v.countBatch(parses, &opts, errs) })
+	v.inferWords(ctx, words, &opts)
+	counted.Wait()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(texts)) {
@@ -66,12 +73,53 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 }
 
 // prepareBatch prepares every text of a batch and keeps its parse in an
-// arena, which it returns too; it returns the observations of the texts and
-// which texts offered some. Texts that fail get their error in errs.
+// arena; it returns the parses, the arenas, the observations of the texts
+// and which texts offered some. Texts that fail get their error in errs.
+// The texts are prepared in parallel, in runs of consecutive texts of about
+// equal bytes, one arena each.
 func (v *Vectorizer) prepareBatch(ctx context.Context, texts []string, o *Options,
-	errs []error) (parses []parsed, keep parseArena, obs []memory.Observation, taught []bool) {
+	errs []error) (parses []parsed, keep []parseArena, obs []memory.Observation, taught []bool) {
 	parses = make([]parsed, len(texts))
 	taught = make([]bool, len(texts))
+	bounds := byteRuns(texts, min(runtime.GOMAXPROCS(0), len(texts)/minPrepareRun))
+	keep = make([]parseArena, len(bounds)-1)
+	runObs := make([][]memory.Observation, len(keep))
+	var wg sync.WaitGroup
+	for r := range keep {
+		wg.Go(func() {
+			lo, hi := bounds[r], bounds[r+1]
+			keep[r], runObs[r] = v.prepareTexts(ctx, texts[lo:hi], o, parses[lo:hi], taught[lo:hi], errs[lo:hi])
+		})
+	}
+	wg.Wait()
+	for _, ob := range runObs {
+		obs = append(obs, ob...)
+	}
+	return parses, keep, obs, taught
+}
+
+// minPrepareRun is the fewest texts prepareBatch gives a goroutine of its own.
+const minPrepareRun = 8
+
+// byteRuns splits texts into at most n (at least 1) runs of consecutive
+// texts of about equal bytes: run r is texts[b[r]:b[r+1]] of the returned b.
+func byteRuns(texts []string, n int) []int {
+	n = max(n, 1)
+	total := textBytes(texts)
+	b := []int{0}
+	sum := 0
+	for i, t := range texts {
+		sum += len(t)
+		if len(b) < n && sum*n >= len(b)*total && i+1 < len(texts) {
+			b = append(b, i+1)
+		}
+	}
+	return append(b, len(texts))
+}
+
+// prepareTexts is prepareBatch for one run of texts, with its own work and arena.
+func (v *Vectorizer) prepareTexts(ctx context.Context, texts []string, o *Options, parses []parsed, taught []bool,
+	errs []error) (keep parseArena, obs []memory.Observation) {
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	for i, t := range texts {
@@ -90,7 +138,7 @@ func (v *Vectorizer) prepareBatch(ctx context.Context, texts []string, o *Option
 		}
 		parses[i] = keep.keep(w)
 	}
-	return parses, keep, obs, taught
+	return keep, obs
 }
 
 // passageCounter is a DocFreqStore that counts several passages in one
@@ -99,14 +147,12 @@ type passageCounter interface {
 	CountPassages(passages [][]string) error
 }
 
-// learnBatch teaches the memory the observations of a batch (taught[i]:
-// text i offered some) in one Remember, then counts every text whose
-// contexts the memory took as a passage, in one CountPassages where the
-// store has it: what teaching and counting each text in turn does, with one
-// lock and one log write per memory for the batch instead of one per text.
-// Texts that fail get their error in errs.
-func (v *Vectorizer) learnBatch(obs []memory.Observation, taught []bool, parses []parsed, o *Options, errs []error) {
-	v.rememberBatch(obs, taught, errs)
+// countBatch counts every text of a batch whose contexts the memory took
+// (rememberBatch) as a passage, in one CountPassages where the store has it:
+// what counting each text in turn does, with one lock and one log write per
+// memory for the batch instead of one per text. Texts that fail get their
+// error in errs.
+func (v *Vectorizer) countBatch(parses []parsed, o *Options, errs []error) {
 	if o.Weighting != WeightSIFCollection {
 		return
 	}
@@ -233,4 +279,72 @@ func appendKept[T any](arena, src []T) ([]T, []T) {
 	start := len(arena)
 	arena = append(arena, src...)
 	return arena, arena[start:len(arena):len(arena)]
+}
+
+// rememberedWord is a word of a batch and its remembered contexts, at the
+// memory's version of them.
+type rememberedWord struct {
+	word     string
+	contexts []string
+	version  uint64
+}
+
+// rememberedWords returns the distinct AM words of the parses of a batch
+// (those of texts without an error) that the memory holds contexts for and
+// whose vector from them the cache does not hold, each with those contexts.
+func (v *Vectorizer) rememberedWords(parses []parsed, o *Options, errs []error) []rememberedWord {
+	if v.store == nil || o.MaxContexts <= 0 {
+		return nil
+	}
+	var words []rememberedWord
+	var texts []string // the contexts of all words, in one array
+	seen := make(map[string]bool)
+	for i, p := range parses {
+		if errs[i] != nil {
+			continue
+		}
+		for j, t := range p.tokens {
+			if p.info[j].kind != kindAM || seen[t] || v.charWord(t) {
+				continue
+			}
+			seen[t] = true
+			start := len(texts)
+			var version uint64
+			texts, version = v.rememberedContexts(texts, t, o)
+			if len(texts) == start {
+				continue
+			}
+			if _, hit, _ := v.cache.get(cacheKey{word: t, maxCtx: o.MaxContexts}, version); hit {
+				texts = texts[:start]
+				continue
+			}
+			words = append(words, rememberedWord{word: t, contexts: texts[start:len(texts):len(texts)], version: version})
+		}
+	}
+	return words
+}
+
+// inferWords infers the AM vector of every word of words from its
+// remembered contexts into the cache, in parallel.
+func (v *Vectorizer) inferWords(ctx context.Context, words []rememberedWord, o *Options) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(words)) {
+		wg.Go(func() {
+			w := v.pool.Get().(*work)
+			defer v.pool.Put(w)
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(words) {
+					return
+				}
+				r := words[i]
+				w.ctxTexts = append(w.ctxTexts[:0], r.contexts...)
+				w.ctxRem, w.ctxWin, w.amVecs = len(r.contexts), w.ctxWin[:0], w.amVecs[:0]
+				v.inferGathered(w, r.word, o, r.version, true, nil, nil)
+				w.amVecs = w.amVecs[:0]
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -11,14 +11,36 @@ import (
 )
 
 // TestBatchPassagesMatchesLearnThenVectorize: a passage batch, which
-// tokenizes each text once, gives the vectors, errors, memory contents and
-// passage counts of the two-step definition: every text learned in order
-// (refused as a whole over MaxAMWords), then every text vectorized as a query.
+// tokenizes each text once (the texts in runs, in parallel, when there are
+// many) and infers the AM vectors of its remembered words while it counts
+// the passages, gives the vectors, errors, memory contents and passage
+// counts of the two-step definition: every text learned in order (refused as
+// a whole over MaxAMWords), then every text vectorized as a query.
 func TestBatchPassagesMatchesLearnThenVectorize(t *testing.T) {
-	texts := []string{
+	six := []string{
 		"f1 f2 jargonx. f3 jargonx f4", "", "r3 r4 f6 jargony", "Jargonx f8. zq3x f9 f1",
 		"many new words: " + strings.Repeat("qa qb qc qd qe ", 3), "f5 f7 jargony.",
 	}
+	for _, copies := range []int{1, 8} {
+		var texts []string
+		for c := range copies {
+			for _, text := range six { // copies differ: a passage counts once
+				if text != "" {
+					text += strings.Repeat(" f2", c)
+				}
+				texts = append(texts, text)
+			}
+		}
+		if copies > 1 && len(byteRuns(texts, min(runtime.GOMAXPROCS(0), len(texts)/minPrepareRun))) < 3 {
+			t.Logf("GOMAXPROCS %d: %d texts are prepared in one run", runtime.GOMAXPROCS(0), len(texts))
+		}
+		checkBatchPassages(t, texts, int64(4*copies))
+	}
+}
+
+// checkBatchPassages checks a batch of texts (six's copies) against the
+// two-step definition; passages is how many of them count.
+func checkBatchPassages(t *testing.T, texts []string, passages int64) {
 	opts := DefaultOptions()
 	opts.MaxAMWords = 4
 	for _, store := range []bool{true, false} {
@@ -52,8 +74,8 @@ func TestBatchPassagesMatchesLearnThenVectorize(t *testing.T) {
 		if !errors.Is(errs[1], ErrNoWords) || !errors.Is(errs[4], ErrTooManyAMWords) {
 			t.Errorf("store %v: errors %v", store, errs)
 		}
-		if a.Passages() != b.Passages() || a.Passages() != 4 {
-			t.Errorf("store %v: %d and %d passages counted, want 4", store, a.Passages(), b.Passages())
+		if a.Passages() != b.Passages() || a.Passages() != passages {
+			t.Errorf("store %v: %d and %d passages counted, want %d", store, a.Passages(), b.Passages(), passages)
 		}
 		if store {
 			for _, word := range []string{"jargonx", "jargony", "r3", "zq3x"} {
@@ -64,6 +86,33 @@ func TestBatchPassagesMatchesLearnThenVectorize(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestByteRuns: the runs cover the texts in order, at most n of them, none
+// empty, and with texts of equal length no run is more than one text longer
+// than another.
+func TestByteRuns(t *testing.T) {
+	for _, c := range []struct{ texts, n int }{{1, 1}, {1, 4}, {16, 2}, {17, 2}, {100, 3}, {5, 0}, {3, 8}} {
+		texts := make([]string, c.texts)
+		for i := range texts {
+			texts[i] = "abcdef"
+		}
+		b := byteRuns(texts, c.n)
+		if b[0] != 0 || b[len(b)-1] != len(texts) || len(b)-1 > max(c.n, 1) {
+			t.Fatalf("%d texts, n %d: runs %v", c.texts, c.n, b)
+		}
+		shortest, longest := len(texts), 0
+		for r := 1; r < len(b); r++ {
+			shortest, longest = min(shortest, b[r]-b[r-1]), max(longest, b[r]-b[r-1])
+		}
+		if shortest < 1 || longest-shortest > 1 || len(b)-1 < min(c.n, c.texts) {
+			t.Errorf("%d texts, n %d: runs %v", c.texts, c.n, b)
+		}
+	}
+	long := []string{strings.Repeat("x", 1000), "a", "b", "c", "d"}
+	if b := byteRuns(long, 2); len(b) != 3 || b[1] != 1 {
+		t.Errorf("a long text and four short ones in two runs: %v, want the long one alone", b)
 	}
 }
 
@@ -125,6 +174,15 @@ func TestBatchPassagesRefusedContexts(t *testing.T) {
 	}
 }
 
+// arenaCap sums what capacity gives of each arena.
+func arenaCap(arenas []parseArena, capacity func(parseArena) int) int {
+	n := 0
+	for _, a := range arenas {
+		n += capacity(a)
+	}
+	return n
+}
+
 // TestBatchArenasFollowTheTexts prepares a batch of one long text followed
 // by many one-word texts, and counts it by rows: the parses' arena and the
 // rows' array hold at most twice the tokens of the whole batch, whatever
@@ -154,8 +212,10 @@ func TestBatchArenasFollowTheTexts(t *testing.T) {
 		name        string
 		capacity, n int
 	}{
-		{"tokens", cap(keep.tokens), tokens}, {"token classes", cap(keep.info), tokens},
-		{"token offsets", cap(keep.tokOff), offsets}, {"sentences", cap(keep.sentences), sentences},
+		{"tokens", arenaCap(keep, func(a parseArena) int { return cap(a.tokens) }), tokens},
+		{"token classes", arenaCap(keep, func(a parseArena) int { return cap(a.info) }), tokens},
+		{"token offsets", arenaCap(keep, func(a parseArena) int { return cap(a.tokOff) }), offsets},
+		{"sentences", arenaCap(keep, func(a parseArena) int { return cap(a.sentences) }), sentences},
 	} {
 		if c.capacity > 2*c.n {
 			t.Errorf("the arena's %s hold %d, for %d in the batch", c.name, c.capacity, c.n)

@@ -96,6 +96,7 @@ type Vectorizer struct {
 	df        DocFreqStore
 	dfInStore bool
 	dfRows    *rowDocFreqs // df found by base row (nil: by word only)
+	gram      []float32    // the model's MᵀM, which every work's Workspace uses
 	ram       *ramDocFreq  // df when it is the vectorizer's own (counted by base row)
 	charScale float32      // the norm of character vectors (meanRowNorm)
 	common    *commonSpace // what every text vector shares (Options.CommonComponents)
@@ -161,6 +162,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	v.charScale = v.meanRowNorm()
 	v.seen = v.newRuneSet()
 	v.chars = m.Mode.UsesForm()
+	v.gram = m.AttentionGram() // the attention in one mat-vec: M never changes while serving
 	v.pool = &sync.Pool{New: func() any { return v.newWork() }}
 	return v, nil
 }
@@ -295,6 +297,7 @@ type work struct {
 	acc      []float32
 	keep     []float32 // acc before the common space is taken out (textVector)
 	amVec    []float32
+	form     []float32      // a word's form when it is not cached
 	amDone   map[string]int // word → offset in amVecs, -1 dropped
 	amVecs   []float32
 	explain  map[string]int // word → index in Explanation.Words (Explain only)
@@ -311,12 +314,16 @@ type occNode struct {
 	next int32 // -1 ends the list
 }
 
+// newWork returns a work whose Workspace uses v.gram (model.Workspace.UseGram).
 func (v *Vectorizer) newWork() *work {
+	ws := v.m.NewWorkspace()
+	ws.UseGram(v.gram)
 	return &work{
-		ws:     v.m.NewWorkspace(),
+		ws:     ws,
 		acc:    make([]float32, v.dim),
 		keep:   make([]float32, v.dim),
 		amVec:  make([]float32, v.dim),
+		form:   make([]float32, v.dim),
 		amDone: make(map[string]int),
 	}
 }
@@ -824,11 +831,19 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		return v.charVectorOf(w, word, we)
 	}
 	version, cacheable := v.gatherContexts(w, word, o)
-	cacheable = cacheable && we == nil
+	return v.inferGathered(w, word, o, version, cacheable && we == nil, ex, we)
+}
+
+// inferGathered is amVector once the contexts of word are in w.ctxTexts
+// (gatherContexts), at the memory's version of them, cacheable when they
+// are the remembered ones alone.
+func (v *Vectorizer) inferGathered(w *work, word string, o *Options, version uint64, cacheable bool,
+	ex *Explanation, we *WordExplanation) int {
 	key := cacheKey{word: word, maxCtx: o.MaxContexts}
 	off := len(w.amVecs)
+	vec, hit, form := v.cache.get(key, version)
 	if cacheable {
-		if vec, ok := v.cache.get(key, version); ok {
+		if hit {
 			v.cnt.hits.Add(1)
 			clear(w.ctxTexts[:cap(w.ctxTexts)])
 			if vec == nil {
@@ -841,7 +856,16 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 	}
 	v.contextIDs(w, word)
 	w.ws.ScaleGate(gateScale(w, o))
-	exp := v.m.Infer(w.ws, word, w.ctxIDs, w.amVec)
+	var newForm []float32 // the form to cache with the vector
+	if form == nil {
+		form = w.form
+		if cacheable {
+			newForm = make([]float32, v.dim)
+			form = newForm
+		}
+		v.m.Form(w.ws, word, form)
+	}
+	exp := v.m.InferForm(w.ws, form, w.ctxIDs, w.amVec)
 	v.cnt.inferences.Add(1)
 	ok := !isZero(w.amVec) && finite(w.amVec)
 	if we != nil {
@@ -858,7 +882,7 @@ func (v *Vectorizer) amVector(w *work, word string, o *Options, ex *Explanation,
 		if ok {
 			stored = append([]float32(nil), w.amVec...)
 		}
-		v.cache.put(key, version, stored)
+		v.cache.put(key, version, stored, newForm)
 	}
 	clear(w.ctxTexts[:cap(w.ctxTexts)]) // do not pin remembered strings or the text
 	if !ok {
@@ -908,13 +932,7 @@ func (v *Vectorizer) charVectorOf(w *work, word string, we *WordExplanation) int
 // when every in-text context is remembered already, does not fit or is not
 // used.
 func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version uint64, cacheable bool) {
-	w.ctxTexts = w.ctxTexts[:0]
-	if v.store != nil && o.MaxContexts > 0 {
-		w.ctxTexts, version = v.store.Contexts(w.ctxTexts, word)
-		if len(w.ctxTexts) > o.MaxContexts {
-			w.ctxTexts = w.ctxTexts[:o.MaxContexts]
-		}
-	}
+	w.ctxTexts, version = v.rememberedContexts(w.ctxTexts[:0], word, o)
 	w.ctxRem = len(w.ctxTexts)
 	cacheable = true
 	w.occPos = w.occPos[:0]
@@ -937,6 +955,20 @@ func (v *Vectorizer) gatherContexts(w *work, word string, o *Options) (version u
 		cacheable = false
 	}
 	return version, cacheable
+}
+
+// rememberedContexts appends to dst the contexts the memory holds for word,
+// at most o.MaxContexts, and returns it with the memory's version of them.
+func (v *Vectorizer) rememberedContexts(dst []string, word string, o *Options) ([]string, uint64) {
+	if v.store == nil || o.MaxContexts <= 0 {
+		return dst, 0
+	}
+	start := len(dst)
+	dst, version := v.store.Contexts(dst, word)
+	if len(dst)-start > o.MaxContexts {
+		dst = dst[:start+o.MaxContexts]
+	}
+	return dst, version
 }
 
 // contextIDs fills w.ctxIDs with the base ids of every gathered context that
@@ -1156,13 +1188,19 @@ type cacheKey struct {
 	maxCtx int
 }
 
+// cacheEntry is what the cache holds of a word: its AM vector from the
+// remembered contexts of the memory's version, and its form (v_form, which
+// the word alone decides).
 type cacheEntry struct {
 	version uint64
 	vec     []float32 // nil: the word yields nothing
+	form    []float32 // nil: not known
 }
 
 // amCache holds AM vectors computed from remembered contexts only, valid
-// while the word's memory version is unchanged.
+// while the word's memory version is unchanged, each with the word's form
+// (valid as long as the model), so that a word inferred again (its contexts
+// changed, or a text gives it contexts of its own) skips its form.
 type amCache struct {
 	mu      sync.Mutex
 	entries map[cacheKey]cacheEntry
@@ -1170,41 +1208,54 @@ type amCache struct {
 	limit   int64 // the most bytes it holds (0: no bound but cacheEntries)
 }
 
-// cacheEntryBytes is the RAM of a cache entry besides its word and vector:
+// cacheEntryBytes is the RAM of a cache entry besides its word and vectors:
 // its slot in the map (at a map's least load) and the allocations' rounding.
 const cacheEntryBytes = 160
 
-// amEntryBytes estimates the RAM of the entry of word and vec.
-func amEntryBytes(word string, vec []float32) int64 {
-	return cacheEntryBytes + int64(len(word)) + 4*int64(cap(vec))
+// amEntryBytes estimates the RAM of the entry of word with e's vectors.
+func amEntryBytes(word string, e cacheEntry) int64 {
+	return cacheEntryBytes + int64(len(word)) + 4*int64(cap(e.vec)+cap(e.form))
 }
 
-func (c *amCache) get(k cacheKey, version uint64) ([]float32, bool) {
+// get returns the cached vector of k at version (ok) and the word's cached
+// form (nil when it has none).
+func (c *amCache) get(k cacheKey, version uint64) (vec []float32, ok bool, form []float32) {
 	c.mu.Lock()
-	e, ok := c.entries[k]
+	e, found := c.entries[k]
 	c.mu.Unlock()
-	if !ok || e.version != version {
-		return nil, false
+	if !found {
+		return nil, false, nil
 	}
-	return e.vec, true
+	if e.version != version {
+		return nil, false, e.form
+	}
+	return e.vec, true, e.form
 }
 
-func (c *amCache) put(k cacheKey, version uint64, vec []float32) {
-	k.word = cloneString(k.word)
-	size := amEntryBytes(k.word, vec)
+// put caches the vector of k at version (vec nil: the word yields nothing)
+// and its form, unless the entry holds one already or form is nil. The cache
+// keeps both slices: the caller must not modify them.
+func (c *amCache) put(k cacheKey, version uint64, vec, form []float32) {
+	k.word = cloneString(k.word) // do not pin the text the word came from
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[k]; ok {
-		c.bytes -= amEntryBytes(k.word, old.vec)
+	e, found := c.entries[k]
+	if found {
+		c.bytes -= amEntryBytes(k.word, e)
 		delete(c.entries, k)
 	}
+	e.version, e.vec = version, vec
+	if e.form == nil {
+		e.form = form
+	}
+	size := amEntryBytes(k.word, e)
 	if c.limit > 0 && size > c.limit {
 		return
 	}
 	for len(c.entries) >= cacheEntries || c.limit > 0 && c.bytes+size > c.limit {
 		c.evictLocked()
 	}
-	c.entries[k] = cacheEntry{version: version, vec: vec}
+	c.entries[k] = e
 	c.bytes += size
 }
 
@@ -1213,7 +1264,7 @@ func (c *amCache) put(k cacheKey, version uint64, vec []float32) {
 func (c *amCache) evictLocked() {
 	n := max(len(c.entries)/8, 1)
 	for key, e := range c.entries {
-		c.bytes -= amEntryBytes(key.word, e.vec)
+		c.bytes -= amEntryBytes(key.word, e)
 		delete(c.entries, key)
 		if n--; n == 0 {
 			break
