@@ -292,6 +292,10 @@ type rememberedWord struct {
 // rememberedWords returns the distinct AM words of the parses of a batch
 // (those of texts without an error) that the memory holds contexts for and
 // whose vector from them the cache does not hold, each with those contexts.
+// Combining a text takes a word's vector from the cache only when the word's
+// contexts there are the remembered ones alone; otherwise (with
+// MixTextContexts, a window of the text the memory did not keep) the word is
+// inferred again as the text is combined.
 func (v *Vectorizer) rememberedWords(parses []parsed, o *Options, errs []error) []rememberedWord {
 	if v.store == nil || o.MaxContexts <= 0 {
 		return nil

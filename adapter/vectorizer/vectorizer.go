@@ -858,12 +858,12 @@ func (v *Vectorizer) inferGathered(w *work, word string, o *Options, version uin
 	w.ws.ScaleGate(gateScale(w, o))
 	var newForm []float32 // the form to cache with the vector
 	if form == nil {
+		v.m.Form(w.ws, word, w.form)
 		form = w.form
 		if cacheable {
-			newForm = make([]float32, v.dim)
+			newForm = append([]float32(nil), w.form...) // its capacity as allocated, which the cache counts
 			form = newForm
 		}
-		v.m.Form(w.ws, word, form)
 	}
 	exp := v.m.InferForm(w.ws, form, w.ctxIDs, w.amVec)
 	v.cnt.inferences.Add(1)

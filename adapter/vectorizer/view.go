@@ -19,9 +19,9 @@ func NewBoundedCache(maxBytes int64) *Cache {
 	return &Cache{c: c}
 }
 
-// Bytes estimates the RAM the cache holds: at most 16,384 vectors, each its
-// dimensions × 4 bytes, its word and about 160 bytes more, and at most the
-// bound of a NewBoundedCache.
+// Bytes estimates the RAM the cache holds: at most 16,384 vectors, each with
+// its word's form (both its dimensions × 4 bytes, as allocated), its word and
+// about 160 bytes more, and at most the bound of a NewBoundedCache.
 func (c *Cache) Bytes() int64 {
 	c.c.mu.Lock()
 	defer c.c.mu.Unlock()
@@ -61,7 +61,6 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		cnt:       v.cnt,
 		ctxCache:  v.ctxCache, // a reading of contexts depends on the model only
 		pool:      v.pool,     // so does a work
-		gram:      v.gram,
 		df:        df,
 		dfInStore: true,
 	}

@@ -41,8 +41,8 @@ func fitCaps(o *memory.Options, maxBytes int64) {
 
 // amCacheBytes bounds the AM vectors a copy caches: a sixteenth of the
 // copies' maxBytes (the cache's 16,384 vectors of the default model, 200
-// dimensions, take about 17 MB: from about 280 MB on, their number binds
-// first).
+// dimensions, each with its word's form, take about 32 MB: from about 515 MB
+// on, their number binds first).
 func amCacheBytes(maxBytes int64) int64 { return maxBytes / 16 }
 
 // bytes estimates the RAM of the copy (Options.MaxBytes): its budget bytes,
