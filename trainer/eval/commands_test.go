@@ -60,6 +60,7 @@ func TestEvalUsageErrors(t *testing.T) {
 		{[]string{"chimeras", "--embeddings", "e.vec", "--stopwords", "-1", "c.txt"}, "--stopwords must be ≥ 0"},
 		{[]string{"retrieval", "--embeddings", "e.vec", "d.jsonl"}, "want DOCS and QUERIES"},
 		{[]string{"retrieval", "--alpha", "2", "d", "q"}, "--alpha"},
+		{[]string{"retrieval", "--model", "m.am", "--opaque-words", "d", "q"}, "--opaque-words needs --embeddings"},
 		{[]string{"vecmap", "--corpus", "c"}, "--work-dir are required"},
 		{[]string{"vecmap", "--corpus", "c", "--work-dir", "w", "--models", "am,bogus"}, `unknown model "bogus"`},
 		{[]string{"sentiment", "--embeddings", "e"}, "is required"},

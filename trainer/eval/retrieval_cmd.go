@@ -110,6 +110,7 @@ type retrievalOptions struct {
 	sub                   subwordFlags       // our subword model: the dense-subwords row
 	vec                   vectorizer.Options // the dense rows' settings (dense AM: all of them)
 	importMode            string
+	opaque                bool // --opaque-words
 	alphaList, fusionName string
 	alphas                []float64
 	fuse                  retrieval.Fusion
@@ -128,6 +129,7 @@ func (o *retrievalOptions) register(fs *flag.FlagSet) {
 	o.vec.CollectionB = vectorizer.DefaultCollectionB
 	vectorizer.RegisterFlags(fs, &o.vec)
 	fs.StringVar(&o.importMode, "import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
+	fs.BoolVar(&o.opaque, "opaque-words", false, "replace every word of the documents and queries that --embeddings does not hold by an opaque word drawn from a hash of it (the same word, the same opaque word: \"q\" and eight consonants), so that the new words' spellings say nothing, as product codes do, and dense AM learns of them from their contexts alone")
 	fs.StringVar(&o.alphaList, "alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
 	fs.StringVar(&o.fusionName, "fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion), ranked (reciprocal rank, Weaviate's rankedFusion) or zscore (standardized scores; not in Weaviate)")
 	fs.IntVar(&o.depth, "depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
@@ -181,6 +183,9 @@ func (o *retrievalOptions) check(args []string) error {
 	if o.base.embeddings == "" && o.amPath == "" && o.ftPath == "" && !o.sub.given() {
 		return cli.UsageError("give --embeddings (base vectors), --model (a bundle), --fasttext and/or --subwords")
 	}
+	if o.opaque && o.base.embeddings == "" {
+		return cli.UsageError("--opaque-words needs --embeddings (the words it keeps)")
+	}
 	if o.sub.given() && o.base.counts == "" {
 		return cli.UsageError("--subwords needs --counts (the counts of its words, for the SIF weights)")
 	}
@@ -207,6 +212,7 @@ type retrievalRun struct {
 	docs                 []dataset.Document
 	queries              []dataset.RetrievalQuery
 	docTexts, queryTexts []string
+	base                 *model.Embeddings // --embeddings, when loaded before the rows (--opaque-words)
 	bm                   retrieval.Metrics
 	bmRuns               [][]retrieval.Hit
 	tab                  report.Table
@@ -224,6 +230,11 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 	}
 	if o.depth == 0 {
 		o.depth = len(r.docs)
+	}
+	if o.opaque {
+		if err := r.opaqueWords(); err != nil {
+			return err
+		}
 	}
 	for _, d := range r.docs {
 		r.docTexts = append(r.docTexts, d.Text)
@@ -257,6 +268,25 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 		}
 	}
 	return r.tab.WriteMarkdown(w)
+}
+
+// opaqueWords loads --embeddings and replaces every word of the documents
+// and queries it does not hold by its opaque word (opaqueText).
+func (r *retrievalRun) opaqueWords() error {
+	e, err := r.o.base.load()
+	if err != nil {
+		return err
+	}
+	r.base = e
+	tok := model.DefaultTokenizer()
+	known := func(w string) bool { _, ok := e.ID(w); return ok }
+	for i := range r.docs {
+		r.docs[i].Text = opaqueText(r.docs[i].Text, tok, known)
+	}
+	for i := range r.queries {
+		r.queries[i].Text = opaqueText(r.queries[i].Text, tok, known)
+	}
+	return nil
 }
 
 func (r *retrievalRun) row(name string, m retrieval.Metrics, paired string) {
@@ -322,9 +352,12 @@ func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
 	if r.o.base.embeddings == "" {
 		return nil, nil
 	}
-	e, err := r.o.base.load()
-	if err != nil {
-		return nil, err
+	e := r.base
+	if e == nil {
+		var err error
+		if e, err = r.o.base.load(); err != nil {
+			return nil, err
+		}
 	}
 	if e.Counts == nil && r.o.vec.Weighting != vectorizer.WeightMean {
 		slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
