@@ -161,9 +161,9 @@ func TestWeightsGateAgreement(t *testing.T) {
 			t.Fatalf("count byte %d and gate byte %d, want %d and %d", payload[20], payload[21], nb, gateAgreement)
 		}
 		p := append([]byte(nil), payload...)
-		p[21] = 3
+		p[21] = 4
 		if _, err := Load(bytes.NewReader(rewrapVersion(p, weightsVersionGate)), "f"); err == nil || !strings.Contains(err.Error(), "gate inputs") {
-			t.Errorf("gate byte 3: error %v", err)
+			t.Errorf("gate byte 4: error %v", err)
 		}
 	}
 }
@@ -172,5 +172,99 @@ func TestAgreementNeedsGate(t *testing.T) {
 	cfg := Config{Dim: 4, Mode: ModeContext, Ngram: DefaultNgramConfig(), GateAgreement: true}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "gate agreement") {
 		t.Errorf("agreement without a gate: %v", err)
+	}
+}
+
+// testModelCoverage is testModelBuckets with the gate's coverage input (and
+// the agreement input when agree is set).
+func testModelCoverage(t testing.TB, mode Mode, d int, seed uint64, buckets int, agree bool) *Model {
+	t.Helper()
+	m := testModelBuckets(t, mode, d, seed, buckets)
+	if agree {
+		m.GateAgreement = true
+		m.U = append(m.U, 0.7)
+	}
+	m.GateCoverage = true
+	m.U = append(m.U, -1.1)
+	return m
+}
+
+func TestInferMatchesPaperCoverage(t *testing.T) {
+	for _, agree := range []bool{false, true} {
+		for _, mode := range []Mode{ModeAM, ModeFCM} {
+			t.Run(fmt.Sprintf("%v/agreement=%v", mode, agree), func(t *testing.T) {
+				checkInferMatchesPaper(t, testModelCoverage(t, mode, 16, 11, 4, agree))
+			})
+		}
+	}
+}
+
+func TestGradientsCoverage(t *testing.T) {
+	for _, mode := range []Mode{ModeAM, ModeFCM} {
+		t.Run(mode.String(), func(t *testing.T) { checkGradients(t, testModelCoverage(t, mode, 6, 21, 3, true)) })
+	}
+}
+
+// TestFormCoverage: a word all of whose n-grams the vocabulary holds covers
+// 1, one with none of them 0, and one in between the share Count makes of
+// what its form takes; KeepNgrams lowers it with the n-grams it leaves out.
+func TestFormCoverage(t *testing.T) {
+	m := testModelBuckets(t, ModeAM, 8, 3, 0)
+	ws := m.NewWorkspace()
+	form := make([]float32, m.Dim)
+	for _, c := range []struct {
+		word string
+		want float64
+	}{{"apple", naiveCoverage(m, "apple")}, {"qxzvwk", 0}, {"applezz", naiveCoverage(m, "applezz")}} {
+		if got := m.Form(ws, c.word, form); math.Abs(float64(got)-c.want) > 1e-6 {
+			t.Errorf("coverage of %q = %v, want %v", c.word, got, c.want)
+		}
+	}
+	if c := naiveCoverage(m, "applezz"); c <= 0 || c >= 1 {
+		t.Fatalf("coverage of applezz %v: want it strictly between 0 and 1", c)
+	}
+	keep := make([]bool, m.Vocab.Len())
+	ids := m.Vocab.AppendIDs(nil, "apple")
+	keep[ids[0]] = true
+	ws.KeepNgrams(keep)
+	if got, all := m.Form(ws, "apple", form), naiveCoverage(m, "apple"); !(got > 0 && float64(got) < all) {
+		t.Errorf("coverage of apple keeping one n-gram = %v, want in (0, %v)", got, all)
+	}
+}
+
+// TestWeightsGateCoverage: a model with the coverage input (alone and beside
+// the agreement) is written as version 4 with its bit in the gate inputs
+// byte and loads back bit-exact, inferring the same vectors.
+func TestWeightsGateCoverage(t *testing.T) {
+	for _, agree := range []bool{false, true} {
+		m := testModelCoverage(t, ModeAM, 12, 6, 3, agree)
+		var buf bytes.Buffer
+		if err := m.Save(&buf, SaveOptions{IncludeBase: true}); err != nil {
+			t.Fatal(err)
+		}
+		raw := buf.Bytes()
+		if v := binary.LittleEndian.Uint32(raw[8:]); v != weightsVersionGate {
+			t.Fatalf("agreement %v: written as version %d", agree, v)
+		}
+		if in := raw[headerLen+21]; in != byte(gateCoverage|boolInt(agree)*gateAgreement) {
+			t.Fatalf("agreement %v: gate inputs byte %#x", agree, in)
+		}
+		got, err := Load(&buf, "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.GateCoverage || got.GateAgreement != agree || len(got.U) != 2*12+3+1+boolInt(agree) {
+			t.Fatalf("loaded: coverage %v, agreement %v, U of %d", got.GateCoverage, got.GateAgreement, len(got.U))
+		}
+		equalModels(t, got, m, true)
+		a, b := make([]float32, 12), make([]float32, 12)
+		ctxs := randomContexts(rand.New(rand.NewPCG(2, 2)), 4, 8, m.Base.Len())
+		if ea, eb := m.Infer(m.NewWorkspace(), "applezz", ctxs, a), got.Infer(got.NewWorkspace(), "applezz", ctxs, b); !reflect.DeepEqual(a, b) || ea.Alpha != eb.Alpha {
+			t.Fatal("the loaded model infers differently")
+		}
+	}
+	cfg := Config{Dim: 4, Mode: ModeContext, Ngram: DefaultNgramConfig(), GateCoverage: true}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "gate coverage") {
+		t.Errorf("coverage without a gate: %v", err)
 	}
 }

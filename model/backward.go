@@ -147,6 +147,9 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 		if m.GateAgreement {
 			g.U[m.agreementIndex()] += gz * ws.agree
 		}
+		if m.GateCoverage {
+			g.U[m.coverageIndex()] += gz * ws.cover
+		}
 		g.B += gz
 		simd.Rank1(g.A, d, d, a, ws.gv, ws.ctx)
 		simd.MatTVec(ws.dctx, m.A, d, d, ws.gv)

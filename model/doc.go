@@ -53,7 +53,7 @@
 //	ρ_i     = Σ_j s(C_i, C_j) / (Σ_jk s(C_j, C_k) + 1e-9),  s(a, b) = (M v_a)·(M v_b)/√d    (AM)
 //	ρ_i     = |C_i| / Σ_j |C_j|   (FCM: the mean over all context words, as the reference)
 //	v_ctx   = Σ_i ρ_i v_Ci
-//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]] [+ U[2d + C]·a])
+//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]] [+ U[2d + C]·a] [+ U[2d + C + A]·c])
 //	v       = α A v_ctx + (1 − α) v_form      (AM, FCM)
 //	v       = v_form                          (ModeForm)
 //	v       = A v_ctx                         (ModeContext = AM-ctx, ModeFCMContext = FCM-ctx)
@@ -73,6 +73,12 @@
 // (0 when k < 2), so that the gate can keep the form when a few contexts
 // say different things and trust them when they say the same. Its weight
 // starts at 0; a depends on the base vectors only, so it has no gradient.
+// The third exists only with Config.GateCoverage (an addition as well;
+// A = 1 with the agreement input, else 0): c is the form's coverage, the
+// share of the word's character n-grams (NgramVocab.Count) that its form
+// takes from the n-gram table, so that the gate can lean on the contexts
+// of a word whose spelling the table knows little of (a product code). Its
+// weight starts at 0; c depends on the vocabulary only.
 // The weighted mean exists only with Config.ContextSIF = a > 0 (an addition
 // too): each context word w weighs s_w = a/(a + p(w)), p(w) its count over
 // the base embeddings' summed counts, as SIF weighs the words of a sentence
@@ -125,12 +131,13 @@
 //	         | lowercase uint8 | MinN, MaxN, MinCount uint32
 //	         | version ≥ 2: n-gram style uint8 (0 reference, 1 fastText; version 1 means 0)
 //	         | version ≥ 3: count buckets C uint8, 1…16 (version ≥ 4: 0…16; versions 1 and 2 mean C = 0)
-//	         | version ≥ 4: gate inputs uint8, bit 0 the agreement a (other bits 0; versions 1 to 3 mean none)
+//	         | version ≥ 4: gate inputs uint8, bit 0 the agreement a, bit 1 the coverage c (other bits 0;
+//	           versions 1 to 3 mean none)
 //	         | version 5: context SIF weight a float32 (finite, ≥ 0; versions 1 to 4 mean 0: plain means)
 //	         | n-gram vocabulary size N uint32 (UNK included)
 //	         | N−1 × (length uint16, UTF-8 bytes)            n-grams of ids 1…N−1 (Boundary = 0x00, or '<' '>')
 //	         | table(N × dim)                                n-gram embeddings
-//	         | M (dim×dim float32) | A (dim×dim float32) | U ((2·dim + C [+ 1 with a]) float32) | B float32
+//	         | M (dim×dim float32) | A (dim×dim float32) | U ((2·dim + C [+ 1 with a] [+ 1 with c]) float32) | B float32
 //	         | base flag uint8; when 1 (a serving bundle):
 //	           words W uint32 | counts flag uint8 | W × (length uint16, bytes)
 //	           | W × int64 counts (when the flag is 1) | table(W × dim)

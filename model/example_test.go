@@ -44,11 +44,11 @@ func ExampleModel_InferForm() {
 	m := exampleModel()
 	ws := m.NewWorkspace()
 	form := make([]float32, m.Dim)
-	m.Form(ws, "riverbank", form) // once per word
+	coverage := m.Form(ws, "riverbank", form) // once per word
 	v, w := make([]float32, m.Dim), make([]float32, m.Dim)
 	contexts := [][]int32{{1}, {3, 0}}
 	for k := 1; k <= len(contexts); k++ {
-		m.InferForm(ws, form, contexts[:k], v)
+		m.InferForm(ws, form, coverage, contexts[:k], v)
 		m.Infer(ws, "riverbank", contexts[:k], w)
 		fmt.Println(k, slices.Equal(v, w))
 	}

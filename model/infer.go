@@ -30,6 +30,7 @@ type Workspace struct {
 	formGiven bool    // the form came from InferForm: ws.ids does not hold its n-grams
 	bucket    int     // the gate's count bucket (with Config.CountBuckets > 0)
 	agree     float32 // the contexts' agreement (with Config.GateAgreement)
+	cover     float32 // the form's coverage (Form; the gate's input with Config.GateCoverage)
 	den       float64 // max(Σ num_i, 0) + ε (AM)
 	clamped   bool    // Σ num_i was ≤ 0 and was replaced by 0
 
@@ -270,25 +271,30 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 
 // Form writes v_form of word to dst (len Dim): the part of Infer that
 // depends on the word alone (the mean of its n-grams' rows; zeros in the
-// context-only modes), with ws's KeepNgrams and LeaveOut settings. A caller
-// that infers the same word again and again keeps it and passes it to
-// InferForm.
-func (m *Model) Form(ws *Workspace, word string, dst []float32) {
+// context-only modes), with ws's KeepNgrams and LeaveOut settings, and
+// returns the form's coverage: the share of the word's character n-grams
+// (NgramVocab.Count) that the form takes from the n-gram table (0 in the
+// context-only modes). A caller that infers the same word again and again
+// keeps both and passes them to InferForm.
+func (m *Model) Form(ws *Workspace, word string, dst []float32) (coverage float32) {
 	m.checkInfer(ws, dst, "Form")
 	m.form(ws, word)
 	copy(dst, ws.form)
+	return ws.cover
 }
 
-// InferForm is Infer with the word's form given: form (len Dim) must be what
-// Form gives for the word with ws's settings, and the result is then Infer's
-// to the last bit. Backward panics after it (the form's n-grams are not known).
-func (m *Model) InferForm(ws *Workspace, form []float32, contexts [][]int32, dst []float32) Explanation {
+// InferForm is Infer with the word's form and its coverage given: what
+// Form gives for the word with ws's settings, and the result is then
+// Infer's to the last bit. Backward panics after it (the form's n-grams are
+// not known).
+func (m *Model) InferForm(ws *Workspace, form []float32, coverage float32, contexts [][]int32, dst []float32) Explanation {
 	m.checkInfer(ws, dst, "InferForm")
 	if len(form) != m.Dim {
 		panic(fmt.Sprintf("model.InferForm: form has length %d, the model's dimension is %d", len(form), m.Dim))
 	}
 	ws.valid = false
 	copy(ws.form, form)
+	ws.cover = coverage
 	ws.ids = ws.ids[:0]
 	ws.formGiven = true
 	return m.inferContexts(ws, contexts, dst)
@@ -311,16 +317,25 @@ func (m *Model) checkInfer(ws *Workspace, dst []float32, fn string) {
 	}
 }
 
-// form computes v_form of word into ws.form and its n-gram ids into ws.ids.
+// form computes v_form of word into ws.form, its n-gram ids into ws.ids and
+// its coverage into ws.cover.
 func (m *Model) form(ws *Workspace, word string) {
 	ws.valid = false // until Infer completes
 	if !m.Mode.UsesForm() {
 		ws.ids = ws.ids[:0]
+		ws.cover = 0
 		clear(ws.form)
 		return
 	}
 	ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
 	ws.ids = formNgrams(ws.ids, ws.keep, ws.mass, ws.self, ws.share)
+	known := 0
+	for _, id := range ws.ids {
+		if id != UnknownNgram {
+			known++
+		}
+	}
+	ws.cover = float32(known) / float32(max(m.Vocab.Count(word), 1))
 	simd.GatherSum(ws.form, m.Ngrams, ws.ids)
 	simd.Scale(1/float32(len(ws.ids)), ws.form)
 }
@@ -374,7 +389,7 @@ func (m *Model) inferContexts(ws *Workspace, contexts [][]int32, dst []float32) 
 	return Explanation{Alpha: ws.alpha, Rho: ws.rho}
 }
 
-// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket); a] + B
+// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket); a; c] + B
 // and records the count bucket and the agreement a in ws.
 func (m *Model) gateInput(ws *Workspace) float64 {
 	d := m.Dim
@@ -392,6 +407,9 @@ func (m *Model) gateInput(ws *Workspace) float64 {
 	if m.GateAgreement {
 		ws.agree = agreement(ws.usum, ws.means, ws.counts, d)
 		z += float64(m.U[m.agreementIndex()]) * float64(ws.agree)
+	}
+	if m.GateCoverage {
+		z += float64(m.U[m.coverageIndex()]) * float64(ws.cover)
 	}
 	return z
 }

@@ -18,6 +18,10 @@ func TestInferFormMatchesInfer(t *testing.T) {
 				buckets = 4
 			}
 			m := testModelBuckets(t, mode, 16, 3, buckets)
+			if mode.Gated() { // the coverage reaches the vector through the gate
+				m.GateCoverage = true
+				m.U = append(m.U, -1.3)
+			}
 			rng := rand.New(rand.NewPCG(9, 1))
 			ws, ws2 := m.NewWorkspace(), m.NewWorkspace()
 			form := make([]float32, m.Dim)
@@ -28,8 +32,8 @@ func TestInferFormMatchesInfer(t *testing.T) {
 				ws.ScaleGate(0.5 + 0.1*float32(i))
 				e1 := m.Infer(ws, word, ctxs, want)
 				rho := slices.Clone(e1.Rho)
-				m.Form(ws2, word, form)
-				e2 := m.InferForm(ws2, form, ctxs, got)
+				cov := m.Form(ws2, word, form)
+				e2 := m.InferForm(ws2, form, cov, ctxs, got)
 				if !slices.Equal(got, want) {
 					t.Fatalf("%q with %d contexts: InferForm %v, Infer %v", word, len(ctxs), got, want)
 				}
@@ -42,8 +46,8 @@ func TestInferFormMatchesInfer(t *testing.T) {
 	m := testModel(t, ModeAM, 16, 3)
 	ws := m.NewWorkspace()
 	form, dst := make([]float32, m.Dim), make([]float32, m.Dim)
-	m.Form(ws, "apple", form)
-	m.InferForm(ws, form, randomContexts(rand.New(rand.NewPCG(1, 2)), 3, 5, m.Base.Len()), dst)
+	cov := m.Form(ws, "apple", form)
+	m.InferForm(ws, form, cov, randomContexts(rand.New(rand.NewPCG(1, 2)), 3, 5, m.Base.Len()), dst)
 	defer func() {
 		if recover() == nil {
 			t.Fatal("Backward after InferForm did not panic")

@@ -27,6 +27,13 @@ type Config struct {
 	// (Model.Agreement). false: the paper's gate, which cannot tell contexts that
 	// say the same from contexts that say different things.
 	GateAgreement bool
+	// GateCoverage, when set, gives the gate one more input (an addition to
+	// the paper): the form's coverage c, the share of the word's character
+	// n-grams that its form takes from the n-gram table (Model.Form), low for
+	// a word whose spelling the model has not seen the like of (a product code,
+	// a codename), whose form says little. false: the gate cannot tell such a
+	// form from one it knows well.
+	GateCoverage bool
 	// ContextSIF, when > 0, is the SIF weight a of the context words (an
 	// addition to the paper): a context's mean v_Ci weighs each known word w
 	// by a/(a + p(w)), p(w) its share of the base embeddings' counts, so that
@@ -50,8 +57,11 @@ func CountBucket(k, nb int) int {
 }
 
 // gateLen is the length of U: the weights of v_ctx and v_form, then one
-// bias per count bucket, then the weight of the agreement.
-func (c Config) gateLen() int { return c.agreementIndex() + boolInt(c.GateAgreement) }
+// bias per count bucket, then the weights of the agreement and the coverage.
+func (c Config) gateLen() int { return c.coverageIndex() + boolInt(c.GateCoverage) }
+
+// coverageIndex is the index in U of the coverage's weight (with GateCoverage).
+func (c Config) coverageIndex() int { return c.agreementIndex() + boolInt(c.GateAgreement) }
 
 // agreementIndex is the index in U of the agreement's weight (with GateAgreement).
 func (c Config) agreementIndex() int { return 2*c.Dim + c.CountBuckets }
@@ -82,6 +92,9 @@ func (c Config) Validate() error {
 	}
 	if c.GateAgreement && !c.Mode.Gated() {
 		return fmt.Errorf("gate agreement: mode %v has no gate", c.Mode)
+	}
+	if c.GateCoverage && !c.Mode.Gated() {
+		return fmt.Errorf("gate coverage: mode %v has no gate", c.Mode)
 	}
 	if !(c.ContextSIF >= 0) || math.IsInf(float64(c.ContextSIF), 0) {
 		return fmt.Errorf("context SIF weight %v: want a finite number ≥ 0", c.ContextSIF)
@@ -157,7 +170,7 @@ func New(cfg Config, vocab *NgramVocab, base *Embeddings, seed int64) (*Model, e
 	glorot(m.Ngrams, n, d)
 	glorot(m.M, d, d)
 	glorot(m.A, d, d)
-	glorot(m.U[:2*d], 2*d, 1) // the count biases and the agreement weight start at 0: the paper's gate
+	glorot(m.U[:2*d], 2*d, 1) // the count biases, the agreement and coverage weights start at 0: the paper's gate
 	var b [1]float32
 	glorot(b[:], 1, 1)
 	m.B = b[0]

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -135,12 +136,41 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 	if m.GateAgreement {
 		z += p.u[2*d+m.CountBuckets] * naiveAgreement(means)
 	}
+	if m.GateCoverage {
+		z += p.u[2*d+m.CountBuckets+boolInt(m.GateAgreement)] * naiveCoverage(m, word)
+	}
 	alpha = 1 / (1 + math.Exp(-z))
 	v = make([]float64, d)
 	for k := range v {
 		v[k] = alpha*actx[k] + (1-alpha)*form[k]
 	}
 	return v, alpha, rho, false
+}
+
+// naiveCoverage is the share of word's character n-grams, every run of
+// MinN to MaxN symbols of the word between its boundary markers (a marker
+// one symbol, a rune another), that the n-gram vocabulary holds.
+func naiveCoverage(m *Model, word string) float64 {
+	cfg := m.Vocab.Config()
+	bow, eow := cfg.boundaries()
+	syms := []string{bow}
+	for _, r := range word {
+		syms = append(syms, string(r))
+	}
+	syms = append(syms, eow)
+	known, total := 0, 0
+	for n := cfg.MinN; n <= cfg.MaxN; n++ {
+		for i := 0; i+n <= len(syms); i++ {
+			total++
+			if _, ok := m.Vocab.index[strings.Join(syms[i:i+n], "")]; ok {
+				known++
+			}
+		}
+	}
+	if total == 0 {
+		return 0 // a word too short for any n-gram
+	}
+	return float64(known) / float64(total)
 }
 
 // naiveAgreement is the mean cosine over the ordered pairs i ≠ j of the

@@ -190,6 +190,27 @@ func (v *NgramVocab) Config() NgramConfig { return v.cfg }
 // the word's ends.
 func (v *NgramVocab) Ngram(id int32) string { return v.ngrams[id] }
 
+// Count returns the number of character n-grams of word, known or not: the
+// ids AppendIDs gives in the reference style, n-grams missing from the
+// vocabulary included.
+func (v *NgramVocab) Count(word string) int {
+	var pstack [256]byte
+	var ostack [257]int32
+	bow, eow := v.cfg.boundaries()
+	_, offs := padWord(pstack[:0], ostack[:0], word, bow, eow)
+	nsym := len(offs) - 1
+	fast := v.cfg.Style == NgramFastText
+	n := 0
+	for i := 0; i < nsym; i++ {
+		for k := v.cfg.MinN; k <= v.cfg.MaxN && i+k <= nsym; k++ {
+			if !(k == 1 && fast && (i == 0 || i == nsym-1)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // AppendIDs appends the ids of word's n-grams to dst, in order of start
 // position, then length, repeated n-grams repeated. In the reference style an
 // n-gram not in the vocabulary gives UnknownNgram; in the fastText style it

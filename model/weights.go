@@ -74,15 +74,18 @@ const (
 	// CountBuckets values. Written only for a model with count buckets.
 	weightsVersionCount = 3
 	// weightsVersionGate writes the count buckets byte (0 allowed) and then
-	// a byte of gate inputs (gateAgreement: Config.GateAgreement); U then holds
-	// 2·Dim + CountBuckets + 1 values. Written only for a model with the
-	// agreement input.
+	// a byte of gate inputs (gateAgreement, gateCoverage); U then holds
+	// 2·Dim + CountBuckets values and one per input. Written only for a
+	// model with such an input.
 	weightsVersionGate = 4
 	// weightsVersionSIF adds, after the gate inputs byte, the float32
 	// Config.ContextSIF (0 allowed). Written only for a model with it.
 	weightsVersionSIF = 5
-	// gateAgreement is the bit of Config.GateAgreement in the gate inputs byte.
+	// gateAgreement and gateCoverage are the bits of Config.GateAgreement
+	// and Config.GateCoverage in the gate inputs byte; U holds one value
+	// more for each.
 	gateAgreement = 1
+	gateCoverage  = 2
 	headerLen     = 8 + 4 + 8
 	// maxNgramBytes bounds one n-gram's length in the file.
 	maxNgramBytes = 32 * 4
@@ -196,7 +199,7 @@ func (c Config) append(b []byte, version uint32) []byte {
 		b = append(b, byte(c.CountBuckets))
 	}
 	if version >= weightsVersionGate {
-		b = append(b, byte(boolInt(c.GateAgreement)*gateAgreement))
+		b = append(b, byte(boolInt(c.GateAgreement)*gateAgreement|boolInt(c.GateCoverage)*gateCoverage))
 	}
 	if version >= weightsVersionSIF {
 		b = le.AppendUint32(b, math.Float32bits(c.ContextSIF))
@@ -210,7 +213,7 @@ func (m *Model) formatVersion() uint32 {
 	switch {
 	case m.ContextSIF != 0:
 		return weightsVersionSIF
-	case m.GateAgreement:
+	case m.GateAgreement || m.GateCoverage:
 		return weightsVersionGate
 	case m.CountBuckets > 0:
 		return weightsVersionCount
@@ -559,10 +562,11 @@ func decodeConfig(d *decoder, version uint32) (Config, error) {
 	}
 	if version >= weightsVersionGate {
 		in := d.u8("gate inputs")
-		if d.err == nil && in&^gateAgreement != 0 {
+		if d.err == nil && in&^(gateAgreement|gateCoverage) != 0 {
 			d.fail("unknown gate inputs %#x", in)
 		}
 		cfg.GateAgreement = in&gateAgreement != 0
+		cfg.GateCoverage = in&gateCoverage != 0
 	}
 	if version >= weightsVersionSIF {
 		if a := d.floats(1, "context SIF weight"); a != nil {

@@ -856,16 +856,15 @@ func (v *Vectorizer) inferGathered(w *work, word string, o *Options, version uin
 	}
 	v.contextIDs(w, word)
 	w.ws.ScaleGate(gateScale(w, o))
-	var newForm []float32 // the form to cache with the vector
-	if form == nil {
-		v.m.Form(w.ws, word, w.form)
-		form = w.form
+	var newForm wordForm // the form to cache with the vector
+	if form.vec == nil {
+		form = wordForm{vec: w.form, coverage: v.m.Form(w.ws, word, w.form)}
 		if cacheable {
-			newForm = append([]float32(nil), w.form...) // its capacity as allocated, which the cache counts
-			form = newForm
+			form.vec = append([]float32(nil), w.form...) // its capacity as allocated, which the cache counts
+			newForm = form
 		}
 	}
-	exp := v.m.InferForm(w.ws, form, w.ctxIDs, w.amVec)
+	exp := v.m.InferForm(w.ws, form.vec, form.coverage, w.ctxIDs, w.amVec)
 	v.cnt.inferences.Add(1)
 	ok := !isZero(w.amVec) && finite(w.amVec)
 	if we != nil {
@@ -1194,7 +1193,13 @@ type cacheKey struct {
 type cacheEntry struct {
 	version uint64
 	vec     []float32 // nil: the word yields nothing
-	form    []float32 // nil: not known
+	form    wordForm  // vec nil: not known
+}
+
+// wordForm is a word's form and its coverage, as model.Form gives them.
+type wordForm struct {
+	vec      []float32
+	coverage float32
 }
 
 // amCache holds AM vectors computed from remembered contexts only, valid
@@ -1214,17 +1219,17 @@ const cacheEntryBytes = 160
 
 // amEntryBytes estimates the RAM of the entry of word with e's vectors.
 func amEntryBytes(word string, e cacheEntry) int64 {
-	return cacheEntryBytes + int64(len(word)) + 4*int64(cap(e.vec)+cap(e.form))
+	return cacheEntryBytes + int64(len(word)) + 4*int64(cap(e.vec)+cap(e.form.vec))
 }
 
 // get returns the cached vector of k at version (ok) and the word's cached
-// form (nil when it has none).
-func (c *amCache) get(k cacheKey, version uint64) (vec []float32, ok bool, form []float32) {
+// form (its vec nil when it has none).
+func (c *amCache) get(k cacheKey, version uint64) (vec []float32, ok bool, form wordForm) {
 	c.mu.Lock()
 	e, found := c.entries[k]
 	c.mu.Unlock()
 	if !found {
-		return nil, false, nil
+		return nil, false, wordForm{}
 	}
 	if e.version != version {
 		return nil, false, e.form
@@ -1233,9 +1238,9 @@ func (c *amCache) get(k cacheKey, version uint64) (vec []float32, ok bool, form 
 }
 
 // put caches the vector of k at version (vec nil: the word yields nothing)
-// and its form, unless the entry holds one already or form is nil. The cache
-// keeps both slices: the caller must not modify them.
-func (c *amCache) put(k cacheKey, version uint64, vec, form []float32) {
+// and its form, unless the entry holds one already or form.vec is nil. The
+// cache keeps both slices: the caller must not modify them.
+func (c *amCache) put(k cacheKey, version uint64, vec []float32, form wordForm) {
 	k.word = cloneString(k.word) // do not pin the text the word came from
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -1245,7 +1250,7 @@ func (c *amCache) put(k cacheKey, version uint64, vec, form []float32) {
 		delete(c.entries, k)
 	}
 	e.version, e.vec = version, vec
-	if e.form == nil {
+	if e.form.vec == nil {
 		e.form = form
 	}
 	size := amEntryBytes(k.word, e)

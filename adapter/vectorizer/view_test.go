@@ -46,12 +46,12 @@ func TestWithStoresCountsAddUp(t *testing.T) {
 func TestBoundedCacheKeepsWithinItsBytes(t *testing.T) {
 	const dim, n = 32, 4000
 	vec := make([]float32, dim)
-	one := amEntryBytes("w0000", cacheEntry{vec: vec, form: vec})
+	one := amEntryBytes("w0000", cacheEntry{vec: vec, form: wordForm{vec: vec}})
 	bounded, unbounded := NewBoundedCache(100*one), NewCache()
 	for i := range n {
 		k := cacheKey{word: fmt.Sprintf("w%04d", i), maxCtx: 4}
-		bounded.c.put(k, 1, slices.Clone(vec), slices.Clone(vec))
-		unbounded.c.put(k, 1, slices.Clone(vec), slices.Clone(vec))
+		bounded.c.put(k, 1, slices.Clone(vec), wordForm{vec: slices.Clone(vec)})
+		unbounded.c.put(k, 1, slices.Clone(vec), wordForm{vec: slices.Clone(vec)})
 		if b := bounded.Bytes(); b > 100*one {
 			t.Fatalf("after %d vectors: %d bytes, bound %d", i+1, b, 100*one)
 		}
@@ -66,7 +66,7 @@ func TestBoundedCacheKeepsWithinItsBytes(t *testing.T) {
 		t.Errorf("the unbounded cache holds %d vectors (%d bytes), want %d (%d)", got, unbounded.Bytes(), n, n*one)
 	}
 	tiny := NewBoundedCache(one / 2)
-	tiny.c.put(cacheKey{word: "w0000"}, 1, vec, vec)
+	tiny.c.put(cacheKey{word: "w0000"}, 1, vec, wordForm{vec: vec})
 	if tiny.c.len() != 0 || tiny.Bytes() != 0 {
 		t.Errorf("a vector larger than the bound was kept (%d bytes)", tiny.Bytes())
 	}

@@ -50,6 +50,9 @@ type Options struct {
 	// GateAgreement gives the gate the contexts' agreement as one more
 	// input (model.Config.GateAgreement).
 	GateAgreement bool
+	// GateCoverage gives the gate the form's coverage as one more input
+	// (model.Config.GateCoverage).
+	GateCoverage bool
 	// ContextSIF weighs each context word by its SIF weight a/(a + p(w))
 	// in the context's mean (model.Config.ContextSIF; 0: the paper's plain
 	// mean), p(w) from the base embeddings' counts, or Data.Counts when they
@@ -173,6 +176,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--count-buckets %d needs a gate, and --mode %v has no gate (only am and fcm have one)", o.CountBuckets, o.Mode)
 	case o.GateAgreement && !o.Mode.Gated():
 		return fmt.Errorf("--gate-agreement needs a gate, and --mode %v has no gate (only am and fcm have one)", o.Mode)
+	case o.GateCoverage && !o.Mode.Gated():
+		return fmt.Errorf("--gate-coverage needs a gate, and --mode %v has no gate (only am and fcm have one)", o.Mode)
 	case !(o.ContextSIF >= 0) || math.IsInf(o.ContextSIF, 0) || o.ContextSIF > math.MaxFloat32:
 		return fmt.Errorf("--context-sif must be a number ≥ 0, got %v", o.ContextSIF)
 	case o.ContextSIF > 0 && o.Mode == model.ModeForm:
@@ -375,6 +380,9 @@ func (p *Plan) fingerprint(o *Options, words []string, counts []int64) uint64 {
 	if o.ContextSIF != 0 { // likewise
 		fmt.Fprintf(h, "context SIF %g\n", o.ContextSIF)
 	}
+	if o.GateCoverage { // likewise
+		fmt.Fprintf(h, "gate coverage\n")
+	}
 	if o.SharedForm { // likewise
 		fmt.Fprintf(h, "shared form %d\n", len(words))
 		for _, w := range words {
@@ -574,11 +582,11 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	var err error
 	if o.Pretrained != nil {
 		m, err = newPretrainedModel(o.Pretrained, model.Config{Mode: o.Mode, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
-			GateAgreement: o.GateAgreement, ContextSIF: float32(o.ContextSIF)}, t.base(), o.Seed)
+			GateAgreement: o.GateAgreement, GateCoverage: o.GateCoverage, ContextSIF: float32(o.ContextSIF)}, t.base(), o.Seed)
 	} else {
 		vocab := model.BuildNgramVocab(words, o.Ngram)
 		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
-			GateAgreement: o.GateAgreement, ContextSIF: float32(o.ContextSIF)}
+			GateAgreement: o.GateAgreement, GateCoverage: o.GateCoverage, ContextSIF: float32(o.ContextSIF)}
 		m, err = model.New(cfg, vocab, t.base(), o.Seed)
 	}
 	if err != nil {
