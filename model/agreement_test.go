@@ -205,13 +205,32 @@ func TestGradientsCoverage(t *testing.T) {
 	}
 }
 
-// TestFormCoverage: a word all of whose n-grams the vocabulary holds covers
+// TestNgramCount: Count is the number of n-grams AppendNgrams enumerates,
+// in both styles, for short, empty, non-ASCII, invalid and long words.
+func TestNgramCount(t *testing.T) {
+	for _, style := range []NgramStyle{NgramReference, NgramFastText} {
+		for _, minN := range []int{1, 3} {
+			cfg := NgramConfig{MinN: minN, MaxN: 6, MinCount: 1, Style: style}
+			for _, w := range []string{"", "a", "apple", "héllo", "\xff\xfe", strings.Repeat("é", 200), strings.Repeat("x", 300)} {
+				if got, want := BuildNgramVocab(nil, cfg).Count(w), len(cfg.AppendNgrams(nil, w)); got != want {
+					t.Errorf("style %v, MinN %d, %q: Count %d, AppendNgrams %d", style, minN, w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestFormCoverage: a model without the coverage input gives 0; with it, a word all of whose n-grams the vocabulary holds covers
 // 1, one with none of them 0, and one in between the share Count makes of
 // what its form takes; KeepNgrams lowers it with the n-grams it leaves out.
 func TestFormCoverage(t *testing.T) {
 	m := testModelBuckets(t, ModeAM, 8, 3, 0)
 	ws := m.NewWorkspace()
 	form := make([]float32, m.Dim)
+	if got := m.Form(ws, "apple", form); got != 0 {
+		t.Errorf("a model without the coverage input gives coverage %v, want 0", got)
+	}
+	m = testModelCoverage(t, ModeAM, 8, 3, 0, false)
 	for _, c := range []struct {
 		word string
 		want float64

@@ -78,7 +78,9 @@
 // share of the word's character n-grams (NgramVocab.Count) that its form
 // takes from the n-gram table, so that the gate can lean on the contexts
 // of a word whose spelling the table knows little of (a product code). Its
-// weight starts at 0; c depends on the vocabulary only.
+// weight starts at 0; c depends on the vocabulary and, in training, on the
+// n-grams KeepNgrams and LeaveOut leave out of a training word's form, so a
+// training word covers less than a new word of the like spelling.
 // The weighted mean exists only with Config.ContextSIF = a > 0 (an addition
 // too): each context word w weighs s_w = a/(a + p(w)), p(w) its count over
 // the base embeddings' summed counts, as SIF weighs the words of a sentence

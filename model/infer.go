@@ -273,8 +273,9 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 // depends on the word alone (the mean of its n-grams' rows; zeros in the
 // context-only modes), with ws's KeepNgrams and LeaveOut settings, and
 // returns the form's coverage: the share of the word's character n-grams
-// (NgramVocab.Count) that the form takes from the n-gram table (0 in the
-// context-only modes). A caller that infers the same word again and again
+// (NgramVocab.Count) that the form takes from the n-gram table, the gate's
+// input with Config.GateCoverage (0 without it, and in the context-only
+// modes). A caller that infers the same word again and again
 // keeps both and passes them to InferForm.
 func (m *Model) Form(ws *Workspace, word string, dst []float32) (coverage float32) {
 	m.checkInfer(ws, dst, "Form")
@@ -329,13 +330,16 @@ func (m *Model) form(ws *Workspace, word string) {
 	}
 	ws.ids = m.Vocab.AppendIDs(ws.ids[:0], word)
 	ws.ids = formNgrams(ws.ids, ws.keep, ws.mass, ws.self, ws.share)
-	known := 0
-	for _, id := range ws.ids {
-		if id != UnknownNgram {
-			known++
+	ws.cover = 0
+	if m.GateCoverage {
+		known := 0
+		for _, id := range ws.ids {
+			if id != UnknownNgram {
+				known++
+			}
 		}
+		ws.cover = float32(known) / float32(max(m.Vocab.Count(word), 1))
 	}
-	ws.cover = float32(known) / float32(max(m.Vocab.Count(word), 1))
 	simd.GatherSum(ws.form, m.Ngrams, ws.ids)
 	simd.Scale(1/float32(len(ws.ids)), ws.form)
 }

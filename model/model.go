@@ -115,8 +115,9 @@ type Params struct {
 	// U is the gate's weight: U[:Dim] multiplies v_ctx, U[Dim:2·Dim]
 	// multiplies v_form, and U[2·Dim+b] (Config.CountBuckets values) is the
 	// bias of count bucket b: it multiplies the one-hot encoding of the
-	// number of contexts. With Config.GateAgreement the last value is the weight
-	// of the contexts' agreement.
+	// number of contexts. Then, with Config.GateAgreement, the weight of the
+	// contexts' agreement, and, with Config.GateCoverage, that of the form's
+	// coverage.
 	U []float32
 	// B is the gate's bias.
 	B float32

@@ -3,7 +3,6 @@ package eval
 import (
 	"hash/fnv"
 	"strings"
-	"unicode"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -35,7 +34,7 @@ func opaqueWord(word string) string {
 
 // opaqueText returns text with every word that known rejects replaced by its
 // opaque word (opaqueWord of the word as tok gives it, lowercased), the rest
-// of the text as it is. A word is a token of tok with a letter or a digit.
+// of the text as it is (tok's words are runs of letters and digits).
 // The new words' spellings then say nothing of them, as product codes and
 // codenames do: what a vector learns of them comes from their contexts.
 func opaqueText(text string, tok model.Tokenizer, known func(string) bool) string {
@@ -43,13 +42,10 @@ func opaqueText(text string, tok model.Tokenizer, known func(string) bool) strin
 	var b strings.Builder
 	last := 0
 	for i, w := range words {
-		if known(w) || !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		if known(w) {
 			continue
 		}
 		start, end := int(offs[2*i]), int(offs[2*i+1])
-		if start < last {
-			continue // within a span replaced already
-		}
 		b.WriteString(text[last:start])
 		b.WriteString(opaqueWord(w))
 		last = end

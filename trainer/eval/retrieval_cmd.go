@@ -129,7 +129,7 @@ func (o *retrievalOptions) register(fs *flag.FlagSet) {
 	o.vec.CollectionB = vectorizer.DefaultCollectionB
 	vectorizer.RegisterFlags(fs, &o.vec)
 	fs.StringVar(&o.importMode, "import", "warm", "how the documents reach the dense rows: `warm|sequential`; warm: every document counted and taught first (as after memory warm), then vectorized; sequential: vectorized one after another as passages, each with the counts and contexts of the documents before it (an import without warm-up)")
-	fs.BoolVar(&o.opaque, "opaque-words", false, "replace every word of the documents and queries that --embeddings does not hold by an opaque word drawn from a hash of it (the same word, the same opaque word: \"q\" and eight consonants), so that the new words' spellings say nothing, as product codes do, and dense AM learns of them from their contexts alone")
+	fs.BoolVar(&o.opaque, "opaque-words", false, "replace every word of the documents and queries that --embeddings does not hold by an opaque word drawn from a hash of it (the default tokenizer's words, lowercased: the same word, the same opaque word: \"q\" and eight consonants), so that the new words' spellings say nothing, as product codes do, and dense AM learns of them from their contexts alone")
 	fs.StringVar(&o.alphaList, "alpha", "0.5", "hybrid: weight(s) of the dense scores (1 − alpha for BM25), as Weaviate's hybrid alpha; comma-separated for one row each")
 	fs.StringVar(&o.fusionName, "fusion", "relative", "hybrid fusion: relative (min-max, Weaviate's relativeScoreFusion), ranked (reciprocal rank, Weaviate's rankedFusion) or zscore (standardized scores; not in Weaviate)")
 	fs.IntVar(&o.depth, "depth", 100, "hybrid: candidates taken from each retriever before fusion (0: every document)")
