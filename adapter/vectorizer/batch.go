@@ -44,28 +44,33 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 	counted.Go(func() { v.countBatch(parses, &opts, errs) })
 	v.inferWords(ctx, words, &opts)
 	counted.Wait()
+	v.inParallel(len(texts), func(w *work, i int) {
+		if errs[i] != nil {
+			return
+		}
+		if errs[i] = ctx.Err(); errs[i] == nil {
+			w.parsed = parses[i]
+			if errs[i] = v.combine(ctx, w, &opts, nil); errs[i] == nil {
+				vecs[i] = append([]float32(nil), w.acc...)
+			}
+		}
+		parses[i] = parsed{} // do not pin the text longer than needed
+	})
+}
+
+// inParallel calls fn(w, i) for every i in [0, n) on min(GOMAXPROCS, n)
+// goroutines, each with a work of the pool (whose own parse it gets back),
+// and returns when all calls have.
+func (v *Vectorizer) inParallel(n int, fn func(w *work, i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(texts)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			w := v.pool.Get().(*work)
 			own := w.parsed
 			defer func() { w.parsed = own; v.pool.Put(w) }()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(texts) {
-					return
-				}
-				if errs[i] != nil {
-					continue
-				}
-				if errs[i] = ctx.Err(); errs[i] == nil {
-					w.parsed = parses[i]
-					if errs[i] = v.combine(ctx, w, &opts, nil); errs[i] == nil {
-						vecs[i] = append([]float32(nil), w.acc...)
-					}
-				}
-				parses[i] = parsed{} // do not pin the text longer than needed
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(w, i)
 			}
 		})
 	}
@@ -83,6 +88,10 @@ func (v *Vectorizer) prepareBatch(ctx context.Context, texts []string, o *Option
 	taught = make([]bool, len(texts))
 	bounds := byteRuns(texts, min(runtime.GOMAXPROCS(0), len(texts)/minPrepareRun))
 	keep = make([]parseArena, len(bounds)-1)
+	if len(keep) == 1 { // one run: no goroutine
+		keep[0], obs = v.prepareTexts(ctx, texts, o, parses, taught, errs)
+		return parses, keep, obs, taught
+	}
 	runObs := make([][]memory.Observation, len(keep))
 	var wg sync.WaitGroup
 	for r := range keep {
@@ -331,24 +340,14 @@ func (v *Vectorizer) rememberedWords(parses []parsed, o *Options, errs []error) 
 // inferWords infers the AM vector of every word of words from its
 // remembered contexts into the cache, in parallel.
 func (v *Vectorizer) inferWords(ctx context.Context, words []rememberedWord, o *Options) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(words)) {
-		wg.Go(func() {
-			w := v.pool.Get().(*work)
-			defer v.pool.Put(w)
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(words) {
-					return
-				}
-				r := words[i]
-				w.ctxTexts = append(w.ctxTexts[:0], r.contexts...)
-				w.ctxRem, w.ctxWin, w.amVecs = len(r.contexts), w.ctxWin[:0], w.amVecs[:0]
-				v.inferGathered(w, r.word, o, r.version, true, nil, nil)
-				w.amVecs = w.amVecs[:0]
-			}
-		})
-	}
-	wg.Wait()
+	v.inParallel(len(words), func(w *work, i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		r := words[i]
+		w.ctxTexts = append(w.ctxTexts[:0], r.contexts...)
+		w.ctxRem, w.ctxWin, w.amVecs = len(r.contexts), w.ctxWin[:0], w.amVecs[:0]
+		v.inferGathered(w, r.word, o, r.version, true, nil, nil)
+		w.amVecs = w.amVecs[:0]
+	})
 }
