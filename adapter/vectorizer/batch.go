@@ -41,9 +41,11 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 	clear(obs) // do not pin the texts
 	words := v.rememberedWords(parses, &opts, errs)
 	var counted sync.WaitGroup
-	counted.Go(func() { v.countBatch(parses, &opts, errs) })
+	var p panicked
+	counted.Go(func() { p.run(func() { v.countBatch(parses, &opts, errs) }) })
 	v.inferWords(ctx, words, &opts)
 	counted.Wait()
+	p.repanic()
 	v.inParallel(len(texts), func(w *work, i int) {
 		if errs[i] != nil {
 			return
@@ -64,17 +66,53 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 func (v *Vectorizer) inParallel(n int, fn func(w *work, i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var p panicked
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			w := v.pool.Get().(*work)
-			own := w.parsed
-			defer func() { w.parsed = own; v.pool.Put(w) }()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(w, i)
-			}
+			p.run(func() {
+				w := v.pool.Get().(*work)
+				own := w.parsed
+				for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+					fn(w, i)
+				}
+				w.parsed = own
+				v.pool.Put(w) // not after a panic: its state is unknown
+			})
 		})
 	}
 	wg.Wait()
+	p.repanic()
+}
+
+// panicked holds the first panic of the goroutines of one call, which the
+// call raises again once they are done: a panic (a store's, say) reaches
+// the caller, as it would without the goroutines, instead of ending the
+// process.
+type panicked struct {
+	mu  sync.Mutex
+	val any
+	set bool
+}
+
+// run calls fn and records its panic, if any.
+func (p *panicked) run(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.mu.Lock()
+			if !p.set {
+				p.val, p.set = r, true
+			}
+			p.mu.Unlock()
+		}
+	}()
+	fn()
+}
+
+// repanic raises the recorded panic, if any; call it after the goroutines are done.
+func (p *panicked) repanic() {
+	if p.set {
+		panic(p.val)
+	}
 }
 
 // prepareBatch prepares every text of a batch and keeps its parse in an
@@ -94,13 +132,17 @@ func (v *Vectorizer) prepareBatch(ctx context.Context, texts []string, o *Option
 	}
 	runObs := make([][]memory.Observation, len(keep))
 	var wg sync.WaitGroup
+	var p panicked
 	for r := range keep {
 		wg.Go(func() {
 			lo, hi := bounds[r], bounds[r+1]
-			keep[r], runObs[r] = v.prepareTexts(ctx, texts[lo:hi], o, parses[lo:hi], taught[lo:hi], errs[lo:hi])
+			p.run(func() {
+				keep[r], runObs[r] = v.prepareTexts(ctx, texts[lo:hi], o, parses[lo:hi], taught[lo:hi], errs[lo:hi])
+			})
 		})
 	}
 	wg.Wait()
+	p.repanic()
 	for _, ob := range runObs {
 		obs = append(obs, ob...)
 	}
@@ -130,7 +172,6 @@ func byteRuns(texts []string, n int) []int {
 func (v *Vectorizer) prepareTexts(ctx context.Context, texts []string, o *Options, parses []parsed, taught []bool,
 	errs []error) (keep parseArena, obs []memory.Observation) {
 	w := v.pool.Get().(*work)
-	defer v.pool.Put(w)
 	for i, t := range texts {
 		if errs[i] = ctx.Err(); errs[i] != nil {
 			continue
@@ -147,6 +188,7 @@ func (v *Vectorizer) prepareTexts(ctx context.Context, texts []string, o *Option
 		}
 		parses[i] = keep.keep(w)
 	}
+	v.pool.Put(w) // not after a panic: its state is unknown
 	return keep, obs
 }
 

@@ -2,6 +2,7 @@ package vectorizer
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -252,5 +253,53 @@ func TestBatchArenasFollowTheTexts(t *testing.T) {
 		if len(r) != len(parses[i].info) {
 			t.Fatalf("text %d: %d rows for %d tokens", i, len(r), len(parses[i].info))
 		}
+	}
+}
+
+// panicStore is a memory whose passage counting, or reading of the counts,
+// panics, as a store with a bug might.
+type panicStore struct {
+	*memory.Memory
+	onCount bool
+}
+
+func (p panicStore) CountPassages(passages [][]string) error {
+	if p.onCount {
+		panic("store bug: count")
+	}
+	return p.Memory.CountPassages(passages)
+}
+
+func (p panicStore) DocFreqs(dst []int64, words []string) int64 {
+	if !p.onCount {
+		panic("store bug: doc freqs")
+	}
+	return p.Memory.DocFreqs(dst, words)
+}
+
+// TestBatchPassagesStorePanicReachesCaller: a store that panics while the
+// batch counts its passages or while its texts are combined (both on
+// goroutines of the batch) panics in the caller of VectorizeBatch, who can
+// recover, and the vectorizer then works on.
+func TestBatchPassagesStorePanicReachesCaller(t *testing.T) {
+	v := newVectorizer(t, newMemory(t))
+	texts := []string{"f1 f2 jargonx f3.", "f4 jargony f5.", "f6 f7 f8."}
+	for _, onCount := range []bool{true, false} {
+		mem := newMemory(t)
+		w, err := v.WithStores(mem, panicStore{mem, onCount}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "store bug") {
+					t.Errorf("count %v: recovered %v, want the store's panic", onCount, r)
+				}
+			}()
+			w.VectorizeBatch(texts, TaskPassage, DefaultOptions())
+		}()
+	}
+	if _, errs := v.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errs[0] != nil {
+		t.Fatalf("after the panics: %v", errs[0])
 	}
 }
