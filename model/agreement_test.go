@@ -251,6 +251,26 @@ func TestFormCoverage(t *testing.T) {
 	}
 }
 
+// TestCoverage: a model's coverage of a word is the share of its n-grams the
+// table holds, with or without the gate input, for words of every length;
+// a context-only model has none.
+func TestCoverage(t *testing.T) {
+	long := strings.Repeat("apple", 40) + "zz" // more n-grams than Coverage's stack buffer
+	for _, m := range []*Model{testModelBuckets(t, ModeAM, 8, 3, 0), testModelCoverage(t, ModeAM, 8, 3, 0, false)} {
+		for _, w := range []string{"apple", "applezz", "qxzvwk", "", long} {
+			if got, want := m.Coverage(w), naiveCoverage(m, w); math.Abs(float64(got)-want) > 1e-6 {
+				t.Errorf("GateCoverage %v: coverage of %.12q = %v, want %v", m.GateCoverage, w, got, want)
+			}
+		}
+		if c := m.Coverage("applezz"); c <= 0 || c >= 1 {
+			t.Errorf("coverage of applezz %v: want it strictly between 0 and 1", c)
+		}
+	}
+	if c := testModelBuckets(t, ModeContext, 8, 3, 0).Coverage("apple"); c != 0 {
+		t.Errorf("a context-only model's coverage of apple = %v, want 0", c)
+	}
+}
+
 // TestWeightsGateCoverage: a model with the coverage input (alone and beside
 // the agreement) is written as version 4 with its bit in the gate inputs
 // byte and loads back bit-exact, inferring the same vectors.

@@ -67,3 +67,24 @@ func ExampleWorkspace_UseGram() {
 	fmt.Println(len(exp.Rho), exp.FormOnly)
 	// Output: 2 false
 }
+
+// How much of a word's spelling the model's n-grams know.
+func ExampleModel_Coverage() {
+	base, err := model.NewEmbeddings(2, []string{"river", "bank"}, []float32{1, 0, 0, 1}, nil)
+	if err != nil {
+		panic(err)
+	}
+	ng := model.NgramConfig{MinN: 3, MaxN: 5, MinCount: 1}
+	cfg := model.Config{Dim: 2, Mode: model.ModeAM, Ngram: ng, Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab(base.Words, ng), base, 1)
+	if err != nil {
+		panic(err)
+	}
+	for _, w := range []string{"river", "riverbank", "qzxkvbt"} {
+		fmt.Printf("%s %.2f\n", w, m.Coverage(w))
+	}
+	// Output:
+	// river 1.00
+	// riverbank 0.62
+	// qzxkvbt 0.00
+}

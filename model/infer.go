@@ -332,16 +332,35 @@ func (m *Model) form(ws *Workspace, word string) {
 	ws.ids = formNgrams(ws.ids, ws.keep, ws.mass, ws.self, ws.share)
 	ws.cover = 0
 	if m.GateCoverage {
-		known := 0
-		for _, id := range ws.ids {
-			if id != UnknownNgram {
-				known++
-			}
-		}
-		ws.cover = float32(known) / float32(max(m.Vocab.Count(word), 1))
+		ws.cover = knownShare(ws.ids, m.Vocab.Count(word))
 	}
 	simd.GatherSum(ws.form, m.Ngrams, ws.ids)
 	simd.Scale(1/float32(len(ws.ids)), ws.form)
+}
+
+// Coverage returns the share of word's character n-grams (NgramVocab.Count)
+// that the model's n-gram table holds: how much of its spelling its form can
+// draw on, what Form returns for it from a model with Config.GateCoverage
+// and a workspace without KeepNgrams or LeaveOut. It is 0 for a model without
+// a form.
+func (m *Model) Coverage(word string) float32 {
+	if !m.Mode.UsesForm() {
+		return 0
+	}
+	var stack [128]int32
+	return knownShare(m.Vocab.AppendIDs(stack[:0], word), m.Vocab.Count(word))
+}
+
+// knownShare returns the share of n n-grams that ids, a word's n-gram ids,
+// holds other than UnknownNgram (0 when n is 0).
+func knownShare(ids []int32, n int) float32 {
+	known := 0
+	for _, id := range ids {
+		if id != UnknownNgram {
+			known++
+		}
+	}
+	return float32(known) / float32(max(n, 1))
 }
 
 // inferContexts is Infer once ws.form holds the word's form: the context

@@ -17,6 +17,8 @@
 # (docs/model.md, "A model whose contexts pay"), with whole forms, int8 base vectors and NGRAMS
 # 72000 by default, as docs/evaluation.md measured it: its vectors follow the contexts more; the
 # tracked model is built without it.
+# GATE_COVERAGE=1 gives AM's gate the form's coverage (`train --gate-coverage`): for collections whose
+# new words are mostly codes and codenames (docs/evaluation.md, "Where the spelling says nothing").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install=no
@@ -25,7 +27,12 @@ corpus=${1:-../shared/data/corpus/general}
 work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
 hold=${HOLD_FORMS:-0}
-hold_sub=(); hold_am=()
+hold_sub=(); hold_am=(); coverage=()
+case ${GATE_COVERAGE:-0} in
+  0) ;;
+  1) coverage=(--gate-coverage) ;;
+  *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
+esac
 form=(--shared-form --form-share 0.5); base_storage=int4; ngrams=${NGRAMS:-140000}
 if [ "$hold" != 0 ]; then
   hold_sub=(--hold-forms "$hold" --hold-min-count 100 --held-words-out "$work/held.txt")
@@ -58,7 +65,7 @@ bin="$work/text2vec-am"
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage "$base_storage" --bundle-oov-max-count 0 \
   --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 "${form[@]}" \
-  --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 "${hold_am[@]}" \
+  --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 "${hold_am[@]}" "${coverage[@]}" \
   --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
 
 ls -l "$out"

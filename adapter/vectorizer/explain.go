@@ -88,6 +88,11 @@ type WordExplanation struct {
 	// AM used the form only; FormShare + ContextShare = 1. Present exactly
 	// when FormShare is.
 	ContextShare *float32 `json:"context_share,omitempty"`
+	// FormCoverage is the share of the word's character n-grams that the
+	// model's n-gram table holds: how much of its spelling the form can draw
+	// on (a made-up code or codename has little, and only its contexts can
+	// tell what it means). Present exactly when FormShare is.
+	FormCoverage *float32 `json:"form_coverage,omitempty"`
 	// Contexts are the contexts AM attended to with their attention ρ (AM
 	// only; at most ExplainLimits.MaxContexts, each cut to MaxContextBytes).
 	Contexts []ContextWeight `json:"contexts,omitempty"`
@@ -106,7 +111,7 @@ type ContextWeight struct {
 
 // Per-entry JSON overheads used by the byte budget (keys, numbers, punctuation).
 const (
-	wordOverhead    = 240
+	wordOverhead    = 280
 	contextOverhead = 64
 )
 

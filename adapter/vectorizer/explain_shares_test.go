@@ -7,8 +7,8 @@ import (
 )
 
 // TestExplainShares: an AM word reports form_share = 1 − α and
-// context_share = α; a word AM saw without context reports 1 and 0; a base
-// word carries neither key.
+// context_share = α, and its form_coverage; a word AM saw without context
+// reports 1 and 0; a base word carries none of the three keys.
 func TestExplainShares(t *testing.T) {
 	v := newVectorizer(t, nil)
 	ex, err := v.Explain("zzzzunseen f1. qqqqunseen.", DefaultOptions())
@@ -29,6 +29,14 @@ func TestExplainShares(t *testing.T) {
 	if !(am.Alpha > 0 && am.Alpha < 1) {
 		t.Errorf("α = %v, want in (0, 1)", am.Alpha)
 	}
+	for _, w := range []WordExplanation{am, alone} {
+		if w.FormCoverage == nil || *w.FormCoverage != v.m.Coverage(w.Word) {
+			t.Errorf("%s: form_coverage %v, want the model's coverage %v", w.Word, w.FormCoverage, v.m.Coverage(w.Word))
+		}
+	}
+	if base.FormCoverage != nil {
+		t.Errorf("base word f1: form_coverage %v", *base.FormCoverage)
+	}
 	if !alone.FormOnly || alone.FormShare == nil || *alone.FormShare != 1 || *alone.ContextShare != 0 {
 		t.Errorf("word without context: %+v", alone)
 	}
@@ -45,8 +53,9 @@ func TestExplainShares(t *testing.T) {
 	for _, w := range decoded.Words {
 		_, fs := w["form_share"]
 		_, cs := w["context_share"]
-		if isBase := w["word"] == base.Word; fs == isBase || cs == isBase {
-			t.Errorf("%v: form_share present %v, context_share present %v", w["word"], fs, cs)
+		_, fc := w["form_coverage"]
+		if isBase := w["word"] == base.Word; fs == isBase || cs == isBase || fc == isBase {
+			t.Errorf("%v: form_share present %v, context_share %v, form_coverage %v", w["word"], fs, cs, fc)
 		}
 	}
 }

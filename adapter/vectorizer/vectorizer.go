@@ -869,6 +869,8 @@ func (v *Vectorizer) inferGathered(w *work, word string, o *Options, version uin
 	ok := !isZero(w.amVec) && finite(w.amVec)
 	if we != nil {
 		explainContexts(w, ex, we, exp)
+		c := v.m.Coverage(word)
+		we.FormCoverage = &c
 	}
 	if !ok && v.chars {
 		ok = charVector(word, v.charScale, w.amVec)
