@@ -271,6 +271,41 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
+// TestCoverageMatchesForm: Coverage is the coverage Form gives a
+// GateCoverage model, in both n-gram styles and for every n-gram range, for
+// empty, invalid UTF-8, very long and random words, and always in [0, 1].
+func TestCoverageMatchesForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"", "a", "apple", "qxzvwk", "\xff", "\xff\xfeab", "héllo", "\x00app\x00", "<ap>", "a b",
+		strings.Repeat("é", 3000), strings.Repeat("apple", 2000) + "zz", strings.Repeat("\xff", 5000)}
+	for range 500 {
+		b := make([]byte, rng.IntN(60))
+		for j := range b {
+			b[j] = "aplemyh\xff\xc3\xa9<>\x00zq"[rng.IntN(15)]
+		}
+		words = append(words, string(b))
+	}
+	vocabWords := []string{"apple", "applet", "apply", "maple", "ample", "héllo", "héllo2", "\xff\xfeab", "\xff\xfeac"}
+	base := randomEmbeddings(t, 200, 8, 3)
+	for _, style := range []NgramStyle{NgramReference, NgramFastText} {
+		for _, n := range [][2]int{{3, 5}, {1, 6}, {1, 1}, {2, 32}} {
+			vocab := BuildNgramVocab(vocabWords, NgramConfig{MinN: n[0], MaxN: n[1], MinCount: 2, Style: style})
+			cfg := Config{Dim: 8, Mode: ModeAM, Ngram: vocab.Config(), Tokenizer: DefaultTokenizer(), GateCoverage: true}
+			m, err := New(cfg, vocab, base, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws, form := m.NewWorkspace(), make([]float32, m.Dim)
+			for _, w := range words {
+				want, got := m.Form(ws, w, form), m.Coverage(w)
+				if got != want || !(got >= 0 && got <= 1) {
+					t.Errorf("%v %d–%d-grams, %.20q: Coverage %v, Form %v", style, n[0], n[1], w, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestWeightsGateCoverage: a model with the coverage input (alone and beside
 // the agreement) is written as version 4 with its bit in the gate inputs
 // byte and loads back bit-exact, inferring the same vectors.

@@ -21,18 +21,19 @@
 # new words are mostly codes and codenames (docs/evaluation.md, "Where the spelling says nothing").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+coverage=()
+case ${GATE_COVERAGE:-0} in
+  0) ;;
+  1) coverage=(--gate-coverage) ;;
+  *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
+esac
 install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
 work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
 hold=${HOLD_FORMS:-0}
-hold_sub=(); hold_am=(); coverage=()
-case ${GATE_COVERAGE:-0} in
-  0) ;;
-  1) coverage=(--gate-coverage) ;;
-  *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
-esac
+hold_sub=(); hold_am=()
 form=(--shared-form --form-share 0.5); base_storage=int4; ngrams=${NGRAMS:-140000}
 if [ "$hold" != 0 ]; then
   hold_sub=(--hold-forms "$hold" --hold-min-count 100 --held-words-out "$work/held.txt")
