@@ -97,7 +97,7 @@ func TestRunSynthetic(t *testing.T) {
 		`your query  "zorblat memory"`,
 		`How AM builds a vector for "zorblat"`,
 		"never seen in the base corpus; AM reads it in 2 contexts from the documents",
-		"α = ", "ρ",
+		"α = ", "ρ", "of them known)",
 		"nearest base words to its AM vector",
 		NextCommand,
 		"demo finished in",

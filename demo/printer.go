@@ -242,8 +242,12 @@ func (p *printer) explain(we vectorizer.WordExplanation, near []neighbour) {
 		return
 	}
 	p.printf("   %s; AM reads it in %s from the documents.\n", seen, plural(len(we.Contexts), "context"))
-	p.printf("   v = α·A·v_context + (1−α)·v_form with gate %s: %.0f%% context, %.0f%% form (character n-grams).\n",
-		p.style(styleBold, fmt.Sprintf("α = %.2f", we.Alpha)), 100*we.Alpha, 100*(1-we.Alpha))
+	known := ""
+	if we.FormCoverage != nil {
+		known = fmt.Sprintf(", %.0f%% of them known", 100**we.FormCoverage)
+	}
+	p.printf("   v = α·A·v_context + (1−α)·v_form with gate %s: %.0f%% context, %.0f%% form (character n-grams%s).\n",
+		p.style(styleBold, fmt.Sprintf("α = %.2f", we.Alpha)), 100*we.Alpha, 100*(1-we.Alpha), known)
 	p.printf("   The contexts, weighted by attention ρ (high ρ: the context agrees with the others):\n\n")
 	p.printf("   %s  %s\n", p.style(styleDim, "    ρ"), p.style(styleDim, "context"))
 	ctxs := slices.Clone(we.Contexts)
