@@ -271,6 +271,16 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
+// TestCoverageShortfall: the gate's coverage input is 1 for a form the table
+// knows nothing of, falls linearly to 0 at CoverageKnee and stays 0 above.
+func TestCoverageShortfall(t *testing.T) {
+	for _, c := range []struct{ c, want float32 }{{0, 1}, {CoverageKnee / 2, 0.5}, {CoverageKnee, 0}, {0.6, 0}, {1, 0}} {
+		if got := coverageShortfall(c.c); math.Abs(float64(got-c.want)) > 1e-6 {
+			t.Errorf("shortfall of coverage %v = %v, want %v", c.c, got, c.want)
+		}
+	}
+}
+
 // TestCoverageMatchesForm: Coverage is the coverage Form gives a
 // GateCoverage model, in both n-gram styles and for every n-gram range, for
 // empty, invalid UTF-8, very long and random words, and always in [0, 1].

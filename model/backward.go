@@ -148,7 +148,7 @@ func (m *Model) Backward(ws *Workspace, target []float32, g *Grads) (loss float3
 			g.U[m.agreementIndex()] += gz * ws.agree
 		}
 		if m.GateCoverage {
-			g.U[m.coverageIndex()] += gz * ws.cover
+			g.U[m.coverageIndex()] += gz * coverageShortfall(ws.cover)
 		}
 		g.B += gz
 		simd.Rank1(g.A, d, d, a, ws.gv, ws.ctx)

@@ -412,8 +412,8 @@ func (m *Model) inferContexts(ws *Workspace, contexts [][]int32, dst []float32) 
 	return Explanation{Alpha: ws.alpha, Rho: ws.rho}
 }
 
-// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket); a; c] + B
-// and records the count bucket and the agreement a in ws.
+// gateInput returns the gate's logit z = U·[v_ctx; v_form; onehot(bucket); a; s(c)] + B, s the
+// coverage's shortfall, and records the count bucket and the agreement a in ws.
 func (m *Model) gateInput(ws *Workspace) float64 {
 	d := m.Dim
 	z := float64(simd.Dot(m.U[:d], ws.ctx)) + float64(simd.Dot(m.U[d:2*d], ws.form)) + float64(m.B)
@@ -432,7 +432,7 @@ func (m *Model) gateInput(ws *Workspace) float64 {
 		z += float64(m.U[m.agreementIndex()]) * float64(ws.agree)
 	}
 	if m.GateCoverage {
-		z += float64(m.U[m.coverageIndex()]) * float64(ws.cover)
+		z += float64(m.U[m.coverageIndex()]) * float64(coverageShortfall(ws.cover))
 	}
 	return z
 }

@@ -28,11 +28,14 @@ type Config struct {
 	// say the same from contexts that say different things.
 	GateAgreement bool
 	// GateCoverage, when set, gives the gate one more input (an addition to
-	// the paper): the form's coverage c, the share of the word's character
-	// n-grams that its form takes from the n-gram table (Model.Form), low for
-	// a word whose spelling the model has not seen the like of (a product code,
-	// a codename), whose form says little. false: the gate cannot tell such a
-	// form from one it knows well.
+	// the paper): the shortfall of the form's coverage c, the share of the
+	// word's character n-grams that its form takes from the n-gram table
+	// (Model.Form), below CoverageKnee: (CoverageKnee − c)/CoverageKnee, 0 for
+	// c ≥ CoverageKnee. It is high for a word whose spelling the model has not
+	// seen the like of (a product code, a codename), whose form says little,
+	// and 0 for the words whose spelling it knows at least that well, whose
+	// gate it leaves alone. false: the gate cannot tell such a form from one
+	// it knows well.
 	GateCoverage bool
 	// ContextSIF, when > 0, is the SIF weight a of the context words (an
 	// addition to the paper): a context's mean v_Ci weighs each known word w
@@ -59,6 +62,15 @@ func CountBucket(k, nb int) int {
 // gateLen is the length of U: the weights of v_ctx and v_form, then one
 // bias per count bucket, then the weights of the agreement and the coverage.
 func (c Config) gateLen() int { return c.coverageIndex() + boolInt(c.GateCoverage) }
+
+// CoverageKnee is the coverage below which the gate's coverage input
+// (Config.GateCoverage) is not 0: a form that takes at least this share of
+// its word's n-grams from the table counts as known.
+const CoverageKnee = 0.3
+
+// coverageShortfall returns the gate's coverage input for coverage c:
+// (CoverageKnee − c)/CoverageKnee, 0 for c ≥ CoverageKnee.
+func coverageShortfall(c float32) float32 { return max(CoverageKnee-c, 0) / CoverageKnee }
 
 // coverageIndex is the index in U of the coverage's weight (with GateCoverage).
 func (c Config) coverageIndex() int { return c.agreementIndex() + boolInt(c.GateAgreement) }

@@ -137,7 +137,8 @@ func naiveInfer(m *Model, p *params64, word string, contexts [][]int32) (v []flo
 		z += p.u[2*d+m.CountBuckets] * naiveAgreement(means)
 	}
 	if m.GateCoverage {
-		z += p.u[2*d+m.CountBuckets+boolInt(m.GateAgreement)] * naiveCoverage(m, word)
+		// The input is the coverage's shortfall below the knee (0.3).
+		z += p.u[2*d+m.CountBuckets+boolInt(m.GateAgreement)] * max(0.3-naiveCoverage(m, word), 0) / 0.3
 	}
 	alpha = 1 / (1 + math.Exp(-z))
 	v = make([]float64, d)

@@ -1,6 +1,10 @@
 package vectorizer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
 
 // TestGateAgreementServed: a model whose gate sees the contexts' agreement
 // gets it from the contexts the memory remembers. A query for a word known
@@ -61,7 +65,11 @@ func TestGateCoverageServed(t *testing.T) {
 	m.GateCoverage = true
 	m.U = append(m.U, 0)
 	o := sumOptions()
-	passages := []string{"Jargon9 f10 f11 f12.", "The jargon9 f13 f14 r2 f15."}
+	const word = "zqxjv9" // a spelling the n-grams know too little of for the gate to leave alone
+	if c := m.Coverage(word); c >= model.CoverageKnee {
+		t.Fatalf("coverage of %s %v: want it below the knee %v", word, c, model.CoverageKnee)
+	}
+	passages := []string{"Zqxjv9 f10 f11 f12.", "The zqxjv9 f13 f14 r2 f15."}
 	var last [][]float32 // per weight, the vector after both passages
 	for _, w := range []float32{0, -3} {
 		m.U[len(m.U)-1] = w
@@ -75,12 +83,12 @@ func TestGateCoverageServed(t *testing.T) {
 			if _, err := v.Vectorize(p, TaskPassage, o); err != nil {
 				t.Fatal(err)
 			}
-			ctxs = append(ctxs, m.ContextIDs(nil, m.Tokenizer.AppendTokens(nil, p), "jargon9"))
-			if got, err = v.Vectorize("jargon9", TaskQuery, o); err != nil {
+			ctxs = append(ctxs, m.ContextIDs(nil, m.Tokenizer.AppendTokens(nil, p), word))
+			if got, err = v.Vectorize(word, TaskQuery, o); err != nil {
 				t.Fatal(err)
 			}
 			want := make([]float32, m.Dim)
-			m.Infer(m.NewWorkspace(), "jargon9", ctxs, want)
+			m.Infer(m.NewWorkspace(), word, ctxs, want)
 			normalize(want)
 			assertClose(t, got, want, 1e-5)
 		}
