@@ -17,16 +17,8 @@
 # (docs/model.md, "A model whose contexts pay"), with whole forms, int8 base vectors and NGRAMS
 # 72000 by default, as docs/evaluation.md measured it: its vectors follow the contexts more; the
 # tracked model is built without it.
-# GATE_COVERAGE=1 gives AM's gate the form's coverage (`train --gate-coverage`): for collections whose
-# new words are mostly codes and codenames (docs/evaluation.md, "Where the spelling says nothing").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-coverage=()
-case ${GATE_COVERAGE:-0} in
-  0) ;;
-  1) coverage=(--gate-coverage) ;;
-  *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
-esac
 install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
@@ -58,15 +50,16 @@ bin="$work/text2vec-am"
   --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
 
 # 2. AM on them with the paper's protocol and four additions (20 epochs; a gate that knows how
-#    many contexts it has and whether they agree; SIF-weighted context words; a training word's
-#    form without the n-grams it holds more than half the occurrences of, as a new word's form
-#    is), its n-gram table started from the subword model's own n-gram vectors (the NGRAMS found
-#    in the most vocabulary words) and kept frozen (AM learns its gate, A and the attention on
-#    them); the serving bundle stores the n-grams and the base vectors as int4 (docs/model.md).
+#    many contexts it has, whether they agree and how little of the word's spelling the n-grams
+#    know; SIF-weighted context words; a training word's form without the n-grams it holds more
+#    than half the occurrences of, as a new word's form is), its n-gram table started from the
+#    subword model's own n-gram vectors (the NGRAMS found in the most vocabulary words) and kept
+#    frozen (AM learns its gate, A and the attention on them); the serving bundle stores the
+#    n-grams and the base vectors as int4 (docs/model.md).
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage "$base_storage" --bundle-oov-max-count 0 \
   --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 "${form[@]}" \
-  --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 "${hold_am[@]}" "${coverage[@]}" \
+  --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 --gate-coverage "${hold_am[@]}" \
   --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
 
 ls -l "$out"
