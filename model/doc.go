@@ -53,7 +53,7 @@
 //	ρ_i     = Σ_j s(C_i, C_j) / (Σ_jk s(C_j, C_k) + 1e-9),  s(a, b) = (M v_a)·(M v_b)/√d    (AM)
 //	ρ_i     = |C_i| / Σ_j |C_j|   (FCM: the mean over all context words, as the reference)
 //	v_ctx   = Σ_i ρ_i v_Ci
-//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]] [+ U[2d + C]·a] [+ U[2d + C + A]·c])
+//	α       = σ(U[:d]·v_ctx + U[d:2d]·v_form + B [+ U[2d + b(k)]] [+ U[2d + C]·a] [+ U[2d + C + A]·s(c)])
 //	v       = α A v_ctx + (1 − α) v_form      (AM, FCM)
 //	v       = v_form                          (ModeForm)
 //	v       = A v_ctx                         (ModeContext = AM-ctx, ModeFCMContext = FCM-ctx)
@@ -76,8 +76,10 @@
 // The third exists only with Config.GateCoverage (an addition as well;
 // A = 1 with the agreement input, else 0): c is the form's coverage, the
 // share of the word's character n-grams (NgramVocab.Count) that its form
-// takes from the n-gram table, so that the gate can lean on the contexts
-// of a word whose spelling the table knows little of (a product code). Its
+// takes from the n-gram table, and s(c) = max(CoverageKnee − c, 0)/CoverageKnee
+// its shortfall below the knee (0.3), so that the gate can lean on the
+// contexts of a word whose spelling the table knows little of (a product
+// code) and leaves every word it knows at least that well as it was. Its
 // weight starts at 0; c depends on the vocabulary and, in training, on the
 // n-grams KeepNgrams and LeaveOut leave out of a training word's form, so a
 // training word covers less than a new word of the like spelling.

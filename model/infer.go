@@ -30,7 +30,7 @@ type Workspace struct {
 	formGiven bool    // the form came from InferForm: ws.ids does not hold its n-grams
 	bucket    int     // the gate's count bucket (with Config.CountBuckets > 0)
 	agree     float32 // the contexts' agreement (with Config.GateAgreement)
-	cover     float32 // the form's coverage (Form; the gate's input with Config.GateCoverage)
+	cover     float32 // the form's coverage (Form; its shortfall is the gate's input with Config.GateCoverage)
 	den       float64 // max(Σ num_i, 0) + ε (AM)
 	clamped   bool    // Σ num_i was ≤ 0 and was replaced by 0
 
@@ -273,9 +273,9 @@ func (m *Model) Infer(ws *Workspace, word string, contexts [][]int32, dst []floa
 // depends on the word alone (the mean of its n-grams' rows; zeros in the
 // context-only modes), with ws's KeepNgrams and LeaveOut settings, and
 // returns the form's coverage: the share of the word's character n-grams
-// (NgramVocab.Count) that the form takes from the n-gram table, the gate's
-// input with Config.GateCoverage (0 without it, and in the context-only
-// modes). A caller that infers the same word again and again
+// (NgramVocab.Count) that the form takes from the n-gram table, whose
+// shortfall below CoverageKnee is the gate's input with Config.GateCoverage
+// (0 without it, and in the context-only modes). A caller that infers the same word again and again
 // keeps both and passes them to InferForm.
 func (m *Model) Form(ws *Workspace, word string, dst []float32) (coverage float32) {
 	m.checkInfer(ws, dst, "Form")

@@ -160,7 +160,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.contextDraw, "context-draw", def.ContextDraw.String(), "how many contexts an instance samples: uniform (the paper) or log-uniform (as many with 1-3 contexts as with 16-63)")
 	fs.IntVar(&f.countBuckets, "count-buckets", def.CountBuckets, "gate bias per bucket of the number of contexts (1, 2-3, 4-7, ...; the last takes the rest); 0: the paper's gate")
 	fs.BoolVar(&f.gateAgreement, "gate-agreement", def.GateAgreement, "give the gate the contexts' agreement (mean cosine between two contexts' means) as one more input")
-	fs.BoolVar(&f.gateCoverage, "gate-coverage", def.GateCoverage, "give the gate the form's coverage (the share of the word's character n-grams its form takes from the n-gram table) as one more input, so that contexts count more for a word whose spelling the model knows little of")
+	fs.BoolVar(&f.gateCoverage, "gate-coverage", def.GateCoverage, "give the gate how far the form's coverage (the share of the word's character n-grams its form takes from the n-gram table) falls below 0.3 as one more input, so that contexts count more for a word whose spelling the model knows little of")
 	fs.Float64Var(&f.contextSIF, "context-sif", def.ContextSIF, "weigh each context word by its SIF weight `a`/(a + p(w)), p(w) its share of the counts, in its context's mean (0: the paper's plain mean; 1e-3 weighs \"the\" about 0.02)")
 	fs.BoolVar(&f.alacarteA, "alacarte-a", def.AlaCarteA, "start A from the A La Carte map of the training words (least squares from context means to base vectors)")
 	fs.IntVar(&f.window, "window", def.Window, "context words kept on either side")

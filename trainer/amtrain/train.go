@@ -381,7 +381,7 @@ func (p *Plan) fingerprint(o *Options, words []string, counts []int64) uint64 {
 		fmt.Fprintf(h, "context SIF %g\n", o.ContextSIF)
 	}
 	if o.GateCoverage { // likewise
-		fmt.Fprintf(h, "gate coverage\n")
+		fmt.Fprintf(h, "gate coverage, knee %g\n", model.CoverageKnee)
 	}
 	if o.SharedForm { // likewise
 		fmt.Fprintf(h, "shared form %d\n", len(words))
