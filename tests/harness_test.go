@@ -300,6 +300,9 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 		if owner.Failed() {
 			// short: a failing test's own errors must stay in view in CI's excerpt of the output
 			owner.Logf("%s log (%s), last lines:\n%s", name, logPath, p.logTail(failedTestTail))
+			if c := p.crash(crashExcerpt); c != "" {
+				owner.Logf("%s crashed; its log from the crash on:\n%s", name, c)
+			}
 		}
 	})
 	return p
@@ -358,6 +361,7 @@ func (p *process) kill() {
 const (
 	startTail      = 6000
 	failedTestTail = 1200
+	crashExcerpt   = 3000
 )
 
 // logTail returns the last n bytes of the process's log.
@@ -505,4 +509,59 @@ func (a *adapterServer) start(t testing.TB) {
 
 func (a *adapterServer) url(path string) string {
 	return "http://127.0.0.1:" + strconv.Itoa(a.port) + path
+}
+
+// crash returns up to n bytes of the process's log from the first line a Go
+// program writes when it crashes ("panic: " or "fatal error: " at a line's
+// start), or "" when the log has none: the cause of a crash is at the top of
+// the dump of goroutines that follows, far from the log's end.
+func (p *process) crash(n int) string {
+	data, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return ""
+	}
+	return crashString(string(data), n)
+}
+
+// crashString is crash on the text of a log.
+func crashString(log string, n int) string {
+	at := -1
+	for _, mark := range []string{"panic: ", "fatal error: "} {
+		i := -1
+		if strings.HasPrefix(log, mark) {
+			i = 0
+		} else if j := strings.Index(log, "\n"+mark); j >= 0 {
+			i = j + 1
+		}
+		if i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	s := log[at:]
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// TestCrashString: a failed test shows a crashed server's panic, which a
+// dump of goroutines pushes out of the log's last lines, and nothing for a
+// log without one.
+func TestCrashString(t *testing.T) {
+	dump := strings.Repeat("goroutine 7 [select]:\nmain.loop()\n", 200)
+	for _, c := range []struct{ log, want string }{
+		{"started\nserving\n", ""},
+		{"started\nmsg=\"recovered panic: x\"\n", ""},
+		{"started\npanic: assignment to entry in nil map\n\n" + dump, "panic: assignment to entry in nil map\n\ngoroutine 7"},
+		{"fatal error: concurrent map writes\n" + dump, "fatal error: concurrent map writes\n"},
+		{"a\nfatal error: out of memory\nb\npanic: later\n", "fatal error: out of memory\nb\npanic: later\n"},
+	} {
+		got := crashString(c.log, 60)
+		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") || len(got) > 60+len("…") {
+			t.Errorf("crashString(%.40q…) = %q, want it to start with %q, at most 60 bytes", c.log, got, c.want)
+		}
+	}
 }
