@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/text2vec-am/text2vec-am/internal/shareddata"
 	"github.com/text2vec-am/text2vec-am/module/buildweaviate"
@@ -265,6 +266,7 @@ type process struct {
 	cmd     *exec.Cmd
 	logPath string
 	logFile *os.File
+	logFrom int64 // the log's size when the process started: where its own output begins
 	done    chan struct{}
 	waitErr error
 	stopped bool
@@ -280,6 +282,7 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 	if err != nil {
 		t.Fatalf("%s log: %v", name, err)
 	}
+	logFrom, _ := lf.Seek(0, io.SeekEnd)
 	fmt.Fprintf(lf, "=== %s start %s %s\n", time.Now().Format(time.RFC3339), bin, strings.Join(args, " "))
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -290,7 +293,7 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 		lf.Close()
 		t.Fatalf("start %s: %v", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, logFile: lf, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, logPath: logPath, logFile: lf, logFrom: logFrom, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
@@ -300,7 +303,7 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 		if owner.Failed() {
 			// short: a failing test's own errors must stay in view in CI's excerpt of the output
 			owner.Logf("%s log (%s), last lines:\n%s", name, logPath, p.logTail(failedTestTail))
-			if c := p.crash(crashExcerpt); c != "" {
+			if c := p.crash(crashExcerpt, failedTestTail); c != "" {
 				owner.Logf("%s crashed; its log from the crash on:\n%s", name, c)
 			}
 		}
@@ -356,8 +359,9 @@ func (p *process) kill() {
 	p.logFile.Close()
 }
 
-// The ends of a process's log shown (bytes): when it fails to start, and
-// after a test that failed.
+// What of a process's log is shown (bytes): its end when it fails to start
+// and after a test that failed, and from its crash on after a test that
+// failed.
 const (
 	startTail      = 6000
 	failedTestTail = 1200
@@ -511,19 +515,29 @@ func (a *adapterServer) url(path string) string {
 	return "http://127.0.0.1:" + strconv.Itoa(a.port) + path
 }
 
-// crash returns up to n bytes of the process's log from the first line a Go
-// program writes when it crashes ("panic: " or "fatal error: " at a line's
-// start), or "" when the log has none: the cause of a crash is at the top of
-// the dump of goroutines that follows, far from the log's end.
-func (p *process) crash(n int) string {
+// crash returns n bytes (then "…") of this process's output in its log
+// from the first line a Go program writes when it crashes ("panic: " or
+// "fatal error: " at a line's start), or "" when it has none or the crash is
+// within the last tail bytes of the log, shown already: the cause of a crash
+// is at the top of the dump of goroutines that follows, far from the log's
+// end. A log appended to by earlier runs of the process is read from this
+// run's start.
+func (p *process) crash(n, tail int) string {
 	data, err := os.ReadFile(p.logPath)
-	if err != nil {
+	if err != nil || int64(len(data)) < p.logFrom {
 		return ""
 	}
-	return crashString(string(data), n)
+	own := string(data[p.logFrom:])
+	c := crashString(own, n)
+	if c == "" || len(own)-strings.Index(own, strings.TrimSuffix(c, "…")) <= tail {
+		return ""
+	}
+	return c
 }
 
-// crashString is crash on the text of a log.
+// crashString returns n bytes (then "…", cut at a character's start) of log
+// from its first line that starts with "panic: " or "fatal error: ", or ""
+// when no line does.
 func crashString(log string, n int) string {
 	at := -1
 	for _, mark := range []string{"panic: ", "fatal error: "} {
@@ -542,6 +556,9 @@ func crashString(log string, n int) string {
 	}
 	s := log[at:]
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
 		s = s[:n] + "…"
 	}
 	return s
@@ -555,13 +572,40 @@ func TestCrashString(t *testing.T) {
 	for _, c := range []struct{ log, want string }{
 		{"started\nserving\n", ""},
 		{"started\nmsg=\"recovered panic: x\"\n", ""},
-		{"started\npanic: assignment to entry in nil map\n\n" + dump, "panic: assignment to entry in nil map\n\ngoroutine 7"},
+		{"started\npanic: assignment to entry in nil map\n\n" + dump,
+			"panic: assignment to entry in nil map\n\ngoroutine 7"},
 		{"fatal error: concurrent map writes\n" + dump, "fatal error: concurrent map writes\n"},
 		{"a\nfatal error: out of memory\nb\npanic: later\n", "fatal error: out of memory\nb\npanic: later\n"},
+		{"a\npanic: first\nb\nfatal error: later\n", "panic: first\nb\nfatal error: later\n"},
+		{"panic: " + strings.Repeat("é", 40), "panic: éé"},
 	} {
 		got := crashString(c.log, 60)
-		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") || len(got) > 60+len("…") {
-			t.Errorf("crashString(%.40q…) = %q, want it to start with %q, at most 60 bytes", c.log, got, c.want)
+		cut := strings.TrimSuffix(got, "…")
+		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") || len(cut) > 60 || !utf8.ValidString(got) {
+			t.Errorf("crashString(%.40q…) = %q, want it to start with %q: at most 60 whole bytes", c.log, got, c.want)
+		}
+	}
+}
+
+// TestProcessCrash: a process's crash is looked for in its own run's part of
+// a log that earlier runs appended to, and not shown again when the log's
+// last lines hold it.
+func TestProcessCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "node.log")
+	earlier := "=== start\npanic: an earlier run\n" + strings.Repeat("goroutine 1 [running]:\n", 100)
+	dump := strings.Repeat("goroutine 9 [select]:\n", 100)
+	for _, c := range []struct{ own, want string }{
+		{"=== start\nserving\n", ""},
+		{"=== start\npanic: this run\n" + dump, "panic: this run\n"},
+		{"=== start\npanic: this run\n", ""}, // in the last lines shown
+	} {
+		if err := os.WriteFile(path, []byte(earlier+c.own), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := &process{logPath: path, logFrom: int64(len(earlier))}
+		got := p.crash(200, 100)
+		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("own log %.30q…: crash %.40q, want %q", c.own, got, c.want)
 		}
 	}
 }
