@@ -19,6 +19,9 @@
 # tracked model is built without it.
 # GATE_COVERAGE=0 (default 1) builds AM without the gate's coverage input (`train --gate-coverage`),
 # the recipe of the tables in docs/evaluation.md that say so.
+# FORM_SHARE=S (default 0.5) is step 2's `--form-share`: a training word's form leaves out the
+# n-grams of which it holds more than S of the occurrences (0.25 lets the contexts add more to a new
+# word's vector and costs retrieval a little: docs/evaluation.md); HOLD_FORMS builds use whole forms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 coverage=(--gate-coverage)
@@ -27,6 +30,9 @@ case ${GATE_COVERAGE:-1} in
   0) coverage=() ;;
   *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
 esac
+form_share=${FORM_SHARE:-0.5}
+[[ $form_share =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || {
+  echo "build-default-model: FORM_SHARE must be a number between 0 and 1, got ${form_share}" >&2; exit 2; }
 install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
@@ -34,7 +40,7 @@ work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
 hold=${HOLD_FORMS:-0}
 hold_sub=(); hold_am=()
-form=(--shared-form --form-share 0.5); base_storage=int4; ngrams=${NGRAMS:-140000}
+form=(--shared-form --form-share "$form_share"); base_storage=int4; ngrams=${NGRAMS:-140000}
 if [ "$hold" != 0 ]; then
   hold_sub=(--hold-forms "$hold" --hold-min-count 100 --held-words-out "$work/held.txt")
   hold_am=(--only-words "$work/held.txt")
