@@ -5,56 +5,92 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// buildScriptEnv is the environment for running scripts/build-default-model.sh:
+// the caller's without the script's own settings, plus set (NAME=value).
+func buildScriptEnv(set ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "NGRAMS", "OUT", "WORK":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, set...)
+}
+
 // TestBuildScriptRefusesBadSettings runs scripts/build-default-model.sh with
-// settings it must refuse before any work: each exits with status 2 and a
-// message naming the variable and the value.
+// settings it must refuse before any work, on an existing corpus directory:
+// each exits with status 2, a message naming the variable and the value, and
+// the work directory not created.
 func TestBuildScriptRefusesBadSettings(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found")
 	}
-	for _, tc := range []struct{ env, value string }{
-		{"FORM_SHARE", "1"},
-		{"FORM_SHARE", "0"},
-		{"FORM_SHARE", "0.0"},
-		{"FORM_SHARE", "-0.25"},
-		{"FORM_SHARE", "0.25x"},
-		{"FORM_SHARE", "half"},
-		{"GATE_COVERAGE", "2"},
+	for _, tc := range []struct{ env, value, want string }{
+		{"FORM_SHARE", "1", "got 1"},
+		{"FORM_SHARE", "0", "got 0"},
+		{"FORM_SHARE", "0.0", "got 0.0"},
+		{"FORM_SHARE", "-0.25", "got -0.25"},
+		{"FORM_SHARE", "0.25x", "got 0.25x"},
+		{"FORM_SHARE", "half", "got half"},
+		{"FORM_SHARE", "0.99999999999999999999", "got 0.99999999999999999999"}, // 1 as a float64
+		{"FORM_SHARE", "0." + strings.Repeat("0", 400) + "1", "got 0.000"},     // 0 as a float64
+		{"GATE_COVERAGE", "2", "got 2"},
 	} {
-		cmd := exec.Command("bash", "scripts/build-default-model.sh", "/nonexistent-corpus")
-		work := t.TempDir()
-		cmd.Env = append(os.Environ(), tc.env+"="+tc.value, "WORK="+work)
+		dir := t.TempDir()
+		work := filepath.Join(dir, "work")
+		cmd := exec.Command("bash", "scripts/build-default-model.sh", dir)
+		cmd.Env = buildScriptEnv(tc.env+"="+tc.value, "WORK="+work)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
+		name := tc.env + "=" + tc.value[:min(len(tc.value), 24)]
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-			t.Errorf("%s=%s: %v, want exit status 2 (stderr %q)", tc.env, tc.value, err, stderr.String())
+			t.Errorf("%s: %v, want exit status 2 (stderr %q)", name, err, stderr.String())
 			continue
 		}
-		if msg := stderr.String(); !strings.Contains(msg, tc.env) || !strings.Contains(msg, tc.value) {
-			t.Errorf("%s=%s: message %q does not name the variable and its value", tc.env, tc.value, msg)
+		if msg := stderr.String(); !strings.Contains(msg, tc.env) || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: message %q does not name the variable and its value", name, msg)
 		}
-		if entries, _ := os.ReadDir(work); len(entries) > 0 {
-			t.Errorf("%s=%s: the script wrote %d entries to WORK before refusing", tc.env, tc.value, len(entries))
+		if _, err := os.Stat(work); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the work directory exists after the refusal (%v)", name, err)
 		}
 	}
 }
 
-// TestBuildScriptAcceptsFormShare: a share between 0 and 1 passes the
-// settings' checks, so the script goes on to the corpus, which it reports
+// TestBuildScriptFormShareWithHeldForms: FORM_SHARE does not apply to a
+// HOLD_FORMS build, which the script refuses rather than ignore the setting.
+func TestBuildScriptFormShareWithHeldForms(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	cmd := exec.Command("bash", "scripts/build-default-model.sh", "/nonexistent-corpus")
+	cmd.Env = buildScriptEnv("FORM_SHARE=0.25", "HOLD_FORMS=0.5", "WORK="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "FORM_SHARE does not apply") {
+		t.Errorf("FORM_SHARE=0.25 HOLD_FORMS=0.5: %v, %q; want exit status 2 naming FORM_SHARE", err, out)
+	}
+}
+
+// TestBuildScriptAcceptsFormShare: a decimal between 0 and 1, or none, passes
+// the settings' checks, so the script goes on to the corpus, which it reports
 // missing.
 func TestBuildScriptAcceptsFormShare(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found")
 	}
-	for _, v := range []string{"0.25", ".1", "0.5", "0.999"} {
+	for _, v := range []string{"", "0.25", ".1", "0.5", "0.999"} {
 		cmd := exec.Command("bash", "scripts/build-default-model.sh", "/nonexistent-corpus")
-		cmd.Env = append(os.Environ(), "FORM_SHARE="+v, "WORK="+t.TempDir())
+		cmd.Env = buildScriptEnv("FORM_SHARE="+v, "WORK="+t.TempDir())
 		out, _ := cmd.CombinedOutput()
 		if !strings.Contains(string(out), "corpus /nonexistent-corpus not found") {
 			t.Errorf("FORM_SHARE=%s: %q, want the missing corpus reported", v, out)

@@ -19,9 +19,10 @@
 # tracked model is built without it.
 # GATE_COVERAGE=0 (default 1) builds AM without the gate's coverage input (`train --gate-coverage`),
 # the recipe of the tables in docs/evaluation.md that say so.
-# FORM_SHARE=S (default 0.5) is step 2's `--form-share`: a training word's form leaves out the
-# n-grams of which it holds more than S of the occurrences (0.25 lets the contexts add more to a new
-# word's vector and costs retrieval a little: docs/evaluation.md); HOLD_FORMS builds use whole forms.
+# FORM_SHARE=S (a decimal, 0 < S < 1, default 0.5) is step 2's `--form-share`: a training word's
+# form leaves out the n-grams of which it holds more than S of the occurrences (0.25 lets the
+# contexts add more to a new word's vector and costs retrieval a little: docs/evaluation.md). It does
+# not apply to HOLD_FORMS builds, which train on whole forms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 coverage=(--gate-coverage)
@@ -31,8 +32,14 @@ case ${GATE_COVERAGE:-1} in
   *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
 esac
 form_share=${FORM_SHARE:-0.5}
-[[ $form_share =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || {
-  echo "build-default-model: FORM_SHARE must be a number between 0 and 1, got ${form_share}" >&2; exit 2; }
+if ! [[ $form_share =~ ^0?\.[0-9]+$ ]] || ! awk -v s="$form_share" 'BEGIN { exit !(s + 0 > 0 && s + 0 < 1) }'; then
+  echo "build-default-model: FORM_SHARE must be a decimal strictly between 0 and 1 such as 0.25, got ${form_share}" >&2
+  exit 2
+fi
+if [ -n "${FORM_SHARE:-}" ] && [ "${HOLD_FORMS:-0}" != 0 ]; then
+  echo "build-default-model: FORM_SHARE does not apply to a HOLD_FORMS build, which trains on whole forms" >&2
+  exit 2
+fi
 install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
@@ -66,10 +73,10 @@ bin="$work/text2vec-am"
 # 2. AM on them with the paper's protocol and four additions (20 epochs; a gate that knows how
 #    many contexts it has, whether they agree and how little of the word's spelling the n-grams
 #    know; SIF-weighted context words; a training word's form without the n-grams it holds more
-#    than half the occurrences of, as a new word's form is), its n-gram table started from the
-#    subword model's own n-gram vectors (the NGRAMS found in the most vocabulary words) and kept
-#    frozen (AM learns its gate, A and the attention on them); the serving bundle stores the
-#    n-grams and the base vectors as int4 (docs/model.md).
+#    than FORM_SHARE (half by default) of the occurrences of, as a new word's form is), its n-gram
+#    table started from the subword model's own n-gram vectors (the NGRAMS found in the most
+#    vocabulary words) and kept frozen (AM learns its gate, A and the attention on them); the
+#    serving bundle stores the n-grams and the base vectors as int4 (docs/model.md).
 "$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage "$base_storage" --bundle-oov-max-count 0 \
   --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 "${form[@]}" \
