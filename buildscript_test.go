@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -25,14 +24,33 @@ func buildScriptEnv(set ...string) []string {
 	return append(env, set...)
 }
 
+// runBuildScript runs scripts/build-default-model.sh on corpus with the
+// settings set (NAME=value) and returns its output and exit status; it skips
+// the test without bash.
+func runBuildScript(t *testing.T, corpus string, set ...string) (string, int) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	cmd := exec.Command("bash", "scripts/build-default-model.sh", corpus)
+	cmd.Env = buildScriptEnv(set...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	}
+	t.Fatalf("running the build script: %v", err)
+	return "", 0
+}
+
 // TestBuildScriptRefusesBadSettings runs scripts/build-default-model.sh with
 // settings it must refuse before any work, on an existing corpus directory:
 // each exits with status 2, a message naming the variable and the value, and
 // the work directory not created.
 func TestBuildScriptRefusesBadSettings(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not found")
-	}
 	for _, tc := range []struct{ env, value, want string }{
 		{"FORM_SHARE", "1", "got 1"},
 		{"FORM_SHARE", "0", "got 0"},
@@ -46,18 +64,13 @@ func TestBuildScriptRefusesBadSettings(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		work := filepath.Join(dir, "work")
-		cmd := exec.Command("bash", "scripts/build-default-model.sh", dir)
-		cmd.Env = buildScriptEnv(tc.env+"="+tc.value, "WORK="+work)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
+		msg, code := runBuildScript(t, dir, tc.env+"="+tc.value, "WORK="+work)
 		name := tc.env + "=" + tc.value[:min(len(tc.value), 24)]
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-			t.Errorf("%s: %v, want exit status 2 (stderr %q)", name, err, stderr.String())
+		if code != 2 {
+			t.Errorf("%s: exit status %d, want 2 (output %q)", name, code, msg)
 			continue
 		}
-		if msg := stderr.String(); !strings.Contains(msg, tc.env) || !strings.Contains(msg, tc.want) {
+		if !strings.Contains(msg, tc.env) || !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: message %q does not name the variable and its value", name, msg)
 		}
 		if _, err := os.Stat(work); !errors.Is(err, os.ErrNotExist) {
@@ -69,15 +82,9 @@ func TestBuildScriptRefusesBadSettings(t *testing.T) {
 // TestBuildScriptFormShareWithHeldForms: FORM_SHARE does not apply to a
 // HOLD_FORMS build, which the script refuses rather than ignore the setting.
 func TestBuildScriptFormShareWithHeldForms(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not found")
-	}
-	cmd := exec.Command("bash", "scripts/build-default-model.sh", "/nonexistent-corpus")
-	cmd.Env = buildScriptEnv("FORM_SHARE=0.25", "HOLD_FORMS=0.5", "WORK="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "FORM_SHARE does not apply") {
-		t.Errorf("FORM_SHARE=0.25 HOLD_FORMS=0.5: %v, %q; want exit status 2 naming FORM_SHARE", err, out)
+	out, code := runBuildScript(t, "/nonexistent-corpus", "FORM_SHARE=0.25", "HOLD_FORMS=0.5", "WORK="+t.TempDir())
+	if code != 2 || !strings.Contains(out, "FORM_SHARE does not apply") {
+		t.Errorf("FORM_SHARE=0.25 HOLD_FORMS=0.5: exit status %d, %q; want 2 naming FORM_SHARE", code, out)
 	}
 }
 
@@ -85,14 +92,9 @@ func TestBuildScriptFormShareWithHeldForms(t *testing.T) {
 // the settings' checks, so the script goes on to the corpus, which it reports
 // missing.
 func TestBuildScriptAcceptsFormShare(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not found")
-	}
 	for _, v := range []string{"", "0.25", ".1", "0.5", "0.999"} {
-		cmd := exec.Command("bash", "scripts/build-default-model.sh", "/nonexistent-corpus")
-		cmd.Env = buildScriptEnv("FORM_SHARE="+v, "WORK="+t.TempDir())
-		out, _ := cmd.CombinedOutput()
-		if !strings.Contains(string(out), "corpus /nonexistent-corpus not found") {
+		out, _ := runBuildScript(t, "/nonexistent-corpus", "FORM_SHARE="+v, "WORK="+t.TempDir())
+		if !strings.Contains(out, "corpus /nonexistent-corpus not found") {
 			t.Errorf("FORM_SHARE=%s: %q, want the missing corpus reported", v, out)
 		}
 	}

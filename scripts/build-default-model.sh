@@ -36,7 +36,8 @@ if ! [[ $form_share =~ ^0?\.[0-9]+$ ]] || ! awk -v s="$form_share" 'BEGIN { exit
   echo "build-default-model: FORM_SHARE must be a decimal strictly between 0 and 1 such as 0.25, got ${form_share}" >&2
   exit 2
 fi
-if [ -n "${FORM_SHARE:-}" ] && [ "${HOLD_FORMS:-0}" != 0 ]; then
+hold=${HOLD_FORMS:-0}
+if [ -n "${FORM_SHARE:-}" ] && [ "$hold" != 0 ]; then
   echo "build-default-model: FORM_SHARE does not apply to a HOLD_FORMS build, which trains on whole forms" >&2
   exit 2
 fi
@@ -45,7 +46,6 @@ if [ "${1:-}" = --install ]; then install=yes; shift; fi
 corpus=${1:-../shared/data/corpus/general}
 work=${WORK:-$(mktemp -d)}
 out=${OUT:-$work/default.am}
-hold=${HOLD_FORMS:-0}
 hold_sub=(); hold_am=()
 form=(--shared-form --form-share "$form_share"); base_storage=int4; ngrams=${NGRAMS:-140000}
 if [ "$hold" != 0 ]; then
