@@ -32,16 +32,17 @@ func Commands() []cli.Command {
 
 // options are the parsed flags of train-embeddings.
 type options struct {
-	corpus    cli.Paths
-	out       string
-	format    string
-	countsOut string
-	ngramsOut string
-	ngramsMax int
-	heldOut   string
-	minCount  int64
-	outMin    int64
-	cfg       Config
+	corpus     cli.Paths
+	out        string
+	format     string
+	countsOut  string
+	ngramsOut  string
+	outputsOut string
+	ngramsMax  int
+	heldOut    string
+	minCount   int64
+	outMin     int64
+	cfg        Config
 }
 
 // flagNames maps Config fields to the flags that set them.
@@ -81,6 +82,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.IntVar(&o.cfg.MaxN, "maxn", 0, "longest character n-gram: > 0 trains fastText's subword skipgram (word vector = mean of the word's and its n-grams' rows); 0 trains words only")
 	fs.IntVar(&o.cfg.Bucket, "bucket", o.cfg.Bucket, "subword training: 0 gives every distinct n-gram of the vocabulary its own row (no collisions); N > 0 hashes the n-grams into N rows as fastText does (its default: 2000000)")
 	fs.StringVar(&o.ngramsOut, "ngrams-out", "", "subword training: also write the n-gram vectors (one per n-gram of the vocabulary's words, '<' '>' marking word ends; word2vec format) to this `file`, for train --ngrams")
+	fs.StringVar(&o.outputsOut, "outputs-out", "", "subword training: also write the words' output vectors (the rows that predict a word as the context of another; word2vec format) to this `file`, for eval rare-pairs --subword-outputs")
 	fs.IntVar(&o.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the N n-grams found in the most vocabulary words (0: all)")
 	fs.Var((*ngramInit)(&o.cfg.ZeroNgramRows), "ngram-init", "subword training: how the n-gram rows start, `uniform|zero`: uniform in ±1/dim like the word rows (the default) or zero (as most of fastText's buckets do in effect)")
 	fs.Float64Var(&o.cfg.HoldForms, "hold-forms", 0, "subword training: the `fraction` of the words with at least --hold-min-count occurrences whose n-grams learn nothing from them (their own row learns what their contexts add); AM learns from these words how contexts complete a new word's form (0: none)")
@@ -107,8 +109,8 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
 	case o.countsOut != "" && outpath.SamePath(o.countsOut, o.out):
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
-	case o.ngramsOut != "" && o.cfg.MaxN == 0:
-		return nil, cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
+	case o.cfg.MaxN == 0 && (o.ngramsOut != "" || o.outputsOut != ""):
+		return nil, cli.UsageError("--ngrams-out and --outputs-out need subword training (--maxn > 0)")
 	case o.ngramsOut != "" && (outpath.SamePath(o.ngramsOut, o.out) || (o.countsOut != "" && outpath.SamePath(o.ngramsOut, o.countsOut))):
 		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
 	case o.ngramsMax < 0:
@@ -144,7 +146,7 @@ func (o *options) checkOutputs() error {
 		}
 	}
 	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut},
-		{Flag: "--held-words-out", Path: o.heldOut}}
+		{Flag: "--outputs-out", Path: o.outputsOut}, {Flag: "--held-words-out", Path: o.heldOut}}
 	if err := outpath.Check(outs, inputs); err != nil {
 		return cli.UsageError("%w", err)
 	}
@@ -211,13 +213,12 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  loss %.4f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
 			thousands(int64(p.Rate())), p.LR, p.AvgLoss(), p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
 	}
-	var emb, ngrams *model.Embeddings
-	var held []string
+	var emb *model.Embeddings
+	var sw *Subwords
 	if o.cfg.MaxN > 0 {
-		var sw *Subwords
 		sw, err = TrainSubwords(ctx, enc, vocab, o.cfg)
 		if sw != nil {
-			emb, ngrams, held = sw.Words, sw.Ngrams, sw.Held
+			emb = sw.Words
 		}
 	} else {
 		emb, err = Train(ctx, enc, vocab, o.cfg)
@@ -232,13 +233,14 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return writeOutputs(o, log, emb, ngrams, held, all)
+	return writeOutputs(o, log, emb, sw, all)
 }
 
 // writeOutputs writes the word vectors (only the words --out-min-count
-// keeps), the n-gram vectors, the held words and the counts of every corpus
-// word, as o asks.
-func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, held []string, all *corpus.Vocab) error {
+// keeps), and of subword training sw (nil: none) the n-gram vectors, the
+// output vectors and the held words, and the counts of every corpus word, as
+// o asks.
+func writeOutputs(o *options, log *slog.Logger, emb *model.Embeddings, sw *Subwords, all *corpus.Vocab) error {
 	emb, err := keepFrequent(emb, o.outMin)
 	if err != nil {
 		return err
@@ -248,6 +250,7 @@ func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, h
 	}
 	log.Info("wrote embeddings", "file", o.out, "words", emb.Len(), "dim", emb.Dim, "format", o.format)
 	if o.ngramsOut != "" {
+		ngrams := sw.Ngrams
 		if o.ngramsMax > 0 && ngrams.Len() > o.ngramsMax {
 			ngrams, err = model.NewEmbeddings(ngrams.Dim, ngrams.Words[:o.ngramsMax], ngrams.Vectors[:o.ngramsMax*ngrams.Dim], ngrams.Counts[:o.ngramsMax])
 			if err != nil {
@@ -259,9 +262,15 @@ func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, h
 		}
 		log.Info("wrote n-gram vectors", "file", o.ngramsOut, "ngrams", ngrams.Len(), "minn", o.cfg.MinN, "maxn", o.cfg.MaxN)
 	}
+	if o.outputsOut != "" {
+		if err := model.SaveEmbeddings(o.outputsOut, sw.Outputs, o.format == "binary"); err != nil {
+			return err
+		}
+		log.Info("wrote output vectors", "file", o.outputsOut, "words", sw.Outputs.Len())
+	}
 	if o.heldOut != "" {
 		err := atomicfile.Write(o.heldOut, atomicfile.Readable, func(w *bufio.Writer) error {
-			for _, word := range held {
+			for _, word := range sw.Held {
 				w.WriteString(word)
 				w.WriteByte('\n')
 			}
@@ -270,7 +279,7 @@ func writeOutputs(o *options, log *slog.Logger, emb, ngrams *model.Embeddings, h
 		if err != nil {
 			return fmt.Errorf("--held-words-out: %w", err)
 		}
-		log.Info("wrote held words", "file", o.heldOut, "words", len(held))
+		log.Info("wrote held words", "file", o.heldOut, "words", len(sw.Held))
 	}
 	if o.countsOut != "" {
 		n, err := saveCounts(o.countsOut, all)

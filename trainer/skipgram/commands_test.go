@@ -183,6 +183,20 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 	if d := distinct(hashed); d >= hashed.Len() {
 		t.Errorf("--bucket 100: %d distinct vectors for %d n-grams, want collisions", d, hashed.Len())
 	}
+	// The output vectors (--outputs-out) have a row for every word of --out,
+	// trained: not all equal.
+	outputs := filepath.Join(dir, "out.vec")
+	ngramsOf("0", "--outputs-out", outputs)
+	o, err := model.LoadEmbeddings(outputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := model.LoadEmbeddings(out); err != nil || !slices.Equal(o.Words, w.Words) || o.Dim != w.Dim {
+		t.Errorf("--outputs-out: %d words of dimension %d, want --out's (err %v)", o.Len(), o.Dim, err)
+	}
+	if d := distinct(o); d < o.Len()/2 {
+		t.Errorf("--outputs-out: %d distinct vectors for %d words: not trained", d, o.Len())
+	}
 	// Held words (--hold-forms) are written one a line, all frequent enough,
 	// and the n-grams only they have are left out of the table.
 	held := filepath.Join(dir, "held.txt")
@@ -214,10 +228,13 @@ func TestTrainEmbeddingsSubwordCommand(t *testing.T) {
 		t.Errorf("--ngram-init zero: %d distinct vectors for %d n-grams, want n-grams of one word equal", distinct(zero), zero.Len())
 	}
 	for _, args := range [][]string{
-		{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams},             // no --maxn
-		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", out}, // same file
-		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--bucket", "-1"},    // negative buckets
-		{"--corpus", corpusPath, "--out", out, "--maxn", "3", "--minn", "4"},       // minn > maxn
+		{"--corpus", corpusPath, "--out", out, "--ngrams-out", ngrams},              // no --maxn
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", out},  // same file
+		{"--corpus", corpusPath, "--out", out, "--outputs-out", ngrams},             // no --maxn
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--outputs-out", out}, // same file
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", ngrams, "--outputs-out", ngrams},
+		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--bucket", "-1"}, // negative buckets
+		{"--corpus", corpusPath, "--out", out, "--maxn", "3", "--minn", "4"},    // minn > maxn
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngrams-out", ngrams, "--ngrams-max", "-1"},
 		{"--corpus", corpusPath, "--out", out, "--maxn", "6", "--ngram-init", "gauss"}, // unknown initialisation
 		{"--corpus", corpusPath, "--out", out, "--ngram-init", "zero"},                 // no --maxn

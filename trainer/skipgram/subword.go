@@ -27,6 +27,10 @@ type Subwords struct {
 	// vocabulary words containing each, in decreasing order of that number
 	// (ties by decreasing summed word count, then by n-gram).
 	Ngrams *model.Embeddings
+	// Outputs holds the vocabulary's output vectors (the rows that predict a
+	// word as the context of another), with its counts: what
+	// model.SkipInference infers a new word's vector against.
+	Outputs *model.Embeddings
 	// Config is how words were cut into n-grams (the fastText style).
 	Config model.NgramConfig
 	// Held lists the words whose n-grams learned nothing from their own
@@ -141,13 +145,14 @@ func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab
 	if err := t.run(ctx); err != nil {
 		return nil, err
 	}
-	return exportSubwords(vocab, cfg, t.sub, t.syn0)
+	return exportSubwords(vocab, cfg, t.sub, t.syn0, t.syn1neg)
 }
 
 // exportSubwords builds the result of subword training from the input matrix
 // syn0 (the word rows, then the n-gram rows of sub): each word's vector is the
-// mean of its rows, each n-gram's vector its row.
-func exportSubwords(vocab *corpus.Vocab, cfg Config, sub *subwordTable, syn0 []float32) (*Subwords, error) {
+// mean of its rows, each n-gram's vector its row; the output vectors are
+// syn1neg's rows.
+func exportSubwords(vocab *corpus.Vocab, cfg Config, sub *subwordTable, syn0, syn1neg []float32) (*Subwords, error) {
 	n, dim := vocab.Len(), cfg.Dim
 	vecs := make([]float32, n*dim)
 	for i := 0; i < n; i++ {
@@ -170,7 +175,11 @@ func exportSubwords(vocab *corpus.Vocab, cfg Config, sub *subwordTable, syn0 []f
 			held = append(held, vocab.Words[i])
 		}
 	}
-	return &Subwords{Words: words, Ngrams: ngrams, Config: cfg.NgramConfig(), Held: held}, nil
+	outputs, err := model.NewEmbeddings(dim, vocab.Words, syn1neg[:n*dim:n*dim], vocab.Counts)
+	if err != nil {
+		return nil, fmt.Errorf("skipgram: output vectors: %w", err)
+	}
+	return &Subwords{Words: words, Ngrams: ngrams, Outputs: outputs, Config: cfg.NgramConfig(), Held: held}, nil
 }
 
 // ngramTable collects the distinct n-grams of the vocabulary's words with

@@ -498,7 +498,7 @@ func TestExportSubwords(t *testing.T) {
 		for i := range syn0 {
 			syn0[i] = float32(r.IntN(1000))
 		}
-		sw, err := exportSubwords(vocab, cfg, sub, syn0)
+		sw, err := exportSubwords(vocab, cfg, sub, syn0, make([]float32, len(vocab.Words)*cfg.Dim))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -604,7 +604,7 @@ func TestExportLeavesOutUntrainedNgrams(t *testing.T) {
 	}
 	sub.held = []bool{false, true, true} // here and zyx held
 	syn0 := make([]float32, (vocab.Len()+sub.nrows)*cfg.Dim)
-	sw, err := exportSubwords(vocab, cfg, sub, syn0)
+	sw, err := exportSubwords(vocab, cfg, sub, syn0, make([]float32, len(vocab.Words)*cfg.Dim))
 	if err != nil {
 		t.Fatal(err)
 	}
