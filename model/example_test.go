@@ -88,3 +88,27 @@ func ExampleModel_Coverage() {
 	// riverbank 0.62
 	// qzxkvbt 0.00
 }
+
+// Inferring the skipgram vector of a word never trained on, from two
+// sentences, against a subword model's output vectors (train-embeddings
+// --outputs-out gives them; their counts are the corpus counts).
+func ExampleSkipInference() {
+	words, vecs, counts := []string{"river", "money"}, []float32{2, 0, 0, 2}, []int64{5, 5}
+	for i := range 20 { // the frequent words, most of the negatives
+		words, vecs, counts = append(words, fmt.Sprint("w", i)), append(vecs, 0.3, -0.3), append(counts, 100)
+		vecs[len(vecs)-2+i%2] *= -1
+	}
+	out, err := model.NewEmbeddings(2, words, vecs, counts)
+	if err != nil {
+		panic(err)
+	}
+	sk, err := model.NewSkipInference(out, model.DefaultSkipConfig())
+	if err != nil {
+		panic(err)
+	}
+	form := []float32{0.5, 0.5} // the mean of the word's n-gram vectors
+	v := make([]float32, 2)
+	sk.Infer(v, form, 4, "riverbank", [][]string{{"the", "riverbank", "of", "the", "river"}, {"a", "river", "riverbank"}}, 1)
+	fmt.Println(v[0] > v[1])
+	// Output: true
+}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/internal/outpath"
@@ -124,6 +125,17 @@ func checkInContextDir(path, dir string, info os.FileInfo) error {
 // context file that is not a regular file of dir (a symbolic link leading
 // out of it, a FIFO: openContextFile) is an error.
 func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error) {
+	out, err := LoadRareSentences(dir, word, tok)
+	for i, s := range out {
+		out[i] = dropWord(s, word)
+	}
+	return out, err
+}
+
+// LoadRareSentences is LoadRareContexts with word left in its sentences:
+// the i-th sentence is the i-th context of LoadRareContexts with word
+// where it occurs (the skipgram inference needs where).
+func LoadRareSentences(dir, word string, tok model.Tokenizer) ([][]string, error) {
 	path, ok := contextFile(dir, word)
 	if !ok {
 		slog.Warn("rare pairs: a word that cannot name a file of the context directory has no contexts", "word", clipWord(word), "why", contextNameProblem(word), "dir", dir)
@@ -139,7 +151,8 @@ func LoadRareContexts(dir, word string, tok model.Tokenizer) ([][]string, error)
 	defer f.Close()
 	var out [][]string
 	err = dataset.ForEachLineOf(f, path, func(_ int, line string) error {
-		if toks := dropWord(tok.AppendTokens(nil, dataset.FixUTF8(line)), word); len(toks) > 0 {
+		toks := tok.AppendTokens(nil, dataset.FixUTF8(line))
+		if slices.ContainsFunc(toks, func(t string) bool { return t != word }) {
 			out = append(out, toks)
 		}
 		return nil

@@ -29,6 +29,7 @@ type rareRow struct {
 	common   Lookup
 	minK     int  // 0: the row has a value without contexts (its form); 1: it needs contexts
 	constant bool // the same vectors at every k: computed once
+	full     bool // infer takes the sentences with the rare word in them (LoadRareSentences)
 	infer    func(contexts map[string][][]string) (map[string][]float32, error)
 }
 
@@ -54,6 +55,7 @@ type rarePairsFlags struct {
 	base                baseFlags
 	am, fcm, ftPath     string
 	sw                  subwordFlags
+	swOutputs           string
 	alaCarte            alaCarteFlag
 	maxK, trials, nStop int
 	seed                uint64
@@ -68,6 +70,9 @@ func (f *rarePairsFlags) register(fset *flag.FlagSet) {
 	fset.StringVar(&f.fcm, "fcm", "", "FCM weights `FILE`, bundle or \"default\": the FCM row")
 	fset.StringVar(&f.ftPath, "fasttext", "", "fastText model `FILE.bin`: its form-only (n-gram) row and ½ form + ½ additive in its own space")
 	f.sw.register(fset)
+	fset.StringVar(&f.swOutputs, "subword-outputs", "", "the output vectors `FILE` of --subwords (train-embeddings --outputs-out): adds the rare words'\n"+
+		"skipgram vectors inferred from their k sentences and, with --am over these word vectors, AM+skip; the\n"+
+		"base counts give the subsampling and the negatives")
 	f.alaCarte.register(fset, "the pairs' rare words are not fitted on, and every sentence holding one is left out")
 	fset.IntVar(&f.maxK, "max-k", 128, "largest number of contexts (k = 1, 2, 4 … max-k; at most 2^20)")
 	fset.IntVar(&f.trials, "trials", 5, "random context samples per k, 1 … 2^16 (ρ and the missing counts are averaged)")
@@ -85,7 +90,8 @@ func (f *rarePairsFlags) inputs(pairs string) []outpath.File {
 	return []outpath.File{{Flag: "PAIRS", Path: pairs},
 		{Flag: "--embeddings", Path: f.base.embeddings}, {Flag: "--counts", Path: f.base.counts}, {Flag: "--am", Path: f.am},
 		{Flag: "--fcm", Path: f.fcm}, {Flag: "--fasttext", Path: f.ftPath}, {Flag: "--subwords", Path: f.sw.words},
-		{Flag: "--subword-ngrams", Path: f.sw.ngrams}, {Flag: "--alacarte-corpus", Path: f.alaCarte.corpus}}
+		{Flag: "--subword-ngrams", Path: f.sw.ngrams}, {Flag: "--subword-outputs", Path: f.swOutputs},
+		{Flag: "--alacarte-corpus", Path: f.alaCarte.corpus}}
 }
 
 func runRarePairs(ctx context.Context, env cli.Env) error {
@@ -132,8 +138,13 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	}
 	defer closeFT()
 	rows = append(rows, swRows...)
+	full, skRows, err := f.skip(fset.Arg(1), contexts, e, amModel, rareWords)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, skRows...)
 	ks := contextCounts(f.maxK)
-	res, err := rarePairsRun(ctx, rp, contexts, rareWords, rows, ks, f.trials, f.seed)
+	res, err := rarePairsRun(ctx, rp, rareSamples{contexts, full}, rareWords, rows, ks, f.trials, f.seed)
 	if err != nil {
 		return err
 	}
@@ -431,10 +442,15 @@ func subwordModelRows(ftPath string, sw subwordFlags, stop map[string]bool, rare
 	return append(rows, ftRows...), func() { ft.Close() }, nil
 }
 
+// rareSamples are the contexts of the rare words and, when a row needs them
+// (rareRow.full), the same sentences with the rare word in them, index for
+// index.
+type rareSamples struct{ contexts, full map[string][][]string }
+
 // rarePairsRun scores every row at every k, averaging over trials (see
 // rareResult: an undefined ρ counts as 0 and is counted); the samples of a
 // (k, trial) are shared by all rows.
-func rarePairsRun(ctx context.Context, rp []RarePair, contexts map[string][][]string, rareWords []string, rows []rareRow, ks []int, trials int, seed uint64) ([]rareResult, error) {
+func rarePairsRun(ctx context.Context, rp []RarePair, c rareSamples, rareWords []string, rows []rareRow, ks []int, trials int, seed uint64) ([]rareResult, error) {
 	res := make([]rareResult, len(rows))
 	rhos := make([][]float64, len(rows)) // a row's ρ in each trial of the current k
 	for i := range res {
@@ -447,12 +463,17 @@ func rarePairsRun(ctx context.Context, rp []RarePair, contexts map[string][][]st
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			sample := rareSample(contexts, rareWords, k, trial, seed)
+			sample := rareSample(c.contexts, rareWords, k, trial, seed)
+			full := rareSample(c.full, rareWords, k, trial, seed) // the same draws: the files' lines match
 			for ri, r := range rows {
 				if k < r.minK {
 					continue
 				}
-				sc, err := scoreRareRow(r, rp, sample, &constants[ri])
+				s := sample
+				if r.full {
+					s = full
+				}
+				sc, err := scoreRareRow(r, rp, s, &constants[ri])
 				if err != nil {
 					return nil, err
 				}

@@ -82,7 +82,7 @@ func TestRarePairsRunAveragesTrials(t *testing.T) {
 	}
 	rows := []rareRow{{name: "flip", common: common, minK: 1, infer: flip}, {name: "fixed", common: common, constant: true, infer: fixed}}
 	contexts := map[string][][]string{"r1": {{"x"}, {"y"}}}
-	res, err := rarePairsRun(context.Background(), rp, contexts, []string{"r1", "r2", "r3"}, rows, []int{0, 1, 2}, 3, 7)
+	res, err := rarePairsRun(context.Background(), rp, rareSamples{contexts: contexts}, []string{"r1", "r2", "r3"}, rows, []int{0, 1, 2}, 3, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +458,7 @@ func TestRarePairsRunUndefinedTrialCountsZero(t *testing.T) {
 	}
 	never := func(map[string][][]string) (map[string][]float32, error) { return nil, nil }
 	rows := []rareRow{{name: "half", common: common, minK: 1, infer: half}, {name: "never", common: common, constant: true, infer: never}}
-	res, err := rarePairsRun(context.Background(), rp, nil, []string{"r1", "r2", "r3"}, rows, []int{0, 1}, 4, 1)
+	res, err := rarePairsRun(context.Background(), rp, rareSamples{}, []string{"r1", "r2", "r3"}, rows, []int{0, 1}, 4, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,8 +79,14 @@ func (s *Subwords) WordVector(dst []float32, word string) (bool, error) {
 // FormVector writes the mean of the vectors of word's n-grams found in the
 // table to dst (len Words.Dim); it reports false, dst zero, when none is.
 func (s *Subwords) FormVector(dst []float32, word string) (bool, error) {
+	n, err := s.formVector(dst, word)
+	return n > 0, err
+}
+
+// formVector is FormVector that returns the number of n-grams averaged.
+func (s *Subwords) formVector(dst []float32, word string) (int, error) {
 	if len(dst) != s.Ngrams.Dim {
-		return false, fmt.Errorf("subwords: vector of length %d for dimension %d", len(dst), s.Ngrams.Dim)
+		return 0, fmt.Errorf("subwords: vector of length %d for dimension %d", len(dst), s.Ngrams.Dim)
 	}
 	clear(dst)
 	n := 0
@@ -95,13 +101,13 @@ func (s *Subwords) FormVector(dst []float32, word string) (bool, error) {
 		n++
 	}
 	if n == 0 {
-		return false, nil
+		return 0, nil
 	}
 	inv := 1 / float32(n)
 	for k := range dst {
 		dst[k] *= inv
 	}
-	return true, nil
+	return n, nil
 }
 
 // Embeddings returns the model's word vectors as embeddings for the words of

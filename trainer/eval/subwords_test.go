@@ -185,3 +185,56 @@ func TestEvalRetrievalSubwords(t *testing.T) {
 		t.Fatalf("--subwords without --subword-ngrams: %v", err)
 	}
 }
+
+func TestEvalRarePairsSkipInference(t *testing.T) {
+	words, ngrams := writeSubwords(t)
+	dir := t.TempDir()
+	// "the" makes cat and dog rare: subsampling keeps them.
+	counts := writeFile(t, "counts.txt", "the 100000\ncat 10\ndog 8\n")
+	o, err := model.NewEmbeddings(2, []string{"the", "cat", "dog"}, []float32{0.1, 0.1, 2, -2, -2, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := filepath.Join(dir, "out.txt")
+	if err := model.SaveEmbeddings(outputs, o, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := model.NewEmbeddings(2, []string{"the", "cat", "dog"}, []float32{0.5, 0.5, 1, 0, 0, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "base.txt")
+	if err := model.SaveEmbeddings(base, b, false); err != nil {
+		t.Fatal(err)
+	}
+	ctxDir := filepath.Join(dir, "contexts")
+	if err := os.Mkdir(ctxDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctxDir, "cats.txt"), []byte(strings.Repeat("cats cat\n", 8)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The form of cats, (1.25, 2.25), is nearer dog (0, 1) than cat (1, 0):
+	// against these scores ρ = −1. Seen beside cat, whose output vector is
+	// (2, −2), cats learns to predict it and turns towards cat: ρ = 1.
+	pairs := writeFile(t, "rp.txt", "cat cats 9\ndog cats 1\n")
+	out, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
+		"--subword-outputs", outputs, "--stopwords", "1", "--max-k", "8", "--trials", "1", pairs, ctxDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| subwords skipgram, inferred from the k sentences") {
+			cells = strings.Split(l, "|")
+			break
+		}
+	}
+	// | name | k=0 | k=1 | k=2 | k=4 | k=8 |
+	if len(cells) < 7 || strings.TrimSpace(cells[2]) != "-1.000" || strings.TrimSpace(cells[6]) != "1.000" {
+		t.Fatalf("skipgram row %q, want -1.000 at k = 0 and 1.000 at k = 8, in:\n%s", strings.Join(cells, "|"), out)
+	}
+	if _, _, err := run(t, "rare-pairs", "--embeddings", words, "--counts", counts, "--subword-outputs", outputs, pairs, ctxDir); !errors.Is(err, cli.ErrUsage) {
+		t.Fatalf("--subword-outputs without --subwords: %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+package eval
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// skipSeed seeds the skipgram inference: the same word and sentences give
+// the same vector in every row and trial.
+const skipSeed = 1
+
+// sameSpaceMinCos is the least mean cosine between the base vectors and the
+// subword model's word vectors at which the two are taken to be one space
+// (the default recipe's bundle quantizes the subword model's vectors to 4
+// bits: about 0.99).
+const sameSpaceMinCos = 0.9
+
+// skipRows are the rows of the rare words' skipgram vectors inferred from
+// their sampled sentences (model.SkipInference) against the output vectors
+// at outputsPath of the subword model s, in s's space, and, when am is
+// given and its base e holds s's word vectors, AM+skip (AMSkip, the paper's
+// mix for a word seen k times) of the AM vector and the inferred one.
+// Both rows take the sentences with the rare word in them (rareRow.full).
+// The counts of e give the subsampling and the negatives.
+func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Model, rareWords []string) ([]rareRow, error) {
+	outs, err := model.LoadEmbeddings(outputsPath)
+	if err != nil {
+		return nil, err
+	}
+	if outs.Dim != s.Words.Dim {
+		return nil, fmt.Errorf("--subword-outputs %s has dimension %d, --subwords %d", outputsPath, outs.Dim, s.Words.Dim)
+	}
+	if e.Counts == nil {
+		return nil, fmt.Errorf("--subword-outputs needs word counts: give --counts, or a bundle as --embeddings")
+	}
+	counts := make([]int64, outs.Len())
+	for i, w := range outs.Words {
+		if id, ok := e.ID(w); ok {
+			counts[i] = e.Counts[id]
+		}
+	}
+	outs, err = model.NewEmbeddings(outs.Dim, outs.Words, outs.Vectors, counts)
+	if err != nil {
+		return nil, err
+	}
+	sk, err := model.NewSkipInference(outs, model.DefaultSkipConfig())
+	if err != nil {
+		return nil, fmt.Errorf("--subword-outputs %s: %w", outputsPath, err)
+	}
+	skip := func(full map[string][][]string) (map[string][]float32, error) {
+		out := make(map[string][]float32, len(rareWords))
+		form := make([]float32, s.Words.Dim)
+		for _, w := range rareWords {
+			n, err := s.formVector(form, w)
+			if err != nil {
+				return nil, err
+			}
+			v := make([]float32, s.Words.Dim)
+			if sk.Infer(v, form, n, w, full[w], skipSeed) {
+				out[w] = v
+			}
+		}
+		return out, nil
+	}
+	rows := []rareRow{{name: "subwords skipgram, inferred from the k sentences", common: newFTSpace(s, s.Words.Dim).Word,
+		full: true, infer: skip}}
+	if am == nil {
+		return rows, nil
+	}
+	if c := meanSharedCosine(e, s.Words); c < sameSpaceMinCos {
+		slog.Warn("rare-pairs: no AM+skip row: --am's base vectors are not the --subwords word vectors", "mean_cosine", c)
+		return rows, nil
+	}
+	return append(rows, rareRow{name: "AM+skip, the skipgram inferred", common: EmbeddingLookup(e),
+		full: true, infer: func(full map[string][][]string) (map[string][]float32, error) {
+			sv, err := skip(full)
+			if err != nil {
+				return nil, err
+			}
+			av := InferWords(am, rareWords, dropWords(full))
+			out := make(map[string][]float32, len(rareWords))
+			for i, w := range rareWords {
+				out[w] = AMSkip(av[i], sv[w], int64(len(full[w])))
+			}
+			return out, nil
+		}}), nil
+}
+
+// dropWords returns the sentences of each word without the word.
+func dropWords(full map[string][][]string) map[string][][]string {
+	out := make(map[string][][]string, len(full))
+	for w, ss := range full {
+		d := make([][]string, len(ss))
+		for i, s := range ss {
+			d[i] = dropWord(s, w)
+		}
+		out[w] = d
+	}
+	return out
+}
+
+// meanSharedCosine is the mean cosine between the vectors of a and b of the
+// first 1,000 words of a that b holds too (0 when none).
+func meanSharedCosine(a, b *model.Embeddings) float64 {
+	var sum float64
+	n := 0
+	for i := 0; i < a.Len() && n < 1000; i++ {
+		if j, ok := b.ID(a.Words[i]); ok {
+			sum += model.Cosine(a.Row(int32(i)), b.Row(j))
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// skip loads what --subword-outputs asks for: the rare words' sentences with
+// the word in them, index for index with contexts, and the rows of skipRows
+// (none without the flag).
+func (f *rarePairsFlags) skip(dir string, contexts map[string][][]string, e *model.Embeddings, am *model.Model,
+	rareWords []string) (map[string][][]string, []rareRow, error) {
+	if f.swOutputs == "" {
+		return nil, nil, nil
+	}
+	if !f.sw.given() {
+		return nil, nil, cli.UsageError("--subword-outputs needs --subwords and --subword-ngrams")
+	}
+	s, err := f.sw.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	full := make(map[string][][]string, len(contexts))
+	for w, c := range contexts {
+		ss, err := LoadRareSentences(dir, w, model.DefaultTokenizer())
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ss) != len(c) {
+			return nil, nil, fmt.Errorf("contexts of %q changed while read: %d sentences, then %d", w, len(c), len(ss))
+		}
+		full[w] = ss
+	}
+	rows, err := skipRows(s, f.swOutputs, e, am, rareWords)
+	return full, rows, err
+}
