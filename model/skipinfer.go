@@ -33,13 +33,15 @@ type SkipConfig struct {
 
 // DefaultSkipConfig is the subword model's training recipe (window 5, 5
 // negatives drawn by count^0.5, t = 1e-4) with 5 passes from half its
-// starting learning rate: about the mean rate of its 10 epochs.
+// starting learning rate: a quarter of the steps training gives a word's row
+// per occurrence, which keeps the vector nearer its form (chosen on rare-word
+// development pairs: docs/evaluation.md).
 func DefaultSkipConfig() SkipConfig {
 	return SkipConfig{Epochs: 5, LR: 0.025, Window: 5, Negative: 5, Sample: 1e-4, NegativePower: 0.5}
 }
 
-// SkipInference infers the vector a subword skipgram (fastText) would give a
-// word it never trained on, from sentences the word occurs in: the skipgram
+// SkipInference estimates the vector a subword skipgram (fastText) would give
+// a word it never trained on, from sentences the word occurs in: the skipgram
 // step of training, with the output vectors and the n-gram vectors frozen and
 // the word's own row the only one that learns.
 //
@@ -56,7 +58,8 @@ func DefaultSkipConfig() SkipConfig {
 // and the row takes the step the mean of all the word's rows would take, so
 // that h moves by g (a held word's row learns so in training: train-embeddings
 // --hold-forms). Context words without an output vector are dropped from the
-// sentence, as fastText drops words outside its dictionary. The cost is
+// sentence, as fastText drops words outside its dictionary; a negative equal
+// to the context word is drawn again, up to 8 times, as in training. The cost is
 // Epochs × occurrences × (about Window) × (Negative + 1) dot products and
 // updates of the dimension: the caller bounds the sentences.
 type SkipInference struct {
@@ -74,7 +77,8 @@ func NewSkipInference(out *Embeddings, cfg SkipConfig) (*SkipInference, error) {
 		return nil, errors.New("skip inference: no output vectors")
 	case len(out.Counts) != out.Len():
 		return nil, errors.New("skip inference: the output vectors have no word counts")
-	case cfg.Epochs < 1 || cfg.Window < 1 || cfg.Negative < 0 || !(cfg.LR > 0) || cfg.Sample < 0 || cfg.NegativePower < 0:
+	case cfg.Epochs < 1 || cfg.Window < 1 || cfg.Negative < 0 || !(cfg.LR > 0) || math.IsInf(cfg.LR, 1) ||
+		!(cfg.Sample >= 0) || math.IsInf(cfg.Sample, 1) || !(cfg.NegativePower >= 0) || math.IsInf(cfg.NegativePower, 1):
 		return nil, fmt.Errorf("skip inference: configuration out of range: %+v", cfg)
 	}
 	var total float64
@@ -101,21 +105,24 @@ func NewSkipInference(out *Embeddings, cfg SkipConfig) (*SkipInference, error) {
 	return s, nil
 }
 
-// Infer writes to dst (len out.Dim) the vector of word inferred from sentences
-// (tokens, the word among them) starting from its form vector form (the mean
-// of its nForm n-gram vectors; nil or nForm 0: no form). It reports false,
-// dst zero, when there is neither a form nor an occurrence of the word with a
-// context word. The same seed, word and sentences give the same vector.
-func (s *SkipInference) Infer(dst, form []float32, nForm int, word string, sentences [][]string, seed uint64) bool {
+// Infer writes to dst the vector of word inferred from sentences (tokens as
+// the tokenizer gives them, the word among them) starting from its form
+// vector form (the mean of its nForm n-gram vectors; nil or nForm 0: no
+// form), and returns the number of the word's occurrences in a sentence with
+// a context word (one with an output vector): 0 leaves dst at n/(n+1) of the
+// form (zero without one). dst, and form when
+// given, must hold at least the output vectors' dimension. The same seed,
+// word and sentences give the same vector.
+func (s *SkipInference) Infer(dst, form []float32, nForm int, word string, sentences [][]string, seed uint64) int {
 	d := s.out.Dim
 	dst = dst[:d]
 	clear(dst)
 	if form != nil && nForm > 0 {
 		simd.Axpy(float32(nForm)/float32(nForm+1), form[:d], dst)
 	}
-	lines, occurrences := s.encode(word, sentences)
-	if occurrences == 0 {
-		return form != nil && nForm > 0
+	lines, occurrences, withContext := s.encode(word, sentences)
+	if withContext == 0 {
+		return 0
 	}
 	h := fnv.New64a()
 	h.Write([]byte(word))
@@ -123,7 +130,6 @@ func (s *SkipInference) Infer(dst, form []float32, nForm int, word string, sente
 	grad := make([]float32, d)
 	line := make([]int32, 0, 64)
 	steps, step := s.cfg.Epochs*occurrences, 0
-	trained := false
 	for range s.cfg.Epochs {
 		for _, l := range lines {
 			line = s.subsample(line[:0], l, rng)
@@ -135,28 +141,27 @@ func (s *SkipInference) Infer(dst, form []float32, nForm int, word string, sente
 				step++
 				b := 1 + rng.IntN(s.cfg.Window)
 				for c := max(p-b, 0); c <= min(p+b, len(line)-1); c++ {
-					if line[c] == wordID {
-						continue
+					if line[c] != wordID {
+						s.pair(dst, grad, line[c], lr, rng)
 					}
-					s.pair(dst, grad, line[c], lr, rng)
-					trained = true
 				}
 			}
 		}
 	}
-	return trained || (form != nil && nForm > 0)
+	return withContext
 }
 
 // wordID marks the inferred word in an encoded sentence.
 const wordID = -1
 
 // encode maps the sentences' tokens to output rows (the word to wordID,
-// words without an output vector dropped) and counts the word's occurrences.
-func (s *SkipInference) encode(word string, sentences [][]string) ([][]int32, int) {
-	lines := make([][]int32, 0, len(sentences))
-	n := 0
+// words without an output vector dropped) and counts the word's occurrences,
+// all of them and those in a line with another word.
+func (s *SkipInference) encode(word string, sentences [][]string) (lines [][]int32, occurrences, withContext int) {
+	lines = make([][]int32, 0, len(sentences))
 	for _, sen := range sentences {
 		l := make([]int32, 0, len(sen))
+		n := 0
 		for _, t := range sen {
 			if t == word {
 				l = append(l, wordID)
@@ -165,9 +170,13 @@ func (s *SkipInference) encode(word string, sentences [][]string) ([][]int32, in
 				l = append(l, id)
 			}
 		}
+		occurrences += n
+		if n < len(l) {
+			withContext += n
+		}
 		lines = append(lines, l)
 	}
-	return lines, n
+	return lines, occurrences, withContext
 }
 
 // subsample appends to dst the tokens of l kept by subsampling; the word is
@@ -187,15 +196,20 @@ func (s *SkipInference) pair(h, grad []float32, c int32, lr float32, rng *rand.R
 	clear(grad)
 	s.logistic(h, grad, c, 1, lr)
 	for range s.cfg.Negative {
-		x := int32(sort.SearchFloat64s(s.cum, rng.Float64()))
-		if x >= int32(len(s.cum)) {
-			x = int32(len(s.cum)) - 1
+		x := s.negative(rng)
+		for tries := 0; x == c && tries < 8; tries++ {
+			x = s.negative(rng)
 		}
 		if x != c {
 			s.logistic(h, grad, x, 0, lr)
 		}
 	}
 	simd.Add(h, grad)
+}
+
+// negative draws an output row by the counts raised to NegativePower.
+func (s *SkipInference) negative(rng *rand.Rand) int32 {
+	return int32(min(sort.SearchFloat64s(s.cum, rng.Float64()), len(s.cum)-1))
 }
 
 // logistic adds to grad lr·(label − σ(h·o))·o for the output vector o of id.

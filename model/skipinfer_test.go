@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -45,8 +46,8 @@ func TestSkipInferenceLearnsItsContexts(t *testing.T) {
 		sentences = append(sentences, strings.Fields("the trout swims in the water with a fish"))
 	}
 	v := make([]float32, 4)
-	if !sk.Infer(v, nil, 0, "trout", sentences, 1) {
-		t.Fatal("no vector for a word with contexts")
+	if n := sk.Infer(v, nil, 0, "trout", sentences, 1); n != 20 {
+		t.Fatalf("trained on %d occurrences, want 20", n)
 	}
 	if v[0] <= 0 || v[0] <= 3*max(v[2], -v[2]) {
 		t.Errorf("trout seen with fish and water: %v, want it along their output vectors (first coordinate)", v)
@@ -67,13 +68,37 @@ func TestSkipInferenceLearnsItsContexts(t *testing.T) {
 	if v[0] <= 0 {
 		t.Errorf("form %v with fish contexts: %v, want the first coordinate to grow", form, v)
 	}
-	if sk.Infer(v, nil, 0, "trout", nil, 1) || slices.ContainsFunc(v, func(x float32) bool { return x != 0 }) {
-		t.Errorf("neither form nor contexts: %v, want false and zero", v)
+	if n := sk.Infer(v, nil, 0, "trout", nil, 1); n != 0 || slices.ContainsFunc(v, func(x float32) bool { return x != 0 }) {
+		t.Errorf("neither form nor contexts: %v after %d occurrences, want zero after 0", v, n)
 	}
 	// A word alone in its sentence (after words without an output vector are
-	// dropped) has no context word: its form is its vector.
-	if sk.Infer(v, nil, 0, "trout", [][]string{{"trout", "unknown"}}, 1) {
-		t.Errorf("no context word: reported a vector %v", v)
+	// dropped) has no context word: its vector stays n/(n+1) of its form.
+	if n := sk.Infer(v, form, 3, "trout", [][]string{{"trout", "unknown", "trout"}}, 1); n != 0 || !slices.Equal(v, []float32{0, 0, 0.75, 0}) {
+		t.Errorf("no context word: %v after %d occurrences, want %v after 0", v, n, []float32{0, 0, 0.75, 0})
+	}
+}
+
+// One occurrence, one context word, no negatives and no subsampling: the
+// vector takes exactly one step, h + lr·(1 − σ(h·o))·o.
+func TestSkipInferenceOneStep(t *testing.T) {
+	out, err := NewEmbeddings(2, []string{"c"}, []float32{1, -2}, []int64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := NewSkipInference(out, SkipConfig{Epochs: 1, LR: 0.5, Window: 1, Negative: 0, Sample: 0, NegativePower: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := []float32{2, 1} // n = 3: h starts at (1.5, 0.75), h·o = 0
+	v := make([]float32, 2)
+	if n := sk.Infer(v, form, 3, "w", [][]string{{"w", "c"}}, 7); n != 1 {
+		t.Fatalf("trained on %d occurrences, want 1", n)
+	}
+	want := []float32{1.5 + 0.5*0.5*1, 0.75 + 0.5*0.5*-2}
+	for i := range v {
+		if math.Abs(float64(v[i]-want[i])) > 1e-6 {
+			t.Fatalf("one step: %v, want %v", v, want)
+		}
 	}
 }
 
@@ -87,8 +112,10 @@ func TestNewSkipInferenceRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := DefaultSkipConfig()
+	bad, nan, inf := DefaultSkipConfig(), DefaultSkipConfig(), DefaultSkipConfig()
 	bad.Window = 0
+	nan.Sample = math.NaN()
+	inf.LR = math.Inf(1)
 	for _, tc := range []struct {
 		out  *Embeddings
 		cfg  SkipConfig
@@ -98,6 +125,8 @@ func TestNewSkipInferenceRefuses(t *testing.T) {
 		{noCounts, DefaultSkipConfig(), "no word counts"},
 		{zero, DefaultSkipConfig(), "every word count is zero"},
 		{out, bad, "out of range"},
+		{out, nan, "out of range"},
+		{out, inf, "out of range"},
 	} {
 		if _, err := NewSkipInference(tc.out, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want it to say %q", err, tc.want)

@@ -111,6 +111,9 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err := checkRarePairsFlags(f.maxK, f.trials, f.nStop, f.blendC, f.am, f.plotPath); err != nil {
 		return err
 	}
+	if f.swOutputs != "" && !f.sw.given() {
+		return cli.UsageError("--subword-outputs needs --subwords and --subword-ngrams")
+	}
 	if err := checkPlotOutput(f.plotPath, fset.Arg(1), f.inputs(fset.Arg(0))); err != nil {
 		return err
 	}
@@ -132,13 +135,19 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	swRows, closeFT, err := subwordModelRows(f.ftPath, f.sw, stop, rareWords, rp)
+	var sw *Subwords
+	if f.sw.given() {
+		if sw, err = f.sw.load(); err != nil {
+			return err
+		}
+	}
+	swRows, closeFT, err := subwordModelRows(f.ftPath, sw, stop, rareWords, rp)
 	if err != nil {
 		return err
 	}
 	defer closeFT()
 	rows = append(rows, swRows...)
-	full, skRows, err := f.skip(fset.Arg(1), contexts, e, amModel, rareWords)
+	full, skRows, err := f.skip(fset.Arg(1), sw, contexts, e, amModel, rareWords)
 	if err != nil {
 		return err
 	}
@@ -416,13 +425,9 @@ func blendRow(infer, addAll func(map[string][][]string) map[string][]float32, mu
 // subwordModelRows builds the rows of the fastText model at ftPath and of
 // our subword model sw (each when given), in their own spaces; close
 // releases the fastText file.
-func subwordModelRows(ftPath string, sw subwordFlags, stop map[string]bool, rareWords []string, rp []RarePair) (rows []rareRow, close func(), err error) {
+func subwordModelRows(ftPath string, s *Subwords, stop map[string]bool, rareWords []string, rp []RarePair) (rows []rareRow, close func(), err error) {
 	close = func() {}
-	if sw.given() {
-		s, err := sw.load()
-		if err != nil {
-			return nil, nil, err
-		}
+	if s != nil {
 		if rows, err = subwordRareRows(newFTSpace(s, s.Words.Dim), "subwords", stop, rareWords, rp); err != nil {
 			return nil, nil, err
 		}

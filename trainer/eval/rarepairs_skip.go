@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/text2vec-am/text2vec-am/cli"
-
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -27,47 +25,40 @@ const sameSpaceMinCos = 0.9
 // Both rows take the sentences with the rare word in them (rareRow.full).
 // The counts of e give the subsampling and the negatives.
 func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Model, rareWords []string) ([]rareRow, error) {
-	outs, err := model.LoadEmbeddings(outputsPath)
+	sk, err := loadSkipInference(s, outputsPath, e)
 	if err != nil {
 		return nil, err
 	}
-	if outs.Dim != s.Words.Dim {
-		return nil, fmt.Errorf("--subword-outputs %s has dimension %d, --subwords %d", outputsPath, outs.Dim, s.Words.Dim)
-	}
-	if e.Counts == nil {
-		return nil, fmt.Errorf("--subword-outputs needs word counts: give --counts, or a bundle as --embeddings")
-	}
-	counts := make([]int64, outs.Len())
-	for i, w := range outs.Words {
-		if id, ok := e.ID(w); ok {
-			counts[i] = e.Counts[id]
+	tokens := make(map[string]string, len(rareWords)) // each rare word as the tokenizer writes it
+	for _, w := range rareWords {
+		if t := model.DefaultTokenizer().AppendTokens(nil, w); len(t) == 1 {
+			tokens[w] = t[0]
+		} else {
+			slog.Warn("rare-pairs: a rare word that is not one token is never found in its sentences: its skipgram vector is its form", "word", clipWord(w))
 		}
 	}
-	outs, err = model.NewEmbeddings(outs.Dim, outs.Words, outs.Vectors, counts)
-	if err != nil {
-		return nil, err
-	}
-	sk, err := model.NewSkipInference(outs, model.DefaultSkipConfig())
-	if err != nil {
-		return nil, fmt.Errorf("--subword-outputs %s: %w", outputsPath, err)
-	}
-	skip := func(full map[string][][]string) (map[string][]float32, error) {
-		out := make(map[string][]float32, len(rareWords))
+	// skip gives each rare word's inferred vector and the occurrences it was inferred from.
+	skip := func(full map[string][][]string) (map[string][]float32, map[string]int64, error) {
+		out, occ := make(map[string][]float32, len(rareWords)), make(map[string]int64, len(rareWords))
 		form := make([]float32, s.Words.Dim)
 		for _, w := range rareWords {
 			n, err := s.formVector(form, w)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			v := make([]float32, s.Words.Dim)
-			if sk.Infer(v, form, n, w, full[w], skipSeed) {
-				out[w] = v
+			k := sk.Infer(v, form, n, tokens[w], full[w], skipSeed)
+			if n > 0 || k > 0 {
+				out[w], occ[w] = v, int64(k)
 			}
 		}
-		return out, nil
+		return out, occ, nil
 	}
 	rows := []rareRow{{name: "subwords skipgram, inferred from the k sentences", common: newFTSpace(s, s.Words.Dim).Word,
-		full: true, infer: skip}}
+		full: true, infer: func(full map[string][][]string) (map[string][]float32, error) {
+			v, _, err := skip(full)
+			return v, err
+		}}}
 	if am == nil {
 		return rows, nil
 	}
@@ -77,17 +68,57 @@ func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Mo
 	}
 	return append(rows, rareRow{name: "AM+skip, the skipgram inferred", common: EmbeddingLookup(e),
 		full: true, infer: func(full map[string][][]string) (map[string][]float32, error) {
-			sv, err := skip(full)
+			sv, occ, err := skip(full)
 			if err != nil {
 				return nil, err
 			}
 			av := InferWords(am, rareWords, dropWords(full))
 			out := make(map[string][]float32, len(rareWords))
 			for i, w := range rareWords {
-				out[w] = AMSkip(av[i], sv[w], int64(len(full[w])))
+				out[w] = AMSkip(av[i], sv[w], occ[w])
 			}
 			return out, nil
 		}}), nil
+}
+
+// loadSkipInference reads the output vectors at path, which must be those of
+// the subword model s (the same words and dimension), and gives them the
+// counts of e for the subsampling and the negatives.
+func loadSkipInference(s *Subwords, path string, e *model.Embeddings) (*model.SkipInference, error) {
+	outs, err := model.LoadEmbeddings(path)
+	if err != nil {
+		return nil, fmt.Errorf("--subword-outputs: %w", err)
+	}
+	if outs.Dim != s.Words.Dim || outs.Len() != s.Words.Len() {
+		return nil, fmt.Errorf("--subword-outputs %s: %d words of dimension %d, --subwords %d of %d: not the same model",
+			path, outs.Len(), outs.Dim, s.Words.Len(), s.Words.Dim)
+	}
+	if e.Counts == nil {
+		return nil, fmt.Errorf("--subword-outputs needs word counts: give --counts, or a bundle as --embeddings")
+	}
+	counts, uncounted := make([]int64, outs.Len()), 0
+	for i, w := range outs.Words {
+		if _, ok := s.Words.ID(w); !ok {
+			return nil, fmt.Errorf("--subword-outputs %s: word %q is not in --subwords: not the same model", path, clipWord(w))
+		}
+		if id, ok := e.ID(w); ok {
+			counts[i] = e.Counts[id]
+		} else {
+			uncounted++
+		}
+	}
+	if uncounted > 0 {
+		slog.Warn("rare-pairs: output words without a count in the base are never drawn as negatives nor subsampled",
+			"words", uncounted, "of", outs.Len())
+	}
+	if outs, err = model.NewEmbeddings(outs.Dim, outs.Words, outs.Vectors, counts); err != nil {
+		return nil, err
+	}
+	sk, err := model.NewSkipInference(outs, model.DefaultSkipConfig())
+	if err != nil {
+		return nil, fmt.Errorf("--subword-outputs %s with the counts of --embeddings/--counts: %w", path, err)
+	}
+	return sk, nil
 }
 
 // dropWords returns the sentences of each word without the word.
@@ -122,18 +153,11 @@ func meanSharedCosine(a, b *model.Embeddings) float64 {
 
 // skip loads what --subword-outputs asks for: the rare words' sentences with
 // the word in them, index for index with contexts, and the rows of skipRows
-// (none without the flag).
-func (f *rarePairsFlags) skip(dir string, contexts map[string][][]string, e *model.Embeddings, am *model.Model,
+// over the subword model s (none without the flag).
+func (f *rarePairsFlags) skip(dir string, s *Subwords, contexts map[string][][]string, e *model.Embeddings, am *model.Model,
 	rareWords []string) (map[string][][]string, []rareRow, error) {
-	if f.swOutputs == "" {
+	if f.swOutputs == "" || s == nil {
 		return nil, nil, nil
-	}
-	if !f.sw.given() {
-		return nil, nil, cli.UsageError("--subword-outputs needs --subwords and --subword-ngrams")
-	}
-	s, err := f.sw.load()
-	if err != nil {
-		return nil, nil, err
 	}
 	full := make(map[string][][]string, len(contexts))
 	for w, c := range contexts {

@@ -2,8 +2,10 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,7 +189,7 @@ func TestEvalRetrievalSubwords(t *testing.T) {
 }
 
 func TestEvalRarePairsSkipInference(t *testing.T) {
-	words, ngrams := writeSubwords(t)
+	_, ngrams := writeSubwords(t)
 	dir := t.TempDir()
 	// "the" makes cat and dog rare: subsampling keeps them.
 	counts := writeFile(t, "counts.txt", "the 100000\ncat 10\ndog 8\n")
@@ -218,8 +220,18 @@ func TestEvalRarePairsSkipInference(t *testing.T) {
 	// against these scores ρ = −1. Seen beside cat, whose output vector is
 	// (2, −2), cats learns to predict it and turns towards cat: ρ = 1.
 	pairs := writeFile(t, "rp.txt", "cat cats 9\ndog cats 1\n")
-	out, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
-		"--subword-outputs", outputs, "--stopwords", "1", "--max-k", "8", "--trials", "1", pairs, ctxDir)
+	// An AM model over the same base: the AM+skip row.
+	cfg := model.Config{Dim: 2, Mode: model.ModeAM, Ngram: model.DefaultNgramConfig(), Tokenizer: model.DefaultTokenizer()}
+	am, err := model.New(cfg, model.BuildNgramVocab(b.Words, cfg.Ngram), b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	amPath := filepath.Join(dir, "am.am")
+	if err := am.SaveFile(amPath, model.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", base, "--subword-ngrams", ngrams,
+		"--subword-outputs", outputs, "--am", amPath, "--stopwords", "1", "--max-k", "8", "--trials", "1", pairs, ctxDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +246,49 @@ func TestEvalRarePairsSkipInference(t *testing.T) {
 	if len(cells) < 7 || strings.TrimSpace(cells[2]) != "-1.000" || strings.TrimSpace(cells[6]) != "1.000" {
 		t.Fatalf("skipgram row %q, want -1.000 at k = 0 and 1.000 at k = 8, in:\n%s", strings.Join(cells, "|"), out)
 	}
-	if _, _, err := run(t, "rare-pairs", "--embeddings", words, "--counts", counts, "--subword-outputs", outputs, pairs, ctxDir); !errors.Is(err, cli.ErrUsage) {
+	if !strings.Contains(out, "| AM+skip, the skipgram inferred") {
+		t.Fatalf("no AM+skip row with --am over the subword model's words:\n%s", out)
+	}
+	if _, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subword-outputs", outputs, pairs, ctxDir); !errors.Is(err, cli.ErrUsage) {
 		t.Fatalf("--subword-outputs without --subwords: %v", err)
+	}
+	// Output vectors of another model are refused, naming the flag.
+	words, _ := writeSubwords(t)
+	if _, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
+		"--subword-outputs", outputs, "--stopwords", "1", pairs, ctxDir); err == nil || !strings.Contains(err.Error(), "--subword-outputs") {
+		t.Fatalf("outputs of another model: %v", err)
+	}
+}
+
+// The sentences with the rare word and its contexts without it are sampled
+// alike: the i-th of one is the i-th of the other with the word left in.
+func TestRareSentencesMatchContexts(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 12 {
+		lines = append(lines, fmt.Sprintf("w%d zorb w%d", i, i+100))
+	}
+	lines = append(lines, "zorb", "zorb zorb") // nothing but the word: in neither
+	if err := os.WriteFile(filepath.Join(dir, "zorb.txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok := model.DefaultTokenizer()
+	ctx, err := LoadRareContexts(dir, "zorb", tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := LoadRareSentences(dir, "zorb", tok)
+	if err != nil || len(full) != 12 || len(ctx) != 12 {
+		t.Fatalf("%d sentences, %d contexts (%v): want 12 of each", len(full), len(ctx), err)
+	}
+	words := []string{"zorb"}
+	for trial := range 3 {
+		c := rareSample(map[string][][]string{"zorb": ctx}, words, 5, trial, 9)["zorb"]
+		f := rareSample(map[string][][]string{"zorb": full}, words, 5, trial, 9)["zorb"]
+		for i := range c {
+			if !slices.Equal(dropWord(f[i], "zorb"), c[i]) || !slices.Contains(f[i], "zorb") {
+				t.Fatalf("trial %d, sample %d: sentence %q, context %q", trial, i, f[i], c[i])
+			}
+		}
 	}
 }

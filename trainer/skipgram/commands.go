@@ -109,10 +109,10 @@ func parseFlags(env cli.Env) (*options, error) {
 		return nil, cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
 	case o.countsOut != "" && outpath.SamePath(o.countsOut, o.out):
 		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
-	case o.cfg.MaxN == 0 && (o.ngramsOut != "" || o.outputsOut != ""):
-		return nil, cli.UsageError("--ngrams-out and --outputs-out need subword training (--maxn > 0)")
-	case o.ngramsOut != "" && (outpath.SamePath(o.ngramsOut, o.out) || (o.countsOut != "" && outpath.SamePath(o.ngramsOut, o.countsOut))):
-		return nil, cli.UsageError("--ngrams-out %s is also another output", o.ngramsOut)
+	case o.cfg.MaxN == 0 && o.ngramsOut != "":
+		return nil, cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
+	case o.cfg.MaxN == 0 && o.outputsOut != "":
+		return nil, cli.UsageError("--outputs-out needs subword training (--maxn > 0)")
 	case o.ngramsMax < 0:
 		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
 	case o.cfg.ZeroNgramRows && o.cfg.MaxN == 0:
@@ -133,11 +133,11 @@ func parseFlags(env cli.Env) (*options, error) {
 	return o, nil
 }
 
-// checkOutputs fails before any work when --out, --counts-out or
-// --ngrams-out cannot be written (a missing directory, a directory) or is
-// one of the --corpus files, which training reads whole and writing would
-// destroy (outpath.Check). An output inside a corpus directory is allowed,
-// as in train.
+// checkOutputs fails before any work when --out, --counts-out, --ngrams-out,
+// --outputs-out or --held-words-out cannot be written (a missing directory,
+// a directory) or is one of the --corpus files, which training reads whole
+// and writing would destroy (outpath.Check). An output inside a corpus
+// directory is allowed, as in train.
 func (o *options) checkOutputs() error {
 	var inputs []outpath.File
 	for _, p := range o.corpus {
