@@ -302,13 +302,33 @@ func startProcess(t, owner testing.TB, name, bin string, args, env []string, log
 		p.stop(owner)
 		if owner.Failed() {
 			// short: a failing test's own errors must stay in view in CI's excerpt of the output
-			owner.Logf("%s log (%s), last lines:\n%s", name, logPath, p.logTail(failedTestTail))
+			owner.Logf("%s log (%s, kept whole in %s), last lines:\n%s", name, logPath, keepLog(owner, logPath),
+				p.logTail(failedTestTail))
 			if c := p.crash(crashExcerpt, failedTestTail); c != "" {
-				owner.Logf("%s crashed; its log from the crash on:\n%s", name, c)
+				owner.Logf("%s panicked; its log from the panic on:\n%s", name, c)
 			}
 		}
 	})
 	return p
+}
+
+// keepLog copies the log at path into the e2e cache (failed-logs/<test>/,
+// replacing an earlier run's) so that it outlives the test's temporary
+// directory, and returns where; on failure it says why instead.
+func keepLog(t testing.TB, path string) string {
+	dir := filepath.Join(cacheDir(t), "failed-logs", strings.ReplaceAll(t.Name(), "/", "_"))
+	dst := filepath.Join(dir, filepath.Base(filepath.Dir(path))+"-"+filepath.Base(path))
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(dst, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Sprintf("nowhere: %v", err)
+	}
+	return dst
 }
 
 // exited reports whether the process has ended.
@@ -536,8 +556,9 @@ func (p *process) crash(n, tail int) string {
 }
 
 // crashString returns n bytes (then "…", cut at a character's start) of log
-// from its first line that starts with "panic: " or "fatal error: ", or ""
-// when no line does.
+// from its first line that starts with "panic: " or "fatal error: " or that
+// holds "http: panic serving " (a handler's panic that net/http recovered,
+// after the log's time stamp: the server went on), or "" when no line does.
 func crashString(log string, n int) string {
 	at := -1
 	for _, mark := range []string{"panic: ", "fatal error: "} {
@@ -548,6 +569,11 @@ func crashString(log string, n int) string {
 			i = j + 1
 		}
 		if i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if j := strings.Index(log, "http: panic serving "); j >= 0 {
+		if i := strings.LastIndex(log[:j], "\n") + 1; at < 0 || i < at {
 			at = i
 		}
 	}
@@ -577,6 +603,9 @@ func TestCrashString(t *testing.T) {
 		{"fatal error: concurrent map writes\n" + dump, "fatal error: concurrent map writes\n"},
 		{"a\nfatal error: out of memory\nb\npanic: later\n", "fatal error: out of memory\nb\npanic: later\n"},
 		{"a\npanic: first\nb\nfatal error: later\n", "panic: first\nb\nfatal error: later\n"},
+		{"a\n2026/12/05 23:31:50 http: panic serving 127.0.0.1:5: boom\ngoroutine 9 [running]:\n" + dump,
+			"2026/12/05 23:31:50 http: panic serving 127.0.0.1:5: boom\n"},
+		{"http: panic serving 127.0.0.1:5: boom\n", "http: panic serving 127.0.0.1:5: boom\n"},
 		{"panic: " + strings.Repeat("é", 40), "panic: éé"},
 	} {
 		got := crashString(c.log, 60)
@@ -607,5 +636,23 @@ func TestProcessCrash(t *testing.T) {
 		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
 			t.Errorf("own log %.30q…: crash %.40q, want %q", c.own, got, c.want)
 		}
+	}
+}
+
+// TestKeepLog: a failed test's server log is copied into the e2e cache,
+// where it outlives the test's temporary directory.
+func TestKeepLog(t *testing.T) {
+	t.Setenv("T2V_E2E_CACHE", t.TempDir())
+	path := filepath.Join(t.TempDir(), "cluster1", "node2.log")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("=== start\nserving\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := keepLog(t, path)
+	if data, err := os.ReadFile(kept); err != nil || string(data) != "=== start\nserving\n" ||
+		!strings.HasSuffix(kept, filepath.Join("failed-logs", "TestKeepLog", "cluster1-node2.log")) {
+		t.Fatalf("kept at %q: %q, %v", kept, data, err)
 	}
 }
