@@ -33,9 +33,10 @@ type SkipConfig struct {
 
 // DefaultSkipConfig is the subword model's training recipe (window 5, 5
 // negatives drawn by count^0.5, t = 1e-4) with 5 passes from half its
-// starting learning rate: a quarter of the steps training gives a word's row
-// per occurrence, which keeps the vector nearer its form (chosen on rare-word
-// development pairs: docs/evaluation.md).
+// starting learning rate: a quarter of the learning rate training sums over a
+// word's row per occurrence (5 × 0.0125 against 10 × 0.025), which keeps the
+// vector nearer its form (chosen on rare-word development pairs:
+// docs/evaluation.md).
 func DefaultSkipConfig() SkipConfig {
 	return SkipConfig{Epochs: 5, LR: 0.025, Window: 5, Negative: 5, Sample: 1e-4, NegativePower: 0.5}
 }
@@ -110,9 +111,9 @@ func NewSkipInference(out *Embeddings, cfg SkipConfig) (*SkipInference, error) {
 // vector form (the mean of its nForm n-gram vectors; nil or nForm 0: no
 // form), and returns the number of the word's occurrences in a sentence with
 // a context word (one with an output vector): 0 leaves dst at n/(n+1) of the
-// form (zero without one). dst, and form when
-// given, must hold at least the output vectors' dimension. The same seed,
-// word and sentences give the same vector.
+// form (zero without one). dst, and form when given, must hold at least the
+// output vectors' dimension. The same seed, word and sentences give the same
+// vector.
 func (s *SkipInference) Infer(dst, form []float32, nForm int, word string, sentences [][]string, seed uint64) int {
 	d := s.out.Dim
 	dst = dst[:d]

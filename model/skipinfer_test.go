@@ -78,27 +78,40 @@ func TestSkipInferenceLearnsItsContexts(t *testing.T) {
 	}
 }
 
-// One occurrence, one context word, no negatives and no subsampling: the
-// vector takes exactly one step, h + lr·(1 − σ(h·o))·o.
+// One occurrence, one context word and no subsampling: the vector takes
+// exactly one step, h + lr·(1 − σ(h·o))·o. With the context word the only
+// output word, every negative drawn is it, drawn again and then left out:
+// the step is the same with negatives.
 func TestSkipInferenceOneStep(t *testing.T) {
 	out, err := NewEmbeddings(2, []string{"c"}, []float32{1, -2}, []int64{1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := NewSkipInference(out, SkipConfig{Epochs: 1, LR: 0.5, Window: 1, Negative: 0, Sample: 0, NegativePower: 0.5})
+	for _, neg := range []int{0, 5} {
+		sk, err := NewSkipInference(out, SkipConfig{Epochs: 1, LR: 0.5, Window: 1, Negative: neg, Sample: 0, NegativePower: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := []float32{2, 1} // n = 3: h starts at (1.5, 0.75), h·o = 0
+		v := make([]float32, 2)
+		if n := sk.Infer(v, form, 3, "w", [][]string{{"w", "c"}}, 7); n != 1 {
+			t.Fatalf("trained on %d occurrences, want 1", n)
+		}
+		want := []float32{1.5 + 0.5*0.5*1, 0.75 + 0.5*0.5*-2}
+		for i := range v {
+			if math.Abs(float64(v[i]-want[i])) > 1e-6 {
+				t.Fatalf("one step, %d negatives: %v, want %v", neg, v, want)
+			}
+		}
+	}
+	// The occurrences counted are those in a sentence with a context word,
+	// not the sentences: two in the first, none in the others.
+	sk, err := NewSkipInference(out, DefaultSkipConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	form := []float32{2, 1} // n = 3: h starts at (1.5, 0.75), h·o = 0
-	v := make([]float32, 2)
-	if n := sk.Infer(v, form, 3, "w", [][]string{{"w", "c"}}, 7); n != 1 {
-		t.Fatalf("trained on %d occurrences, want 1", n)
-	}
-	want := []float32{1.5 + 0.5*0.5*1, 0.75 + 0.5*0.5*-2}
-	for i := range v {
-		if math.Abs(float64(v[i]-want[i])) > 1e-6 {
-			t.Fatalf("one step: %v, want %v", v, want)
-		}
+	if n := sk.Infer(make([]float32, 2), nil, 0, "w", [][]string{{"w", "w", "c"}, {"w"}, {"w", "unknown"}}, 1); n != 2 {
+		t.Errorf("%d occurrences with a context word, want 2", n)
 	}
 }
 

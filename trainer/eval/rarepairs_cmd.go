@@ -111,8 +111,8 @@ func runRarePairs(ctx context.Context, env cli.Env) error {
 	if err := checkRarePairsFlags(f.maxK, f.trials, f.nStop, f.blendC, f.am, f.plotPath); err != nil {
 		return err
 	}
-	if f.swOutputs != "" && !f.sw.given() {
-		return cli.UsageError("--subword-outputs needs --subwords and --subword-ngrams")
+	if (f.sw.words == "") != (f.sw.ngrams == "") || (f.swOutputs != "" && f.sw.words == "") {
+		return cli.UsageError("--subwords and --subword-ngrams go together, and --subword-outputs needs them")
 	}
 	if err := checkPlotOutput(f.plotPath, fset.Arg(1), f.inputs(fset.Arg(0))); err != nil {
 		return err

@@ -24,18 +24,24 @@ const sameSpaceMinCos = 0.9
 // mix for a word seen k times) of the AM vector and the inferred one.
 // Both rows take the sentences with the rare word in them (rareRow.full).
 // The counts of e give the subsampling and the negatives.
-func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Model, rareWords []string) ([]rareRow, error) {
+func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Model,
+	rareWords []string) ([]rareRow, error) {
 	sk, err := loadSkipInference(s, outputsPath, e)
 	if err != nil {
 		return nil, err
 	}
 	tokens := make(map[string]string, len(rareWords)) // each rare word as the tokenizer writes it
+	var split []string
 	for _, w := range rareWords {
 		if t := model.DefaultTokenizer().AppendTokens(nil, w); len(t) == 1 {
 			tokens[w] = t[0]
 		} else {
-			slog.Warn("rare-pairs: a rare word that is not one token is never found in its sentences: its skipgram vector is its form", "word", clipWord(w))
+			split = append(split, w)
 		}
+	}
+	if len(split) > 0 {
+		slog.Warn("rare-pairs: rare words that are not one token are never found in their sentences: "+
+			"their skipgram vector is their form and AM+skip is AM", "words", len(split), "first", clipWord(split[0]))
 	}
 	// skip gives each rare word's inferred vector and the occurrences it was inferred from.
 	skip := func(full map[string][][]string) (map[string][]float32, map[string]int64, error) {
@@ -89,18 +95,22 @@ func loadSkipInference(s *Subwords, path string, e *model.Embeddings) (*model.Sk
 	if err != nil {
 		return nil, fmt.Errorf("--subword-outputs: %w", err)
 	}
-	if outs.Dim != s.Words.Dim || outs.Len() != s.Words.Len() {
-		return nil, fmt.Errorf("--subword-outputs %s: %d words of dimension %d, --subwords %d of %d: not the same model",
-			path, outs.Len(), outs.Dim, s.Words.Len(), s.Words.Dim)
+	if outs.Dim != s.Words.Dim {
+		return nil, fmt.Errorf("--subword-outputs %s has dimension %d, --subwords %d: not the same model",
+			path, outs.Dim, s.Words.Dim)
+	}
+	// --out-min-count writes fewer words to --subwords than the outputs hold, never more.
+	for _, w := range s.Words.Words {
+		if _, ok := outs.ID(w); !ok {
+			return nil, fmt.Errorf("--subword-outputs %s has no vector for %q of --subwords: not the same model",
+				path, clipWord(w))
+		}
 	}
 	if e.Counts == nil {
 		return nil, fmt.Errorf("--subword-outputs needs word counts: give --counts, or a bundle as --embeddings")
 	}
 	counts, uncounted := make([]int64, outs.Len()), 0
 	for i, w := range outs.Words {
-		if _, ok := s.Words.ID(w); !ok {
-			return nil, fmt.Errorf("--subword-outputs %s: word %q is not in --subwords: not the same model", path, clipWord(w))
-		}
 		if id, ok := e.ID(w); ok {
 			counts[i] = e.Counts[id]
 		} else {
@@ -154,8 +164,8 @@ func meanSharedCosine(a, b *model.Embeddings) float64 {
 // skip loads what --subword-outputs asks for: the rare words' sentences with
 // the word in them, index for index with contexts, and the rows of skipRows
 // over the subword model s (none without the flag).
-func (f *rarePairsFlags) skip(dir string, s *Subwords, contexts map[string][][]string, e *model.Embeddings, am *model.Model,
-	rareWords []string) (map[string][][]string, []rareRow, error) {
+func (f *rarePairsFlags) skip(dir string, s *Subwords, contexts map[string][][]string, e *model.Embeddings,
+	am *model.Model, rareWords []string) (map[string][][]string, []rareRow, error) {
 	if f.swOutputs == "" || s == nil {
 		return nil, nil, nil
 	}

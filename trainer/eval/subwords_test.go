@@ -213,7 +213,7 @@ func TestEvalRarePairsSkipInference(t *testing.T) {
 	if err := os.Mkdir(ctxDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(ctxDir, "cats.txt"), []byte(strings.Repeat("cats cat\n", 8)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ctxDir, "cats.txt"), []byte(strings.Repeat("cats cat\n", 8)+"cats cats\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The form of cats, (1.25, 2.25), is nearer dog (0, 1) than cat (1, 0):
@@ -246,17 +246,42 @@ func TestEvalRarePairsSkipInference(t *testing.T) {
 	if len(cells) < 7 || strings.TrimSpace(cells[2]) != "-1.000" || strings.TrimSpace(cells[6]) != "1.000" {
 		t.Fatalf("skipgram row %q, want -1.000 at k = 0 and 1.000 at k = 8, in:\n%s", strings.Join(cells, "|"), out)
 	}
-	if !strings.Contains(out, "| AM+skip, the skipgram inferred") {
-		t.Fatalf("no AM+skip row with --am over the subword model's words:\n%s", out)
+	// With no sentence AM+skip is AM (β(0) = 1). (The line "cats cats" holds
+	// nothing but the word: it is neither a context nor a sentence.)
+	row := func(prefix string) []string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Split(l, "|")
+			}
+		}
+		t.Fatalf("no row %q in:\n%s", prefix, out)
+		return nil
+	}
+	amRow, mix := row("| AM (am)"), row("| AM+skip, the skipgram inferred")
+	if strings.TrimSpace(mix[2]) != strings.TrimSpace(amRow[2]) {
+		t.Errorf("AM+skip at k = 0 %s, want AM's %s", mix[2], amRow[2])
 	}
 	if _, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subword-outputs", outputs, pairs, ctxDir); !errors.Is(err, cli.ErrUsage) {
 		t.Fatalf("--subword-outputs without --subwords: %v", err)
 	}
-	// Output vectors of another model are refused, naming the flag.
-	words, _ := writeSubwords(t)
-	if _, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
-		"--subword-outputs", outputs, "--stopwords", "1", pairs, ctxDir); err == nil || !strings.Contains(err.Error(), "--subword-outputs") {
+	// Output vectors that lack a word of --subwords are another model's:
+	// refused, naming the flag. Fewer --subwords words (--out-min-count) are not.
+	other, err := model.NewEmbeddings(2, []string{"the", "cat", "emu"}, []float32{0.1, 0.1, 2, -2, -2, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherPath := filepath.Join(dir, "other.txt")
+	if err := model.SaveEmbeddings(otherPath, other, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", base, "--subword-ngrams", ngrams,
+		"--subword-outputs", otherPath, "--stopwords", "1", pairs, ctxDir); err == nil || !strings.Contains(err.Error(), "--subword-outputs") {
 		t.Fatalf("outputs of another model: %v", err)
+	}
+	words, _ := writeSubwords(t) // cat and dog only
+	if _, _, err := run(t, "rare-pairs", "--embeddings", base, "--counts", counts, "--subwords", words, "--subword-ngrams", ngrams,
+		"--subword-outputs", outputs, "--stopwords", "1", pairs, ctxDir); err != nil {
+		t.Fatalf("outputs holding more words than --subwords: %v", err)
 	}
 }
 
