@@ -628,13 +628,14 @@ func writeUndefinedNote(w io.Writer, rows []rareRow, res []rareResult, ks []int,
 
 // rarePairsUsage is the text of eval rare-pairs -h above its flags.
 const rarePairsUsage = "Usage: text2vec-am eval rare-pairs --embeddings FILE|BUNDLE|default [--am FILE] [--fcm FILE] [--fasttext FILE.bin] " +
-	"[--subwords FILE --subword-ngrams FILE] [--alacarte-corpus PATH] PAIRS CONTEXT_DIR\n\n" +
+	"[--subwords FILE --subword-ngrams FILE [--subword-outputs FILE]] [--alacarte-corpus PATH] PAIRS CONTEXT_DIR\n\n" +
 	"The CRW protocol (Khodak et al. 2018): PAIRS holds \"word1 word2 score\" lines; the rare word of a pair\n" +
 	"is the one with CONTEXT_DIR/<word>.txt (one sentence per line; the second word when neither has one).\n" +
 	"Every pair is scored: a pair without a vector (or with the zero vector) scores cosine 0 (counted in\n" +
 	"the second table); a model trained without a form has no k = 0 value and no ½ form row. For\n" +
 	"k = 0 (form only), 1, 2, 4 … max-k the rare word's vector is inferred from k contexts sampled\n" +
-	"without replacement (the rare word removed), ρ = Spearman(cos(common, rare), score), averaged over\n" +
+	"without replacement (the rare word removed; the skipgram rows of --subword-outputs keep it, to know\n" +
+	"where it was), ρ = Spearman(cos(common, rare), score), averaged over\n" +
 	"--trials seeded samples shared by every row; a trial whose ρ is undefined (every cosine equal) counts\n" +
 	"as ρ = 0 and is reported under the table. A word that cannot name a file of CONTEXT_DIR (empty, \".\",\n" +
 	"\"..\", holding / or \\, or longer than a file name) has no contexts: no file outside CONTEXT_DIR is read\n" +
