@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"log/slog"
+	"reflect"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -43,8 +44,19 @@ func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Mo
 		slog.Warn("rare-pairs: rare words that are not one token are never found in their sentences: "+
 			"their skipgram vector is their form and AM+skip is AM", "words", len(split), "first", clipWord(split[0]))
 	}
-	// skip gives each rare word's inferred vector and the occurrences it was inferred from.
+	// skip gives each rare word's inferred vector and the occurrences it was
+	// inferred from. Both rows are scored on one sample after the other: the
+	// last sample's result is kept (with the sample, so that no other map can
+	// take its address) and not computed again.
+	var last struct {
+		full map[string][][]string
+		vecs map[string][]float32
+		occ  map[string]int64
+	}
 	skip := func(full map[string][][]string) (map[string][]float32, map[string]int64, error) {
+		if last.full != nil && reflect.ValueOf(full).UnsafePointer() == reflect.ValueOf(last.full).UnsafePointer() {
+			return last.vecs, last.occ, nil
+		}
 		out, occ := make(map[string][]float32, len(rareWords)), make(map[string]int64, len(rareWords))
 		form := make([]float32, s.Words.Dim)
 		for _, w := range rareWords {
@@ -58,6 +70,7 @@ func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Mo
 				out[w], occ[w] = v, int64(k)
 			}
 		}
+		last.full, last.vecs, last.occ = full, out, occ
 		return out, occ, nil
 	}
 	rows := []rareRow{{name: "subwords skipgram, inferred from the k sentences", common: newFTSpace(s, s.Words.Dim).Word,
