@@ -22,7 +22,8 @@ const sameSpaceMinCos = 0.9
 // their sampled sentences (model.SkipInference) against the output vectors
 // at outputsPath of the subword model s, in s's space, and, when am is
 // given and its base e holds s's word vectors, AM+skip (AMSkip, the paper's
-// mix for a word seen k times) of the AM vector and the inferred one.
+// mix by the word's count: here its occurrences in the sampled sentences) of
+// the AM vector and the inferred one.
 // Both rows take the sentences with the rare word in them (rareRow.full).
 // The counts of e give the subsampling and the negatives.
 func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Model,
@@ -101,8 +102,9 @@ func skipRows(s *Subwords, outputsPath string, e *model.Embeddings, am *model.Mo
 }
 
 // loadSkipInference reads the output vectors at path, which must be those of
-// the subword model s (the same words and dimension), and gives them the
-// counts of e for the subsampling and the negatives.
+// the subword model s (a vector for each of its words, at its dimension; more
+// words when s was written with --out-min-count), and gives them the counts
+// of e for the subsampling and the negatives.
 func loadSkipInference(s *Subwords, path string, e *model.Embeddings) (*model.SkipInference, error) {
 	outs, err := model.LoadEmbeddings(path)
 	if err != nil {
