@@ -27,17 +27,24 @@ type inferBench struct {
 	naive *naiveWorkspace
 }
 
-func newInferBench(b *testing.B, mode Mode, zipf bool) *inferBench {
-	b.Helper()
-	rng := rand.New(rand.NewPCG(1, 2))
-	words := make([]string, benchBase)
-	vecs := make([]float32, benchBase*benchDim)
+// benchVocab returns the benchmarks' benchBase words "w0", "w1" … and
+// their random vectors of benchDim, drawn from rng.
+func benchVocab(rng *rand.Rand) (words []string, vecs []float32) {
+	words = make([]string, benchBase)
+	vecs = make([]float32, benchBase*benchDim)
 	for i := range words {
 		words[i] = "w" + itoa(i)
 	}
 	for i := range vecs {
 		vecs[i] = float32(rng.NormFloat64() * 0.3)
 	}
+	return words, vecs
+}
+
+func newInferBench(b *testing.B, mode Mode, zipf bool) *inferBench {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	words, vecs := benchVocab(rng)
 	base, err := NewEmbeddings(benchDim, words, vecs, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -10,15 +10,10 @@ import (
 // distribution over 90,000 output vectors of d = 300, counts by the same law.
 func BenchmarkSkipInference(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := make([]string, benchBase)
-	vecs := make([]float32, benchBase*benchDim)
+	words, vecs := benchVocab(rng)
 	counts := make([]int64, benchBase)
-	for i := range words {
-		words[i] = "w" + itoa(i)
+	for i := range counts {
 		counts[i] = int64(1e7 / float64(i+10))
-	}
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64() * 0.3)
 	}
 	out, err := NewEmbeddings(benchDim, words, vecs, counts)
 	if err != nil {
