@@ -32,7 +32,8 @@ type Store interface {
 	// "Class" or a tenant "Class/tenant"). A passage teaches the memory
 	// first: every text is taught before any is vectorized. err (wrapping
 	// ErrUnavailable for a memory kept elsewhere) fails the whole call and no
-	// vector is returned; errs[i] is texts[i]'s own error.
+	// vector is returned; errs[i] is texts[i]'s own error. The vectors may
+	// share one array (vectorizer.VectorizeBatch).
 	VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, scope string, texts []string,
 		task vectorizer.Task, opts vectorizer.Options) (vecs [][]float32, errs []error, err error)
 	// Reader returns a vectorizer of v's model and options over the memory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -36,7 +37,7 @@ type parsed struct {
 // counts); then the texts are combined in parallel from their parses, so
 // that every vector sees the contexts and the counts of the whole batch.
 func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Options, vecs [][]float32, errs []error) {
-	parses, _, obs, taught := v.prepareBatch(ctx, texts, &opts, errs)
+	parses, arenas, obs, taught := v.prepareBatch(ctx, texts, &opts, errs)
 	v.rememberBatch(obs, taught, errs)
 	clear(obs) // do not pin the texts
 	words := v.rememberedWords(parses, &opts, errs)
@@ -46,6 +47,7 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 	v.inferWords(ctx, words, &opts)
 	counted.Wait()
 	p.repanic()
+	all := batchVectors(len(texts), v.dim)
 	v.inParallel(len(texts), func(w *work, i int) {
 		if errs[i] != nil {
 			return
@@ -53,12 +55,22 @@ func (v *Vectorizer) batchPassages(ctx context.Context, texts []string, opts Opt
 		if errs[i] = ctx.Err(); errs[i] == nil {
 			w.parsed = parses[i]
 			if errs[i] = v.combine(ctx, w, &opts, nil); errs[i] == nil {
-				vecs[i] = append([]float32(nil), w.acc...)
+				vecs[i] = all[i*v.dim : (i+1)*v.dim : (i+1)*v.dim]
+				copy(vecs[i], w.acc)
 			}
 		}
 		parses[i] = parsed{} // do not pin the text longer than needed
 	})
+	clear(parses)
+	for i := range arenas {
+		v.putArena(&arenas[i])
+	}
 }
+
+// batchVectors returns the array that the n vectors of dimension d of one
+// batch share: zeroed in one sequential pass, where a new slice per vector
+// costs each text the cache misses of writing to memory no cache holds.
+func batchVectors(n, d int) []float32 { return make([]float32, n*d) }
 
 // inParallel calls fn(w, i) for every i in [0, n) on min(GOMAXPROCS, n)
 // goroutines, each with a work of the pool (whose own parse it gets back),
@@ -172,6 +184,8 @@ func byteRuns(texts []string, n int) []int {
 func (v *Vectorizer) prepareTexts(ctx context.Context, texts []string, o *Options, parses []parsed, taught []bool,
 	errs []error) (keep parseArena, obs []memory.Observation) {
 	w := v.pool.Get().(*work)
+	keep = v.getArena()
+	reserved := false
 	for i, t := range texts {
 		if errs[i] = ctx.Err(); errs[i] != nil {
 			continue
@@ -183,8 +197,9 @@ func (v *Vectorizer) prepareTexts(ctx context.Context, texts []string, o *Option
 		n := len(obs)
 		obs = v.observations(obs, w)
 		taught[i] = len(obs) > n
-		if keep.tokens == nil { // size the arena by the first text and the bytes left
+		if !reserved { // size the arena by the first text and the bytes left
 			keep.reserve(w, len(t), textBytes(texts[i:]))
+			reserved = true
 		}
 		parses[i] = keep.keep(w)
 	}
@@ -193,7 +208,8 @@ func (v *Vectorizer) prepareTexts(ctx context.Context, texts []string, o *Option
 }
 
 // passageCounter is a DocFreqStore that counts several passages in one
-// call (*memory.Memory: one lock and one log write).
+// call (*memory.Memory: one lock and one log write). As with CountPassage,
+// the strings of passages may be reused once the call returns.
 type passageCounter interface {
 	CountPassages(passages [][]string) error
 }
@@ -275,6 +291,8 @@ func batchRows(parses []parsed, index []int) [][]int32 {
 
 // parseArena holds the parses of a batch in a few shared arrays (a fresh
 // set of slices per text would cost more allocation than tokenizing twice).
+// Once the batch is done the arrays go back to the vectorizer's arenas for
+// the next batch (putArena, getArena).
 type parseArena struct {
 	sentences, tokens []string
 	sentEnd           []int
@@ -292,11 +310,33 @@ func (a *parseArena) reserve(w *work, n, rest int) {
 		m := first * rest / max(n, 1)
 		return m + m/4
 	}
-	a.sentences = make([]string, 0, size(len(w.sentences)))
-	a.tokens = make([]string, 0, size(len(w.tokens)))
-	a.sentEnd = make([]int, 0, size(len(w.sentEnd)))
-	a.tokOff = make([]int32, 0, size(len(w.tokOff)))
-	a.info = make([]tokInfo, 0, size(len(w.info)))
+	a.sentences = slices.Grow(a.sentences[:0], size(len(w.sentences)))
+	a.tokens = slices.Grow(a.tokens[:0], size(len(w.tokens)))
+	a.sentEnd = slices.Grow(a.sentEnd[:0], size(len(w.sentEnd)))
+	a.tokOff = slices.Grow(a.tokOff[:0], size(len(w.tokOff)))
+	a.info = slices.Grow(a.info[:0], size(len(w.info)))
+}
+
+// getArena returns an arena of a finished batch, or an empty one.
+func (v *Vectorizer) getArena() parseArena {
+	if a, ok := v.arenas.Get().(*parseArena); ok {
+		return *a
+	}
+	return parseArena{}
+}
+
+// putArena gives the arrays of a's finished batch to the next one. Its
+// strings are cleared first, so that a pooled arena pins no text; the other
+// arrays hold no pointers.
+func (v *Vectorizer) putArena(a *parseArena) {
+	if a.tokens == nil {
+		return // no text was kept
+	}
+	clear(a.sentences)
+	clear(a.tokens)
+	a.sentences, a.tokens, a.sentEnd = a.sentences[:0], a.tokens[:0], a.sentEnd[:0]
+	a.tokOff, a.info, a.occ = a.tokOff[:0], a.info[:0], a.occ[:0]
+	v.arenas.Put(a)
 }
 
 // textBytes is the total length of texts.

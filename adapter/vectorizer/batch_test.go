@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // TestBatchPassagesMatchesLearnThenVectorize: a passage batch, which
@@ -139,7 +141,12 @@ func TestByteRuns(t *testing.T) {
 
 // BenchmarkVectorizeBatchPassages vectorizes batches of 64 passages of 50
 // frequent words with TaskPassage (the import path) into a vectorizer without
-// a memory (the counts in RAM), one goroutine; cpu-ns per passage.
+// a memory (the counts in RAM). Interleaved with each batch, the anchor sums
+// the rows of 64 other passages with simd.GatherSum on the benchmark's own
+// thread, as the anchor of BenchmarkVectorize50Frequent does, and is timed
+// by that thread's CPU time (gatherCPU); the batches by the process's CPU time
+// over the whole run less the anchor's, so that they carry every goroutine
+// and all of the collector's work. batch/anchor is the ratio of the two.
 func BenchmarkVectorizeBatchPassages(b *testing.B) {
 	m, _, err := testmodel.BenchModel()
 	if err != nil {
@@ -147,12 +154,22 @@ func BenchmarkVectorizeBatchPassages(b *testing.B) {
 	}
 	words := testmodel.FrequentWords(m, 32, 20_000)
 	passages := testmodel.Passages(words, 1024, 50, 1)
+	ids := passageRows(m, passages)
+	dst := make([]float32, m.Dim)
 	v, err := New(m, nil, DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
 	const batch = 64
-	c0, ok := testmodel.ProcessCPUTime()
+	if _, errs := v.VectorizeBatch(passages[:batch], TaskPassage, v.Options()); errs[0] != nil {
+		b.Fatal(errs[0]) // the first text computes the common space
+	}
+	runtime.GC()
+	p0, ok := testmodel.ProcessCPUTime()
+	if _, tok := testmodel.ThreadCPUTime(); !ok || !tok {
+		b.Skip("no process or thread CPU time on this system")
+	}
+	var anchor int64
 	n := 0
 	for i := 0; b.Loop(); i++ {
 		from := (i * batch) % len(passages)
@@ -162,11 +179,27 @@ func BenchmarkVectorizeBatchPassages(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		anchor += gatherCPU(dst, m.Base.Vectors, ids, (from+len(passages)/2)%len(passages), batch)
 		n += batch
 	}
-	if c1, _ := testmodel.ProcessCPUTime(); ok {
-		b.ReportMetric(float64(c1-c0)/float64(n), "cpu-ns/passage")
+	p1, _ := testmodel.ProcessCPUTime()
+	batches := p1 - p0 - anchor
+	b.ReportMetric(float64(batches)/float64(n), "cpu-ns/passage")
+	b.ReportMetric(float64(anchor)/float64(n), "anchor-cpu-ns/passage")
+	b.ReportMetric(float64(batches)/float64(anchor), "batch/anchor")
+}
+
+// gatherCPU sums the rows of the n passages from (cyclically) of ids into
+// dst with simd.GatherSum and returns the CPU time it took its thread.
+func gatherCPU(dst, table []float32, ids [][]int32, from, n int) int64 {
+	runtime.LockOSThread() // the goroutine stays on the thread whose time is read
+	defer runtime.UnlockOSThread()
+	t0, _ := testmodel.ThreadCPUTime()
+	for k := range n {
+		simd.GatherSum(dst, table, ids[(from+k)%len(ids)])
 	}
+	t1, _ := testmodel.ThreadCPUTime()
+	return t1 - t0
 }
 
 // failingStore is a memory whose Remember always fails, as on a full disk.
@@ -301,5 +334,153 @@ func TestBatchPassagesStorePanicReachesCaller(t *testing.T) {
 	}
 	if _, errs := v.VectorizeBatch(texts, TaskPassage, DefaultOptions()); errs[0] != nil {
 		t.Fatalf("after the panics: %v", errs[0])
+	}
+}
+
+// TestBatchVectorsStandAlone: the vectors of a batch share one array but
+// each ends at Dim, so a caller's append to one never writes into the next,
+// and a later batch leaves them as they were (a passage batch's parses reuse
+// the arrays of the one before); for passages and for queries.
+func TestBatchVectorsStandAlone(t *testing.T) {
+	for _, task := range []Task{TaskPassage, TaskQuery} {
+		v := newVectorizer(t, newMemory(t))
+		first, errs := v.VectorizeBatch([]string{"f1 f2 jargonx.", "f3 f4", "f5 jargony f6."}, task, DefaultOptions())
+		kept := make([][]float32, len(first))
+		for i, vec := range first {
+			if errs[i] != nil {
+				t.Fatalf("%v, text %d: %v", task, i, errs[i])
+			}
+			if len(vec) != v.dim || cap(vec) != v.dim {
+				t.Fatalf("%v, vector %d: length %d, capacity %d, want both %d", task, i, len(vec), cap(vec), v.dim)
+			}
+			kept[i] = append([]float32(nil), vec...)
+		}
+		_ = append(first[0], 42)
+		if _, errs := v.VectorizeBatch([]string{"f7 qz9y f8. f9", "jargonz f1"}, task, DefaultOptions()); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		for i := range first {
+			assertClose(t, first[i], kept[i], 0)
+		}
+	}
+}
+
+// TestBatchReusedArenasMatchFresh: a passage batch whose parses reuse the
+// arrays of an earlier batch's (longer texts, more sentences) gives the
+// vectors the same batch gives with new arrays, and the arena given back
+// holds no string of its texts.
+func TestBatchReusedArenasMatchFresh(t *testing.T) {
+	long := []string{strings.Repeat("f1 f2 jargonx f3. ", 40), strings.Repeat("Jargony f4 f5! ", 30)}
+	short := []string{"f6 jargonx. f7", "zq3x f8 f9.", "f1"}
+	vecs := make([][][]float32, 2)
+	for k := range vecs {
+		v := newVectorizer(t, newMemory(t))
+		if _, errs := v.VectorizeBatch(long, TaskPassage, DefaultOptions()); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		switch {
+		case k == 1:
+			v.arenas = &sync.Pool{} // the second batch gets new arrays
+		case !raceEnabled: // (the race detector's pool drops some of what it is given)
+			a := v.arenas.Get()
+			if a == nil {
+				t.Fatal("the first batch gave back no arena")
+			}
+			v.arenas.Put(a)
+		}
+		var errs []error
+		if vecs[k], errs = v.VectorizeBatch(short, TaskPassage, DefaultOptions()); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+	}
+	for i := range short {
+		assertClose(t, vecs[0][i], vecs[1][i], 0)
+	}
+
+	v := newVectorizer(t, newMemory(t))
+	opts := DefaultOptions()
+	parses, keep, _, _ := v.prepareBatch(t.Context(), long, &opts, make([]error, len(long)))
+	if len(parses[0].tokens) == 0 || len(keep) != 1 {
+		t.Fatalf("%d tokens in %d arenas", len(parses[0].tokens), len(keep))
+	}
+	a := &keep[0]
+	v.putArena(a)
+	for i, s := range append(a.tokens[:cap(a.tokens)], a.sentences[:cap(a.sentences)]...) {
+		if s != "" {
+			t.Fatalf("string %d of the arena given back is %q, want it cleared", i, s)
+		}
+	}
+	if len(a.tokens)+len(a.sentences)+len(a.info)+len(a.tokOff)+len(a.sentEnd)+len(a.occ) != 0 {
+		t.Error("the arena given back is not empty")
+	}
+}
+
+// batchOf returns batch b of goroutine g for TestBatchViewsShareArenas: 24
+// texts of 1–9 sentences, some with unseen words, unlike those of other g
+// and b.
+func batchOf(g, b int) []string {
+	var texts []string
+	for i := range 24 {
+		n := 1 + (g*7+b*5+i*3)%9
+		var sb strings.Builder
+		for k := range n {
+			fmt.Fprintf(&sb, "f%d f%d jargon%c f%d. ", 1+(i+k)%9, 1+(b+k)%9, 'x'+rune((g+k+i)%3), 1+(g+b)%9)
+		}
+		if i%5 == 0 {
+			sb.WriteString(strings.Repeat("zq3x f2 r3 ", n))
+		}
+		texts = append(texts, sb.String())
+	}
+	return texts
+}
+
+// TestBatchViewsShareArenas: views of one vectorizer (WithStores), which
+// share its pooled parse arenas, each running batches of passages and of
+// queries on its own memory at the same time as the others, give the
+// vectors each gives alone.
+func TestBatchViewsShareArenas(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const views, batches = 4, 12
+	task := func(b int) Task { return []Task{TaskPassage, TaskPassage, TaskQuery}[b%3] }
+	run := func(v *Vectorizer, g, b int) [][]float32 {
+		vecs, _ := v.VectorizeBatch(batchOf(g, b), task(b), DefaultOptions())
+		return vecs
+	}
+	view := func(base *Vectorizer) *Vectorizer {
+		mem := newMemory(t)
+		v, err := base.WithStores(mem, mem, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	want := make([][][][]float32, views)
+	for g := range want {
+		v := view(newVectorizer(t, newMemory(t)))
+		for b := range batches {
+			want[g] = append(want[g], run(v, g, b))
+		}
+	}
+	base := newVectorizer(t, newMemory(t))
+	got := make([][][][]float32, views)
+	var wg sync.WaitGroup
+	for g := range got {
+		v := view(base)
+		wg.Go(func() {
+			for b := range batches {
+				got[g] = append(got[g], run(v, g, b))
+			}
+		})
+	}
+	wg.Wait()
+	for g := range got {
+		for b := range batches {
+			for i := range want[g][b] {
+				if (got[g][b][i] == nil) != (want[g][b][i] == nil) {
+					t.Fatalf("view %d, batch %d, text %d: vector %v, want %v", g, b, i, got[g][b][i] != nil, want[g][b][i] != nil)
+				}
+				assertClose(t, got[g][b][i], want[g][b][i], 0)
+			}
+		}
 	}
 }

@@ -9,7 +9,8 @@ import "github.com/text2vec-am/text2vec-am/adapter/memory"
 // in RAM (same caps, lost with the vectorizer).
 type DocFreqStore interface {
 	// CountPassage counts one passage whose tokens are words (a word
-	// occurring several times counts once).
+	// occurring several times counts once). words is the caller's: its
+	// strings may be reused once the call returns (copy what is kept).
 	CountPassage(words []string) error
 	// DocFreqs writes to dst[i] the number of counted passages containing
 	// words[i] and returns the number of passages; len(dst) ≥ len(words).

@@ -84,7 +84,10 @@ type Vectorizer struct {
 	// pool holds the scratch works, shared with the vectorizers WithStores
 	// makes of this one: a work depends on the model only, and a view made
 	// per request would otherwise grow new works' buffers each time.
-	pool     *sync.Pool
+	pool *sync.Pool
+	// arenas holds the parse arenas of finished batches (*parseArena), shared
+	// like pool: a batch reuses their arrays instead of zeroing new ones.
+	arenas   *sync.Pool
 	cache    *amCache
 	ctxCache *contextIDCache // token ids of remembered contexts (nil: tokenize each time)
 	// ctxScope is the address of the store when it is a *memory.Memory,
@@ -164,6 +167,7 @@ func New(m *model.Model, store ContextStore, opts Options) (*Vectorizer, error) 
 	v.chars = m.Mode.UsesForm()
 	v.gram = m.AttentionGram() // the attention in one mat-vec: M never changes while serving
 	v.pool = &sync.Pool{New: func() any { return v.newWork() }}
+	v.arenas = &sync.Pool{}
 	return v, nil
 }
 
@@ -510,7 +514,10 @@ func (v *Vectorizer) vectorizeWork(ctx context.Context, w *work, text string, ta
 }
 
 // VectorizeBatch vectorizes texts in parallel; errs[i] is nil or the error of
-// texts[i]. For TaskPassage all texts teach the memory first, in order.
+// texts[i]. For TaskPassage all texts teach the memory first, in order. The
+// vectors of one call share one array (each slice's capacity is Dim): a
+// caller that keeps a few vectors of a large batch long after the rest
+// should copy them.
 func (v *Vectorizer) VectorizeBatch(texts []string, task Task, opts Options) (vecs [][]float32, errs []error) {
 	return v.VectorizeBatchContext(context.Background(), texts, task, opts)
 }
@@ -532,6 +539,7 @@ func (v *Vectorizer) VectorizeBatchContext(ctx context.Context, texts []string, 
 	}
 	var next atomic.Int64
 	workers := min(runtime.GOMAXPROCS(0), len(texts))
+	all := batchVectors(len(texts), v.dim)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -540,8 +548,9 @@ func (v *Vectorizer) VectorizeBatchContext(ctx context.Context, texts []string, 
 				if i >= len(texts) {
 					return
 				}
-				if errs[i] == nil {
-					vecs[i], errs[i] = v.VectorizeContext(ctx, texts[i], TaskQuery, opts)
+				vec := all[i*v.dim : (i+1)*v.dim : (i+1)*v.dim]
+				if errs[i] = v.VectorizeTo(ctx, vec, texts[i], TaskQuery, opts); errs[i] == nil {
+					vecs[i] = vec
 				}
 			}
 		})

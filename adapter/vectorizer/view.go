@@ -61,6 +61,7 @@ func (v *Vectorizer) WithStores(store ContextStore, df DocFreqStore, cache *Cach
 		cnt:       v.cnt,
 		ctxCache:  v.ctxCache, // a reading of contexts depends on the model only
 		pool:      v.pool,     // so does a work
+		arenas:    v.arenas,   // and a parse arena
 		df:        df,
 		dfInStore: true,
 	}
