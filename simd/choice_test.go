@@ -103,18 +103,20 @@ func TestComposeOverrides(t *testing.T) {
 }
 
 // TestComposeUnknownCPU checks that no override matches another vendor or
-// CPUs that differ from the Intel row's sample in one field only (Rocket
+// CPUs that differ from an Intel row's sample in one field only (Rocket
 // Lake: model 167 without AMX; an AMX Xeon of another model; another family;
-// an AMD CPU of model 167), and that such a CPU runs the widest set for
+// an AMD CPU of model 167 or 207), and that such a CPU runs the widest set for
 // every kernel.
 func TestComposeUnknownCPU(t *testing.T) {
 	ks := allKernels()
 	for _, c := range []cpuModel{
 		{vendor: "NoSuchVendor"},
 		{vendor: "GenuineIntel", family: 6, model: 0xa7},
-		{vendor: "GenuineIntel", family: 6, model: 0xcf, amx: true},
+		{vendor: "GenuineIntel", family: 6, model: 0x8f, amx: true},
 		{vendor: "GenuineIntel", family: 15, model: 0xa7, amx: true},
 		{vendor: "AuthenticAMD", family: 6, model: 0xa7, amx: true},
+		{vendor: "GenuineIntel", family: 15, model: 0xcf},
+		{vendor: "AuthenticAMD", family: 6, model: 0xcf},
 	} {
 		for _, o := range overrides {
 			if o.match(c) {

@@ -10,9 +10,9 @@
 // CPU vendor, family, model and AMX (overrides, from the benchmarks of this
 // package run on those CPUs) names the kernels that run faster from a
 // narrower set on a given design, such as the AVX2 Dot, Axpy, WeightedSum,
-// MatVec and MatTVec on AMD Zen 4, the AVX2 MatVec on AMD Zen 5 and the AVX2
+// MatVec and MatTVec on AMD Zen 4, the AVX2 MatVec on AMD Zen 5, the AVX2
 // WeightedSum and MatTVec on a server Xeon with AMX seen as family 6 model
-// 167; the choice is deterministic, never timed at start-up. Building with
+// 167 and those two with Rank1 on Intel family 6 model 207; the choice is deterministic, never timed at start-up. Building with
 // the purego tag forces the pure-Go kernels on every architecture; the
 // environment variable T2V_SIMD (avx512, avx2, neon or go), read once at
 // start, forces one set for every kernel. Sets and SetsString report the
