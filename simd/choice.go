@@ -99,8 +99,9 @@ var overrides = [...]override{{
 	// the row holds whether or not a virtual machine reports its AMX
 	// tiles): in 21 runs of BenchmarkChoice (quiet, no AMX reported),
 	// time ÷ the AVX-512 kernel's, MatTVec 0.74–0.88, WeightedSum
-	// 0.86–0.95 and Rank1 0.86–0.98 (under 0.95 in 18 runs); every other
-	// kernel level or faster from the AVX-512 set in most runs (MatVec
+	// 0.86–0.95 and Rank1 0.86–0.98, the last under 0.95 in 18 runs (in six
+	// more, by shape: 0.86–0.89 at 200×200, 0.92–1.00 at 300×300); every
+	// other kernel level or faster from the AVX-512 set in most runs (MatVec
 	// 0.94–0.99, GatherSum 0.88–1.06, GatherAxpy 0.92–1.09: under 0.95 in
 	// four, four and two runs, medians 0.96, 1.00, 0.97).
 	match:  func(c cpuModel) bool { return c.vendor == "GenuineIntel" && c.family == 6 && c.model == 0xcf },

@@ -7,15 +7,29 @@ import (
 	"testing"
 )
 
-// testSets returns every kernel set usable on this CPU and every mix of
-// them that an override composes for its sample CPU.
-func testSets() []kernels {
-	ks := allKernels()
-	out := slices.Clone(ks)
+// testSet is a kernel set, or a mix of sets, and the set running each slot.
+type testSet struct {
+	kernels
+	sets [len(kernelSlots)]string
+}
+
+// testSets returns every kernel set usable on this CPU and every distinct
+// mix of them that an override composes for its sample CPU. Two mixes of the
+// same sets (the AVX-512 set with different AVX2 kernels) share a name and
+// are both kept.
+func testSets() []testSet {
+	var out []testSet
+	for _, k := range allKernels() {
+		var sets [len(kernelSlots)]string
+		for i := range sets {
+			sets[i] = k.name
+		}
+		out = append(out, testSet{k, sets})
+	}
 	for _, o := range overrides {
-		k, _ := compose(ks, o.sample)
-		if !slices.ContainsFunc(out, func(x kernels) bool { return x.name == k.name }) {
-			out = append(out, k)
+		k, sets := compose(allKernels(), o.sample)
+		if !slices.ContainsFunc(out, func(x testSet) bool { return x.sets == sets }) {
+			out = append(out, testSet{k, sets})
 		}
 	}
 	return out
@@ -190,5 +204,28 @@ func TestComposeWithoutWidestSet(t *testing.T) {
 				t.Errorf("%+v without %s: %s from %s, want %s", o.sample, built[len(built)-1].name, s.name, sets[i], want)
 			}
 		}
+	}
+}
+
+// TestComposeModel207AnyAMX checks that Intel model 207 composes the same
+// kernels whether or not the CPU reports AMX (a virtual machine may hide it).
+func TestComposeModel207AnyAMX(t *testing.T) {
+	ks := allKernels()
+	without := cpuModel{vendor: "GenuineIntel", family: 6, model: 0xcf}
+	with := without
+	with.amx = true
+	_, a := compose(ks, without)
+	_, b := compose(ks, with)
+	if a != b {
+		t.Errorf("model 207 without AMX runs %v, with AMX %v", a, b)
+	}
+	matched := 0
+	for _, o := range overrides {
+		if o.match(without) && o.match(with) {
+			matched++
+		}
+	}
+	if matched != 1 {
+		t.Errorf("%d override rows match model 207 with and without AMX, want 1", matched)
 	}
 }

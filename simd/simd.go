@@ -12,12 +12,13 @@
 // narrower set on a given design, such as the AVX2 Dot, Axpy, WeightedSum,
 // MatVec and MatTVec on AMD Zen 4, the AVX2 MatVec on AMD Zen 5, the AVX2
 // WeightedSum and MatTVec on a server Xeon with AMX seen as family 6 model
-// 167 and those two with Rank1 on Intel family 6 model 207; the choice is deterministic, never timed at start-up. Building with
-// the purego tag forces the pure-Go kernels on every architecture; the
-// environment variable T2V_SIMD (avx512, avx2, neon or go), read once at
-// start, forces one set for every kernel. Sets and SetsString report the
-// choice. Whichever set runs, results agree within each kernel's rounding
-// (the sets sum in different orders).
+// 167, and those two with Rank1 on Intel family 6 model 207; the choice is
+// deterministic, never timed at start-up. Building with the purego tag
+// forces the pure-Go kernels on every architecture; the environment
+// variable T2V_SIMD (avx512, avx2, neon or go), read once at start, forces
+// one set for every kernel. Sets and SetsString report the choice.
+// Whichever set runs, results agree within each kernel's rounding (the sets
+// sum in different orders).
 //
 // All slices are plain row-major float32 data with explicit dimensions, as in
 // gonum. Mismatched lengths are programming errors and panic with a message
