@@ -4,35 +4,59 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// testSet is a kernel set, or a mix of sets, and the set running each slot.
+// testSet is a kernel set, or a mix of sets, the set running each slot,
+// and a label naming the mix: the widest set and the slots another set runs,
+// as in "avx512(avx2:WeightedSum,MatTVec)".
 type testSet struct {
 	kernels
-	sets [len(kernelSlots)]string
+	sets  [len(kernelSlots)]string
+	label string
 }
 
 // testSets returns every kernel set usable on this CPU and every distinct
 // mix of them that an override composes for its sample CPU. Two mixes of the
 // same sets (the AVX-512 set with different AVX2 kernels) share a name and
-// are both kept.
+// are both kept, with different labels.
 func testSets() []testSet {
+	ks := allKernels()
 	var out []testSet
-	for _, k := range allKernels() {
+	for _, k := range ks {
 		var sets [len(kernelSlots)]string
 		for i := range sets {
 			sets[i] = k.name
 		}
-		out = append(out, testSet{k, sets})
+		out = append(out, testSet{k, sets, k.name})
 	}
 	for _, o := range overrides {
-		k, sets := compose(allKernels(), o.sample)
+		k, sets := compose(ks, o.sample)
 		if !slices.ContainsFunc(out, func(x testSet) bool { return x.sets == sets }) {
-			out = append(out, testSet{k, sets})
+			out = append(out, testSet{k, sets, mixLabel(ks[len(ks)-1].name, sets)})
 		}
 	}
 	return out
+}
+
+// mixLabel names a composition: base, then each other set with the slots it
+// runs ("/" in a slot's name becomes "-", so the label is one subtest name).
+func mixLabel(base string, sets [len(kernelSlots)]string) string {
+	label := base
+	for _, set := range distinct(sets[:]) {
+		if set == base {
+			continue
+		}
+		var slots []string
+		for i, s := range sets {
+			if s == set {
+				slots = append(slots, strings.ReplaceAll(kernelSlots[i].name, "/", "-"))
+			}
+		}
+		label += "(" + set + ":" + strings.Join(slots, ",") + ")"
+	}
+	return label
 }
 
 // probe runs the kernel of slot i of k on fixed random input and returns

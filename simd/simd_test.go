@@ -40,7 +40,7 @@ func closeTo(got float32, want, mag float64) bool {
 func forEachImpl(t *testing.T, f func(t *testing.T, k kernels)) {
 	t.Helper()
 	for _, k := range testSets() {
-		t.Run(k.name, func(t *testing.T) { f(t, k.kernels) })
+		t.Run(k.label, func(t *testing.T) { f(t, k.kernels) })
 	}
 }
 
@@ -65,7 +65,7 @@ func TestImplementationsListed(t *testing.T) {
 	var names []string
 	found := false
 	for _, k := range testSets() {
-		names = append(names, k.name)
+		names = append(names, k.label)
 		found = found || k.sets == implSets
 	}
 	if !found {
