@@ -175,11 +175,16 @@ func Sets() []KernelSet {
 // "avx512 (avx2: Dot/Axpy, avx2: WeightedSum, avx2: MatVec)".
 func SetsString() string {
 	ks := allKernels()
-	base := ks[len(ks)-1].name
+	return formatSets(ks[len(ks)-1].name, implSets)
+}
+
+// formatSets writes sets, the set of each slot, as SetsString does: base,
+// then each slot that another set runs.
+func formatSets(base string, sets [len(kernelSlots)]string) string {
 	var other []string
 	for i, s := range kernelSlots {
-		if implSets[i] != base {
-			other = append(other, implSets[i]+": "+s.name)
+		if sets[i] != base {
+			other = append(other, sets[i]+": "+s.name)
 		}
 	}
 	if len(other) == 0 {

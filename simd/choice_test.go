@@ -10,7 +10,7 @@ import (
 
 // testSet is a kernel set, or a mix of sets, the set running each slot,
 // and a label naming the mix: the widest set and the slots another set runs,
-// as in "avx512(avx2:WeightedSum,MatTVec)".
+// as in "avx512(avx2:WeightedSum,avx2:MatTVec)".
 type testSet struct {
 	kernels
 	sets  [len(kernelSlots)]string
@@ -40,23 +40,10 @@ func testSets() []testSet {
 	return out
 }
 
-// mixLabel names a composition: base, then each other set with the slots it
-// runs ("/" in a slot's name becomes "-", so the label is one subtest name).
+// mixLabel names a composition as SetsString does, as one subtest name
+// (no spaces; "/" in a slot's name becomes "-").
 func mixLabel(base string, sets [len(kernelSlots)]string) string {
-	label := base
-	for _, set := range distinct(sets[:]) {
-		if set == base {
-			continue
-		}
-		var slots []string
-		for i, s := range sets {
-			if s == set {
-				slots = append(slots, strings.ReplaceAll(kernelSlots[i].name, "/", "-"))
-			}
-		}
-		label += "(" + set + ":" + strings.Join(slots, ",") + ")"
-	}
-	return label
+	return strings.NewReplacer(" ", "", "/", "-").Replace(formatSets(base, sets))
 }
 
 // probe runs the kernel of slot i of k on fixed random input and returns
