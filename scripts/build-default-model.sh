@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the embedded default model with this project's own trainers, reproducibly, in one space:
 # fastText-style subword skipgram vectors (words plus their character 3–6-grams) on one thread with
-# a fixed seed and a shuffled line order (bit-identical runs on one CPU: another CPU's SIMD kernels
-# round differently, and its model differs in the last bits), then AM training with a fixed seed
+# a fixed seed and a shuffled line order (bit-identical runs on one CPU; a CPU whose SIMD kernels
+# round differently gives a model that differs in the last bits), then AM training with a fixed seed
 # and thread count on those word vectors, its n-gram table started from the same model's n-gram
 # vectors (no map between spaces). docs/model.md records the settings and results.
 #
