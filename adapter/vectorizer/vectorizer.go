@@ -460,12 +460,17 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 
 // VectorizeContext is Vectorize that stops, returning ctx.Err(), once ctx is done.
 func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Task, opts Options) ([]float32, error) {
+	// The result is allocated before the text is read: the stores that zero
+	// it, to memory no cache holds yet, complete while the text is read, and
+	// the copy at the end writes to cached lines.
+	vec := make([]float32, v.dim)
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
 	if err := v.vectorizeWork(ctx, w, text, task, opts); err != nil {
 		return nil, err
 	}
-	return append([]float32(nil), w.acc...), nil
+	copy(vec, w.acc)
+	return vec, nil
 }
 
 // VectorizeTo is VectorizeContext that writes the vector to dst (len Dim)
