@@ -460,9 +460,11 @@ func (v *Vectorizer) Vectorize(text string, task Task, opts Options) ([]float32,
 
 // VectorizeContext is Vectorize that stops, returning ctx.Err(), once ctx is done.
 func (v *Vectorizer) VectorizeContext(ctx context.Context, text string, task Task, opts Options) ([]float32, error) {
-	// The result is allocated before the text is read: the stores that zero
-	// it, to memory no cache holds yet, complete while the text is read, and
-	// the copy at the end writes to cached lines.
+	// The result is allocated before the text is read: on an Intel Xeon
+	// (family 6 model 207) Vectorize costs about 100 cpu-ns less this way
+	// than with the result appended once the vector is made
+	// (docs/benchmarks.md), presumably because zeroing recycled memory early
+	// brings its lines into the caches before the copy.
 	vec := make([]float32, v.dim)
 	w := v.pool.Get().(*work)
 	defer v.pool.Put(w)
