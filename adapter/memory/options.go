@@ -70,7 +70,7 @@ type Options struct {
 	// counted; new words beyond it are counted in Stats.DocFreqRejected and ignored.
 	MaxDocFreqWords int
 	// MaxPassageHashes caps the content hashes of counted passages kept to
-	// count a resent passage once (about 20 bytes of RAM and 9 of disk each);
+	// count a resent passage once (34–46 bytes of RAM and 9 of disk each);
 	// the oldest is forgotten first.
 	MaxPassageHashes int
 	// ReadOnly loads the memory and never writes it (Remember returns

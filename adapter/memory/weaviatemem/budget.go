@@ -9,12 +9,15 @@ import (
 )
 
 // The RAM of a copy beyond its budget bytes, estimated per item as
-// measured (deploy's TestStatelessServeMemoryHoldsBudget for the counts).
+// measured (deploy's TestStatelessServeMemoryHoldsBudget for the counts):
+// the most per entry between 300,000 and 2,000,000 entries, as the tables
+// are Go maps whose bytes per entry depend on how far they are from their
+// next doubling (a word 118–136 B, a hash 34–46 B).
 const (
 	// docFreqWordBytes is a word's passage count (memory.Options.MaxDocFreqWords).
-	docFreqWordBytes = 115
+	docFreqWordBytes = 136
 	// passageHashBytes is a counted passage's hash (memory.Options.MaxPassageHashes).
-	passageHashBytes = 33
+	passageHashBytes = 46
 )
 
 // capsBytes is the most RAM the capped parts of a copy with options o take:
