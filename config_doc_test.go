@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -58,8 +59,11 @@ var serveFlagRE = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)(?: \S+)?\n\s+(.*)$`)
 var defaultRE = regexp.MustCompile(` \(default (.*)\)$`)
 
 // serveFlagsTable renders every flag of text2vec-am serve from its -h output,
-// with the environment variable that sets it (cli.ParseFlagsEnv).
+// with the environment variable that sets it (cli.ParseFlagsEnv), as on a
+// machine of two CPUs: a default that scales with GOMAXPROCS (its usage says
+// so) is the same on every machine that renders the page.
 func serveFlagsTable() string {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var b strings.Builder
 	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
 	for _, m := range serveFlagRE.FindAllStringSubmatch(helpOutput("serve", "-h"), -1) {
