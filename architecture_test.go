@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"go/build"
 	"io/fs"
 	"os"
@@ -14,51 +15,57 @@ import (
 
 const architecturePage = "docs/architecture.md"
 
-// testOnlyPackages are the packages the diagram of docs/architecture.md
-// leaves out, as it says: test support and packages of tests only.
-var testOnlyPackages = []string{
-	"internal/testmodel", "internal/testhttp", "internal/fakeweaviate", "internal/shareddata",
-	"adapter/witness/witnesstest", "tests", "deploy", "adapter/contract", "trainer/skipgram/fasttextbench",
+// codePackage is what the code says of one package of the module: the
+// module's packages its non-test files import, without build tags and with
+// the plot tag, sorted.
+type codePackage struct {
+	name          string // "main" for a command
+	imports, plot []string
 }
 
 // TestArchitectureImports checks the package diagram at the top of
-// docs/architecture.md against the code: every package of the module (the
-// test-only ones aside) has a line, no line names a package that does not
-// exist, and each line's arrow lists exactly the module's packages that the
-// package's non-test files import (here, without build tags).
+// docs/architecture.md against the code: every package of the production
+// program (what a command or the Weaviate module reaches) has a line, and no
+// other package does; no line names a package that does not exist; each
+// line's arrow lists exactly the module's packages that the package's
+// non-test files import, and a package whose plot build imports more says
+// so in "(the plot build: …)".
 func TestArchitectureImports(t *testing.T) {
 	text, err := os.ReadFile(architecturePage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := moduleImports(t)
+	code, err := modulePackages()
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := diagramImports(string(text), code)
+	production := productionPackages(code)
+	doc, lines, err := diagramImports(string(text), code)
 	if err != nil {
 		t.Fatalf("%s: %v", architecturePage, err)
 	}
-	for pkg, imports := range code {
-		if slices.Contains(testOnlyPackages, pkg) {
-			continue
-		}
+	for pkg, p := range code {
 		listed, ok := doc[pkg]
-		if !ok {
-			t.Errorf("%s: the diagram has no line for %s (it imports %v)", architecturePage, pkg, imports)
-			continue
+		switch {
+		case !production[pkg] && ok:
+			t.Errorf("%s: the diagram has a line for %s, which only tests use", architecturePage, pkg)
+		case !production[pkg]:
+		case !ok:
+			t.Errorf("%s: the diagram has no line for %s (it imports %v)", architecturePage, pkg, p.imports)
+		case !slices.Equal(listed, p.imports):
+			t.Errorf("%s: the diagram's %s → %v, the code imports %v", architecturePage, pkg, listed, p.imports)
 		}
-		if !slices.Equal(listed, imports) {
-			t.Errorf("%s: the diagram's %s → %v, the code imports %v", architecturePage, pkg, listed, imports)
+		if extra := without(p.plot, p.imports); ok && len(extra) > 0 {
+			if want := "(the plot build: " + strings.Join(extra, ", ") + ")"; !strings.Contains(lines[pkg], want) {
+				t.Errorf("%s: the line of %s lacks %q", architecturePage, pkg, want)
+			}
 		}
 	}
 }
 
-// moduleImports returns, for each package of the module by its directory
-// ("main.go" for the root), the module's packages its non-test files import,
-// sorted.
-func moduleImports(t *testing.T) (map[string][]string, error) {
-	t.Helper()
+// modulePackages returns the packages of the module by directory ("main.go"
+// for the root).
+func modulePackages() (map[string]codePackage, error) {
 	mod, err := os.ReadFile("go.mod")
 	if err != nil {
 		return nil, err
@@ -68,7 +75,23 @@ func moduleImports(t *testing.T) (map[string][]string, error) {
 		return nil, errors.New("go.mod: no module line")
 	}
 	prefix := string(m[1]) + "/"
-	out := map[string][]string{}
+	plot := build.Default
+	plot.BuildTags = append(slices.Clone(plot.BuildTags), "plot")
+	ours := func(ctx *build.Context, dir string) (*build.Package, []string, error) {
+		p, err := ctx.ImportDir(dir, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		var imports []string
+		for _, imp := range p.Imports {
+			if rest, ok := strings.CutPrefix(imp, prefix); ok {
+				imports = append(imports, rest)
+			}
+		}
+		slices.Sort(imports)
+		return p, imports, nil
+	}
+	out := map[string]codePackage{}
 	err = filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
@@ -76,77 +99,106 @@ func moduleImports(t *testing.T) (map[string][]string, error) {
 		if name := d.Name(); dir != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
 			return filepath.SkipDir
 		}
-		p, err := build.Default.ImportDir(dir, 0)
+		p, imports, err := ours(&build.Default, dir)
 		if _, none := errors.AsType[*build.NoGoError](err); none {
 			return nil
 		} else if err != nil {
 			return err
 		}
-		var ours []string
-		for _, imp := range p.Imports {
-			if rest, ok := strings.CutPrefix(imp, prefix); ok {
-				ours = append(ours, rest)
-			}
+		_, withPlot, err := ours(&plot, dir)
+		if err != nil {
+			return err
 		}
-		slices.Sort(ours)
 		name := filepath.ToSlash(dir)
 		if dir == "." {
 			name = "main.go"
 		}
-		out[name] = ours
+		out[name] = codePackage{name: p.Name, imports: imports, plot: withPlot}
 		return nil
 	})
 	return out, err
 }
 
+// productionPackages returns the packages the commands (package main) and
+// the Weaviate module (built into a program outside this tree) reach by
+// their non-test imports, the plot build's included; the others serve
+// tests only.
+func productionPackages(code map[string]codePackage) map[string]bool {
+	reached := map[string]bool{}
+	var visit func(pkg string)
+	visit = func(pkg string) {
+		if reached[pkg] {
+			return
+		}
+		reached[pkg] = true
+		for _, imp := range code[pkg].plot {
+			visit(imp)
+		}
+	}
+	for pkg, p := range code {
+		if p.name == "main" || pkg == "module" {
+			visit(pkg)
+		}
+	}
+	return reached
+}
+
 // braceRE matches a diagram's "dir/{a, b}", which stands for dir/a, dir/b.
 var braceRE = regexp.MustCompile(`([\w/]+)/\{([^}]*)\}`)
 
-// diagramImports reads the diagram, the page's first code block: a line
-// "pkg → a, b, …" (a list ending in a comma goes on in the next line; the
+// diagramImports reads the diagram, the page's first code block, and returns
+// each package's listed imports and its line. A package's line is "pkg → a,
+// b, …" (a list ending in a comma goes on in the next, indented line; the
 // list ends at two spaces or " (", where its description starts) or "pkg"
-// alone (it imports nothing of ours). An indented line that does not start
-// with a package of code is a description; a line ending in ":" a heading.
-func diagramImports(page string, code map[string][]string) (map[string][]string, error) {
+// alone (it imports nothing of ours). Any line with an arrow, any line that
+// is not indented and any line that starts with a path is a package's;
+// another indented line is a description, and a line without an arrow
+// ending in ":" a heading.
+func diagramImports(page string, code map[string]codePackage) (doc map[string][]string, lines map[string]string, err error) {
 	_, rest, ok := strings.Cut(page, "\n```\n")
 	block, _, ok2 := strings.Cut(rest, "\n```")
 	if !ok || !ok2 {
-		return nil, errors.New("no diagram (a code block)")
+		return nil, nil, errors.New("no diagram (a code block)")
 	}
-	doc := map[string][]string{}
+	doc, lines = map[string][]string{}, map[string]string{}
 	var cur string
 	more := false
 	for line := range strings.SplitSeq(block, "\n") {
 		trimmed := strings.TrimSpace(line)
+		indented := trimmed != "" && line != trimmed
 		if more {
+			if !indented {
+				return nil, nil, fmt.Errorf("the list of %s ends in a comma, but the next line is not indented: %q", cur, line)
+			}
 			var list []string
 			list, more = diagramList(trimmed)
-			doc[cur] = append(doc[cur], list...)
+			doc[cur], lines[cur] = append(doc[cur], list...), lines[cur]+" "+trimmed
 			continue
 		}
 		fields := strings.Fields(trimmed)
-		if len(fields) == 0 || strings.HasSuffix(trimmed, ":") {
-			continue
+		_, after, arrow := strings.Cut(trimmed, "→")
+		description := indented && code[fields0(fields)].name == "" && !strings.Contains(fields0(fields), "/")
+		if len(fields) == 0 || !arrow && (strings.HasSuffix(trimmed, ":") || description) {
+			continue // a blank line, a heading or a description
 		}
-		if _, known := code[fields[0]]; !known {
-			if line != trimmed {
-				continue // an indented description
-			}
-			return nil, errors.New("the diagram names " + fields[0] + ", which is no package of the module")
+		if cur = fields[0]; code[cur].name == "" {
+			return nil, nil, fmt.Errorf("the diagram names %s, which is no package of the module", cur)
 		}
-		cur = fields[0]
 		if _, dup := doc[cur]; dup {
-			return nil, errors.New("the diagram has two lines for " + cur)
+			return nil, nil, fmt.Errorf("the diagram has two lines for %s", cur)
 		}
-		doc[cur] = []string{}
-		if _, after, arrow := strings.Cut(trimmed, "→"); arrow {
+		doc[cur], lines[cur] = []string{}, trimmed
+		if arrow {
 			doc[cur], more = diagramList(strings.TrimSpace(after))
 		}
+	}
+	if more {
+		return nil, nil, fmt.Errorf("the list of %s ends in a comma at the end of the diagram", cur)
 	}
 	for pkg := range doc {
 		slices.Sort(doc[pkg])
 	}
-	return doc, nil
+	return doc, lines, nil
 }
 
 // diagramList returns the packages listed at the start of s and whether the
@@ -174,4 +226,23 @@ func diagramList(s string) (list []string, more bool) {
 		}
 	}
 	return list, more
+}
+
+// fields0 is the first of fields, or "".
+func fields0(fields []string) string {
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[0]
+}
+
+// without returns the elements of a that b lacks.
+func without(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

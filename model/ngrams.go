@@ -61,7 +61,6 @@ func (s NgramStyle) String() string {
 // n = 3…5, minimum count 4.
 func DefaultNgramConfig() NgramConfig { return NgramConfig{MinN: 3, MaxN: 5, MinCount: 4} }
 
-// Validate reports a configuration the model cannot use.
 // FastTextConfigOf returns the fastText-style configuration that a table of
 // n-grams in fastText's form implies ('<' and '>' mark the word's ends, as
 // `train-embeddings --ngrams-out` writes them): MinN and MaxN are the
@@ -87,6 +86,7 @@ func FastTextConfigOf(ngrams []string) (NgramConfig, error) {
 	return cfg, cfg.Validate()
 }
 
+// Validate reports a configuration the model cannot use.
 func (c NgramConfig) Validate() error {
 	if c.MinN < 1 || c.MaxN < c.MinN || c.MaxN > 32 {
 		return fmt.Errorf("n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32", c.MinN, c.MaxN)

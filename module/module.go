@@ -55,7 +55,7 @@ type Module struct {
 	vec       *vectorizer.Vectorizer
 	mem       *memory.Memory      // nil: no memory of this node's own
 	remote    *weaviatemem.Store  // the cluster's memory kept in Weaviate (TEXT2VEC_AM_MEMORY_WEAVIATE); nil: none
-	colls     *memory.Collections // passage counts per collection beside mem
+	colls     *memory.Collections // the memory (contexts and passage counts) of each collection and tenant, beside mem
 	empty     *memory.Memory      // an empty memory: what a query of a collection never taught reads
 	cacheMu   sync.Mutex
 	caches    map[string]*vectorizer.Cache // AM vectors of each collection's and tenant's memory

@@ -61,8 +61,8 @@ func CollectionName(name string) (string, error) {
 // Collections keeps the memory (contexts and passage counts) of each
 // collection, and of each tenant of a collection, in a Memory of its own,
 // <dir>/collections/<name> and <dir>/collections/<name>/tenants/<tenant>
-// (in RAM when dir is ""), opened on first use with opts. The memory server
-// keeps only passage counts there; the in-process module keeps both. It is
+// (in RAM when dir is ""), opened on first use with opts: the in-process
+// module's memories per collection and tenant (serve keeps one memory). It is
 // safe for concurrent use.
 type Collections struct {
 	dir  string

@@ -88,7 +88,7 @@ type Limits struct {
 }
 
 // DefaultLimits returns 8 MiB bodies, 1 MiB texts, 100,000 words per text,
-// 1,024 texts per batch, 4×GOMAXPROCS concurrent requests, a 1 s queue wait,
+// 2,048 texts per batch, 4×GOMAXPROCS concurrent requests, a 1 s queue wait,
 // 30 s to send a body, 60 s of work per request, 1 s of not-ready before
 // the listener closes, and vectorizer.DefaultExplainLimits.
 func DefaultLimits() Limits {
