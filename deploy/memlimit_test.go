@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 )
@@ -149,9 +150,13 @@ func countCosts(t *testing.T, words, hashes int) (perWord, perPassage float64) {
 // its copy of the memory kept in Weaviate, whose contexts' byte budget
 // (--memory-max-bytes) and passage counts (up to --memory-max-df-words words
 // of the longest countable length and the passage hashes it remembers, at
-// the cost per entry measured here) bound it, the model (measured), and
-// twice --max-body-buffer for the requests in flight, with 10 % to spare;
-// this must stay under GOMEMLIMIT, which must sit below the limit.
+// the cost per entry measured here) bound it, with its AM vectors (a
+// sixteenth of --memory-weaviate-max-bytes), twice while a copy is read
+// again beside the one it replaces; the model (measured), and twice
+// --max-body-buffer for the requests in flight, with 10 % to spare; this
+// must stay under GOMEMLIMIT, which must sit below the limit. The caps must
+// fit --memory-weaviate-max-bytes as they are, so that the manifest's
+// figures are what a copy keeps.
 func TestStatelessServeMemoryHoldsBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills passage counts and loads the model to measure them")
@@ -188,13 +193,23 @@ func checkBudget(t *testing.T, c corev1.Container) {
 		t.Fatal("the manifest names a --model: measure that model here")
 	}
 
+	bound := intArg("--memory-weaviate-max-bytes", weaviatemem.DefaultMaxBytes)
+	caps := opts
+	caps.MaxBytes, caps.MaxDocFreqWords = budget, int(dfWords)
+	fitted := caps
+	if weaviatemem.FitCaps(&fitted, bound); fitted != caps {
+		t.Errorf("--memory-weaviate-max-bytes %d scales the copy's caps down (--memory-max-bytes %d → %d, "+
+			"--memory-max-df-words %d → %d): raise it", bound, budget, fitted.MaxBytes, dfWords, fitted.MaxDocFreqWords)
+	}
+
 	perWord, perPassage := countCosts(t, int(dfWords), opts.MaxPassageHashes)
 	counts := float64(dfWords)*perWord + float64(opts.MaxPassageHashes)*perPassage
 	model := modelBytes(t)
-	need := 1.1 * (float64(budget) + counts + float64(model) + 2*float64(bodies))
-	t.Logf("contexts %d MiB, counts %.0f MiB (%.0f B/word, %.1f B/passage), model %d MiB, bodies 2 × %d MiB: "+
-		"%.0f MiB with 10 %% to spare; GOMEMLIMIT %d MiB, limit %s",
-		budget>>20, counts/(1<<20), perWord, perPassage, model>>20, bodies>>20,
+	copyBytes := float64(budget) + counts + float64(bound/16)
+	need := 1.1 * (2*copyBytes + float64(model) + 2*float64(bodies))
+	t.Logf("contexts %d MiB, counts %.0f MiB (%.0f B/word, %.1f B/passage), AM vectors %d MiB, two copies; "+
+		"model %d MiB, bodies 2 × %d MiB: %.0f MiB with 10 %% to spare; GOMEMLIMIT %d MiB, limit %s",
+		budget>>20, counts/(1<<20), perWord, perPassage, bound/16>>20, model>>20, bodies>>20,
 		need/(1<<20), gml>>20, c.Resources.Limits.Memory())
 	if need > float64(gml) {
 		t.Errorf("the server may hold %.0f MiB, above GOMEMLIMIT (%d MiB): raise the limit or lower the caps",

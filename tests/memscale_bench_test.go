@@ -15,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 )
 
 // scaleSettings are the sizes of TestMemoryAtScale, from the environment.
@@ -57,10 +60,11 @@ func scaleFromEnv(t *testing.T) scaleSettings {
 			*v.dst = n
 		}
 	}
-	// The copy's budget (512 MiB), passage counts (2 M × 115 B) and hashes
-	// (2 M × 33 B) are scaled together to 7/8 of maxBytes.
-	scale := float64(s.maxBytes-s.maxBytes/8) / (512<<20 + 2e6*115 + 2e6*33)
-	s.dirBytes, s.dfWords = int64(scale*(512<<20)), int(scale*2e6)
+	// The anchor keeps what the copy keeps: the memory's default budget,
+	// passage counts and hashes, scaled together to fit maxBytes.
+	caps := memory.DefaultOptions()
+	weaviatemem.FitCaps(&caps, s.maxBytes)
+	s.dirBytes, s.dfWords = caps.MaxBytes, caps.MaxDocFreqWords
 	if s.memLimit == 0 {
 		s.memLimit = 2*s.maxBytes + 512<<20
 	}

@@ -70,7 +70,7 @@ type Options struct {
 	// counted; new words beyond it are counted in Stats.DocFreqRejected and ignored.
 	MaxDocFreqWords int
 	// MaxPassageHashes caps the content hashes of counted passages kept to
-	// count a resent passage once (34–46 bytes of RAM and 9 of disk each);
+	// count a resent passage once (33–48 bytes of RAM and 9 of disk each);
 	// the oldest is forgotten first.
 	MaxPassageHashes int
 	// ReadOnly loads the memory and never writes it (Remember returns
@@ -85,7 +85,7 @@ type Options struct {
 // DefaultOptions returns the defaults: 64 contexts per word, 1,000,000 words,
 // a 512 MiB budget, contexts cut to 1024 bytes, words up to 64 bytes, fsync
 // every 200 ms, a snapshot every 100,000 records, document frequencies of up to
-// 2,000,000 words (about 70 bytes of RAM and 10 of disk each), and the hashes of the
+// 2,000,000 words (80–138 bytes of RAM, by the word's length, and 10 of disk each), and the hashes of the
 // 2,000,000 most recent passages.
 func DefaultOptions() Options {
 	return Options{

@@ -12,12 +12,12 @@ import (
 // measured (deploy's TestStatelessServeMemoryHoldsBudget for the counts):
 // the most per entry between 300,000 and 2,000,000 entries, as the tables
 // are Go maps whose bytes per entry depend on how far they are from their
-// next doubling (a word 118–136 B, a hash 34–46 B).
+// next doubling (a word 118–137 B, a hash 33–48 B: budget_test.go).
 const (
 	// docFreqWordBytes is a word's passage count (memory.Options.MaxDocFreqWords).
-	docFreqWordBytes = 136
+	docFreqWordBytes = 138
 	// passageHashBytes is a counted passage's hash (memory.Options.MaxPassageHashes).
-	passageHashBytes = 46
+	passageHashBytes = 48
 )
 
 // capsBytes is the most RAM the capped parts of a copy with options o take:
@@ -27,11 +27,12 @@ func capsBytes(o memory.Options) float64 {
 	return float64(o.MaxBytes) + float64(o.MaxDocFreqWords)*docFreqWordBytes + float64(o.MaxPassageHashes)*passageHashBytes
 }
 
-// fitCaps scales the budget, passage counts and hashes of o down, in
+// FitCaps scales the budget, passage counts and hashes of o down, in
 // proportion, so that they take at most seven eighths of maxBytes (the
 // rest is for a copy's AM vectors, at most a sixteenth (amCacheBytes), and
-// its keys; the defaults fit in the default MaxBytes as they are).
-func fitCaps(o *memory.Options, maxBytes int64) {
+// its keys; the defaults fit in the default MaxBytes as they are): the
+// limits a copy of a memory with options o keeps under Options.MaxBytes.
+func FitCaps(o *memory.Options, maxBytes int64) {
 	reach, room := capsBytes(*o), float64(maxBytes-maxBytes/8)
 	if reach <= room {
 		return

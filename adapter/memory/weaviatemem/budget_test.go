@@ -135,6 +135,61 @@ func TestBytesEstimateBoundsHeap(t *testing.T) {
 	}
 }
 
+// TestCountEstimatesBoundHeap: a counted word of the longest countable
+// length and a remembered passage hash hold at most what a copy's estimate
+// charges them (docFreqWordBytes, passageHashBytes), at numbers of them from
+// 250,000 to the default 2,000,000, where Go's maps hold more per entry just
+// after each doubling.
+// go test ./adapter/memory/weaviatemem -run TestCountEstimatesBoundHeap -v
+// prints them.
+func TestCountEstimatesBoundHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts up to 2,000,000 words and passages")
+	}
+	heapOf := func(fill func(m *memory.Memory)) int64 {
+		opts := memory.DefaultOptions()
+		m, err := memory.Open("", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		var before, after runtime.MemStats
+		settle()
+		runtime.ReadMemStats(&before)
+		fill(m)
+		settle()
+		runtime.ReadMemStats(&after)
+		return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	}
+	count := func(m *memory.Memory, passage []string) {
+		if err := m.CountPassage(passage); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []int{250_000, 485_000, 500_000, 1_000_000, 2_000_000} {
+		words := heapOf(func(m *memory.Memory) {
+			passage := make([]string, 0, 100)
+			for i := range n {
+				if passage = append(passage, fmt.Sprintf("%0*d", memory.DefaultOptions().MaxWordBytes, i)); len(passage) == cap(passage) {
+					count(m, passage)
+					passage = passage[:0]
+				}
+			}
+		})
+		hashes := heapOf(func(m *memory.Memory) {
+			for i := range n { // distinct passages of few distinct words
+				count(m, []string{fmt.Sprint("a", i%1000), fmt.Sprint("b", i/1000)})
+			}
+		})
+		perWord, perHash := float64(words)/float64(n), float64(hashes)/float64(n)
+		t.Logf("%d: %.1f B a counted word, %.1f B a passage hash", n, perWord, perHash)
+		if perWord > docFreqWordBytes || perHash > passageHashBytes {
+			t.Errorf("%d counted: %.1f B a word, %.1f B a hash; the estimate charges %d and %d",
+				n, perWord, perHash, docFreqWordBytes, passageHashBytes)
+		}
+	}
+}
+
 // TestTrimKeepsWhatIsInUse: past MaxBytes, the copies' ids count in their
 // estimate, and trim drops the least recently used copies until the rest
 // fit, in one log line, but never a copy not read yet (requests wait for

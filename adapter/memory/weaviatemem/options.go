@@ -159,7 +159,7 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultMaxBytes
 	}
-	fitCaps(&o.Memory, o.MaxBytes)
+	FitCaps(&o.Memory, o.MaxBytes)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
