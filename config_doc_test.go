@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,22 +60,56 @@ var serveFlagRE = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)(?: \S+)?\n\s+(.*)$`)
 var defaultRE = regexp.MustCompile(` \(default (.*)\)$`)
 
 // serveFlagsTable renders every flag of text2vec-am serve from its -h output,
-// with the environment variable that sets it (cli.ParseFlagsEnv), as on a
-// machine of two CPUs: a default that scales with GOMAXPROCS (its usage says
-// so) is the same on every machine that renders the page.
+// with the environment variable that sets it (cli.ParseFlagsEnv). A default
+// that grows with the CPUs Go runs on (GOMAXPROCS 1 and 2 give two values) is
+// written as so many times GOMAXPROCS, so the page is the same whatever
+// machine renders it.
 func serveFlagsTable() string {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	prev := runtime.GOMAXPROCS(1)
+	oneCPU := serveFlagDefaults()
+	runtime.GOMAXPROCS(2)
+	twoCPUs := serveFlagDefaults()
+	runtime.GOMAXPROCS(prev)
 	var b strings.Builder
 	b.WriteString("| flag | environment variable | default | meaning |\n|---|---|---|---|\n")
-	for _, m := range serveFlagRE.FindAllStringSubmatch(helpOutput("serve", "-h"), -1) {
-		usage, def := m[2], ""
-		if d := defaultRE.FindStringSubmatch(usage); d != nil {
-			def = strings.Trim(d[1], `"`)
-			usage = strings.TrimSuffix(usage, d[0])
+	for _, f := range twoCPUs {
+		def := code(f.def)
+		if one := flagDefault(oneCPU, f.name); one != f.def {
+			def = code(one) + " × GOMAXPROCS"
+			if n, err := strconv.Atoi(one); err != nil || strconv.Itoa(2*n) != f.def {
+				def = code(one) + " on one CPU, " + code(f.def) + " on two"
+			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+m[1]), code(cli.EnvName(command.EnvPrefix, m[1])), code(def), mdCell(usage))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+f.name), code(cli.EnvName(command.EnvPrefix, f.name)), def, mdCell(f.usage))
 	}
 	return b.String()
+}
+
+// serveFlag is one flag of text2vec-am serve -h.
+type serveFlag struct{ name, def, usage string }
+
+// serveFlagDefaults reads the flags of text2vec-am serve -h, in order.
+func serveFlagDefaults() []serveFlag {
+	var out []serveFlag
+	for _, m := range serveFlagRE.FindAllStringSubmatch(helpOutput("serve", "-h"), -1) {
+		f := serveFlag{name: m[1], usage: m[2]}
+		if d := defaultRE.FindStringSubmatch(f.usage); d != nil {
+			f.def = strings.Trim(d[1], `"`)
+			f.usage = strings.TrimSuffix(f.usage, d[0])
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// flagDefault is the default of the flag name in flags ("" when absent).
+func flagDefault(flags []serveFlag, name string) string {
+	for _, f := range flags {
+		if f.name == name {
+			return f.def
+		}
+	}
+	return ""
 }
 
 // TestServeFlagsTableComplete checks that serveFlagRE reads every flag of

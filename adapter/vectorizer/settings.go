@@ -110,7 +110,7 @@ var settings = [...]Setting{
 		"contexts fed to AM per word, 0..4096 (the remembered ones; the ±25-token windows around the word in the text when none is remembered)",
 		func(o *Options) any { return &o.MaxContexts }},
 	{"collection_b", "collection-b", "TEXT2VEC_AM_COLLECTION_B", "collectionB", KindFloat,
-		"sif-collection: the b of the factor b/(b+df(w)/N), 0 < b ≤ 1 (0 is taken as unset)",
+		fmt.Sprintf("sif-collection: the b of the factor b/(b+df(w)/N), 0 < b ≤ 1 (0 means %g)", DefaultCollectionB),
 		func(o *Options) any { return &o.CollectionB }},
 	{"mix_text_contexts", "mix-text-contexts", "TEXT2VEC_AM_MIX_TEXT_CONTEXTS", "mixTextContexts", KindBool,
 		"feed AM the text's own sentences after the remembered contexts (vectors then differ between a query and a passage)",
@@ -126,7 +126,7 @@ var settings = [...]Setting{
 		func(o *Options) any { return &o.CommonComponents }},
 	// Server-wide only: a request or a collection cannot raise its own limit.
 	{"", "max-am-words", "TEXT2VEC_AM_MAX_AM_WORDS", "", KindInt,
-		"most distinct words needing AM inference in one text (more: 413; 0 is taken as unset)",
+		fmt.Sprintf("most distinct words needing AM inference in one text (more: 413; 0 means %d)", DefaultMaxAMWords),
 		func(o *Options) any { return &o.MaxAMWords }},
 }
 
