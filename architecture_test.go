@@ -96,7 +96,8 @@ func modulePackages() (map[string]codePackage, error) {
 		if err != nil || !d.IsDir() {
 			return err
 		}
-		if name := d.Name(); dir != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+		name := d.Name()
+		if dir != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
 			return filepath.SkipDir
 		}
 		p, imports, err := ours(&build.Default, dir)
@@ -109,11 +110,11 @@ func modulePackages() (map[string]codePackage, error) {
 		if err != nil {
 			return err
 		}
-		name := filepath.ToSlash(dir)
+		pkg := filepath.ToSlash(dir)
 		if dir == "." {
-			name = "main.go"
+			pkg = "main.go"
 		}
-		out[name] = codePackage{name: p.Name, imports: imports, plot: withPlot}
+		out[pkg] = codePackage{name: p.Name, imports: imports, plot: withPlot}
 		return nil
 	})
 	return out, err
@@ -154,7 +155,8 @@ var braceRE = regexp.MustCompile(`([\w/]+)/\{([^}]*)\}`)
 // is not indented and any line that starts with a path is a package's;
 // another indented line is a description, and a line without an arrow
 // ending in ":" a heading.
-func diagramImports(page string, code map[string]codePackage) (doc map[string][]string, lines map[string]string, err error) {
+func diagramImports(page string, code map[string]codePackage) (doc map[string][]string, lines map[string]string,
+	err error) {
 	_, rest, ok := strings.Cut(page, "\n```\n")
 	block, _, ok2 := strings.Cut(rest, "\n```")
 	if !ok || !ok2 {

@@ -80,7 +80,8 @@ func serveFlagsTable() string {
 				def = code(one) + " on one CPU, " + code(f.def) + " on two"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+f.name), code(cli.EnvName(command.EnvPrefix, f.name)), def, mdCell(f.usage))
+		env := cli.EnvName(command.EnvPrefix, f.name)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("--"+f.name), code(env), def, mdCell(f.usage))
 	}
 	return b.String()
 }

@@ -166,11 +166,12 @@ func TestCountEstimatesBoundHeap(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	longest := memory.DefaultOptions().MaxWordBytes
 	for _, n := range []int{250_000, 485_000, 500_000, 1_000_000, 2_000_000} {
 		words := heapOf(func(m *memory.Memory) {
 			passage := make([]string, 0, 100)
 			for i := range n {
-				if passage = append(passage, fmt.Sprintf("%0*d", memory.DefaultOptions().MaxWordBytes, i)); len(passage) == cap(passage) {
+				if passage = append(passage, fmt.Sprintf("%0*d", longest, i)); len(passage) == cap(passage) {
 					count(m, passage)
 					passage = passage[:0]
 				}
