@@ -203,7 +203,7 @@ const settleWait = 90 * time.Second
 // settledMeta reads /meta of the server at url until its copy of the memory
 // kept in Weaviate is within its bound, for at most settleWait: while a
 // copy is read afresh beside the one it replaces (Weaviate counted fewer
-// objects than the copy read), the two count together (docs/operations.md).
+// objects than the copy held), the two count together (docs/operations.md).
 // It logs the copy's reads of Weaviate and any wait.
 func settledMeta(t *testing.T, name, url string) scaleMeta {
 	t.Helper()

@@ -92,7 +92,9 @@ type RemoteStats struct {
 	// Refreshes counts the reads by kind: "probe" (a count only),
 	// "incremental" (the objects created lately), "incomplete" (an
 	// incremental read that did not account for the count: a full read
-	// follows), "full" (every object), "error" (a refresh that failed).
+	// follows), "full" (every object, added to the copy), "afresh" (every
+	// object, into a new copy: Weaviate counted fewer than the copy held),
+	// "error" (a refresh that failed).
 	Refreshes map[string]int64 `json:"refreshes"`
 }
 

@@ -216,7 +216,8 @@ var (
 		"Failed writes to the memory kept in Weaviate (the requests got 503).", nil, nil)
 	descRemoteRefreshes = prometheus.NewDesc("t2vam_memory_weaviate_refreshes_total",
 		"Reads of the memory kept in Weaviate, by kind: probe (a count), incremental (recent objects), "+
-			"incomplete (an incremental read short of the count), full (every object), error.",
+			"incomplete (an incremental read short of the count), full (every object), "+
+			"afresh (every object into a new copy, after a count below the copy's), error.",
 		[]string{"kind"}, nil)
 	descRemoteBytes = prometheus.NewDesc("t2vam_memory_weaviate_bytes",
 		"Estimated RAM of the copies of the memory kept in Weaviate (--memory-weaviate-max-bytes bounds it).", nil, nil)

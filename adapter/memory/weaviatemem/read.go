@@ -39,10 +39,13 @@ const (
 )
 
 // refresh brings sc up to date: a count, then nothing, the objects created
-// lately, or every object. A count below the objects read (a tenant emptied,
-// a replica that lags) reads every object into a new copy, at most every
-// fullReadEvery; any other full read adds the objects the copy lacks to it.
+// lately, or every object. A count below the objects the copy held before
+// it was asked for (a tenant emptied, a replica that lags) reads every object
+// into a new copy, at most every fullReadEvery; the server's own writes
+// acknowledged while the count was under way do not. Any other full read
+// adds the objects the copy lacks to it.
 func (s *Store) refresh(ctx context.Context, sc *scope) error {
+	before := sc.objects()
 	n, err := weaviateapi.Count(ctx, s.call, s.o.Class, sc.tenant)
 	s.refreshes.add("probe")
 	if err != nil {
@@ -50,7 +53,7 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	}
 	sc.mu.Lock()
 	known := int(sc.read.count)
-	afresh := n < known && time.Since(sc.lastFull) > fullReadEvery
+	afresh := int64(n) < before && time.Since(sc.lastFull) > fullReadEvery
 	full := afresh || sc.full || !sc.isLoaded() || n-known > known
 	if !full && n > known && time.Now().Before(sc.noIncremental) {
 		full = time.Since(sc.lastFull) > fullReadEvery
@@ -97,7 +100,7 @@ func (s *Store) readAll(ctx context.Context, sc *scope, n int) error {
 // new copy, which replaces the old one (which may hold objects Weaviate no
 // longer has); the server's own writes meanwhile go to both.
 func (s *Store) readAfresh(ctx context.Context, sc *scope, n int) error {
-	s.refreshes.add("full")
+	s.refreshes.add("afresh")
 	start := time.Now()
 	r, err := sc.beginFresh()
 	if err != nil {

@@ -95,6 +95,13 @@ func (sc *scope) apply(objs []object, own bool, newest int64) error {
 	return sc.read.add(sc.mem, objs)
 }
 
+// objects returns the objects the copy counted.
+func (sc *scope) objects() int64 {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	return sc.read.count
+}
+
 // knows reports whether the copy counted the object of id already.
 func (sc *scope) knows(id string) bool {
 	sc.mu.RLock()

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -378,7 +381,7 @@ func TestCopyReadAfreshKeepsOwnWrites(t *testing.T) {
 	sc.lastFull = time.Now().Add(-2 * fullReadEvery)
 	sc.mu.Unlock()
 	gate.arm(2)
-	full, est := s.Stats().Remote.Refreshes["full"], s.Stats().Remote.Bytes
+	afresh, est := s.Stats().Remote.Refreshes["afresh"], s.Stats().Remote.Bytes
 	done := make(chan error, 1)
 	go func() { done <- s.refreshScope(context.Background(), sc) }()
 	<-gate.held
@@ -393,7 +396,7 @@ func TestCopyReadAfreshKeepsOwnWrites(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want || s.Stats().Remote.Refreshes["full"] != full+1 {
+	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want || s.Stats().Remote.Refreshes["afresh"] != afresh+1 {
 		t.Fatalf("%d objects after the full read, Weaviate holds %d; refreshes %v", got, want, s.Stats().Remote.Refreshes)
 	}
 	mem, _ := sc.current()
@@ -401,4 +404,78 @@ func TestCopyReadAfreshKeepsOwnWrites(t *testing.T) {
 		t.Errorf("the gone object's contexts %q, %d passages counted: want none and %d", c, mem.Stats().Passages, len(docs))
 	}
 	sameAsFresh(t, s, ts.URL)
+}
+
+// countGate holds Weaviate's answer to the first count asked for once
+// armed, computed when it was asked, until released.
+type countGate struct {
+	f       *fakeweaviate.Fake
+	mu      sync.Mutex
+	armed   bool
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (g *countGate) arm() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.armed, g.held, g.release = true, make(chan struct{}), make(chan struct{})
+}
+
+func (g *countGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/graphql" {
+		g.f.ServeHTTP(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	g.f.ServeHTTP(rec, r)
+	g.mu.Lock()
+	hold := g.armed && bytes.Contains(body, []byte("Aggregate"))
+	g.armed = g.armed && !hold
+	held, release := g.held, g.release
+	g.mu.Unlock()
+	if hold {
+		close(held)
+		<-release
+	}
+	maps.Copy(w.Header(), rec.Header())
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+}
+
+// TestOwnWritesDuringACount: the server's own writes acknowledged while a
+// count is under way make the count lower than the copy's objects, which
+// is no reason to read every object afresh.
+func TestOwnWritesDuringACount(t *testing.T) {
+	f, _ := fakeweaviate.New(t)
+	gate := &countGate{f: f}
+	ts := httptest.NewServer(gate)
+	defer ts.Close()
+	for i := range 50 {
+		put(f, contextObject(memory.Observation{Word: fmt.Sprintf("w%d", i), Context: fmt.Sprintf("w%d ctx", i)}), f.Now)
+	}
+	s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour }) // refreshed by the test only
+	sc := s.scopes[""]
+	v := baseVectorizer(t)
+	sc.mu.Lock()
+	sc.lastFull = time.Now().Add(-2 * fullReadEvery)
+	sc.mu.Unlock()
+	gate.arm()
+	done := make(chan error, 1)
+	go func() { done <- s.refreshScope(context.Background(), sc) }()
+	<-gate.held
+	docs := testmodel.JargonPassages(40)
+	for i := 0; i < len(docs); i += 10 {
+		vectorize(t, s, v, docs[i:i+10], vectorizer.TaskPassage)
+	}
+	close(gate.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r := s.Stats().Remote.Refreshes
+	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want || got <= 50 || r["afresh"] != 0 || r["full"] != 1 {
+		t.Errorf("%d objects in the copy, %d in Weaviate; refreshes %v: want no read afresh and the first read only", got, want, r)
+	}
 }

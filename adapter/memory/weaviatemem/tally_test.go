@@ -174,13 +174,6 @@ func sameAsFresh(t *testing.T, s *Store, url string) {
 	}
 }
 
-// objects returns the number of objects read into the copy.
-func (sc *scope) objects() int64 {
-	sc.mu.RLock()
-	defer sc.mu.RUnlock()
-	return sc.read.count
-}
-
 // TestPassageInTwoLessonsCountedOnce: a passage carried by two lesson
 // objects counts once in a copy however many passages it counted between
 // them (more than MaxPassageHashes) and in whatever order it read them: a
