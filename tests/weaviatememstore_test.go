@@ -76,7 +76,8 @@ func TestWeaviateMemoryStoreCalls(t *testing.T) {
 	version := func(s *weaviatemem.Store, scope string) string { return s.Stats().Remote.Scopes[scope].Version }
 	waitUntil(t, "b to read a's last writes", func() bool { return version(b, "") == version(a, "") },
 		func() string { return fmt.Sprintf("a %+v\nb %+v", a.Stats().Remote, b.Stats().Remote) })
-	if r := b.Stats().Remote.Refreshes; r["full"] != 1 || r["incremental"] == 0 || r["incomplete"] != 0 {
+	r := b.Stats().Remote.Refreshes
+	if r["full"] != 1 || r["afresh"] != 0 || r["incremental"] == 0 || r["incomplete"] != 0 {
 		t.Errorf("b's reads %v: want one full read, then incremental reads that account for Weaviate's count", r)
 	}
 	if p := b.Stats().Memory.Passages; p != int64(len(docs)) {

@@ -216,7 +216,7 @@ var (
 		"Failed writes to the memory kept in Weaviate (the requests got 503).", nil, nil)
 	descRemoteRefreshes = prometheus.NewDesc("t2vam_memory_weaviate_refreshes_total",
 		"Reads of the memory kept in Weaviate, by kind: probe (a count), incremental (recent objects), "+
-			"incomplete (an incremental read short of the count), full (every object), "+
+			"incomplete (an incremental read short of the count), full (every object, added to the copy), "+
 			"afresh (every object into a new copy, after a count below the copy's), error.",
 		[]string{"kind"}, nil)
 	descRemoteBytes = prometheus.NewDesc("t2vam_memory_weaviate_bytes",

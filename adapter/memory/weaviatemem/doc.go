@@ -37,8 +37,8 @@
 // object of one passage whose distinct words alone are more than
 // maxLessonBytes (it holds them all). An object the copy counted already is
 // not decoded again. A read through the cursor adds what the copy lacks to
-// it, but when the count is below the objects read (a tenant emptied, a
-// replica that lags): then a new copy is read beside it, which the
+// it, but when the count is below the objects it held when it asked (a
+// tenant emptied, a replica that lags): then a new copy is read beside it, which the
 // server's own writes go to as well, which the estimate counts, and which
 // replaces it once read. Each word keeps the
 // contexts of smallest hash and each passage counts once by its content

@@ -61,7 +61,7 @@ type Options struct {
 	// copy's budget bytes (memory.Stats.BudgetBytes), passage counts and
 	// hashes, AM vectors and the keys of the objects it read (about 9 bytes
 	// an object), and those of a copy being read afresh beside it (when the
-	// count fell below the objects read). Past it, checked every Refresh,
+	// count fell below the objects it held). Past it, checked every Refresh,
 	// the least recently used copies are dropped (read again when next
 	// used), never the most recently used one, one not read yet, or with
 	// SharedCounts the shared one. A copy's budget, passage counts and

@@ -42,10 +42,11 @@ const (
 // lately, or every object. A count below the objects the copy held before
 // it was asked for (a tenant emptied, a replica that lags) reads every object
 // into a new copy, at most every fullReadEvery; the server's own writes
-// acknowledged while the count was under way do not. Any other full read
-// adds the objects the copy lacks to it.
+// acknowledged while the count was under way do not (those Weaviate counted
+// may hide as many objects gone, until a count they do not overlap). Any
+// other full read adds the objects the copy lacks to it.
 func (s *Store) refresh(ctx context.Context, sc *scope) error {
-	before := sc.objects()
+	before := int(sc.objects())
 	n, err := weaviateapi.Count(ctx, s.call, s.o.Class, sc.tenant)
 	s.refreshes.add("probe")
 	if err != nil {
@@ -53,7 +54,7 @@ func (s *Store) refresh(ctx context.Context, sc *scope) error {
 	}
 	sc.mu.Lock()
 	known := int(sc.read.count)
-	afresh := int64(n) < before && time.Since(sc.lastFull) > fullReadEvery
+	afresh := n < before && time.Since(sc.lastFull) > fullReadEvery
 	full := afresh || sc.full || !sc.isLoaded() || n-known > known
 	if !full && n > known && time.Now().Before(sc.noIncremental) {
 		full = time.Since(sc.lastFull) > fullReadEvery

@@ -62,6 +62,13 @@ func openStore(t testing.TB, url string, tweak func(*Options)) *Store {
 	return s
 }
 
+// fullReads returns the reads of every object a store made, into its
+// copies and into new ones.
+func fullReads(s *Store) int64 {
+	r := s.Stats().Remote.Refreshes
+	return r["full"] + r["afresh"]
+}
+
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); !cond(); {
@@ -316,13 +323,13 @@ func TestUnreadableCreationTimes(t *testing.T) {
 	}
 	// From now on reads are full ones, at most every fullReadEvery: another
 	// object waits for the next (not due in this test), and no refresh fails.
-	full = s.Stats().Remote.Refreshes["full"]
+	full = fullReads(s)
 	put(f, contextObject(memory.Observation{Word: "r2", Context: "r2 in a context"}), f.Now+2)
 	probes := s.Stats().Remote.Refreshes["probe"]
 	waitFor(t, "ten more refreshes", func() bool { return s.Stats().Remote.Refreshes["probe"] >= probes+10 })
-	if st := s.Stats().Remote; st.Refreshes["full"] != full || st.Error != "" || st.Scopes[""].Objects != 2 {
+	if st := s.Stats().Remote; fullReads(s) != full || st.Error != "" || st.Scopes[""].Objects != 2 {
 		t.Errorf("full reads %d → %d, error %q, objects %d: want no full read within fullReadEvery, no error, 2 objects",
-			full, st.Refreshes["full"], st.Error, st.Scopes[""].Objects)
+			full, fullReads(s), st.Error, st.Scopes[""].Objects)
 	}
 }
 
@@ -363,7 +370,7 @@ func TestCopyReadAfreshKeepsOwnWrites(t *testing.T) {
 	gate := &cursorGate{f: f}
 	ts := httptest.NewServer(gate)
 	defer ts.Close()
-	s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour }) // refreshed by the test only
+	s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour }) // the loop's refreshes an hour apart
 	sc := s.scopes[""]
 	v := baseVectorizer(t)
 	for i := range 100 {
@@ -396,7 +403,8 @@ func TestCopyReadAfreshKeepsOwnWrites(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want || s.Stats().Remote.Refreshes["afresh"] != afresh+1 {
+	got, want := sc.objects(), int64(f.Count(sharedTenant))
+	if got != want || s.Stats().Remote.Refreshes["afresh"] != afresh+1 {
 		t.Fatalf("%d objects after the full read, Weaviate holds %d; refreshes %v", got, want, s.Stats().Remote.Refreshes)
 	}
 	mem, _ := sc.current()
@@ -447,35 +455,50 @@ func (g *countGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TestOwnWritesDuringACount: the server's own writes acknowledged while a
 // count is under way make the count lower than the copy's objects, which
-// is no reason to read every object afresh.
+// is no reason to read every object afresh; objects gone from Weaviate,
+// more than those writes, still are.
 func TestOwnWritesDuringACount(t *testing.T) {
-	f, _ := fakeweaviate.New(t)
-	gate := &countGate{f: f}
-	ts := httptest.NewServer(gate)
-	defer ts.Close()
-	for i := range 50 {
-		put(f, contextObject(memory.Observation{Word: fmt.Sprintf("w%d", i), Context: fmt.Sprintf("w%d ctx", i)}), f.Now)
-	}
-	s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour }) // refreshed by the test only
-	sc := s.scopes[""]
-	v := baseVectorizer(t)
-	sc.mu.Lock()
-	sc.lastFull = time.Now().Add(-2 * fullReadEvery)
-	sc.mu.Unlock()
-	gate.arm()
-	done := make(chan error, 1)
-	go func() { done <- s.refreshScope(context.Background(), sc) }()
-	<-gate.held
-	docs := testmodel.JargonPassages(40)
-	for i := 0; i < len(docs); i += 10 {
-		vectorize(t, s, v, docs[i:i+10], vectorizer.TaskPassage)
-	}
-	close(gate.release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	r := s.Stats().Remote.Refreshes
-	if got, want := sc.objects(), int64(f.Count(sharedTenant)); got != want || got <= 50 || r["afresh"] != 0 || r["full"] != 1 {
-		t.Errorf("%d objects in the copy, %d in Weaviate; refreshes %v: want no read afresh and the first read only", got, want, r)
+	for _, gone := range []int{0, 10} {
+		t.Run(fmt.Sprintf("%d gone", gone), func(t *testing.T) {
+			f, _ := fakeweaviate.New(t)
+			gate := &countGate{f: f}
+			ts := httptest.NewServer(gate)
+			defer ts.Close()
+			var ids []string
+			for i := range 50 {
+				o := contextObject(memory.Observation{Word: fmt.Sprintf("w%d", i), Context: fmt.Sprintf("w%d ctx", i)})
+				put(f, o, f.Now)
+				ids = append(ids, o.id.String())
+			}
+			s := openStore(t, ts.URL, func(o *Options) { o.Refresh = time.Hour }) // the loop's refreshes an hour apart
+			waitFor(t, "the loop's first refreshes", func() bool { return s.Stats().Remote.Refreshes["probe"] >= 2 })
+			sc := s.scopes[""]
+			v := baseVectorizer(t)
+			f.Mu.Lock()
+			for _, id := range ids[:gone] {
+				delete(f.Tenants[sharedTenant], id)
+			}
+			f.Mu.Unlock()
+			sc.mu.Lock()
+			sc.lastFull = time.Now().Add(-2 * fullReadEvery)
+			sc.mu.Unlock()
+			gate.arm()
+			done := make(chan error, 1)
+			go func() { done <- s.refreshScope(context.Background(), sc) }()
+			<-gate.held
+			docs := testmodel.JargonPassages(40)
+			for i := 0; i < len(docs); i += 10 {
+				vectorize(t, s, v, docs[i:i+10], vectorizer.TaskPassage)
+			}
+			close(gate.release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			r, want := s.Stats().Remote.Refreshes, int64(f.Count(sharedTenant))
+			if got := sc.objects(); got != want || got <= int64(50-gone) || r["afresh"] != min(int64(gone), 1) {
+				t.Errorf("%d objects in the copy, %d in Weaviate; refreshes %v: want a read afresh only with objects gone",
+					got, want, r)
+			}
+		})
 	}
 }

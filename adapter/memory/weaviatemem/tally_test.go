@@ -40,10 +40,10 @@ func TestRewrittenObjectCountedOnce(t *testing.T) {
 		want := int64((r + 1) * perRound)
 		waitFor(t, fmt.Sprintf("round %d to be read", r), func() bool { return sc.objects() == want })
 		if r == 0 {
-			fullAfterFirst = s.Stats().Remote.Refreshes["full"]
+			fullAfterFirst = fullReads(s)
 		}
 	}
-	if got := s.Stats().Remote.Refreshes["full"]; got != fullAfterFirst {
+	if got := fullReads(s); got != fullAfterFirst {
 		t.Errorf("%d full reads of rounds of one millisecond each, want none after the first round", got-fullAfterFirst)
 	}
 	f.Mu.Lock()
@@ -52,13 +52,13 @@ func TestRewrittenObjectCountedOnce(t *testing.T) {
 	vectorize(t, s, baseVectorizer(t), testmodel.JargonPassages(20), vectorizer.TaskPassage)
 	waitFor(t, "the own writes to be read back", func() bool { return sc.objects() == int64(f.Count(sharedTenant)) })
 	sameAsFresh(t, s, ts.URL)
-	full := s.Stats().Remote.Refreshes["full"]
+	full := fullReads(s)
 	n := sc.objects()
 	put(f, contextObject(memory.Observation{Word: "w0", Context: "w0 in context 0"}), f.Now+1000) // written again
 	put(f, contextObject(memory.Observation{Word: "w0", Context: "w0 in a new context"}), f.Now+1000)
 	waitFor(t, "the new object to be read", func() bool { return sc.objects() >= n+1 })
 	time.Sleep(5 * s.o.Refresh)
-	if got := s.Stats().Remote.Refreshes["full"]; got != full || sc.objects() != n+1 || f.Count(sharedTenant) != int(n+1) {
+	if got := fullReads(s); got != full || sc.objects() != n+1 || f.Count(sharedTenant) != int(n+1) {
 		t.Errorf("after an object written again and a new one: %d full reads (was %d), %d objects read, want %d (Weaviate's %d)",
 			got, full, sc.objects(), n+1, f.Count(sharedTenant))
 	}
