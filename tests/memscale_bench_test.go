@@ -428,8 +428,9 @@ func teachInTurn(t *testing.T, s scaleSettings, servers []*scaleServer) {
 // checkScale asserts what must hold at any size: every late word has a
 // context on the servers that learned it and on a server started after
 // them (a word first seen late always gets its contexts, whatever the
-// budget evicted), and the copy keeps within its bound as the store
-// estimates it once no copy is read afresh beside it (settledMeta).
+// budget evicted), the copy keeps within its bound as the store estimates
+// it once no copy is read afresh beside it (settledMeta), and it is never
+// read afresh: nothing is deleted from Weaviate and one server writes.
 func checkScale(t *testing.T, servers []*scaleServer) {
 	t.Helper()
 	var errs []error
@@ -443,6 +444,10 @@ func checkScale(t *testing.T, servers []*scaleServer) {
 		}
 		if r := sv.meta.Memory.Weaviate; r != nil && r.Bytes > r.MaxBytes {
 			errs = append(errs, fmt.Errorf("%s: the copy takes %d bytes, above its bound of %d", sv.name, r.Bytes, r.MaxBytes))
+		}
+		if r := sv.meta.Memory.Weaviate; r != nil && r.Refreshes["afresh"] != 0 {
+			errs = append(errs, fmt.Errorf("%s: the copy was read afresh %d times with nothing deleted (refreshes %v)",
+				sv.name, r.Refreshes["afresh"], r.Refreshes))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
