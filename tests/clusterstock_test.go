@@ -250,6 +250,9 @@ func (c stockCluster) waitCopiesAgree(t *testing.T) []replicaMemory {
 		if agree && fmt.Sprint(versions) == fmt.Sprint(last) {
 			t.Logf("every replica's copy of the memory read %v objects (version %q), %v passages", mems[0].Weaviate.Scopes[""].Objects,
 				versions[0], mems[0].Passages)
+			for i, m := range mems {
+				t.Logf("replica %d's reads of Weaviate: %v", i, m.Weaviate.Refreshes)
+			}
 			return mems
 		}
 		if time.Now().After(deadline) {

@@ -248,6 +248,7 @@ type replicaMemory struct {
 			Objects float64 `json:"objects"`
 			Version string  `json:"version"`
 		} `json:"scopes"`
+		Refreshes map[string]int64 `json:"refreshes"`
 	} `json:"weaviate"`
 }
 
