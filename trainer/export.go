@@ -8,6 +8,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -38,6 +39,9 @@ func runExport(_ context.Context, env cli.Env) error {
 		return cli.UsageError("--out is required")
 	case *out == "-" && *binary:
 		return cli.UsageError("--binary writes a file, not stdout")
+	}
+	if err := checkExportFiles(*ref, *out, *countsOut); err != nil {
+		return err
 	}
 	m, err := defaultmodel.Open(*ref)
 	if err != nil {
@@ -73,5 +77,23 @@ func runExport(_ context.Context, env cli.Env) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(env.Stderr, "wrote %d vectors of dimension %d to %s\n", m.Base.Len(), m.Base.Dim, *out)
+	return nil
+}
+
+// checkExportFiles fails before any work when --out or --counts-out cannot
+// be written, is the same file as the other, or is the --model bundle ref,
+// which writing it would destroy (outpath.Check). --out - is stdout.
+func checkExportFiles(ref, out, countsOut string) error {
+	if out == "-" {
+		out = ""
+	}
+	var inputs []outpath.File
+	if !defaultmodel.IsDefault(ref) {
+		inputs = append(inputs, outpath.File{Flag: "--model", Path: ref})
+	}
+	outs := []outpath.File{{Flag: "--out", Path: out}, {Flag: "--counts-out", Path: countsOut}}
+	if err := outpath.Check(outs, inputs); err != nil {
+		return cli.UsageError("%w", err)
+	}
 	return nil
 }

@@ -3,8 +3,10 @@ package trainer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/cli"
@@ -79,5 +81,38 @@ func TestExportDefaultModel(t *testing.T) {
 	}
 	if e.Len() < 1000 || e.Dim < 2 {
 		t.Fatalf("exported default model: %d words of dimension %d", e.Len(), e.Dim)
+	}
+}
+
+// TestExportRefusesOutputThatIsAnInput: --out or --counts-out that is the
+// --model bundle, or the two outputs one file, is refused before the bundle
+// is read, naming both flags, and the bundle is left as it was.
+func TestExportRefusesOutputThatIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "b.am")
+	if err := os.WriteFile(bundle, []byte("a bundle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o.txt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", bundle}, "--out " + bundle + " is the input --model"},
+		{[]string{"--out", out, "--counts-out", filepath.Join(dir, "x", "..", "b.am")}, "is the input --model"},
+		{[]string{"--out", out, "--counts-out", out}, "--counts-out " + out + " is also --out"},
+		{[]string{"--out", dir}, "is a directory"},
+	} {
+		args := append([]string{"--model", bundle}, c.args...)
+		err := runExport(context.Background(), cli.Env{Args: args, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want a usage error saying %q", c.args, err, c.want)
+		}
+	}
+	if b, err := os.ReadFile(bundle); err != nil || string(b) != "a bundle" {
+		t.Errorf("the bundle changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an output was written")
 	}
 }

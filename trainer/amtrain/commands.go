@@ -529,6 +529,26 @@ func writeReport(w io.Writer, res *Result, peakGFLOPS float64) {
 	}
 }
 
+// checkInferFiles fails before any work when --out cannot be written or is
+// one of the files infer reads (--model, --embeddings, --input), which
+// writing it would destroy (outpath.Check). "-" is stdin or stdout.
+func checkInferFiles(modelRef, embeddings, input, out string) error {
+	if out == "-" {
+		return nil
+	}
+	if input == "-" {
+		input = ""
+	}
+	inputs := []outpath.File{{Flag: "--embeddings", Path: embeddings}, {Flag: "--input", Path: input}}
+	if !defaultmodel.IsDefault(modelRef) {
+		inputs = append(inputs, outpath.File{Flag: "--model", Path: modelRef})
+	}
+	if err := outpath.Check([]outpath.File{{Flag: "--out", Path: out}}, inputs); err != nil {
+		return cli.UsageError("%w", err)
+	}
+	return nil
+}
+
 func runInfer(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("infer", env)
 	modelPath := fs.String("model", defaultmodel.Ref, "weights `file` or serving bundle, or \"default\" for the embedded default model")
@@ -551,6 +571,9 @@ func runInfer(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("--input is empty: give a file, or - for stdin")
 	case *out == "":
 		return cli.UsageError("--out is empty: give a file, or - for stdout")
+	}
+	if err := checkInferFiles(*modelPath, *embPath, *input, *out); err != nil {
+		return err
 	}
 	m, err := defaultmodel.Open(*modelPath)
 	if err != nil {

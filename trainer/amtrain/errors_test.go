@@ -260,3 +260,32 @@ func TestTrainRefusesOutputOverInput(t *testing.T) {
 		}
 	}
 }
+
+// TestInferRefusesOutputThatIsAnInput: an --out that is the --input, --model
+// or --embeddings file (spelt otherwise too) is refused before the model is
+// read, naming both flags, and the file is left as it was.
+func TestInferRefusesOutputThatIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, name := range []string{"in.txt", "m.am", "e.vec"} {
+		files[name] = writeFile(t, dir, name, "contents of "+name+"\n")
+	}
+	args := []string{"--model", files["m.am"], "--embeddings", files["e.vec"], "--input", files["in.txt"]}
+	for out, want := range map[string]string{
+		files["in.txt"]:                        "--out " + files["in.txt"] + " is the input --input",
+		filepath.Join(dir, ".", "m.am"):        "is the input --model",
+		filepath.Join(dir, "x", "..", "e.vec"): "is the input --embeddings",
+		dir:                                    "is a directory",
+	} {
+		var stdout, stderr bytes.Buffer
+		err := runInfer(context.Background(), cli.Env{Args: append(args, "--out", out), Stdout: &stdout, Stderr: &stderr})
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), want) {
+			t.Errorf("--out %s: err = %v, want a usage error saying %q", out, err, want)
+		}
+	}
+	for name, p := range files {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "contents of "+name+"\n" {
+			t.Errorf("%s changed: %q, %v", name, b, err)
+		}
+	}
+}

@@ -189,7 +189,8 @@ func (f *rarePairsFlags) rows(ctx context.Context, e *model.Embeddings, stop map
 	return rows, amModel, fitted, nil
 }
 
-// checkPlotOutput refuses --plot plot before any work when this binary// cannot draw it (report.CheckPlotFlag), when it cannot be written (a
+// checkPlotOutput refuses --plot plot before any work when this binary
+// cannot draw it (report.CheckPlotFlag), when it cannot be written (a
 // missing directory, a directory) or when it is one of the inputs
 // (outpath.Check) or would be read as a context file of contextDir
 // (plotInContextDir): the plot used to replace an input file, or to fail
@@ -205,6 +206,19 @@ func checkPlotOutput(plot, contextDir string, inputs []outpath.File) error {
 		return cli.UsageError("%w", err)
 	}
 	return nil
+}
+
+// corpusFiles are the files among the --corpus paths, inputs an output must
+// not replace. Corpus directories are left out, as train leaves them out: a
+// new file there is not read by the run writing it.
+func corpusFiles(paths []string) []outpath.File {
+	var files []outpath.File
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			files = append(files, outpath.File{Flag: "--corpus", Path: p})
+		}
+	}
+	return files
 }
 
 // plotInContextDir reports whether writing plot would change what eval

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/report"
@@ -167,7 +168,11 @@ func (o *sentimentOptions) register(fs *flag.FlagSet) {
 }
 
 func (o *sentimentOptions) check(args []string) error {
-	if err := report.CheckPlotFlag(o.plotPath); err != nil {
+	inputs := append(corpusFiles(o.corpus), outpath.File{Flag: "--embeddings", Path: o.emb}, outpath.File{Flag: "--am", Path: o.am},
+		outpath.File{Flag: "--fcm", Path: o.fcm}, outpath.File{Flag: "--hu-liu-positive", Path: o.huPos},
+		outpath.File{Flag: "--hu-liu-negative", Path: o.huNeg}, outpath.File{Flag: "--nrc", Path: o.nrc},
+		outpath.File{Flag: "--semeval", Path: o.semeval})
+	if err := checkPlotOutput(o.plotPath, "", inputs); err != nil {
 		return err
 	}
 	if len(args) != 0 {

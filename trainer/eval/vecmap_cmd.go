@@ -15,6 +15,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -261,9 +262,6 @@ func parseVecMap(env cli.Env) (*vecmapRun, string, error) {
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, "", err
 	}
-	if err := report.CheckPlotFlag(*plotPath); err != nil {
-		return nil, "", err
-	}
 	mp, err := ParseVecMapMapping(*mapping)
 	if err != nil {
 		return nil, "", cli.UsageError("--mapping: %w", err)
@@ -283,7 +281,30 @@ func parseVecMap(env cli.Env) (*vecmapRun, string, error) {
 		}
 		r.models = append(r.models, m)
 	}
+	if err := r.checkPlot(*plotPath); err != nil {
+		return nil, "", err
+	}
 	return r, *plotPath, nil
+}
+
+// checkPlot refuses --plot before any work when it cannot be drawn or
+// written, or would replace an input (checkPlotOutput: a --corpus file,
+// --gold, --fasttext or a PAPER_LIST) or a file the run keeps in --work-dir,
+// which a rerun would take for a finished step. Those files are not PNGs:
+// in the work directory only a .png is allowed.
+func (r *vecmapRun) checkPlot(plot string) error {
+	inputs := append(corpusFiles(r.corpus), outpath.File{Flag: "--gold", Path: r.gold}, outpath.File{Flag: "--fasttext", Path: r.fasttext})
+	for _, p := range r.preferred {
+		inputs = append(inputs, outpath.File{Flag: "PAPER_LIST", Path: p})
+	}
+	if err := checkPlotOutput(plot, "", inputs); err != nil || plot == "" {
+		return err
+	}
+	if outpath.SamePath(plot, r.dir) || outpath.Within(plot, r.dir) && !strings.EqualFold(filepath.Ext(plot), ".png") {
+		return cli.UsageError("--plot %s is inside --work-dir %s, where the run keeps its files: name it .png or write it elsewhere",
+			plot, r.dir)
+	}
+	return nil
 }
 
 // run takes every step not done yet (prepare, gold, the models) and scores.
