@@ -312,3 +312,13 @@ func TestWarmLongLine(t *testing.T) {
 		t.Errorf("warm with a df cap: %d %q %q", code, out, stderr)
 	}
 }
+
+// healthcheck refuses a --timeout that is not positive before any request.
+func TestHealthcheckTimeoutMustBePositive(t *testing.T) {
+	for _, d := range []string{"-1s", "0s"} {
+		code, _, stderr := runCLI(context.Background(), "healthcheck", "--url", "http://127.0.0.1:1/", "--timeout", d)
+		if code != 2 || !strings.Contains(stderr, "--timeout "+d+": want > 0") {
+			t.Errorf("--timeout %s: exit %d, stderr %q; want 2 naming the flag", d, code, stderr)
+		}
+	}
+}

@@ -24,6 +24,9 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	if fs.NArg() > 0 {
 		return cli.UsageError("unexpected arguments %q", fs.Args())
 	}
+	if *timeout <= 0 {
+		return cli.UsageError("--timeout %v: want > 0", *timeout)
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)

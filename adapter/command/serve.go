@@ -65,8 +65,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain "+
 		"and /passage/v1/embeddings need; without one /explain answers only on a loopback --addr, /passage/v1/embeddings never")
 	fs.StringVar(&f.explain, "explain", "on", "`on|off`: /explain returns remembered contexts verbatim to anyone who can query; off answers 403")
-	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, "/explain: most distinct words listed")
-	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes, "/explain: byte budget of the listed words and contexts")
+	fs.IntVar(&lim.Explain.MaxWords, "explain-max-words", lim.Explain.MaxWords, fmt.Sprintf("/explain: most distinct words listed (0 means %d)", lim.Explain.MaxWords))
+	fs.IntVar(&lim.Explain.MaxBytes, "explain-max-bytes", lim.Explain.MaxBytes,
+		fmt.Sprintf("/explain: byte budget of the listed words and contexts (0 means %d)", lim.Explain.MaxBytes))
 	fs.DurationVar(&f.drain, "shutdown-timeout", 30*time.Second, "how long shutdown waits for requests in flight")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")

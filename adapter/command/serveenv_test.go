@@ -143,3 +143,32 @@ func TestServeReadsTheEnvironment(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 about --max-concurrent only", code, stderr)
 	}
 }
+
+// TestServeLimitsOutOfRange: a --max-body-bytes whose 4 × (a refused body's
+// drain) or + 1 (the read limit) overflows, and negative /explain limits,
+// are refused at startup naming the flag (and the variable that gave them);
+// an /explain limit of 0 means its default, as its usage says.
+func TestServeLimitsOutOfRange(t *testing.T) {
+	huge := "9223372036854775807"
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--max-body-bytes", huge, "--max-body-buffer", huge}, nil, "--max-body-bytes " + huge + ": want ≤ 2305843009213693951"},
+		{nil, map[string]string{"TEXT2VEC_AM_MAX_BODY_BYTES": "2305843009213693952", "TEXT2VEC_AM_MAX_BODY_BUFFER": huge},
+			"TEXT2VEC_AM_MAX_BODY_BYTES=2305843009213693952"},
+		{[]string{"--explain-max-words", "-1"}, nil, "--explain-max-words -1: want ≥ 0 (0 means 1000)"},
+		{[]string{"--explain-max-bytes", "-1"}, nil, "--explain-max-bytes -1: want ≥ 0 (0 means 1048576)"},
+	} {
+		_, err := parseServe(cli.Env{Args: c.args, Stderr: &bytes.Buffer{}}, mapLookup(c.env))
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q %v: err = %v, want a usage error saying %q", c.args, c.env, err, c.want)
+		}
+	}
+	top := "2305843009213693951"
+	args := []string{"--max-body-bytes", top, "--max-body-buffer", huge, "--explain-max-words", "0", "--explain-max-bytes", "0"}
+	if _, err := parseServe(cli.Env{Args: args, Stderr: &bytes.Buffer{}}, mapLookup(nil)); err != nil {
+		t.Errorf("%q: %v", args, err)
+	}
+}

@@ -107,11 +107,19 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Validate reports the first limit out of range, naming its flag.
+// maxBodyBytesCap is the largest MaxBodyBytes, math.MaxInt64/4: a refused
+// body is drained up to 4 × MaxBodyBytes, which must fit an int64.
+const maxBodyBytesCap = 1<<61 - 1
+
+// Validate reports the first limit out of range, naming its flag. An
+// Explain limit of 0 means its default (vectorizer.DefaultExplainLimits).
 func (l Limits) Validate() error {
+	d := vectorizer.DefaultExplainLimits()
 	switch {
 	case l.MaxBodyBytes < 64:
 		return fmt.Errorf("--max-body-bytes %d: want ≥ 64", l.MaxBodyBytes)
+	case l.MaxBodyBytes > maxBodyBytesCap:
+		return fmt.Errorf("--max-body-bytes %d: want ≤ %d (a refused body is drained up to 4 × it)", l.MaxBodyBytes, int64(maxBodyBytesCap))
 	case l.MaxTextBytes < 1:
 		return fmt.Errorf("--max-text-bytes %d: want ≥ 1", l.MaxTextBytes)
 	case l.MaxWords < 1:
@@ -130,6 +138,10 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("--request-timeout %v: want > 0", l.RequestTimeout)
 	case l.ReadyDelay < 0:
 		return fmt.Errorf("--ready-delay %v: want ≥ 0", l.ReadyDelay)
+	case l.Explain.MaxWords < 0:
+		return fmt.Errorf("--explain-max-words %d: want ≥ 0 (0 means %d)", l.Explain.MaxWords, d.MaxWords)
+	case l.Explain.MaxBytes < 0:
+		return fmt.Errorf("--explain-max-bytes %d: want ≥ 0 (0 means %d)", l.Explain.MaxBytes, d.MaxBytes)
 	}
 	return nil
 }
