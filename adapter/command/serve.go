@@ -58,8 +58,12 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch or /v1/embeddings request (/passage/v1/embeddings too)")
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once (4 × GOMAXPROCS, the CPUs Go runs on, unless set)")
 	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
-	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer, "bytes of request bodies held at once, counted as they arrive (more: 503)")
-	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "how long a client may take to send a request body (read before it waits for a slot; then 408)")
+	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer,
+		"bytes of request bodies held at once, counted as they arrive, and of answers being written "+
+			"(more: 503; one answer is always written)")
+	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout,
+		"how long a client may take to send a request body (read before it waits for a slot; then 408), "+
+			"and to read an answer, plus as much per --max-body-bytes of answer")
 	fs.DurationVar(&lim.RequestTimeout, "request-timeout", lim.RequestTimeout, "how long one request may work; then its work stops and it gets 503")
 	fs.DurationVar(&lim.ReadyDelay, "ready-delay", lim.ReadyDelay, "on shutdown, how long /.well-known/ready answers 503 before the listener closes")
 	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "`file` holding the bearer token /explain "+

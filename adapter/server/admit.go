@@ -80,10 +80,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	case err == nil:
 		return nil
 	case errors.Is(err, errBodyBuffer):
-		s.metrics.rejected.Inc()
 		s.drain(w, r)
-		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
-			msg: fmt.Sprintf("server busy: request bodies held exceed %d bytes (--max-body-buffer); retry later", s.limits.MaxBodyBuffer)}
+		return s.bufferBusy()
 	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
 		s.drain(w, r)
 		return err
@@ -109,13 +107,60 @@ func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
 // errBodyBuffer reports a body refused because MaxBodyBuffer is reached.
 var errBodyBuffer = errors.New("request bodies held exceed --max-body-buffer")
 
-// bodyBudget counts the body bytes one request holds against MaxBodyBuffer.
-type bodyBudget struct {
-	s    *Server
-	held int64
+// bufferBusy counts and returns the answer to a request refused because the
+// request bodies and answers held reach MaxBodyBuffer.
+func (s *Server) bufferBusy() *httpError {
+	s.metrics.rejected.Inc()
+	return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1, msg: fmt.Sprintf(
+		"server busy: request bodies and answers held exceed %d bytes (--max-body-buffer); retry later",
+		s.limits.MaxBodyBuffer)}
 }
 
-func (b *bodyBudget) release() { b.s.bodyBytes.Add(-b.held) }
+// bodyBudget counts the bytes one request holds against MaxBodyBuffer: its
+// body, and then its answer while it is written.
+type bodyBudget struct {
+	s      *Server
+	held   int64 // body and answer bytes, charged to Server.bodyBytes
+	answer int64 // answer bytes, charged to Server.answerBytes too
+}
+
+func (b *bodyBudget) release() {
+	b.s.bodyBytes.Add(-b.held)
+	b.s.answerBytes.Add(-b.answer)
+}
+
+// holdAnswer charges an answer of n bytes, held until the request ends,
+// beside the body. It is refused (bufferBusy) when the bytes held would
+// exceed MaxBodyBuffer, unless no other answer is being written: one answer
+// is always written, whatever its size, so what answers hold is at most
+// MaxBodyBuffer or one answer.
+func (b *bodyBudget) holdAnswer(n int64) error {
+	others := b.s.answerBytes.Add(n) - n
+	total := b.s.bodyBytes.Add(n)
+	b.held += n
+	b.answer += n
+	if total > b.s.limits.MaxBodyBuffer && others > 0 {
+		return b.s.bufferBusy()
+	}
+	return nil
+}
+
+// writeAnswer writes a computed answer under a write deadline of its own
+// (answerTimeout), so that a client slow to read it holds its connection
+// and the answer's bytes no longer than that.
+func (s *Server) writeAnswer(w http.ResponseWriter, out []byte) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.answerTimeout(len(out))))
+	writeJSON(w, out)
+}
+
+// answerTimeout is how long a client may take to read an answer of n bytes:
+// BodyTimeout, and BodyTimeout more per MaxBodyBytes of answer, so a client
+// must read a large answer at least as fast as it must send the largest
+// body (8 MiB in 30 s by default, 280 KB/s).
+func (s *Server) answerTimeout(n int) time.Duration {
+	per := float64(n) / float64(s.limits.MaxBodyBytes)
+	return s.limits.BodyTimeout + time.Duration(per*float64(s.limits.BodyTimeout))
+}
 
 // budgetReader charges the bytes it reads to a bodyBudget as they arrive, so
 // a slow client holds only what it has sent.

@@ -51,38 +51,38 @@ var cohereTask = map[string]vectorizer.Task{
 // before anything is taught; one that has words but yields no vector, or
 // has more distinct AM words than --max-am-words, fails it after the others
 // were taught (a resend of them teaches nothing new).
-func (s *Server) embedCohere(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+func (s *Server) embedCohere(ctx context.Context, _ http.Header, body *bytes.Buffer) ([]byte, error) {
 	req := embedRequest{Texts: textList{limit: s.limits.MaxBatch}}
 	if err := decodeStrict(body.Bytes(), &req, "texts", "images", "inputs", "model", "input_type",
 		"embedding_types", "truncate", "output_dimension", "max_tokens"); err != nil {
-		return err
+		return nil, err
 	}
 	task, err := s.checkEmbedRequest(&req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	texts := req.Texts.texts
 	words := 0
 	for i, t := range texts {
 		if err := s.checkTextAt(t, textName(i, t)); err != nil {
-			return err
+			return nil, err
 		}
 		n := s.vec.Model().Tokenizer.CountWords(t, len(t))
 		if n == 0 {
-			return vectorError(vectorizer.ErrNoWords, textName(i, t))
+			return nil, vectorError(vectorizer.ErrNoWords, textName(i, t))
 		}
 		words += n
 	}
 	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", texts, task, s.vec.Options())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, e := range errs {
 		if e != nil {
 			if errors.Is(e, vectorizer.ErrTooManyAMWords) {
 				s.metrics.amWordsRefused.Inc()
 			}
-			return vectorError(e, textName(i, texts[i]))
+			return nil, vectorError(e, textName(i, texts[i]))
 		}
 	}
 	out := body.AvailableBuffer()[:0]
@@ -98,8 +98,7 @@ func (s *Server) embedCohere(ctx context.Context, w http.ResponseWriter, body *b
 	out = append(out, `]},"meta":{"api_version":{"version":"2"},"billed_units":{"input_tokens":`...)
 	out = strconv.AppendInt(out, int64(words), 10)
 	out = append(out, "}}}"...)
-	writeJSON(w, out)
-	return nil
+	return out, nil
 }
 
 // textName names text i of "texts" in errors, with its first bytes.

@@ -496,3 +496,114 @@ func TestHostileBusyBigBodyAnswered(t *testing.T) {
 		t.Log("the slot was never busy when the batch arrived (timing); every batch answered 200")
 	}
 }
+
+// batchBody is a /vectors/batch body of n copies of one short text.
+func batchBody(n int) []byte {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = "f1 f2"
+	}
+	b, _ := json.Marshal(map[string][]string{"texts": texts})
+	return b
+}
+
+// slowReader sends body to path over a connection with a 4 KiB receive
+// buffer, reads the head of the answer and then stops reading.
+func slowReader(t *testing.T, addr, path string, body []byte) *http.Response {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.(*net.TCPConn).SetReadBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		path, len(body), body)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%s: the head of the answer: %v", path, err)
+	}
+	return resp
+}
+
+// TestHostileSlowReaders: clients that never read their large answers, as
+// many as there are slots, hold no slot (an answer is written after its
+// slot is released): probes beside them are answered 200, and the slow
+// answers end at their write deadline (--body-timeout, plus as much per
+// --max-body-bytes of answer), leaving no request in flight.
+func TestHostileSlowReaders(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxConcurrent = 2
+	lim.MaxBatch = 12000
+	lim.BodyTimeout = time.Second
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	body := batchBody(lim.MaxBatch) // a 4.7 MB answer
+	for i := range lim.MaxConcurrent {
+		if resp := slowReader(t, addr, "/vectors/batch", body); resp.StatusCode != http.StatusOK {
+			t.Fatalf("slow reader %d: %d", i, resp.StatusCode)
+		}
+	}
+	for i := range 5 {
+		if status, _, resp := testhttp.Post(t, url, "/vectors", `{"text":"f1 f2"}`); status != http.StatusOK {
+			t.Fatalf("probe %d beside %d slow readers: %d %s", i, lim.MaxConcurrent, status, resp)
+		}
+	}
+	deadline := time.Now().Add(10 * lim.BodyTimeout)
+	for {
+		_, _, metrics := testhttp.Get(t, url+"/metrics")
+		if strings.Contains(metrics, "\nt2vam_http_in_flight_requests 1\n") { // this scrape
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow answers outlived their write deadline: %s", grepLines(metrics, "in_flight"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestHostileAnswerBuffer: answers waiting for slow clients are charged to
+// --max-body-buffer with the request bodies: an answer that would exceed it
+// beside others is refused 503 + Retry-After, one that fits is written, and
+// an answer alone is written whatever its size.
+func TestHostileAnswerBuffer(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBatch = 35000
+	lim.MaxBodyBuffer = 12 << 20
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	if status, _, resp := testhttp.Post(t, url, "/vectors/batch", string(batchBody(35000))); status != http.StatusOK {
+		t.Fatalf("a 13.7 MB answer alone: %d %.200s", status, resp)
+	}
+	mid := batchBody(12000) // a 4.7 MB answer
+	for i := range 2 {
+		if resp := slowReader(t, addr, "/vectors/batch", mid); resp.StatusCode != http.StatusOK {
+			t.Fatalf("slow reader %d: %d", i, resp.StatusCode)
+		}
+	}
+	resp := slowReader(t, addr, "/vectors/batch", mid)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a third answer beside two held: %d, want 503", resp.StatusCode)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "--max-body-buffer") {
+		t.Errorf("a third answer beside two held: Retry-After %q, %s", resp.Header.Get("Retry-After"), b)
+	}
+	if status, _, resp := testhttp.Post(t, url, "/vectors", `{"text":"f1 f2"}`); status != http.StatusOK {
+		t.Errorf("a small answer beside two held: %d %.200s", status, resp)
+	}
+}

@@ -46,7 +46,8 @@ func newMetrics(s *Server) *metrics {
 		}),
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "t2vam_http_rejected_busy_total",
-			Help: "Requests answered 503 because every concurrency slot stayed taken for --queue-wait.",
+			Help: "Requests answered 503 because every concurrency slot stayed taken for --queue-wait, " +
+				"or the request bodies and answers held reached --max-body-buffer.",
 		}),
 	}
 	m.stopped = prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -73,30 +73,31 @@ func (in *embeddingsInput) UnmarshalJSON(b []byte) error {
 // its entry of "data", as Weaviate's text2vec-openai reads it, so that one
 // bad text does not fail the others; a request of one text gets its error
 // as the answer.
-func (s *Server) embeddings(task vectorizer.Task) func(context.Context, http.ResponseWriter, *bytes.Buffer) error {
-	return func(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
-		return s.embeddingsAs(ctx, w, body, task)
+func (s *Server) embeddings(task vectorizer.Task) answerFunc {
+	return func(ctx context.Context, hdr http.Header, body *bytes.Buffer) ([]byte, error) {
+		return s.embeddingsAs(ctx, hdr, body, task)
 	}
 }
 
-func (s *Server) embeddingsAs(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer, task vectorizer.Task) error {
+func (s *Server) embeddingsAs(ctx context.Context, hdr http.Header, body *bytes.Buffer,
+	task vectorizer.Task) ([]byte, error) {
 	req := embeddingsRequest{Input: embeddingsInput{textList{field: "input", limit: s.limits.MaxBatch}}}
 	if err := decodeStrict(body.Bytes(), &req, "input", "model", "dimensions", "encoding_format", "user"); err != nil {
-		return err
+		return nil, err
 	}
 	base64Format, err := s.checkEmbeddingsRequest(&req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	texts := req.Input.texts
 	vecs, errs, err := s.embed(ctx, texts, task)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(texts) == 1 && errs[0] != nil {
 		// Weaviate's text2vec-openai reads no per-text error for a single
 		// object or query: it would take the empty embedding as the vector.
-		return errs[0]
+		return nil, errs[0]
 	}
 	model := s.modelName
 	if req.Model != nil && *req.Model != "" {
@@ -124,9 +125,8 @@ func (s *Server) embeddingsAs(ctx context.Context, w http.ResponseWriter, body *
 	out = append(out, `,"total_tokens":`...)
 	out = strconv.AppendInt(out, int64(words), 10)
 	out = append(out, "}}"...)
-	setRateLimitHeaders(w.Header())
-	writeJSON(w, out)
-	return nil
+	setRateLimitHeaders(hdr)
+	return out, nil
 }
 
 // embed vectorizes the texts that keep the per-text limits for task (a

@@ -60,15 +60,20 @@ type Limits struct {
 	MaxBatch int
 	// MaxConcurrent bounds the vectorizing requests in flight; more wait up
 	// to QueueWait for a slot and are then answered 503 with Retry-After.
+	// A request holds its slot while it is computed, not while its answer is
+	// written.
 	MaxConcurrent int
 	// QueueWait is how long a request waits for a slot.
 	QueueWait time.Duration
 	// BodyTimeout bounds the reading of a request body, which happens before
-	// the request waits for a slot (408 when it passes).
+	// the request waits for a slot (408 when it passes), and the writing of
+	// an answer, after the slot is released: BodyTimeout, plus BodyTimeout per
+	// MaxBodyBytes of answer (then the connection is closed).
 	BodyTimeout time.Duration
 	// MaxBodyBuffer bounds the bytes of request bodies held at once (being
-	// received, waiting for a slot or being served), counted as they arrive;
-	// a body that would exceed it gets 503 + Retry-After.
+	// received, waiting for a slot or being served), counted as they arrive,
+	// and of answers being written; a body that would exceed it gets 503 +
+	// Retry-After, and so does an answer unless no other is being written.
 	MaxBodyBuffer int64
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.
@@ -148,19 +153,20 @@ func (l Limits) Validate() error {
 
 // Server serves a Vectorizer over HTTP.
 type Server struct {
-	vec       *vectorizer.Vectorizer
-	store     memstore.Store // nil: no memory
-	vz        memstore.Store // store, or a Local without a memory
-	modelName string
-	limits    Limits
-	log       *slog.Logger
-	sem       chan struct{}
-	bodyBytes atomic.Int64 // bytes of bodies held now (Limits.MaxBodyBuffer)
-	ready     atomic.Bool
-	bufs      sync.Pool
-	metrics   *metrics
-	embedIDs  atomic.Uint64 // the "id" of /v2/embed answers
-	handler   http.Handler
+	vec         *vectorizer.Vectorizer
+	store       memstore.Store // nil: no memory
+	vz          memstore.Store // store, or a Local without a memory
+	modelName   string
+	limits      Limits
+	log         *slog.Logger
+	sem         chan struct{}
+	bodyBytes   atomic.Int64 // bytes of bodies and answers held now (Limits.MaxBodyBuffer)
+	answerBytes atomic.Int64 // bytes of answers held now (bodyBudget.holdAnswer)
+	ready       atomic.Bool
+	bufs        sync.Pool
+	metrics     *metrics
+	embedIDs    atomic.Uint64 // the "id" of /v2/embed answers
+	handler     http.Handler
 }
 
 // NewServer returns a server for v. store is the context memory (nil: none):
@@ -299,16 +305,21 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// answerFunc computes the answer to a request body: the JSON it returns is
+// written by limitedAs, after the request's slot is released, with hdr (the
+// response's header) as the answerFunc left it.
+type answerFunc func(ctx context.Context, hdr http.Header, body *bytes.Buffer) ([]byte, error)
+
 // limited reads the body (admit), then runs h holding one of the
 // MaxConcurrent slots, under a context that ends with the client or after
-// RequestTimeout.
-func (s *Server) limited(h func(context.Context, http.ResponseWriter, *bytes.Buffer) error) http.HandlerFunc {
+// RequestTimeout, then releases the slot and writes h's answer (writeAnswer):
+// a client slow to read its answer holds no slot.
+func (s *Server) limited(h answerFunc) http.HandlerFunc {
 	return s.limitedAs(s.writeError, h)
 }
 
 // limitedAs is limited answering errors with writeErr.
-func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error),
-	h func(context.Context, http.ResponseWriter, *bytes.Buffer) error) http.HandlerFunc {
+func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		buf := s.bufs.Get().(*bytes.Buffer)
 		buf.Reset()
@@ -324,30 +335,57 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error),
 			writeErr(w, err)
 			return
 		}
-		select {
-		case s.sem <- struct{}{}:
-		default:
-			t := time.NewTimer(s.limits.QueueWait)
-			select {
-			case s.sem <- struct{}{}:
-				t.Stop()
-			case <-t.C:
-				s.metrics.rejected.Inc()
-				writeErr(w, &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
-					msg: fmt.Sprintf("server busy: %d requests in flight (--max-concurrent); retry later", s.limits.MaxConcurrent)})
-				return
-			case <-r.Context().Done():
-				t.Stop()
-				return
+		if err := s.acquire(r.Context()); err != nil {
+			if r.Context().Err() == nil {
+				writeErr(w, err)
 			}
+			return
 		}
-		defer func() { <-s.sem }()
-		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
-		defer cancel()
-		if err := h(ctx, w, buf); err != nil {
-			writeErr(w, s.stopped(err))
+		out, err := s.run(r.Context(), w.Header(), buf, h)
+		if err == nil {
+			err = held.holdAnswer(int64(len(out)))
 		}
+		if err != nil {
+			writeErr(w, err)
+			return
+		}
+		s.writeAnswer(w, out)
 	}
+}
+
+// acquire takes one of the MaxConcurrent slots, waiting at most QueueWait
+// (then a 503 with Retry-After) or until ctx ends (its error).
+func (s *Server) acquire(ctx context.Context) error {
+	select {
+	case s.sem <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(s.limits.QueueWait)
+	defer t.Stop()
+	select {
+	case s.sem <- struct{}{}:
+		return nil
+	case <-t.C:
+		s.metrics.rejected.Inc()
+		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+			msg: fmt.Sprintf("server busy: %d requests in flight (--max-concurrent); retry later", s.limits.MaxConcurrent)}
+	case <-ctx.Done():
+		return fmt.Errorf("wait for a slot: %w", ctx.Err())
+	}
+}
+
+// run runs h under a context that ends with ctx or after RequestTimeout and
+// releases the slot acquire took when h returns.
+func (s *Server) run(ctx context.Context, hdr http.Header, body *bytes.Buffer, h answerFunc) ([]byte, error) {
+	defer func() { <-s.sem }()
+	ctx, cancel := context.WithTimeout(ctx, s.limits.RequestTimeout)
+	defer cancel()
+	out, err := h(ctx, hdr, body)
+	if err != nil {
+		return nil, s.stopped(err)
+	}
+	return out, nil
 }
 
 // writeError answers err as {"error": "..."}.
@@ -525,22 +563,22 @@ func (s *Server) parseTextRequest(req textRequest) (string, requestConfig, error
 	return *req.Text, rc, nil
 }
 
-func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+func (s *Server) vectors(ctx context.Context, _ http.Header, body *bytes.Buffer) ([]byte, error) {
 	var req vecRequest
 	if err := decodeStrict(body.Bytes(), &req, "text", "dims", "vector", "error", "config"); err != nil {
-		return err
+		return nil, err
 	}
 	text, rc, err := s.parseTextRequest(textRequest{Text: req.Text, Config: req.Config})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", []string{text}, rc.task.task, rc.opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	vec := vecs[0]
 	if err := errs[0]; err != nil {
-		return vectorError(err, "vectorize")
+		return nil, vectorError(err, "vectorize")
 	}
 	out := body.AvailableBuffer()[:0] // the request body is decoded; reuse its buffer
 	out = append(out, `{"text":`...)
@@ -550,8 +588,7 @@ func (s *Server) vectors(ctx context.Context, w http.ResponseWriter, body *bytes
 	out = append(out, `,"vector":`...)
 	out = appendVector(out, vec)
 	out = append(out, '}')
-	writeJSON(w, out)
-	return nil
+	return out, nil
 }
 
 // batchRequest is the body of /vectors/batch.
@@ -560,29 +597,29 @@ type batchRequest struct {
 	Config requestConfigMap `json:"config"`
 }
 
-func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+func (s *Server) batch(ctx context.Context, _ http.Header, body *bytes.Buffer) ([]byte, error) {
 	req := batchRequest{Texts: textList{limit: s.limits.MaxBatch}}
 	if err := decodeStrict(body.Bytes(), &req, "texts", "config"); err != nil {
-		return err
+		return nil, err
 	}
 	if !req.Texts.set {
-		return errorf(http.StatusBadRequest, "field \"texts\" is required")
+		return nil, errorf(http.StatusBadRequest, "field \"texts\" is required")
 	}
 	rc, err := s.parseConfig(req.Config)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, t := range req.Texts.texts {
 		if err := s.checkText(t, i); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	vecs, errs, err := s.vz.VectorizeBatch(ctx, s.vec, "", req.Texts.texts, rc.task.task, rc.opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err // not a 200 with every text failed: the request was stopped
+		return nil, err // not a 200 with every text failed: the request was stopped
 	}
 	for _, e := range errs {
 		if errors.Is(e, vectorizer.ErrTooManyAMWords) {
@@ -615,32 +652,32 @@ func (s *Server) batch(ctx context.Context, w http.ResponseWriter, body *bytes.B
 		}
 	}
 	out = append(out, "]}"...)
-	writeJSON(w, out)
-	return nil
+	return out, nil
 }
 
-func (s *Server) explain(ctx context.Context, w http.ResponseWriter, body *bytes.Buffer) error {
+func (s *Server) explain(ctx context.Context, _ http.Header, body *bytes.Buffer) ([]byte, error) {
 	if s.limits.NoExplain {
-		return errorf(http.StatusForbidden, "/explain is turned off on this server (--explain off)")
+		return nil, errorf(http.StatusForbidden, "/explain is turned off on this server (--explain off)")
 	}
 	var req textRequest
 	if err := decodeStrict(body.Bytes(), &req, "text", "config"); err != nil {
-		return err
+		return nil, err
 	}
 	text, rc, err := s.parseTextRequest(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if rc.task.set && rc.task.task == vectorizer.TaskPassage {
-		return errorf(http.StatusBadRequest, "config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
+		return nil, errorf(http.StatusBadRequest,
+			"config key \"task_type\": /explain never writes the memory, so it only takes \"query\"")
 	}
 	rv, err := s.vz.Reader(s.vec, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ex, err := rv.ExplainContext(ctx, text, rc.opts, s.limits.Explain)
 	if err != nil {
-		return vectorError(err, "explain")
+		return nil, vectorError(err, "explain")
 	}
 	out, err := json.Marshal(struct {
 		Text string `json:"text"`
@@ -648,10 +685,9 @@ func (s *Server) explain(ctx context.Context, w http.ResponseWriter, body *bytes
 		*vectorizer.Explanation
 	}{text, len(ex.Vector), ex})
 	if err != nil {
-		return fmt.Errorf("encode explanation: %w", err)
+		return nil, fmt.Errorf("encode explanation: %w", err)
 	}
-	writeJSON(w, out)
-	return nil
+	return out, nil
 }
 
 // metaResponse is the body of /meta; Weaviate shows it as the module's meta.
