@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,44 @@ func TestReadMemoryFileRefuses(t *testing.T) {
 	}
 	if b, err := readMemoryFile(big, 100); err != nil || len(b) != 100 {
 		t.Errorf("100 bytes under a cap of 100: %d %v", len(b), err)
+	}
+}
+
+// TestLowerCapsReadTheFiles: a memory written with the default options and
+// opened with caps so low that its snapshot and log are larger than those caps
+// could write is read in full (no damage, nothing moved aside), then evicted
+// down to the lower budget.
+func TestLowerCapsReadTheFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	m := mustOpen(t, dir, quietOptions())
+	fill(t, m, 200, 3)
+	if err := m.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		remember(t, m, fmt.Sprintf("late%d", i), fmt.Sprintf("a late sentence about late%d", i))
+	}
+	m.abandon()
+	low := quietOptions()
+	low.MaxBytes, low.MaxWords, low.MaxDocFreqWords, low.SnapshotEvery = 1000, 5, 5, 1
+	for _, name := range []string{"snapshot-*.amm", "log-*.amm"} {
+		if st, err := os.Stat(onlyFile(t, dir, name)); err != nil || st.Size() <= 2*(2*low.MaxBytes+10*96+1120)+headerSize {
+			t.Fatalf("%s: %v, %v: want a file larger than the low caps alone allow", name, st, err)
+		}
+	}
+	for _, ro := range []bool{true, false} {
+		low.ReadOnly = ro
+		m := mustOpen(t, dir, low)
+		st := m.Stats()
+		m.Close()
+		if len(st.Damaged) != 0 {
+			t.Fatalf("read-only %v: damage %+v", ro, st.Damaged)
+		}
+		if st.Words == 0 || st.Words > low.MaxWords {
+			t.Errorf("read-only %v: %d words, want 1..%d (evicted down to the budget)", ro, st.Words, low.MaxWords)
+		}
+	}
+	if d, _ := filepath.Glob(filepath.Join(dir, "*"+damagedSuffix)); len(d) != 0 {
+		t.Errorf("moved aside: %v", d)
 	}
 }

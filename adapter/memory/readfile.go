@@ -4,24 +4,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// errTooLarge reports a memory file larger than the options could ever
-// have written.
+// errTooLarge reports a memory file larger than any memory opened with
+// these options or the defaults could ever have written.
 var errTooLarge = errors.New("larger than this memory can ever write")
 
-// fileCap is the largest log or snapshot these options can write, twice over:
-// the contexts MaxBytes allows (with as much again for their framing), every
-// word and document frequency the caps allow, each with a record's overhead,
-// plus the log records between two snapshots (2.8 GB by default).
+// fileCap is the largest log or snapshot a memory can write, twice over: the
+// contexts MaxBytes allows (with as much again for their framing), every word
+// and document frequency the caps allow, each with a record's overhead, plus
+// the log records between two snapshots (2.8 GB by default). Each cap counts
+// at least at its default: a memory written with the defaults and opened with
+// lower caps is read in full, then evicted down to the lower budget; only a
+// file larger than the defaults or the options allow is refused.
 func (o Options) fileCap() int64 {
+	d := DefaultOptions()
+	// float64: caps near the int64 range must not wrap to a small cap.
+	maxBytes := float64(max(o.MaxBytes, d.MaxBytes))
+	words := float64(max(o.MaxWords, d.MaxWords)) + float64(max(o.MaxDocFreqWords, d.MaxDocFreqWords))
 	const overhead = 32 // record header, lengths, counts
-	word := int64(o.MaxWordBytes + overhead)
-	state := 2*o.MaxBytes + int64(o.MaxWords+o.MaxDocFreqWords)*word
-	log := int64(o.SnapshotEvery) * (word + int64(o.MaxContextBytes))
-	return 2*(state+log) + headerSize
+	word := float64(max(o.MaxWordBytes, d.MaxWordBytes) + overhead)
+	state := 2*maxBytes + words*word
+	log := float64(max(o.SnapshotEvery, d.SnapshotEvery)) * (word + float64(max(o.MaxContextBytes, d.MaxContextBytes)))
+	if c := 2*(state+log) + headerSize; c < math.MaxInt64/2 {
+		return int64(c)
+	}
+	return math.MaxInt64 / 2
 }
 
 // readMemoryFile reads one log or snapshot: opened without blocking, refused
