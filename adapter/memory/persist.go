@@ -14,6 +14,25 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
+// maxGeneration is the largest generation of a log or snapshot. Open refuses
+// a file of a larger one and the memory never advances past it, so the
+// generation never wraps around to 0 (a name parseName rejects, which would
+// leave the older files newest). No memory advances that far (one generation
+// per snapshot), but a file can be renamed to one.
+const maxGeneration = 1 << 62
+
+// errGeneration reports a generation that cannot advance.
+var errGeneration = errors.New("context memory generation too large")
+
+// nextGeneration returns the generation after gen, or an error once gen is
+// maxGeneration.
+func nextGeneration(gen uint64) (uint64, error) {
+	if gen >= maxGeneration {
+		return 0, fmt.Errorf("%w: generation %#x cannot advance past %#x", errGeneration, gen, uint64(maxGeneration))
+	}
+	return gen + 1, nil
+}
+
 // parseName returns the kind and generation of a memory file name.
 func parseName(name string) (kind byte, gen uint64, ok bool) {
 	base, found := strings.CutSuffix(name, ".amm")
@@ -116,6 +135,12 @@ func (m *Memory) generations(ents []os.DirEntry) (snaps, logs []uint64, err erro
 				m.noteDamage(filepath.Join(m.dir, name), err, salvage{})
 				continue
 			}
+			if gen > maxGeneration {
+				return nil, nil, fmt.Errorf("%w: %s: generation %#x is beyond the largest, %#x, so the memory "+
+					"could not advance from it; rename the directory's logs and snapshots to lower generations "+
+					"(16 hex digits each), keeping their order", errGeneration, filepath.Join(m.dir, name), gen,
+					uint64(maxGeneration))
+			}
 		}
 		switch {
 		case !ok:
@@ -187,7 +212,11 @@ func (m *Memory) loadGenerations(snaps, logs []uint64) (base, active uint64, act
 func (m *Memory) openLog(active uint64, activeOld bool) error {
 	if active == 0 || activeOld {
 		if activeOld {
-			m.gen = active + 1
+			next, err := nextGeneration(active)
+			if err != nil {
+				return err
+			}
+			m.gen = next
 		}
 		f, err := m.createFile(m.path(kindLog, m.gen), kindLog)
 		if err != nil {

@@ -121,12 +121,15 @@ func (m *Memory) rotateLocked() (old *os.File, gen uint64, err error) {
 	if m.failed != nil {
 		return nil, 0, m.failed
 	}
+	gen, err = nextGeneration(m.gen)
+	if err != nil {
+		return nil, 0, err
+	}
 	old = m.logFile
 	if err := old.Sync(); err != nil {
 		return nil, 0, fmt.Errorf("fsync context memory log %s: %w", old.Name(), err)
 	}
 	m.syncedSeq.Store(m.writeSeq)
-	gen = m.gen + 1
 	nf, err := m.createFile(m.path(kindLog, gen), kindLog)
 	if err != nil {
 		return nil, 0, err
