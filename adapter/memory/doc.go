@@ -21,8 +21,8 @@
 // is written to a snapshot file (temporary file, fsync, atomic rename, directory
 // fsync); older files are deleted afterwards. Open loads the newest snapshot and
 // replays the logs of its generation and later. A torn tail of a log (a crash
-// in the middle of a write: bytes at the end with no intact record after them)
-// is truncated with a slog warning. Records set absolute state, so replaying
+// in the middle of a write: bytes at the end with no intact record after them,
+// no longer than one record can be) is truncated with a slog warning. Records set absolute state, so replaying
 // one twice is harmless.
 //
 // # Damage

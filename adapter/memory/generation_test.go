@@ -55,7 +55,8 @@ func TestGenerationTooLargeRefused(t *testing.T) {
 				m.Close()
 				t.Fatalf("generation %#x, read-only %v: Open succeeded", gen, ro)
 			}
-			if !errors.Is(err, errGeneration) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "rename") {
+			msg := err.Error()
+			if !errors.Is(err, errGeneration) || !strings.Contains(msg, dir) || !strings.Contains(msg, "rename") {
 				t.Errorf("generation %#x, read-only %v: %v", gen, ro, err)
 			}
 		}

@@ -306,9 +306,10 @@ func (m *Memory) loadSnapshot(path string) error {
 
 // replayLog applies the intact records of one log and returns its format
 // version and whether appends may continue in it. A torn tail (bytes at the
-// end that hold no intact record, as a crash mid-append leaves) is dropped
-// with a warning and, unless read-only, truncated away. Any other damage (a
-// bad header, an unknown version, bad bytes with intact records after them)
+// end that hold no intact record and are no longer than one record, as a
+// crash mid-append leaves) is dropped with a warning and, unless read-only,
+// truncated away. Any other damage (a bad header, an unknown version, bad
+// bytes with intact records after them or longer than one record)
 // is salvaged: every intact record is applied, the file is never appended to
 // or rewritten, and Open moves it aside once a snapshot holds the records.
 func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {

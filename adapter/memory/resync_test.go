@@ -2,8 +2,11 @@ package memory
 
 import (
 	"bytes"
+	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -49,5 +52,99 @@ func TestResyncChecksCRC(t *testing.T) {
 	}
 	if st, err := os.Stat(p); err != nil || st.Size() != int64(len(b)) {
 		t.Errorf("log after Open: %v, want the tail cut to %d bytes", err, len(b))
+	}
+}
+
+// TestCRCWindow: the checksum of any stretch from the prefix checksums is
+// the checksum of its bytes.
+func TestCRCWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 3*maxPayload/2)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	from := 5
+	w := newCRCWindow(b, from)
+	start := from
+	for range 300 {
+		if rng.IntN(4) == 0 {
+			start = from + rng.IntN(len(b)-from) // backwards too
+		} else {
+			start += rng.IntN(200)
+		}
+		start = min(start, len(b))
+		n := rng.IntN(min(maxPayload, len(b)-start) + 1)
+		if rng.IntN(4) == 0 {
+			n = min(len(b)-start, maxPayload)
+		}
+		if got, want := w.checksum(start, start+n), crc32.Checksum(b[start:start+n], castagnoli); got != want {
+			t.Fatalf("b[%d:%d]: %#x, want %#x", start, start+n, got, want)
+		}
+	}
+}
+
+// hostileLog returns a log header followed by size bytes of the 4-byte
+// pattern 05 ff 3f 00: every fourth offset claims a payload of nearly
+// maxPayload bytes of type recKeep, none of them intact.
+func hostileLog(size int) []byte {
+	b := fileHeader(kindLog)
+	for len(b) < headerSize+size {
+		b = append(b, 0x05, 0xff, 0x3f, 0x00)
+	}
+	return b[:headerSize+size]
+}
+
+// TestResyncLinear: bytes that claim long payloads at every fourth offset
+// cost salvage a bounded number of checksummed bytes per byte of file (not
+// a payload's length per candidate offset), and the salvage still finds the
+// intact records after them.
+func TestResyncLinear(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	m := mustOpen(t, dir, quietOptions())
+	remember(t, m, "after", "the sentence after the damage")
+	m.abandon()
+	good, err := os.ReadFile(logFile(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := hostileLog(maxPayload + 1<<20)[headerSize:]
+	b := append(slices.Clone(junk), good[headerSize:]...)
+	sv := salvageRecords(b, fileVersion, func(record) error { return nil })
+	if sv.records != 1 || sv.skipped != int64(len(junk)) || sv.tornTail {
+		t.Errorf("salvage %+v: want the one record after %d bytes of damage", sv, len(junk))
+	}
+	if limit := 16 * int64(len(b)); sv.hashed > limit {
+		t.Errorf("checksummed %d bytes over a file of %d, want at most %d", sv.hashed, len(b), limit)
+	}
+}
+
+// TestLongJunkIsDamage: a log whose bytes after the header hold no intact
+// record and are longer than one record can be is not a torn tail: it is
+// reported as damage (moved aside once a snapshot holds the rest), not
+// silently cut away, and reading it checksums a bounded number of bytes.
+func TestLongJunkIsDamage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mem")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b := hostileLog(maxPayload + 1<<20)
+	p := filepath.Join(dir, "log-0000000000000001.amm")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sv := salvageRecords(b[headerSize:], fileVersion, func(record) error { return nil })
+	if sv.tornTail || sv.skipped != int64(len(b)-headerSize) {
+		t.Errorf("salvage %+v: want damage over every byte, not a torn tail", sv)
+	}
+	o := quietOptions()
+	o.ReadOnly = true
+	m := mustOpen(t, dir, o)
+	d := m.Stats().Damaged
+	m.Close()
+	if len(d) != 1 || d[0].File != filepath.Base(p) || d[0].SkippedBytes != int64(len(b)-headerSize) {
+		t.Errorf("damage %+v: want the log, all its records' bytes skipped", d)
+	}
+	if st, err := os.Stat(p); err != nil || st.Size() != int64(len(b)) {
+		t.Errorf("after a read-only Open: %v, %v; want the file unchanged", st, err)
 	}
 }

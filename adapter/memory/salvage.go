@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Damage describes one damaged memory file and what was read from it.
@@ -41,6 +42,8 @@ type salvage struct {
 	// tornTail: the only damage is bytes at the end that hold no intact
 	// record, as a crash in the middle of an append leaves them.
 	tornTail bool
+	// hashed counts the bytes checksummed to find intact records after damage.
+	hashed int64
 }
 
 // salvageRecords applies every intact record of b (after a file header of the
@@ -53,6 +56,7 @@ func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
 			sv.firstErr, sv.firstAt = err, at
 		}
 	}
+	var w *crcWindow // made at the first damage, shared by every resync after it
 	off := 0
 	for off < len(b) {
 		p, size, err := nextRecord(b[off:])
@@ -62,11 +66,17 @@ func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
 		}
 		if err != nil {
 			fail(off, err)
-			next := resync(b, off+1, version)
+			if w == nil {
+				w = newCRCWindow(b, off)
+			}
+			next := resync(w, off+1, version)
+			sv.hashed = w.hashed
 			if next < 0 {
 				sv.skipped += int64(len(b) - off)
-				// Nothing intact after the first damage, which is these bytes.
-				sv.tornTail = sv.firstAt == off
+				// Nothing intact after the first damage, which is these bytes:
+				// a torn tail, unless longer than one record can be (no
+				// append leaves that much behind).
+				sv.tornTail = sv.firstAt == off && len(b)-off <= recHeader+maxPayload
 				break
 			}
 			sv.skipped += int64(next - off)
@@ -86,8 +96,11 @@ func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
 }
 
 // resync returns the first offset ≥ from where an intact, decodable record
-// starts, or -1.
-func resync(b []byte, from int, version byte) int {
+// starts, or -1. The checksum of each candidate comes from w in constant time,
+// so the work is linear in the bytes scanned, however many candidates claim
+// a long payload.
+func resync(w *crcWindow, from int, version byte) int {
+	b := w.b
 	for j := from; j+recHeader < len(b); j++ {
 		n := binary.LittleEndian.Uint32(b[j:])
 		if n == 0 || n > maxPayload || uint64(len(b)-j-recHeader) < uint64(n) {
@@ -96,15 +109,102 @@ func resync(b []byte, from int, version byte) int {
 		if t := b[j+recHeader]; t < recOffer || t > maxRecType {
 			continue
 		}
-		payload := b[j+recHeader : j+recHeader+int(n)]
-		if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(b[j+4:]) {
+		start, end := j+recHeader, j+recHeader+int(n)
+		if w.checksum(start, end) != binary.LittleEndian.Uint32(b[j+4:]) {
 			continue
 		}
-		if _, err := decodeRecord(payload, version); err == nil {
+		if _, err := decodeRecord(b[start:end], version); err == nil {
 			return j
 		}
 	}
 	return -1
+}
+
+// crcBlock is the stretch of bytes between two prefix checksums of a crcWindow.
+const crcBlock = 64
+
+// crcWindow gives the CRC-32C of any stretch b[a:c] (a ≥ from) from the
+// checksums of b's prefixes: with P(k) the checksum of b[from:k], CRC is linear,
+// so the checksum of b[a:c] is P(c) xor P(a) shifted through c−a zero bytes.
+// It keeps P at every crcBlock bytes (computed once, as far as asked) and the
+// P of the last start asked for (resync asks for increasing starts).
+type crcWindow struct {
+	b      []byte
+	from   int
+	blocks []uint32 // blocks[i] = P(from + i×crcBlock)
+	at     int      // the last start asked for
+	atCRC  uint32   // P(at)
+	hashed int64    // bytes checksummed
+}
+
+func newCRCWindow(b []byte, from int) *crcWindow {
+	return &crcWindow{b: b, from: from, blocks: []uint32{0}, at: from}
+}
+
+// prefix returns P(k), from the nearest block at or before k.
+func (w *crcWindow) prefix(k int) uint32 {
+	i := (k - w.from) / crcBlock
+	for len(w.blocks) <= i {
+		s := w.from + (len(w.blocks)-1)*crcBlock
+		w.blocks = append(w.blocks, crc32.Update(w.blocks[len(w.blocks)-1], castagnoli, w.b[s:s+crcBlock]))
+		w.hashed += crcBlock
+	}
+	s := w.from + i*crcBlock
+	w.hashed += int64(k - s)
+	return crc32.Update(w.blocks[i], castagnoli, w.b[s:k])
+}
+
+// checksum returns the CRC-32C of b[start:end] (from ≤ start ≤ end ≤ len(b)).
+func (w *crcWindow) checksum(start, end int) uint32 {
+	if start < w.at || start-w.at > crcBlock {
+		w.atCRC = w.prefix(start)
+	} else {
+		w.atCRC = crc32.Update(w.atCRC, castagnoli, w.b[w.at:start])
+		w.hashed += int64(start - w.at)
+	}
+	w.at = start
+	return w.prefix(end) ^ multmodp(xPow8n(end-start), w.atCRC)
+}
+
+// castagnoliPoly is the CRC-32C polynomial, bit-reversed as hash/crc32 uses it.
+const castagnoliPoly = 0x82f63b78
+
+// multmodp returns a×b modulo the CRC-32C polynomial, both bit-reversed
+// polynomials (bit 31 is x⁰).
+func multmodp(a, b uint32) uint32 {
+	var p uint32
+	for m := uint32(1) << 31; m != 0; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+		}
+		b = b>>1 ^ (-(b & 1) & castagnoliPoly)
+	}
+	return p
+}
+
+// xPowTables holds x^(8i) (low) and x^(8×1024×i) (high) modulo the polynomial,
+// for every i a payload of maxPayload bytes needs.
+var xPowTables = sync.OnceValue(func() (t struct{ low, high []uint32 }) {
+	t.low = make([]uint32, 1024)
+	t.low[0] = 1 << 31      // x⁰
+	const x8 = 1 << 31 >> 8 // x⁸
+	for i := 1; i < len(t.low); i++ {
+		t.low[i] = multmodp(t.low[i-1], x8)
+	}
+	x8k := multmodp(t.low[len(t.low)-1], x8) // x^(8×1024)
+	t.high = make([]uint32, maxPayload/1024+1)
+	t.high[0] = 1 << 31
+	for i := 1; i < len(t.high); i++ {
+		t.high[i] = multmodp(t.high[i-1], x8k)
+	}
+	return t
+})
+
+// xPow8n returns x^(8n) modulo the polynomial: a checksum multiplied by it is
+// shifted through n zero bytes. 0 ≤ n ≤ maxPayload.
+func xPow8n(n int) uint32 {
+	t := xPowTables()
+	return multmodp(t.low[n%1024], t.high[n/1024])
 }
 
 // headerVersion checks the header of a file of the given kind: the format
