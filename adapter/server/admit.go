@@ -140,6 +140,10 @@ func (b *bodyBudget) holdAnswer(n int64) error {
 	b.held += n
 	b.answer += n
 	if total > b.s.limits.MaxBodyBuffer && others > 0 {
+		b.s.answerBytes.Add(-n) // a refused answer holds nothing
+		b.s.bodyBytes.Add(-n)
+		b.held -= n
+		b.answer -= n
 		return b.s.bufferBusy()
 	}
 	return nil
@@ -150,7 +154,9 @@ func (b *bodyBudget) holdAnswer(n int64) error {
 // and the answer's bytes no longer than that.
 func (s *Server) writeAnswer(w http.ResponseWriter, out []byte) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.answerTimeout(len(out))))
-	writeJSON(w, out)
+	if err := writeJSON(w, out); err != nil {
+		s.metrics.answersCut.Inc()
+	}
 }
 
 // answerTimeout is how long a client may take to read an answer of n bytes:

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -497,6 +498,31 @@ func TestHostileBusyBigBodyAnswered(t *testing.T) {
 	}
 }
 
+// smallSendListener gives each connection it accepts a 16 KiB send buffer,
+// so that an answer a client does not read stays in the server's hands
+// whatever the host's TCP buffers.
+type smallSendListener struct{ net.Listener }
+
+func (l smallSendListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		err = errors.Join(err, tc.SetWriteBuffer(16<<10))
+	}
+	return c, err
+}
+
+// startSmallSendServer starts a server with lim whose connections have a
+// small send buffer (smallSendListener) and returns its URL.
+func startSmallSendServer(t *testing.T, lim server.Limits) string {
+	t.Helper()
+	s, _ := newServer(t, lim, "")
+	ts := httptest.NewUnstartedServer(s.Handler())
+	ts.Listener = smallSendListener{ts.Listener}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
 // batchBody is a /vectors/batch body of n copies of one short text.
 func batchBody(n int) []byte {
 	texts := make([]string, n)
@@ -533,13 +559,14 @@ func slowReader(t *testing.T, addr, path string, body []byte) *http.Response {
 // many as there are slots, hold no slot (an answer is written after its
 // slot is released): probes beside them are answered 200, and the slow
 // answers end at their write deadline (--body-timeout, plus as much per
-// --max-body-bytes of answer), leaving no request in flight.
+// --max-body-bytes of answer), leaving no request in flight, and count as
+// cut.
 func TestHostileSlowReaders(t *testing.T) {
 	lim := server.DefaultLimits()
 	lim.MaxConcurrent = 2
 	lim.MaxBatch = 12000
 	lim.BodyTimeout = time.Second
-	_, _, url := startServer(t, lim)
+	url := startSmallSendServer(t, lim)
 	addr := strings.TrimPrefix(url, "http://")
 	body := batchBody(lim.MaxBatch) // a 4.7 MB answer
 	for i := range lim.MaxConcurrent {
@@ -556,6 +583,9 @@ func TestHostileSlowReaders(t *testing.T) {
 	for {
 		_, _, metrics := testhttp.Get(t, url+"/metrics")
 		if strings.Contains(metrics, "\nt2vam_http_in_flight_requests 1\n") { // this scrape
+			if want := fmt.Sprintf("\nt2vam_http_answers_cut_total %d\n", lim.MaxConcurrent); !strings.Contains(metrics, want) {
+				t.Errorf("the slow answers cut: %s, want %d", grepLines(metrics, "answers_cut"), lim.MaxConcurrent)
+			}
 			break
 		}
 		if time.Now().After(deadline) {
@@ -584,7 +614,7 @@ func TestHostileAnswerBuffer(t *testing.T) {
 	lim := server.DefaultLimits()
 	lim.MaxBatch = 35000
 	lim.MaxBodyBuffer = 12 << 20
-	_, _, url := startServer(t, lim)
+	url := startSmallSendServer(t, lim)
 	addr := strings.TrimPrefix(url, "http://")
 	if status, _, resp := testhttp.Post(t, url, "/vectors/batch", string(batchBody(35000))); status != http.StatusOK {
 		t.Fatalf("a 13.7 MB answer alone: %d %.200s", status, resp)

@@ -25,6 +25,7 @@ type metrics struct {
 	// stopped counts requests whose work was cut short, by reason.
 	stopped        *prometheus.CounterVec
 	bodyTimeouts   prometheus.Counter
+	answersCut     prometheus.Counter
 	amWordsRefused prometheus.Counter
 }
 
@@ -58,11 +59,15 @@ func newMetrics(s *Server) *metrics {
 		Name: "t2vam_http_body_timeouts_total",
 		Help: "Requests answered 408 because the body did not arrive within --body-timeout.",
 	})
+	m.answersCut = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "t2vam_http_answers_cut_total",
+		Help: "Answers not written in full: the client left or read them slower than their write deadline.",
+	})
 	m.amWordsRefused = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "t2vam_texts_refused_am_words_total",
 		Help: "Texts refused because they hold more distinct words needing AM inference than --max-am-words.",
 	})
-	m.reg.MustRegister(buildInfo(), m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.amWordsRefused,
+	m.reg.MustRegister(buildInfo(), m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.answersCut, m.amWordsRefused,
 		&statsCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

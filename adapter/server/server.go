@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -306,8 +307,8 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // answerFunc computes the answer to a request body: the JSON it returns is
-// written by limitedAs, after the request's slot is released, with hdr (the
-// response's header) as the answerFunc left it.
+// written by limitedAs, after the request's slot is released, with the
+// headers the answerFunc set in hdr (an error is answered without them).
 type answerFunc func(ctx context.Context, hdr http.Header, body *bytes.Buffer) ([]byte, error)
 
 // limited reads the body (admit), then runs h holding one of the
@@ -341,7 +342,8 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 			}
 			return
 		}
-		out, err := s.run(r.Context(), w.Header(), buf, h)
+		hdr := http.Header{} // the answer's own headers, sent only with it
+		out, err := s.run(r.Context(), hdr, buf, h)
 		if err == nil {
 			err = held.holdAnswer(int64(len(out)))
 		}
@@ -349,6 +351,7 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 			writeErr(w, err)
 			return
 		}
+		maps.Copy(w.Header(), hdr)
 		s.writeAnswer(w, out)
 	}
 }
@@ -424,10 +427,11 @@ func writeErrorBody(w http.ResponseWriter, he *httpError, body []byte) {
 	w.Write(body)
 }
 
-func writeJSON(w http.ResponseWriter, body []byte) {
+func writeJSON(w http.ResponseWriter, body []byte) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Write(body)
+	_, err := w.Write(body)
+	return err
 }
 
 // requestConfig is the parsed "config" of a request.
