@@ -30,10 +30,11 @@ type Embeddings struct {
 	index *vocabIndex
 }
 
-// validWord returns a non-nil error when w cannot be a vocabulary entry: it
+// ValidWord returns a non-nil error when w cannot be a vocabulary entry: it
 // must be non-empty, at most MaxWordBytes long and free of the separators of
-// the word2vec formats (space, tab, line breaks, NUL).
-func validWord(w string) error {
+// the word2vec formats (space, tab, line breaks, NUL). NewEmbeddings checks
+// every word with it; a reader of words can check each where it reads it.
+func ValidWord(w string) error {
 	if w == "" {
 		return errors.New("empty word")
 	}
@@ -64,7 +65,7 @@ func NewEmbeddings(dim int, words []string, vectors []float32, counts []int64) (
 	}
 	e := &Embeddings{Dim: dim, Words: words, Vectors: vectors, Counts: counts, index: newVocabIndex(words)}
 	for i, w := range words {
-		if err := validWord(w); err != nil {
+		if err := ValidWord(w); err != nil {
 			return nil, fmt.Errorf("new embeddings: word %d: %w", i, err)
 		}
 		if j, dup := e.index.insert(int32(i)); dup {

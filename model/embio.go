@@ -342,7 +342,7 @@ func parseTextChunk(c *textChunk, dim int) {
 		j := skipWord(l, i)
 		word := l[i:j]
 		if len(word) > MaxWordBytes || bytes.ContainsAny(word, "\r\x00") {
-			c.err, c.line = validWord(string(word)), line
+			c.err, c.line = ValidWord(string(word)), line
 			return
 		}
 		base := len(c.vecs)
@@ -448,7 +448,7 @@ func readBinaryBody(br *bufio.Reader, name string, rows, dim int) (*Embeddings, 
 		}
 		wb = wb[:len(wb)-1]
 		word := string(wb)
-		if err := validWord(word); err != nil {
+		if err := ValidWord(word); err != nil {
 			return nil, fmt.Errorf("%s: record %d: %w", name, i+1, err)
 		}
 		if n, err := io.ReadFull(br, rec); err != nil {
@@ -499,13 +499,13 @@ func WriteEmbeddingsBinary(w io.Writer, e *Embeddings) error {
 }
 
 // writeWordLines writes header and, per word, the word, the bytes appendRest
-// appends for it and a line break. Words must be valid (validWord).
+// appends for it and a line break. Words must be valid (ValidWord).
 func writeWordLines(w io.Writer, header string, words []string, what string, appendRest func(buf []byte, i int) []byte) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	bw.WriteString(header)
 	var buf []byte
 	for i, word := range words {
-		if err := validWord(word); err != nil {
+		if err := ValidWord(word); err != nil {
 			return fmt.Errorf("%s: entry %d: %w", what, i, err)
 		}
 		buf = append(buf[:0], word...)

@@ -344,7 +344,7 @@ func FuzzReadEmbeddings(f *testing.F) {
 		// Whatever was accepted survives a binary round trip.
 		var buf bytes.Buffer
 		if err := WriteEmbeddingsBinary(&buf, e); err != nil {
-			return // words that the binary format cannot hold (validWord)
+			return // words that the binary format cannot hold (ValidWord)
 		}
 		if binaryLooksText(buf.Bytes(), e.Dim) {
 			return // values whose bytes read as digits: read as text (ReadEmbeddings)

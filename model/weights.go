@@ -165,7 +165,7 @@ func (m *Model) encode(opts SaveOptions) ([]byte, error) {
 		b = le.AppendUint32(b, uint32(e.Len()))
 		b = append(b, boolByte(e.Counts != nil))
 		for i, w := range e.Words {
-			if err := validWord(w); err != nil {
+			if err := ValidWord(w); err != nil {
 				return nil, fmt.Errorf("base word %d: %w", i, err)
 			}
 			b = le.AppendUint16(b, uint16(len(w)))

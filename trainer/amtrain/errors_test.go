@@ -31,6 +31,8 @@ func TestInferFormatErrors(t *testing.T) {
 		"duplicate":     {"a\t" + w + "\nb\t" + w + "\na\t" + w + "\n", "in.tsv:3: word \"a\" already given on line 1"},
 		"bad utf-8":     {"ok\t" + w + "\nb\xff\tx\n", "in.tsv:2: not valid UTF-8"},
 		"empty input":   {"\n\n", "no words"},
+		"NUL in word":   {"ok\t" + w + "\nb\x00d\t" + w + "\n", "in.tsv:2: word \"b\\x00d\" contains white space or NUL"},
+		"word too long": {strings.Repeat("x", model.MaxWordBytes+1) + "\t" + w + "\n", "in.tsv:1: word of"},
 	}
 	for name, c := range cases {
 		var out bytes.Buffer

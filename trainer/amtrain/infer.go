@@ -98,6 +98,9 @@ func (in *inferInput) add(line string, lineNo int) error {
 	case strings.IndexFunc(word, unicode.IsSpace) >= 0:
 		return fmt.Errorf("%s:%d: the word %q contains a space (separate the word and its contexts with tabs)", name, lineNo, word)
 	}
+	if err := model.ValidWord(word); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, lineNo, err)
+	}
 	if prev, dup := in.seen[word]; dup {
 		return fmt.Errorf("%s:%d: word %q already given on line %d", name, lineNo, word, prev)
 	}
