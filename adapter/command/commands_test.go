@@ -2,8 +2,10 @@ package command_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -320,5 +322,32 @@ func TestHealthcheckTimeoutMustBePositive(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "--timeout "+d+": want > 0") {
 			t.Errorf("--timeout %s: exit %d, stderr %q; want 2 naming the flag", d, code, stderr)
 		}
+	}
+}
+
+// TestWarmDamagedGzip: a gzip file cut short fails memory warm naming the
+// file and the line, and says the lines read before it are taught and kept
+// (the memory holds them).
+func TestWarmDamagedGzip(t *testing.T) {
+	mf := modelFile(t)
+	dir := filepath.Join(t.TempDir(), "memory")
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	for i := range 3000 {
+		fmt.Fprintf(zw, "zqw%d f1 f2 %d.\n", i, i*7919)
+	}
+	zw.Close()
+	corpus := filepath.Join(t.TempDir(), "corpus.txt.gz")
+	if err := os.WriteFile(corpus, z.Bytes()[:z.Len()*2/3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", dir, corpus)
+	if code == 0 || !strings.Contains(stderr, corpus+":") || !strings.Contains(stderr, "are taught and kept") {
+		t.Fatalf("warm of a gzip cut short: exit %d, stderr %q; want a failure naming the file and saying what is kept",
+			code, stderr)
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "export", "--memory-dir", dir)
+	if code != 0 || !strings.Contains(out, `"word":"zqw0",`) {
+		t.Errorf("the lines before the damage are not in the memory: %d %.300s %s", code, out, stderr)
 	}
 }

@@ -55,8 +55,11 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 		offered += n
 		lines += l
 		if err != nil {
-			mem.Close()
-			return err
+			if cerr := mem.Close(); cerr != nil {
+				return errors.Join(err, cerr)
+			}
+			return fmt.Errorf("%w (the %d lines read before it, %d of this file, are taught and kept; "+
+				"a passage taught again counts once)", err, lines, l)
 		}
 	}
 	if err := mem.Close(); err != nil {
