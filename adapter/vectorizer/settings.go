@@ -261,8 +261,11 @@ func (s *Setting) set(o *Options, v any, fromString bool) error {
 		if err != nil {
 			return &FieldError{Setting: s, Value: jsonValue(v), Reason: err.Error()}
 		}
-		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		if f != math.Trunc(f) {
 			return fe("want a whole number")
+		}
+		if math.Abs(f) > 1<<53 {
+			return fe("out of range (|value| ≤ 2^53)")
 		}
 		if q, ok := p.(*int); ok {
 			if f > math.MaxInt32 || f < math.MinInt32 {

@@ -148,3 +148,19 @@ func TestFieldErrorOfAServerWideSetting(t *testing.T) {
 		t.Errorf("Error() %q names an empty key", msg)
 	}
 }
+
+// TestWholeNumberSettings: a fraction is not a whole number; a whole number
+// beyond what a float64 holds exactly is out of range, and the message says
+// so rather than calling it a fraction.
+func TestWholeNumberSettings(t *testing.T) {
+	for _, c := range []struct {
+		value any
+		want  string
+	}{{1.5, "want a whole number"}, {9.223372036854775807e18, "out of range"}, {-1e300, "out of range"}} {
+		_, err := DefaultOptions().WithOverrides(map[string]any{"frequent_min": c.value})
+		var fe *FieldError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("frequent_min %v: %v, want a *FieldError saying %q", c.value, err, c.want)
+		}
+	}
+}
