@@ -827,14 +827,26 @@ func (v *Vectorizer) addSourceCounts(n sourceCounts) {
 }
 
 // normalizeSum scales acc to unit L2 norm; a zero sum (the word vectors
-// cancelled out exactly) is ErrNoWords.
+// cancelled out exactly) is ErrNoWords. A finite sum whose squared norm
+// overflows float32 (a model of huge values) is scaled down by its largest
+// value first.
 func normalizeSum(acc []float32) error {
 	norm := math.Sqrt(float64(simd.Dot(acc, acc)))
+	if math.IsInf(norm, 0) {
+		var most float32
+		for _, x := range acc {
+			most = max(most, float32(math.Abs(float64(x))))
+		}
+		if !math.IsInf(float64(most), 0) && !math.IsNaN(float64(most)) {
+			simd.Scale(1/most, acc)
+			norm = math.Sqrt(float64(simd.Dot(acc, acc)))
+		}
+	}
 	if norm == 0 {
 		return ErrNoWords
 	}
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
-		return errors.New("vectorize: the combined vector is not finite (the model holds NaN or Inf)")
+		return errors.New("vectorize: the combined vector is not finite (the model's values overflow float32 or hold NaN)")
 	}
 	simd.Scale(float32(1/norm), acc)
 	return nil

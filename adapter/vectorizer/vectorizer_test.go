@@ -696,3 +696,18 @@ func sumOptions() Options {
 	o.CommonComponents = 0
 	return o
 }
+
+// TestNormalizeHugeSum: a finite sum whose squared norm overflows float32
+// still has a direction, which normalizeSum finds; a sum holding NaN or Inf
+// is an error that says so.
+func TestNormalizeHugeSum(t *testing.T) {
+	acc := []float32{3e30, -4e30}
+	if err := normalizeSum(acc); err != nil || math.Abs(float64(acc[0])-0.6) > 1e-6 || math.Abs(float64(acc[1])+0.8) > 1e-6 {
+		t.Errorf("normalize (3e30, -4e30): %v, %v; want (0.6, -0.8)", acc, err)
+	}
+	for _, bad := range []float32{float32(math.Inf(1)), float32(math.NaN())} {
+		if err := normalizeSum([]float32{1, bad}); err == nil || !strings.Contains(err.Error(), "not finite") {
+			t.Errorf("normalize (1, %v): %v, want an error saying the vector is not finite", bad, err)
+		}
+	}
+}
