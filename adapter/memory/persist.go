@@ -214,7 +214,8 @@ func (m *Memory) openLog(active uint64, activeOld bool) error {
 		if activeOld {
 			next, err := nextGeneration(active)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w; rename the directory's logs and snapshots to lower generations "+
+					"(16 hex digits each), keeping their order", m.path(kindLog, active), err)
 			}
 			m.gen = next
 		}

@@ -16,7 +16,7 @@ var errTooLarge = errors.New("larger than this memory can ever write")
 // fileCap is the largest log or snapshot a memory can write, twice over: the
 // contexts MaxBytes allows (with as much again for their framing), every word
 // and document frequency the caps allow, each with a record's overhead, plus
-// the log records between two snapshots (2.8 GB by default). Each cap counts
+// the log records between two snapshots (2.95 GB by default). Each cap counts
 // at least at its default: a memory written with the defaults and opened with
 // lower caps is read in full, then evicted down to the lower budget; only a
 // file larger than the defaults or the options allow is refused.

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -146,5 +147,41 @@ func TestLongJunkIsDamage(t *testing.T) {
 	}
 	if st, err := os.Stat(p); err != nil || st.Size() != int64(len(b)) {
 		t.Errorf("after a read-only Open: %v, %v; want the file unchanged", st, err)
+	}
+}
+
+// forgedLog returns size bytes of candidates, one every 16 bytes, each
+// claiming a recKeep record up to the end with a checksum that holds (made
+// from the end back, each checksum over bytes already fixed) and a payload
+// that does not decode.
+func forgedLog(size int) []byte {
+	b := make([]byte, size)
+	for j := size - 16; j >= 0; j -= 16 {
+		n := size - j - recHeader
+		binary.LittleEndian.PutUint32(b[j:], uint32(n))
+		b[j+recHeader] = recKeep
+		for k := j + recHeader + 1; k < j+16; k++ {
+			b[k] = 0xff // a word length no payload holds
+		}
+		binary.LittleEndian.PutUint32(b[j+4:], crc32.Checksum(b[j+recHeader:], castagnoli))
+	}
+	return b
+}
+
+// TestResyncForgedChecksums: candidates whose checksums hold but which do
+// not decode cost salvage at most decodeBudget payload bytes per byte of
+// file; past that the rest of the file is damage.
+func TestResyncForgedChecksums(t *testing.T) {
+	b := forgedLog(256 << 10)
+	if _, err := decodeRecord(b[recHeader:], fileVersion); err == nil {
+		t.Fatal("the forged payload decodes")
+	}
+	sv := salvageRecords(b, fileVersion, func(record) error { return nil })
+	if sv.records != 0 || sv.skipped != int64(len(b)) {
+		t.Errorf("salvage %+v: want every byte skipped", sv)
+	}
+	if limit := decodeBudget*int64(len(b)) + maxPayload; sv.decoded == 0 || sv.decoded > limit {
+		t.Errorf("decoded %d payload bytes of candidates over a file of %d, want some and at most %d",
+			sv.decoded, len(b), limit)
 	}
 }

@@ -42,8 +42,10 @@ type salvage struct {
 	// tornTail: the only damage is bytes at the end that hold no intact
 	// record, as a crash in the middle of an append leaves them.
 	tornTail bool
-	// hashed counts the bytes checksummed to find intact records after damage.
-	hashed int64
+	// hashed counts the bytes checksummed to find intact records after damage,
+	// decoded the payload bytes of candidates whose checksum held but which
+	// did not decode.
+	hashed, decoded int64
 }
 
 // salvageRecords applies every intact record of b (after a file header of the
@@ -70,7 +72,7 @@ func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
 				w = newCRCWindow(b, off)
 			}
 			next := resync(w, off+1, version)
-			sv.hashed = w.hashed
+			sv.hashed, sv.decoded = w.hashed, w.decoded
 			if next < 0 {
 				sv.skipped += int64(len(b) - off)
 				// Nothing intact after the first damage, which is these bytes:
@@ -97,8 +99,9 @@ func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
 
 // resync returns the first offset ≥ from where an intact, decodable record
 // starts, or -1. The checksum of each candidate comes from w in constant time,
-// so the work is linear in the bytes scanned, however many candidates claim
-// a long payload.
+// and the candidates that pass it but do not decode are given at most
+// decodeBudget bytes of decoding per byte of the file, so the work is linear
+// in the file's size, whatever its bytes.
 func resync(w *crcWindow, from int, version byte) int {
 	b := w.b
 	for j := from; j+recHeader < len(b); j++ {
@@ -116,9 +119,20 @@ func resync(w *crcWindow, from int, version byte) int {
 		if _, err := decodeRecord(b[start:end], version); err == nil {
 			return j
 		}
+		// A candidate whose checksum holds but which does not decode costs
+		// its payload; past decodeBudget such bytes per byte of the file
+		// (only a file made to, with a valid checksum at many offsets, gets
+		// there) the rest counts as damage.
+		if w.decoded += int64(n); w.decoded > decodeBudget*int64(len(b)) {
+			return -1
+		}
 	}
 	return -1
 }
+
+// decodeBudget bounds the payload bytes resync decodes in candidates that
+// fail, per byte of the file.
+const decodeBudget = 4
 
 // crcBlock is the stretch of bytes between two prefix checksums of a crcWindow.
 const crcBlock = 64
@@ -135,6 +149,9 @@ type crcWindow struct {
 	at     int      // the last start asked for
 	atCRC  uint32   // P(at)
 	hashed int64    // bytes checksummed
+	// decoded counts the payload bytes of candidates that passed their
+	// checksum and failed to decode (decodeBudget).
+	decoded int64
 }
 
 func newCRCWindow(b []byte, from int) *crcWindow {
