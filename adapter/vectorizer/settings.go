@@ -18,7 +18,7 @@ type Surface uint8
 const (
 	// SurfaceRequest is a request's "config" object (WithOverrides): sif_a.
 	SurfaceRequest Surface = iota
-	// SurfaceFlag is a command-line flag of serve, memory warm and eval retrieval: --sif-a.
+	// SurfaceFlag is a command-line flag of serve, memory warm, eval retrieval and eval wordsim: --sif-a.
 	SurfaceFlag
 	// SurfaceEnv is an environment variable of the Weaviate module: TEXT2VEC_AM_SIF_A.
 	SurfaceEnv

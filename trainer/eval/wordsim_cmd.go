@@ -2,10 +2,12 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -20,6 +22,10 @@ type wordSimSpace struct {
 	own, form Lookup
 	err       func() error // the first lookup error (fastText reads), or nil
 	close     func()
+
+	// served returns the vectorizer that gives the space's words their
+	// vectors as one-word texts (--as-text); nil where it has none.
+	served func(vectorizer.Options) (*vectorizer.Vectorizer, error)
 }
 
 // FormLookup returns the form-only vector m infers for a word (lowercased):
@@ -42,8 +48,11 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	sw.register(fs)
 	oov := fs.String("oov", "none", "words without a vector: `none` (the pair is skipped) or form (the vector of the surface form: AM's form part for --embeddings, fastText's n-grams for --fasttext, the mean of its n-grams' vectors for --subwords); form-all scores every word by its form vector alone (the form model on its own)")
 	formModel := fs.String("model", "", "AM weights `FILE`, bundle or \"default\" whose form part gives OOV vectors (--oov form) for --embeddings files that are not bundles")
+	asText := fs.Bool("as-text", false, "score each word by the vector the vectorizer gives it as a one-word text, as Weaviate stores a one-word property or query (the memory empty, the vectorizer's settings below): the common space taken out; --fasttext models through the same vectorizer over their word vectors")
+	vopts := vectorizer.DefaultOptions()
+	vectorizer.RegisterFlags(fs, &vopts)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim [--embeddings FILE|BUNDLE|default…] [--fasttext FILE.bin…] [--subwords FILE --subword-ngrams FILE] [--oov none|form|form-all] [--model FILE] PAIRS…\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim [--embeddings FILE|BUNDLE|default…] [--fasttext FILE.bin…] [--subwords FILE --subword-ngrams FILE] [--oov none|form|form-all] [--model FILE] [--as-text] PAIRS…\n\n"+
 			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
 			"similarity vs gold and the coverage: with --oov none over the pairs where both words have a\n"+
 			"vector, with --oov form over the pairs where both have one after the form model fills in.")
@@ -59,6 +68,13 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("no word-pair files given")
 	case *oov != "none" && *oov != "form" && *oov != "form-all":
 		return cli.UsageError("--oov: want none, form or form-all, got %q", *oov)
+	case *asText && *oov == "form-all":
+		return cli.UsageError("--as-text scores the vectors the vectorizer serves, which are not forms alone: drop --oov form-all")
+	case *asText && sw.given():
+		return cli.UsageError("--as-text: --subwords has no vectorizer; give its words as --embeddings (word2vec) instead")
+	}
+	if err := vopts.Validate(); err != nil {
+		return cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
 	}
 	useForm, formAll := *oov != "none", *oov == "form-all"
 	sets := make([][]dataset.WordPair, fs.NArg())
@@ -82,29 +98,55 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	if sw.given() {
 		spaces = append(spaces, func() (wordSimSpace, error) { return subwordSpace(sw, useForm) })
 	}
-	for _, path := range fts {
-		spaces = append(spaces, func() (wordSimSpace, error) { return fastTextSpace(path, useForm) })
+	var words []string
+	if *asText && useForm {
+		words = pairWords(sets)
 	}
+	for _, path := range fts {
+		spaces = append(spaces, func() (wordSimSpace, error) { return fastTextSpace(path, useForm, words) })
+	}
+	sc := wordSimScoring{sets: sets, useForm: useForm, formAll: formAll, asText: *asText, opts: vopts}
 	for _, load := range spaces {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sp, err := load()
+		row, err := sc.row(load)
 		if err != nil {
 			return err
-		}
-		if formAll {
-			sp.own, sp.name = func(string) []float32 { return nil }, sp.name+" (form only)"
-		}
-		row := wordSimRow(sp, sets, useForm)
-		err = sp.err()
-		sp.close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", sp.name, err)
 		}
 		tab.AddRow(row...)
 	}
 	return tab.WriteMarkdown(env.Stdout)
+}
+
+// wordSimScoring is what eval wordsim does to every space it scores.
+type wordSimScoring struct {
+	sets             [][]dataset.WordPair
+	useForm, formAll bool               // --oov form, --oov form-all
+	asText           bool               // --as-text, under opts
+	opts             vectorizer.Options // the vectorizer's settings flags
+}
+
+// row loads a space and scores it on every pair set.
+func (sc wordSimScoring) row(load func() (wordSimSpace, error)) ([]string, error) {
+	sp, err := load()
+	if err != nil {
+		return nil, err
+	}
+	defer sp.close()
+	if sc.formAll {
+		sp.own, sp.name = func(string) []float32 { return nil }, sp.name+" (form only)"
+	}
+	if sc.asText {
+		if sp, err = asTextSpace(sp, sc.opts); err != nil {
+			return nil, err
+		}
+	}
+	row := wordSimRow(sp, sc.sets, sc.useForm)
+	if err := sp.err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", sp.name, err)
+	}
+	return row, nil
 }
 
 // wordSimRow scores sp on every pair set: ρ with the coverage, split into
@@ -130,6 +172,10 @@ func embeddingsSpace(path, formModel string, useForm bool) (wordSimSpace, error)
 		return wordSimSpace{}, err
 	}
 	sp := wordSimSpace{name: filepath.Base(path), own: EmbeddingLookup(e), err: func() error { return nil }, close: func() {}}
+	sp.served = baseServed(e)
+	if m != nil {
+		sp.served = modelServed(m)
+	}
 	if !useForm {
 		return sp, nil
 	}
@@ -145,13 +191,29 @@ func embeddingsSpace(path, formModel string, useForm bool) (wordSimSpace, error)
 	if m.Mode == model.ModeContext || m.Mode == model.ModeFCMContext {
 		return sp, fmt.Errorf("--oov form: the model for %s was trained context-only (mode %s): it has no form part", path, m.Mode)
 	}
-	sp.form = FormLookup(m)
+	sp.form, sp.served = FormLookup(m), modelServed(m)
 	return sp, nil
 }
 
+// modelServed gives a space the vectorizer of m: base rows for the words it
+// holds, AM from the form for the others.
+func modelServed(m *model.Model) func(vectorizer.Options) (*vectorizer.Vectorizer, error) {
+	return func(o vectorizer.Options) (*vectorizer.Vectorizer, error) { return vectorizer.New(m, nil, o) }
+}
+
+// baseServed gives a space the vectorizer of its word vectors alone.
+func baseServed(e *model.Embeddings) func(vectorizer.Options) (*vectorizer.Vectorizer, error) {
+	return func(o vectorizer.Options) (*vectorizer.Vectorizer, error) {
+		v, _, err := BaseOnlyVectorizer(e, o)
+		return v, err
+	}
+}
+
 // fastTextSpace opens a fastText model: its dictionary words' vectors and,
-// with useForm, n-gram vectors for the other words.
-func fastTextSpace(path string, useForm bool) (wordSimSpace, error) {
+// with useForm, n-gram vectors for the other words. Its vectorizer
+// (--as-text) holds the dictionary's word vectors and the form vectors of
+// formWords outside it.
+func fastTextSpace(path string, useForm bool, formWords []string) (wordSimSpace, error) {
 	m, err := fasttext.Open(path)
 	if err != nil {
 		return wordSimSpace{}, err
@@ -161,7 +223,67 @@ func fastTextSpace(path string, useForm bool) (wordSimSpace, error) {
 	if useForm {
 		sp.form = s.Form
 	}
+	sp.served = func(o vectorizer.Options) (*vectorizer.Vectorizer, error) {
+		// A form vector counts once: its weight in a one-word text only
+		// scales the vector, and it holds no part of the common space.
+		e, err := m.Embeddings(formWords, 1)
+		if err != nil {
+			return nil, err
+		}
+		return baseServed(e)(o)
+	}
 	return sp, nil
+}
+
+// asTextSpace gives each word of sp that has a vector (own, or of its form
+// where sp has forms) the vector its vectorizer makes of the word as a
+// one-word text, a query with an empty memory.
+func asTextSpace(sp wordSimSpace, o vectorizer.Options) (wordSimSpace, error) {
+	if sp.served == nil {
+		return sp, fmt.Errorf("%s: --as-text: no vectorizer for this space", sp.name)
+	}
+	v, err := sp.served(o)
+	if err != nil {
+		return sp, fmt.Errorf("%s: --as-text: %w", sp.name, err)
+	}
+	var first error
+	text := func(has Lookup) Lookup {
+		if has == nil {
+			return nil
+		}
+		return func(w string) []float32 {
+			if has(w) == nil {
+				return nil
+			}
+			vec, err := v.Vectorize(w, vectorizer.TaskQuery, o)
+			if err != nil && !errors.Is(err, vectorizer.ErrNoWords) && first == nil {
+				first = fmt.Errorf("vectorize %q: %w", w, err)
+			}
+			return vec
+		}
+	}
+	spaceErr := sp.err
+	sp.own, sp.form = text(sp.own), text(sp.form)
+	sp.err = func() error { return errors.Join(spaceErr(), first) }
+	sp.name += " (as text)"
+	return sp, nil
+}
+
+// pairWords returns the distinct lowercased words of the pair sets.
+func pairWords(sets [][]dataset.WordPair) []string {
+	seen := make(map[string]bool)
+	var words []string
+	for _, pairs := range sets {
+		for _, p := range pairs {
+			for _, w := range []string{strings.ToLower(p.A), strings.ToLower(p.B)} {
+				if !seen[w] {
+					seen[w] = true
+					words = append(words, w)
+				}
+			}
+		}
+	}
+	return words
 }
 
 // subwordSpace opens our subword model: its words' vectors and, with
