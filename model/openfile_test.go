@@ -7,42 +7,34 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/text2vec-am/text2vec-am/internal/testfiles"
 )
 
 // TestLoadersRefuseNonRegularFiles: /dev/zero would be read until memory runs
-// out and a FIFO would block open; every loader refuses both at once.
+// out and a FIFO would block open; every loader refuses both, and a
+// directory, at once.
 func TestLoadersRefuseNonRegularFiles(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	paths := []string{fifo, t.TempDir()}
-	if _, err := os.Stat("/dev/zero"); err == nil {
-		paths = append(paths, "/dev/zero")
-	}
-	for _, p := range paths {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if _, err := LoadFile(p); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "it is a ") ||
-				strings.Contains(err.Error(), "---") {
-				t.Errorf("LoadFile(%s): %v, want ErrNotRegular naming the kind of file", p, err)
-			}
-			if _, err := LoadEmbeddings(p); !errors.Is(err, ErrNotRegular) {
-				t.Errorf("LoadEmbeddings(%s): %v, want ErrNotRegular", p, err)
-			}
-			if _, err := LoadCounts(p); !errors.Is(err, ErrNotRegular) {
-				t.Errorf("LoadCounts(%s): %v, want ErrNotRegular", p, err)
-			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: a loader blocked", p)
+	loadFile := func(p string) error { _, err := LoadFile(p); return err }
+	testfiles.RefusesNonRegular(t, "LoadFile", loadFile, func(f testfiles.File, err error) {
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "it is a ") ||
+			strings.Contains(err.Error(), "---") {
+			t.Errorf("LoadFile(%s): %v, want ErrNotRegular naming the kind of file", f.Path, err)
 		}
+	})
+	for _, l := range []struct {
+		name string
+		load func(string) error
+	}{
+		{"LoadEmbeddings", func(p string) error { _, err := LoadEmbeddings(p); return err }},
+		{"LoadCounts", func(p string) error { _, err := LoadCounts(p); return err }},
+	} {
+		testfiles.RefusesNonRegular(t, l.name, l.load, func(f testfiles.File, err error) {
+			if !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%s(%s): %v, want ErrNotRegular", l.name, f.Path, err)
+			}
+		})
 	}
 }
 

@@ -16,25 +16,33 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/command"
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/testfiles"
 	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 )
 
-// TestHostileModelFiles: --model /dev/zero and a FIFO are refused at once
-// (the FIFO used to block open and ignore SIGTERM).
+// TestHostileModelFiles: --model /dev/zero, a FIFO and a directory are
+// refused at once (the FIFO used to block open and ignore SIGTERM).
 func TestHostileModelFiles(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "model.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	for _, p := range []string{"/dev/zero", fifo, t.TempDir()} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		code, _, stderr := runCLI(ctx, "serve", "--model", p, "--addr", "127.0.0.1:0")
-		cancel()
-		if code != 1 || !strings.Contains(stderr, "not a regular file") {
-			t.Errorf("--model %s: exit %d, %q", p, code, stderr)
+	serve := func(p string) error {
+		if code, _, stderr := runCLI(t.Context(), "serve", "--model", p, "--addr", "127.0.0.1:0"); code != 0 {
+			return &exitError{code, stderr}
 		}
+		return nil
 	}
+	testfiles.RefusesNonRegular(t, "serve --model", serve, func(f testfiles.File, err error) {
+		if e, ok := errors.AsType[*exitError](err); !ok || e.code != 1 || !strings.Contains(e.stderr, "not a regular file") {
+			t.Errorf("--model %s: %v", f.Path, err)
+		}
+	})
 }
+
+// exitError is a command's exit code other than 0 and what it wrote to stderr.
+type exitError struct {
+	code   int
+	stderr string
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d, %q", e.code, e.stderr) }
 
 // damagedMemoryDir writes a memory whose log header has a flipped version
 // byte (the "unsupported memory file version 10" that stopped serve, stats
