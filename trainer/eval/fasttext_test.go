@@ -5,15 +5,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
-// tinyFastText trains a small fastText model on the words of tinyEmbeddings
-// with the fasttext binary and returns the .bin path; it skips without fasttext.
-func tinyFastText(t *testing.T) string {
+// tinyFastText trains a small fastText model of dimension 3 on the words of
+// tinyEmbeddings with the fasttext binary and returns the .bin path; it
+// skips without fasttext.
+func tinyFastText(t *testing.T) string { return tinyFastTextDim(t, 3) }
+
+// tinyFastTextDim is tinyFastText with dimension dim.
+func tinyFastTextDim(t *testing.T, dim int) string {
 	t.Helper()
 	bin, err := exec.LookPath("fasttext")
 	if err != nil {
@@ -34,7 +39,7 @@ func tinyFastText(t *testing.T) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "ft")
-	cmd := exec.Command(bin, "skipgram", "-input", in, "-output", out, "-dim", "3", "-minCount", "1", "-minn", "3", "-maxn", "5",
+	cmd := exec.Command(bin, "skipgram", "-input", in, "-output", out, "-dim", strconv.Itoa(dim), "-minCount", "1", "-minn", "3", "-maxn", "5",
 		"-bucket", "1000", "-epoch", "1", "-thread", "1", "-verbose", "0")
 	if o, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fasttext: %v\n%s", err, o)

@@ -3,8 +3,10 @@ package eval
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
@@ -24,8 +26,9 @@ type wordSimSpace struct {
 	close     func()
 
 	// served returns the vectorizer that gives the space's words their
-	// vectors as one-word texts (--as-text); nil where it has none.
-	served func(vectorizer.Options) (*vectorizer.Vectorizer, error)
+	// vectors as one-word texts (--as-text) and the options to call it
+	// with; nil where it has none.
+	served servedFunc
 }
 
 // FormLookup returns the form-only vector m infers for a word (lowercased):
@@ -48,7 +51,7 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	sw.register(fs)
 	oov := fs.String("oov", "none", "words without a vector: `none` (the pair is skipped) or form (the vector of the surface form: AM's form part for --embeddings, fastText's n-grams for --fasttext, the mean of its n-grams' vectors for --subwords); form-all scores every word by its form vector alone (the form model on its own)")
 	formModel := fs.String("model", "", "AM weights `FILE`, bundle or \"default\" whose form part gives OOV vectors (--oov form) for --embeddings files that are not bundles")
-	asText := fs.Bool("as-text", false, "score each word by the vector the vectorizer gives it as a one-word text, as Weaviate stores a one-word property or query (the memory empty, the vectorizer's settings below): the common space taken out; --fasttext models through the same vectorizer over their word vectors")
+	asText := fs.Bool("as-text", false, "score each word by the vector the vectorizer gives it as a one-word text, as Weaviate stores a one-word property or query (the memory empty, under the vectorizer's settings flags, which apply only with --as-text): the common space taken out; --fasttext models through the same vectorizer over their word vectors")
 	vopts := vectorizer.DefaultOptions()
 	vectorizer.RegisterFlags(fs, &vopts)
 	fs.Usage = func() {
@@ -73,8 +76,8 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	case *asText && sw.given():
 		return cli.UsageError("--as-text: --subwords has no vectorizer; give its words as --embeddings (word2vec) instead")
 	}
-	if err := vopts.Validate(); err != nil {
-		return cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
+	if err := checkVectorizerFlags(fs, vopts, *asText); err != nil {
+		return err
 	}
 	useForm, formAll := *oov != "none", *oov == "form-all"
 	sets := make([][]dataset.WordPair, fs.NArg())
@@ -100,7 +103,7 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 	}
 	var words []string
 	if *asText && useForm {
-		words = pairWords(sets)
+		words = pairTokens(sets)
 	}
 	for _, path := range fts {
 		spaces = append(spaces, func() (wordSimSpace, error) { return fastTextSpace(path, useForm, words) })
@@ -195,24 +198,50 @@ func embeddingsSpace(path, formModel string, useForm bool) (wordSimSpace, error)
 	return sp, nil
 }
 
-// modelServed gives a space the vectorizer of m: base rows for the words it
-// holds, AM from the form for the others.
-func modelServed(m *model.Model) func(vectorizer.Options) (*vectorizer.Vectorizer, error) {
-	return func(o vectorizer.Options) (*vectorizer.Vectorizer, error) { return vectorizer.New(m, nil, o) }
+// checkVectorizerFlags checks the vectorizer's settings flags: valid
+// values, and given only with --as-text, which uses them.
+func checkVectorizerFlags(fs *flag.FlagSet, o vectorizer.Options, asText bool) error {
+	if err := o.Validate(); err != nil {
+		return cli.UsageError("%s", vectorizer.Describe(err, vectorizer.SurfaceFlag))
+	}
+	names := vectorizer.Names(vectorizer.SurfaceFlag)
+	var set string
+	fs.Visit(func(f *flag.Flag) {
+		if set == "" && slices.Contains(names, f.Name) {
+			set = f.Name
+		}
+	})
+	if set != "" && !asText {
+		return cli.UsageError("--%s is a setting of the vectorizer, which only --as-text uses: add --as-text", set)
+	}
+	return nil
 }
 
-// baseServed gives a space the vectorizer of its word vectors alone.
-func baseServed(e *model.Embeddings) func(vectorizer.Options) (*vectorizer.Vectorizer, error) {
-	return func(o vectorizer.Options) (*vectorizer.Vectorizer, error) {
-		v, _, err := BaseOnlyVectorizer(e, o)
-		return v, err
+// servedFunc makes a space's vectorizer under the settings o and returns it
+// with the options to call it with.
+type servedFunc func(o vectorizer.Options) (*vectorizer.Vectorizer, vectorizer.Options, error)
+
+// modelServed gives a space the vectorizer of m: base rows for the words it
+// holds, AM from the form for the others.
+func modelServed(m *model.Model) servedFunc {
+	return func(o vectorizer.Options) (*vectorizer.Vectorizer, vectorizer.Options, error) {
+		v, err := vectorizer.New(m, nil, o)
+		return v, o, err
+	}
+}
+
+// baseServed gives a space the vectorizer of its word vectors alone, every
+// word by its row (BaseOnlyVectorizer's options).
+func baseServed(e *model.Embeddings) servedFunc {
+	return func(o vectorizer.Options) (*vectorizer.Vectorizer, vectorizer.Options, error) {
+		return BaseOnlyVectorizer(e, o)
 	}
 }
 
 // fastTextSpace opens a fastText model: its dictionary words' vectors and,
 // with useForm, n-gram vectors for the other words. Its vectorizer
 // (--as-text) holds the dictionary's word vectors and the form vectors of
-// formWords outside it.
+// formWords (tokens) outside it.
 func fastTextSpace(path string, useForm bool, formWords []string) (wordSimSpace, error) {
 	m, err := fasttext.Open(path)
 	if err != nil {
@@ -223,12 +252,12 @@ func fastTextSpace(path string, useForm bool, formWords []string) (wordSimSpace,
 	if useForm {
 		sp.form = s.Form
 	}
-	sp.served = func(o vectorizer.Options) (*vectorizer.Vectorizer, error) {
+	sp.served = func(o vectorizer.Options) (*vectorizer.Vectorizer, vectorizer.Options, error) {
 		// A form vector counts once: its weight in a one-word text only
 		// scales the vector, and it holds no part of the common space.
 		e, err := m.Embeddings(formWords, 1)
 		if err != nil {
-			return nil, err
+			return nil, o, err
 		}
 		return baseServed(e)(o)
 	}
@@ -242,7 +271,7 @@ func asTextSpace(sp wordSimSpace, o vectorizer.Options) (wordSimSpace, error) {
 	if sp.served == nil {
 		return sp, fmt.Errorf("%s: --as-text: no vectorizer for this space", sp.name)
 	}
-	v, err := sp.served(o)
+	v, o, err := sp.served(o)
 	if err != nil {
 		return sp, fmt.Errorf("%s: --as-text: %w", sp.name, err)
 	}
@@ -269,13 +298,18 @@ func asTextSpace(sp wordSimSpace, o vectorizer.Options) (wordSimSpace, error) {
 	return sp, nil
 }
 
-// pairWords returns the distinct lowercased words of the pair sets.
-func pairWords(sets [][]dataset.WordPair) []string {
+// pairTokens returns the distinct tokens of the pair sets' words, as the
+// vectorizer of a word list (BaseOnlyVectorizer) splits them: a word such
+// as "self-discipline" is the two-word text "self discipline".
+func pairTokens(sets [][]dataset.WordPair) []string {
+	tok := model.DefaultTokenizer()
 	seen := make(map[string]bool)
-	var words []string
+	var words, toks []string
 	for _, pairs := range sets {
 		for _, p := range pairs {
-			for _, w := range []string{strings.ToLower(p.A), strings.ToLower(p.B)} {
+			toks = tok.AppendTokens(toks[:0], p.A)
+			toks = tok.AppendTokens(toks, p.B)
+			for _, w := range toks {
 				if !seen[w] {
 					seen[w] = true
 					words = append(words, w)

@@ -2,12 +2,17 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
 // meanNorm returns the length of the mean of the unit vectors l gives words.
@@ -99,5 +104,78 @@ func TestEvalWordSimAsText(t *testing.T) {
 	out, _, err = run(t, "wordsim", "--fasttext", ft, "--oov", "form", "--as-text", pairs)
 	if err != nil || !strings.Contains(out, "(as text)") || !strings.Contains(out, "(3 + 1 / 4)") {
 		t.Fatalf("--fasttext --as-text --oov form: %v\n%s", err, out)
+	}
+	// A fastText model's vectorizer serves every word by its row, whatever
+	// count rare_min asks of words AM serves: the form of "guitars" too.
+	out, _, err = run(t, "wordsim", "--fasttext", ft, "--oov", "form", "--as-text", "--rare-min", "32", pairs)
+	if err != nil || !strings.Contains(out, "(3 + 1 / 4)") {
+		t.Fatalf("--fasttext --as-text --rare-min 32: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, "wordsim", "--embeddings", emb, "--common-components", "0", pairs); !errors.Is(err, cli.ErrUsage) {
+		t.Errorf("a vectorizer setting without --as-text: %v, want a usage error", err)
+	}
+}
+
+// commonEmbeddings writes 300 words of dimension 64 that share one large
+// common vector, with counts, and returns the file's path.
+func commonEmbeddings(t *testing.T) (string, []string) {
+	t.Helper()
+	const dim, n = 64, 300
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := make([]string, n)
+	vecs := make([]float32, 0, n*dim)
+	counts := make([]int64, n)
+	for i := range n {
+		words[i], counts[i] = fmt.Sprintf("w%03d", i), int64(1000-i)
+		for j := range dim {
+			vecs = append(vecs, float32(3*math.Cos(float64(j))+rng.NormFloat64()))
+		}
+	}
+	e, err := model.NewEmbeddings(dim, words, vecs, counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "common.vec")
+	if err := model.SaveEmbeddings(p, e, false); err != nil {
+		t.Fatal(err)
+	}
+	return p, words
+}
+
+func TestWordSimAsTextWordList(t *testing.T) {
+	path, words := commonEmbeddings(t)
+	sp, err := embeddingsSpace(path, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := meanNorm(t, sp.own, words)
+	o := vectorizer.DefaultOptions()
+	o.RareMin, o.FrequentMin = 32, 32 // a word list's vectorizer serves every word by its row
+	text, err := asTextSpace(sp, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served := meanNorm(t, text.own, words); raw < 0.5 || served > raw/4 {
+		t.Fatalf("mean of the unit vectors: %.3f raw, %.3f as text; want the common space taken out", raw, served)
+	}
+}
+
+func TestWordSimAsTextSplitsWords(t *testing.T) {
+	ft := tinyFastTextDim(t, 64)
+	sp, err := fastTextSpace(ft, true, pairTokens([][]dataset.WordPair{{{A: "guitarz-bread", B: "bread"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	text, err := asTextSpace(sp, vectorizer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "guitarz-bread" is the two-word text "guitarz bread": the form of
+	// "guitarz" (no dictionary word) takes part in it.
+	both, bread := text.form("guitarz-bread"), text.own("bread")
+	if both == nil || bread == nil || model.Cosine(both, bread) > 0.999 {
+		t.Fatalf("guitarz-bread as text: cosine %v with bread alone, want the form of guitarz in it",
+			model.Cosine(both, bread))
 	}
 }
