@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"syscall"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/testfiles"
 )
 
 // TestLoadFileSparseHuge: a sparse 30 GB weights file whose header declares
@@ -47,12 +48,11 @@ func TestLoadCap(t *testing.T) {
 	}
 }
 
-func TestIsWeightsFileFIFO(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skip(err)
-	}
-	if _, err := IsWeightsFile(path); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("IsWeightsFile on a FIFO: %v", err)
-	}
+func TestIsWeightsFileNonRegular(t *testing.T) {
+	isWeights := func(path string) error { _, err := IsWeightsFile(path); return err }
+	testfiles.RefusesNonRegular(t, "IsWeightsFile", isWeights, func(f testfiles.File, err error) {
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("IsWeightsFile on a %s: %v, want ErrNotRegular", f.Kind, err)
+		}
+	})
 }

@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/testfiles"
 )
 
 func TestReadToken(t *testing.T) {
@@ -23,10 +24,10 @@ func TestReadToken(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
-		if _, err := readToken(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("fifo: %v", err)
+	read := func(path string) error { _, err := readToken(path); return err }
+	testfiles.RefusesNonRegular(t, "readToken", read, func(f testfiles.File, err error) {
+		if !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a %s: %v, want it refused as not a regular file", f.Kind, err)
 		}
-	}
+	})
 }
