@@ -70,33 +70,88 @@ func NewFlagSet(name string, env Env) *flag.FlagSet {
 	return fs
 }
 
-// ParseFlags parses args into fs and turns a parse failure into a usage error.
-// flag.ErrHelp is passed through so -h prints usage and exits 0.
+// ParseFlags parses args into fs; fs.Args() then returns the positional
+// arguments in order. Flags may come before, between and after them
+// ("memory warm corpus.txt --memory-dir D"); "--" ends the flags (everything
+// after it is positional, "-x" too), and a lone "-" is positional (stdin).
+// -h or --help prints fs's usage and returns flag.ErrHelp (exit status 0). A
+// parse failure prints nothing and returns a *FlagError, a usage error that
+// Main shows with a hint to run the command with -h.
 func ParseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return UsageError("%w%s", err, flagSuggestion(fs, err))
-	}
-	return nil
-}
-
-// ParseInterspersed is ParseFlags for a command whose arguments may come
-// before, between or after its flags ("nn kubelet -k 5"); it returns the
-// arguments in order. After "--" everything is an argument.
-func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := ParseFlags(fs, args); err != nil {
-			return nil, err
+		if err := parseQuietly(fs, args); err != nil {
+			return err
 		}
 		rest := fs.Args()
-		if n := len(args) - len(rest); len(rest) == 0 || (n > 0 && args[n-1] == "--") {
-			return append(pos, rest...), nil
+		if len(rest) == 0 || endsFlags(fs, args[:len(args)-len(rest)]) {
+			pos = append(pos, rest...)
+			break
 		}
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
+	// A last parse of "--" and the positional arguments sets fs.Args() to them.
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// FlagError is a failure to parse the flags of Command ("text2vec-am serve"):
+// an unknown flag, a missing or bad value. Err is a usage error (ErrUsage).
+type FlagError struct {
+	Command string
+	Err     error
+}
+
+// Error returns Err's message.
+func (e *FlagError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// parseQuietly runs fs.Parse(args) without the flag package's printing of the
+// error and the whole usage on a failure; for -h it prints the usage.
+func parseQuietly(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+		return err
+	}
+	return &FlagError{Command: fs.Name(), Err: UsageError("%w%s", err, flagSuggestion(fs, err))}
+}
+
+// endsFlags reports whether parsed, the arguments a successful fs.Parse took,
+// end with "--" as the end of the flags rather than as a flag's value
+// ("--out --").
+func endsFlags(fs *flag.FlagSet, parsed []string) bool {
+	for i := 0; i < len(parsed); i++ {
+		if parsed[i] == "--" {
+			return i == len(parsed)-1
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(parsed[i], "-"), "=")
+		if f := fs.Lookup(name); f != nil && !hasValue && !isBoolFlag(f) {
+			i++ // its value
+		}
+	}
+	return false
+}
+
+// isBoolFlag reports whether f takes no value ("--yes"), as the flag package
+// decides it.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // Main runs the command named by args[0] and returns the process exit status.
@@ -137,6 +192,9 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 		return 0
 	case errors.Is(err, ErrUsage):
 		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
+		if fe := (*FlagError)(nil); errors.As(err, &fe) {
+			fmt.Fprintf(stderr, "run \"%s -h\" for its flags\n", fe.Command)
+		}
 		return 2
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "%s %s: interrupted\n", name, c.Name)

@@ -315,6 +315,31 @@ func TestWarmLongLine(t *testing.T) {
 	}
 }
 
+// memory warm takes its flags after the corpus files as well as before.
+func TestWarmFlagsAfterFile(t *testing.T) {
+	mf := modelFile(t)
+	dir := filepath.Join(t.TempDir(), "memory")
+	corpus := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(corpus, []byte("zqwarm f1 f2.\nf3 zqwarm f4.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "warm", corpus, "--model", mf, "--memory-dir", dir,
+		"--weighting", "sif")
+	if code != 0 || !strings.Contains(out, "read 2 lines") || !strings.Contains(out, "the memory holds 1 words, 2 contexts") {
+		t.Fatalf("warm: %d %q %q", code, out, stderr)
+	}
+}
+
+// A wrong flag name gives the error and a hint, not the whole usage.
+func TestServeUnknownFlagIsShort(t *testing.T) {
+	code, out, stderr := runCLI(context.Background(), "serve", "--memory-dri", "x")
+	want := "text2vec-am serve: usage error: flag provided but not defined: -memory-dri (did you mean \"--memory-dir\"?)\n" +
+		"run \"text2vec-am serve -h\" for its flags\n"
+	if code != 2 || out != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, want)
+	}
+}
+
 // healthcheck refuses a --timeout that is not positive before any request.
 func TestHealthcheckTimeoutMustBePositive(t *testing.T) {
 	for _, d := range []string{"-1s", "0s"} {

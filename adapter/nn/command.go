@@ -38,10 +38,10 @@ func runNN(ctx context.Context, env cli.Env) error {
 			"are left out.")
 		fs.PrintDefaults()
 	}
-	queries, err := cli.ParseInterspersed(fs, env.Args)
-	if err != nil {
+	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
+	queries := fs.Args()
 	if *k < 1 || *k > MaxK {
 		return cli.UsageError("-k %d: want 1 to %d", *k, MaxK)
 	}
