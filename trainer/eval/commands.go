@@ -26,18 +26,21 @@ import (
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
 func Commands() []cli.Command {
-	return []cli.Command{cli.Group("eval",
-		"evaluate embeddings and AM models: chimeras, nonce, vecmap, wordsim, rare-pairs, sentiment, retrieval",
-		"task", "", []cli.Command{
-			{Name: "chimeras", Summary: "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", Run: runChimeras},
-			{Name: "nonce", Summary: "definitional nonces (Herbelot & Baroni 2017): rank of the gold vector, MRR and median rank", Run: runNonce},
-			{Name: "rare-dev", Summary: "build a rare-word development set (pairs + contexts) for rare-pairs from a corpus", Run: runRareDev},
-			{Name: "rare-pairs", Summary: "rare-word pairs with contexts (the CRW protocol): ρ for k = 0, 1, 2, 4 … contexts", Run: runRarePairs},
-			{Name: "retrieval", Summary: "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", Run: runRetrieval},
-			{Name: "sentiment", Summary: "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", Run: runSentiment},
-			{Name: "vecmap", Summary: "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", Run: runVecMap},
-			{Name: "wordsim", Summary: "Spearman of cosine vs gold on word-similarity files, with coverage", Run: runWordSim},
-		})}
+	tasks := []cli.Command{
+		{Name: "chimeras", Summary: "CHIMERAS (paper §4.4): additive, FCM-ctx and AM-ctx nonce vectors", Run: runChimeras},
+		{Name: "nonce", Summary: "definitional nonces (Herbelot & Baroni 2017): rank of the gold vector, MRR and median rank", Run: runNonce},
+		{Name: "rare-dev", Summary: "build a rare-word development set (pairs + contexts) for rare-pairs from a corpus", Run: runRareDev},
+		{Name: "rare-pairs", Summary: "rare-word pairs with contexts (the CRW protocol): ρ for k = 0, 1, 2, 4 … contexts", Run: runRarePairs},
+		{Name: "retrieval", Summary: "MRR@10, R@1, R@10 of BM25, dense base-only, dense AM (the adapter's vectorizer) and hybrid", Run: runRetrieval},
+		{Name: "sentiment", Summary: "sentiment dictionary (paper §4.2): logistic regression, Spearman on SemEval-2015 10E by frequency", Run: runSentiment},
+		{Name: "vecmap", Summary: "the paper's Table 1: downsample, train all models, Procrustes onto gold, cosine by occurrences", Run: runVecMap},
+		{Name: "wordsim", Summary: "Spearman of cosine vs gold on word-similarity files, with coverage", Run: runWordSim},
+	}
+	names := make([]string, len(tasks))
+	for i, c := range tasks {
+		names[i] = c.Name
+	}
+	return []cli.Command{cli.Group("eval", "evaluate embeddings and AM models: "+strings.Join(names, ", "), "task", "", tasks)}
 }
 
 // datasetName is the file name of path without directory and extensions.

@@ -328,3 +328,20 @@ func TestEvalStopwordsLeaveAWord(t *testing.T) {
 		}
 	}
 }
+
+// The help's line for eval names every task eval runs.
+func TestHelpListsEveryTask(t *testing.T) {
+	var out bytes.Buffer
+	cli.Main(context.Background(), "text2vec-am", Commands(), []string{"help"}, &out, &out)
+	var line string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "eval ") {
+			line = l
+		}
+	}
+	for _, task := range Commands()[0].Subcommands {
+		if !strings.Contains(line, " "+task.Name+",") && !strings.HasSuffix(line, " "+task.Name) {
+			t.Errorf("help's eval line %q does not name the task %s", line, task.Name)
+		}
+	}
+}
