@@ -380,20 +380,14 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 	if m.vec == nil {
 		return nil, errors.New(Name + ": module not initialized")
 	}
-	d := m.env.Defaults
+	defaults := m.env.Defaults.Values(vectorizer.SurfaceModuleConfig)
+	defaults[SettingTeach] = m.env.Teach
 	info := map[string]any{
-		"name":    Name,
-		"version": version.String(),
-		"model":   m.modelName,
-		"dim":     m.vec.Dim(),
-		"defaults": map[string]any{
-			SettingWeighting:   d.Weighting.String(),
-			SettingSIFA:        d.SIFA,
-			SettingFrequentMin: d.FrequentMin,
-			SettingRareMin:     d.RareMin,
-			SettingMaxContexts: d.MaxContexts,
-			SettingTeach:       m.env.Teach,
-		},
+		"name":     Name,
+		"version":  version.String(),
+		"model":    m.modelName,
+		"dim":      m.vec.Dim(),
+		"defaults": defaults,
 	}
 	if m.remote != nil {
 		info["memory"] = m.remoteInfo()

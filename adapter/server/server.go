@@ -696,9 +696,12 @@ func (s *Server) explain(ctx context.Context, _ http.Header, body *bytes.Buffer)
 
 // metaResponse is the body of /meta; Weaviate shows it as the module's meta.
 type metaResponse struct {
-	Version    string         `json:"version"` // version.String
-	Model      metaModel      `json:"model"`
-	Vectorizer metaVectorizer `json:"vectorizer"`
+	Version string    `json:"version"` // version.String
+	Model   metaModel `json:"model"`
+	// Vectorizer holds every setting of the vectorizer's table by its request
+	// key (vectorizer.Options.Values), and under "simd" the instruction set
+	// running each SIMD kernel (simd.Sets).
+	Vectorizer map[string]any `json:"vectorizer"`
 	Memory     *metaMemory    `json:"memory"`
 	Limits     metaLimits     `json:"limits"`
 }
@@ -710,7 +713,8 @@ type metaLimits struct {
 	MaxWords      int   `json:"max_words"`
 	MaxBatch      int   `json:"max_batch"`
 	MaxConcurrent int   `json:"max_concurrent"`
-	Explain       bool  `json:"explain"` // whether /explain answers (--explain)
+	MaxAMWords    int   `json:"max_am_words"` // AM words per text (--max-am-words)
+	Explain       bool  `json:"explain"`      // whether /explain answers (--explain)
 }
 
 type metaModel struct {
@@ -720,16 +724,6 @@ type metaModel struct {
 	BaseVocabulary  int    `json:"base_vocabulary"`
 	NgramVocabulary int    `json:"ngram_vocabulary"`
 	HasCounts       bool   `json:"has_counts"`
-}
-
-type metaVectorizer struct {
-	Weighting   string  `json:"weighting"`
-	SIFA        float64 `json:"sif_a"`
-	FrequentMin int64   `json:"frequent_min"`
-	RareMin     int64   `json:"rare_min"`
-	MaxContexts int     `json:"max_contexts"`
-	// SIMD names, per kernel, the instruction set that runs it (simd.Sets).
-	SIMD map[string]string `json:"simd"`
 }
 
 type metaMemory struct {
@@ -767,18 +761,12 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 			NgramVocabulary: m.Vocab.Len(),
 			HasCounts:       m.Base.Counts != nil,
 		},
-		Vectorizer: metaVectorizer{
-			Weighting:   o.Weighting.String(),
-			SIFA:        o.SIFA,
-			FrequentMin: o.FrequentMin,
-			RareMin:     o.RareMin,
-			MaxContexts: o.MaxContexts,
-			SIMD:        simdSets(),
-		},
+		Vectorizer: o.Values(vectorizer.SurfaceRequest),
 		Limits: metaLimits{MaxBodyBytes: s.limits.MaxBodyBytes, MaxTextBytes: s.limits.MaxTextBytes,
 			MaxWords: s.limits.MaxWords, MaxBatch: s.limits.MaxBatch, MaxConcurrent: s.limits.MaxConcurrent,
-			Explain: !s.limits.NoExplain},
+			MaxAMWords: o.AMWordsLimit(), Explain: !s.limits.NoExplain},
 	}
+	resp.Vectorizer["simd"] = simdSets()
 	if s.store != nil {
 		ss := s.store.Stats()
 		st := ss.Memory

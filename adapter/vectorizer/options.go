@@ -161,6 +161,9 @@ func (o Options) ForObjects() Options {
 // CPU 20,000 unseen words in one text take well under a second (docs/benchmarks.md).
 const DefaultMaxAMWords = 20_000
 
+// AMWordsLimit returns the MaxAMWords in effect: DefaultMaxAMWords when it is 0.
+func (o Options) AMWordsLimit() int { return o.maxAMWords() }
+
 // maxAMWords returns MaxAMWords, or its default when it is 0.
 func (o *Options) maxAMWords() int {
 	if o.MaxAMWords == 0 {

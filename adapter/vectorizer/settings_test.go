@@ -164,3 +164,27 @@ func TestWholeNumberSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyAndValues: every setting has a key on every surface, the one a
+// surface does not offer spelled from its flag, and Values lists each by it.
+func TestKeyAndValues(t *testing.T) {
+	s := settingNamed(SurfaceFlag, "max-am-words")
+	if got := s.Key(SurfaceRequest); got != "max_am_words" {
+		t.Errorf("request key of --max-am-words %q, want max_am_words", got)
+	}
+	if got := s.Key(SurfaceModuleConfig); got != "maxAmWords" {
+		t.Errorf("moduleConfig key of --max-am-words %q, want maxAmWords", got)
+	}
+	o := DefaultOptions()
+	o.CollectionB, o.MaxAMWords = 0, 0
+	for _, on := range []Surface{SurfaceRequest, SurfaceModuleConfig, SurfaceFlag, SurfaceEnv} {
+		values := o.Values(on)
+		if len(values) != len(settings) {
+			t.Errorf("surface %d: %d values, want %d: %v", on, len(values), len(settings), values)
+		}
+	}
+	v := o.Values(SurfaceRequest)
+	if v["collection_b"] != DefaultCollectionB || v["max_am_words"] != DefaultMaxAMWords || v["weighting"] != "sif-collection" {
+		t.Errorf("values %v: want the defaults in effect", v)
+	}
+}
