@@ -228,14 +228,14 @@ type keyRef struct {
 }
 
 // checkKeys refuses JSON whose top-level object has a key that is not one of
-// allowed, spelled exactly (encoding/json would match "Text" to "text"), any
+// allowed or echoed (the message lists allowed), spelled exactly (encoding/json would match "Text" to "text"), any
 // object, at any depth, with a duplicate key (encoding/json keeps the last),
 // nesting deeper than maxJSONDepth and objects with more than
 // maxJSONObjectKeys keys. Its work is linear in the body (each object's keys
 // are sorted once, when it closes) and its memory is a few bytes per key of
 // the open objects; malformed JSON passes, for decodeJSON to report with its
 // offset.
-func checkKeys(body []byte, allowed ...string) error {
+func checkKeys(body []byte, allowed []string, echoed ...string) error {
 	type frame struct {
 		object, expectKey bool
 		firstKey          int // index in keys of the object's first key
@@ -292,7 +292,7 @@ func checkKeys(body []byte, allowed ...string) error {
 					ref = keyRef{start: len(scratch), end: len(scratch) + len(k), unquoted: true}
 					scratch = append(scratch, k...)
 				}
-				if depth == 1 && !contains(allowed, string(ref.bytes(body, scratch))) {
+				if k := string(ref.bytes(body, scratch)); depth == 1 && !contains(allowed, k) && !contains(echoed, k) {
 					return errorf(http.StatusBadRequest, "malformed JSON: unknown field %q (known: %s)", ref.bytes(body, scratch), strings.Join(allowed, ", "))
 				}
 				keys = append(keys, ref)

@@ -21,7 +21,7 @@ func TestCheckKeys(t *testing.T) {
 		{`{"text":`, ""}, // malformed: decodeJSON reports it
 		{`["text","text"]`, ""},
 	} {
-		err := checkKeys([]byte(c.body), "text", "texts", "config")
+		err := checkKeys([]byte(c.body), []string{"text", "texts", "config"})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.body, err)
@@ -33,10 +33,10 @@ func TestCheckKeys(t *testing.T) {
 
 func TestCheckKeysShapeLimits(t *testing.T) {
 	deep := strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth)
-	if err := checkKeys([]byte(`{"text":`+deep+`}`), "text"); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+	if err := checkKeys([]byte(`{"text":`+deep+`}`), []string{"text"}); err == nil || !strings.Contains(err.Error(), "nested deeper") {
 		t.Errorf("%d levels under the top object: %v", maxJSONDepth, err)
 	}
-	if err := checkKeys([]byte(`{"text":`+deep[1:len(deep)-1]+`}`), "text"); err != nil {
+	if err := checkKeys([]byte(`{"text":`+deep[1:len(deep)-1]+`}`), []string{"text"}); err != nil {
 		t.Errorf("%d levels: %v", maxJSONDepth, err)
 	}
 	var b strings.Builder
@@ -44,7 +44,7 @@ func TestCheckKeysShapeLimits(t *testing.T) {
 	for i := range maxJSONObjectKeys + 1 {
 		fmt.Fprintf(&b, `"k%d":0,`, i)
 	}
-	if err := checkKeys([]byte(b.String()), "config"); err == nil || !strings.Contains(err.Error(), "more than") {
+	if err := checkKeys([]byte(b.String()), []string{"config"}); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("%d keys: %v", maxJSONObjectKeys+1, err)
 	}
 	b.Reset()
@@ -53,7 +53,7 @@ func TestCheckKeysShapeLimits(t *testing.T) {
 		fmt.Fprintf(&b, `"k%d":0,`, maxJSONObjectKeys-1-i)
 	}
 	b.WriteString(`"k1":1}}`)
-	if err := checkKeys([]byte(b.String()), "config"); err == nil || !strings.Contains(err.Error(), `duplicate key "k1"`) {
+	if err := checkKeys([]byte(b.String()), []string{"config"}); err == nil || !strings.Contains(err.Error(), `duplicate key "k1"`) {
 		t.Errorf("duplicate among %d keys: %v", maxJSONObjectKeys, err)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"reflect"
 	"strconv"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 
@@ -51,10 +53,18 @@ func internalError(err error) *httpError {
 // decodeStrict is decodeJSON that also refuses top-level keys other than
 // fields (exact spelling) and duplicate keys at any depth.
 func decodeStrict(body []byte, dst any, fields ...string) error {
-	if err := checkKeys(body, fields...); err != nil {
+	return decodeEchoing(body, dst, fields, nil)
+}
+
+// decodeEchoing is decodeStrict for a body that may also hold the fields
+// echoed, which a client sends back from the answer's shape (Weaviate's
+// transformers client sends /vectors' dims, vector and error, empty): they
+// are let through, and left out of the fields an unknown key's message lists.
+func decodeEchoing(body []byte, dst any, fields, echoed []string) error {
+	if err := checkKeys(body, fields, echoed...); err != nil {
 		return err
 	}
-	return decodeJSON(body, dst)
+	return decodeJSON(body, dst, fields)
 }
 
 func errorf(status int, format string, args ...any) *httpError {
@@ -93,8 +103,10 @@ func firstInvalidUTF8(b []byte) int {
 }
 
 // decodeJSON decodes body into dst strictly: unknown top-level fields and
-// trailing data are errors. Numbers in maps stay json.Number.
-func decodeJSON(body []byte, dst any) error {
+// trailing data are errors. Numbers in maps stay json.Number. A value of
+// the wrong JSON type is named by its field and the JSON type wanted; a
+// body that is not an object, by the fields it may hold.
+func decodeJSON(body []byte, dst any, fields []string) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
@@ -109,8 +121,12 @@ func decodeJSON(body []byte, dst any) error {
 			return errorf(http.StatusBadRequest, "malformed JSON: empty body")
 		case errors.As(err, &syn):
 			return errorf(http.StatusBadRequest, "malformed JSON at offset %d: %v", syn.Offset, err)
+		case errors.As(err, &typ) && typ.Field == "":
+			return errorf(http.StatusBadRequest, "malformed JSON: the request body must be a JSON object "+
+				"(fields: %s), got a JSON %s", strings.Join(fields, ", "), typ.Value)
 		case errors.As(err, &typ):
-			return errorf(http.StatusBadRequest, "malformed JSON: field %q: want %s, got a JSON %s", typ.Field, typ.Type, typ.Value)
+			return errorf(http.StatusBadRequest, "malformed JSON: field %q: want %s, got a JSON %s",
+				typ.Field, jsonType(typ.Type), typ.Value)
 		}
 		return errorf(http.StatusBadRequest, "malformed JSON: %v", err)
 	}
@@ -118,6 +134,34 @@ func decodeJSON(body []byte, dst any) error {
 		return errorf(http.StatusBadRequest, "malformed JSON: data after the JSON value (offset %d)", dec.InputOffset())
 	}
 	return nil
+}
+
+// jsonType names the JSON value that decodes into a value of type t:
+// "a string", "an array of numbers", "an object".
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		elem := jsonType(t.Elem())
+		if _, noun, ok := strings.Cut(elem, " "); ok && elem != "a JSON value" {
+			return "an array of " + noun + "s"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a JSON value"
 }
 
 // appendFloat32 appends f as encoding/json encodes a float32.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -197,9 +198,23 @@ func (s *Server) checkDimensions(field string, raw json.RawMessage) error {
 	if err != nil {
 		return errorf(http.StatusBadRequest, "field %q: want an integer", field)
 	}
-	if d != int64(s.vec.Dim()) {
-		return errorf(http.StatusBadRequest, "field %q = %d: this model's vectors have %d dimensions and cannot be shortened",
-			field, d, s.vec.Dim())
+	return s.dimensionsError(fmt.Sprintf("field %q", field), d)
+}
+
+// dimensionsError refuses a number of dimensions d, asked for in where, other
+// than the model's: vectors are neither lengthened nor shortened.
+func (s *Server) dimensionsError(where string, d int64) error {
+	dim := int64(s.vec.Dim())
+	switch {
+	case d > dim:
+		return errorf(http.StatusBadRequest, "%s = %d: this model's vectors have %d dimensions; "+
+			"a larger number cannot be given", where, d, dim)
+	case d < 1:
+		return errorf(http.StatusBadRequest, "%s = %d: want a positive number (this model's vectors have %d dimensions)",
+			where, d, dim)
+	case d < dim:
+		return errorf(http.StatusBadRequest, "%s = %d: this model's vectors have %d dimensions and cannot be shortened",
+			where, d, dim)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -445,6 +446,12 @@ type taskSetting struct {
 	set  bool
 }
 
+// configKeys are the keys a request's config takes: Weaviate's (task_type,
+// pooling_strategy, dimensions), then the vectorizer's settings.
+func configKeys() []string {
+	return append([]string{"task_type", "pooling_strategy", "dimensions"}, vectorizer.Names(vectorizer.SurfaceRequest)...)
+}
+
 // parseConfig splits Weaviate's keys (task_type, pooling_strategy,
 // dimensions) from the vectorizer's overrides; any other key is an error.
 func (s *Server) parseConfig(cm requestConfigMap) (requestConfig, error) {
@@ -478,10 +485,14 @@ func (s *Server) parseConfig(cm requestConfigMap) (requestConfig, error) {
 			if !ok || err != nil {
 				return rc, errorf(http.StatusBadRequest, "config key %q: want an integer", k)
 			}
-			if d != int64(s.vec.Dim()) {
-				return rc, errorf(http.StatusBadRequest, "config key %q = %d: this model's vectors have %d dimensions and cannot be shortened", k, d, s.vec.Dim())
+			if err := s.dimensionsError(fmt.Sprintf("config key %q", k), d); err != nil {
+				return rc, err
 			}
 		default:
+			if !slices.Contains(vectorizer.Names(vectorizer.SurfaceRequest), k) {
+				return rc, &httpError{status: http.StatusBadRequest, err: vectorizer.ErrUnknownSetting,
+					msg: fmt.Sprintf("unknown config key %q (known: %s)", k, strings.Join(configKeys(), ", "))}
+			}
 			if rest == nil {
 				rest = make(map[string]any, len(cfg))
 			}
@@ -534,14 +545,35 @@ func vectorError(err error, where string) error {
 	return fmt.Errorf("%s: %w", where, err)
 }
 
-// vecRequest is what Weaviate's transformers client sends (it also sends
-// dims, vector and error, always empty).
+// vecRequest is the body of /vectors: a textRequest, and the fields of the
+// answer that Weaviate's transformers client sends back empty (dims 0,
+// vector null, error ""), let through only so.
 type vecRequest struct {
 	Text   *string          `json:"text"`
+	Config requestConfigMap `json:"config"`
 	Dims   int              `json:"dims"`
 	Vector []float32        `json:"vector"`
 	Error  string           `json:"error"`
-	Config requestConfigMap `json:"config"`
+}
+
+// echoedVecFields are the fields of /vectors' answer a request may hold, empty.
+func echoedVecFields() []string { return []string{"dims", "vector", "error"} }
+
+// checkEchoed refuses a request that fills a field of the answer.
+func (r *vecRequest) checkEchoed() error {
+	var field string
+	switch {
+	case r.Dims != 0:
+		field = "dims"
+	case len(r.Vector) != 0:
+		field = "vector"
+	case r.Error != "":
+		field = "error"
+	default:
+		return nil
+	}
+	return errorf(http.StatusBadRequest, "field %q is a field of the answer, not of a request "+
+		"(a request holds text and config)", field)
 }
 
 // textRequest is what the bodies of /vectors and /explain share: one text and
@@ -569,7 +601,10 @@ func (s *Server) parseTextRequest(req textRequest) (string, requestConfig, error
 
 func (s *Server) vectors(ctx context.Context, _ http.Header, body *bytes.Buffer) ([]byte, error) {
 	var req vecRequest
-	if err := decodeStrict(body.Bytes(), &req, "text", "dims", "vector", "error", "config"); err != nil {
+	if err := decodeEchoing(body.Bytes(), &req, []string{"text", "config"}, echoedVecFields()); err != nil {
+		return nil, err
+	}
+	if err := req.checkEchoed(); err != nil {
 		return nil, err
 	}
 	text, rc, err := s.parseTextRequest(textRequest{Text: req.Text, Config: req.Config})

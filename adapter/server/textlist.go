@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 )
@@ -40,6 +41,11 @@ func (l *textList) UnmarshalJSON(b []byte) error {
 		}
 		var s *string
 		if err := dec.Decode(&s); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				return errorf(http.StatusBadRequest, "malformed JSON: field %q: text %d: want a string, got a JSON %s",
+					l.name(), len(l.texts), typ.Value)
+			}
 			return errorf(http.StatusBadRequest, "malformed JSON: field %q: text %d: %v", l.name(), len(l.texts), err)
 		}
 		if s == nil {
