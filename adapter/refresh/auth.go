@@ -2,9 +2,11 @@ package refresh
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
@@ -50,6 +52,34 @@ func (o *Options) callWeaviate(ctx context.Context, method, url string, body, ou
 		return &AuthError{HTTPError: he, KeySent: o.APIKey != ""}
 	}
 	return err
+}
+
+// ClassNotFoundError is Weaviate's 404 to the definition of a class: the
+// Weaviate at URL has no class of that name. errors.As finds it, and the
+// HTTPError it wraps, through refresh's errors.
+type ClassNotFoundError struct {
+	*weaviateapi.HTTPError
+	Class, Weaviate string
+}
+
+func (e *ClassNotFoundError) Error() string {
+	return fmt.Sprintf("class %s does not exist in the Weaviate at %s (%s %s answered %d); "+
+		"check its name, spelled as Weaviate's /v1/schema lists it", e.Class, e.Weaviate, e.Method, e.URL, e.Status)
+}
+
+// Unwrap returns the HTTP answer.
+func (e *ClassNotFoundError) Unwrap() error { return e.HTTPError }
+
+// readClass returns the definition of class o.Class; a class Weaviate does
+// not have is a *ClassNotFoundError.
+func (o *Options) readClass(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := o.callWeaviate(ctx, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw)
+	var he *weaviateapi.HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusNotFound {
+		return nil, &ClassNotFoundError{HTTPError: he, Class: o.Class, Weaviate: o.Weaviate}
+	}
+	return raw, err
 }
 
 // call is callWeaviate of a path under o.Weaviate: the weaviateapi.Caller

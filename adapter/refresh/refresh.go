@@ -2,13 +2,11 @@ package refresh
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -86,8 +84,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err := o.defaults(); err != nil {
 		return Stats{}, err
 	}
-	var raw json.RawMessage
-	if err := o.callWeaviate(ctx, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw); err != nil {
+	raw, err := o.readClass(ctx)
+	if err != nil {
 		return Stats{}, fmt.Errorf("refresh: read the definition of class %s: %w", o.Class, err)
 	}
 	class, targets, err := parseTargets(raw, o.Targets, o.LowerCase)

@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -289,5 +290,29 @@ func TestTextSettings(t *testing.T) {
 	s = TextSettings{DataTypes: s.DataTypes}
 	if got, empty := s.Text("MyDocs", map[string]any{"n": 3.0}); got != "My Docs" || empty {
 		t.Errorf("no text property: %q (empty %v), want the class name", got, empty)
+	}
+}
+
+// TestMissingClass: a class the Weaviate does not have (a 404 with an empty
+// body, as Weaviate answers it) is named, with the Weaviate's URL, by Run and
+// ReadCollection, as a *ClassNotFoundError.
+func TestMissingClass(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	o := Options{Weaviate: srv.URL, Class: "Dox", Vectorizer: srv.URL + "/vec"}
+	_, runErr := Run(context.Background(), o)
+	_, readErr := ReadCollection(context.Background(), o)
+	for _, err := range []error{runErr, readErr} {
+		want := "class Dox does not exist in the Weaviate at " + srv.URL
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one saying %q", err, want)
+		}
+		var nf *ClassNotFoundError
+		var he *weaviateapi.HTTPError
+		if !errors.As(err, &nf) || nf.Class != "Dox" || !errors.As(err, &he) || he.Status != http.StatusNotFound {
+			t.Errorf("error %v: not a *ClassNotFoundError wrapping the 404", err)
+		}
 	}
 }

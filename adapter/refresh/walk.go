@@ -38,8 +38,8 @@ func ReadCollection(ctx context.Context, o Options) (*Collection, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	var raw json.RawMessage
-	if err := o.callWeaviate(ctx, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw); err != nil {
+	raw, err := o.readClass(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("read the definition of class %s: %w", o.Class, err)
 	}
 	class, targets, err := parseTargets(raw, o.Targets, o.LowerCase)
