@@ -15,6 +15,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -60,6 +61,11 @@ func WriteRaw(path string, perm fs.FileMode, write func(f *os.File) error) error
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
 	if err != nil {
+		// Named by the directory, not by the temporary file, which never appears.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = &fs.PathError{Op: "create a file in directory", Path: dir, Err: pe.Err}
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	renamed := false

@@ -206,7 +206,8 @@ func TestWritePanic(t *testing.T) {
 }
 
 // TestWriteMissingDir: a target in a directory that does not exist is an error
-// naming it that wraps the *fs.PathError of the temporary file's creation.
+// naming it and its directory (never the temporary file, which the user never
+// sees) that wraps a *fs.PathError of fs.ErrNotExist.
 func TestWriteMissingDir(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", "out.txt")
 	for _, w := range writers {
@@ -216,6 +217,10 @@ func TestWriteMissingDir(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %q does not name %s", w.name, err, path)
+		}
+		want := "create a file in directory " + filepath.Dir(path) + ": "
+		if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), ".tmp") {
+			t.Errorf("%s: error %q: want the directory (%q), not the temporary file", w.name, err, want)
 		}
 		var pe *fs.PathError
 		if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {

@@ -8,7 +8,9 @@
 package outpath
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +110,15 @@ func CheckWritable(path string) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".text2vec-am-check*")
 	if err != nil {
+		// The name of the file the check creates would only puzzle: name the
+		// directory and the reason.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("output %s: cannot write to directory %s, which does not exist: %w", path, dir, err)
+		}
 		return fmt.Errorf("output %s: cannot write to directory %s: %w", path, dir, err)
 	}
 	f.Close()

@@ -1,6 +1,8 @@
 package outpath
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +68,43 @@ func TestSamePath(t *testing.T) {
 	hard := filepath.Join(dir, "hard.vec")
 	if err := os.Link(file, hard); err == nil && !SamePath(hard, file) {
 		t.Error("a hard link to the file not recognised")
+	}
+}
+
+// TestCheckWritableNamesTheDirectory: an output in a missing directory, under
+// a file or in a directory that cannot be written is refused with the
+// directory and the reason, never the name of the file the check creates.
+func TestCheckWritableNamesTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nonexist", "dir")
+	err := CheckWritable(filepath.Join(missing, "x.vec"))
+	if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+missing+", which does not exist") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
+	}
+	cases := []error{err}
+	err = CheckWritable(filepath.Join(file, "x.vec"))
+	if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+file+": not a directory") {
+		t.Errorf("directory that is a file: %v", err)
+	}
+	cases = append(cases, err)
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		err = CheckWritable(filepath.Join(ro, "x.vec"))
+		if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+ro) || !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("read-only directory: %v", err)
+		}
+		cases = append(cases, err)
+	}
+	for _, err := range cases {
+		if err != nil && strings.Contains(err.Error(), "text2vec-am-check") {
+			t.Errorf("%v names the check's own file", err)
+		}
 	}
 }
