@@ -388,6 +388,7 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 		"model":    m.modelName,
 		"dim":      m.vec.Dim(),
 		"defaults": defaults,
+		"limits":   map[string]any{"max_am_words": m.env.Defaults.AMWordsLimit()},
 	}
 	if m.remote != nil {
 		info["memory"] = m.remoteInfo()

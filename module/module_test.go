@@ -364,18 +364,24 @@ func TestMetaInfoAndNearText(t *testing.T) {
 	if info["dim"] != 16 || info["memory"] == nil || info["version"] != version.String() {
 		t.Errorf("meta info %v", info)
 	}
-	// Every setting of the vectorizer's table is among the defaults, by its
-	// moduleConfig key (one without, max-am-words, as maxAmWords).
+	// Every moduleConfig setting of the vectorizer's table is among the
+	// defaults, by its key; the server-wide max-am-words among the limits.
 	defaults, _ := info["defaults"].(map[string]any)
 	want := m.env.Defaults.Values(vectorizer.SurfaceModuleConfig)
 	for _, st := range vectorizer.Settings() {
-		key := st.Key(vectorizer.SurfaceModuleConfig)
+		key := st.Name(vectorizer.SurfaceModuleConfig)
+		if key == "" {
+			continue
+		}
 		if got, ok := defaults[key]; !ok || got != want[key] {
 			t.Errorf("meta defaults[%q] = %v, want %v: %v", key, got, want[key], defaults)
 		}
 	}
 	if defaults[SettingTeach] != m.env.Teach {
 		t.Errorf("meta defaults[%q] = %v, want %v", SettingTeach, defaults[SettingTeach], m.env.Teach)
+	}
+	if limits, _ := info["limits"].(map[string]any); limits["max_am_words"] != m.env.Defaults.AMWordsLimit() {
+		t.Errorf("meta limits %v, want max_am_words %d", info["limits"], m.env.Defaults.AMWordsLimit())
 	}
 	// Importing an object counts it as a passage of the collection, and /v1/meta shows it.
 	if _, _, err := m.VectorizeObject(context.Background(), object(7, map[string]any{"text": "w1 w2 zorblax"}), fakeClassConfig{}); err != nil {

@@ -107,9 +107,8 @@ func TestMetaListsEverySetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range vectorizer.Settings() {
-		key := st.Key(vectorizer.SurfaceRequest)
-		if key == "" || key == "simd" {
-			t.Errorf("setting --%s has the /meta key %q", st.Flag, key)
+		key := st.Name(vectorizer.SurfaceRequest)
+		if key == "" { // server-wide: under limits
 			continue
 		}
 		got, ok := meta.Vectorizer[key]
@@ -120,7 +119,7 @@ func TestMetaListsEverySetting(t *testing.T) {
 		}
 	}
 	checks := map[string]any{"weighting": "sif", "sif_a": 0.25, "collection_b": 0.5, "common_components": 0.0,
-		"mix_text_contexts": true, "max_am_words": 10.0}
+		"mix_text_contexts": true}
 	for k, w := range checks {
 		if meta.Vectorizer[k] != w {
 			t.Errorf("/meta vectorizer.%s = %#v, want %#v", k, meta.Vectorizer[k], w)

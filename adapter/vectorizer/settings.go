@@ -142,36 +142,18 @@ func settingNamed(on Surface, name string) *Setting {
 	return nil
 }
 
-// Key returns the setting's name on surface on, or for a setting the
-// surface does not offer its flag name in the surface's style
-// (max-am-words: max_am_words as a request key, maxAmWords as a moduleConfig
-// key), so that a description of every setting, such as /meta, can name it.
-func (s *Setting) Key(on Surface) string {
-	if n := s.Name(on); n != "" || s.Flag == "" {
-		return n
-	}
-	switch on {
-	case SurfaceModuleConfig:
-		parts := strings.Split(s.Flag, "-")
-		for i := 1; i < len(parts); i++ {
-			if parts[i] != "" {
-				parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-			}
-		}
-		return strings.Join(parts, "")
-	}
-	return strings.ReplaceAll(s.Flag, "-", "_")
-}
-
-// Values returns every setting of the table with its value in o, keyed by
-// Key(on): a weighting by name, the others as numbers and booleans. A
-// setting whose 0 stands for a default (collection_b, max_am_words) shows
-// the value in effect.
+// Values returns every setting that surface on offers with its value in o,
+// keyed by its name there: a weighting by name, the others as numbers and
+// booleans. A setting whose 0 stands for a default (collection_b) shows the
+// value in effect. The server-wide max-am-words, which no request or
+// collection sets, is AMWordsLimit.
 func (o Options) Values(on Surface) map[string]any {
 	o.CollectionB, o.MaxAMWords = o.collectionB(), o.maxAMWords()
 	values := make(map[string]any, len(settings))
 	for i := range settings {
-		values[settings[i].Key(on)] = fieldValue(settings[i].field(&o))
+		if name := settings[i].Name(on); name != "" {
+			values[name] = fieldValue(settings[i].field(&o))
+		}
 	}
 	return values
 }

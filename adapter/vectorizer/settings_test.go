@@ -165,26 +165,28 @@ func TestWholeNumberSettings(t *testing.T) {
 	}
 }
 
-// TestKeyAndValues: every setting has a key on every surface, the one a
-// surface does not offer spelled from its flag, and Values lists each by it.
-func TestKeyAndValues(t *testing.T) {
-	s := settingNamed(SurfaceFlag, "max-am-words")
-	if got := s.Key(SurfaceRequest); got != "max_am_words" {
-		t.Errorf("request key of --max-am-words %q, want max_am_words", got)
-	}
-	if got := s.Key(SurfaceModuleConfig); got != "maxAmWords" {
-		t.Errorf("moduleConfig key of --max-am-words %q, want maxAmWords", got)
-	}
+// TestValues: Values lists every setting a surface offers by its name there,
+// with the value in effect, and none it does not offer.
+func TestValues(t *testing.T) {
 	o := DefaultOptions()
 	o.CollectionB, o.MaxAMWords = 0, 0
 	for _, on := range []Surface{SurfaceRequest, SurfaceModuleConfig, SurfaceFlag, SurfaceEnv} {
 		values := o.Values(on)
-		if len(values) != len(settings) {
-			t.Errorf("surface %d: %d values, want %d: %v", on, len(values), len(settings), values)
+		names := Names(on)
+		if len(values) != len(names) {
+			t.Errorf("surface %d: %d values for %d settings: %v", on, len(values), len(names), values)
+		}
+		for _, n := range names {
+			if _, ok := values[n]; !ok {
+				t.Errorf("surface %d: no value for %q: %v", on, n, values)
+			}
 		}
 	}
 	v := o.Values(SurfaceRequest)
-	if v["collection_b"] != DefaultCollectionB || v["max_am_words"] != DefaultMaxAMWords || v["weighting"] != "sif-collection" {
+	if _, ok := v["max_am_words"]; ok {
+		t.Errorf("values %v: max_am_words is no request key", v)
+	}
+	if v["collection_b"] != DefaultCollectionB || v["weighting"] != "sif-collection" {
 		t.Errorf("values %v: want the defaults in effect", v)
 	}
 }
