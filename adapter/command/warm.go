@@ -68,6 +68,10 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 	st := mem.Stats()
 	fmt.Fprintf(env.Stdout, "read %d lines, offered %d contexts; the memory holds %d words, %d contexts, document frequencies of %d words over %d passages\n",
 		lines, offered, st.Words, st.Contexts, st.DocFreqWords, st.Passages)
+	if st.Evicted > 0 {
+		fmt.Fprintf(env.Stdout, "%d words were evicted, their %d contexts forgotten, to keep within --memory-max-words %d "+
+			"and --memory-max-bytes %d (the least recently changed first)\n", st.Evicted, st.EvictedContexts, o.MaxWords, o.MaxBytes)
+	}
 	if vopts.Weighting != vectorizer.WeightSIFCollection {
 		fmt.Fprintf(env.Stdout, "(--weighting %s: passages were not counted for sif-collection)\n", vopts.Weighting)
 	}

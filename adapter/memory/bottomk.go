@@ -213,6 +213,7 @@ func (m *Memory) evictLocked(keep *entry, notAfter int64) (word string, ok bool)
 	if e == nil || e.stamp > notAfter {
 		return "", false
 	}
+	m.evictCtx += int64(len(e.ctx))
 	m.forgetLocked(e.word)
 	m.evicted++
 	return e.word, true

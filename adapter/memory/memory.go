@@ -38,6 +38,7 @@ type Memory struct {
 	bytes    int64   // bytes of the stored contexts
 	used     int64   // bytes counted against MaxBytes (contexts, words, overheads)
 	evicted  int64   // words evicted since Open
+	evictCtx int64   // their contexts
 	nctx     int
 	version  uint64
 	offered  int64

@@ -192,17 +192,20 @@ func TestBudgetEvicts(t *testing.T) {
 	o := quietOptions()
 	o.MaxWords = 3
 	m := mustOpen(t, "", o)
+	remember(t, m, "w0", "another context")
 	for i := range 5 {
 		remember(t, m, fmt.Sprintf("w%d", i), "some context")
 	}
+	remember(t, m, "w4", "another context")
+	remember(t, m, "w5", "a context")
 	remember(t, m, strings.Repeat("x", 65), "too long a word")
 	remember(t, m, "bad", "invalid \xff utf8")
 	remember(t, m, "empty", "   ")
 	s := m.Stats()
-	if s.Words != 3 || s.Contexts != 3 || s.Rejected != 3 || s.Evicted != 2 {
-		t.Errorf("stats %+v; want 3 words, 3 contexts, 3 rejected, 2 evicted", s)
+	if s.Words != 3 || s.Contexts != 4 || s.Rejected != 3 || s.Evicted != 3 || s.EvictedContexts != 4 {
+		t.Errorf("stats %+v; want 3 words, 4 contexts, 3 rejected, 3 words evicted with 4 contexts", s)
 	}
-	for i, want := range []int{0, 0, 1, 1, 1} {
+	for i, want := range []int{0, 0, 0, 1, 2, 1} {
 		if c, _ := m.Contexts(nil, fmt.Sprintf("w%d", i)); len(c) != want {
 			t.Errorf("w%d: %q, want %d contexts (the oldest words evicted)", i, c, want)
 		}

@@ -24,8 +24,13 @@ type Stats struct {
 	// overhead per word and per context).
 	ContextBytes int64 `json:"context_bytes"`
 	BudgetBytes  int64 `json:"budget_bytes"`
-	// Evicted counts the words evicted since Open to keep within the budget.
-	Evicted int64 `json:"evicted"`
+	// Evicted counts the words evicted since Open to keep within the budget
+	// (MaxBytes, MaxWords), those evicted by Open itself to fit caps lower
+	// than the memory was written with included; EvictedContexts counts
+	// the contexts they held. Neither is kept on disk: a new Open starts
+	// them at 0.
+	Evicted         int64 `json:"evicted"`
+	EvictedContexts int64 `json:"evicted_contexts"`
 	// PassageHashes counts the content hashes of counted passages kept.
 	PassageHashes int `json:"passage_hashes"`
 	// Offered counts the valid observations offered since Open; Rejected
@@ -33,7 +38,7 @@ type Stats struct {
 	// larger than the budget.
 	Offered  int64 `json:"offered"`
 	Rejected int64 `json:"rejected"`
-	// Records counts log records appended since Open.
+	// Records counts log records appended since Open (not kept on disk).
 	Records int64 `json:"records"`
 	// LogBytes and SnapshotBytes are the sizes of the current log and snapshot files.
 	LogBytes      int64 `json:"log_bytes"`
@@ -63,6 +68,7 @@ func (m *Memory) Stats() Stats {
 		ContextBytes:    m.bytes,
 		BudgetBytes:     m.used,
 		Evicted:         m.evicted,
+		EvictedContexts: m.evictCtx,
 		PassageHashes:   m.seen.len(),
 		Offered:         m.offered,
 		Rejected:        m.rejected,

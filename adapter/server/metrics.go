@@ -150,6 +150,8 @@ var (
 	descMemBytes     = prometheus.NewDesc("t2vam_memory_context_bytes", "Bytes of contexts in the context memory.", nil, nil)
 	descMemRejected  = prometheus.NewDesc("t2vam_memory_rejected_total",
 		"Observations the memory ignored (caps, invalid words).", nil, nil)
+	descMemEvicted = prometheus.NewDesc("t2vam_memory_evicted_words_total",
+		"Words evicted from the memory, their contexts forgotten, to keep within --memory-max-words and --memory-max-bytes.", nil, nil)
 	descMemRecords  = prometheus.NewDesc("t2vam_memory_log_records_total", "Records appended to the memory log.", nil, nil)
 	descMemPassages = prometheus.NewDesc("t2vam_memory_passages", "Passages counted for the sif-collection weighting.", nil, nil)
 	descMemDFWords  = prometheus.NewDesc("t2vam_memory_df_words", "Distinct words whose document frequency is counted.", nil, nil)
@@ -165,7 +167,8 @@ var (
 
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWords, descInferences, descCacheHits, descCacheMisses, descCacheEntries,
-		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemRecords, descMemPassages, descMemDFWords, descMemDFReject,
+		descMemWords, descMemContexts, descMemBytes, descMemRejected, descMemEvicted, descMemRecords, descMemPassages,
+		descMemDFWords, descMemDFReject,
 		descMemDamaged, descMemSkipped, descMemWriteFailed, descRemoteReady, descRemoteObjects, descRemoteQueued,
 		descRemoteWritten, descRemoteWriteErrors, descRemoteRefreshes, descRemoteBytes, descRemoteDropped} {
 		ch <- d
@@ -188,6 +191,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMemContexts, prometheus.GaugeValue, float64(ms.Contexts))
 		ch <- prometheus.MustNewConstMetric(descMemBytes, prometheus.GaugeValue, float64(ms.ContextBytes))
 		ch <- prometheus.MustNewConstMetric(descMemRejected, prometheus.CounterValue, float64(ms.Rejected))
+		ch <- prometheus.MustNewConstMetric(descMemEvicted, prometheus.CounterValue, float64(ms.Evicted))
 		ch <- prometheus.MustNewConstMetric(descMemRecords, prometheus.CounterValue, float64(ms.Records))
 		ch <- prometheus.MustNewConstMetric(descMemPassages, prometheus.GaugeValue, float64(ms.Passages))
 		ch <- prometheus.MustNewConstMetric(descMemDFWords, prometheus.GaugeValue, float64(ms.DocFreqWords))

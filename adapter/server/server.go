@@ -767,6 +767,9 @@ type metaMemory struct {
 	Contexts int    `json:"contexts"`
 	Passages int64  `json:"passages"` // counted for sif-collection
 	Bytes    int64  `json:"bytes"`
+	// Evicted counts the words evicted since the server started, to keep
+	// within --memory-max-words and --memory-max-bytes.
+	Evicted  int64  `json:"evicted"`
 	ReadOnly bool   `json:"read_only"`
 	Persist  bool   `json:"persistent"`
 	Sync     string `json:"sync"`
@@ -806,7 +809,7 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 		ss := s.store.Stats()
 		st := ss.Memory
 		resp.Memory = &metaMemory{Backend: ss.Backend, Words: st.Words, Contexts: st.Contexts, Passages: st.Passages,
-			Bytes: st.ContextBytes, ReadOnly: st.ReadOnly, Persist: st.Dir != "" || ss.Remote != nil, Sync: st.Sync,
+			Bytes: st.ContextBytes, Evicted: st.Evicted, ReadOnly: st.ReadOnly, Persist: st.Dir != "" || ss.Remote != nil, Sync: st.Sync,
 			Weaviate: ss.Remote}
 	}
 	out, err := json.Marshal(resp)

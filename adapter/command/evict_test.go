@@ -1,0 +1,58 @@
+package command_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/testhttp"
+)
+
+// TestWarmReportsEvictions: memory warm past --memory-max-words says how
+// many words it evicted and how many contexts they held.
+func TestWarmReportsEvictions(t *testing.T) {
+	mf := modelFile(t)
+	corpus := filepath.Join(t.TempDir(), "corpus.txt")
+	var b strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&b, "zqevict%d f1 f2.\n", i)
+	}
+	if err := os.WriteFile(corpus, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "memory")
+	code, out, stderr := runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", dir,
+		"--memory-max-words", "5", corpus)
+	if code != 0 || !strings.Contains(out, "the memory holds 5 words") ||
+		!strings.Contains(out, "15 words were evicted, their 15 contexts forgotten, to keep within --memory-max-words 5") {
+		t.Fatalf("warm past --memory-max-words: exit %d, %q, %q; want the evictions counted", code, out, stderr)
+	}
+	code, out, _ = runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", filepath.Join(t.TempDir(), "m2"),
+		corpus)
+	if code != 0 || strings.Contains(out, "evicted") {
+		t.Errorf("warm within the budget: exit %d, %q; want no evictions reported", code, out)
+	}
+}
+
+// TestServeReportsEvictions: a server counts the words it evicted in
+// /metrics and /meta.
+func TestServeReportsEvictions(t *testing.T) {
+	mf := modelFile(t)
+	url, stop, _ := startServe(t, "--model", mf, "--memory-max-words", "2")
+	defer stop()
+	status, _, body := testhttp.Post(t, url, "/vectors",
+		`{"text":"Zqone f1. Zqtwo f2. Zqthree f3. Zqfour f4. Zqfive f5.","config":{"task_type":"passage"}}`)
+	if status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	if code, _, body := testhttp.Get(t, url+"/metrics"); code != 200 || !strings.Contains(body, "\nt2vam_memory_evicted_words_total 3\n") {
+		t.Errorf("metrics: %d; want t2vam_memory_evicted_words_total 3 in %s", code, body)
+	}
+	if code, _, body := testhttp.Get(t, url+"/meta"); code != 200 || !strings.Contains(body, `"words":2,`) ||
+		!strings.Contains(body, `"evicted":3,`) {
+		t.Errorf("meta: %d %s; want 2 words, 3 evicted", code, body)
+	}
+}
