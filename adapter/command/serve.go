@@ -49,7 +49,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.wf.register(fs)
 	f.wit.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8880", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")
-	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory (if --memory-dir exists) is read, never written")
+	fs.StringVar(&f.memMode, "memory", "on", "`on`: passages teach the memory; off: the memory of --memory-dir "+
+		"(a directory that exists; none without the flag) is read, never written")
 	lim := &f.lim
 	*lim = server.DefaultLimits()
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body-bytes", lim.MaxBodyBytes, "largest request body")
@@ -189,7 +190,14 @@ func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore
 	}
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
-	// the memory, and "off" writes nothing).
+	// the memory, and "off" writes nothing). A directory given must exist:
+	// a mistyped one would serve vectors without the memory, silently.
+	if c.mopts.ReadOnly && c.memoryDir != "" {
+		if _, err := os.Stat(c.memoryDir); err != nil {
+			return nil, nil, fmt.Errorf("--memory-dir %s: --memory off reads an existing memory and never creates one: %w",
+				c.memoryDir, err)
+		}
+	}
 	mem, err := memory.Open(c.memoryDir, c.mopts)
 	if err != nil {
 		return nil, nil, err

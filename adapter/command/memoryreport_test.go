@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 )
@@ -54,5 +55,25 @@ func TestServeReportsEvictions(t *testing.T) {
 	if code, _, body := testhttp.Get(t, url+"/meta"); code != 200 || !strings.Contains(body, `"words":2,`) ||
 		!strings.Contains(body, `"evicted":3,`) {
 		t.Errorf("meta: %d %s; want 2 words, 3 evicted", code, body)
+	}
+}
+
+// TestServeMemoryOffNeedsDir: serve --memory off reads the memory of
+// --memory-dir: a directory that does not exist (a mistyped path) fails at
+// start naming the flag and the path, and an existing one is served.
+func TestServeMemoryOffNeedsDir(t *testing.T) {
+	mf := modelFile(t)
+	missing := filepath.Join(t.TempDir(), "no-such-memory")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a server that starts runs until then
+	defer cancel()
+	code, _, stderr := runCLI(ctx, "serve", "--addr", "127.0.0.1:0", "--model", mf, "--memory", "off",
+		"--memory-dir", missing)
+	if code != 1 || !strings.Contains(stderr, "--memory-dir "+missing+": --memory off reads an existing memory") {
+		t.Fatalf("serve --memory off on a missing directory: exit %d, %q; want 1 naming --memory-dir and the path", code, stderr)
+	}
+	url, stop, _ := startServe(t, "--model", mf, "--memory", "off", "--memory-dir", t.TempDir())
+	defer stop()
+	if code, _, body := testhttp.Get(t, url+"/meta"); code != 200 || !strings.Contains(body, `"read_only":true`) {
+		t.Errorf("meta of serve --memory off on an existing directory: %d %s", code, body)
 	}
 }
