@@ -133,10 +133,35 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
 	if o.Vectorizer.Weighting != vectorizer.WeightSIFCollection {
 		fmt.Fprintf(w, "(--weighting %s: passages were not counted)\n", o.Vectorizer.Weighting)
 	}
-	tenant := ""
-	if len(res.Tenants) > 0 {
-		tenant = " --tenant T (for each tenant T)"
+	cmd, note := refreshCommand(o, res)
+	fmt.Fprintf(w, "now start the vectorizer and run `%s` so that the stored vectors follow the rebuilt memory%s\n", cmd, note)
+}
+
+// refreshCommand returns the refresh command that follows a rebuild, and a
+// note on what to put in it: the URL of the text2vec-am server the stock
+// modules call, which refresh needs for their vectors and takes from the
+// collection's settings when they name one.
+func refreshCommand(o rebuild.Options, res rebuild.Result) (cmd, note string) {
+	cmd = "text2vec-am refresh --class " + res.Class
+	if o.Source.Weaviate != "" {
+		cmd += " --weaviate " + o.Source.Weaviate
 	}
-	fmt.Fprintf(w, "now start the vectorizer and run `text2vec-am refresh --class %s%s` so that the stored vectors follow the rebuilt memory\n",
-		res.Class, tenant)
+	if slices.ContainsFunc(res.Modules, func(m string) bool { return m != refresh.ModuleAM }) {
+		mods := slices.Compact(slices.Sorted(slices.Values(res.Modules)))
+		switch {
+		case res.VectorizerURL != "":
+			cmd += " --vectorizer " + res.VectorizerURL
+			note = fmt.Sprintf(" (--vectorizer: the text2vec-am server that class %s's settings name, as Weaviate reaches it; "+
+				"give its address as reached from where refresh runs)", res.Class)
+		default:
+			cmd += " --vectorizer URL"
+			note = fmt.Sprintf(" (URL: the text2vec-am server that %s calls for class %s, e.g. http://127.0.0.1:8880)",
+				strings.Join(mods, ", "), res.Class)
+		}
+	}
+	if len(res.Tenants) > 0 {
+		cmd += " --tenant T"
+		note += " (for each tenant T)"
+	}
+	return cmd, note
 }

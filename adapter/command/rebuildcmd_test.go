@@ -12,12 +12,19 @@ import (
 	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 )
 
-// oneObjectWeaviate answers a rebuild's calls for class Doc with one object.
+// oneObjectWeaviate answers a rebuild's calls for class Doc, vectorized by
+// text2vec-transformers, with one object.
 func oneObjectWeaviate(t *testing.T) string {
+	return oneObjectWeaviateClass(t, `"vectorizer":"text2vec-transformers"`)
+}
+
+// oneObjectWeaviateClass is oneObjectWeaviate with vectorizer, the class's
+// vectorizer and its module settings (JSON members).
+func oneObjectWeaviateClass(t *testing.T, vectorizer string) string {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/v1/schema/Doc":
-			io.WriteString(w, `{"class":"Doc","vectorizer":"text2vec-transformers","properties":[{"name":"body","dataType":["text"]}]}`)
+			io.WriteString(w, `{"class":"Doc",`+vectorizer+`,"properties":[{"name":"body","dataType":["text"]}]}`)
 		case r.URL.Path == "/v1/objects" && r.URL.Query().Get("after") == "":
 			io.WriteString(w, `{"objects":[{"id":"00000000-0000-0000-0000-000000000001","class":"Doc",`+
 				`"properties":{"body":"f1 r2 zorblax f3. f4 zorblax f5"}}]}`)
@@ -39,7 +46,9 @@ func TestMemoryRebuildCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"read 1 objects of Doc", "taught 1 texts", "1 passages newly counted", "text2vec-am refresh --class Doc"} {
+	for _, want := range []string{"read 1 objects of Doc", "taught 1 texts", "1 passages newly counted",
+		"`text2vec-am refresh --class Doc --weaviate " + url + " --vectorizer URL`",
+		"(URL: the text2vec-am server that text2vec-transformers calls for class Doc"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -112,5 +121,26 @@ func TestMemoryRebuildErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, stderr)
 		}
+	}
+}
+
+// TestMemoryRebuildRefreshVectorizer: the refresh command a rebuild prints
+// names the text2vec-am server that the collection's settings give its
+// stock module.
+func TestMemoryRebuildRefreshVectorizer(t *testing.T) {
+	url := oneObjectWeaviateClass(t, `"vectorizer":"text2vec-openai","moduleConfig":{"text2vec-openai":{"baseURL":"http://t2v-am:8880"}}`)
+	code, stdout, stderr := runCLI(context.Background(), "memory", "rebuild", "--model", modelFile(t), "--weaviate", url,
+		"--class", "Doc", "--memory-dir", t.TempDir())
+	want := "`text2vec-am refresh --class Doc --weaviate " + url + " --vectorizer http://t2v-am:8880`"
+	if code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "as Weaviate reaches it") {
+		t.Errorf("exit %d, %s%s; want %s", code, stdout, stderr, want)
+	}
+	// The in-process module's vectors: refresh calls Weaviate's endpoint of the module.
+	url = oneObjectWeaviateClass(t, `"vectorizer":"text2vec-am"`)
+	code, stdout, stderr = runCLI(context.Background(), "memory", "rebuild", "--model", modelFile(t), "--weaviate", url,
+		"--class", "Doc", "--module-memory", t.TempDir())
+	want = "`text2vec-am refresh --class Doc --weaviate " + url + "`"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("the in-process module: exit %d, %s%s; want %s", code, stdout, stderr, want)
 	}
 }

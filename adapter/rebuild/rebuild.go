@@ -74,8 +74,15 @@ var ErrTarget = errors.New("rebuild: name exactly one memory to rebuild")
 type Result struct {
 	refresh.WalkStats
 	Class string `json:"class"`
-	// Targets names the vectors whose texts were taught ("" is the class vector).
+	// Targets names the vectors whose texts were taught ("" is the class
+	// vector); Modules the vectorizer module that makes each.
 	Targets []string `json:"targets"`
+	Modules []string `json:"modules"`
+	// VectorizerURL is the text2vec-am server that the collection's settings
+	// name for a vector taught that a stock module makes (inferenceUrl,
+	// passageInferenceUrl or baseURL; as Weaviate reaches it), "" when none
+	// names one: refresh's --vectorizer for those vectors.
+	VectorizerURL string `json:"vectorizer_url,omitempty"`
 	// Taught counts the texts taught; Refused those over max-am-words, which
 	// an import refuses and which teach nothing.
 	Taught  int `json:"taught"`
@@ -134,6 +141,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	for _, p := range plan {
 		res.Targets = append(res.Targets, p.name)
+		res.Modules = append(res.Modules, p.module)
+		if res.VectorizerURL == "" {
+			res.VectorizerURL = p.url
+		}
 	}
 	for _, sc := range scopes {
 		if err = walkScope(ctx, &o, s, sc, plan, &res); err != nil {
@@ -217,6 +228,8 @@ func countTrue(bs ...bool) int {
 type plan struct {
 	index      int
 	name       string
+	module     string
+	url        string // the text2vec-am server a stock module's settings name
 	opts       vectorizer.Options
 	collection string
 }
@@ -240,7 +253,10 @@ func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
 			skipped = append(skipped, fmt.Sprintf("%s by %s", plan{name: t.Name}.label(), t.Module))
 			continue
 		}
-		p := plan{index: i, name: t.Name, opts: o.Vectorizer}
+		p := plan{index: i, name: t.Name, module: t.Module, opts: o.Vectorizer}
+		if !am {
+			p.url = serverURL(t.Settings)
+		}
 		if am {
 			p.collection = coll.Class()
 			opts, teach, err := moduleOptions(o.Vectorizer, t.Settings)
@@ -264,6 +280,17 @@ func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
 			refresh.ErrSchema, coll.Class(), skipped, where)
 	}
 	return out, nil
+}
+
+// serverURL returns the URL of the server that a stock module's settings
+// name ("" when they name none).
+func serverURL(settings map[string]any) string {
+	for _, key := range []string{"inferenceUrl", "passageInferenceUrl", "baseURL"} {
+		if u, _ := settings[key].(string); u != "" {
+			return u
+		}
+	}
+	return ""
 }
 
 // module reports whether o names the in-process module's memory, which
