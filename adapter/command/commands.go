@@ -76,17 +76,68 @@ type memoryFlags struct {
 	maxDFWords  int
 }
 
-func (f *memoryFlags) register(fs *flag.FlagSet) {
+// memoryUse says how a command uses --memory-dir, and so which memory flags
+// it takes and what their help says.
+type memoryUse uint8
+
+const (
+	memoryServe   memoryUse = iota // serve: a directory or RAM, read and written
+	memoryWarm                     // memory warm: a directory taught, created if missing
+	memoryRebuild                  // memory rebuild: serve's directory rebuilt, created if missing
+	memoryRead                     // memory stats, check, export: an existing directory, read only
+	memoryClear                    // memory clear: an existing directory emptied
+)
+
+// dirUsage is the help of --memory-dir for u.
+func (u memoryUse) dirUsage() string {
+	switch u {
+	case memoryWarm:
+		return "`directory` of the context memory to teach (required; created 0700 if missing)"
+	case memoryRebuild:
+		return "`directory` of serve's context memory to rebuild (created 0700 if missing)"
+	case memoryRead:
+		return "`directory` of an existing context memory (required), read and never written"
+	case memoryClear:
+		return "`directory` of the context memory to clear (required)"
+	}
+	return "`directory` of the persistent context memory (created 0700); empty: in RAM only, lost at exit"
+}
+
+// register registers the memory flags a command that uses the memory as u
+// takes: --memory-dir, the caps the memory is read under unless u clears
+// it, and the flags of its writes (fsync, snapshots) if u writes.
+func (f *memoryFlags) register(fs *flag.FlagSet, u memoryUse) {
 	d := memory.DefaultOptions()
-	fs.StringVar(&f.dir, "memory-dir", "", "`directory` of the persistent context memory (created 0700); empty: in RAM only, lost at exit")
-	fs.StringVar(&f.sync, "memory-sync", d.Sync.String(), "fsync the memory log `always` (before answering), every --memory-sync-every (interval), or never "+
-		"(only at snapshots, and before --memory-witness records a count)")
-	fs.DurationVar(&f.syncEvery, "memory-sync-every", d.SyncEvery, "fsync period of --memory-sync interval")
-	fs.IntVar(&f.maxWords, "memory-max-words", d.MaxWords, "words with contexts kept; past it the least recently changed are evicted")
+	f.sync, f.syncEvery, f.snapshot = d.Sync.String(), d.SyncEvery, d.SnapshotEvery
+	f.maxWords, f.maxContexts, f.maxBytes, f.maxDFWords = d.MaxWords, d.MaxContexts, d.MaxBytes, d.MaxDocFreqWords
+	fs.StringVar(&f.dir, "memory-dir", "", u.dirUsage())
+	if u == memoryClear {
+		return
+	}
+	evicts := "evicted"
+	if u == memoryRead {
+		evicts = "evicted in RAM as it is read (give serve's value to see what serve holds)"
+	}
+	fs.IntVar(&f.maxWords, "memory-max-words", d.MaxWords,
+		"words with contexts kept; past it the least recently changed are "+evicts)
 	fs.IntVar(&f.maxContexts, "memory-max-contexts", d.MaxContexts, "contexts kept per word (the k smallest-hash contexts)")
-	fs.Int64Var(&f.maxBytes, "memory-max-bytes", d.MaxBytes, "the memory's byte budget (contexts, words, table overheads); past it the least recently changed words are evicted")
+	fs.Int64Var(&f.maxBytes, "memory-max-bytes", d.MaxBytes,
+		"the memory's byte budget (contexts, words, table overheads); past it the least recently changed words are "+evicts)
+	fs.IntVar(&f.maxDFWords, "memory-max-df-words", d.MaxDocFreqWords,
+		"cap on distinct words whose document frequency (sif-collection) is counted; later new words weigh as unseen")
+	if u == memoryRead {
+		return
+	}
+	syncUsage := "fsync the memory log `always` (before answering), every --memory-sync-every (interval), or never " +
+		"(only at snapshots, and before --memory-witness records a count)"
+	if u != memoryServe { // a batch job: the memory is fsynced and snapshotted when it ends
+		f.sync = memory.SyncNever.String()
+		syncUsage = "fsync the memory log `always` (after every write), every --memory-sync-every (interval), " +
+			"or never (only at snapshots and at the end)"
+	}
+	fs.StringVar(&f.sync, "memory-sync", f.sync, syncUsage)
+	fs.DurationVar(&f.syncEvery, "memory-sync-every", d.SyncEvery, "fsync period of --memory-sync interval")
 	fs.IntVar(&f.snapshot, "memory-snapshot-every", d.SnapshotEvery, "write a compacted snapshot after this many log records")
-	fs.IntVar(&f.maxDFWords, "memory-max-df-words", d.MaxDocFreqWords, "cap on distinct words whose document frequency (sif-collection) is counted; later new words weigh as unseen")
 }
 
 func (f *memoryFlags) options(log *slog.Logger, readOnly bool) (memory.Options, error) {

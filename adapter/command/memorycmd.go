@@ -48,13 +48,17 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 	args := env.Args
 	fs := cli.NewFlagSet("memory "+sub, env)
 	var mf memoryFlags
-	mf.register(fs)
 	var vf vectorizerFlags
-	yes := fs.Bool("yes", false, "clear: really forget everything")
+	var yes bool
 	switch sub {
 	case "warm":
+		mf.register(fs, memoryWarm)
 		vf.register(fs)
-	case "stats", "check", "export", "clear":
+	case "stats", "check", "export":
+		mf.register(fs, memoryRead)
+	case "clear":
+		mf.register(fs, memoryClear)
+		fs.BoolVar(&yes, "yes", false, "really forget everything")
 	default:
 		return cli.UsageError("unknown memory subcommand %q: want warm, stats, check, export or clear", sub)
 	}
@@ -74,7 +78,7 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 	case "stats", "export":
 		return readMemory(env, sub, &mf, log)
 	case "clear":
-		if !*yes {
+		if !yes {
 			return cli.UsageError("memory clear forgets every remembered context; add --yes")
 		}
 		return clearMemory(env, &mf, log)

@@ -77,3 +77,37 @@ func TestServeMemoryOffNeedsDir(t *testing.T) {
 		t.Errorf("meta of serve --memory off on an existing directory: %d %s", code, body)
 	}
 }
+
+// TestMemorySubcommandFlags: each memory subcommand lists only the flags it
+// uses, with help true for it, and refuses the others.
+func TestMemorySubcommandFlags(t *testing.T) {
+	for _, c := range []struct {
+		sub           string
+		want, without []string
+	}{
+		{"stats", []string{"directory of an existing context memory (required)", "-memory-max-words", "evicted in RAM as it is read"},
+			[]string{"-yes", "-memory-sync", "-memory-snapshot-every", "created 0700", "RAM only"}},
+		{"check", []string{"directory of an existing context memory", "-memory-max-bytes"}, []string{"-yes", "-memory-sync"}},
+		{"export", []string{"directory of an existing context memory", "-memory-max-contexts"}, []string{"-yes", "-memory-snapshot-every"}},
+		{"clear", []string{"-yes", "really forget everything", "context memory to clear (required)"},
+			[]string{"clear: really", "-memory-max-words", "-memory-sync"}},
+		{"warm", []string{"context memory to teach (required; created 0700 if missing)", "-memory-snapshot-every", `(default "never")`},
+			[]string{"-yes", "RAM only", "before answering", "--memory-witness"}},
+	} {
+		_, _, help := runCLI(context.Background(), "memory", c.sub, "-h")
+		for _, w := range c.want {
+			if !strings.Contains(help, w) {
+				t.Errorf("memory %s -h lacks %q:\n%s", c.sub, w, help)
+			}
+		}
+		for _, w := range c.without {
+			if strings.Contains(help, w) {
+				t.Errorf("memory %s -h has %q:\n%s", c.sub, w, help)
+			}
+		}
+	}
+	code, _, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", t.TempDir(), "--yes")
+	if code != 2 || !strings.Contains(stderr, "-yes") {
+		t.Errorf("memory stats --yes: exit %d, %q; want a usage error", code, stderr)
+	}
+}

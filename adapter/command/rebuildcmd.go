@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
@@ -23,7 +22,7 @@ import (
 func runRebuild(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("memory rebuild", env)
 	var mf memoryFlags
-	mf.register(fs)
+	mf.register(fs, memoryRebuild)
 	var vf vectorizerFlags
 	vf.register(fs)
 	var o rebuild.Options
@@ -79,9 +78,6 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		}
 		wo.Replicas = wf.replicas
 		o.Weaviate = &wo
-	}
-	if mf.sync == memory.DefaultOptions().Sync.String() {
-		o.Memory.Sync = memory.SyncNever // Close fsyncs and snapshots at the end
 	}
 	if o.Model, _, err = vf.loadModel(); err != nil {
 		return err

@@ -45,7 +45,7 @@ type serveFlags struct {
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.vf.register(fs)
-	f.mf.register(fs)
+	f.mf.register(fs, memoryServe)
 	f.wf.register(fs)
 	f.wit.register(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8880", "listen `address` (beyond loopback, /vectors answers anyone who reaches it; see --auth-token-file)")

@@ -28,9 +28,6 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 	if err != nil {
 		return err
 	}
-	if mf.sync == memory.DefaultOptions().Sync.String() {
-		o.Sync = memory.SyncNever // Close fsyncs and snapshots at the end
-	}
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
 			return fmt.Errorf("memory warm: %w", err)
