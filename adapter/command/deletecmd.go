@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -52,7 +53,13 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := weaviatemem.DeleteMemory(ctx, o, coll, *tenant); err != nil {
+	err = weaviatemem.DeleteMemory(ctx, o, coll, *tenant)
+	if errors.Is(err, weaviatemem.ErrNoCollection) {
+		fmt.Fprintf(env.Stdout, "%s holds no text2vec-am memory collection %s (--memory-weaviate-class): "+
+			"nothing to delete for %s\n", weaviatemem.Redact(wf.url), o.Class, scopeLabel(coll, *tenant))
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("memory delete: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), weaviatemem.Redact(wf.url))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +52,30 @@ func TestMemoryDeleteWeaviate(t *testing.T) {
 	if code, _, stderr := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "Docs", "--tenant", "x",
 		"--yes"); code != 1 || !strings.Contains(stderr, "403") {
 		t.Errorf("a refused delete: exit %d, %q", code, stderr)
+	}
+}
+
+// TestMemoryDeleteNoCollection: on a Weaviate that holds no memory
+// collection, which answers calls about its tenants with a 422, memory delete
+// says there is nothing to delete, naming the collection, and exits 0.
+func TestMemoryDeleteNoCollection(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/schema/Text2vecAmMemory/tenants":
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"error":[{"message":"could not get tenants: class not found"}]}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer ts.Close()
+	for _, tenant := range [][]string{nil, {"--tenant", "acme"}} {
+		args := append([]string{"memory", "delete", "--memory-weaviate", ts.URL, "--class", "Nope", "--yes"}, tenant...)
+		code, out, stderr := runCLI(context.Background(), args...)
+		if code != 0 || !strings.Contains(out, ts.URL+" holds no text2vec-am memory collection Text2vecAmMemory") ||
+			!strings.Contains(out, "nothing to delete") || strings.Contains(out+stderr, "422") {
+			t.Errorf("%v: exit %d, %q, %q; want 0 saying there is no memory collection", tenant, code, out, stderr)
+		}
 	}
 }
 

@@ -2,10 +2,13 @@ package weaviatemem
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
 
 // DeleteMemory deletes the memory of tenant of collection (tenant "": of
@@ -21,8 +24,21 @@ func DeleteMemory(ctx context.Context, o Options, collection, tenant string) err
 		return err
 	}
 	s := &Store{o: o, base: base, http: o.client(user), scopes: make(map[string]*scope)}
-	return s.Delete(ctx, collection, tenant)
+	err = s.Delete(ctx, collection, tenant)
+	// Weaviate answers a call about the tenants of a class it does not hold
+	// with a 422 (a 404 in some versions): is the class there?
+	var he *weaviateapi.HTTPError
+	if errors.As(err, &he) && (he.Status == http.StatusUnprocessableEntity || he.Status == http.StatusNotFound) &&
+		notFound(s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(o.Class), nil, nil)) {
+		return fmt.Errorf("delete the memory of %s: %s holds no collection %s: %w", collection, Redact(o.URL), o.Class,
+			ErrNoCollection)
+	}
+	return err
 }
+
+// ErrNoCollection marks a Weaviate that holds no collection of the memory
+// (Options.Class): there is no memory kept there to delete.
+var ErrNoCollection = errors.New("no text2vec-am memory collection")
 
 // Delete deletes the memory of tenant of collection, or with tenant "" of
 // collection and all its tenants: their tenants in Weaviate and this
