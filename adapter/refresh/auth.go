@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
@@ -70,14 +71,21 @@ func (e *ClassNotFoundError) Error() string {
 // Unwrap returns the HTTP answer.
 func (e *ClassNotFoundError) Unwrap() error { return e.HTTPError }
 
-// readClass returns the definition of class o.Class; a class Weaviate does
-// not have is a *ClassNotFoundError.
+// readClass returns the definition of class o.Class. Weaviate answers a
+// class it does not have with a 404 and an empty body: that is a
+// *ClassNotFoundError. A 404 with a body comes from something else at that
+// URL (a wrong base path, a proxy, a server that is not Weaviate): an
+// error saying so, wrapping the HTTPError with its body.
 func (o *Options) readClass(ctx context.Context) (json.RawMessage, error) {
 	var raw json.RawMessage
 	err := o.callWeaviate(ctx, http.MethodGet, o.Weaviate+"/v1/schema/"+url.PathEscape(o.Class), nil, &raw)
 	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusNotFound {
-		return nil, &ClassNotFoundError{HTTPError: he, Class: o.Class, Weaviate: o.Weaviate}
+		if strings.TrimSpace(he.Body) == "" {
+			return nil, &ClassNotFoundError{HTTPError: he, Class: o.Class, Weaviate: o.Weaviate}
+		}
+		return nil, fmt.Errorf("%s may not be Weaviate's REST API "+
+			"(Weaviate answers a class it does not have with a 404 and an empty body): %w", o.Weaviate, err)
 	}
 	return raw, err
 }

@@ -299,6 +299,7 @@ func TestTextSettings(t *testing.T) {
 func TestMissingClass(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, " \n")
 	}))
 	t.Cleanup(srv.Close)
 	o := Options{Weaviate: srv.URL, Class: "Dox", Vectorizer: srv.URL + "/vec"}
@@ -313,6 +314,36 @@ func TestMissingClass(t *testing.T) {
 		var he *weaviateapi.HTTPError
 		if !errors.As(err, &nf) || nf.Class != "Dox" || !errors.As(err, &he) || he.Status != http.StatusNotFound {
 			t.Errorf("error %v: not a *ClassNotFoundError wrapping the 404", err)
+		}
+	}
+}
+
+// TestNotFoundWithBodyIsNotMissingClass: a 404 with a body (a wrong base
+// path, a proxy, the text2vec-am server given as the Weaviate) is not
+// reported as a missing class: the error keeps the answer's body and says
+// the URL may not be Weaviate's REST API.
+func TestNotFoundWithBodyIsNotMissingClass(t *testing.T) {
+	const body = `{"error":{"message":"no endpoint GET /v1/schema/Docs"}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, body, http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	o := Options{Weaviate: srv.URL, Class: "Docs", Vectorizer: srv.URL + "/vec"}
+	_, runErr := Run(context.Background(), o)
+	_, readErr := ReadCollection(context.Background(), o)
+	for _, err := range []error{runErr, readErr} {
+		var nf *ClassNotFoundError
+		if errors.As(err, &nf) {
+			t.Errorf("error %v: a *ClassNotFoundError for a 404 with a body", err)
+		}
+		var he *weaviateapi.HTTPError
+		if !errors.As(err, &he) || he.Status != http.StatusNotFound {
+			t.Errorf("error %v: does not wrap the 404", err)
+		}
+		for _, want := range []string{"no endpoint GET /v1/schema/Docs", srv.URL + " may not be Weaviate's REST API"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want one saying %q", err, want)
+			}
 		}
 	}
 }
