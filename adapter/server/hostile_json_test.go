@@ -107,8 +107,9 @@ func TestHostileConfigNotScalar(t *testing.T) {
 		b.WriteString(`}`)
 	}
 	b.WriteString(`]}}`)
-	for _, body := range []string{b.String(), `{"text":"f1","config":{"sif_a":{"a":1}}}`} {
-		if status, _, resp := testhttp.Post(t, url, "/vectors", body); status != 400 || !strings.Contains(resp, "config values are") {
+	for _, body := range []string{b.String(), `{"text":"f1","config":{"x":{"a":1}}}`} {
+		if status, _, resp := testhttp.Post(t, url, "/vectors", body); status != 400 ||
+			!strings.Contains(resp, `config key \"x\": want a string, number, boolean or null`) {
 			t.Errorf("%.60s…: %d %.200s", body, status, resp)
 		}
 	}

@@ -8,13 +8,14 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
+	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
 
 // httpError is an error with the HTTP status it is answered with.
@@ -64,7 +65,21 @@ func decodeEchoing(body []byte, dst any, fields, echoed []string) error {
 	if err := checkKeys(body, fields, echoed...); err != nil {
 		return err
 	}
-	return decodeJSON(body, dst, fields)
+	err := decodeJSON(body, dst, fields)
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		if field, _, _ := strings.Cut(typ.Field, "."); slices.Contains(echoed, field) {
+			return answerFieldError(field, fields) // not empty, whatever its type
+		}
+	}
+	return err
+}
+
+// answerFieldError refuses a request that fills field, a field of the
+// answer echoed: fields are those a request holds.
+func answerFieldError(field string, fields []string) error {
+	return errorf(http.StatusBadRequest, "field %q is a field of the answer, sent in a request only empty "+
+		"(a request holds %s)", field, strings.Join(fields, " and "))
 }
 
 func errorf(status int, format string, args ...any) *httpError {
@@ -111,57 +126,17 @@ func decodeJSON(body []byte, dst any, fields []string) error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
 		var he *httpError
-		switch {
-		case errors.As(err, &he): // a field's own decoder answered
+		if errors.As(err, &he) { // a field's own decoder answered
 			return he
-		case errors.Is(err, io.EOF):
-			return errorf(http.StatusBadRequest, "malformed JSON: empty body")
-		case errors.As(err, &syn):
-			return errorf(http.StatusBadRequest, "malformed JSON at offset %d: %v", syn.Offset, err)
-		case errors.As(err, &typ) && typ.Field == "":
-			return errorf(http.StatusBadRequest, "malformed JSON: the request body must be a JSON object "+
-				"(fields: %s), got a JSON %s", strings.Join(fields, ", "), typ.Value)
-		case errors.As(err, &typ):
-			return errorf(http.StatusBadRequest, "malformed JSON: field %q: want %s, got a JSON %s",
-				typ.Field, jsonType(typ.Type), typ.Value)
 		}
-		return errorf(http.StatusBadRequest, "malformed JSON: %v", err)
+		err = jsonmsg.Describe(err, dst, fields)
+		return &httpError{status: http.StatusBadRequest, msg: err.Error(), err: err}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errorf(http.StatusBadRequest, "malformed JSON: data after the JSON value (offset %d)", dec.InputOffset())
 	}
 	return nil
-}
-
-// jsonType names the JSON value that decodes into a value of type t:
-// "a string", "an array of numbers", "an object".
-func jsonType(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		elem := jsonType(t.Elem())
-		if _, noun, ok := strings.Cut(elem, " "); ok && elem != "a JSON value" {
-			return "an array of " + noun + "s"
-		}
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "a JSON value"
 }
 
 // appendFloat32 appends f as encoding/json encodes a float32.

@@ -572,8 +572,7 @@ func (r *vecRequest) checkEchoed() error {
 	default:
 		return nil
 	}
-	return errorf(http.StatusBadRequest, "field %q is a field of the answer, not of a request "+
-		"(a request holds text and config)", field)
+	return answerFieldError(field, []string{"text", "config"})
 }
 
 // textRequest is what the bodies of /vectors and /explain share: one text and
