@@ -11,6 +11,7 @@ import (
 	"github.com/weaviate/weaviate/usecases/config"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
 
 // Limits of the module's /vectors/batch endpoint (those of text2vec-am serve).
@@ -61,7 +62,7 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 			fail(http.StatusRequestEntityTooLarge, "body larger than %d bytes", maxBatchBytes)
 			return
 		}
-		fail(http.StatusBadRequest, "body: %v", err)
+		fail(http.StatusBadRequest, "%v", jsonmsg.Describe(err, &req, []string{"texts", "settings", "collection"}))
 		return
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

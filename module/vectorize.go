@@ -3,6 +3,7 @@ package module
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
 
 // loadRequests reads the bound of a request to the memory kept in Weaviate
@@ -164,6 +166,9 @@ func (m *Module) DeleteMemory(collection, tenant string) error {
 	return nil
 }
 
+// maxVectorBytes bounds the body of the module's POST /vectors.
+const maxVectorBytes = 1 << 20
+
 // serveVector answers POST /v1/modules/text2vec-am/vectors when
 // TEXT2VEC_AM_VECTORS_ENDPOINT is on: {"text","collection"} → {"vector"},
 // the vector nearText on collection would search with on this node.
@@ -176,10 +181,15 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		Text       string `json:"text"`
 		Collection string `json:"collection"`
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxVectorBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("body: %w", err))
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeModuleError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", maxVectorBytes))
+			return
+		}
+		writeModuleError(w, http.StatusBadRequest, jsonmsg.Describe(err, &req, []string{"text", "collection"}))
 		return
 	}
 	collection, err := checkCollection(req.Collection)

@@ -2,6 +2,7 @@ package module
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -149,5 +150,48 @@ func TestEndpointsRefuseBadCollection(t *testing.T) {
 	}
 	if after := m.mem.Stats(); !reflect.DeepEqual(after, before) {
 		t.Errorf("a refused request changed the memory: %+v → %+v", before, after)
+	}
+}
+
+// TestEndpointsSpeakJSON: /vectors and /vectors/batch refuse a body of the
+// wrong shape with 400 and a message in the request's own terms (the field,
+// the JSON types wanted and sent), never a Go type; /vectors refuses a body
+// over its bound with 413.
+func TestEndpointsSpeakJSON(t *testing.T) {
+	m := newTestModule(t, true)
+	m.env.VectorsEndpoint = true
+	h := m.RootHandler()
+	for _, c := range []struct {
+		path, body string
+		status     int
+		want       string
+	}{
+		{"/vectors", `{"text":1}`, http.StatusBadRequest, `field "text": want a string, got a JSON number`},
+		{"/vectors", `[]`, http.StatusBadRequest,
+			`the request body must be a JSON object (fields: text, collection), got a JSON array`},
+		{"/vectors", `{"txt":"w1"}`, http.StatusBadRequest, `unknown field "txt" (known: text, collection)`},
+		{"/vectors", `{"text":"` + strings.Repeat("w", maxVectorBytes) + `"}`, http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("body larger than %d bytes", maxVectorBytes)},
+		{"/vectors/batch", `{"texts":[1]}`, http.StatusBadRequest,
+			`field "texts": an element is a JSON number, want an array of strings`},
+		{"/vectors/batch", `{"texts":"w1"}`, http.StatusBadRequest,
+			`field "texts": want an array of strings, got a JSON string`},
+		{"/vectors/batch", `{"texts":["w1"],"settings":[]}`, http.StatusBadRequest,
+			`field "settings": want an object, got a JSON array`},
+		{"/vectors/batch", `{"texts":["w1"],"colour":1}`, http.StatusBadRequest,
+			`unknown field "colour" (known: texts, settings, collection)`},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(c.body)))
+		var ans struct{ Error string }
+		err := json.Unmarshal(rec.Body.Bytes(), &ans)
+		if err != nil || rec.Code != c.status || !strings.Contains(ans.Error, c.want) {
+			t.Errorf("%s %.60s: status %d %s, want %d with %q", c.path, c.body, rec.Code, rec.Body, c.status, c.want)
+		}
+		for _, leak := range []string{"Go ", "json:", "[]string", "map[string]"} {
+			if strings.Contains(ans.Error, leak) {
+				t.Errorf("%s %.60s: %s names a Go type (%q)", c.path, c.body, ans.Error, leak)
+			}
+		}
 	}
 }
