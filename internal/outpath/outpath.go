@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // File is a path a command was given, with the flag or argument that gave
@@ -102,26 +103,87 @@ func resolvedPath(p string) string {
 }
 
 // CheckWritable fails early (before hours of work) when path cannot be
-// written: its directory is missing or not writable, or path is a directory.
+// written: it names a directory (it is one, or ends in a separator), or
+// its directory is missing, lies under a file or is not writable. The
+// error names the directory absolute, and the component at fault: the
+// first one missing, or the file that stands where a directory should. It
+// wraps an *fs.PathError of that directory (errors.Is finds fs.ErrNotExist
+// or fs.ErrPermission through it).
 func CheckWritable(path string) error {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return fmt.Errorf("output %s is a directory", path)
 	}
+	if path != "" && os.IsPathSeparator(path[len(path)-1]) {
+		return fmt.Errorf("output %s names a directory (it ends in %c): give the path of a file", path, path[len(path)-1])
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".text2vec-am-check*")
 	if err != nil {
-		// The name of the file the check creates would only puzzle: name the
-		// directory and the reason.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("output %s: cannot write to directory %s, which does not exist: %w", path, dir, err)
-		}
-		return fmt.Errorf("output %s: cannot write to directory %s: %w", path, dir, err)
+		return dirError(path, dir, err)
 	}
 	f.Close()
 	os.Remove(f.Name())
 	return nil
+}
+
+// writeError is an output whose directory cannot be written: its message
+// names the output, the directory and the reason once; it wraps the
+// *fs.PathError of the directory.
+type writeError struct {
+	msg string
+	err *fs.PathError
+}
+
+func (e *writeError) Error() string { return e.msg }
+
+func (e *writeError) Unwrap() error { return e.err }
+
+// dirError words err, the failure to create a file in dir (the directory
+// of output path), without the name of the file the check tried to create
+// (it would only puzzle).
+func dirError(path, dir string, err error) error {
+	if abs, aerr := filepath.Abs(dir); aerr == nil {
+		dir = abs
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	we := &writeError{err: &fs.PathError{Op: "write to directory", Path: dir, Err: err}}
+	prefix := fmt.Sprintf("output %s: cannot write to directory %s", path, dir)
+	culprit, isFile := firstExisting(dir)
+	switch {
+	case (errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrNotExist)) && isFile && culprit == dir:
+		we.msg = prefix + ", which is a file, not a directory"
+	case (errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrNotExist)) && isFile:
+		we.msg = fmt.Sprintf("%s: %s is a file, not a directory", prefix, culprit)
+	case errors.Is(err, fs.ErrNotExist) && culprit == dir:
+		we.msg = prefix + ", which does not exist"
+	case errors.Is(err, fs.ErrNotExist) && culprit != "":
+		we.msg = fmt.Sprintf("%s: %s does not exist", prefix, culprit)
+	default:
+		we.msg = fmt.Sprintf("%s: %v", prefix, err)
+	}
+	return we
+}
+
+// firstExisting walks up from dir (absolute) to the first path that
+// exists. When that is a file, it returns the file and true; when it is a
+// directory, the missing path just below it (dir itself when only dir is
+// missing) and false; "" when no component can be told at fault.
+func firstExisting(dir string) (string, bool) {
+	below := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err == nil {
+			if !info.IsDir() {
+				return d, true
+			}
+			return below, false
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+		below = d
+	}
 }

@@ -73,7 +73,9 @@ func TestSamePath(t *testing.T) {
 
 // TestCheckWritableNamesTheDirectory: an output in a missing directory, under
 // a file or in a directory that cannot be written is refused with the
-// directory and the reason, never the name of the file the check creates.
+// directory (absolute), the component at fault and the reason, said once,
+// never the name of the file the check creates; the error is an
+// *fs.PathError of the directory.
 func TestCheckWritableNamesTheDirectory(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -81,30 +83,76 @@ func TestCheckWritableNamesTheDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "nonexist", "dir")
-	err := CheckWritable(filepath.Join(missing, "x.vec"))
-	if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+missing+", which does not exist") || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing directory: %v", err)
+	var cases []error
+	for _, c := range []struct {
+		path, dir, want string
+		notExist        bool
+	}{
+		{filepath.Join(missing, "x.vec"), missing,
+			"cannot write to directory " + missing + ": " + filepath.Join(dir, "nonexist") + " does not exist", true},
+		{filepath.Join(dir, "new", "x.vec"), filepath.Join(dir, "new"),
+			"cannot write to directory " + filepath.Join(dir, "new") + ", which does not exist", true},
+		{filepath.Join(file, "x.vec"), file,
+			"cannot write to directory " + file + ", which is a file, not a directory", false},
+		{filepath.Join(file, "sub", "x.vec"), filepath.Join(file, "sub"),
+			"cannot write to directory " + filepath.Join(file, "sub") + ": " + file + " is a file, not a directory", false},
+	} {
+		err := CheckWritable(c.path)
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) || errors.Is(err, fs.ErrNotExist) != c.notExist {
+			t.Errorf("%s: %v, want one ending %q (errors.Is ErrNotExist %v)", c.path, err, c.want, c.notExist)
+		}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Path != c.dir {
+			t.Errorf("%s: %v: not an *fs.PathError of %s", c.path, err, c.dir)
+		}
+		cases = append(cases, err)
 	}
-	cases := []error{err}
-	err = CheckWritable(filepath.Join(file, "x.vec"))
-	if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+file+": not a directory") {
-		t.Errorf("directory that is a file: %v", err)
-	}
-	cases = append(cases, err)
 	if os.Geteuid() != 0 { // root writes anywhere
 		ro := filepath.Join(dir, "ro")
 		if err := os.Mkdir(ro, 0o555); err != nil {
 			t.Fatal(err)
 		}
-		err = CheckWritable(filepath.Join(ro, "x.vec"))
-		if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+ro) || !errors.Is(err, fs.ErrPermission) {
+		err := CheckWritable(filepath.Join(ro, "x.vec"))
+		var pe *fs.PathError
+		if err == nil || !strings.HasSuffix(err.Error(), "cannot write to directory "+ro+": permission denied") ||
+			!errors.Is(err, fs.ErrPermission) || !errors.As(err, &pe) || pe.Path != ro {
 			t.Errorf("read-only directory: %v", err)
 		}
 		cases = append(cases, err)
+		t.Chdir(ro)
+		err = CheckWritable("x.vec")
+		if err == nil || !strings.Contains(err.Error(), "cannot write to directory "+ro+": ") {
+			t.Errorf("relative path in a read-only working directory: %v, want one naming %s", err, ro)
+		}
 	}
 	for _, err := range cases {
 		if err != nil && strings.Contains(err.Error(), "text2vec-am-check") {
 			t.Errorf("%v names the check's own file", err)
 		}
+	}
+}
+
+// TestCheckWritableRelative: a relative output is refused naming its
+// directory absolute ("." would say nothing).
+func TestCheckWritableRelative(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("afile", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"nonexist/x.vec": "output nonexist/x.vec: cannot write to directory " + filepath.Join(dir, "nonexist") +
+			", which does not exist",
+		"afile/sub/x.vec": "output afile/sub/x.vec: cannot write to directory " + filepath.Join(dir, "afile", "sub") +
+			": " + filepath.Join(dir, "afile") + " is a file, not a directory",
+		"x.vec/":          "output x.vec/ names a directory (it ends in /): give the path of a file",
+		"nonexist/x.vec/": "output nonexist/x.vec/ names a directory (it ends in /)",
+	} {
+		if err := CheckWritable(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+	if err := CheckWritable("x.vec"); err != nil {
+		t.Errorf("x.vec in a writable working directory: %v", err)
 	}
 }
