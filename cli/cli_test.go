@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -150,5 +151,53 @@ func TestMainFlagErrorIsShort(t *testing.T) {
 	code = Main(context.Background(), "t2v", testCommands(&ran), []string{"flags", "a", "--help"}, &out, &errOut)
 	if code != 0 || !strings.Contains(errOut.String(), "Usage of text2vec-am flags:\n  -n int\n") {
 		t.Errorf("--help: exit %d, stderr %q; want 0 and the usage", code, errOut.String())
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	cands := []string{"serve", "memory", "model", "refresh", "infer", "nn", "max-am-words", "max-contexts", "fail"}
+	for _, c := range []struct{ word, want string }{
+		{"serv", "serve"}, {"sreve", "serve"}, {"modle", "model"}, {"memroy", "memory"}, {"refersh", "refresh"},
+		{"max-am-word", "max-am-words"}, {"max-contxts", "max-contexts"}, {"nm", "nn"}, {"fial", "fail"},
+		{"x", ""}, {"zzzzz", ""}, {"", ""}, {"n", ""}, {"inference", ""}, {"ünfer", "infer"},
+	} {
+		if got := Suggest(c.word, cands); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+}
+
+// UsageError keeps the error of a %w verb: errors.Is and errors.As find it
+// (and ErrUsage) through the result, whose message is the usual one; an
+// error formatted with %v, or no error, is text only.
+func TestUsageErrorWraps(t *testing.T) {
+	cause := &fs.PathError{Op: "open", Path: "/data/out.vec", Err: fs.ErrPermission}
+	err := UsageError("--out %s: %w", "/data/out.vec", cause)
+	var pe *fs.PathError
+	if !errors.Is(err, ErrUsage) || !errors.Is(err, fs.ErrPermission) || !errors.As(err, &pe) || pe != cause {
+		t.Errorf("UsageError with %%w: %v; want errors.Is ErrUsage and fs.ErrPermission, errors.As the *fs.PathError", err)
+	}
+	if want := "usage error: --out /data/out.vec: open /data/out.vec: permission denied"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	plain := UsageError("--n: %d is negative, %v", -1, cause)
+	if !errors.Is(plain, ErrUsage) || errors.Is(plain, fs.ErrPermission) || plain.Error() != "usage error: --n: -1 is negative, "+cause.Error() {
+		t.Errorf("UsageError without %%w: %v; want a usage error that wraps nothing else", plain)
+	}
+}
+
+func TestPathsRepeatable(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var p Paths
+	fs.Var(&p, "corpus", "")
+	if err := fs.Parse([]string{"--corpus", "a", "--corpus", "b,c"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p) != 2 || p[0] != "a" || p[1] != "b,c" || p.String() != "a,b,c" {
+		t.Fatalf("paths = %q (%s)", p, p.String())
+	}
+	if err := fs.Parse([]string{"--corpus", ""}); err == nil {
+		t.Fatal("empty path accepted")
 	}
 }
