@@ -185,22 +185,23 @@ func Main(ctx context.Context, name string, cmds []Command, args []string, stdou
 		return 2
 	}
 	err := c.Run(ctx, Env{Args: args[1:], Stdout: stdout, Stderr: stderr})
+	cmd := commandPath(c.Name, err) // "memory stats" for a subcommand of a group
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, ErrUsage):
-		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
+		fmt.Fprintf(stderr, "%s %s: %v\n", name, cmd, err)
 		if fe := (*FlagError)(nil); errors.As(err, &fe) {
 			fmt.Fprintf(stderr, "run \"%s -h\" for its flags\n", fe.Command)
 		}
 		return 2
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "%s %s: interrupted\n", name, c.Name)
+		fmt.Fprintf(stderr, "%s %s: interrupted\n", name, cmd)
 		return 130
 	default:
-		fmt.Fprintf(stderr, "%s %s: %v\n", name, c.Name, err)
+		fmt.Fprintf(stderr, "%s %s: %v\n", name, cmd, err)
 		return 1
 	}
 }

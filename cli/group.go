@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +31,10 @@ func Group(name, summary, noun, note string, subs []Command) Command {
 			if c.Name == env.Args[0] {
 				sub := env
 				sub.Args = env.Args[1:]
-				return c.Run(ctx, sub)
+				if err := c.Run(ctx, sub); err != nil {
+					return &subcommandError{name: c.Name, err: err}
+				}
+				return nil
 			}
 		}
 		printGroup(env.Stderr, g, noun, note)
@@ -52,4 +56,26 @@ func printGroup(w io.Writer, g Command, noun, note string) {
 		fmt.Fprintf(w, "\n%s\n", note)
 	}
 	fmt.Fprintf(w, "\nRun 'text2vec-am %s <%s> -h' for its flags.\n", g.Name, noun)
+}
+
+// subcommandError is the error of the subcommand name of a group, so that
+// Main names the whole command ("text2vec-am memory stats: …"). Its message
+// and what errors.Is and errors.As find are err's.
+type subcommandError struct {
+	name string
+	err  error
+}
+
+func (e *subcommandError) Error() string { return e.err.Error() }
+
+func (e *subcommandError) Unwrap() error { return e.err }
+
+// commandPath returns the command that failed with err, of which top is the
+// command Main ran: top and the subcommands err names, as in "memory stats".
+func commandPath(top string, err error) string {
+	path := top
+	for se := (*subcommandError)(nil); errors.As(err, &se); err = se.err {
+		path += " " + se.name
+	}
+	return path
 }

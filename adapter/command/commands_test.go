@@ -60,6 +60,22 @@ func runCLI(ctx context.Context, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// checkText fails t unless text, named what, holds every string of want and
+// none of without.
+func checkText(t *testing.T, what, text string, want, without []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+	for _, w := range without {
+		if strings.Contains(text, w) {
+			t.Errorf("%s has %q:\n%s", what, w, text)
+		}
+	}
+}
+
 func TestServeFlagErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -337,6 +353,23 @@ func TestServeUnknownFlagIsShort(t *testing.T) {
 		"run \"text2vec-am serve -h\" for its flags\n"
 	if code != 2 || out != "" || stderr != want {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, want)
+	}
+}
+
+// TestMemorySubcommandErrorNamesIt: an error of a memory subcommand names
+// it, not only the group, and says it once.
+func TestMemorySubcommandErrorNamesIt(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", dir, "--memory-sync", "never")
+	want := "text2vec-am memory stats: usage error: flag provided but not defined: -memory-sync\n" +
+		"run \"text2vec-am memory stats -h\" for its flags\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = runCLI(context.Background(), "memory", "delete", "--class", "Doc")
+	want = "text2vec-am memory delete: usage error: give exactly one of --memory-weaviate URL and --module-memory DIR\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }
 

@@ -31,9 +31,9 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	case fs.NArg() > 0:
 		return cli.UsageError("memory delete takes no arguments, got %q", fs.Args())
 	case countSet(wf.url, *moduleDir) != 1:
-		return cli.UsageError("memory delete: give exactly one of --memory-weaviate URL and --module-memory DIR")
+		return cli.UsageError("give exactly one of --memory-weaviate URL and --module-memory DIR")
 	case *class == "":
-		return cli.UsageError("memory delete: --class is required")
+		return cli.UsageError("--class is required")
 	case !*yes:
 		return cli.UsageError("memory delete forgets the contexts and passage counts of %s; add --yes", *class)
 	}
@@ -60,7 +60,7 @@ func runDelete(ctx context.Context, env cli.Env) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("memory delete: %w", err)
+		return fmt.Errorf("--memory-weaviate: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), weaviatemem.Redact(wf.url))
 	return nil
@@ -70,14 +70,14 @@ func runDelete(ctx context.Context, env cli.Env) error {
 // in-process module's directory dir.
 func deleteModuleMemory(dir, collection, tenant string, log *slog.Logger) error {
 	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("memory delete: --module-memory: %w", err)
+		return fmt.Errorf("--module-memory: %w", err)
 	}
 	o := memory.DefaultOptions()
 	o.Logger = log
 	colls := memory.NewCollections(dir, o, memory.MaxCollections)
 	if err := colls.Delete(collection, tenant); err != nil {
 		colls.Close()
-		return fmt.Errorf("memory delete: %w", err)
+		return fmt.Errorf("--module-memory %s: %w", dir, err)
 	}
 	return colls.Close()
 }

@@ -222,7 +222,7 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 	}
 	h := memoryHealth{Dir: mf.dir, Files: []memoryFile{}, Damaged: []memory.Damage{}}
 	if h.Files, err = listMemoryFiles(h.Files, mf.dir, ""); err != nil {
-		return fmt.Errorf("memory check: %w", err)
+		return fmt.Errorf("list the files of %s: %w", mf.dir, err)
 	}
 	mem, err := memory.Open(mf.dir, o)
 	if err != nil {
@@ -251,7 +251,7 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 		return err
 	}
 	if !h.Healthy {
-		return fmt.Errorf("memory check: %s is damaged (%d files salvaged in RAM; a writable open moves them aside)", mf.dir, len(h.Damaged))
+		return fmt.Errorf("%s is damaged (%d files salvaged in RAM; a writable open moves them aside)", mf.dir, len(h.Damaged))
 	}
 	return nil
 }

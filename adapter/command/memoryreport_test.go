@@ -95,16 +95,7 @@ func TestMemorySubcommandFlags(t *testing.T) {
 			[]string{"-yes", "RAM only", "before answering", "--memory-witness"}},
 	} {
 		_, _, help := runCLI(context.Background(), "memory", c.sub, "-h")
-		for _, w := range c.want {
-			if !strings.Contains(help, w) {
-				t.Errorf("memory %s -h lacks %q:\n%s", c.sub, w, help)
-			}
-		}
-		for _, w := range c.without {
-			if strings.Contains(help, w) {
-				t.Errorf("memory %s -h has %q:\n%s", c.sub, w, help)
-			}
-		}
+		checkText(t, "memory "+c.sub+" -h", help, c.want, c.without)
 	}
 	code, _, stderr := runCLI(context.Background(), "memory", "stats", "--memory-dir", t.TempDir(), "--yes")
 	if code != 2 || !strings.Contains(stderr, "-yes") {

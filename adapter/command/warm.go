@@ -30,7 +30,7 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 	}
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("memory warm: %w", err)
+			return fmt.Errorf("corpus: %w", err)
 		}
 	}
 	m, _, err := vf.loadModel()
@@ -83,7 +83,7 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Options, path string) (offered, lines int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("memory warm: %w", err)
+		return 0, 0, fmt.Errorf("corpus: %w", err)
 	}
 	defer f.Close()
 	r, closeZ, err := model.MaybeGunzip(f, 1<<20)
