@@ -128,7 +128,7 @@ func (s *Store) drop(sc *scope) bool {
 	if s.scopes[sc.name] != sc {
 		return false
 	}
-	delete(s.scopes, sc.name)
+	s.forget(sc)
 	s.dropped++
 	return true
 }

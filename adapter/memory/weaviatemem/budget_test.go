@@ -318,3 +318,62 @@ func TestFreshCopyKeepsTheNewestWords(t *testing.T) {
 		}
 	}
 }
+
+// TestEventCountsOnlyGrow: the store's counts of events (evicted words and
+// their contexts, among them) add those of the copies it replaced by a
+// copy read afresh and of the copies it dropped, so that they never fall.
+func TestEventCountsOnlyGrow(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	const words, keep = 50, 10
+	for i := range words {
+		w := fmt.Sprintf("w%d", i)
+		put(f, contextObject(memory.Observation{Word: w, Context: w + " in a sentence"}), f.Now+int64(i))
+	}
+	s := openStore(t, ts.URL, func(o *Options) { o.Refresh, o.Memory.MaxWords = time.Hour, keep })
+	sc, err := s.loadedScope(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.Stats().Memory
+	if mem, _ := sc.current(); first.Evicted == 0 || first.Evicted != mem.Stats().Evicted ||
+		first.EvictedContexts != first.Evicted { // a context each
+		t.Fatalf("after reading %d words into a copy of %d: %d evicted with %d contexts, the copy %d; want some, a context each",
+			words, keep, first.Evicted, first.EvictedContexts, mem.Stats().Evicted)
+	}
+	// A count below the objects read: the copy is read afresh into a new one.
+	f.Mu.Lock()
+	for id := range f.Tenants[sharedTenant] {
+		delete(f.Tenants[sharedTenant], id)
+		break
+	}
+	f.Mu.Unlock()
+	sc.mu.Lock()
+	sc.lastFull = time.Now().Add(-2 * fullReadEvery)
+	sc.mu.Unlock()
+	if err := s.refreshScope(context.Background(), sc); err != nil || s.Stats().Remote.Refreshes["afresh"] != 1 {
+		t.Fatalf("read afresh: %v, refreshes %v", err, s.Stats().Remote.Refreshes)
+	}
+	mem, _ := sc.current()
+	afresh := s.Stats().Memory
+	if own := mem.Stats().Evicted; own == 0 || afresh.Evicted != first.Evicted+own ||
+		afresh.EvictedContexts != first.EvictedContexts+mem.Stats().EvictedContexts {
+		t.Errorf("after a copy read afresh that evicted %d words: %d evicted (%d contexts), want %d",
+			own, afresh.Evicted, afresh.EvictedContexts, first.Evicted+own)
+	}
+	// The copy dropped: its counts stay, and those of the copy read next add.
+	if !s.drop(sc) {
+		t.Fatal("the copy was not dropped")
+	}
+	if st := s.Stats().Memory; st.Evicted != afresh.Evicted || st.EvictedContexts != afresh.EvictedContexts {
+		t.Errorf("after the copy was dropped: %d evicted (%d contexts), want %d (%d)",
+			st.Evicted, st.EvictedContexts, afresh.Evicted, afresh.EvictedContexts)
+	}
+	again, err := s.loadedScope(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _ = again.current()
+	if st, own := s.Stats().Memory, mem.Stats().Evicted; own == 0 || st.Evicted != afresh.Evicted+own {
+		t.Errorf("after the copy was read again, evicting %d words: %d evicted, want %d", own, st.Evicted, afresh.Evicted+own)
+	}
+}

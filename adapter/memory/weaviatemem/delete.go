@@ -68,7 +68,7 @@ func (s *Store) Delete(ctx context.Context, collection, tenant string) error {
 	s.mu.Lock()
 	for key, sc := range s.scopes {
 		if key == name || (tenant == "" && strings.HasPrefix(key, collection+"/")) {
-			delete(s.scopes, key)
+			s.forget(sc)
 			dropped = append(dropped, sc)
 		}
 	}

@@ -40,7 +40,8 @@ type scope struct {
 	// fullReadEvery (Weaviate refused the incremental query, or answered
 	// it with creation times that order nothing).
 	noIncremental time.Time
-	fresh         *freshCopy // the copy read afresh that replaces mem once read (nil: none)
+	fresh         *freshCopy   // the copy read afresh that replaces mem once read (nil: none)
+	past          memory.Stats // the events counted by the copies mem replaced (addEvents)
 }
 
 // newScope returns an empty copy of the scope name with the options of o.
@@ -73,13 +74,16 @@ func (sc *scope) current() (*memory.Memory, *vectorizer.Cache) {
 	return sc.mem, sc.cache
 }
 
-// memStats returns the copy's statistics without marking the scope used, so
-// that reading them (/meta, metrics) leaves the least recently used scope as
-// it is.
+// memStats returns the copy's statistics, its counts of events including
+// those of the copies it replaced, without marking the scope used, so that
+// reading them (/meta, metrics) leaves the least recently used scope as it
+// is.
 func (sc *scope) memStats() memory.Stats {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
-	return sc.mem.Stats()
+	st := sc.mem.Stats()
+	addEvents(&st, sc.past)
+	return st
 }
 
 // apply adds the objects not in the copy yet (own says they are this
@@ -192,6 +196,7 @@ func (sc *scope) endFresh(r *freshCopy, failed error, since int64) error {
 	if r.err != nil {
 		return fmt.Errorf("add the own writes to the copy read in full: %w", r.err)
 	}
+	addEvents(&sc.past, sc.mem.Stats())
 	sc.mem, sc.read, sc.newest = r.mem, r.read, r.newest
 	sc.cache = vectorizer.NewBoundedCache(sc.cacheBytes) // versions of another memory
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()

@@ -40,13 +40,14 @@ func (s *Store) Stats() memstore.Stats {
 	for _, sc := range s.scopes {
 		scopes = append(scopes, sc)
 	}
-	ready, err, dropped := s.ready, s.err, s.dropped
+	ready, err, dropped, past := s.ready, s.err, s.dropped, s.past
 	s.mu.Unlock()
 	r := &memstore.RemoteStats{URL: s.base, Class: s.o.Class, Replicas: s.o.Replicas, State: "ready",
 		Scopes: make(map[string]memstore.ScopeStats, len(scopes)), QueuedWrites: len(s.queue),
 		Written: s.written.Load(), WriteErrors: s.writeErrors.Load(), Refreshes: s.refreshes.snapshot(),
 		MaxBytes: s.o.MaxBytes, Dropped: dropped}
 	var sum memory.Stats
+	addEvents(&sum, past)
 	for _, sc := range scopes {
 		r.Scopes[sc.name] = sc.stats()
 		if !sc.isLoaded() {
@@ -77,8 +78,17 @@ func addStats(sum *memory.Stats, st memory.Stats) {
 	sum.DocFreqRejected += st.DocFreqRejected
 	sum.ContextBytes += st.ContextBytes
 	sum.BudgetBytes += st.BudgetBytes
-	sum.Evicted += st.Evicted
 	sum.PassageHashes += st.PassageHashes
+	addEvents(sum, st)
+}
+
+// addEvents adds to sum the counts of events of st, those a memory counts
+// from its Open: the store keeps the counts of the copies it dropped or
+// replaced, so that its counts only grow.
+func addEvents(sum *memory.Stats, st memory.Stats) {
+	sum.DocFreqRejected += st.DocFreqRejected
+	sum.Evicted += st.Evicted
+	sum.EvictedContexts += st.EvictedContexts
 	sum.Offered += st.Offered
 	sum.Rejected += st.Rejected
 }

@@ -26,9 +26,10 @@ type Store struct {
 
 	mu      sync.Mutex
 	scopes  map[string]*scope
-	ready   bool  // the class is there
-	err     error // the last failure of the background work (nil after a success)
-	dropped int64 // copies dropped for MaxScopes or MaxBytes
+	ready   bool         // the class is there
+	err     error        // the last failure of the background work (nil after a success)
+	dropped int64        // copies dropped for MaxScopes or MaxBytes
+	past    memory.Stats // the events counted by the copies dropped (forget)
 
 	queue       chan *lesson
 	written     atomic.Int64
@@ -184,6 +185,13 @@ func (s *Store) refreshScope(ctx context.Context, sc *scope) error {
 	return err
 }
 
+// forget removes the copy sc from the store, keeping its counts of events
+// in s.past. s.mu must be held.
+func (s *Store) forget(sc *scope) {
+	delete(s.scopes, sc.name)
+	addEvents(&s.past, sc.memStats())
+}
+
 // scope returns the copy of name, creating it (and dropping the least
 // recently used one beyond MaxScopes).
 func (s *Store) scope(name string) (*scope, error) {
@@ -200,7 +208,7 @@ func (s *Store) scope(name string) (*scope, error) {
 			}
 			sc.mu.RUnlock()
 		}
-		delete(s.scopes, oldest.name)
+		s.forget(oldest)
 		s.dropped++
 	}
 	sc, err := newScope(name, s.o)
