@@ -19,13 +19,18 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 )
 
-// adapterArgs are the serve flags of the adapter under test.
+// adapterArgs are the serve flags of the adapter under test: its memory in
+// memDir (none without one), teaching or not. serve --memory off needs
+// memDir to exist.
 func adapterArgs(r *reference, memDir string, teach bool) []string {
 	mode := "off"
 	if teach {
 		mode = "on"
 	}
-	args := []string{"--memory-dir", memDir, "--memory", mode}
+	args := []string{"--memory", mode}
+	if memDir != "" {
+		args = append(args, "--memory-dir", memDir)
+	}
 	if r.modelPath != "" {
 		args = append(args, "--model", r.modelPath)
 	}
@@ -123,7 +128,10 @@ func TestTransformersAdapter(t *testing.T) {
 	e := requireE2E(t)
 	r := loadReference(t, e)
 	tmp := t.TempDir()
-	memDir := filepath.Join(tmp, "memory")
+	memDir := filepath.Join(tmp, "memory") // empty until Teaching fills it
+	if err := os.MkdirAll(memDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	adapterPort := freePorts(t, 1)[0]
 	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), adapterPort, adapterArgs(r, memDir, false))
 	w := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data"), filepath.Join(tmp, "weaviate.log"), newWeaviatePorts(t),

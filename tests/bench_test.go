@@ -35,7 +35,7 @@ func TestImportThroughput(t *testing.T) {
 	r := loadReference(t, e)
 	tmp := t.TempDir()
 
-	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, filepath.Join(tmp, "memory-a"), false))
+	a := startAdapter(t, text2vecAM(t, e.repo), filepath.Join(tmp, "adapter.log"), freePorts(t, 1)[0], adapterArgs(r, "", false)) // an empty memory
 	stock := startWeaviate(t, stockServer(t), filepath.Join(tmp, "data-stock"), filepath.Join(tmp, "weaviate-stock.log"), newWeaviatePorts(t),
 		append([]string{"TRANSFORMERS_INFERENCE_API=" + a.url("")}, stockModulesEnv(t)...))
 	custom := startWeaviate(t, customServer(t, e.repo), filepath.Join(tmp, "data-custom"), filepath.Join(tmp, "weaviate-custom.log"), newWeaviatePorts(t), customEnv(r))

@@ -142,6 +142,15 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 	if c.weaviate != nil {
 		c.weaviate.AcceptDropped = f.wit.reset
 	}
+	// A directory --memory off reads must exist: a mistyped one would serve
+	// vectors without the memory, silently. Checked here, so that an error
+	// names the environment variable that gave the path.
+	if readOnly && f.mf.dir != "" {
+		if _, err := os.Stat(f.mf.dir); err != nil {
+			return c, fmt.Errorf("--memory-dir %s: --memory off reads an existing memory and never creates one: %w",
+				f.mf.dir, err)
+		}
+	}
 	return c, nil
 }
 
@@ -190,14 +199,8 @@ func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore
 	}
 	// Always a memory: with --memory off and no directory an empty read-only
 	// one, so that passages count nowhere (sif-collection keeps its counts in
-	// the memory, and "off" writes nothing). A directory given must exist:
-	// a mistyped one would serve vectors without the memory, silently.
-	if c.mopts.ReadOnly && c.memoryDir != "" {
-		if _, err := os.Stat(c.memoryDir); err != nil {
-			return nil, nil, fmt.Errorf("--memory-dir %s: --memory off reads an existing memory and never creates one: %w",
-				c.memoryDir, err)
-		}
-	}
+	// the memory, and "off" writes nothing; config checked that a directory
+	// given exists).
 	mem, err := memory.Open(c.memoryDir, c.mopts)
 	if err != nil {
 		return nil, nil, err

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +172,27 @@ func TestServeLimitsOutOfRange(t *testing.T) {
 	args := []string{"--max-body-bytes", top, "--max-body-buffer", huge, "--explain-max-words", "0", "--explain-max-bytes", "0"}
 	if _, err := parseServe(cli.Env{Args: args, Stderr: &bytes.Buffer{}}, mapLookup(nil)); err != nil {
 		t.Errorf("%q: %v", args, err)
+	}
+}
+
+// TestServeMemoryOffDirEnv: serve --memory off on a directory that does not
+// exist fails before the model loads, naming the path, and the environment
+// variable when that gave it.
+func TestServeMemoryOffDirEnv(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-memory")
+	env := map[string]string{"TEXT2VEC_AM_MEMORY": "off", "TEXT2VEC_AM_MEMORY_DIR": missing}
+	_, err := parseServe(cli.Env{Stderr: &bytes.Buffer{}}, mapLookup(env))
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "--memory-dir "+missing+": ") ||
+		!strings.Contains(err.Error(), "TEXT2VEC_AM_MEMORY_DIR="+missing) {
+		t.Errorf("a missing directory from the environment: %v; want it named with its variable", err)
+	}
+	_, err = parseServe(cli.Env{Args: []string{"--memory", "off", "--memory-dir", missing}, Stderr: &bytes.Buffer{}},
+		mapLookup(nil))
+	if !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "environment") {
+		t.Errorf("a missing directory from the flags: %v; want it named, no variable", err)
+	}
+	env["TEXT2VEC_AM_MEMORY_DIR"] = t.TempDir()
+	if _, err := parseServe(cli.Env{Stderr: &bytes.Buffer{}}, mapLookup(env)); err != nil {
+		t.Errorf("an existing directory from the environment: %v", err)
 	}
 }
