@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -47,16 +48,16 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	}
 	o.MemoryDir = mf.dir
 	if n := countSet(o.MemoryDir, o.ModuleDir, wf.url); n != 1 {
-		return cli.UsageError("memory rebuild: give exactly one of --memory-dir (serve's memory), --module-memory "+
+		return cli.UsageError("give exactly one of --memory-dir (serve's memory), --module-memory "+
 			"(the in-process module's) or --memory-weaviate (the memory kept in Weaviate); %d given", n)
 	}
 	if o.ModuleScopes && wf.url == "" {
-		return cli.UsageError("memory rebuild: --module-scopes names scopes of the memory kept in Weaviate: give --memory-weaviate")
+		return cli.UsageError("--module-scopes names scopes of the memory kept in Weaviate: give --memory-weaviate")
 	}
 	for _, d := range []string{o.MemoryDir, o.ModuleDir} {
 		if d != "" {
 			if _, err := os.Stat(d); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("memory rebuild: %w", err)
+				return fmt.Errorf("memory directory: %w", err)
 			}
 		}
 	}
@@ -87,7 +88,9 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return fmt.Errorf("%w (%d objects read)", err, res.Read)
 	}
-	printRebuild(env, o, res)
+	keyGiven := false
+	fs.Visit(func(f *flag.Flag) { keyGiven = keyGiven || f.Name == "api-key" })
+	printRebuild(env, o, res, keyGiven)
 	return nil
 }
 
@@ -101,8 +104,9 @@ func countSet(ss ...string) int {
 	return n
 }
 
-// printRebuild says what the rebuild did and what to run next.
-func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
+// printRebuild says what the rebuild did and what to run next; keyGiven:
+// the rebuild was given --api-key, which the command printed leaves out.
+func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result, keyGiven bool) {
 	w := env.Stdout
 	fmt.Fprintf(w, "read %d objects of %s (%d without text), taught %d texts", res.Read, res.Class, res.Empty, res.Taught)
 	if res.Refused > 0 {
@@ -130,23 +134,40 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result) {
 		fmt.Fprintf(w, "(--weighting %s: passages were not counted)\n", o.Vectorizer.Weighting)
 	}
 	cmd, note := refreshCommand(o, res)
+	if keyGiven {
+		note += fmt.Sprintf(" (refresh needs Weaviate's API key too: set %s to it, or add --api-key)", refresh.APIKeyEnv)
+	}
 	fmt.Fprintf(w, "now start the vectorizer and run `%s` so that the stored vectors follow the rebuilt memory%s\n", cmd, note)
 }
 
 // refreshCommand returns the refresh command that follows a rebuild, and a
 // note on what to put in it: the URL of the text2vec-am server the stock
 // modules call, which refresh needs for their vectors and takes from the
-// collection's settings when they name one.
+// collection's settings when they name one. It reads the collection as the
+// rebuild did (--weaviate with its password redacted, --lowercase) and
+// refreshes the vectors the rebuilt memory makes: each named with --vector
+// when the collection has others, or when the rebuild was given --vector.
 func refreshCommand(o rebuild.Options, res rebuild.Result) (cmd, note string) {
 	cmd = "text2vec-am refresh --class " + res.Class
 	if o.Source.Weaviate != "" {
-		cmd += " --weaviate " + o.Source.Weaviate
+		cmd += " --weaviate " + weaviatemem.Redact(o.Source.Weaviate)
+		if weaviatemem.Redact(o.Source.Weaviate) != o.Source.Weaviate {
+			note += " (xxxxx: the password in --weaviate)"
+		}
+	}
+	if len(res.Others) > 0 || len(o.Source.Targets) > 0 {
+		for _, name := range res.Follow {
+			cmd += " --vector " + name
+		}
+	}
+	if o.Source.LowerCase {
+		cmd += " --lowercase"
 	}
 	if slices.ContainsFunc(res.Modules, func(m string) bool { return m != refresh.ModuleAM }) {
 		mods := slices.Compact(slices.Sorted(slices.Values(res.Modules)))
 		switch {
 		case res.VectorizerURL != "":
-			cmd += " --vectorizer " + res.VectorizerURL
+			cmd += " --vectorizer " + weaviatemem.Redact(res.VectorizerURL)
 			note = fmt.Sprintf(" (--vectorizer: the text2vec-am server that class %s's settings name, as Weaviate reaches it; "+
 				"give its address as reached from where refresh runs)", res.Class)
 		default:

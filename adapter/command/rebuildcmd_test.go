@@ -144,3 +144,52 @@ func TestMemoryRebuildRefreshVectorizer(t *testing.T) {
 		t.Errorf("the in-process module: exit %d, %s%s; want %s", code, stdout, stderr, want)
 	}
 }
+
+// TestMemoryRebuildRefreshMixed: for a collection with a text2vec-am vector
+// and a stock module's, the refresh command a rebuild prints names with
+// --vector the vectors of the memory rebuilt (only those), and reads the
+// collection as the rebuild did: --lowercase, --weaviate with its password
+// redacted, and a note for an API key given on the command line, never the
+// key itself.
+func TestMemoryRebuildRefreshMixed(t *testing.T) {
+	url := oneObjectWeaviateClass(t, `"vectorConfig":{`+
+		`"am":{"vectorizer":{"text2vec-am":{}},"vectorIndexType":"hnsw"},`+
+		`"tr":{"vectorizer":{"text2vec-transformers":{}},"vectorIndexType":"hnsw"}}`)
+	mf := modelFile(t)
+	for _, c := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"--module-memory", t.TempDir()}, []string{"`text2vec-am refresh --class Doc --weaviate " + url + " --vector am`"},
+			[]string{"--vector tr", "--vectorizer"}},
+		{[]string{"--memory-dir", t.TempDir()},
+			[]string{"`text2vec-am refresh --class Doc --weaviate " + url + " --vector tr --vectorizer URL`"},
+			[]string{"--vector am", "API key"}},
+		{[]string{"--memory-dir", t.TempDir(), "--vector", "tr", "--lowercase", "--api-key", "s3cret-key"},
+			[]string{"--vector tr --lowercase --vectorizer URL`", "refresh needs Weaviate's API key too: set WEAVIATE_API_KEY"},
+			[]string{"s3cret-key", "--vector am"}},
+	} {
+		args := append([]string{"memory", "rebuild", "--model", mf, "--weaviate", url, "--class", "Doc"}, c.args...)
+		code, stdout, stderr := runCLI(context.Background(), args...)
+		if code != 0 {
+			t.Errorf("%q: exit %d: %s", c.args, code, stderr)
+			continue
+		}
+		checkText(t, fmt.Sprintf("%q: output", c.args), stdout, c.want, c.not)
+	}
+	// Only the class's text2vec-am vector, named: --vector names it.
+	code, stdout, stderr := runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", url,
+		"--class", "Doc", "--module-memory", t.TempDir(), "--vector", "am")
+	if want := "--weaviate " + url + " --vector am`"; code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("--vector am: exit %d, %s%s; want %s", code, stdout, stderr, want)
+	}
+	// Credentials in --weaviate: the printed command redacts the password.
+	withUser := strings.Replace(url, "http://", "http://ann:pa55word@", 1)
+	code, stdout, stderr = runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", withUser,
+		"--class", "Doc", "--module-memory", t.TempDir())
+	redacted := strings.Replace(url, "http://", "http://ann:xxxxx@", 1)
+	if code != 0 || strings.Contains(stdout, "pa55word") || !strings.Contains(stdout, "--weaviate "+redacted+" --vector am`") ||
+		!strings.Contains(stdout, "xxxxx: the password in --weaviate") {
+		t.Errorf("--weaviate with a password: exit %d, %s%s; want it redacted", code, stdout, stderr)
+	}
+}

@@ -78,6 +78,14 @@ type Result struct {
 	// vector); Modules the vectorizer module that makes each.
 	Targets []string `json:"targets"`
 	Modules []string `json:"modules"`
+	// Follow names the vectors read that the memory rebuilt makes, the ones
+	// to refresh after it: Targets and the text2vec-am vectors whose imports
+	// do not teach (they read the same memory). Others names the vectors
+	// read that another memory makes (text2vec-am's for serve's memory, the
+	// stock modules' for the module's): the rebuild taught nothing from
+	// them, and refreshing them is another memory's business.
+	Follow []string `json:"follow"`
+	Others []string `json:"others,omitempty"`
 	// VectorizerURL is the text2vec-am server that the collection's settings
 	// name for a vector taught that a stock module makes (inferenceUrl,
 	// passageInferenceUrl or baseURL; as Weaviate reaches it), "" when none
@@ -138,6 +146,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	s, err := openSink(o, coll.Class())
 	if err != nil {
 		return res, err
+	}
+	for _, t := range coll.Targets() {
+		if (t.Module == refresh.ModuleAM) == o.module() {
+			res.Follow = append(res.Follow, t.Name)
+		} else {
+			res.Others = append(res.Others, t.Name)
+		}
 	}
 	for _, p := range plan {
 		res.Targets = append(res.Targets, p.name)
