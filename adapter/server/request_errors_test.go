@@ -50,7 +50,9 @@ func TestRequestErrorsSpeakJSON(t *testing.T) {
 		{"/v1/embeddings", `{"input":"f1","model":1}`, `field "model": want a string, got a JSON number`},
 		{"/v1/embeddings", `{"input":["f1",2]}`, `field "input": text 1: want a string, got a JSON number`},
 		{"/v1/embeddings", `{"input":"f1","dimensions":1536}`,
-			`field "dimensions" = 1536: this model's vectors have 32 dimensions; a larger number cannot be given`},
+			`field "dimensions" = 1536: this model's vectors have 32 dimensions; a larger number cannot be given ` +
+				`(Weaviate's text2vec-openai asks for it with OpenAI's models: give the collection's moduleConfig ` +
+				`a "model" of another name)`},
 		{"/v1/embeddings", `{"input":"f1","dimensions":10}`,
 			`field "dimensions" = 10: this model's vectors have 32 dimensions and cannot be shortened`},
 		{"/v1/embeddings", `{"input":"f1","dimensions":0}`, `field "dimensions" = 0: want a positive number`},
