@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -375,5 +376,17 @@ func TestEventCountsOnlyGrow(t *testing.T) {
 	mem, _ = again.current()
 	if st, own := s.Stats().Memory, mem.Stats().Evicted; own == 0 || st.Evicted != afresh.Evicted+own {
 		t.Errorf("after the copy was read again, evicting %d words: %d evicted, want %d", own, st.Evicted, afresh.Evicted+own)
+	}
+}
+
+// TestAddStatsCountsEachOnce: a copy's sizes and event counts add to the
+// store's sum once each.
+func TestAddStatsCountsEachOnce(t *testing.T) {
+	st := memory.Stats{Words: 1, Contexts: 2, Passages: 3, DocFreqWords: 4, DocFreqRejected: 5, ContextBytes: 6,
+		BudgetBytes: 7, PassageHashes: 8, Evicted: 9, EvictedContexts: 10, Offered: 11, Rejected: 12}
+	var sum memory.Stats
+	addStats(&sum, st)
+	if !reflect.DeepEqual(sum, st) {
+		t.Errorf("addStats of %+v into zero: %+v", st, sum)
 	}
 }

@@ -75,7 +75,6 @@ func addStats(sum *memory.Stats, st memory.Stats) {
 	sum.Contexts += st.Contexts
 	sum.Passages += st.Passages
 	sum.DocFreqWords += st.DocFreqWords
-	sum.DocFreqRejected += st.DocFreqRejected
 	sum.ContextBytes += st.ContextBytes
 	sum.BudgetBytes += st.BudgetBytes
 	sum.PassageHashes += st.PassageHashes
