@@ -9,6 +9,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 )
 
@@ -56,13 +57,13 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	err = weaviatemem.DeleteMemory(ctx, o, coll, *tenant)
 	if errors.Is(err, weaviatemem.ErrNoCollection) {
 		fmt.Fprintf(env.Stdout, "%s holds no text2vec-am memory collection %s (--memory-weaviate-class): "+
-			"nothing to delete for %s\n", weaviatemem.Redact(wf.url), o.Class, scopeLabel(coll, *tenant))
+			"nothing to delete for %s\n", weaviateapi.Redact(wf.url), o.Class, scopeLabel(coll, *tenant))
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("--memory-weaviate: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), weaviatemem.Redact(wf.url))
+	fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), weaviateapi.Redact(wf.url))
 	return nil
 }
 

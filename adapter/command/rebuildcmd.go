@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/rebuild"
 	"github.com/text2vec-am/text2vec-am/adapter/refresh"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 )
 
@@ -123,7 +123,7 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result, keyGiven b
 		fmt.Fprintf(w, "%s: %d passages counted; %d words with %d contexts remembered\n", st.Dir, st.Passages, st.Words, st.Contexts)
 	}
 	if o.Weaviate != nil {
-		fmt.Fprintf(w, "%s: %d objects written\n", weaviatemem.Redact(o.Weaviate.URL), res.Written)
+		fmt.Fprintf(w, "%s: %d objects written\n", weaviateapi.Redact(o.Weaviate.URL), res.Written)
 	}
 	for _, name := range slices.Sorted(maps.Keys(res.Scopes)) {
 		st := res.Scopes[name]
@@ -150,8 +150,8 @@ func printRebuild(env cli.Env, o rebuild.Options, res rebuild.Result, keyGiven b
 func refreshCommand(o rebuild.Options, res rebuild.Result) (cmd, note string) {
 	cmd = "text2vec-am refresh --class " + res.Class
 	if o.Source.Weaviate != "" {
-		cmd += " --weaviate " + weaviatemem.Redact(o.Source.Weaviate)
-		if weaviatemem.Redact(o.Source.Weaviate) != o.Source.Weaviate {
+		cmd += " --weaviate " + weaviateapi.Redact(o.Source.Weaviate)
+		if weaviateapi.Redact(o.Source.Weaviate) != o.Source.Weaviate {
 			note += " (xxxxx: the password in --weaviate)"
 		}
 	}
@@ -167,12 +167,15 @@ func refreshCommand(o rebuild.Options, res rebuild.Result) (cmd, note string) {
 		mods := slices.Compact(slices.Sorted(slices.Values(res.Modules)))
 		switch {
 		case res.VectorizerURL != "":
-			cmd += " --vectorizer " + weaviatemem.Redact(res.VectorizerURL)
-			note = fmt.Sprintf(" (--vectorizer: the text2vec-am server that class %s's settings name, as Weaviate reaches it; "+
+			cmd += " --vectorizer " + weaviateapi.Redact(res.VectorizerURL)
+			note += fmt.Sprintf(" (--vectorizer: the text2vec-am server that class %s's settings name, as Weaviate reaches it; "+
 				"give its address as reached from where refresh runs)", res.Class)
+			if weaviateapi.Redact(res.VectorizerURL) != res.VectorizerURL {
+				note += " (xxxxx: the password in --vectorizer)"
+			}
 		default:
 			cmd += " --vectorizer URL"
-			note = fmt.Sprintf(" (URL: the text2vec-am server that %s calls for class %s, e.g. http://127.0.0.1:8880)",
+			note += fmt.Sprintf(" (URL: the text2vec-am server that %s calls for class %s, e.g. http://127.0.0.1:8880)",
 				strings.Join(mods, ", "), res.Class)
 		}
 	}

@@ -183,13 +183,16 @@ func TestMemoryRebuildRefreshMixed(t *testing.T) {
 	if want := "--weaviate " + url + " --vector am`"; code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("--vector am: exit %d, %s%s; want %s", code, stdout, stderr, want)
 	}
-	// Credentials in --weaviate: the printed command redacts the password.
+	// Credentials in --weaviate: the printed command redacts the password
+	// and says so, whatever else its note says.
 	withUser := strings.Replace(url, "http://", "http://ann:pa55word@", 1)
-	code, stdout, stderr = runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", withUser,
-		"--class", "Doc", "--module-memory", t.TempDir())
 	redacted := strings.Replace(url, "http://", "http://ann:xxxxx@", 1)
-	if code != 0 || strings.Contains(stdout, "pa55word") || !strings.Contains(stdout, "--weaviate "+redacted+" --vector am`") ||
-		!strings.Contains(stdout, "xxxxx: the password in --weaviate") {
-		t.Errorf("--weaviate with a password: exit %d, %s%s; want it redacted", code, stdout, stderr)
+	for _, mem := range [][]string{{"--module-memory", t.TempDir(), "--vector am`"}, {"--memory-dir", t.TempDir(), "--vectorizer URL`"}} {
+		code, stdout, stderr = runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", withUser,
+			"--class", "Doc", mem[0], mem[1])
+		if code != 0 || strings.Contains(stdout, "pa55word") || !strings.Contains(stdout, "--weaviate "+redacted+" ") ||
+			!strings.Contains(stdout, mem[2]) || !strings.Contains(stdout, "xxxxx: the password in --weaviate") {
+			t.Errorf("%s, --weaviate with a password: exit %d, %s%s; want it redacted and said so", mem[0], code, stdout, stderr)
+		}
 	}
 }

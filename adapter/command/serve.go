@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/adapter/witness"
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -146,7 +148,11 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 	// vectors without the memory, silently. Checked here, so that an error
 	// names the environment variable that gave the path.
 	if readOnly && f.mf.dir != "" {
-		if _, err := os.Stat(f.mf.dir); err != nil {
+		st, err := os.Stat(f.mf.dir)
+		if err == nil && !st.IsDir() {
+			err = errors.New("not a directory")
+		}
+		if err != nil {
 			return c, fmt.Errorf("--memory-dir %s: --memory off reads an existing memory and never creates one: %w",
 				f.mf.dir, err)
 		}
@@ -188,7 +194,7 @@ func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore
 		if err != nil {
 			return nil, nil, err
 		}
-		c.log.Info("context memory kept in Weaviate", "url", weaviatemem.Redact(c.weaviate.URL), "class", c.weaviate.Class,
+		c.log.Info("context memory kept in Weaviate", "url", weaviateapi.Redact(c.weaviate.URL), "class", c.weaviate.Class,
 			"replicas", c.weaviate.Replicas, "read_only", c.weaviate.ReadOnly)
 		v, err := vectorizer.New(m, nil, c.vopts)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -190,6 +191,15 @@ func TestServeMemoryOffDirEnv(t *testing.T) {
 		mapLookup(nil))
 	if !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "environment") {
 		t.Errorf("a missing directory from the flags: %v; want it named, no variable", err)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = parseServe(cli.Env{Args: []string{"--memory", "off", "--memory-dir", file}, Stderr: &bytes.Buffer{}},
+		mapLookup(nil))
+	if err == nil || !strings.Contains(err.Error(), "--memory-dir "+file+": ") || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a file as the directory: %v; want it named as not a directory", err)
 	}
 	env["TEXT2VEC_AM_MEMORY_DIR"] = t.TempDir()
 	if _, err := parseServe(cli.Env{Stderr: &bytes.Buffer{}}, mapLookup(env)); err != nil {

@@ -82,10 +82,10 @@ func (o *Options) readClass(ctx context.Context) (json.RawMessage, error) {
 	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusNotFound {
 		if strings.TrimSpace(he.Body) == "" {
-			return nil, &ClassNotFoundError{HTTPError: he, Class: o.Class, Weaviate: o.Weaviate}
+			return nil, &ClassNotFoundError{HTTPError: he, Class: o.Class, Weaviate: weaviateapi.Redact(o.Weaviate)}
 		}
 		return nil, fmt.Errorf("%s may not be Weaviate's REST API "+
-			"(Weaviate answers a class it does not have with a 404 and an empty body): %w", o.Weaviate, err)
+			"(Weaviate answers a class it does not have with a 404 and an empty body): %w", weaviateapi.Redact(o.Weaviate), err)
 	}
 	return raw, err
 }

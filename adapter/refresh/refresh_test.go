@@ -328,10 +328,17 @@ func TestNotFoundWithBodyIsNotMissingClass(t *testing.T) {
 		http.Error(w, body, http.StatusNotFound)
 	}))
 	t.Cleanup(srv.Close)
-	o := Options{Weaviate: srv.URL, Class: "Docs", Vectorizer: srv.URL + "/vec"}
+	// A password in the Weaviate URL is never shown, and the body's final
+	// newline does not end the message.
+	withUser := strings.Replace(srv.URL, "http://", "http://ann:pa55word@", 1)
+	o := Options{Weaviate: withUser, Class: "Docs", Vectorizer: srv.URL + "/vec"}
 	_, runErr := Run(context.Background(), o)
 	_, readErr := ReadCollection(context.Background(), o)
+	shown := strings.Replace(srv.URL, "http://", "http://ann:xxxxx@", 1)
 	for _, err := range []error{runErr, readErr} {
+		if err == nil || strings.Contains(err.Error(), "pa55word") || strings.HasSuffix(err.Error(), "\n") {
+			t.Errorf("error %q: want the password redacted and no final newline", err)
+		}
 		var nf *ClassNotFoundError
 		if errors.As(err, &nf) {
 			t.Errorf("error %v: a *ClassNotFoundError for a 404 with a body", err)
@@ -340,7 +347,7 @@ func TestNotFoundWithBodyIsNotMissingClass(t *testing.T) {
 		if !errors.As(err, &he) || he.Status != http.StatusNotFound {
 			t.Errorf("error %v: does not wrap the 404", err)
 		}
-		for _, want := range []string{"no endpoint GET /v1/schema/Docs", srv.URL + " may not be Weaviate's REST API"} {
+		for _, want := range []string{"no endpoint GET /v1/schema/Docs", shown + " may not be Weaviate's REST API"} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want one saying %q", err, want)
 			}

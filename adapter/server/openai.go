@@ -173,6 +173,11 @@ func (s *Server) checkEmbeddingsRequest(req *embeddingsRequest) (base64Format bo
 		return false, errorf(http.StatusBadRequest, "field \"input\": no text")
 	}
 	if err := s.checkDimensions("dimensions", req.Dimensions); err != nil {
+		var he *httpError
+		if d := string(req.Dimensions); (d == "1536" || d == "3072") && errors.As(err, &he) {
+			he.msg += ` (Weaviate's text2vec-openai asks for it with OpenAI's models: give the collection's ` +
+				`moduleConfig a "model" of another name)`
+		}
 		return false, err
 	}
 	if f := req.EncodingFormat; f != nil {
@@ -207,13 +212,8 @@ func (s *Server) dimensionsError(where string, d int64) error {
 	dim := int64(s.vec.Dim())
 	switch {
 	case d > dim:
-		hint := ""
-		if d == 1536 || d == 3072 {
-			hint = ` (Weaviate's text2vec-openai asks for it with OpenAI's models: give the collection's ` +
-				`moduleConfig a "model" of another name)`
-		}
 		return errorf(http.StatusBadRequest, "%s = %d: this model's vectors have %d dimensions; "+
-			"a larger number cannot be given%s", where, d, dim, hint)
+			"a larger number cannot be given", where, d, dim)
 	case d < 1:
 		return errorf(http.StatusBadRequest, "%s = %d: want a positive number (this model's vectors have %d dimensions)",
 			where, d, dim)

@@ -74,6 +74,20 @@ func TestRequestErrorsSpeakJSON(t *testing.T) {
 			}
 		}
 	}
+	// The hint for OpenAI's dimensions is given where text2vec-openai asks.
+	for _, c := range []struct {
+		path, body string
+		hint       bool
+	}{
+		{"/v1/embeddings", `{"input":"f1","dimensions":1536}`, true},
+		{"/v2/embed", `{"texts":["f1"],"output_dimension":1536}`, false},
+		{"/vectors", `{"text":"f1","config":{"dimensions":1536}}`, false},
+	} {
+		code, _, body := testhttp.Post(t, url, c.path, c.body)
+		if code != 400 || strings.Contains(body, "text2vec-openai asks") != c.hint {
+			t.Errorf("%s %s: %d %s, want 400 with the text2vec-openai hint %v", c.path, c.body, code, body, c.hint)
+		}
+	}
 	// Weaviate's transformers client sends the answer's fields back empty.
 	body := `{"text":"f1 f2","dims":0,"vector":null,"error":"","config":{"pooling_strategy":"masked_mean"}}`
 	if code, _, resp := testhttp.Post(t, url, "/vectors", body); code != 200 {

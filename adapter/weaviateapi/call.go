@@ -12,7 +12,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 )
@@ -29,7 +31,17 @@ type HTTPError struct {
 }
 
 func (e *HTTPError) Error() string {
-	return fmt.Sprintf("%s %s: status %d: %.500s", e.Method, e.URL, e.Status, e.Body)
+	return fmt.Sprintf("%s %s: status %d: %.500s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
+}
+
+// Redact returns rawURL with the password of its user information replaced
+// by "xxxxx" (rawURL unparseable: "(an unparseable URL)").
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(an unparseable URL)"
+	}
+	return u.Redacted()
 }
 
 // busyRetries is how often Call retries an answer 503 or 429.
@@ -39,24 +51,25 @@ const busyRetries = 6
 // token unless it is empty, and decodes a 2xx answer into out (unless nil).
 // 503 and 429 answers are retried (up to 6 times, honouring Retry-After up
 // to MaxRetryAfter, and logging each wait), as a busy Weaviate or text2vec-am
-// server asks; other non-2xx answers are an *HTTPError. url must not hold
-// credentials: it is named in errors and logs.
-func Call(ctx context.Context, hc *http.Client, method, url, apiKey string, body, out any) error {
+// server asks; other non-2xx answers are an *HTTPError. A password in
+// rawURL (basic authentication) is shown as xxxxx in errors and logs.
+func Call(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, body, out any) error {
+	shown := Redact(rawURL)
 	var data []byte
 	if body != nil {
 		var err error
 		if data, err = json.Marshal(body); err != nil {
-			return fmt.Errorf("encode %s %s: %w", method, url, err)
+			return fmt.Errorf("encode %s %s: %w", method, shown, err)
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		status, header, raw, err := send(ctx, hc, method, url, apiKey, data, body != nil)
+		status, header, raw, err := send(ctx, hc, method, rawURL, apiKey, data, body != nil)
 		if err != nil {
 			return err
 		}
 		if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && attempt < busyRetries {
 			wait := RetryWait(attempt, header.Get("Retry-After"))
-			slog.Info("the server is busy; waiting before retrying", "url", url, "status", status, "wait", wait)
+			slog.Info("the server is busy; waiting before retrying", "url", shown, "status", status, "wait", wait)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -65,23 +78,24 @@ func Call(ctx context.Context, hc *http.Client, method, url, apiKey string, body
 			continue
 		}
 		if status/100 != 2 {
-			return &HTTPError{Method: method, URL: url, Status: status, Body: string(raw)}
+			return &HTTPError{Method: method, URL: shown, Status: status, Body: string(raw)}
 		}
 		if out == nil {
 			return nil
 		}
 		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("%s %s: decode answer: %w (%.300s)", method, url, err, raw)
+			return fmt.Errorf("%s %s: decode answer: %w (%.300s)", method, shown, err, raw)
 		}
 		return nil
 	}
 }
 
 // send makes one request and reads its answer, at most MaxAnswerBytes.
-func send(ctx context.Context, hc *http.Client, method, url, apiKey string, data []byte, isJSON bool) (int, http.Header, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(data))
+func send(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, data []byte, isJSON bool) (int, http.Header, []byte, error) {
+	shown := Redact(rawURL) // as errors name it
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, bytes.NewReader(data))
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, url, err)
+		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	if isJSON {
 		req.Header.Set("Content-Type", "application/json")
@@ -91,15 +105,15 @@ func send(ctx context.Context, hc *http.Client, method, url, apiKey string, data
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, url, err)
+		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
 	resp.Body.Close()
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s: read answer: %w", method, url, err)
+		return 0, nil, nil, fmt.Errorf("%s %s: read answer: %w", method, shown, err)
 	}
 	if len(raw) > MaxAnswerBytes {
-		return 0, nil, nil, fmt.Errorf("%s %s: answer larger than %d bytes", method, url, MaxAnswerBytes)
+		return 0, nil, nil, fmt.Errorf("%s %s: answer larger than %d bytes", method, shown, MaxAnswerBytes)
 	}
 	return resp.StatusCode, resp.Header, raw, nil
 }

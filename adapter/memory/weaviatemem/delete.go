@@ -30,7 +30,7 @@ func DeleteMemory(ctx context.Context, o Options, collection, tenant string) err
 	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && (he.Status == http.StatusUnprocessableEntity || he.Status == http.StatusNotFound) &&
 		notFound(s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(o.Class), nil, nil)) {
-		return fmt.Errorf("delete the memory of %s: %s holds no collection %s: %w", collection, Redact(o.URL), o.Class,
+		return fmt.Errorf("delete the memory of %s: %s holds no collection %s: %w", collection, weaviateapi.Redact(o.URL), o.Class,
 			ErrNoCollection)
 	}
 	return err

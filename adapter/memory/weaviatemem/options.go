@@ -118,7 +118,7 @@ var classRE = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,254}$`)
 func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	u, err := url.Parse(strings.TrimSpace(o.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", nil, &OptionError{"URL", fmt.Errorf("URL %q: want http://host:port or https://host:port", Redact(o.URL))}
+		return "", nil, &OptionError{"URL", fmt.Errorf("URL %q: want http://host:port or https://host:port", weaviateapi.Redact(o.URL))}
 	}
 	user, u.User = u.User, nil
 	base = strings.TrimRight(u.String(), "/")
@@ -175,16 +175,6 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-// Redact returns rawURL with the password of its user information replaced
-// by "xxxxx" (rawURL unparseable: "(an unparseable URL)").
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(an unparseable URL)"
-	}
-	return u.Redacted()
 }
 
 // basicAuth sends every request with user's basic authentication.

@@ -19,6 +19,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/internal/fakeweaviate"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
@@ -243,7 +244,7 @@ func TestCredentialsNeverPrinted(t *testing.T) {
 	f.Fail("/v1/batch", writeAttempts, 500)
 	_, _, err := s.VectorizeBatch(context.Background(), baseVectorizer(t), "", testmodel.JargonPassages(3), vectorizer.TaskPassage, vectorizer.DefaultOptions())
 	st := fmt.Sprintf("%+v", *s.Stats().Remote)
-	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": logs.String(), "stats": st, "redacted": Redact(url)} {
+	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": logs.String(), "stats": st, "redacted": weaviateapi.Redact(url)} {
 		if strings.Contains(text, "s3cr3t") {
 			t.Errorf("the password is in the %s: %s", what, text)
 		}
