@@ -210,7 +210,7 @@ func reciprocal(rank int) float64 {
 func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Options) (*Result, error) {
 	start := time.Now()
 	if opts.Top < 1 {
-		return nil, fmt.Errorf("demo: top must be at least 1, got %d", opts.Top)
+		return nil, fmt.Errorf("top must be at least 1, got %d", opts.Top)
 	}
 	if opts.Explain == "" {
 		opts.Explain = DefaultExplainWord
@@ -220,19 +220,19 @@ func Run(ctx context.Context, w io.Writer, m *model.Model, data Data, opts Optio
 		vopts = *opts.Vectorizer
 	}
 	if err := vopts.Validate(); err != nil {
-		return nil, fmt.Errorf("demo: vectorizer options: %w", err)
+		return nil, fmt.Errorf("vectorizer options: %w", err)
 	}
 	// The memory lives in RAM only: the demo leaves nothing behind.
 	mopts := memory.DefaultOptions()
 	mopts.Sync = memory.SyncNever
 	mem, err := memory.Open("", mopts)
 	if err != nil {
-		return nil, fmt.Errorf("demo: open in-memory context memory: %w", err)
+		return nil, fmt.Errorf("open in-memory context memory: %w", err)
 	}
 	defer mem.Close()
 	vz, err := vectorizer.New(m, mem, vopts)
 	if err != nil {
-		return nil, fmt.Errorf("demo: vectorizer: %w", err)
+		return nil, fmt.Errorf("make the vectorizer: %w", err)
 	}
 	s := &searcher{vz: vz, opts: vopts, docs: data.Docs, vecs: make([]encoded, len(data.Docs))}
 	res := &Result{Documents: len(data.Docs), DataName: data.Name}
@@ -299,7 +299,7 @@ func teachAndEncode(ctx context.Context, s *searcher, mem *memory.Memory, data D
 		}
 		n, err := vz.Learn(d.Text, vopts)
 		if err != nil {
-			return fmt.Errorf("demo: teach the memory from document %q: %w", d.ID, err)
+			return fmt.Errorf("teach the memory from document %q: %w", d.ID, err)
 		}
 		res.Observations += n
 	}
@@ -311,7 +311,7 @@ func teachAndEncode(ctx context.Context, s *searcher, mem *memory.Memory, data D
 		}
 		v, err := s.encode(d.Text, s.opts.ForObjects())
 		if err != nil {
-			return fmt.Errorf("demo: vectorize document %q: %w", d.ID, err)
+			return fmt.Errorf("vectorize document %q: %w", d.ID, err)
 		}
 		s.vecs[i] = v
 	}
@@ -329,7 +329,7 @@ func search(ctx context.Context, s *searcher, p *printer, data Data, opts Option
 		}
 		e, err := s.encode(q.Text, s.opts)
 		if err != nil {
-			return fmt.Errorf("demo: vectorize query %q: %w", q.ID, err)
+			return fmt.Errorf("vectorize query %q: %w", q.ID, err)
 		}
 		hb, ha := s.rank(e.base, pickBase), s.rank(e.am, pickAM)
 		qr := QueryResult{Query: q, RankBase: s.firstRelevant(hb, q.Relevant), RankAM: s.firstRelevant(ha, q.Relevant), AMWords: e.amWords}
@@ -349,7 +349,7 @@ func search(ctx context.Context, s *searcher, p *printer, data Data, opts Option
 	if opts.Query != "" {
 		e, err := s.encode(opts.Query, s.opts)
 		if err != nil {
-			return fmt.Errorf("demo: vectorize --query %q: %w", opts.Query, err)
+			return fmt.Errorf("vectorize --query %q: %w", opts.Query, err)
 		}
 		p.query("your query", Query{Text: opts.Query}, e, s, s.rank(e.base, pickBase), s.rank(e.am, pickAM), opts.Top, nil)
 	}
@@ -368,7 +368,7 @@ func explainWord(p *printer, s *searcher, m *model.Model, word string, res *Resu
 	case errors.Is(err, vectorizer.ErrNoWords):
 		p.noExplanation(word)
 	case err != nil:
-		return fmt.Errorf("demo: explain %q: %w", word, err)
+		return fmt.Errorf("explain %q: %w", word, err)
 	default:
 		if len(ex.Words) > 0 {
 			we := ex.Words[0]

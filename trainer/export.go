@@ -48,15 +48,15 @@ func runExport(_ context.Context, env cli.Env) error {
 		return err
 	}
 	if m.Base == nil {
-		return fmt.Errorf("export: %s holds AM weights without base embeddings (not a serving bundle)", *ref)
+		return fmt.Errorf("%s holds AM weights without base embeddings (not a serving bundle)", *ref)
 	}
 	if *countsOut != "" {
 		if m.Base.Counts == nil {
-			return fmt.Errorf("export: %s has no word counts", *ref)
+			return fmt.Errorf("%s has no word counts", *ref)
 		}
 		f, err := os.Create(*countsOut)
 		if err != nil {
-			return fmt.Errorf("export: %w", err)
+			return fmt.Errorf("--counts-out: %w", err)
 		}
 		w := bufio.NewWriter(f)
 		err = model.WriteCounts(w, m.Base.Words, m.Base.Counts)
@@ -67,14 +67,14 @@ func runExport(_ context.Context, env cli.Env) error {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("export counts: %w", err)
+			return fmt.Errorf("--counts-out %s: %w", *countsOut, err)
 		}
 	}
 	if *out == "-" {
 		return model.WriteEmbeddingsText(env.Stdout, m.Base)
 	}
 	if err := model.SaveEmbeddings(*out, m.Base, *binary); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("--out: %w", err)
 	}
 	fmt.Fprintf(env.Stderr, "wrote %d vectors of dimension %d to %s\n", m.Base.Len(), m.Base.Dim, *out)
 	return nil

@@ -30,13 +30,13 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return cli.UsageError("memory delete takes no arguments, got %q", fs.Args())
+		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
 	case countSet(wf.url, *moduleDir) != 1:
 		return cli.UsageError("give exactly one of --memory-weaviate URL and --module-memory DIR")
 	case *class == "":
 		return cli.UsageError("--class is required")
 	case !*yes:
-		return cli.UsageError("memory delete forgets the contexts and passage counts of %s; add --yes", *class)
+		return cli.UsageError("--yes is required: delete forgets the contexts and passage counts of %s", *class)
 	}
 	coll, err := memory.CollectionName(*class)
 	if err != nil {

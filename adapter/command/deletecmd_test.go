@@ -125,11 +125,11 @@ func TestMemoryDeleteUsage(t *testing.T) {
 		{[]string{"--class", "Doc", "--yes"}, "exactly one of --memory-weaviate"},
 		{[]string{"--memory-weaviate", "http://w:8080", "--module-memory", "/tmp", "--class", "Doc", "--yes"}, "exactly one"},
 		{[]string{"--memory-weaviate", "http://w:8080", "--yes"}, "--class is required"},
-		{[]string{"--memory-weaviate", "http://w:8080", "--class", "Doc"}, "add --yes"},
+		{[]string{"--memory-weaviate", "http://w:8080", "--class", "Doc"}, "--yes is required"},
 		{[]string{"--memory-weaviate", "http://w:8080", "--class", "9x", "--yes"}, "--class: "},
 		{[]string{"--memory-weaviate", "w:8080", "--class", "Doc", "--yes"}, "--memory-weaviate: "},
 		{[]string{"--memory-weaviate", "http://w:8080", "--memory-weaviate-class", "lower", "--class", "Doc", "--yes"}, "--memory-weaviate-class: "},
-		{[]string{"--memory-weaviate", "http://w:8080", "--class", "Doc", "--yes", "extra"}, "no arguments"},
+		{[]string{"--memory-weaviate", "http://w:8080", "--class", "Doc", "--yes", "extra"}, "unexpected arguments"},
 	} {
 		code, _, stderr := runCLI(context.Background(), append([]string{"memory", "delete"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -35,13 +35,13 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("healthcheck: %w", err)
+		return fmt.Errorf("no answer: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// The reason, as the server gives it (Docker keeps it with the health status).
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
-		return fmt.Errorf("healthcheck %s: status %d: %s", *url, resp.StatusCode, strings.TrimSpace(string(body)))
+		return fmt.Errorf("%s: status %d: %s", *url, resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	return nil
 }

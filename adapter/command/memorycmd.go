@@ -66,10 +66,10 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 		return err
 	}
 	if mf.dir == "" {
-		return cli.UsageError("memory %s: --memory-dir is required", sub)
+		return cli.UsageError("--memory-dir is required")
 	}
 	if sub != "warm" && fs.NArg() > 0 {
-		return cli.UsageError("memory %s takes no arguments, got %q", sub, fs.Args())
+		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	switch sub {
@@ -79,7 +79,7 @@ func runMemory(ctx context.Context, env cli.Env, sub string) error {
 		return readMemory(env, sub, &mf, log)
 	case "clear":
 		if !yes {
-			return cli.UsageError("memory clear forgets every remembered context; add --yes")
+			return cli.UsageError("--yes is required: clear forgets every remembered context")
 		}
 		return clearMemory(env, &mf, log)
 	}
@@ -93,7 +93,7 @@ func readMemory(env cli.Env, sub string, mf *memoryFlags, log *slog.Logger) erro
 		return err
 	}
 	if _, err := os.Stat(mf.dir); err != nil {
-		return fmt.Errorf("memory %s: %w", sub, err)
+		return fmt.Errorf("--memory-dir: %w", err)
 	}
 	mem, err := memory.Open(mf.dir, o)
 	if err != nil {
@@ -109,20 +109,20 @@ func readMemory(env cli.Env, sub string, mf *memoryFlags, log *slog.Logger) erro
 	}
 	out := memoryStats{Stats: mem.Stats()}
 	out.Collections, out.CollectionProblems = collectionSummaries(mf.dir, o)
-	return printReport(env.Stdout, "stats", mf.dir, out, out.CollectionProblems)
+	return printReport(env.Stdout, mf.dir, out, out.CollectionProblems)
 }
 
 // printReport prints report as indented JSON and then fails, naming them, if
 // problems lists collections whose counts could not be read: what could be
 // read is printed, the exit status says it is not all (as ls does).
-func printReport(w io.Writer, sub, dir string, report any, problems []string) error {
+func printReport(w io.Writer, dir string, report any, problems []string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(report); err != nil {
 		return err
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("memory %s: %s: cannot read the passage counts of every collection: %s", sub, dir, strings.Join(problems, "; "))
+		return fmt.Errorf("%s: cannot read the passage counts of every collection: %s", dir, strings.Join(problems, "; "))
 	}
 	return nil
 }
@@ -247,7 +247,7 @@ func checkMemory(env cli.Env, mf *memoryFlags, log *slog.Logger) error {
 			h.Healthy = false // moved aside earlier: an operator should look at it
 		}
 	}
-	if err := printReport(env.Stdout, "check", mf.dir, h, h.CollectionProblems); err != nil {
+	if err := printReport(env.Stdout, mf.dir, h, h.CollectionProblems); err != nil {
 		return err
 	}
 	if !h.Healthy {

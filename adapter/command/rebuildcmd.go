@@ -41,7 +41,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return cli.UsageError("memory rebuild takes no arguments, got %q", fs.Args())
+		return cli.UsageError("unexpected arguments %q (all inputs are flags)", fs.Args())
 	}
 	if err := src.Check(fs); err != nil {
 		return err

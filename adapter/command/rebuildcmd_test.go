@@ -113,7 +113,7 @@ func TestMemoryRebuildErrors(t *testing.T) {
 			"serve's memory (--memory-dir, --memory-weaviate) holds the stock modules'"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "--module-memory", dir}, 2, "2 given"},
 		{[]string{"--class", "Doc", "--memory-dir", dir, "--batch", "0"}, 2, "--batch"},
-		{[]string{"--class", "Doc", "--memory-dir", dir, "extra"}, 2, "no arguments"},
+		{[]string{"--class", "Doc", "--memory-dir", dir, "extra"}, 2, "unexpected arguments"},
 		{[]string{"--class", "Nope", "--memory-dir", dir, "--weaviate", url}, 1, "class Nope"},
 		{[]string{"--class", "Doc", "--module-memory", dir, "--weaviate", url}, 1, "--memory-dir"},
 	} {

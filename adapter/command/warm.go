@@ -18,7 +18,7 @@ import (
 
 func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf *vectorizerFlags, log *slog.Logger) error {
 	if len(files) == 0 {
-		return cli.UsageError("memory warm needs at least one text file")
+		return cli.UsageError("no text file given: name at least one, plain or gzip")
 	}
 	vopts, err := vf.options()
 	if err != nil {
@@ -88,7 +88,7 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 	defer f.Close()
 	r, closeZ, err := model.MaybeGunzip(f, 1<<20)
 	if err != nil {
-		return 0, 0, fmt.Errorf("memory warm %s: %w", path, err)
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	defer closeZ()
 	// Lines longer than the buffer are taught in 1 MiB pieces, which are not
@@ -114,7 +114,7 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 			}
 			n, err := v.Learn(text, lo)
 			if err != nil {
-				return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines+1, err)
+				return offered, lines, fmt.Errorf("%s:%d: %w", path, lines+1, err)
 			}
 			offered += int64(n)
 		}
@@ -123,7 +123,7 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 		}
 		if full && long != nil {
 			if err := long.count(v, o); err != nil {
-				return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines, err)
+				return offered, lines, fmt.Errorf("%s:%d: %w", path, lines, err)
 			}
 			long = nil
 		}
@@ -132,7 +132,7 @@ func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Option
 		case errors.Is(rerr, io.EOF):
 			return offered, lines, nil
 		default:
-			return offered, lines, fmt.Errorf("memory warm %s:%d: %w", path, lines+1, rerr)
+			return offered, lines, fmt.Errorf("%s:%d: %w", path, lines+1, rerr)
 		}
 	}
 }

@@ -27,7 +27,7 @@ type Index struct {
 // NewIndex returns an index over e's rows.
 func NewIndex(e *model.Embeddings) (*Index, error) {
 	if e == nil || e.Len() == 0 {
-		return nil, errors.New("nn: the model has no base words")
+		return nil, errors.New("the model has no base words")
 	}
 	ix := &Index{e: e, inv: make([]float32, e.Len()), scores: make([]float32, e.Len())}
 	for i := range ix.inv {
@@ -50,13 +50,13 @@ type Neighbour struct {
 func (ix *Index) Nearest(q []float32, k int, skip map[string]bool) ([]Neighbour, error) {
 	switch {
 	case len(q) != ix.e.Dim:
-		return nil, fmt.Errorf("nn: query of dimension %d, the base words have %d", len(q), ix.e.Dim)
+		return nil, fmt.Errorf("query of dimension %d, the base words have %d", len(q), ix.e.Dim)
 	case k < 1 || k > MaxK:
-		return nil, fmt.Errorf("nn: k = %d: want 1 to %d", k, MaxK)
+		return nil, fmt.Errorf("k = %d: want 1 to %d", k, MaxK)
 	}
 	qn := simd.Dot(q, q)
 	if !(qn > 0) || math.IsInf(float64(qn), 0) {
-		return nil, errors.New("nn: the query vector is zero or not finite")
+		return nil, errors.New("the query vector is zero or not finite")
 	}
 	qinv := float32(1 / math.Sqrt(float64(qn)))
 	simd.MatVec(ix.scores, ix.e.Vectors, ix.e.Len(), ix.e.Dim, q)

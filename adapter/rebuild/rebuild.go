@@ -68,7 +68,7 @@ type Options struct {
 }
 
 // ErrTarget marks options that name no memory, or more than one.
-var ErrTarget = errors.New("rebuild: name exactly one memory to rebuild")
+var ErrTarget = errors.New("name exactly one memory to rebuild")
 
 // Result says what a rebuild did.
 type Result struct {
@@ -122,17 +122,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, fmt.Errorf("%w: the module's scopes are those of the memory kept in Weaviate", ErrTarget)
 	}
 	if o.Model == nil {
-		return res, errors.New("rebuild: no model")
+		return res, errors.New("no model")
 	}
 	if err := o.Vectorizer.Validate(); err != nil {
-		return res, fmt.Errorf("rebuild: %w", err)
+		return res, fmt.Errorf("vectorizer options: %w", err)
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 2 * time.Second
 	}
 	coll, err := refresh.ReadCollection(ctx, o.Source)
 	if err != nil {
-		return res, fmt.Errorf("rebuild: %w", err)
+		return res, err // ReadCollection says what it could not read
 	}
 	res.Class = coll.Class()
 	plan, err := planTargets(coll, o)
@@ -180,10 +180,10 @@ func tenantScopes(ctx context.Context, coll *refresh.Collection) ([]*refresh.Col
 	}
 	names, err := coll.Tenants(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rebuild: %w", err)
+		return nil, fmt.Errorf("list the tenants of class %s: %w", coll.Class(), err)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("rebuild: class %s is multi-tenant and has no tenants", coll.Class())
+		return nil, fmt.Errorf("class %s is multi-tenant and has no tenants", coll.Class())
 	}
 	out := make([]*refresh.Collection, len(names))
 	for i, n := range names {
@@ -211,7 +211,7 @@ func walkScope(ctx context.Context, o *Options, s sink, sc *refresh.Collection, 
 		for _, p := range plan {
 			if text := obj.Texts[p.index]; text != "" {
 				if err := s.teach(ctx, p, text, res); err != nil {
-					return fmt.Errorf("rebuild: object %s (%s): %w", obj.ID, p.label(), err)
+					return fmt.Errorf("object %s (%s): %w", obj.ID, p.label(), err)
 				}
 			}
 		}
@@ -276,7 +276,7 @@ func planTargets(coll *refresh.Collection, o Options) ([]plan, error) {
 			p.collection = coll.Class()
 			opts, teach, err := moduleOptions(o.Vectorizer, t.Settings)
 			if err != nil {
-				return nil, fmt.Errorf("rebuild: %s of class %s: %w", p.label(), coll.Class(), err)
+				return nil, fmt.Errorf("%s of class %s: %w", p.label(), coll.Class(), err)
 			}
 			if !teach {
 				skipped = append(skipped, fmt.Sprintf("%s (its imports do not teach)", p.label()))

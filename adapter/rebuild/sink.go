@@ -47,7 +47,7 @@ func newLocalSink(o Options, dir, class string) (*localSink, error) {
 	mopts.ReadOnly = false
 	mem, err := memory.Open(dir, mopts)
 	if err != nil {
-		return nil, fmt.Errorf("rebuild: %w", err)
+		return nil, err // Open names the directory
 	}
 	s := &localSink{mem: mem, dst: mem}
 	if s.base, err = vectorizer.New(o.Model, mem, o.Vectorizer); err == nil && class != "" {
@@ -57,7 +57,7 @@ func newLocalSink(o Options, dir, class string) (*localSink, error) {
 	}
 	if err != nil {
 		s.close(nil)
-		return nil, fmt.Errorf("rebuild: %w", err)
+		return nil, fmt.Errorf("memory in %s: %w", dir, err)
 	}
 	return s, nil
 }
@@ -70,11 +70,11 @@ func (s *localSink) scope(tenant string) error {
 	} else {
 		dst, err := s.colls.GetTenant(s.class, tenant)
 		if err != nil {
-			return fmt.Errorf("rebuild: %w", err)
+			return fmt.Errorf("tenant %q: %w", tenant, err)
 		}
 		v, err := s.base.WithStores(dst, memory.CollectionCounts{Collection: dst, Shared: s.mem}, nil)
 		if err != nil {
-			return fmt.Errorf("rebuild: %w", err)
+			return fmt.Errorf("tenant %q: %w", tenant, err)
 		}
 		s.dst, s.v = dst, v
 	}

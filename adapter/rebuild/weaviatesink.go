@@ -41,14 +41,14 @@ func newWeaviateSink(o Options, class string) (*weaviateSink, error) {
 	var err error
 	if o.ModuleScopes {
 		if s.class, err = memory.CollectionName(class); err != nil {
-			return nil, fmt.Errorf("rebuild: %w", err)
+			return nil, fmt.Errorf("class %s: %w", class, err)
 		}
 	}
 	if s.v, err = vectorizer.New(o.Model, nil, o.Vectorizer); err != nil {
-		return nil, fmt.Errorf("rebuild: %w", err)
+		return nil, fmt.Errorf("vectorizer: %w", err)
 	}
 	if s.store, err = weaviatemem.Open(wo); err != nil {
-		return nil, fmt.Errorf("rebuild: %w", err)
+		return nil, fmt.Errorf("the memory kept in Weaviate: %w", err)
 	}
 	return s, nil
 }

@@ -76,7 +76,7 @@ type Stats struct {
 const DefaultTolerance = 1e-6
 
 // ErrSchema marks a collection refresh cannot work on.
-var ErrSchema = errors.New("refresh: collection")
+var ErrSchema = errors.New("unsuitable collection")
 
 // Run refreshes the collection's vectors. It returns the counts so far with
 // any error; with a State file the next run continues where it stopped.
@@ -86,7 +86,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 	raw, err := o.readClass(ctx)
 	if err != nil {
-		return Stats{}, fmt.Errorf("refresh: read the definition of class %s: %w", o.Class, err)
+		return Stats{}, fmt.Errorf("read the definition of class %s: %w", o.Class, err)
 	}
 	class, targets, err := parseTargets(raw, o.Targets, o.LowerCase)
 	if err != nil {
@@ -116,7 +116,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 
 func (o *Options) defaults() error {
 	if o.Weaviate == "" || o.Class == "" {
-		return errors.New("refresh: the Weaviate URL and the class are required")
+		return errors.New("the Weaviate URL and the class are required")
 	}
 	o.Weaviate = strings.TrimRight(o.Weaviate, "/")
 	o.Vectorizer = strings.TrimRight(o.Vectorizer, "/")
@@ -124,7 +124,7 @@ func (o *Options) defaults() error {
 		o.Batch = 100
 	}
 	if o.Batch > 1000 {
-		return fmt.Errorf("refresh: batch %d is more than 1,000 (a vectorizer batch takes at most 1,024 texts)", o.Batch)
+		return fmt.Errorf("batch %d is more than 1,000 (a vectorizer batch takes at most 1,024 texts)", o.Batch)
 	}
 	if err := checkAPIKey(o.APIKey); err != nil {
 		return err
@@ -133,7 +133,7 @@ func (o *Options) defaults() error {
 		o.Tolerance = DefaultTolerance
 	}
 	if o.Tolerance < 0 || o.Tolerance >= 1 || math.IsNaN(o.Tolerance) {
-		return fmt.Errorf("refresh: tolerance %v outside [0, 1)", o.Tolerance)
+		return fmt.Errorf("tolerance %v outside [0, 1)", o.Tolerance)
 	}
 	if o.HTTP == nil {
 		o.HTTP = &http.Client{Timeout: 5 * time.Minute}
@@ -250,7 +250,7 @@ func (r *run) advance(page []weaviateapi.Object, stalled *int) error {
 	if l := strings.ToLower(page[len(page)-1].ID); l > r.state.After {
 		r.state.After, *stalled = l, 0
 	} else if *stalled++; *stalled >= maxStalledPages {
-		return fmt.Errorf("refresh: list %s after %q: %d pages in a row end at or before the cursor: the server does not move it", r.class, r.state.After, *stalled)
+		return fmt.Errorf("list %s after %q: %d pages in a row end at or before the cursor: the server does not move it", r.class, r.state.After, *stalled)
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (r *run) advance(page []weaviateapi.Object, stalled *int) error {
 func (r *run) count(ctx context.Context) (int, error) {
 	n, err := weaviateapi.Count(ctx, r.o.call, r.class, r.o.Tenant)
 	if err != nil {
-		return 0, fmt.Errorf("refresh: %w", err)
+		return 0, fmt.Errorf("count the objects: %w", err)
 	}
 	return n, nil
 }
@@ -268,7 +268,7 @@ func (r *run) count(ctx context.Context) (int, error) {
 func (r *run) list(ctx context.Context) ([]weaviateapi.Object, error) {
 	objs, err := weaviateapi.List(ctx, r.o.call, r.class, r.o.Tenant, r.state.After, r.o.Batch, !r.textOnly)
 	if err != nil {
-		return nil, fmt.Errorf("refresh: %w", err)
+		return nil, fmt.Errorf("list the objects: %w", err)
 	}
 	return objs, nil
 }
@@ -387,10 +387,10 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []weaviateap
 		err = weaviateapi.Call(ctx, r.o.HTTP, http.MethodPost, r.vecURLs[ti], "", body, &ans)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("refresh: vectorize %d objects of %s (%s): %w", len(texts), r.class, t.label(), err)
+		return nil, nil, fmt.Errorf("vectorize %d objects of %s (%s): %w", len(texts), r.class, t.label(), err)
 	}
 	if len(ans.Vectors) != len(texts) {
-		return nil, nil, fmt.Errorf("refresh: the vectorizer returned %d vectors for %d texts", len(ans.Vectors), len(texts))
+		return nil, nil, fmt.Errorf("the vectorizer returned %d vectors for %d texts", len(ans.Vectors), len(texts))
 	}
 	for j, i := range index {
 		if ans.Vectors[j] == nil {
@@ -413,7 +413,7 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []weaviateap
 // Weaviate refused.
 func (r *run) write(ctx context.Context, writes []map[string]any) error {
 	if err := weaviateapi.Batch(ctx, r.o.call, writes, ""); err != nil {
-		return fmt.Errorf("refresh: %s: %w", r.class, err)
+		return fmt.Errorf("write the vectors of %s: %w", r.class, err)
 	}
 	return nil
 }

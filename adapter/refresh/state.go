@@ -54,17 +54,17 @@ func loadState(path, class string, targets []Target) (*state, error) {
 		return fresh, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("refresh: state file: %w", err)
+		return nil, fmt.Errorf("state file: %w", err)
 	}
 	var st state
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("refresh: state file %s: %w (delete it to start over)", path, err)
+		return nil, fmt.Errorf("state file %s: %w (delete it to start over)", path, err)
 	}
 	if err := st.check(); err != nil {
-		return nil, fmt.Errorf("refresh: state file %s: %w (delete it to start over)", path, err)
+		return nil, fmt.Errorf("state file %s: %w (delete it to start over)", path, err)
 	}
 	if st.Class != class || !slices.Equal(st.Targets, names) {
-		return nil, fmt.Errorf("refresh: state file %s records class %s, vectors %q; this run is class %s, vectors %q (use another --state, or delete it)",
+		return nil, fmt.Errorf("state file %s records class %s, vectors %q; this run is class %s, vectors %q (use another --state, or delete it)",
 			path, st.Class, st.Targets, class, names)
 	}
 	if st.Done {
@@ -136,10 +136,10 @@ func (s *state) save(path string) error {
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return fmt.Errorf("refresh: state: %w", err)
+		return fmt.Errorf("state: %w", err)
 	}
 	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("refresh: state file: %w", err)
+		return fmt.Errorf("state file: %w", err)
 	}
 	return nil
 }

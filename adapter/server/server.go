@@ -260,7 +260,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	var serveErr error
 	select {
 	case err := <-errc:
-		serveErr = fmt.Errorf("serve %s: %w", ln.Addr(), err)
+		serveErr = fmt.Errorf("serving on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 		s.ready.Store(false)
 		// Load balancers and probes see 503 before the listener closes.

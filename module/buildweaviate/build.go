@@ -109,13 +109,13 @@ type Options struct {
 // writes it to opts.Out.
 func Build(ctx context.Context, opts Options) error {
 	if opts.Out == "" {
-		return errors.New("build-weaviate: no output path given (--out)")
+		return errors.New("no output path given (--out)")
 	}
 	if opts.WeaviateVersion == "" {
 		opts.WeaviateVersion = WeaviateVersion
 	}
 	if opts.WeaviateVersion != WeaviateVersion {
-		return fmt.Errorf("build-weaviate: Weaviate version %q is not supported: text2vec-am is written against Weaviate %s's module interfaces only",
+		return fmt.Errorf("unsupported Weaviate version %q: text2vec-am is written against Weaviate %s's module interfaces only",
 			opts.WeaviateVersion, WeaviateVersion)
 	}
 	if opts.GoCmd == "" {

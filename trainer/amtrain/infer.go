@@ -30,7 +30,7 @@ type InferStats struct {
 func Infer(m *model.Model, r io.Reader, name string, w io.Writer) (InferStats, error) {
 	var st InferStats
 	if m.Base == nil {
-		return st, errors.New("infer: the model has no base embeddings attached")
+		return st, errors.New("the model has no base embeddings attached")
 	}
 	in := inferInput{m: m, name: name, seen: make(map[string]int), st: &st}
 	if err := in.read(r); err != nil {
@@ -48,10 +48,10 @@ func Infer(m *model.Model, r io.Reader, name string, w io.Writer) (InferStats, e
 	m.InferBatch(in.queries, outs)
 	e, err := model.NewEmbeddings(dim, in.words, vecs, nil)
 	if err != nil {
-		return st, fmt.Errorf("infer: %w", err)
+		return st, fmt.Errorf("the inferred vectors: %w", err)
 	}
 	if err := model.WriteEmbeddingsText(w, e); err != nil {
-		return st, fmt.Errorf("infer: write: %w", err)
+		return st, fmt.Errorf("write the vectors: %w", err)
 	}
 	st.Words = len(in.words)
 	return st, nil

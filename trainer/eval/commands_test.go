@@ -176,7 +176,7 @@ func TestVecMapStepSkipsDoneOutputs(t *testing.T) {
 		t.Fatalf("step ran %d times, want once (the second time its output exists)", calls)
 	}
 	failing := func() error { return errors.New("boom") }
-	if err := r.step(context.Background(), "y", []string{r.path("y")}, failing); err == nil || !strings.Contains(err.Error(), "vecmap step y: boom") {
+	if err := r.step(context.Background(), "y", []string{r.path("y")}, failing); err == nil || !strings.Contains(err.Error(), "step y: boom") {
 		t.Fatalf("error = %v", err)
 	}
 }

@@ -212,11 +212,11 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	if len(set.Pairs) == 0 {
-		return fmt.Errorf("rare-dev: no pair of %s qualifies", fs.Arg(0))
+		return fmt.Errorf("no pair of %s qualifies", fs.Arg(0))
 	}
 	skipped, err := set.Write(*out)
 	if err != nil {
-		return fmt.Errorf("rare-dev: %w", err)
+		return fmt.Errorf("--out: %w", err)
 	}
 	writeRareDevSummary(env.Stdout, set, len(pairs), len(skipped), o, *out)
 	if *sub == "" {
@@ -228,7 +228,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	}
 	st, err := writeSubcorpusFile(ctx, corpus, drop, *sub)
 	if err != nil {
-		return fmt.Errorf("rare-dev --corpus-out %s: %w", *sub, err)
+		return fmt.Errorf("--corpus-out %s: %w", *sub, err)
 	}
 	fmt.Fprintf(env.Stdout, "subcorpus without the rare words: %d lines, %d tokens written to %s; dropped %d sentences (%d tokens), %d lines left empty\n",
 		st.Lines, st.Tokens, *sub, st.DroppedSentences, st.DroppedTokens, st.DroppedLines)

@@ -268,10 +268,10 @@ func checkRarePairsFlags(maxK, trials, nStop int, blendC float64, am, plotPath s
 func loadRarePairsInput(pairsPath, dir string) ([]dataset.WordPair, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("rare-pairs: context directory: %w", err)
+		return nil, fmt.Errorf("context directory: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("rare-pairs: context directory %s is not a directory", dir)
+		return nil, fmt.Errorf("context directory %s is not a directory", dir)
 	}
 	pairs, err := dataset.LoadWordPairs(pairsPath)
 	if err != nil {
@@ -283,9 +283,9 @@ func loadRarePairsInput(pairsPath, dir string) ([]dataset.WordPair, error) {
 		}
 	}
 	if len(pairs) < 2 {
-		return nil, fmt.Errorf("rare-pairs: %s holds %d pair: Spearman's ρ needs at least two pairs with different scores", pairsPath, len(pairs))
+		return nil, fmt.Errorf("%s holds %d pair: Spearman's ρ needs at least two pairs with different scores", pairsPath, len(pairs))
 	}
-	return nil, fmt.Errorf("rare-pairs: %s: all %d pairs have the score %g: Spearman's ρ needs at least two pairs with different scores", pairsPath, len(pairs), pairs[0].Score)
+	return nil, fmt.Errorf("%s: all %d pairs have the score %g: Spearman's ρ needs at least two pairs with different scores", pairsPath, len(pairs), pairs[0].Score)
 }
 
 // distinctRareWords returns the rare words of rp, sorted, each once.

@@ -392,7 +392,7 @@ func TestEvalRarePairsContextDirErrors(t *testing.T) {
 	emb, counts := tinyEmbeddings(t)
 	pairs := writeFile(t, "pairs.txt", "music zorb 9\nbread zorb 1\n")
 	for _, c := range []struct{ dir, want string }{
-		{pairs, "rare-pairs: context directory " + pairs + " is not a directory"},
+		{pairs, "context directory " + pairs + " is not a directory"},
 		{filepath.Join(t.TempDir(), "nosuch"), "no such file or directory"},
 	} {
 		_, _, err := run(t, "rare-pairs", "--embeddings", emb, "--counts", counts, "--stopwords", "1", pairs, c.dir)

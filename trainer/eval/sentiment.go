@@ -241,7 +241,7 @@ func sentiment(ctx context.Context, o *sentimentOptions, w io.Writer) error {
 	slog.Info("sampling contexts of the test words from the corpus", "words", len(test))
 	cc, err := SampleContexts(ctx, o.corpus, targets, o.maxContexts, o.window, o.sentences, o.seed)
 	if err != nil {
-		return fmt.Errorf("sentiment: %w", err)
+		return fmt.Errorf("sample the contexts of the test words: %w", err)
 	}
 	clf, err := trainSentiment(o, e, cc, [][]string{pos, nrcPos}, [][]string{neg, nrcNeg}, len(test))
 	if err != nil {
@@ -272,7 +272,7 @@ func trainSentiment(o *sentimentOptions, e *model.Embeddings, cc *CorpusContexts
 	cfg.Seed = o.seed
 	clf, err := TrainLogReg(x, y, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("sentiment: %w", err)
+		return nil, fmt.Errorf("train the logistic regression: %w", err)
 	}
 	slog.Info("logistic regression trained", "lexicon_words", len(words), "train_words", len(x), "test_words", nTest)
 	return clf, nil

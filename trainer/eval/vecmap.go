@@ -126,7 +126,7 @@ func LoadVecMapLists(paths []string) (map[string]int, error) {
 		i := strings.LastIndexByte(base, '-')
 		n, err := strconv.Atoi(base[i+1:])
 		if i < 0 || err != nil || n <= 0 {
-			return nil, fmt.Errorf("vecmap word list %s: the name must end in -N.txt with N the number of occurrences", p)
+			return nil, fmt.Errorf("word list %s: the name must end in -N.txt with N the number of occurrences", p)
 		}
 		words, err := dataset.LoadWordList(p, true)
 		if err != nil {
@@ -384,10 +384,10 @@ func ParseVecMapMapping(s string) (VecMapMapping, error) {
 // target with target).
 func VecMapSupervised(x, z []float64, n, d int) (tx, tz *mat.Dense, err error) {
 	if n < d || d == 0 {
-		return nil, nil, fmt.Errorf("vecmap mapping: %d dictionary pairs in dimension %d, need at least as many pairs as dimensions", n, d)
+		return nil, nil, fmt.Errorf("%d dictionary pairs in dimension %d, need at least as many pairs as dimensions", n, d)
 	}
 	if len(x) != n*d || len(z) != n*d {
-		return nil, nil, fmt.Errorf("vecmap mapping: matrices have %d and %d values, want %d×%d", len(x), len(z), n, d)
+		return nil, nil, fmt.Errorf("matrices have %d and %d values, want %d×%d", len(x), len(z), n, d)
 	}
 	wx, wxInv, err := whitening(mat.NewDense(n, d, x), "source")
 	if err != nil {
@@ -403,7 +403,7 @@ func VecMapSupervised(x, z []float64, n, d int) (tx, tz *mat.Dense, err error) {
 	m.Mul(xw.T(), &zw)
 	var svd mat.SVD
 	if !svd.Factorize(&m, mat.SVDFull) {
-		return nil, nil, fmt.Errorf("vecmap mapping: SVD of the %d×%d cross-covariance did not converge", d, d)
+		return nil, nil, fmt.Errorf("SVD of the %d×%d cross-covariance did not converge", d, d)
 	}
 	var p, q mat.Dense
 	svd.UTo(&p)
@@ -430,7 +430,7 @@ func VecMapSupervised(x, z []float64, n, d int) (tx, tz *mat.Dense, err error) {
 func whitening(m *mat.Dense, side string) (w, wInv *mat.Dense, err error) {
 	var svd mat.SVD
 	if !svd.Factorize(m, mat.SVDThin) {
-		return nil, nil, fmt.Errorf("vecmap mapping: SVD of the %s dictionary did not converge", side)
+		return nil, nil, fmt.Errorf("SVD of the %s dictionary did not converge", side)
 	}
 	var v mat.Dense
 	svd.VTo(&v)
@@ -439,7 +439,7 @@ func whitening(m *mat.Dense, side string) (w, wInv *mat.Dense, err error) {
 	inv := make([]float64, d)
 	for i, x := range s {
 		if !(x > 1e-12*s[0]) {
-			return nil, nil, fmt.Errorf("vecmap mapping: the %s dictionary vectors span only %d of %d dimensions; cannot whiten", side, i, d)
+			return nil, nil, fmt.Errorf("the %s dictionary vectors span only %d of %d dimensions; cannot whiten", side, i, d)
 		}
 		inv[i] = 1 / x
 	}
@@ -467,7 +467,7 @@ func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord,
 			continue
 		}
 		if len(x) != dim || len(z) != dim {
-			return nil, 0, fmt.Errorf("vecmap: word %q has dimension %d (space) and %d (gold), want %d", w, len(x), len(z), dim)
+			return nil, 0, fmt.Errorf("dictionary word %q has dimension %d (space) and %d (gold), want %d", w, len(x), len(z), dim)
 		}
 		xs = appendF64(xs, x)
 		zs = appendF64(zs, z)
@@ -481,7 +481,7 @@ func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord,
 	for i, w := range test {
 		x, z := space(w.Word), gold(w.Word)
 		if z == nil {
-			return nil, 0, fmt.Errorf("vecmap: test word %q has no gold vector", w.Word)
+			return nil, 0, fmt.Errorf("test word %q has no gold vector", w.Word)
 		}
 		if x == nil {
 			x = make([]float32, dim)
@@ -500,18 +500,18 @@ func VecMapScores(gold, space Lookup, dim int, dict []string, test []VecMapWord,
 	case MappingOrthogonal:
 		w, err := Procrustes(allX[:n*dim], allZ[:n*dim], n, dim)
 		if err != nil {
-			return nil, 0, fmt.Errorf("vecmap: %w", err)
+			return nil, 0, fmt.Errorf("%s mapping: %w", mapping, err)
 		}
 		mappedX = ApplyMap(mappedX, dim, w)
 	case MappingSupervised:
 		tx, tz, err := VecMapSupervised(allX[:n*dim], allZ[:n*dim], n, dim)
 		if err != nil {
-			return nil, 0, fmt.Errorf("vecmap: %w", err)
+			return nil, 0, fmt.Errorf("%s mapping: %w", mapping, err)
 		}
 		mappedX = ApplyMap(mappedX, dim, tx)
 		mappedZ = ApplyMap(mappedZ, dim, tz)
 	default:
-		return nil, 0, fmt.Errorf("vecmap: unknown mapping %d", mapping)
+		return nil, 0, fmt.Errorf("unknown mapping %d", int(mapping))
 	}
 	cos := make([]float64, len(test))
 	for i := range test {

@@ -76,7 +76,7 @@ func (r *vecmapRun) step(ctx context.Context, name string, outputs []string, fn 
 	slog.Info("vecmap step", "step", name)
 	start := time.Now()
 	if err := fn(); err != nil {
-		return fmt.Errorf("vecmap step %s: %w", name, err)
+		return fmt.Errorf("step %s: %w", name, err)
 	}
 	slog.Info("vecmap step finished", "step", name, "seconds", time.Since(start).Seconds())
 	return nil
@@ -311,11 +311,11 @@ func (r *vecmapRun) checkPlot(plot string) error {
 func (r *vecmapRun) run(ctx context.Context, plotPath string) error {
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("vecmap: find own executable: %w", err)
+		return fmt.Errorf("find own executable: %w", err)
 	}
 	r.exe = exe
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return fmt.Errorf("vecmap: work dir: %w", err)
+		return fmt.Errorf("--work-dir: %w", err)
 	}
 	prepared := []string{r.path("words.tsv"), r.path("down.txt"), r.path("contexts.jsonl"), r.path("down-counts.txt"), r.path("test-words.txt")}
 	if r.gold == "" {

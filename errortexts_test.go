@@ -1,0 +1,87 @@
+package main
+
+import (
+	"go/ast"
+	"go/token"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+)
+
+// TestErrorTextsDoNotStartWithACommand: no error a production file makes
+// (fmt.Errorf, errors.New, cli.UsageError) starts with the name of a command
+// and a colon ("rebuild: …", "vecmap: …"), or with a group's subcommand
+// ("memory warm %s: …"): cli.Main names the command before the error, and a
+// library's error says what failed, not who called it.
+func TestErrorTextsDoNotStartWithACommand(t *testing.T) {
+	var prefixes []string // "rebuild:", "memory rebuild:", "memory rebuild "
+	var walk func(path []string, cmds []cli.Command)
+	walk = func(path []string, cmds []cli.Command) {
+		for _, c := range cmds {
+			p := append(slices.Clone(path), c.Name)
+			prefixes = append(prefixes, c.Name+":")
+			if len(p) > 1 {
+				prefixes = append(prefixes, strings.Join(p, " ")+":", strings.Join(p, " ")+" ")
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, commands())
+	makers := map[string]bool{"fmt.Errorf": true, "errors.New": true, "cli.UsageError": true}
+	fset := token.NewFileSet()
+	checked := 0
+	productionFiles(t, fset, func(f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			pkg, _ := sel.X.(*ast.Ident)
+			lit, _ := call.Args[0].(*ast.BasicLit)
+			if pkg == nil || lit == nil || lit.Kind != token.STRING || !makers[pkg.Name+"."+sel.Sel.Name] {
+				return true
+			}
+			checked++
+			for _, p := range prefixes { // names hold no character a literal escapes
+				if strings.HasPrefix(lit.Value[1:], p) {
+					t.Errorf("%s: the error %s starts with the command %q",
+						fset.Position(lit.Pos()), lit.Value, strings.TrimRight(p, ": "))
+				}
+			}
+			return true
+		})
+	})
+	if checked < 500 {
+		t.Fatalf("only %d error texts found: the walk missed the tree", checked)
+	}
+}
+
+// repeatedName returns the first part of stderr, the output of the command
+// path, that names the command right after its name ("memory stats: memory
+// stats", "memory rebuild: usage error: memory rebuild", "rebuild:
+// rebuild"), or "".
+func repeatedName(path []string, stderr string) string {
+	apart := func(i int) bool { return i < 0 || i == len(stderr) || strings.ContainsRune(" :\n", rune(stderr[i])) }
+	for _, name := range []string{strings.Join(path, " "), path[len(path)-1]} {
+		for _, between := range []string{": ", ": usage error: "} {
+			twice := name + between + name
+			for at := 0; at < len(stderr); at++ {
+				i := strings.Index(stderr[at:], twice)
+				if i < 0 {
+					break
+				}
+				at += i
+				if apart(at-1) && apart(at+len(twice)) {
+					return twice
+				}
+			}
+		}
+	}
+	return ""
+}
