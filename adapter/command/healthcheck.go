@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 	"github.com/text2vec-am/text2vec-am/cli"
 )
 
@@ -41,7 +42,7 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// The reason, as the server gives it (Docker keeps it with the health status).
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
-		return fmt.Errorf("%s: status %d: %s", *url, resp.StatusCode, strings.TrimSpace(string(body)))
+		return fmt.Errorf("%s: status %d: %s", weaviateapi.Redact(*url), resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	return nil
 }

@@ -180,7 +180,7 @@ func tenantScopes(ctx context.Context, coll *refresh.Collection) ([]*refresh.Col
 	}
 	names, err := coll.Tenants(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list the tenants of class %s: %w", coll.Class(), err)
+		return nil, err // Tenants names the class and what failed
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("class %s is multi-tenant and has no tenants", coll.Class())

@@ -48,7 +48,7 @@ func newWeaviateSink(o Options, class string) (*weaviateSink, error) {
 		return nil, fmt.Errorf("vectorizer: %w", err)
 	}
 	if s.store, err = weaviatemem.Open(wo); err != nil {
-		return nil, fmt.Errorf("the memory kept in Weaviate: %w", err)
+		return nil, err // an *OptionError, which names the memory kept in Weaviate
 	}
 	return s, nil
 }

@@ -98,8 +98,5 @@ func (o *Options) call(ctx context.Context, method, path string, body, out any) 
 
 // checkAPIKey refuses a key that cannot travel in an Authorization header.
 func checkAPIKey(key string) error {
-	if err := weaviateapi.CheckAPIKey(key); err != nil {
-		return fmt.Errorf("API key: %w", err)
-	}
-	return nil
+	return weaviateapi.CheckAPIKey(key) // its message names the API key
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -120,6 +121,14 @@ func (o *Options) defaults() error {
 	}
 	o.Weaviate = strings.TrimRight(o.Weaviate, "/")
 	o.Vectorizer = strings.TrimRight(o.Vectorizer, "/")
+	if err := checkBaseURL("the Weaviate URL", o.Weaviate); err != nil {
+		return err
+	}
+	if o.Vectorizer != "" {
+		if err := checkBaseURL("the vectorizer URL", o.Vectorizer); err != nil {
+			return err
+		}
+	}
 	if o.Batch <= 0 {
 		o.Batch = 100
 	}
@@ -142,6 +151,16 @@ func (o *Options) defaults() error {
 		o.ProgressEvery = 2 * time.Second
 	}
 	return nil
+}
+
+// checkBaseURL refuses a base URL that is not http:// or https:// with a
+// host, naming it as what (its password redacted).
+func checkBaseURL(what, raw string) error {
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	return fmt.Errorf("%s %s: want http://host:port or https://host:port", what, weaviateapi.Redact(raw))
 }
 
 // run is one refresh in progress.

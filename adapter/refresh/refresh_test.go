@@ -354,3 +354,22 @@ func TestNotFoundWithBodyIsNotMissingClass(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseURLsChecked: a Weaviate or vectorizer URL that is not http:// or
+// https:// with a host is refused at once, named without its password.
+func TestBaseURLsChecked(t *testing.T) {
+	for _, o := range []Options{
+		{Weaviate: "ann:pa55word@127.0.0.1:1", Class: "Doc"},
+		{Weaviate: "http://ann:pa55word@exa mple.com", Class: "Doc"},
+		{Weaviate: "http://127.0.0.1:1", Class: "Doc", Vectorizer: "127.0.0.1:8880"},
+	} {
+		_, err := Run(context.Background(), o)
+		if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "want http://host:port") {
+			t.Errorf("%q, %q: %v, want the URL refused without its password", o.Weaviate, o.Vectorizer, err)
+		}
+	}
+	_, err := Run(context.Background(), Options{Weaviate: "http://127.0.0.1:1", Class: "Doc", APIKey: "a b"})
+	if err == nil || strings.Count(err.Error(), "API key") != 1 {
+		t.Errorf("an API key with a space: %v, want it named once", err)
+	}
+}

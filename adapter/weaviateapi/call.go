@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,14 +35,36 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("%s %s: status %d: %.500s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
 }
 
-// Redact returns rawURL with the password of its user information replaced
-// by "xxxxx" (rawURL unparseable: "(an unparseable URL)").
+// Redact returns rawURL with the password of its user information (what
+// lies between the first ":" and the last "@" before the path) replaced by
+// "xxxxx", and otherwise as written, so that a URL that does not parse, or
+// lacks its scheme, is named in an error without its password.
 func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(an unparseable URL)"
+	prefix, rest := "", rawURL
+	if i := strings.Index(rawURL, "://"); i >= 0 {
+		prefix, rest = rawURL[:i+3], rawURL[i+3:]
 	}
-	return u.Redacted()
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	colon := strings.Index(rest[:max(at, 0)], ":")
+	if at < 0 || colon < 0 {
+		return rawURL
+	}
+	return prefix + rest[:colon] + ":xxxxx" + rest[at:]
+}
+
+// requestError is err of building or sending a request to shown (a
+// redacted URL): a *url.Error, which quotes the URL as given, is replaced
+// by the error it holds.
+func requestError(method, shown, what string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("%s %s: %s%w", method, shown, what, err)
 }
 
 // busyRetries is how often Call retries an answer 503 or 429.
@@ -95,7 +118,7 @@ func send(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, d
 	shown := Redact(rawURL) // as errors name it
 	req, err := http.NewRequestWithContext(ctx, method, rawURL, bytes.NewReader(data))
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, shown, err)
+		return 0, nil, nil, requestError(method, shown, "", err)
 	}
 	if isJSON {
 		req.Header.Set("Content-Type", "application/json")
@@ -105,7 +128,7 @@ func send(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, d
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, shown, err)
+		return 0, nil, nil, requestError(method, shown, "", err)
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
 	resp.Body.Close()

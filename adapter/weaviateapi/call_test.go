@@ -81,3 +81,35 @@ func TestPageSkipsWhatItIsTold(t *testing.T) {
 		t.Errorf("decoded %+v, want %+v", page.Objects, want)
 	}
 }
+
+// TestRedact: a URL's password is masked whether or not the URL parses,
+// and a URL without one is left as written.
+func TestRedact(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://ann:pa55word@h:1/v1?x=1":   "http://ann:xxxxx@h:1/v1?x=1",
+		"ann:pa55word@h:1/v1":              "ann:xxxxx@h:1/v1",
+		"http://ann:pa55word@exa mple.com": "http://ann:xxxxx@exa mple.com",
+		"http://ann:pa55word@h:badport":    "http://ann:xxxxx@h:badport",
+		"http://a:b@c@d/e":                 "http://a:xxxxx@d/e",
+		"http://ann@h:1":                   "http://ann@h:1",
+		"http://h:8080/p@x":                "http://h:8080/p@x",
+		"http://h:8080":                    "http://h:8080",
+		"":                                 "",
+	} {
+		if got := Redact(raw); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// TestCallNeverShowsThePassword: an error of a URL that does not parse or
+// has no scheme names it without its password.
+func TestCallNeverShowsThePassword(t *testing.T) {
+	for _, raw := range []string{"http://ann:pa55word@127.0.0.1:badport/v1", "ann:pa55word@127.0.0.1:1/v1",
+		"http://ann:pa55word@exa mple.com/v1"} {
+		err := Call(context.Background(), http.DefaultClient, http.MethodGet, raw, "", nil, nil)
+		if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "xxxxx") {
+			t.Errorf("Call %q: %v, want an error naming the URL without its password", raw, err)
+		}
+	}
+}

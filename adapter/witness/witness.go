@@ -118,7 +118,7 @@ func (o *Options) Check() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("witness URL %q: want http://host:port or https://host:port, without credentials",
-			redact(o.URL))
+			weaviateapi.Redact(o.URL))
 	}
 	o.URL = strings.TrimRight(u.String(), "/")
 	if o.Name == "" {
@@ -143,15 +143,6 @@ func (o *Options) Check() error {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
-
-// redact is raw without the password it may hold.
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = url.User(u.User.Username())
-		return u.String()
-	}
-	return raw
-}
 
 // idSpace is the UUID namespace of the witnesses' ids.
 var idSpace = uuid.MustParse("6f1d1a52-3c43-4a43-9a4e-7e2d3b1f0c55")
