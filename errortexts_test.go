@@ -16,12 +16,14 @@ import (
 // ("memory warm %s: …"): cli.Main names the command before the error, and a
 // library's error says what failed, not who called it.
 func TestErrorTextsDoNotStartWithACommand(t *testing.T) {
-	var prefixes []string // "rebuild:", "memory rebuild:", "memory rebuild "
+	var prefixes []string // "rebuild:", "rebuild %", "rebuild --", "memory rebuild:", "memory rebuild "
 	var walk func(path []string, cmds []cli.Command)
 	walk = func(path []string, cmds []cli.Command) {
 		for _, c := range cmds {
 			p := append(slices.Clone(path), c.Name)
-			prefixes = append(prefixes, c.Name+":")
+			// its name then a colon, a verb ("healthcheck %s:", "memory %s:")
+			// or a flag ("rare-dev --corpus-out"): the name as a prefix
+			prefixes = append(prefixes, c.Name+":", c.Name+" %", c.Name+" --")
 			if len(p) > 1 {
 				prefixes = append(prefixes, strings.Join(p, " ")+":", strings.Join(p, " ")+" ")
 			}
