@@ -51,6 +51,3 @@ func (m *requestConfigMap) UnmarshalJSON(b []byte) error {
 	*m = out
 	return nil
 }
-
-// values returns the config as the vectorizer's overrides take it.
-func (m requestConfigMap) values() map[string]any { return m }

@@ -455,10 +455,9 @@ func configKeys() []string {
 // parseConfig splits Weaviate's keys (task_type, pooling_strategy,
 // dimensions) from the vectorizer's overrides; any other key is an error.
 func (s *Server) parseConfig(cm requestConfigMap) (requestConfig, error) {
-	cfg := cm.values()
 	rc := requestConfig{opts: s.vec.Options()}
 	var rest map[string]any
-	for k, v := range cfg {
+	for k, v := range cm {
 		switch k {
 		case "task_type":
 			str, ok := v.(string)
@@ -494,7 +493,7 @@ func (s *Server) parseConfig(cm requestConfigMap) (requestConfig, error) {
 					msg: fmt.Sprintf("unknown config key %q (known: %s)", k, strings.Join(configKeys(), ", "))}
 			}
 			if rest == nil {
-				rest = make(map[string]any, len(cfg))
+				rest = make(map[string]any, len(cm))
 			}
 			rest[k] = v
 		}
