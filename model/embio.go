@@ -18,6 +18,11 @@ import (
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 )
 
+// ErrOneValue reports embeddings without a header whose first line holds a
+// word and a single value: a counts file, most likely, and one dimension
+// would hold no meaning anyway.
+var ErrOneValue = errors.New("not embeddings: one value per word")
+
 // LoadEmbeddings reads an embeddings file: word2vec text with or without its
 // "rows dim" header line (GloVe's headerless text too), word2vec binary, or a
 // gzip of any of them (detected by magic bytes).
@@ -36,7 +41,8 @@ func LoadEmbeddings(path string) (*Embeddings, error) {
 //
 // Format detection: gzip by its magic bytes; a first line of exactly two
 // integers is a word2vec header "rows dim", otherwise the file is headerless
-// text and the dimension is the number of values on the first line. After a
+// text and the dimension is the number of values on the first line, at least
+// two (a word and one value is refused with ErrOneValue: a counts file). After a
 // header the body is binary when the bytes following the first word are not
 // all characters of decimal numbers. (So a binary file whose first values'
 // bytes all happen to be such characters, as real vectors' never are, is read
@@ -79,6 +85,10 @@ func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 	}
 	if len(fields) < 2 {
 		return nil, fmt.Errorf("%s:1: a word and at least one value expected, got %d fields", name, len(fields))
+	}
+	if len(fields) == 2 {
+		return nil, fmt.Errorf("%s:1: %w: %q is a word and one number, as in a counts file (\"word count\" lines)",
+			name, ErrOneValue, first)
 	}
 	dim = len(fields) - 1
 	if dim > MaxDim {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -405,4 +406,16 @@ func TestReadEmbeddingsBinaryLikeText(t *testing.T) {
 func binaryLooksText(b []byte, dim int) bool {
 	nl := bytes.IndexByte(b, '\n')
 	return !looksBinary(bufio.NewReaderSize(bytes.NewReader(b[nl+1:]), 256<<10), dim)
+}
+
+// A headerless file of a word and one number a line (a counts file) is not
+// read as 1-d embeddings: it is refused, naming the file and line 1.
+func TestReadEmbeddingsRefusesCounts(t *testing.T) {
+	_, err := ReadEmbeddings(strings.NewReader("the 5000\nof 4000\nblorftd 7\n"), "counts.txt")
+	if !errors.Is(err, ErrOneValue) || !strings.Contains(err.Error(), "counts.txt:1:") {
+		t.Errorf("err = %v, want ErrOneValue naming counts.txt:1", err)
+	}
+	if e, err := ReadEmbeddings(strings.NewReader("a 0.5 1\nb 1 0.25\n"), "two.vec"); err != nil || e.Dim != 2 {
+		t.Errorf("2-d headerless: %v", err)
+	}
 }

@@ -9,11 +9,14 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"io"
+	"io/fs"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -44,6 +47,13 @@ type TrainState struct {
 	// BaseFingerprint identifies the base embeddings, vector values included
 	// (baseFingerprint); 0 in a checkpoint written before it was recorded.
 	BaseFingerprint uint64 `json:",omitempty"`
+	// Epochs is the run's Options.Epochs (0 in a checkpoint written before
+	// it was recorded): the state is a finished run's when Epoch reaches it.
+	Epochs int `json:",omitempty"`
+	// Settings records the options and inputs Fingerprint covers, one by one
+	// (settingsOf), so that a refused resume names those that differ; nil in
+	// a checkpoint written before they were recorded.
+	Settings map[string]string `json:",omitempty"`
 	// EpochLoss, EpochFlops, EpochSeconds and EpochCPU are the partial sums of
 	// the interrupted epoch.
 	EpochLoss    float64
@@ -94,8 +104,21 @@ func (t *trainer) checkpoint(st *TrainState) error {
 	if err := saveCheckpoint(t.o.CheckpointPath, st, t.m, t.adam); err != nil {
 		return err
 	}
-	t.log.Info("checkpoint written", "file", t.o.CheckpointPath, "epoch", st.Epoch, "batch", st.Batch)
+	t.log.Info("checkpoint written", "file", t.o.CheckpointPath, "position", st.position(t.batches()))
 	return nil
+}
+
+// position says where training stands in st, epochs counted from 1: "after
+// epoch N" when epoch N is complete and the next not begun, "in epoch N at
+// batch B/nb" (B batches of epoch N done) otherwise; nb ≤ 0 leaves out "/nb".
+func (st *TrainState) position(nb int) string {
+	if st.Batch == 0 {
+		return fmt.Sprintf("after epoch %d", st.Epoch)
+	}
+	if nb <= 0 {
+		return fmt.Sprintf("in epoch %d at batch %d", st.Epoch+1, st.Batch)
+	}
+	return fmt.Sprintf("in epoch %d at batch %d/%d", st.Epoch+1, st.Batch, nb)
 }
 
 // saveCheckpoint writes a checkpoint atomically (temporary file, fsync, rename).
@@ -175,6 +198,67 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	}
 	ck.Model, ck.Adam = m, o
 	return ck, nil
+}
+
+// ErrUnfinishedCheckpoint is returned (wrapped) when a new run would
+// overwrite the checkpoint of a run that did not finish.
+var ErrUnfinishedCheckpoint = errors.New("the checkpoint of an unfinished run is in the way")
+
+// CheckNoUnfinished refuses to start a run that writes its checkpoint to path
+// when path holds the checkpoint of a run that did not finish (an
+// interrupted one), unless the run resumes from that very file: it would be
+// overwritten at the end of the first epoch. epochs is the new run's; a
+// checkpoint that does not record its own counts as finished when it is
+// after epoch epochs. A finished run's checkpoint is replaced, with a note
+// in log; a file that is not a checkpoint is refused too.
+func CheckNoUnfinished(path, resume string, epochs int, log *slog.Logger) error {
+	if resume != "" && outpath.SamePath(path, resume) {
+		return nil
+	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	st, err := readState(path)
+	if err != nil {
+		return fmt.Errorf("%w: %s is in the place of this run's checkpoint and cannot be read as one (%w); "+
+			"move it away or remove it, or choose another --out or --checkpoint-dir", ErrUnfinishedCheckpoint, path, err)
+	}
+	target := st.Epochs
+	if target == 0 {
+		target = epochs
+	}
+	if st.Batch == 0 && st.Epoch >= target {
+		log.Info("replacing the checkpoint of a finished run", "file", path, "epochs", st.Epoch)
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds a run stopped %s of %d epochs; continue it with --resume %s, "+
+		"or remove the file to start over", ErrUnfinishedCheckpoint, path, st.position(0), target, path)
+}
+
+// readState reads the training state at the head of the checkpoint at path,
+// without its weights and without checking its checksum.
+func readState(path string) (TrainState, error) {
+	var st TrainState
+	f, _, err := model.OpenRegular(path)
+	if err != nil {
+		return st, err
+	}
+	defer f.Close()
+	head := make([]byte, len(checkpointMagic)+4)
+	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(checkpointMagic)]) != checkpointMagic {
+		return st, errors.New("not a text2vec-am checkpoint (bad magic)")
+	}
+	n := binary.LittleEndian.Uint32(head[len(checkpointMagic):])
+	js := make([]byte, min(n, 1<<26))
+	if _, err := io.ReadFull(f, js); err != nil || int64(n) != int64(len(js)) {
+		return st, errors.New("truncated state")
+	}
+	if err := json.Unmarshal(js, &st); err != nil {
+		return st, fmt.Errorf("state: %w", err)
+	}
+	return st, nil
 }
 
 // readRegular reads the regular file at path whole: the size it had when

@@ -61,6 +61,9 @@ type trainFlags struct {
 	quiet, sharedForm, gateAgreement, gateCoverage, alacarteA             bool
 }
 
+// ErrTooFewDims reports base embeddings of one dimension: nothing to train on.
+var ErrTooFewDims = errors.New("base embeddings need at least 2 dimensions")
+
 // runTrain is `text2vec-am train`: it parses the flags into trainFlags and
 // Options and hands them to trainAndSave.
 func runTrain(ctx context.Context, env cli.Env) error {
@@ -86,6 +89,9 @@ func runTrain(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
+	if err := CheckNoUnfinished(o.CheckpointPath, f.resume, o.Epochs, o.Log); err != nil {
+		return err
+	}
 	if !f.quiet {
 		o.Progress = env.Stderr
 	}
@@ -233,7 +239,10 @@ func trainAndSave(ctx context.Context, f *trainFlags, o Options, save model.Save
 func loadTrainData(ctx context.Context, f *trainFlags, log *slog.Logger) (d *Data, extra map[string]int64, err error) {
 	base, err := model.LoadEmbeddings(f.embeddings)
 	if err != nil {
-		return nil, nil, fmt.Errorf("embeddings: %w", err)
+		return nil, nil, fmt.Errorf("--embeddings: %w", err)
+	}
+	if base.Dim < 2 {
+		return nil, nil, fmt.Errorf("--embeddings %s: %w: vectors of dimension %d", f.embeddings, ErrTooFewDims, base.Dim)
 	}
 	tok := model.DefaultTokenizer()
 	workDir := f.workDir
@@ -582,7 +591,7 @@ func runInfer(ctx context.Context, env cli.Env) error {
 	if *embPath != "" {
 		e, err := model.LoadEmbeddings(*embPath)
 		if err != nil {
-			return fmt.Errorf("embeddings: %w", err)
+			return fmt.Errorf("--embeddings: %w", err)
 		}
 		if err := m.AttachBase(e); err != nil {
 			return fmt.Errorf("embeddings %s: %w", *embPath, err)

@@ -510,6 +510,7 @@ func Train(ctx context.Context, d *Data, o Options) (*Result, error) {
 	}
 	t.adam.NgramScale = o.NgramLRScale
 	start.Fingerprint, start.BaseFingerprint, start.Threads, start.Seed = fp, bfp, o.Threads, o.Seed
+	start.Epochs, start.Settings = o.Epochs, settingsOf(&o, plan)
 	var keep []bool
 	if o.SharedForm {
 		keep = sharedNgrams(t.m.Vocab, d.Base.Words)
@@ -571,7 +572,7 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 		}
 		t.m, t.adam = ck.Model, ck.Adam
 		t.adam.LR, t.adam.Beta1, t.adam.Beta2, t.adam.Eps = o.LR, o.Beta1, o.Beta2, o.Eps
-		t.log.Info("resuming", "checkpoint", o.Resume, "epoch", ck.State.Epoch+1, "batch", ck.State.Batch)
+		t.log.Info("resuming", "checkpoint", o.Resume, "position", ck.State.position(t.batches()))
 		return ck.State, nil
 	}
 	words := make([]string, len(t.plan.Words))
@@ -613,6 +614,11 @@ func (t *trainer) base() *model.Embeddings {
 	return &b
 }
 
+// batches returns the number of batches of an epoch.
+func (t *trainer) batches() int {
+	return (t.plan.Instances + t.o.Batch - 1) / t.o.Batch
+}
+
 // checkResume refuses to resume from a checkpoint of state st made with
 // other training words or options (its Fingerprint is not fp) or other base
 // embeddings (its BaseFingerprint is not bfp, baseFingerprint: the same
@@ -622,6 +628,10 @@ func (t *trainer) base() *model.Embeddings {
 func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 	switch {
 	case st.Fingerprint != fp:
+		if diff := settingsDiff(st.Settings, settingsOf(t.o, t.plan)); diff != "" {
+			return fmt.Errorf("resume %s: the checkpoint was made with other training words or options: %s; use the same ones",
+				t.o.Resume, diff)
+		}
 		return fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams, shared form, form share); use the same ones", t.o.Resume)
 	case st.BaseFingerprint == 0:
 		t.log.Warn("resume: the checkpoint does not record its base embeddings (written by an older version): make sure --embeddings are the ones it was trained with", "checkpoint", t.o.Resume)
@@ -640,7 +650,7 @@ func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 // at the end of exactly Options.Epochs (a finished run) is resumed, with
 // nothing left to train.
 func (t *trainer) checkPosition(st *TrainState) error {
-	nb := (t.plan.Instances + t.o.Batch - 1) / t.o.Batch
+	nb := t.batches()
 	switch {
 	case st.Epoch < 0 || st.Batch < 0:
 		return fmt.Errorf("resume %s: the checkpoint's position (epoch %d, batch %d) is negative: the file is damaged", t.o.Resume, st.Epoch, st.Batch)
@@ -658,14 +668,13 @@ func (t *trainer) checkPosition(st *TrainState) error {
 // done, or a batch of the epoch after the last (resuming would train
 // nothing and return the checkpoint's weights as if trained to --epochs).
 func (t *trainer) checkEpochs(st *TrainState) error {
-	need, pos := st.Epoch, fmt.Sprintf("after epoch %d", st.Epoch) // the --epochs st needs, and where it is
+	need := st.Epoch // the --epochs st needs
 	if st.Batch > 0 {
 		need++
-		pos = fmt.Sprintf("at epoch %d batch %d", need, st.Batch)
 	}
 	if need > t.o.Epochs {
 		return fmt.Errorf("resume %s: the checkpoint is %s, beyond --epochs %d: resuming would train nothing; give --epochs %d or more",
-			t.o.Resume, pos, t.o.Epochs, need)
+			t.o.Resume, st.position(t.batches()), t.o.Epochs, need)
 	}
 	if st.Epoch == t.o.Epochs {
 		t.log.Info("resume: the checkpoint has done all --epochs: nothing left to train", "checkpoint", t.o.Resume, "epochs", t.o.Epochs)
@@ -714,13 +723,13 @@ func (t *trainer) epoch(ctx context.Context, epoch int, sched []int32, b0 int, s
 func (t *trainer) interrupt(err error, st *TrainState, nb int) error {
 	o := t.o
 	if o.CheckpointPath == "" {
-		return fmt.Errorf("%w at epoch %d batch %d/%d (%w); no checkpoint path set, nothing saved", ErrInterrupted, st.Epoch+1, st.Batch, nb, err)
+		return fmt.Errorf("%w %s (%w); no checkpoint path set, nothing saved", ErrInterrupted, st.position(nb), err)
 	}
 	if cerr := t.checkpoint(st); cerr != nil {
 		return fmt.Errorf("%w (%w); writing the checkpoint failed too: %v", ErrInterrupted, err, cerr)
 	}
-	return fmt.Errorf("%w at epoch %d batch %d/%d (%w); checkpoint written to %s: continue with --resume %s",
-		ErrInterrupted, st.Epoch+1, st.Batch, nb, err, o.CheckpointPath, o.CheckpointPath)
+	return fmt.Errorf("%w %s (%w); checkpoint written to %s: continue with --resume %s",
+		ErrInterrupted, st.position(nb), err, o.CheckpointPath, o.CheckpointPath)
 }
 
 // endEpoch records the finished epoch (n instances, the sums in st) in res,

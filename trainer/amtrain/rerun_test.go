@@ -1,0 +1,161 @@
+package amtrain
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// A new run (no --resume) whose checkpoint path holds an unfinished run's
+// checkpoint is refused, naming the file, --resume and removing it; the
+// checkpoint is left as it was. A finished run's checkpoint is replaced, so
+// the same command runs again; --resume continues the unfinished one.
+func TestTrainRefusesUnfinishedCheckpoint(t *testing.T) {
+	s := newSynth(t, 300)
+	out := filepath.Join(s.dir, "m.am")
+	ckpt := out + ".ckpt"
+	args := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", out, "--min-count-train", "20", "--epochs", "2"}
+	if err := runTrainArgs(t, args...); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTrainArgs(t, args...); err != nil {
+		t.Fatalf("the same command after a finished run: %v", err)
+	}
+	ck, err := LoadCheckpoint(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ck.State
+	st.Epoch, st.History = 1, st.History[:1] // as after a Ctrl-C between epochs 1 and 2
+	if err := saveCheckpoint(ckpt, &st, ck.Model, ck.Adam); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(ckpt)
+	err = runTrainArgs(t, args...)
+	for _, want := range []string{ckpt, "after epoch 1 of 2", "--resume " + ckpt, "remove"} {
+		if !errors.Is(err, ErrUnfinishedCheckpoint) || !strings.Contains(err.Error(), want) {
+			t.Errorf("rerun over an unfinished checkpoint: err = %v, want ErrUnfinishedCheckpoint naming %q", err, want)
+		}
+	}
+	if after, _ := os.ReadFile(ckpt); !bytes.Equal(before, after) {
+		t.Error("the refused run changed the checkpoint")
+	}
+	if err := runTrainArgs(t, append(args, "--resume", ckpt)...); err != nil {
+		t.Fatalf("--resume of the unfinished checkpoint: %v", err)
+	}
+	if err := os.WriteFile(ckpt, []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTrainArgs(t, args...); !errors.Is(err, ErrUnfinishedCheckpoint) || !strings.Contains(err.Error(), ckpt) {
+		t.Errorf("a file that is not a checkpoint in its place: err = %v, want it refused naming %s", err, ckpt)
+	}
+}
+
+// The checkpoint log, the interrupt error and the resume log describe the
+// position alike, epochs counted from 1: "in epoch N at batch B/nb" inside
+// an epoch, "after epoch N" between epochs.
+func TestInterruptPositionAgrees(t *testing.T) {
+	d := newSynth(t, 400).data(t)
+	for _, c := range []struct {
+		name         string
+		epoch, batch int // the afterBatch call that cancels
+		want         string
+	}{
+		{"mid-epoch", 1, 3, "in epoch 2 at batch 4/"},
+		{"between epochs", 0, -1, "after epoch 1"},
+	} {
+		o := smallOptions()
+		o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
+		var log bytes.Buffer
+		o.Log = slog.New(slog.NewTextHandler(&log, nil))
+		ctx, cancel := context.WithCancel(context.Background())
+		last := lastBatch(t, d, o)
+		o.afterBatch = func(epoch, b int) {
+			if epoch == c.epoch && (b == c.batch || c.batch < 0 && b == last) {
+				cancel()
+			}
+		}
+		_, err := Train(ctx, d, o)
+		cancel()
+		if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "interrupted "+c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+		if !strings.Contains(log.String(), `msg="checkpoint written" file=`+o.CheckpointPath+` position="`+c.want) {
+			t.Errorf("%s: log %s\nwant the checkpoint at %q", c.name, log.String(), c.want)
+		}
+		log.Reset()
+		o.Resume, o.afterBatch = o.CheckpointPath, nil
+		train(t, d, o)
+		if !strings.Contains(log.String(), `msg=resuming checkpoint=`+o.Resume+` position="`+c.want) {
+			t.Errorf("%s: resume log %s\nwant %q", c.name, log.String(), c.want)
+		}
+	}
+}
+
+// lastBatch returns the index of the last batch of an epoch of o on d.
+func lastBatch(t *testing.T, d *Data, o Options) int {
+	t.Helper()
+	p, err := MakePlan(d, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return (p.Instances+o.Batch-1)/o.Batch - 1
+}
+
+// A refused resume names the options that differ, with both values.
+func TestResumeNamesWhatDiffers(t *testing.T) {
+	d, o, _ := oneEpochCheckpoint(t)
+	for _, c := range []struct {
+		edit func(o *Options)
+		want string
+	}{
+		{func(o *Options) { o.LR = 0.05 }, fmt.Sprintf("--lr %v (now 0.05)", o.LR)},
+		{func(o *Options) { o.Window = 7 }, fmt.Sprintf("--window %d (now 7)", o.Window)},
+		{func(o *Options) { o.MinCountTrain = 75 }, "training words (--corpus, --counts, --min-count-train"},
+	} {
+		r := o
+		r.Epochs, r.Resume, r.CheckpointPath = 2, o.CheckpointPath, ""
+		c.edit(&r)
+		_, err := Train(context.Background(), d, r)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err = %v, want it to name %q", err, c.want)
+		}
+	}
+}
+
+// A counts file given as --embeddings ("word count" lines, read before as
+// headerless 1-d vectors) and 1-d embeddings with a header are refused,
+// naming the flag and the file.
+func TestTrainRefusesOneDimEmbeddings(t *testing.T) {
+	s := newSynth(t, 300)
+	out := filepath.Join(s.dir, "m.am")
+	var counts, oneDim strings.Builder
+	fmt.Fprintf(&oneDim, "%d 1\n", len(s.words))
+	for i, w := range s.words {
+		fmt.Fprintf(&counts, "%s %d\n", w, 500-i)
+		fmt.Fprintf(&oneDim, "%s 0.%d\n", w, i+1)
+	}
+	countsFile := writeFile(t, s.dir, "counts.txt", counts.String())
+	oneDimFile := writeFile(t, s.dir, "one.vec", oneDim.String())
+	for _, c := range []struct {
+		emb  string
+		want error
+	}{{countsFile, model.ErrOneValue}, {oneDimFile, ErrTooFewDims}} {
+		err := runTrainArgs(t, "--corpus", s.corpus, "--embeddings", c.emb, "--counts", countsFile, "--out", out,
+			"--min-count-train", "20", "--epochs", "1")
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), "--embeddings") || !strings.Contains(err.Error(), c.emb) {
+			t.Errorf("--embeddings %s: err = %v, want %v naming the flag and the file", c.emb, err, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a model was written")
+	}
+}
