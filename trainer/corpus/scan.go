@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -113,10 +114,21 @@ func (s *scanner) scanFile(ctx context.Context, path string) (int64, error) {
 	}
 	defer closeFn()
 	br := bufio.NewReaderSize(r, readBuffer)
-	var ntok int64
+	head, err := br.Peek(TextCheckBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return 0, fmt.Errorf("read corpus file %s near line 1: %w", path, err)
+	}
+	if err := checkHead(path, head); err != nil {
+		return 0, err
+	}
+	var ntok, offset int64
 	line := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if i := bytes.IndexByte(chunk, 0); i >= 0 {
+			return ntok, nulError(path, offset+int64(i), line+1)
+		}
+		offset += int64(len(chunk))
 		full := errors.Is(err, bufio.ErrBufferFull) // the line goes on
 		text := chunk
 		if full || len(s.long) > 0 {
