@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,6 +38,9 @@ func commands() []cli.Command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Messages logged through slog's default logger take the text format of
+	// the commands' own loggers, not the log package's.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	code := cli.Main(ctx, "text2vec-am", commands(), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -190,7 +190,7 @@ func (f *trainFlags) register(fs *flag.FlagSet, def Options) {
 	fs.StringVar(&f.resume, "resume", "", "checkpoint file to continue training from")
 	fs.StringVar(&f.workDir, "work-dir", "", "directory of the cached corpus index (default: the --out directory)")
 	fs.Float64Var(&f.peak, "peak-gflops", float64(PeakGFLOPSPerCore*runtime.NumCPU()), "machine float32 peak in GFLOP/s, for the utilisation report")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	cli.QuietFlag(fs, &f.quiet)
 }
 
 // trainAndSave loads the inputs f names, trains with o and writes the

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -22,7 +23,8 @@ func TestTrainRefusesUnfinishedCheckpoint(t *testing.T) {
 	s := newSynth(t, 300)
 	out := filepath.Join(s.dir, "m.am")
 	ckpt := out + ".ckpt"
-	args := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", out, "--min-count-train", "20", "--epochs", "2"}
+	args := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", out,
+		"--min-count-train", "20", "--epochs", "2"}
 	if err := runTrainArgs(t, args...); err != nil {
 		t.Fatal(err)
 	}
@@ -157,5 +159,30 @@ func TestTrainRefusesOneDimEmbeddings(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a model was written")
+	}
+}
+
+// Progress written to a file (not a terminal) comes as whole lines, at most
+// progressSteps of them, never blank ones nor carriage returns; every other
+// stderr line is a log line in slog's text format.
+func TestTrainProgressToFile(t *testing.T) {
+	s := newSynth(t, 300)
+	var stdout, stderr bytes.Buffer
+	args := []string{"--corpus", s.corpus, "--embeddings", s.embeddings, "--out", filepath.Join(s.dir, "m.am"),
+		"--min-count-train", "20", "--epochs", "3"}
+	if err := runTrain(context.Background(), cli.Env{Args: args, Stdout: &stdout, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	progressLines := 0
+	for _, line := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "epoch "):
+			progressLines++
+		case !strings.HasPrefix(line, "time="):
+			t.Errorf("stderr line %q is neither a progress line nor a log line", line)
+		}
+	}
+	if progressLines == 0 || progressLines > progressSteps || strings.Contains(stderr.String(), "\r") {
+		t.Errorf("%d progress lines, want 1..%d without carriage returns:\n%s", progressLines, progressSteps, stderr.String())
 	}
 }

@@ -47,7 +47,8 @@ func checkHead(path string, head []byte) error {
 		i += size
 	}
 	if invalid >= minInvalidBytes && invalid*invalidShareDivisor > len(head) {
-		return fmt.Errorf("corpus file %s: %w: %d of its first %d bytes are not valid UTF-8 (the first at byte offset %d, line %d)",
+		return fmt.Errorf("corpus file %s: %w: %d of its first %d bytes are not valid UTF-8 "+
+			"(the first at byte offset %d, line %d)",
 			path, ErrNotText, invalid, len(head), first, 1+bytes.Count(head[:first], []byte{'\n'}))
 	}
 	return nil
@@ -55,5 +56,6 @@ func checkHead(path string, head []byte) error {
 
 // nulError reports a NUL byte at offset (line line) of the file path.
 func nulError(path string, offset int64, line int) error {
-	return fmt.Errorf("corpus file %s: %w: a NUL byte at byte offset %d (line %d), as in a binary file", path, ErrNotText, offset, line)
+	return fmt.Errorf("corpus file %s: %w: a NUL byte at byte offset %d (line %d), as in a binary file",
+		path, ErrNotText, offset, line)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ type options struct {
 	heldOut    string
 	minCount   int64
 	outMin     int64
+	quiet      bool
 	cfg        Config
 }
 
@@ -87,6 +89,7 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.Var((*ngramInit)(&o.cfg.ZeroNgramRows), "ngram-init", "subword training: how the n-gram rows start, `uniform|zero`: uniform in ±1/dim like the word rows (the default) or zero (as most of fastText's buckets do in effect)")
 	fs.Float64Var(&o.cfg.HoldForms, "hold-forms", 0, "subword training: the `fraction` of the words with at least --hold-min-count occurrences whose n-grams learn nothing from them (their own row learns what their contexts add); AM learns from these words how contexts complete a new word's form (0: none)")
 	fs.Int64Var(&o.cfg.HoldMinCount, "hold-min-count", o.cfg.HoldMinCount, "--hold-forms draws from the words with at least this many occurrences (train's --min-count-train)")
+	cli.QuietFlag(fs, &o.quiet)
 	fs.StringVar(&o.heldOut, "held-words-out", "", "with --hold-forms: write the held words, one a line, to this `file` (train --only-words)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, err
@@ -133,12 +136,16 @@ func parseFlags(env cli.Env) (*options, error) {
 	return o, nil
 }
 
-// checkOutputs fails before any work when --out, --counts-out, --ngrams-out,
+// checkOutputs creates the --out directory when it is missing, as train
+// does, and fails before any work when --out, --counts-out, --ngrams-out,
 // --outputs-out or --held-words-out cannot be written (a missing directory,
 // a directory) or is one of the --corpus files, which training reads whole
 // and writing would destroy (outpath.Check). An output inside a corpus
 // directory is allowed, as in train.
 func (o *options) checkOutputs() error {
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
 	var inputs []outpath.File
 	for _, p := range o.corpus {
 		if info, err := os.Stat(p); err == nil && !info.IsDir() {
@@ -180,7 +187,7 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	pr := newProgressPrinter(env.Stderr)
+	pr := newProgressPrinter(env.Stderr, o.quiet)
 
 	start := time.Now()
 	opts := corpus.DefaultOptions()
@@ -282,7 +289,7 @@ func writeOutputs(o *options, log *slog.Logger, emb *model.Embeddings, sw *Subwo
 		log.Info("wrote held words", "file", o.heldOut, "words", len(sw.Held))
 	}
 	if o.countsOut != "" {
-		n, err := saveCounts(o.countsOut, all)
+		n, err := saveCounts(o.countsOut, all, log)
 		if err != nil {
 			return err
 		}
@@ -319,8 +326,8 @@ func keepFrequent(e *model.Embeddings, minCount int64) (*model.Embeddings, error
 
 // saveCounts writes every word of v (all corpus words) as "word count" lines,
 // atomically. Words too long for the embedding formats (model.MaxWordBytes) are
-// left out with a warning. It returns the number of lines written.
-func saveCounts(path string, v *corpus.Vocab) (int, error) {
+// left out with a warning on log. It returns the number of lines written.
+func saveCounts(path string, v *corpus.Vocab, log *slog.Logger) (int, error) {
 	words, counts := v.Words, v.Counts
 	skipped := 0
 	for _, w := range words {
@@ -329,7 +336,8 @@ func saveCounts(path string, v *corpus.Vocab) (int, error) {
 		}
 	}
 	if skipped > 0 {
-		slog.Warn("counts: words longer than the embedding formats allow are left out", "words", skipped, "limit bytes", model.MaxWordBytes)
+		log.Warn("counts: words longer than the embedding formats allow are left out",
+			"words", skipped, "limit bytes", model.MaxWordBytes)
 		words, counts = make([]string, 0, len(v.Words)-skipped), make([]int64, 0, len(v.Words)-skipped)
 		for i, w := range v.Words {
 			if len(w) <= model.MaxWordBytes {
@@ -351,22 +359,21 @@ func saveCounts(path string, v *corpus.Vocab) (int, error) {
 type progressPrinter struct {
 	w        io.Writer
 	terminal bool
+	quiet    bool
 	last     time.Time
 	pending  bool
 }
 
-func newProgressPrinter(w io.Writer) *progressPrinter {
-	p := &progressPrinter{w: w}
-	if f, ok := w.(*os.File); ok {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			p.terminal = true
-		}
-	}
-	return p
+// newProgressPrinter returns a printer of progress on w; quiet prints nothing.
+func newProgressPrinter(w io.Writer, quiet bool) *progressPrinter {
+	return &progressPrinter{w: w, terminal: cli.IsTerminal(w), quiet: quiet}
 }
 
 func (p *progressPrinter) printf(format string, args ...any) {
 	now := time.Now()
+	if p.quiet {
+		return
+	}
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K"+format, args...)
 		p.pending = true

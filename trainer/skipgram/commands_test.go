@@ -112,15 +112,17 @@ func TestTrainEmbeddingsFlagErrors(t *testing.T) {
 		}
 	}
 	// The cause of an unwritable output survives its usage error (errors.Is).
-	if _, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", filepath.Join(dir, "missing", "e.vec")); !errors.Is(err, cli.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("--out in a missing directory: error %v, want a usage error wrapping fs.ErrNotExist", err)
+	missingCounts := filepath.Join(dir, "missing", "c.txt")
+	_, err := runCmd(context.Background(), "--corpus", corpusPath, "--out", out, "--counts-out", missingCounts)
+	if !errors.Is(err, cli.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--counts-out in a missing directory: error %v, want a usage error wrapping fs.ErrNotExist", err)
 	}
 	// Errors found before training: unwritable output, missing corpus, min-count too high.
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--corpus", corpusPath, "--out", filepath.Join(dir, "missing", "e.vec")}, "cannot write to directory"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", missingCounts}, "cannot write to directory"},
 		{[]string{"--corpus", corpusPath, "--out", dir}, "is a directory"},
 		{[]string{"--corpus", filepath.Join(dir, "nope.txt"), "--out", out}, "nope.txt: no such file"},
 		{[]string{"--corpus", corpusPath, "--out", out, "--min-count", "1000000"}, "no word occurs at least 1000000 times"},
@@ -354,5 +356,36 @@ func TestCountsOutThroughSymlink(t *testing.T) {
 	_, err := runCmd(context.Background(), "--corpus", file, "--out", file, "--counts-out", filepath.Join(link, "x.vec"))
 	if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), "same file") {
 		t.Errorf("--counts-out through a symlink to --out: err = %v, want a usage error", err)
+	}
+}
+
+// train-embeddings creates a missing --out directory, as train does, and
+// takes --quiet, as train does: no progress at all on stderr, only log lines.
+// Without it, progress to a file (not a terminal) comes as whole lines,
+// never blank ones.
+func TestTrainEmbeddingsOutDirAndQuiet(t *testing.T) {
+	corpusPath := topicCorpus(t, 300)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "new", "sub", "e.vec")
+	args := []string{"--corpus", corpusPath, "--out", out, "--dim", "8", "--min-count", "2", "--epochs", "1",
+		"--threads", "1"}
+	stderr, err := runCmd(context.Background(), append(args, "--quiet")...)
+	if err != nil {
+		t.Fatalf("--out in a missing directory: %v\n%s", err, stderr)
+	}
+	if _, err := model.LoadEmbeddings(out); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if !strings.HasPrefix(line, "time=") {
+			t.Errorf("--quiet: stderr line %q is not a log line", line)
+		}
+	}
+	stderr, err = runCmd(context.Background(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr, "\n\n") || strings.Contains(stderr, "\r") || !strings.Contains(stderr, "reading corpus:") {
+		t.Errorf("progress to a file: %q, want whole lines, no blank ones", stderr)
 	}
 }
