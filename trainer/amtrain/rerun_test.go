@@ -131,6 +131,21 @@ func TestResumeNamesWhatDiffers(t *testing.T) {
 			t.Errorf("err = %v, want it to name %q", err, c.want)
 		}
 	}
+	// Other base embeddings (a word fewer) change the training words too:
+	// the error names the base embeddings.
+	base := d.Base
+	fewer, err := model.NewEmbeddings(base.Dim, base.Words[1:], base.Vectors[base.Dim:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *d
+	other.Base = fewer
+	other.Counts = d.Counts[1:]
+	r := o
+	r.Epochs, r.Resume, r.CheckpointPath = 2, o.CheckpointPath, ""
+	if _, err := Train(context.Background(), &other, r); err == nil || !strings.Contains(err.Error(), "other base embeddings") {
+		t.Errorf("resume with other base words: err = %v, want it to name the base embeddings", err)
+	}
 }
 
 // A counts file given as --embeddings ("word count" lines, read before as

@@ -620,13 +620,16 @@ func (t *trainer) batches() int {
 }
 
 // checkResume refuses to resume from a checkpoint of state st made with
-// other training words or options (its Fingerprint is not fp) or other base
-// embeddings (its BaseFingerprint is not bfp, baseFingerprint: the same
-// words with other vector values are refused too). A checkpoint written
+// other base embeddings (its BaseFingerprint is not bfp, baseFingerprint: the
+// same words with other vector values are refused too), said first since
+// other base words change the training words too, or with other training
+// words or options (its Fingerprint is not fp), naming those that differ. A checkpoint written
 // before base fingerprints were recorded cannot be checked: it is resumed
 // with a warning.
 func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 	switch {
+	case st.BaseFingerprint != 0 && st.BaseFingerprint != bfp:
+		return fmt.Errorf("resume %s: the checkpoint was made with other base embeddings (other words or other vector values); resume with the --embeddings it was trained with", t.o.Resume)
 	case st.Fingerprint != fp:
 		if diff := settingsDiff(st.Settings, settingsOf(t.o, t.plan)); diff != "" {
 			return fmt.Errorf("resume %s: the checkpoint was made with other training words or options: %s; use the same ones",
@@ -635,8 +638,6 @@ func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 		return fmt.Errorf("resume %s: the checkpoint was made with other training words or options (mode, batch, lr, seed, contexts, window, holdout, n-grams, shared form, form share); use the same ones", t.o.Resume)
 	case st.BaseFingerprint == 0:
 		t.log.Warn("resume: the checkpoint does not record its base embeddings (written by an older version): make sure --embeddings are the ones it was trained with", "checkpoint", t.o.Resume)
-	case st.BaseFingerprint != bfp:
-		return fmt.Errorf("resume %s: the checkpoint was made with other base embeddings (other words or other vector values); resume with the --embeddings it was trained with", t.o.Resume)
 	}
 	return t.checkPosition(st)
 }
