@@ -6,12 +6,15 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -290,23 +293,37 @@ type RetrievalQuery struct {
 	Relevant []string `json:"relevant"`
 }
 
-// LoadDocuments reads a JSONL file of {"id", "text"} documents. Ids must be
-// non-empty. A repeated id is kept (debian-dev has one: two descriptions of
-// one package) with a warning naming both lines; the retrieval metrics treat
-// documents sharing an id as one relevant item.
+// The shapes of a documents line and a queries line, as errors name them.
+const (
+	documentShape = `{"id": "…", "text": "…"}`
+	queryShape    = `{"id": "…", "text": "…", "relevant": ["doc id", …]}`
+)
+
+// LoadDocuments reads a JSONL file of {"id", "text"} documents: every line
+// a JSON object whose "id" and "text" are non-empty strings, or an error
+// naming the file, the line and the key. A repeated id is kept (debian-dev
+// has one: two descriptions of one package) with a warning naming both
+// lines; the retrieval metrics treat documents sharing an id as one
+// relevant item. Keys other than "id" and "text" are ignored, with a warning.
 func LoadDocuments(path string) ([]Document, error) {
 	var docs []Document
 	seen := map[string]int{}
+	extra := extraKeys{path: path}
 	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
-		var d Document
-		if err := json.Unmarshal([]byte(line), &d); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
+		l, err := parseJSONLine(path, n, line, documentShape, "id", "text")
+		if err != nil {
+			return err
 		}
-		if d.ID == "" {
-			return fmt.Errorf("%s:%d: document without \"id\"", path, n)
+		extra.note(l)
+		var d Document
+		if d.ID, err = l.text("id"); err != nil {
+			return err
+		}
+		if d.Text, err = l.text("text"); err != nil {
+			return err
 		}
 		if prev, dup := seen[d.ID]; dup {
 			slog.Warn("repeated document id: both documents count as that id", "file", path, "line", n, "first_line", prev, "id", d.ID)
@@ -322,23 +339,36 @@ func LoadDocuments(path string) ([]Document, error) {
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("load documents: %s: no documents", path)
 	}
+	extra.warn()
 	return docs, nil
 }
 
 // LoadQueries reads a JSONL file of {"id", "text", "relevant": [doc id]}
-// queries. Every query needs at least one relevant document id.
+// queries: every line a JSON object whose "id" and "text" are non-empty
+// strings and whose "relevant" is a non-empty array of non-empty strings, or
+// an error naming the file, the line and the key. Other keys are ignored,
+// with a warning.
 func LoadQueries(path string) ([]RetrievalQuery, error) {
 	var qs []RetrievalQuery
+	extra := extraKeys{path: path}
 	err := ForEachLine(path, func(n int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
-		var q RetrievalQuery
-		if err := json.Unmarshal([]byte(line), &q); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
+		l, err := parseJSONLine(path, n, line, queryShape, "id", "text", "relevant")
+		if err != nil {
+			return err
 		}
-		if len(q.Relevant) == 0 {
-			return fmt.Errorf("%s:%d: query %q has no \"relevant\" document ids", path, n, q.ID)
+		extra.note(l)
+		var q RetrievalQuery
+		if q.ID, err = l.text("id"); err != nil {
+			return err
+		}
+		if q.Text, err = l.text("text"); err != nil {
+			return err
+		}
+		if q.Relevant, err = l.ids("relevant"); err != nil {
+			return err
 		}
 		qs = append(qs, q)
 		return nil
@@ -349,7 +379,132 @@ func LoadQueries(path string) ([]RetrievalQuery, error) {
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("load queries: %s: no queries", path)
 	}
+	extra.warn()
 	return qs, nil
+}
+
+// jsonLine is one line of a JSONL file, parsed as a JSON object, with where
+// it is and the shape its file wants (for errors).
+type jsonLine struct {
+	path, shape string
+	n           int
+	obj         map[string]json.RawMessage
+	keys        []string // the keys the file wants
+}
+
+// parseJSONLine parses line n of path as a JSON object holding every key of
+// want, or returns an error naming the file, the line, the missing keys and
+// the keys the line has, with the shape the file wants.
+func parseJSONLine(path string, n int, line, shape string, want ...string) (*jsonLine, error) {
+	l := &jsonLine{path: path, n: n, shape: shape, keys: want}
+	err := json.Unmarshal([]byte(line), &l.obj)
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		return nil, fmt.Errorf("%s:%d: want a JSON object %s, got a JSON %s", path, n, shape, typeErr.Value)
+	case err != nil:
+		return nil, fmt.Errorf("%s:%d: not valid JSON (want %s): %w", path, n, shape, err)
+	case l.obj == nil:
+		return nil, fmt.Errorf("%s:%d: want a JSON object %s, got null", path, n, shape)
+	}
+	var missing []string
+	for _, k := range want {
+		if _, ok := l.obj[k]; !ok {
+			missing = append(missing, strconv.Quote(k))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s:%d: no %s key (the line has %s; want %s)",
+			path, n, strings.Join(missing, " or "), keyList(l.obj), shape)
+	}
+	return l, nil
+}
+
+// text returns the value of key, which must be a non-empty string (not only spaces).
+func (l *jsonLine) text(key string) (string, error) {
+	var s string
+	if err := json.Unmarshal(l.obj[key], &s); err != nil || bytes.Equal(l.obj[key], []byte("null")) {
+		return "", fmt.Errorf("%s:%d: %q must be a string, got %s (want %s)", l.path, l.n, key, clip(l.obj[key]), l.shape)
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", fmt.Errorf("%s:%d: %q is empty", l.path, l.n, key)
+	}
+	return s, nil
+}
+
+// ids returns the value of key, which must be a non-empty array of non-empty strings.
+func (l *jsonLine) ids(key string) ([]string, error) {
+	var ids []string
+	if err := json.Unmarshal(l.obj[key], &ids); err != nil || bytes.Equal(l.obj[key], []byte("null")) {
+		return nil, fmt.Errorf("%s:%d: %q must be an array of document ids (strings), got %s (want %s)",
+			l.path, l.n, key, clip(l.obj[key]), l.shape)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%s:%d: %q has no document ids", l.path, l.n, key)
+	}
+	for i, id := range ids {
+		if strings.TrimSpace(id) == "" {
+			return nil, fmt.Errorf("%s:%d: %q: document id %d is empty", l.path, l.n, key, i+1)
+		}
+	}
+	return ids, nil
+}
+
+// keyList returns the keys of obj, sorted and quoted, or "no keys".
+func keyList(obj map[string]json.RawMessage) string {
+	if len(obj) == 0 {
+		return "no keys"
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, strconv.Quote(k))
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}
+
+// clip returns raw JSON for an error, cut at 40 bytes.
+func clip(raw json.RawMessage) string {
+	const limit = 40
+	if len(raw) > limit {
+		return string(raw[:limit]) + "…"
+	}
+	return string(raw)
+}
+
+// extraKeys collects the keys of a JSONL file that its loader ignores, with
+// the first line holding each, for one warning after the file is read.
+type extraKeys struct {
+	path  string
+	first map[string]int
+}
+
+// note records the keys of line l that its file's loader does not read.
+func (e *extraKeys) note(l *jsonLine) {
+	for k := range l.obj {
+		if slices.Contains(l.keys, k) {
+			continue
+		}
+		if _, ok := e.first[k]; !ok {
+			if e.first == nil {
+				e.first = map[string]int{}
+			}
+			e.first[k] = l.n
+		}
+	}
+}
+
+// warn logs one warning naming the ignored keys and the first line of each.
+func (e *extraKeys) warn() {
+	if len(e.first) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(e.first))
+	for k, n := range e.first {
+		keys = append(keys, fmt.Sprintf("%q (line %d)", k, n))
+	}
+	slices.Sort(keys)
+	slog.Warn("keys ignored", "file", e.path, "keys", strings.Join(keys, ", "))
 }
 
 // parseNumber reads field, the what of line n of path (spaces around it

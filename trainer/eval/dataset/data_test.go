@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -213,17 +214,70 @@ func TestLoadRetrieval(t *testing.T) {
 	if len(qs) != 1 || qs[0].Relevant[0] != "a" {
 		t.Fatalf("queries = %+v", qs)
 	}
-	for _, bad := range []struct{ content, want string }{
-		{`{"text": "x"}`, `d.jsonl:1: document without "id"`},
-		{`{"id": "a", `, "d.jsonl:1:"},
+}
+
+// A documents line that is not an object with non-empty string "id" and
+// "text" is an error naming the file, the line and the key.
+func TestLoadDocumentsRefusesWrongShape(t *testing.T) {
+	const good = `{"id": "a", "text": "alpha"}` + "\n"
+	for _, bad := range []struct{ line, want string }{
+		{`{"text": "x"}`, `d.jsonl:2: no "id" key (the line has "text"; want {"id": "…", "text": "…"})`},
+		{`{"id": "b", "body": "x"}`, `d.jsonl:2: no "text" key (the line has "body", "id"; want`},
+		{`{"id": "b", "text": ""}`, `d.jsonl:2: "text" is empty`},
+		{`{"id": "b", "text": "  "}`, `d.jsonl:2: "text" is empty`},
+		{`{"id": "b", "text": null}`, `d.jsonl:2: "text" must be a string, got null`},
+		{`{"id": 7, "text": "x"}`, `d.jsonl:2: "id" must be a string, got 7`},
+		{`{"id": "b", "text": ["x"]}`, `d.jsonl:2: "text" must be a string, got ["x"]`},
+		{`["b", "x"]`, `d.jsonl:2: want a JSON object {"id": "…", "text": "…"}, got a JSON array`},
+		{`null`, `d.jsonl:2: want a JSON object`},
+		{`{"id": "a", `, "d.jsonl:2: not valid JSON"},
 	} {
-		_, err := LoadDocuments(writeFile(t, "d.jsonl", bad.content))
+		_, err := LoadDocuments(writeFile(t, "d.jsonl", good+bad.line+"\n"))
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("LoadDocuments(%q) error = %v, want %q", bad.content, err, bad.want)
+			t.Errorf("LoadDocuments(%q) error = %v, want %q", bad.line, err, bad.want)
 		}
 	}
-	if _, err := LoadQueries(writeFile(t, "q.jsonl", `{"id": "q", "text": "x"}`)); err == nil || !strings.Contains(err.Error(), `q.jsonl:1: query "q" has no "relevant"`) {
-		t.Errorf("query without relevant: error = %v", err)
+}
+
+// A queries line that is not an object with non-empty string "id" and
+// "text" and a non-empty array of document ids "relevant" is an error naming
+// the file, the line and the key: the shape {"query", "relevant"} is refused,
+// not scored as an empty query.
+func TestLoadQueriesRefusesWrongShape(t *testing.T) {
+	const good = `{"id": "q1", "text": "alpha?", "relevant": ["a"]}` + "\n"
+	for _, bad := range []struct{ line, want string }{
+		{`{"query": "alpha?", "relevant": ["a"]}`, `q.jsonl:2: no "id" or "text" key (the line has "query", "relevant"; want ` + `{"id": "…", "text": "…", "relevant": ["doc id", …]})`},
+		{`{"id": "q", "query": "alpha?", "relevant": ["a"]}`, `q.jsonl:2: no "text" key (the line has "id", "query", "relevant"`},
+		{`{"id": "q", "text": "x"}`, `q.jsonl:2: no "relevant" key`},
+		{`{"id": "q", "text": "", "relevant": ["a"]}`, `q.jsonl:2: "text" is empty`},
+		{`{"id": "", "text": "x", "relevant": ["a"]}`, `q.jsonl:2: "id" is empty`},
+		{`{"id": "q", "text": "x", "relevant": "a"}`, `q.jsonl:2: "relevant" must be an array of document ids (strings), got "a"`},
+		{`{"id": "q", "text": "x", "relevant": [1]}`, `q.jsonl:2: "relevant" must be an array of document ids`},
+		{`{"id": "q", "text": "x", "relevant": null}`, `q.jsonl:2: "relevant" must be an array of document ids (strings), got null`},
+		{`{"id": "q", "text": "x", "relevant": []}`, `q.jsonl:2: "relevant" has no document ids`},
+		{`{"id": "q", "text": "x", "relevant": ["a", ""]}`, `q.jsonl:2: "relevant": document id 2 is empty`},
+	} {
+		_, err := LoadQueries(writeFile(t, "q.jsonl", good+bad.line+"\n"))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("LoadQueries(%q) error = %v, want %q", bad.line, err, bad.want)
+		}
+	}
+}
+
+// Keys a loader does not read are ignored with one warning naming each and
+// the first line holding it.
+func TestLoadQueriesWarnsOfIgnoredKeys(t *testing.T) {
+	var logged bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	qs, err := LoadQueries(writeFile(t, "q.jsonl", `{"id": "q1", "text": "a", "relevant": ["a"]}`+"\n"+
+		`{"id": "q2", "text": "b", "relevant": ["b"], "score": 1}`+"\n"+`{"id": "q3", "text": "c", "relevant": ["c"], "score": 2}`+"\n"))
+	if err != nil || len(qs) != 3 {
+		t.Fatalf("LoadQueries = %d queries, %v", len(qs), err)
+	}
+	if got := logged.String(); strings.Count(got, "keys ignored") != 1 || !strings.Contains(got, `\"score\" (line 2)`) {
+		t.Errorf("log = %q, want one warning naming \"score\" (line 2)", got)
 	}
 }
 
