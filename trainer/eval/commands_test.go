@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,6 +159,78 @@ func TestEvalRetrievalMemoryRows(t *testing.T) {
 	}
 	if got := rows("--import", "sequential"); len(got) != 1 || strings.Contains(got[0], "memory") {
 		t.Errorf("sequential import: dense AM rows %q, want one", got)
+	}
+}
+
+// The usage of eval retrieval shows every model flag as optional: any one
+// of them (--model default alone) makes a run.
+func TestEvalRetrievalUsageShowsFlagsOptional(t *testing.T) {
+	_, stderr, _ := run(t, "retrieval", "-h")
+	synopsis, _, _ := strings.Cut(stderr, "\n\n")
+	if !strings.HasPrefix(synopsis, "Usage: text2vec-am eval retrieval ") {
+		t.Fatalf("usage = %q", stderr)
+	}
+	depth, outside := 0, strings.Builder{}
+	for _, c := range synopsis {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case depth == 0:
+			outside.WriteRune(c)
+		}
+	}
+	if strings.Contains(outside.String(), "--") {
+		t.Errorf("synopsis %q shows flags as required: %q", synopsis, outside.String())
+	}
+	for _, flag := range []string{"--embeddings", "--model", "--fasttext", "--subwords"} {
+		if !strings.Contains(synopsis, flag) {
+			t.Errorf("synopsis %q lacks %s", synopsis, flag)
+		}
+	}
+}
+
+// Queries in another shape ({"query", "relevant"}) are refused with an error
+// naming the file, the line and the keys, not scored as empty queries.
+func TestEvalRetrievalRefusesQueriesOfAnotherShape(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	docs := writeFile(t, "d.jsonl", `{"id":"a","text":"The linux kernel driver."}`+"\n")
+	qs := writeFile(t, "q.jsonl", `{"query":"kernel","relevant":["a"]}`+"\n")
+	out, _, err := run(t, "retrieval", "--embeddings", emb, "--counts", counts, docs, qs)
+	if err == nil || !strings.Contains(err.Error(), qs+`:1: no "id" or "text" key (the line has "query", "relevant"`) {
+		t.Fatalf("error = %v, want one naming %s:1 and its keys; output:\n%s", err, qs, out)
+	}
+}
+
+// A weights file of another dimension than --embeddings is refused before
+// any row is run.
+func TestEvalRetrievalChecksModelDimensionFirst(t *testing.T) {
+	emb, counts := tinyEmbeddings(t)
+	e4, err := model.NewEmbeddings(4, []string{"kernel", "music"}, []float32{1, 0, 0, 0, 0, 1, 0, 0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.Config{Dim: 4, Mode: model.ModeAM, Ngram: model.NgramConfig{MinN: 3, MaxN: 5, MinCount: 1}, Tokenizer: model.DefaultTokenizer()}
+	m, err := model.New(cfg, model.BuildNgramVocab([]string{"zorb"}, cfg.Ngram), e4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights := filepath.Join(t.TempDir(), "w.am")
+	if err := m.SaveFile(weights, model.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	docs := writeFile(t, "d.jsonl", `{"id":"a","text":"The linux kernel driver."}`+"\n")
+	qs := writeFile(t, "q.jsonl", `{"id":"q1","text":"kernel","relevant":["a"]}`+"\n")
+	var logs bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	_, _, err = run(t, "retrieval", "--embeddings", emb, "--counts", counts, "--model", weights, docs, qs)
+	if err == nil || !strings.Contains(err.Error(), weights) || !strings.Contains(err.Error(), "dimension") {
+		t.Fatalf("error = %v, want one naming %s and the dimension", err, weights)
+	}
+	if strings.Contains(logs.String(), "msg=retrieval") {
+		t.Errorf("rows were run before the model was checked:\n%s", logs.String())
 	}
 }
 

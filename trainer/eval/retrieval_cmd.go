@@ -136,11 +136,14 @@ func (o *retrievalOptions) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.k1, "k1", 1.2, "BM25 k1")
 	fs.Float64Var(&o.b, "b", 0.75, "BM25 b")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval retrieval --embeddings FILE --counts FILE [--model FILE] DOCS.jsonl QUERIES.jsonl\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval retrieval [--embeddings FILE [--counts FILE]] [--model FILE|default]\n"+
+			"         [--fasttext FILE.bin] [--subwords FILE --subword-ngrams FILE --counts FILE] DOCS.jsonl QUERIES.jsonl\n\n"+
+			"Give at least one of --embeddings, --model, --fasttext and --subwords; --model default alone\n"+
+			"evaluates the embedded model.\n"+
 			"DOCS: {\"id\", \"text\"} per line; QUERIES: {\"id\", \"text\", \"relevant\": [doc id]} per line.\n"+
-			"Prints MRR@10, Recall@1 and Recall@10 of BM25, dense retrieval with base vectors only (unknown\n"+
-			"words dropped), dense with AM (the adapter's vectorizer, its memory taught from the documents\n"+
-			"first), and hybrid min-max fusions.")
+			"Prints MRR@10, Recall@1 and Recall@10 of BM25 and of each dense row with its hybrid fusions:\n"+
+			"--embeddings adds dense retrieval with base vectors only (unknown words dropped), --model dense\n"+
+			"AM (the adapter's vectorizer, its memory empty, then taught from the documents first).")
 		fs.PrintDefaults()
 	}
 }
@@ -212,7 +215,8 @@ type retrievalRun struct {
 	docs                 []dataset.Document
 	queries              []dataset.RetrievalQuery
 	docTexts, queryTexts []string
-	base                 *model.Embeddings // --embeddings, when loaded before the rows (--opaque-words)
+	base                 *model.Embeddings // --embeddings (nil without)
+	am                   *model.Model      // --model (nil without)
 	bm                   retrieval.Metrics
 	bmRuns               [][]retrieval.Hit
 	tab                  report.Table
@@ -231,6 +235,9 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 	if o.depth == 0 {
 		o.depth = len(r.docs)
 	}
+	if err := r.loadModels(); err != nil {
+		return err
+	}
 	if o.opaque {
 		if err := r.opaqueWords(); err != nil {
 			return err
@@ -248,8 +255,7 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 		return err
 	}
 	r.row("BM25", r.bm, "–")
-	e, err := r.baseRow(ctx)
-	if err != nil {
+	if err := r.baseRow(ctx); err != nil {
 		return err
 	}
 	if o.ftPath != "" {
@@ -263,21 +269,38 @@ func retrieve(ctx context.Context, o *retrievalOptions, w io.Writer) error {
 		}
 	}
 	if o.amPath != "" {
-		if err := r.amRow(ctx, e); err != nil {
+		if err := r.amRow(ctx); err != nil {
 			return err
 		}
 	}
 	return r.tab.WriteMarkdown(w)
 }
 
-// opaqueWords loads --embeddings and replaces every word of the documents
-// and queries it does not hold by its opaque word (opaqueText).
-func (r *retrievalRun) opaqueWords() error {
-	e, err := r.o.base.load()
-	if err != nil {
-		return err
+// loadModels loads --embeddings and --model before any row is run, so that
+// a model that does not fit the embeddings (another dimension) is refused
+// before the first row's minutes of work.
+func (r *retrievalRun) loadModels() error {
+	if r.o.base.embeddings != "" {
+		e, err := r.o.base.load()
+		if err != nil {
+			return err
+		}
+		r.base = e
 	}
-	r.base = e
+	if r.o.amPath != "" {
+		m, err := loadModel(r.o.amPath, r.base, true)
+		if err != nil {
+			return err
+		}
+		r.am = m
+	}
+	return nil
+}
+
+// opaqueWords replaces every word of the documents and queries that
+// --embeddings does not hold by its opaque word (opaqueText).
+func (r *retrievalRun) opaqueWords() error {
+	e := r.base
 	tok := model.DefaultTokenizer()
 	known := func(w string) bool { _, ok := e.ID(w); return ok }
 	for i := range r.docs {
@@ -346,32 +369,25 @@ func (r *retrievalRun) dense(ctx context.Context, name string, v *vectorizer.Vec
 	return nil
 }
 
-// baseRow adds the dense base-only row when --embeddings is given and
-// returns those embeddings (nil without).
-func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
-	if r.o.base.embeddings == "" {
-		return nil, nil
-	}
+// baseRow adds the dense base-only row when --embeddings is given.
+func (r *retrievalRun) baseRow(ctx context.Context) error {
 	e := r.base
 	if e == nil {
-		var err error
-		if e, err = r.o.base.load(); err != nil {
-			return nil, err
-		}
+		return nil
 	}
 	if e.Counts == nil && r.o.vec.Weighting != vectorizer.WeightMean {
 		slog.Warn("base embeddings without counts: SIF weights are all 1 (give --counts)")
 	}
 	v, opts, err := BaseOnlyVectorizer(e, r.o.vec)
 	if err != nil {
-		return nil, cli.UsageError("%w", err)
+		return cli.UsageError("%w", err)
 	}
 	if r.o.importMode != "sequential" {
 		if err := observeAll(v, r.docTexts); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return e, r.dense(ctx, "dense base only", v, opts)
+	return r.dense(ctx, "dense base only", v, opts)
 }
 
 // amRow adds the dense AM rows: the adapter's vectorizer over --model, its
@@ -379,11 +395,8 @@ func (r *retrievalRun) baseRow(ctx context.Context) (*model.Embeddings, error) {
 // A warm import first adds the row of the same vectorizer with the same
 // passage counts and no remembered contexts (each text's own sentences
 // only): the two rows side by side are what the memory's contexts are worth.
-func (r *retrievalRun) amRow(ctx context.Context, e *model.Embeddings) error {
-	m, err := loadModel(r.o.amPath, e, true)
-	if err != nil {
-		return err
-	}
+func (r *retrievalRun) amRow(ctx context.Context) error {
+	m := r.am
 	opts := r.o.vec
 	name := fmt.Sprintf("dense AM (%s, rare_min %d, frequent_min %d)", m.Mode, opts.RareMin, opts.FrequentMin)
 	if r.o.importMode == "sequential" {
