@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 	"github.com/text2vec-am/text2vec-am/internal/lines"
 )
 
@@ -80,8 +81,8 @@ func readRecords[T any, P interface {
 		if err := dec.Decode(&v); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if dec.More() {
-			return fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
+		if err := jsonmsg.End(dec); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		id, text := P(&v).key()
 		switch {

@@ -2,16 +2,13 @@ package module
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/weaviate/weaviate/entities/schema"
 	"github.com/weaviate/weaviate/usecases/config"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
-	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
 
 // Limits of the module's /vectors/batch endpoint (those of text2vec-am serve).
@@ -53,20 +50,9 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, "%s is not initialized", Name)
 		return
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBatchBytes))
-	dec.DisallowUnknownFields()
 	var req batchRequest
-	if err := dec.Decode(&req); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			fail(http.StatusRequestEntityTooLarge, "body larger than %d bytes", maxBatchBytes)
-			return
-		}
-		fail(http.StatusBadRequest, "%v", jsonmsg.Describe(err, &req, []string{"texts", "settings", "collection"}))
-		return
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		fail(http.StatusBadRequest, "body: data after the JSON object")
+	if status, err := decodeBody(w, r, maxBatchBytes, &req, []string{"texts", "settings", "collection"}); err != nil {
+		fail(status, "%v", err)
 		return
 	}
 	if req.Texts == nil {

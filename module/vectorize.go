@@ -181,15 +181,8 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		Text       string `json:"text"`
 		Collection string `json:"collection"`
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxVectorBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeModuleError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", maxVectorBytes))
-			return
-		}
-		writeModuleError(w, http.StatusBadRequest, jsonmsg.Describe(err, &req, []string{"text", "collection"}))
+	if status, err := decodeBody(w, r, maxVectorBytes, &req, []string{"text", "collection"}); err != nil {
+		writeModuleError(w, status, err)
 		return
 	}
 	collection, err := checkCollection(req.Collection)
@@ -207,6 +200,29 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"vector": vecs[0]})
+}
+
+// decodeBody decodes the body of r, of at most limit bytes, into dst (a
+// pointer to the request's struct, whose JSON fields are fields) strictly:
+// unknown fields and data after the JSON value are errors. It returns the
+// HTTP status to answer an error with: 413 for a body over limit, else 400.
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, fields []string) (int, error) {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err != nil {
+		err = jsonmsg.Describe(err, dst, fields)
+	} else {
+		err = jsonmsg.End(dec)
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", limit)
+	}
+	return http.StatusBadRequest, err
 }
 
 // checkCollection returns the collection a "collection" field names, as

@@ -155,8 +155,9 @@ func TestEndpointsRefuseBadCollection(t *testing.T) {
 
 // TestEndpointsSpeakJSON: /vectors and /vectors/batch refuse a body of the
 // wrong shape with 400 and a message in the request's own terms (the field,
-// the JSON types wanted and sent), never a Go type; /vectors refuses a body
-// over its bound with 413.
+// the JSON types wanted and sent), never a Go type, and data after the
+// body's JSON value (a second value, garbage) naming where the value ends;
+// /vectors refuses a body over its bound with 413.
 func TestEndpointsSpeakJSON(t *testing.T) {
 	m := newTestModule(t, true)
 	m.env.VectorsEndpoint = true
@@ -180,6 +181,17 @@ func TestEndpointsSpeakJSON(t *testing.T) {
 			`field "settings": want an object, got a JSON array`},
 		{"/vectors/batch", `{"texts":["w1"],"colour":1}`, http.StatusBadRequest,
 			`unknown field "colour" (known: texts, settings, collection)`},
+		{"/vectors", `{"text":"w1"} {"text":"w2"}`, http.StatusBadRequest,
+			`malformed JSON: data after the JSON value, which ends at offset 13`},
+		{"/vectors", `{"text":"w1"}garbage`, http.StatusBadRequest,
+			`malformed JSON: data after the JSON value, which ends at offset 13`},
+		{"/vectors", `{"text":"w1"}]`, http.StatusBadRequest, `data after the JSON value`},
+		{"/vectors", `{"text":"w1"}` + strings.Repeat(" ", maxVectorBytes), http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("body larger than %d bytes", maxVectorBytes)},
+		{"/vectors/batch", `{"texts":["w1"]}garbage`, http.StatusBadRequest,
+			`malformed JSON: data after the JSON value, which ends at offset 16`},
+		{"/vectors/batch", `{"texts":["w1"]} {"texts":["w2"]}`, http.StatusBadRequest,
+			`malformed JSON: data after the JSON value, which ends at offset 16`},
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(c.body)))

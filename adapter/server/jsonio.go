@@ -133,8 +133,8 @@ func decodeJSON(body []byte, dst any, fields []string) error {
 		err = jsonmsg.Describe(err, dst, fields)
 		return &httpError{status: http.StatusBadRequest, msg: err.Error(), err: err}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errorf(http.StatusBadRequest, "malformed JSON: data after the JSON value (offset %d)", dec.InputOffset())
+	if err := jsonmsg.End(dec); err != nil {
+		return &httpError{status: http.StatusBadRequest, msg: err.Error(), err: err}
 	}
 	return nil
 }

@@ -54,6 +54,19 @@ func Describe(err error, dst any, fields []string) error {
 	return &Error{Msg: "malformed JSON: " + err.Error(), Err: err}
 }
 
+// End checks that nothing but white space follows the JSON value dec has
+// just decoded: a second value, a stray bracket or any other data after it
+// is an *Error naming the offset at which the value ends, which wraps the
+// error of reading on, if any (an *http.MaxBytesError, say).
+func End(dec *json.Decoder) error {
+	end := dec.InputOffset()
+	_, err := dec.Token()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return &Error{Msg: fmt.Sprintf("malformed JSON: data after the JSON value, which ends at offset %d", end), Err: err}
+}
+
 // fieldTypeMessage words a value of the wrong JSON type in field typ.Field
 // of dst. The decoder names the type of the value it failed to fill, which
 // for an element of an array (or a value of an object) is the element's:

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -111,5 +112,48 @@ func TestValueKind(t *testing.T) {
 		if got := ValueKind([]byte(raw)); got != want {
 			t.Errorf("ValueKind(%q) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestEnd: white space after the decoded value is its end; a second value, a
+// stray bracket or garbage is an *Error naming the offset at which the value
+// ends, and wraps the error of reading on.
+func TestEnd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string
+	}{
+		{`{"a":1}`, ""},
+		{"{\"a\":1} \n\t", ""},
+		{`{"a":1} {"a":2}`, "malformed JSON: data after the JSON value, which ends at offset 7"},
+		{`{"a":1}garbage`, "malformed JSON: data after the JSON value, which ends at offset 7"},
+		{` {"a":1}  ]`, "malformed JSON: data after the JSON value, which ends at offset 8"},
+		{`{"a":1}}`, "malformed JSON: data after the JSON value, which ends at offset 7"},
+		{`{"a":1},`, "malformed JSON: data after the JSON value, which ends at offset 7"},
+		{`{"a":1}"x"`, "malformed JSON: data after the JSON value, which ends at offset 7"},
+	} {
+		dec := json.NewDecoder(strings.NewReader(c.in))
+		var v struct{ A int }
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		err := End(dec)
+		var e *Error
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v, want no error", c.in, err)
+		case c.want != "" && (!errors.As(err, &e) || err.Error() != c.want):
+			t.Errorf("%q: %v, want *Error %q", c.in, err, c.want)
+		}
+	}
+	errBroken := errors.New("broken pipe")
+	failing := io.MultiReader(strings.NewReader(`{"a":1} `), iotest.ErrReader(errBroken))
+	dec := json.NewDecoder(failing)
+	var v struct{ A int }
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if err := End(dec); !errors.Is(err, errBroken) {
+		t.Errorf("a failing read after the value: %v, want it wrapped", err)
 	}
 }
