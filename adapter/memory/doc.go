@@ -112,8 +112,11 @@
 // overhead of the tables. When an offer would exceed it, or a new word
 // would exceed MaxWords, the least recently changed words are evicted (logged
 // as recForget, so a replay evicts the same words), so a word first seen
-// late always gets its contexts. An Open with a lower budget than the files
-// were written with evicts until the memory fits. RememberAt orders the words
+// late always gets its contexts. An Open with lower caps than the files were
+// written with reads them through a bounded buffer (readBuffer) and evicts as
+// it reads, so the memory never holds more than its caps, even while it
+// loads; it counts (Stats.Evicted, Stats.DocFreqRejected) and logs what it
+// evicted and did not count. RememberAt orders the words
 // by a time the caller gives (a copy of a memory kept elsewhere gives the
 // time each lesson was stored): whatever order observations arrive in, the
 // words changed least recently by that time are evicted first, and an

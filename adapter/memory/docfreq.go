@@ -217,7 +217,8 @@ func (m *Memory) countable(word string) bool {
 
 // applyDocFreqLocked applies a recDocFreq record read from a file. Words that
 // CountPassage would not count (MaxWordBytes or MaxDocFreqWords lowered since
-// the record was written) are skipped, as CountPassage skips them. A passage
+// the record was written) are skipped, as CountPassage skips them, and
+// counted in Stats.DocFreqRejected. A passage
 // count lower than the one already read is corruption: the files of one
 // memory count passages up, and a smaller count under larger document
 // frequencies would weigh words by df > N.
@@ -231,6 +232,7 @@ func (m *Memory) applyDocFreqLocked(r record) error {
 		c := m.df[x.word]
 		if c == nil {
 			if len(m.df) >= m.opts.MaxDocFreqWords || !m.countable(x.word) {
+				m.dfRejected++
 				continue
 			}
 			c = &docCount{}

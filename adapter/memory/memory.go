@@ -97,6 +97,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 		m.words, m.recent, m.bytes, m.used, m.nctx = make(map[string]*entry), nil, 0, 0, 0
 		m.seen = passageSet{}
 		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
+		m.evicted, m.evictCtx, m.dfRejected = 0, 0, 0 // what the attempt evicted and did not count
 		m.dfGen++
 		err = m.openDir()
 	}

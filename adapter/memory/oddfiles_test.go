@@ -98,29 +98,50 @@ func TestOddFilesSetAside(t *testing.T) {
 	}
 }
 
-func TestReadMemoryFileRefuses(t *testing.T) {
+// TestScanFileRefuses: scanFile sets aside a FIFO, and a file larger than
+// its cap unless it starts with a valid header of its kind: a log a memory
+// with higher caps wrote is read whatever its size.
+func TestScanFileRefuses(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
-	if _, err := readMemoryFile(fifo, 1<<20); !unreadable(err) {
+	none := func(record) error { return nil }
+	if _, err := scanFile(fifo, kindLog, 1<<20, none); !unreadable(err) {
 		t.Errorf("fifo: %v", err)
 	}
 	big := filepath.Join(dir, "big")
 	os.WriteFile(big, make([]byte, 100), 0o600)
-	if _, err := readMemoryFile(big, 99); !unreadable(err) {
+	if _, err := scanFile(big, kindLog, 99, none); !unreadable(err) || !strings.Contains(err.Error(), "big: 100 bytes") {
 		t.Errorf("100 bytes over a cap of 99: %v", err)
 	}
-	if b, err := readMemoryFile(big, 100); err != nil || len(b) != 100 {
-		t.Errorf("100 bytes under a cap of 100: %d %v", len(b), err)
+	if err := checkSize(big, kindLog, 100, 99); !unreadable(err) {
+		t.Errorf("checkSize, 100 bytes over a cap of 99: %v", err)
+	}
+	if fs, err := scanFile(big, kindLog, 100, none); err != nil || fs.size != 100 || fs.herr == nil {
+		t.Errorf("100 bytes under a cap of 100: %+v %v", fs, err)
+	}
+	m := mustOpen(t, filepath.Join(dir, "mem"), quietOptions())
+	remember(t, m, "word", "the sentence of word")
+	m.abandon()
+	log, n := logFile(t, m.Dir()), 0
+	fs, err := scanFile(log, kindLog, headerSize, func(record) error { n++; return nil })
+	if err != nil || fs.herr != nil || n != 1 || fs.size <= headerSize {
+		t.Errorf("a log over a cap of %d: %+v, %d records, %v", headerSize, fs, n, err)
+	}
+	if err := checkSize(log, kindLog, fs.size, headerSize); err != nil {
+		t.Errorf("checkSize, a log over its cap: %v", err)
+	}
+	if err := checkSize(log, kindSnapshot, fs.size, headerSize); !unreadable(err) {
+		t.Errorf("checkSize, a log named like a snapshot over its cap: %v", err)
 	}
 }
 
 // TestLowerCapsReadTheFiles: a memory written with the default options and
 // opened with caps so low that its snapshot and log are larger than those caps
-// could write is read in full (no damage, nothing moved aside), then evicted
-// down to the lower budget.
+// could write is read, every record of them (no damage, nothing moved aside),
+// and evicted down to the lower budget.
 func TestLowerCapsReadTheFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mem")
 	m := mustOpen(t, dir, quietOptions())

@@ -131,7 +131,7 @@ func (m *Memory) generations(ents []os.DirEntry) (snaps, logs []uint64, err erro
 		}
 		kind, gen, ok := parseName(name)
 		if ok {
-			if err := m.regularFile(e); err != nil {
+			if err := m.regularFile(e, kind); err != nil {
 				m.noteDamage(filepath.Join(m.dir, name), err, salvage{})
 				continue
 			}
@@ -155,10 +155,11 @@ func (m *Memory) generations(ents []os.DirEntry) (snaps, logs []uint64, err erro
 	return snaps, logs, nil
 }
 
-// regularFile checks a directory entry named like a log or snapshot before
-// it counts as one: a regular file (not a FIFO, device, directory or
-// symbolic link) no larger than fileCap.
-func (m *Memory) regularFile(e os.DirEntry) error {
+// regularFile checks a directory entry named like a log or snapshot (of the
+// given kind) before it counts as one: a regular file (not a FIFO, device,
+// directory or symbolic link) no larger than fileCap unless it starts with a
+// valid header.
+func (m *Memory) regularFile(e os.DirEntry, kind byte) error {
 	if !e.Type().IsRegular() {
 		return fmt.Errorf("%w (%s)", model.ErrNotRegular, e.Type())
 	}
@@ -166,10 +167,7 @@ func (m *Memory) regularFile(e os.DirEntry) error {
 	if err != nil {
 		return err
 	}
-	if limit := m.opts.fileCap(); info.Size() > limit {
-		return fmt.Errorf("%d bytes, %w (%d bytes)", info.Size(), errTooLarge, limit)
-	}
-	return nil
+	return checkSize(filepath.Join(m.dir, e.Name()), kind, info.Size(), m.opts.fileCap())
 }
 
 // loadGenerations reads the newest snapshot (generation base, 0 for none) and replays
@@ -195,6 +193,13 @@ func (m *Memory) loadGenerations(snaps, logs []uint64) (base, active uint64, act
 	}
 	m.gen = max(base, active, 1)
 	m.shrinkLocked() // the budget may be lower than when the files were written
+	if m.evicted > 0 || m.dfRejected > 0 {
+		m.log.Warn("context memory holds more than its caps allow (a memory with higher caps wrote it): "+
+			"the least recently changed words were evicted to fit and the words beyond the document "+
+			"frequency table were not counted", "dir", m.dir, "evicted_words", m.evicted,
+			"evicted_contexts", m.evictCtx, "df_words_not_counted", m.dfRejected, "max_bytes", m.opts.MaxBytes,
+			"max_words", m.opts.MaxWords, "max_df_words", m.opts.MaxDocFreqWords)
+	}
 	if m.converted {
 		m.log.Info("context memory was written in an older format; it is converted (each word keeps the "+
 			"k smallest-hash contexts of those stored) and rewritten at the next snapshot", "dir", m.dir)
@@ -240,9 +245,15 @@ func (m *Memory) openLog(active uint64, activeOld bool) error {
 	return nil
 }
 
-// loadSnapshot reads a snapshot into the (empty) state.
+// loadSnapshot reads a snapshot into the (empty) state, record by record,
+// evicting down to the caps as it goes (a memory with higher caps may have
+// written it).
 func (m *Memory) loadSnapshot(path string) error {
-	b, err := readMemoryFile(path, m.opts.fileCap())
+	var read snapshotRead
+	fs, err := scanFile(path, kindSnapshot, m.opts.fileCap(), func(r record) error {
+		read.newer = read.newer || r.v3
+		return m.applySnapshotRecord(r, &read)
+	})
 	if unreadable(err) {
 		m.noteDamage(path, err, salvage{})
 		return nil
@@ -250,57 +261,67 @@ func (m *Memory) loadSnapshot(path string) error {
 	if err != nil {
 		return fmt.Errorf("read context memory snapshot: %w", err)
 	}
-	m.snapshotBytes.Store(int64(len(b)))
-	ver, herr := headerVersion(b, kindSnapshot)
-	m.oldFormat = m.oldFormat || ver < 2
-	m.converted = m.converted || ver < fileVersion
-	ended, newer := false, false
-	var dfRead uint64
-	sv := salvageRecords(b[min(len(b), headerSize):], ver, func(r record) error {
-		newer = newer || r.v3
-		switch {
-		case ended:
-			return fmt.Errorf("%w: record after the end record", errCorrupt)
-		case r.typ == recWord:
-			if m.words[r.word] != nil {
-				return fmt.Errorf("%w: word %q twice in a snapshot", errCorrupt, r.word)
-			}
-			for _, c := range r.contexts {
-				m.keepLocked(r.word, c, 0)
-			}
-		case r.typ == recSeen:
-			m.markSeenLocked(r.hashes...)
-		case r.typ == recDocFreq:
-			if err := m.applyDocFreqLocked(r); err != nil {
-				return err
-			}
-			dfRead += uint64(len(r.dfs))
-		case r.typ == recEnd:
-			if r.words != uint64(len(m.words)) || r.nctx != uint64(m.nctx) {
-				return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d", errCorrupt, r.words, r.nctx, len(m.words), m.nctx)
-			}
-			if len(r.hashes) > 0 && r.hashes[0] != uint64(m.seen.len()) {
-				return fmt.Errorf("%w: end record says %d passage hashes, read %d", errCorrupt, r.hashes[0], m.seen.len())
-			}
-			if r.dfWords != dfRead || int64(r.passages) < m.passages {
-				return fmt.Errorf("%w: end record says %d document frequencies over %d passages, read %d over %d",
-					errCorrupt, r.dfWords, r.passages, dfRead, m.passages)
-			}
-			m.passages = int64(r.passages)
-			ended = true
-		default:
-			return fmt.Errorf("%w: record type %d in a snapshot", errCorrupt, r.typ)
-		}
-		return nil
-	})
-	herr = cmp.Or(herr, newerRecords(ver, newer))
-	switch {
+	m.snapshotBytes.Store(fs.size)
+	m.oldFormat = m.oldFormat || fs.ver < 2
+	m.converted = m.converted || fs.ver < fileVersion
+	herr := cmp.Or(fs.herr, newerRecords(fs.ver, read.newer))
+	switch sv := fs.sv; {
 	case herr != nil:
 		m.noteDamage(path, fmt.Errorf("header: %w", herr), sv)
 	case sv.firstErr != nil:
 		m.noteDamage(path, fmt.Errorf("at offset %d: %w", headerSize+sv.firstAt, sv.firstErr), sv)
-	case !ended:
+	case !read.ended:
 		m.noteDamage(path, errors.New("no end record"), sv)
+	}
+	return nil
+}
+
+// snapshotRead counts what a snapshot's records held, for its end record to
+// check: what the snapshot holds, whatever the caps let the memory keep.
+type snapshotRead struct {
+	words, contexts, hashes, dfs uint64
+	ended, newer                 bool
+}
+
+// applySnapshotRecord applies one record of a snapshot, counting it in read.
+func (m *Memory) applySnapshotRecord(r record, read *snapshotRead) error {
+	switch {
+	case read.ended:
+		return fmt.Errorf("%w: record after the end record", errCorrupt)
+	case r.typ == recWord:
+		if m.words[r.word] != nil { // of the words held: one evicted to fit the caps is gone
+			return fmt.Errorf("%w: word %q twice in a snapshot", errCorrupt, r.word)
+		}
+		for _, c := range r.contexts {
+			m.keepLocked(r.word, c, 0)
+		}
+		read.words++
+		read.contexts += uint64(len(r.contexts))
+		m.shrinkLocked()
+	case r.typ == recSeen:
+		m.markSeenLocked(r.hashes...)
+		read.hashes += uint64(len(r.hashes))
+	case r.typ == recDocFreq:
+		if err := m.applyDocFreqLocked(r); err != nil {
+			return err
+		}
+		read.dfs += uint64(len(r.dfs))
+	case r.typ == recEnd:
+		if r.words != read.words || r.nctx != read.contexts {
+			return fmt.Errorf("%w: end record says %d words and %d contexts, read %d and %d",
+				errCorrupt, r.words, r.nctx, read.words, read.contexts)
+		}
+		if len(r.hashes) > 0 && r.hashes[0] != read.hashes {
+			return fmt.Errorf("%w: end record says %d passage hashes, read %d", errCorrupt, r.hashes[0], read.hashes)
+		}
+		if r.dfWords != read.dfs || int64(r.passages) < m.passages {
+			return fmt.Errorf("%w: end record says %d document frequencies over %d passages, read %d over %d",
+				errCorrupt, r.dfWords, r.passages, read.dfs, m.passages)
+		}
+		m.passages = int64(r.passages)
+		read.ended = true
+	default:
+		return fmt.Errorf("%w: record type %d in a snapshot", errCorrupt, r.typ)
 	}
 	return nil
 }
@@ -314,7 +335,11 @@ func (m *Memory) loadSnapshot(path string) error {
 // is salvaged: every intact record is applied, the file is never appended to
 // or rewritten, and Open moves it aside once a snapshot holds the records.
 func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
-	b, err := readMemoryFile(path, m.opts.fileCap())
+	newer := false
+	fs, err := scanFile(path, kindLog, m.opts.fileCap(), func(r record) error {
+		newer = newer || r.v3
+		return m.applyLogRecord(r)
+	})
 	if unreadable(err) {
 		m.noteDamage(path, err, salvage{})
 		return 0, false, nil
@@ -322,15 +347,10 @@ func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
 	if err != nil {
 		return 0, false, fmt.Errorf("read context memory log: %w", err)
 	}
-	ver, herr := headerVersion(b, kindLog)
+	ver, sv := fs.ver, fs.sv
 	m.oldFormat = m.oldFormat || ver < 2
 	m.converted = m.converted || ver < fileVersion
-	newer := false
-	sv := salvageRecords(b[min(len(b), headerSize):], ver, func(r record) error {
-		newer = newer || r.v3
-		return m.applyLogRecord(r)
-	})
-	herr = cmp.Or(herr, newerRecords(ver, newer))
+	herr := cmp.Or(fs.herr, newerRecords(ver, newer))
 	switch {
 	case herr != nil:
 		m.noteDamage(path, fmt.Errorf("header: %w", herr), sv)
@@ -343,7 +363,7 @@ func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
 	}
 	good := headerSize + sv.end
 	m.log.Warn("context memory log has a torn or corrupt tail (no intact record after it); dropping it",
-		"file", path, "offset", good, "dropped_bytes", len(b)-good, "err", sv.firstErr)
+		"file", path, "offset", good, "dropped_bytes", fs.size-good, "err", sv.firstErr)
 	if m.opts.ReadOnly {
 		return ver, true, nil
 	}
@@ -352,7 +372,7 @@ func (m *Memory) replayLog(path string) (ver byte, usable bool, err error) {
 		return 0, false, fmt.Errorf("open context memory log to drop its torn tail: %w", err)
 	}
 	defer f.Close()
-	if err := f.Truncate(int64(good)); err != nil {
+	if err := f.Truncate(good); err != nil {
 		return 0, false, fmt.Errorf("truncate torn tail of context memory log %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
@@ -378,6 +398,7 @@ func (m *Memory) applyLogRecord(r record) error {
 	case recKeep, recOffer: // recOffer: an older format's, converted
 		if len(r.contexts) > 0 {
 			m.keepLocked(r.word, r.contexts[0], 0)
+			m.shrinkLocked() // a memory with higher caps may have written the log
 		}
 	case recForget:
 		m.forgetLocked(r.word)

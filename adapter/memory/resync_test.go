@@ -185,3 +185,13 @@ func TestResyncForgedChecksums(t *testing.T) {
 			sv.decoded, len(b), limit)
 	}
 }
+
+// salvageRecords is salvageStream over the bytes of b, read as Open reads a
+// file.
+func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
+	sv, err := salvageStream(bytes.NewReader(b), int64(len(b)), version, fn, readBuffer, recHeader+maxPayload)
+	if err != nil {
+		panic(err) // a bytes.Reader does not fail
+	}
+	return sv
+}

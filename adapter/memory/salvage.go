@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,14 +32,14 @@ type Damage struct {
 // never reads such a file again, and nothing deletes it.
 const damagedSuffix = ".damaged"
 
-// salvage is the result of salvageRecords.
+// salvage is the result of salvageStream.
 type salvage struct {
-	end      int // offset after the last intact record
-	records  int // records applied
-	refused  int // intact records fn refused
+	end      int64 // offset after the last intact record
+	records  int   // records applied
+	refused  int   // intact records fn refused
 	skipped  int64
 	firstErr error
-	firstAt  int
+	firstAt  int64
 	// tornTail: the only damage is bytes at the end that hold no intact
 	// record, as a crash in the middle of an append leaves them.
 	tornTail bool
@@ -48,63 +49,127 @@ type salvage struct {
 	hashed, decoded int64
 }
 
-// salvageRecords applies every intact record of b (after a file header of the
-// given format version). After bytes that hold no intact record it resumes at
-// the next offset where one starts; a record fn refuses is counted and skipped.
-func salvageRecords(b []byte, version byte, fn func(record) error) salvage {
+// readBuffer is the size of the buffer a memory file is read through: twice
+// the largest record, so that each record, and each candidate record after
+// damage, is whole in it at least once. It is all the RAM reading a file
+// takes, whatever the file's size.
+const readBuffer = 2 * (recHeader + maxPayload)
+
+// salvageStream applies every intact record of the n bytes r holds (after a
+// file header of the given format version), read through a buffer of size
+// bytes in which a record takes at most reserve (readBuffer and
+// recHeader+maxPayload; tests give less, for records they keep smaller).
+// After bytes that hold no intact record it resumes at the next offset where
+// one starts; a record fn refuses is counted and skipped. Only an error
+// reading r is returned; a stream shorter than n ends where it ends.
+func salvageStream(r io.Reader, n int64, version byte, fn func(record) error, size, reserve int) (salvage, error) {
 	var sv salvage
-	fail := func(at int, err error) {
-		if sv.firstErr == nil {
-			sv.firstErr, sv.firstAt = err, at
+	buf := make([]byte, min(n, int64(max(size, 2*reserve))))
+	lr := io.LimitReader(r, n)
+	have, base := 0, int64(0) // bytes in buf; the offset of buf[0]
+	for {
+		k, err := io.ReadFull(lr, buf[have:])
+		have += k
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return sv, err
 		}
+		final := err != nil || base+int64(have) == n
+		done := sv.scan(buf[:have], base, final, reserve, version, fn)
+		if final {
+			return sv, nil
+		}
+		have = copy(buf, buf[done:have])
+		base += int64(done)
+	}
+}
+
+// scan applies the records of b, the bytes of the stream from offset base
+// on, and returns how many of b's bytes it is done with: all of them when b
+// ends the stream (final). Otherwise it stops at a record that does not end
+// in b, and after damage it looks for an intact record only where reserve
+// bytes follow, so that every record is read whole; the next call, with b
+// refilled, goes on from there. As b holds at least two reserves, each call
+// is done with at least one.
+func (sv *salvage) scan(b []byte, base int64, final bool, reserve int, version byte, fn func(record) error) int {
+	limit := len(b) // candidate offsets after damage stay below it
+	if !final {
+		limit -= reserve
 	}
 	var w *crcWindow // made at the first damage, shared by every resync after it
+	defer func() {
+		if w != nil {
+			sv.hashed, sv.decoded = sv.hashed+w.hashed, sv.decoded+w.decoded
+		}
+	}()
 	off := 0
 	for off < len(b) {
+		if !final && unfinished(b[off:], reserve) {
+			return off
+		}
 		p, size, err := nextRecord(b[off:])
 		var r record
 		if err == nil {
 			r, err = decodeRecord(p, version)
 		}
 		if err != nil {
-			fail(off, err)
+			if sv.firstErr == nil {
+				sv.firstErr, sv.firstAt = err, base+int64(off)
+			}
 			if w == nil {
 				w = newCRCWindow(b, off)
 			}
-			next := resync(w, off+1, version)
-			sv.hashed, sv.decoded = w.hashed, w.decoded
-			if next < 0 {
+			next := resync(w, off+1, limit, version)
+			switch {
+			case next < 0 && !final:
+				next = max(limit, off+1) // the next call looks on from there
+				sv.skipped += int64(next - off)
+				return next
+			case next < 0:
 				sv.skipped += int64(len(b) - off)
 				// Nothing intact after the first damage, which is these bytes:
 				// a torn tail, unless longer than one record can be (no
 				// append leaves that much behind).
-				sv.tornTail = sv.firstAt == off && len(b)-off <= recHeader+maxPayload
-				break
+				sv.tornTail = sv.firstAt == base+int64(off) && len(b)-off <= recHeader+maxPayload
+				return len(b)
 			}
 			sv.skipped += int64(next - off)
 			off = next
 			continue
 		}
 		if err := fn(r); err != nil {
-			fail(off, err)
+			if sv.firstErr == nil {
+				sv.firstErr, sv.firstAt = err, base+int64(off)
+			}
 			sv.refused++
 		} else {
 			sv.records++
 		}
 		off += size
-		sv.end = off
+		sv.end = base + int64(off)
 	}
-	return sv
+	return off
 }
 
-// resync returns the first offset ≥ from where an intact, decodable record
-// starts, or -1. The checksum of each candidate comes from w in constant time,
-// and the candidates that pass it but do not decode are given at most
-// decodeBudget bytes of decoding per byte of the file, so the work is linear
+// unfinished reports whether b, the rest of a buffer that does not end the
+// stream, holds less than the record it starts with: less than a record
+// header, or less than the payload its header gives (if that is in range and
+// fits in reserve).
+func unfinished(b []byte, reserve int) bool {
+	if len(b) < recHeader {
+		return true
+	}
+	n := binary.LittleEndian.Uint32(b)
+	return n >= 1 && n <= maxPayload && recHeader+int(n) <= reserve && len(b) < recHeader+int(n)
+}
+
+// resync returns the first offset in [from, limit) where an intact, decodable
+// record starts, or -1. The checksum of each candidate comes from w in constant
+// time, and the candidates that pass it but do not decode are given at most
+// decodeBudget bytes of decoding per byte of the buffer, so the work is linear
 // in the file's size, whatever its bytes.
-func resync(w *crcWindow, from int, version byte) int {
+func resync(w *crcWindow, from, limit int, version byte) int {
 	b := w.b
-	for j := from; j+recHeader < len(b); j++ {
+	for j := from; j < limit && j+recHeader < len(b); j++ {
 		n := binary.LittleEndian.Uint32(b[j:])
 		if n == 0 || n > maxPayload || uint64(len(b)-j-recHeader) < uint64(n) {
 			continue
@@ -120,7 +185,7 @@ func resync(w *crcWindow, from int, version byte) int {
 			return j
 		}
 		// A candidate whose checksum holds but which does not decode costs
-		// its payload; past decodeBudget such bytes per byte of the file
+		// its payload; past decodeBudget such bytes per byte of the buffer
 		// (only a file made to, with a valid checksum at many offsets, gets
 		// there) the rest counts as damage.
 		if w.decoded += int64(n); w.decoded > decodeBudget*int64(len(b)) {

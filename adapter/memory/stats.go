@@ -15,7 +15,9 @@ type Stats struct {
 	Contexts int `json:"contexts"`
 	// Passages counts the passages counted for document frequencies (CountPassage);
 	// DocFreqWords the distinct words counted; DocFreqRejected the words not
-	// counted since Open (MaxDocFreqWords reached, or an invalid word).
+	// counted since Open (MaxDocFreqWords reached, or an invalid word), those
+	// of the files Open read under caps lower than they were written with
+	// included.
 	Passages        int64 `json:"passages"`
 	DocFreqWords    int   `json:"df_words"`
 	DocFreqRejected int64 `json:"df_rejected"`
