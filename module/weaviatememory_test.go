@@ -153,6 +153,19 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 	}
 }
 
+// TestWeaviateMemoryEnvHidesPassword: a URL in EnvMemoryWeaviate that does
+// not parse, or lacks its scheme, is refused naming the variable and the URL
+// without its password.
+func TestWeaviateMemoryEnvHidesPassword(t *testing.T) {
+	for _, u := range []string{"http://user:secret@host:bad", "user:secret@host", "http://user:secret@exa mple.com"} {
+		_, err := LoadEnvConfig(func(k string) string { return map[string]string{EnvMemoryWeaviate: u}[k] })
+		if err == nil || !strings.Contains(err.Error(), EnvMemoryWeaviate) || strings.Contains(err.Error(), "secret") ||
+			!strings.Contains(err.Error(), "user:xxxxx@") {
+			t.Errorf("%s=%q: %v, want an error naming the variable and the URL without its password", EnvMemoryWeaviate, u, err)
+		}
+	}
+}
+
 // TestWeaviateMemoryDown: while the memory kept in Weaviate takes no write,
 // every object of a teaching batch fails with no vector and an error naming
 // the memory's variable, and nearText goes on over the node's copy; once

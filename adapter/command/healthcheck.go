@@ -32,11 +32,11 @@ func runHealthcheck(ctx context.Context, env cli.Env) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
 	if err != nil {
-		return cli.UsageError("--url %q: %w", *url, err)
+		return cli.UsageError("--url: %w", weaviateapi.RequestError(http.MethodGet, *url, err))
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("no answer: %w", err)
+		return fmt.Errorf("no answer: %w", weaviateapi.RequestError(http.MethodGet, *url, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

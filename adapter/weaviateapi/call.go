@@ -56,15 +56,17 @@ func Redact(rawURL string) string {
 	return prefix + rest[:colon] + ":xxxxx" + rest[at:]
 }
 
-// requestError is err of building or sending a request to shown (a
-// redacted URL): a *url.Error, which quotes the URL as given, is replaced
-// by the error it holds.
-func requestError(method, shown, what string, err error) error {
+// RequestError is err, an error of building or sending a request (with
+// http.NewRequest, an http.Client) to rawURL, as "METHOD URL: reason" with
+// the URL's password redacted: a *url.Error, which quotes the URL as given
+// (url.Parse's whole, an http.Client's with its password as "***"), is
+// replaced by the error it holds.
+func RequestError(method, rawURL string, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return fmt.Errorf("%s %s: %s%w", method, shown, what, err)
+	return fmt.Errorf("%s %s: %w", method, Redact(rawURL), err)
 }
 
 // busyRetries is how often Call retries an answer 503 or 429.
@@ -118,7 +120,7 @@ func send(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, d
 	shown := Redact(rawURL) // as errors name it
 	req, err := http.NewRequestWithContext(ctx, method, rawURL, bytes.NewReader(data))
 	if err != nil {
-		return 0, nil, nil, requestError(method, shown, "", err)
+		return 0, nil, nil, RequestError(method, rawURL, err)
 	}
 	if isJSON {
 		req.Header.Set("Content-Type", "application/json")
@@ -128,7 +130,7 @@ func send(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, d
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, nil, nil, requestError(method, shown, "", err)
+		return 0, nil, nil, RequestError(method, rawURL, err)
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
 	resp.Body.Close()

@@ -3,9 +3,11 @@ package weaviateapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -110,6 +112,26 @@ func TestCallNeverShowsThePassword(t *testing.T) {
 		err := Call(context.Background(), http.DefaultClient, http.MethodGet, raw, "", nil, nil)
 		if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "xxxxx") {
 			t.Errorf("Call %q: %v, want an error naming the URL without its password", raw, err)
+		}
+	}
+}
+
+// TestRequestErrorHidesThePassword: the errors of building a request to a
+// URL that does not parse, and of sending one to a URL without its scheme or
+// to a server that does not answer, name the method and the URL without its
+// password, and still wrap what failed.
+func TestRequestErrorHidesThePassword(t *testing.T) {
+	for _, raw := range []string{"http://user:secret@host:bad", "http://user:secret@exa mple.com", "user:secret@host",
+		"http://user:secret@127.0.0.1:1/ready"} {
+		req, err := http.NewRequest(http.MethodGet, raw, nil)
+		if err == nil {
+			_, err = http.DefaultClient.Do(req)
+		}
+		got := RequestError(http.MethodGet, raw, err)
+		var ue *url.Error
+		if !errors.As(err, &ue) || errors.Unwrap(got) != ue.Err || strings.Contains(got.Error(), "secret") ||
+			!strings.HasPrefix(got.Error(), "GET "+Redact(raw)+": ") {
+			t.Errorf("%q: %v, want GET and the URL without its password, wrapping %v", raw, got, err)
 		}
 	}
 }
