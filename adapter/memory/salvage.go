@@ -43,6 +43,10 @@ type salvage struct {
 	// tornTail: the only damage is bytes at the end that hold no intact
 	// record, as a crash in the middle of an append leaves them.
 	tornTail bool
+	// runAt is where the bytes holding no intact record that the last scan
+	// ended in began, while the next scan goes on from inside them (inRun).
+	runAt int64
+	inRun bool
 	// hashed counts the bytes checksummed to find intact records after damage,
 	// decoded the payload bytes of candidates whose checksum held but which
 	// did not decode.
@@ -102,6 +106,8 @@ func (sv *salvage) scan(b []byte, base int64, final bool, reserve int, version b
 		}
 	}()
 	off := 0
+	inRun, runFrom := sv.inRun, sv.runAt // b starts inside bad bytes the last scan ended in
+	sv.inRun, sv.runAt = false, 0
 	for off < len(b) {
 		if !final && unfinished(b[off:], reserve) {
 			return off
@@ -118,18 +124,23 @@ func (sv *salvage) scan(b []byte, base int64, final bool, reserve int, version b
 			if w == nil {
 				w = newCRCWindow(b, off)
 			}
+			runAt := base + int64(off)
+			if inRun && off == 0 {
+				runAt = runFrom
+			}
 			next := resync(w, off+1, limit, version)
 			switch {
 			case next < 0 && !final:
 				next = max(limit, off+1) // the next call looks on from there
 				sv.skipped += int64(next - off)
+				sv.runAt, sv.inRun = runAt, true
 				return next
 			case next < 0:
 				sv.skipped += int64(len(b) - off)
-				// Nothing intact after the first damage, which is these bytes:
-				// a torn tail, unless longer than one record can be (no
-				// append leaves that much behind).
-				sv.tornTail = sv.firstAt == base+int64(off) && len(b)-off <= recHeader+maxPayload
+				// Nothing intact after the first damage, which is these bytes
+				// (begun in an earlier window, maybe): a torn tail, unless
+				// longer than one record can be (no append leaves that much).
+				sv.tornTail = sv.firstAt == runAt && base+int64(len(b))-runAt <= recHeader+maxPayload
 				return len(b)
 			}
 			sv.skipped += int64(next - off)
