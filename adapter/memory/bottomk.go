@@ -238,12 +238,39 @@ func (m *Memory) forgetLocked(word string) {
 
 // shrinkLocked evicts the least recently changed words until the memory fits
 // its budget (after a load with lower limits than the files were written with).
-func (m *Memory) shrinkLocked() {
-	for m.used > m.opts.MaxBytes || len(m.words) > m.opts.MaxWords {
-		if _, ok := m.evictLocked(nil, math.MaxInt64); !ok {
-			return
-		}
+func (m *Memory) shrinkLocked() { m.shrinkToLocked(m.opts.MaxBytes, m.opts.MaxWords) }
+
+// loadSlack is how many times its caps (MaxBytes, MaxWords) a memory may hold
+// while it loads its files: as long as it holds no more, it reads everything
+// and then evicts down to the caps, exactly; past it, it evicts down to
+// loadSlack times the caps as it reads, so that loading takes RAM bounded by
+// the caps, not by the files' size.
+const loadSlack = 4
+
+// shrinkLoadingLocked evicts, while the files load, down to loadSlack times
+// the caps when the memory holds more.
+func (m *Memory) shrinkLoadingLocked() {
+	maxBytes, maxWords := int64(math.MaxInt64), math.MaxInt
+	if m.opts.MaxBytes <= math.MaxInt64/loadSlack {
+		maxBytes = loadSlack * m.opts.MaxBytes
 	}
+	if m.opts.MaxWords <= math.MaxInt/loadSlack {
+		maxWords = loadSlack * m.opts.MaxWords
+	}
+	m.evictedLoading = m.shrinkToLocked(maxBytes, maxWords) || m.evictedLoading
+}
+
+// shrinkToLocked evicts the least recently changed words until the memory
+// holds at most maxBytes (counted against MaxBytes) and maxWords words, and
+// reports whether it evicted any.
+func (m *Memory) shrinkToLocked(maxBytes int64, maxWords int) (evicted bool) {
+	for m.used > maxBytes || len(m.words) > maxWords {
+		if _, ok := m.evictLocked(nil, math.MaxInt64); !ok {
+			break
+		}
+		evicted = true
+	}
+	return evicted
 }
 
 // CutContext trims white space and cuts ctx to at most limit bytes around the

@@ -113,9 +113,11 @@
 // would exceed MaxWords, the least recently changed words are evicted (logged
 // as recForget, so a replay evicts the same words), so a word first seen
 // late always gets its contexts. An Open with lower caps than the files were
-// written with reads them through a bounded buffer (readBuffer) and evicts as
-// it reads, so the memory never holds more than its caps, even while it
-// loads; it counts (Stats.Evicted, Stats.DocFreqRejected) and logs what it
+// written with reads them through a bounded buffer (readBuffer) and then
+// evicts down to the caps; while it loads, the memory holds at most loadSlack
+// times its caps (past that it evicts as it reads, which leaves a word evicted
+// from the snapshot and changed by a later log with the log's contexts only).
+// It counts (Stats.Evicted, Stats.DocFreqRejected) and logs what it
 // evicted and did not count. RememberAt orders the words
 // by a time the caller gives (a copy of a memory kept elsewhere gives the
 // time each lesson was stored): whatever order observations arrive in, the

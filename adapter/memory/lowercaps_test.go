@@ -129,7 +129,8 @@ func TestLowerCapsLoadWithinThem(t *testing.T) {
 		}
 		m.Close()
 		log := wc.buf.String()
-		for _, want := range []string{"evicted", fmt.Sprintf("evicted_words=%d", st.Evicted), "max_bytes=1048576", dir} {
+		for _, want := range []string{"evicted as they were read", fmt.Sprintf("evicted_words=%d", st.Evicted),
+			"max_bytes=1048576", dir} {
 			if !strings.Contains(log, want) {
 				t.Errorf("read-only %v: the log lacks %q:\n%s", ro, want, log)
 			}
@@ -169,7 +170,7 @@ func TestLowerCapsNoDamage(t *testing.T) {
 	if st.Contexts != 40 || st.PassageHashes != 10 || st.DocFreqWords != 5 || st.Passages != 50 {
 		t.Errorf("%+v: want 40 contexts, 10 passage hashes, 5 counted words over 50 passages", st)
 	}
-	if st.DocFreqRejected != 46 || !strings.Contains(wc.buf.String(), "df_words_not_counted=46") {
+	if st.DocFreqRejected != 46 || !strings.Contains(wc.buf.String(), "df_rejected=46") {
 		t.Errorf("%d words not counted, want 46; log:\n%s", st.DocFreqRejected, wc.buf.String())
 	}
 }

@@ -39,18 +39,21 @@ type Memory struct {
 	used     int64   // bytes counted against MaxBytes (contexts, words, overheads)
 	evicted  int64   // words evicted since Open
 	evictCtx int64   // their contexts
-	nctx     int
-	version  uint64
-	offered  int64
-	rejected int64
-	records  int64 // records in the current log generation
-	appended int64 // records appended since Open
-	gen      uint64
-	logFile  *os.File
-	logSize  int64
-	writeSeq uint64
-	buf      []byte
-	closed   bool
+	// evictedLoading: Open evicted words while it read the files (they held
+	// more than loadSlack times the caps), not only once all were read.
+	evictedLoading bool
+	nctx           int
+	version        uint64
+	offered        int64
+	rejected       int64
+	records        int64 // records in the current log generation
+	appended       int64 // records appended since Open
+	gen            uint64
+	logFile        *os.File
+	logSize        int64
+	writeSeq       uint64
+	buf            []byte
+	closed         bool
 
 	df         map[string]*docCount // passages containing each word
 	dfGen      uint64               // changes whenever a counter leaves df (RowTable)
@@ -98,6 +101,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 		m.seen = passageSet{}
 		m.df, m.passages, m.oldFormat = make(map[string]*docCount), 0, false
 		m.evicted, m.evictCtx, m.dfRejected = 0, 0, 0 // what the attempt evicted and did not count
+		m.evictedLoading = false
 		m.dfGen++
 		err = m.openDir()
 	}

@@ -193,13 +193,7 @@ func (m *Memory) loadGenerations(snaps, logs []uint64) (base, active uint64, act
 	}
 	m.gen = max(base, active, 1)
 	m.shrinkLocked() // the budget may be lower than when the files were written
-	if m.evicted > 0 || m.dfRejected > 0 {
-		m.log.Warn("context memory holds more than its caps allow (a memory with higher caps wrote it): "+
-			"the least recently changed words were evicted to fit and the words beyond the document "+
-			"frequency table were not counted", "dir", m.dir, "evicted_words", m.evicted,
-			"evicted_contexts", m.evictCtx, "df_words_not_counted", m.dfRejected, "max_bytes", m.opts.MaxBytes,
-			"max_words", m.opts.MaxWords, "max_df_words", m.opts.MaxDocFreqWords)
-	}
+	m.warnLowerCaps()
 	if m.converted {
 		m.log.Info("context memory was written in an older format; it is converted (each word keeps the "+
 			"k smallest-hash contexts of those stored) and rewritten at the next snapshot", "dir", m.dir)
@@ -210,6 +204,26 @@ func (m *Memory) loadGenerations(snaps, logs []uint64) (base, active uint64, act
 			"dir", m.dir, "passages", m.passages)
 	}
 	return base, active, activeOld, nil
+}
+
+// warnLowerCaps logs what Open evicted and did not count to fit caps lower
+// than the files were written with, if anything.
+func (m *Memory) warnLowerCaps() {
+	if m.evicted == 0 && m.dfRejected == 0 {
+		return
+	}
+	msg := "context memory holds more than its caps allow (a memory with higher caps wrote it): " +
+		"the least recently changed words were evicted to fit and the words beyond the document " +
+		"frequency table were not counted (df_rejected counts a word once per passage of a log and " +
+		"once per snapshot it was not counted in)"
+	if m.evictedLoading {
+		msg += fmt.Sprintf("; the files held more than %d times the caps, so words were evicted as they "+
+			"were read: a word a log changed after it was evicted keeps only the log's contexts, and "+
+			"evicted_words may count a word more than once, or one a later log forgot", loadSlack)
+	}
+	m.log.Warn(msg, "dir", m.dir, "evicted_words", m.evicted, "evicted_contexts", m.evictCtx,
+		"df_rejected", m.dfRejected, "max_bytes", m.opts.MaxBytes, "max_words", m.opts.MaxWords,
+		"max_df_words", m.opts.MaxDocFreqWords)
 }
 
 // openLog opens the log to append to: the active one, or a new one when
@@ -246,8 +260,8 @@ func (m *Memory) openLog(active uint64, activeOld bool) error {
 }
 
 // loadSnapshot reads a snapshot into the (empty) state, record by record,
-// evicting down to the caps as it goes (a memory with higher caps may have
-// written it).
+// evicting down to loadSlack times the caps as it goes (a memory with much
+// higher caps may have written it).
 func (m *Memory) loadSnapshot(path string) error {
 	var read snapshotRead
 	fs, err := scanFile(path, kindSnapshot, m.opts.fileCap(), func(r record) error {
@@ -297,7 +311,7 @@ func (m *Memory) applySnapshotRecord(r record, read *snapshotRead) error {
 		}
 		read.words++
 		read.contexts += uint64(len(r.contexts))
-		m.shrinkLocked()
+		m.shrinkLoadingLocked()
 	case r.typ == recSeen:
 		m.markSeenLocked(r.hashes...)
 		read.hashes += uint64(len(r.hashes))
@@ -398,7 +412,7 @@ func (m *Memory) applyLogRecord(r record) error {
 	case recKeep, recOffer: // recOffer: an older format's, converted
 		if len(r.contexts) > 0 {
 			m.keepLocked(r.word, r.contexts[0], 0)
-			m.shrinkLocked() // a memory with higher caps may have written the log
+			m.shrinkLoadingLocked() // a memory with much higher caps may have written the log
 		}
 	case recForget:
 		m.forgetLocked(r.word)

@@ -15,9 +15,10 @@ type Stats struct {
 	Contexts int `json:"contexts"`
 	// Passages counts the passages counted for document frequencies (CountPassage);
 	// DocFreqWords the distinct words counted; DocFreqRejected the words not
-	// counted since Open (MaxDocFreqWords reached, or an invalid word), those
-	// of the files Open read under caps lower than they were written with
-	// included.
+	// counted since Open (MaxDocFreqWords reached, or an invalid word), each
+	// once per passage it was not counted in: those of the files Open read
+	// under caps lower than they were written with included, once per
+	// passage of a log and once per snapshot.
 	Passages        int64 `json:"passages"`
 	DocFreqWords    int   `json:"df_words"`
 	DocFreqRejected int64 `json:"df_rejected"`
@@ -28,7 +29,10 @@ type Stats struct {
 	BudgetBytes  int64 `json:"budget_bytes"`
 	// Evicted counts the words evicted since Open to keep within the budget
 	// (MaxBytes, MaxWords), those evicted by Open itself to fit caps lower
-	// than the memory was written with included; EvictedContexts counts
+	// than the memory was written with included (exactly as the final
+	// state implies unless the files held more than 4 times the
+	// caps: then a word evicted as they were read and changed again by a
+	// later log may count twice); EvictedContexts counts
 	// the contexts they held. Neither is kept on disk: a new Open starts
 	// them at 0.
 	Evicted         int64 `json:"evicted"`
