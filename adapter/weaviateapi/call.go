@@ -35,38 +35,113 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("%s %s: status %d: %.500s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
 }
 
-// Redact returns rawURL with the password of its user information (what
-// lies between the first ":" and the last "@" before the path) replaced by
-// "xxxxx", and otherwise as written, so that a URL that does not parse, or
-// lacks its scheme, is named in an error without its password.
+// Redact returns rawURL with the password of its user information replaced
+// by "xxxxx", and otherwise as written, so that a URL that does not parse, or
+// lacks its scheme, is named in an error without its password. The password
+// runs from the first ":" to the last "@" before the path; when no "@" comes
+// before the first "/", "?" or "#" and what follows the ":" is no port, it is
+// a password holding one of those as is ("user:pa/ss@host/"), and runs to the
+// last "@" before the first "/" after an "@".
 func Redact(rawURL string) string {
 	prefix, rest := "", rawURL
 	if i := strings.Index(rawURL, "://"); i >= 0 {
 		prefix, rest = rawURL[:i+3], rawURL[i+3:]
 	}
+	colon, at := passwordSpan(rest)
+	if colon < 0 {
+		return rawURL
+	}
+	return prefix + rest[:colon] + ":xxxxx" + rest[at:]
+}
+
+// passwordSpan returns the offsets in rest, a URL after its scheme, of the
+// ":" before the password Redact masks and of the "@" after it, or -1, -1.
+func passwordSpan(rest string) (colon, at int) {
 	end := strings.IndexAny(rest, "/?#")
 	if end < 0 {
 		end = len(rest)
 	}
-	at := strings.LastIndex(rest[:end], "@")
-	colon := strings.Index(rest[:max(at, 0)], ":")
-	if at < 0 || colon < 0 {
-		return rawURL
+	if at = strings.LastIndex(rest[:end], "@"); at >= 0 {
+		if colon = strings.Index(rest[:at], ":"); colon < 0 {
+			return -1, -1
+		}
+		return colon, at
 	}
-	return prefix + rest[:colon] + ":xxxxx" + rest[at:]
+	colon = strings.Index(rest[:end], ":")
+	first := strings.Index(rest[end:], "@")
+	if colon < 0 || first < 0 || strings.HasPrefix(rest, "[") || isPort(rest[colon+1:end]) {
+		return -1, -1
+	}
+	first += end
+	host := len(rest) // where the host after the "@" ends
+	if i := strings.Index(rest[first:], "/"); i >= 0 {
+		host = first + i
+	}
+	return colon, strings.LastIndex(rest[:host], "@")
+}
+
+// isPort reports whether s is a URL's port: digits, or nothing.
+func isPort(s string) bool {
+	return strings.Trim(s, "0123456789") == ""
 }
 
 // RequestError is err, an error of building or sending a request (with
 // http.NewRequest, an http.Client) to rawURL, as "METHOD URL: reason" with
 // the URL's password redacted: a *url.Error, which quotes the URL as given
 // (url.Parse's whole, an http.Client's with its password as "***"), is
-// replaced by the error it holds.
+// replaced by the error it holds, and a quoted part of its message that is
+// part of the password (url.Parse's `invalid URL escape "%zz"`, `invalid
+// port ":pa" after host`) is shown as "xxxxx".
 func RequestError(method, rawURL string, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return fmt.Errorf("%s %s: %w", method, Redact(rawURL), err)
+	rest := rawURL
+	if i := strings.Index(rawURL, "://"); i >= 0 {
+		rest = rawURL[i+3:]
+	}
+	reason := err.Error()
+	if colon, at := passwordSpan(rest); colon >= 0 {
+		reason = maskQuoted(reason, rest[colon+1:at])
+	}
+	return &requestError{what: method + " " + Redact(rawURL) + ": " + reason, err: err}
+}
+
+// requestError is an error of RequestError: its message, and the error it wraps.
+type requestError struct {
+	what string
+	err  error
+}
+
+func (e *requestError) Error() string { return e.what }
+func (e *requestError) Unwrap() error { return e.err }
+
+// maskQuoted returns msg with each Go-quoted string in it that is part of
+// password (a leading ":" aside) replaced by "xxxxx".
+func maskQuoted(msg, password string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			break
+		}
+		q, err := strconv.QuotedPrefix(msg[i:])
+		if err != nil {
+			b.WriteString(msg[:i+1])
+			msg = msg[i+1:]
+			continue
+		}
+		b.WriteString(msg[:i])
+		msg = msg[i+len(q):]
+		if u, err := strconv.Unquote(q); err == nil && strings.TrimPrefix(u, ":") != "" &&
+			strings.Contains(password, strings.TrimPrefix(u, ":")) {
+			q = `"xxxxx"`
+		}
+		b.WriteString(q)
+	}
+	b.WriteString(msg)
+	return b.String()
 }
 
 // busyRetries is how often Call retries an answer 503 or 429.

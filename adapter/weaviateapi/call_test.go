@@ -85,7 +85,8 @@ func TestPageSkipsWhatItIsTold(t *testing.T) {
 }
 
 // TestRedact: a URL's password is masked whether or not the URL parses,
-// and a URL without one is left as written.
+// also one holding "/", "?" or "#" as is, and a URL without one (an "@" in
+// the path after a port) is left as written.
 func TestRedact(t *testing.T) {
 	for raw, want := range map[string]string{
 		"http://ann:pa55word@h:1/v1?x=1":   "http://ann:xxxxx@h:1/v1?x=1",
@@ -95,6 +96,14 @@ func TestRedact(t *testing.T) {
 		"http://a:b@c@d/e":                 "http://a:xxxxx@d/e",
 		"http://ann@h:1":                   "http://ann@h:1",
 		"http://h:8080/p@x":                "http://h:8080/p@x",
+		"http://h:/p@x":                    "http://h:/p@x",
+		"http://[::1]:8080/p@x":            "http://[::1]:8080/p@x",
+		"http://h/p:q@x":                   "http://h/p:q@x",
+		"http://user:pa/ss@host/ready":     "http://user:xxxxx@host/ready",
+		"http://user:pa#ss@host/ready":     "http://user:xxxxx@host/ready",
+		"http://user:pa?ss@host:8/ready":   "http://user:xxxxx@host:8/ready",
+		"user:p/a@host/a@b":                "user:xxxxx@host/a@b",
+		"http://user:pa/ss@host":           "http://user:xxxxx@host",
 		"http://h:8080":                    "http://h:8080",
 		"":                                 "",
 	} {
