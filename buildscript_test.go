@@ -16,7 +16,7 @@ func buildScriptEnv(set ...string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "NGRAMS", "OUT", "WORK":
+		case "AM_EPOCHS", "DIM", "EPOCHS", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "NGRAMS", "OUT", "WORK":
 			continue
 		}
 		env = append(env, kv)
@@ -34,6 +34,13 @@ func runBuildScript(t *testing.T, corpus string, set ...string) (string, int) {
 	}
 	cmd := exec.Command("bash", "scripts/build-default-model.sh", corpus)
 	cmd.Env = buildScriptEnv(set...)
+	return scriptOutput(t, cmd)
+}
+
+// scriptOutput runs cmd, the build script, and returns its output and exit
+// status.
+func scriptOutput(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
@@ -61,6 +68,10 @@ func TestBuildScriptRefusesBadSettings(t *testing.T) {
 		{"FORM_SHARE", "0.99999999999999999999", "got 0.99999999999999999999"}, // 1 as a float64
 		{"FORM_SHARE", "0." + strings.Repeat("0", 400) + "1", "got 0.000"},     // 0 as a float64
 		{"GATE_COVERAGE", "2", "got 2"},
+		{"DIM", "0", "got 0"},
+		{"DIM", "20x", "got 20x"},
+		{"EPOCHS", "-1", "got -1"},
+		{"AM_EPOCHS", "1.5", "got 1.5"},
 	} {
 		dir := t.TempDir()
 		work := filepath.Join(dir, "work")
@@ -97,5 +108,212 @@ func TestBuildScriptAcceptsFormShare(t *testing.T) {
 		if !strings.Contains(out, "corpus /nonexistent-corpus not found") {
 			t.Errorf("FORM_SHARE=%s: %q, want the missing corpus reported", v, out)
 		}
+	}
+}
+
+// fakeGo is a `go` command for the build script's tests: `go build -o BIN .`
+// writes BIN as a stand-in for text2vec-am that appends its arguments to
+// $FAKE_LOG and writes a line to each file its --out, --counts-out,
+// --ngrams-out and --bundle-out name; with FAKE_INTERRUPT=1, `train` writes
+// its checkpoint (<--out>.ckpt) and fails, as after Ctrl-C.
+const fakeGo = `#!/bin/sh
+[ "$1" = build ] && [ "$2" = -o ] || { echo "fake go: $*" >&2; exit 1; }
+cat >"$3" <<'BIN'
+#!/bin/sh
+echo "$*" >>"$FAKE_LOG"
+cmd=$1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) echo x >"$2"; last=$2; shift ;;
+    --counts-out|--ngrams-out|--bundle-out) echo x >"$2"; shift ;;
+  esac
+  shift
+done
+if [ "$cmd" = train ] && [ "${FAKE_INTERRUPT:-}" = 1 ]; then echo x >"$last.ckpt"; exit 1; fi
+exit 0
+BIN
+chmod +x "$3"
+`
+
+// fakeBuild is a copy of the repository's build script in a directory of
+// its own (with defaultmodel/ for --install) and a fake go on PATH
+// (fakeGo), so the script runs in seconds and its commands can be read.
+type fakeBuild struct {
+	root, log, path string
+}
+
+func newFakeBuild(t *testing.T) fakeBuild {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	root := t.TempDir()
+	script, err := os.ReadFile("scripts/build-default-model.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(root, "bin")
+	for _, d := range []string{"scripts", "defaultmodel", "bin"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "scripts", "build-default-model.sh"), script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(fakeGo), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return fakeBuild{root: root, log: filepath.Join(root, "commands.log"), path: bin + ":" + os.Getenv("PATH")}
+}
+
+// run runs the script from dir with args and the settings set (NAME=value)
+// and returns its output and exit status.
+func (b fakeBuild) run(t *testing.T, dir string, args []string, set ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("bash", append([]string{filepath.Join(b.root, "scripts", "build-default-model.sh")}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(buildScriptEnv(set...), "PATH="+b.path, "FAKE_LOG="+b.log)
+	return scriptOutput(t, cmd)
+}
+
+// commands returns the text2vec-am command lines the script ran, by
+// subcommand (train-embeddings, train).
+func (b fakeBuild) commands(t *testing.T) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(b.log)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		sub, _, _ := strings.Cut(line, " ")
+		cmds[sub] = append(cmds[sub], line)
+	}
+	return cmds
+}
+
+// corpusDir makes a corpus directory and a corpus file in dir and returns
+// their names.
+func corpusDir(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	if err := os.Mkdir(filepath.Join(dir, "general"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join("general", "a.txt"), "mydocs.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("some text\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "general", "mydocs.txt"
+}
+
+// TestBuildScriptPathsFromCaller: corpus paths and WORK given relative are
+// taken from the caller's directory, every corpus path is read by both steps,
+// and --install is seen after them.
+func TestBuildScriptPathsFromCaller(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	general, mydocs := corpusDir(t, caller)
+	out, code := b.run(t, caller, []string{general, mydocs, "--install"}, "WORK=work")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, out)
+	}
+	cmds := b.commands(t)
+	want := "--corpus " + filepath.Join(caller, general) + " --corpus " + filepath.Join(caller, mydocs) + " "
+	for _, sub := range []string{"train-embeddings", "train"} {
+		if len(cmds[sub]) != 1 || !strings.Contains(cmds[sub][0], want) {
+			t.Errorf("%s ran as %q, want it once with %q", sub, cmds[sub], want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(caller, "work", "model.am")); err != nil {
+		t.Errorf("the model is not in WORK under the caller's directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(b.root, "defaultmodel", "default.am")); err != nil {
+		t.Errorf("--install after the corpus paths did not install the model: %v", err)
+	}
+}
+
+// TestBuildScriptHelpAndUnknownOption: --help and -h print the usage and
+// exit 0, an unknown option is refused with status 2 naming it; neither
+// runs a step.
+func TestBuildScriptHelpAndUnknownOption(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	for _, arg := range []string{"--help", "-h"} {
+		out, code := b.run(t, caller, []string{arg}, "WORK=work")
+		if code != 0 || !strings.Contains(out, "usage: bash scripts/build-default-model.sh") ||
+			!strings.Contains(out, "OUT=FILE") || !strings.Contains(out, "DIM=N") {
+			t.Errorf("%s: exit status %d, %q; want 0 and the usage", arg, code, out)
+		}
+	}
+	out, code := b.run(t, caller, []string{"mydocs.txt", "--bogus"}, "WORK=work")
+	if code != 2 || !strings.Contains(out, "unknown option --bogus") {
+		t.Errorf("--bogus: exit status %d, %q; want 2 naming the option", code, out)
+	}
+	if cmds := b.commands(t); cmds != nil {
+		t.Errorf("steps ran: %q", cmds)
+	}
+	if _, err := os.Stat(filepath.Join(caller, "work")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the work directory exists (%v)", err)
+	}
+}
+
+// TestBuildScriptTrialSettings: DIM, EPOCHS and AM_EPOCHS reach the steps'
+// --dim and --epochs, and OUT names the model.
+func TestBuildScriptTrialSettings(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	_, mydocs := corpusDir(t, caller)
+	out, code := b.run(t, caller, []string{mydocs}, "WORK=work", "DIM=8", "EPOCHS=1", "AM_EPOCHS=3", "OUT=trial.am")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, out)
+	}
+	cmds := b.commands(t)
+	if len(cmds["train-embeddings"]) != 1 || !strings.Contains(cmds["train-embeddings"][0], "--dim 8 ") ||
+		!strings.Contains(cmds["train-embeddings"][0], "--epochs 1 ") {
+		t.Errorf("train-embeddings ran as %q, want --dim 8 and --epochs 1", cmds["train-embeddings"])
+	}
+	if len(cmds["train"]) != 1 || !strings.Contains(cmds["train"][0], "--epochs 3 ") ||
+		!strings.Contains(cmds["train"][0], "--bundle-out "+filepath.Join(caller, "trial.am")) {
+		t.Errorf("train ran as %q, want --epochs 3 and --bundle-out trial.am", cmds["train"])
+	}
+}
+
+// TestBuildScriptResumes: a build run again after step 2 was interrupted
+// uses step 1's files again and resumes step 2 from its checkpoint; the
+// checkpoint goes once the model is written, and a checkpoint of a build
+// with other settings is refused rather than overwritten or resumed.
+func TestBuildScriptResumes(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	_, mydocs := corpusDir(t, caller)
+	ckpt := filepath.Join(caller, "work", "am.am.ckpt")
+	if _, code := b.run(t, caller, []string{mydocs}, "WORK=work", "FAKE_INTERRUPT=1"); code == 0 {
+		t.Fatal("the interrupted build exited 0")
+	}
+	if _, err := os.Stat(ckpt); err != nil {
+		t.Fatalf("no checkpoint after the interrupted build: %v", err)
+	}
+	out, code := b.run(t, caller, []string{mydocs}, "WORK=work", "AM_EPOCHS=5")
+	if code != 2 || !strings.Contains(out, ckpt) || !strings.Contains(out, "other settings") {
+		t.Errorf("a build with other settings over the checkpoint: exit status %d, %q; want 2 naming it", code, out)
+	}
+	if out, code := b.run(t, caller, []string{mydocs}, "WORK=work"); code != 0 {
+		t.Fatalf("the build run again: exit status %d: %s", code, out)
+	}
+	cmds := b.commands(t)
+	if len(cmds["train-embeddings"]) != 1 {
+		t.Errorf("train-embeddings ran %d times, want once: %q", len(cmds["train-embeddings"]), cmds["train-embeddings"])
+	}
+	if len(cmds["train"]) != 2 || strings.Contains(cmds["train"][0], "--resume") ||
+		!strings.Contains(cmds["train"][1], "--resume "+ckpt) {
+		t.Errorf("train ran as %q, want without --resume and then with --resume %s", cmds["train"], ckpt)
+	}
+	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the checkpoint is left after the model was written (%v)", err)
 	}
 }

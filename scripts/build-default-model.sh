@@ -6,12 +6,48 @@
 # and thread count on those word vectors, its n-gram table started from the same model's n-gram
 # vectors (no map between spaces). docs/model.md records the settings and results.
 #
-#   bash scripts/build-default-model.sh [--install] [CORPUS_DIR]   (default: ../shared/data/corpus/general)
+#   bash scripts/build-default-model.sh [--install] [CORPUS ...]   (default: ../shared/data/corpus/general)
 #
-# Writes $OUT (default: $WORK/default.am); only --install copies it over the tracked
-# defaultmodel/default.am. WORK=dir keeps the intermediate files (subword model, n-grams, counts,
-# weights, corpus index) there. NGRAMS (default 140000) bounds the n-gram table; the script fails
-# if the model reaches 25 MB. About 15 minutes (700–735 CPU-seconds, Intel Xeon, 2 cores).
+# Usage and settings: bash scripts/build-default-model.sh --help.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: bash scripts/build-default-model.sh [--install] [CORPUS ...]
+
+Builds a serving bundle (a model for serve --model or TEXT2VEC_AM_MODEL) from the corpus paths:
+text or .gz files, or directories of them, all read as one corpus (general and domain text can
+be given side by side). Relative paths are taken from the current directory. Without a path: the
+project's own corpus, ../shared/data/corpus/general from the repository root.
+
+  --install   copy the model over the tracked defaultmodel/default.am (refused at 25 MB or more)
+  -h, --help  print this help
+
+Settings, as environment variables (NAME=value before the command):
+  WORK=DIR          the intermediate files (kept after the build); default: a new temporary directory
+  OUT=FILE          the model written; default: $WORK/model.am (serve names a model by its file name
+                    without .am: here "model")
+  DIM=N             dimensions of the vectors (default 200)
+  EPOCHS=N          epochs of step 1, the subword model (default 10)
+  AM_EPOCHS=N       epochs of step 2, AM (default 20)
+  NGRAMS=N          n-grams in the model's table (default 140000; 72000 with HOLD_FORMS)
+  FORM_SHARE=S      step 2's --form-share, 0 < S < 1 (default 0.5)
+  GATE_COVERAGE=0   AM without the gate's coverage input (default 1: with it)
+  HOLD_FORMS=P      the held-forms variant (docs/model.md, "A model whose contexts pay"; default 0: off)
+
+Run again with the same WORK, corpus and settings, a build continues where it stopped: step 1's
+files, once complete, are used again, and step 2 resumes from its checkpoint ($WORK/am.am.ckpt).
+About 1 minute per million corpus tokens on 2 cores at the default settings; DIM=50 EPOCHS=2
+AM_EPOCHS=2 make a quick trial. docs/model.md, "Training your own model on your corpus".
+USAGE
+}
+
+# Settings, in detail: step 1 (the subword model, nearly all of the time) trains DIM-d vectors for
+# EPOCHS epochs; step 2 (AM) trains for AM_EPOCHS epochs and writes a checkpoint after every epoch
+# and on Ctrl-C. WORK keeps step 1's files (subwords.bin, counts.txt, ngrams.bin; step1.settings
+# once they are complete) and step 2's (am.am, the corpus index, step2.settings; the checkpoint
+# until the bundle is written). NGRAMS bounds the n-gram table; --install refuses a model of 25 MB
+# or more.
 # HOLD_FORMS=P (default 0) builds the held-forms variant instead: the fraction P of the words seen
 # 100 times or more held out of their n-grams' training, and AM trained on those words alone
 # (docs/model.md, "A model whose contexts pay"), with whole forms, int8 base vectors and NGRAMS
@@ -23,8 +59,41 @@
 # form leaves out the n-grams of which it holds more than S of the occurrences (0.25 lets the
 # contexts add more to a new word's vector and costs retrieval a little: docs/evaluation.md). It does
 # not apply to HOLD_FORMS builds, which train on whole forms.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+
+caller=$PWD
+root=$(cd "$(dirname "$0")/.." && pwd)
+# abspath prints $1 as an absolute path, a relative one taken from the caller's directory.
+abspath() {
+  case $1 in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s\n' "$caller/$1" ;;
+  esac
+}
+
+install=no
+corpora=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --install) install=yes ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; for p in "$@"; do corpora+=("$(abspath "$p")"); done; break ;;
+    -*) echo "build-default-model: unknown option $1 (the options are --install and --help)" >&2; exit 2 ;;
+    *) corpora+=("$(abspath "$1")") ;;
+  esac
+  shift
+done
+[ ${#corpora[@]} -gt 0 ] || corpora=("$root/../shared/data/corpus/general")
+
+# posint NAME VALUE exits with status 2 unless VALUE is a whole number from 1 to 999999.
+posint() {
+  if ! [[ $2 =~ ^[1-9][0-9]{0,5}$ ]]; then
+    echo "build-default-model: $1 must be a whole number from 1 to 999999, got $2" >&2
+    exit 2
+  fi
+}
+dim=${DIM:-200}; posint DIM "$dim"
+epochs=${EPOCHS:-10}; posint EPOCHS "$epochs"
+am_epochs=${AM_EPOCHS:-20}; posint AM_EPOCHS "$am_epochs"
 coverage=(--gate-coverage)
 case ${GATE_COVERAGE:-1} in
   1) ;;
@@ -41,11 +110,11 @@ if [ -n "${FORM_SHARE:-}" ] && [ "$hold" != 0 ]; then
   echo "build-default-model: FORM_SHARE does not apply to a HOLD_FORMS build, which trains on whole forms" >&2
   exit 2
 fi
-install=no
-if [ "${1:-}" = --install ]; then install=yes; shift; fi
-corpus=${1:-../shared/data/corpus/general}
-work=${WORK:-$(mktemp -d)}
-out=${OUT:-$work/default.am}
+for c in "${corpora[@]}"; do
+  [ -e "$c" ] || { echo "build-default-model: corpus $c not found" >&2; exit 2; }
+done
+work=$(abspath "${WORK:-$(mktemp -d)}")
+out=$(abspath "${OUT:-$work/model.am}")
 hold_sub=(); hold_am=()
 form=(--shared-form --form-share "$form_share"); base_storage=int4; ngrams=${NGRAMS:-140000}
 if [ "$hold" != 0 ]; then
@@ -54,43 +123,75 @@ if [ "$hold" != 0 ]; then
   form=(); base_storage=int8; ngrams=${NGRAMS:-72000}
 fi
 limit=$((25 * 1000 * 1000))
-[ -e "$corpus" ] || { echo "build-default-model: corpus $corpus not found" >&2; exit 2; }
+
+# What a step's files were made from: the corpus files (path, size, time) and the settings. A run
+# with the same WORK uses step 1's files again and resumes step 2 only when they are the same.
+step1=$(
+  printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
+  find "${corpora[@]}" -type f -printf '%p %s %T@\n' | LC_ALL=C sort
+)
+step2=$(printf '%s\nam_epochs %s form_share %s coverage %s ngrams %s\n' \
+  "$step1" "$am_epochs" "$form_share" "${GATE_COVERAGE:-1}" "$ngrams")
+ckpt="$work/am.am.ckpt"
+resume=()
+if [ -e "$ckpt" ]; then
+  if [ "$(cat "$work/step2.settings" 2>/dev/null)" != "$step2" ]; then
+    echo "build-default-model: $ckpt is the checkpoint of a build with another corpus or other settings;" \
+      "delete it or choose another WORK" >&2
+    exit 2
+  fi
+  resume=(--resume "$ckpt")
+fi
 mkdir -p "$work"
 
-go build -o "$work/text2vec-am" .
 bin="$work/text2vec-am"
+(cd "$root" && go build -o "$bin" .)
 
-# 1. The subword model: 200-d skipgram over words and their character 3–6-grams (fastText's
+# 1. The subword model: DIM-d (200) skipgram over words and their character 3–6-grams (fastText's
 #    recipe: window 5, 5 negatives from unigram^0.5, lr 0.05, min-count 5) but a row of its own
-#    for every n-gram instead of fastText's 2,000,000 hashed buckets (docs/model.md) and 10
-#    epochs (twice fastText's 5: docs/model.md), corpus lines in an order drawn from the
+#    for every n-gram instead of fastText's 2,000,000 hashed buckets (docs/model.md) and EPOCHS
+#    (10) epochs (twice fastText's 5: docs/model.md), corpus lines in an order drawn from the
 #    seed. Its word vectors are AM's base.
-"$bin" train-embeddings --corpus "$corpus" --dim 200 --window 5 --negative 5 --min-count 5 \
-  --epochs 10 --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
-  --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
-  --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
+corpus_flags=()
+for c in "${corpora[@]}"; do corpus_flags+=(--corpus "$c"); done
+if [ "$(cat "$work/step1.settings" 2>/dev/null)" = "$step1" ]; then
+  echo "build-default-model: step 1 done in an earlier run with this corpus and these settings; using $work/subwords.bin"
+else
+  rm -f "$work/step1.settings"
+  "$bin" train-embeddings "${corpus_flags[@]}" --dim "$dim" --window 5 --negative 5 --min-count 5 \
+    --epochs "$epochs" --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
+    --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
+    --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
+  printf '%s\n' "$step1" >"$work/step1.settings"
+fi
 
-# 2. AM on them with the paper's protocol and four additions (20 epochs; a gate that knows how
-#    many contexts it has, whether they agree and how little of the word's spelling the n-grams
-#    know; SIF-weighted context words; a training word's form without the n-grams it holds more
-#    than FORM_SHARE (half by default) of the occurrences of, as a new word's form is), its n-gram
-#    table started from the subword model's own n-gram vectors (the NGRAMS found in the most
+# 2. AM on them with the paper's protocol and four additions (AM_EPOCHS, 20, epochs; a gate that
+#    knows how many contexts it has, whether they agree and how little of the word's spelling the
+#    n-grams know; SIF-weighted context words; a training word's form without the n-grams it holds
+#    more than FORM_SHARE (half by default) of the occurrences of, as a new word's form is), its
+#    n-gram table started from the subword model's own n-gram vectors (the NGRAMS found in the most
 #    vocabulary words) and kept frozen (AM learns its gate, A and the attention on them); the
-#    serving bundle stores the n-grams and the base vectors as int4 (docs/model.md).
-"$bin" train --corpus "$corpus" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
+#    serving bundle stores the n-grams and the base vectors as int4 (docs/model.md). A checkpoint
+#    of an interrupted run of the same build is resumed.
+if [ ${#resume[@]} -gt 0 ]; then
+  echo "build-default-model: step 2 resumes from $ckpt"
+fi
+printf '%s\n' "$step2" >"$work/step2.settings"
+"$bin" train "${corpus_flags[@]}" --embeddings "$work/subwords.bin" --counts "$work/counts.txt" \
   --mode am --seed 1 --threads 2 --storage int4 --base-storage "$base_storage" --bundle-oov-max-count 0 \
   --ngrams "$work/ngrams.bin" --ngram-max "$ngrams" --ngram-lr-scale 0 "${form[@]}" \
-  --epochs 20 --count-buckets 7 --gate-agreement --context-sif 1e-3 "${coverage[@]}" "${hold_am[@]}" \
-  --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet
+  --epochs "$am_epochs" --count-buckets 7 --gate-agreement --context-sif 1e-3 "${coverage[@]}" "${hold_am[@]}" \
+  --out "$work/am.am" --bundle-out "$out" --work-dir "$work" --quiet "${resume[@]}"
+rm -f "$ckpt"
 
 ls -l "$out"
-size=$(stat -c %s "$out")
-if [ "$size" -ge "$limit" ]; then
-  echo "build-default-model: $out is $size bytes, not under 25 MB; lower NGRAMS" >&2
-  exit 1
-fi
 if [ "$install" = yes ]; then
-  cp "$out" defaultmodel/default.am
+  size=$(stat -c %s "$out")
+  if [ "$size" -ge "$limit" ]; then
+    echo "build-default-model: $out is $size bytes, not under 25 MB, and not installed; lower NGRAMS" >&2
+    exit 1
+  fi
+  cp "$out" "$root/defaultmodel/default.am"
   echo "build-default-model: installed $out as defaultmodel/default.am (intermediates in $work)"
 else
   echo "build-default-model: wrote $out (intermediates in $work; --install copies it to defaultmodel/default.am)"
