@@ -1,6 +1,7 @@
 package defaultmodel
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -10,6 +11,10 @@ import (
 // a command takes a model or a bundle ("--model default"); an empty
 // reference means it too.
 const Ref = "default"
+
+// ErrNotBundle reports a weights file without base embeddings where a
+// serving bundle is needed.
+var ErrNotBundle = errors.New("AM weights without base embeddings, not a serving bundle (train --bundle-out writes one)")
 
 // IsDefault reports whether ref names the embedded default model.
 func IsDefault(ref string) bool { return ref == "" || ref == Ref }
@@ -41,7 +46,7 @@ func OpenBundle(ref string) (m *model.Model, ok bool, err error) {
 		return nil, true, err
 	}
 	if m.Base == nil {
-		return nil, true, fmt.Errorf("%s holds AM weights without base embeddings (not a serving bundle)", ref)
+		return nil, true, fmt.Errorf("%s holds %w", ref, ErrNotBundle)
 	}
 	return m, true, nil
 }

@@ -160,9 +160,11 @@ func loadModel(path string) (*model.Model, string, error) {
 	case err != nil && defaultmodel.IsDefault(path):
 		return nil, "", fmt.Errorf("%w (set %s to a model file)", err, EnvModel)
 	case err != nil:
-		return nil, "", fmt.Errorf("load model %s (%s): %w", path, EnvModel, err)
+		return nil, "", fmt.Errorf("%w (%s)", err, EnvModel)
 	case defaultmodel.IsDefault(path):
 		return mdl, defaultmodel.Name, nil
+	case mdl.Base == nil:
+		return nil, "", fmt.Errorf("model %s (%s) holds %w", path, EnvModel, defaultmodel.ErrNotBundle)
 	}
 	return mdl, path, nil
 }

@@ -2,7 +2,9 @@ package module
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/model"
@@ -420,6 +423,28 @@ func TestInitWithBadModelPath(t *testing.T) {
 	err := m.initWith(EnvConfig{ModelPath: "/nonexistent/model.am", Defaults: vectorizer.DefaultOptions()}, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), EnvModel) {
 		t.Errorf("error %v does not name %s", err, EnvModel)
+	}
+}
+
+// TestInitWithWeightsFile: a weights file without base embeddings and a
+// missing file are refused with an error naming the file and EnvModel, the
+// first as not a serving bundle, each saying "load model" at most once.
+func TestInitWithWeightsFile(t *testing.T) {
+	dir := t.TempDir()
+	weights := filepath.Join(dir, "am.am")
+	if err := testModel(t).SaveFile(weights, model.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{weights, filepath.Join(dir, "nope.am")} {
+		err := New().initWith(EnvConfig{ModelPath: path, Defaults: vectorizer.DefaultOptions()}, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), EnvModel) ||
+			strings.Count(err.Error(), "load model") > 1 {
+			t.Errorf("%s: error %v, want one naming the file and %s, with at most one \"load model\"", path, err, EnvModel)
+		}
+	}
+	err := New().initWith(EnvConfig{ModelPath: weights, Defaults: vectorizer.DefaultOptions()}, t.TempDir())
+	if !errors.Is(err, defaultmodel.ErrNotBundle) {
+		t.Errorf("weights file: error %v, want defaultmodel.ErrNotBundle", err)
 	}
 }
 

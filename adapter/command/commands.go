@@ -59,7 +59,7 @@ func (f *vectorizerFlags) loadModel() (*model.Model, string, error) {
 		return m, defaultmodel.Name, nil
 	}
 	if m.Base == nil {
-		return nil, "", fmt.Errorf("model %s has no base embeddings: serve a serving bundle (trainer: --bundle)", f.model)
+		return nil, "", fmt.Errorf("model %s holds %w", f.model, defaultmodel.ErrNotBundle)
 	}
 	return m, strings.TrimSuffix(filepath.Base(f.model), filepath.Ext(f.model)), nil
 }
