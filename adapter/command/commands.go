@@ -7,6 +7,7 @@ package command
 import (
 	"flag"
 	"fmt"
+	"hash/crc64"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -169,4 +170,36 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, cli.UsageError("--log-format %q: want text or json", format)
+}
+
+// modelID names m, loaded as name, for the memory's model record: its name
+// and a CRC-64 of its dimension, base words and their counts, which decide
+// the words a memory keeps contexts for.
+func modelID(m *model.Model, name string) memory.ModelID {
+	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	fmt.Fprintf(h, "%d %d\n", m.Dim, m.Base.Len())
+	for i, w := range m.Base.Words {
+		var c int64
+		if m.Base.Counts != nil {
+			c = m.Base.Counts[i]
+		}
+		fmt.Fprintf(h, "%s %d\n", w, c)
+	}
+	return memory.ModelID{Name: name, Fingerprint: fmt.Sprintf("%016x", h.Sum64())}
+}
+
+// claimMemory records in mem's directory that the model m, loaded as name,
+// writes it (memory.ClaimModel), and warns when another model wrote it.
+func claimMemory(mem *memory.Memory, m *model.Model, name string, log *slog.Logger) {
+	id := modelID(m, name)
+	rec, err := mem.ClaimModel(id)
+	if err != nil {
+		log.Warn("the context memory's model is not known", "err", err)
+		return
+	}
+	if rec.Fingerprint != id.Fingerprint {
+		log.Warn("the context memory was written with another model: it holds contexts of the words "+
+			"that model's vocabulary chose; warm it again with this model, or clear it",
+			"memory_model", rec.String(), "model", id.String(), "dir", mem.Stats().Dir)
+	}
 }

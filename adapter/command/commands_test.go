@@ -331,14 +331,22 @@ func TestWarmLongLine(t *testing.T) {
 	}
 }
 
-// memory warm takes its flags after the corpus files as well as before.
-func TestWarmFlagsAfterFile(t *testing.T) {
-	mf := modelFile(t)
-	dir := filepath.Join(t.TempDir(), "memory")
-	corpus := filepath.Join(t.TempDir(), "corpus.txt")
-	if err := os.WriteFile(corpus, []byte("zqwarm f1 f2.\nf3 zqwarm f4.\n"), 0o600); err != nil {
+// warmInputs returns a model file, a memory directory not yet created and
+// a corpus file holding text, for memory warm.
+func warmInputs(t *testing.T, text string) (mf, dir, corpus string) {
+	t.Helper()
+	mf = modelFile(t)
+	dir = filepath.Join(t.TempDir(), "memory")
+	corpus = filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(corpus, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return mf, dir, corpus
+}
+
+// memory warm takes its flags after the corpus files as well as before.
+func TestWarmFlagsAfterFile(t *testing.T) {
+	mf, dir, corpus := warmInputs(t, "zqwarm f1 f2.\nf3 zqwarm f4.\n")
 	code, out, stderr := runCLI(context.Background(), "memory", "warm", corpus, "--model", mf, "--memory-dir", dir,
 		"--weighting", "sif")
 	if code != 0 || !strings.Contains(out, "read 2 lines") || !strings.Contains(out, "the memory holds 1 words, 2 contexts") {
@@ -407,5 +415,35 @@ func TestWarmDamagedGzip(t *testing.T) {
 	code, out, stderr := runCLI(context.Background(), "memory", "export", "--memory-dir", dir)
 	if code != 0 || !strings.Contains(out, `"word":"zqw0",`) {
 		t.Errorf("the lines before the damage are not in the memory: %d %.300s %s", code, out, stderr)
+	}
+}
+
+// TestWarmWithAnotherModel: a memory records the model that warmed it;
+// warming it with another model warns naming both, memory stats names the
+// recorded one, and a memory cleared then warmed with the other model
+// records that one.
+func TestWarmWithAnotherModel(t *testing.T) {
+	mf, dir, corpus := warmInputs(t, "zqwarm f3 f4.\n")
+	if code, _, stderr := runCLI(context.Background(), "memory", "warm", "--model", mf, "--memory-dir", dir, corpus); code != 0 ||
+		strings.Contains(stderr, "another model") {
+		t.Fatalf("warm: %d %s", code, stderr)
+	}
+	code, _, stderr := runCLI(context.Background(), "memory", "warm", "--model", "default", "--memory-dir", dir, corpus)
+	checkText(t, "warm with the default model", stderr,
+		[]string{"written with another model", "memory_model=\"test (vocabulary ", "model=\"text2vec-am-default (vocabulary "}, nil)
+	if code != 0 {
+		t.Errorf("warm with another model: exit status %d, want 0 (a warning)", code)
+	}
+	code, out, _ := runCLI(context.Background(), "memory", "stats", "--memory-dir", dir)
+	if code != 0 || !strings.Contains(out, `"model": "test (vocabulary `) {
+		t.Errorf("stats: %d %s; want the recorded model", code, out)
+	}
+	if code, _, stderr := runCLI(context.Background(), "memory", "clear", "--yes", "--memory-dir", dir); code != 0 {
+		t.Fatalf("clear: %d %s", code, stderr)
+	}
+	_, _, stderr = runCLI(context.Background(), "memory", "warm", "--model", "default", "--memory-dir", dir, corpus)
+	_, _, stderr2 := runCLI(context.Background(), "memory", "warm", "--model", "default", "--memory-dir", dir, corpus)
+	if strings.Contains(stderr+stderr2, "another model") {
+		t.Errorf("warm after clear warns: %s %s", stderr, stderr2)
 	}
 }

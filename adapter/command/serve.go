@@ -168,7 +168,7 @@ func serve(ctx context.Context, c serveConfig) error {
 		return err
 	}
 	c.log.Info("model loaded", "model", name, "dim", m.Dim, "simd", simd.SetsString())
-	v, store, err := openMemory(m, c)
+	v, store, err := openMemory(m, name, c)
 	if err != nil {
 		return err
 	}
@@ -186,9 +186,9 @@ func serve(ctx context.Context, c serveConfig) error {
 	return srv.Serve(ctx, ln, c.drain)
 }
 
-// openMemory opens the context memory of c and returns the vectorizer of
-// m the server vectorizes with and the store.
-func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore.Store, error) {
+// openMemory opens the context memory of c, claimed for m loaded as name,
+// and returns the vectorizer of m the server vectorizes with and the store.
+func openMemory(m *model.Model, name string, c serveConfig) (*vectorizer.Vectorizer, memstore.Store, error) {
 	if c.weaviate != nil {
 		store, err := weaviatemem.Open(*c.weaviate, "")
 		if err != nil {
@@ -211,6 +211,7 @@ func openMemory(m *model.Model, c serveConfig) (*vectorizer.Vectorizer, memstore
 	if err != nil {
 		return nil, nil, err
 	}
+	claimMemory(mem, m, name, c.log)
 	if c.memoryDir == "" && !c.mopts.ReadOnly {
 		c.log.Warn("no --memory-dir: the context memory (contexts and sif-collection counts) lives in RAM and is lost at exit")
 	}

@@ -33,7 +33,7 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 			return fmt.Errorf("corpus: %w", err)
 		}
 	}
-	m, _, err := vf.loadModel()
+	m, name, err := vf.loadModel()
 	if err != nil {
 		return err
 	}
@@ -41,6 +41,7 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 	if err != nil {
 		return err
 	}
+	claimMemory(mem, m, name, log)
 	v, err := vectorizer.New(m, mem, vopts)
 	if err != nil {
 		mem.Close()

@@ -75,6 +75,15 @@
 // is. A memory written before document frequencies existed
 // (format version 1) opens with zero counts and says so in the log.
 //
+// # Model
+//
+// Which words a memory keeps contexts for depends on the model's vocabulary.
+// A memory's directory records the model that writes it (model.json beside
+// the log and snapshots, whose format it leaves alone): ClaimModel records
+// the caller's model when none is recorded and returns the recorded one,
+// Stats.ModelWarning says when they differ, and Clear records the claiming
+// model (or none). A directory without the file opens without a warning.
+//
 // # Order independence
 //
 // Each word keeps the MaxContexts contexts with the smallest 64-bit hash

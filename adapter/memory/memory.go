@@ -65,6 +65,8 @@ type Memory struct {
 	failed     error                // a failed log write stops further writes until the log is repaired
 	damage     []Damage             // damaged files found by Open
 	lastRepair time.Time            // last attempt to make the log writable again
+	model      ModelID              // the model that claimed the memory (ClaimModel)
+	recorded   ModelID              // the model its directory records
 
 	snapshotBytes atomic.Int64
 	compacting    atomic.Bool // a background snapshot is pending
@@ -113,6 +115,11 @@ func Open(dir string, opts Options) (*Memory, error) {
 			m.unlock()
 		}
 		return nil, err
+	}
+	if rec, ok, err := readModel(dir); err != nil {
+		m.log.Warn("the context memory's model is not known", "err", err)
+	} else if ok {
+		m.recorded = rec
 	}
 	if !opts.ReadOnly && opts.Sync == SyncInterval {
 		m.bg.Add(1)

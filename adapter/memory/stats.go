@@ -59,6 +59,11 @@ type Stats struct {
 	Damaged []Damage `json:"damaged,omitempty"`
 	// WriteError is why passages cannot be stored now ("" when they can).
 	WriteError string `json:"write_error,omitempty"`
+	// Model is the model the memory's directory records (ClaimModel; empty
+	// when none claimed it); ModelWarning says that it is not the model
+	// that claimed it since Open ("" when it is).
+	Model        string `json:"model,omitempty"`
+	ModelWarning string `json:"model_warning,omitempty"`
 }
 
 // Stats returns a summary of the memory.
@@ -87,7 +92,17 @@ func (m *Memory) Stats() Stats {
 		Sync:            m.opts.Sync.String(),
 		Damaged:         slices.Clone(m.damage),
 		WriteError:      errString(m.failed),
+		Model:           m.recordedName(),
+		ModelWarning:    m.modelWarning(),
 	}
+}
+
+// recordedName (mu held) returns the recorded model as Stats shows it.
+func (m *Memory) recordedName() string {
+	if m.recorded.Fingerprint == "" {
+		return ""
+	}
+	return m.recorded.String()
 }
 
 func errString(err error) string {

@@ -138,3 +138,43 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestMetaMemoryModel: /meta names the model the memory's directory
+// records and warns when the server's model is another.
+func TestMetaMemoryModel(t *testing.T) {
+	dir := t.TempDir()
+	a := memory.ModelID{Name: "mine", Fingerprint: "00000000000000aa"}
+	b := memory.ModelID{Name: "test-model", Fingerprint: "00000000000000bb"}
+	mo := memory.DefaultOptions()
+	mo.Logger = testhttp.Quiet()
+	mem, err := memory.Open(dir, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.ClaimModel(a); err != nil {
+		t.Fatal(err)
+	}
+	mem.Close()
+	s, mem := newServer(t, server.DefaultLimits(), dir)
+	defer mem.Close()
+	if _, err := mem.ClaimModel(b); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	code, _, body := testhttp.Get(t, ts.URL+"/meta")
+	var meta struct {
+		Memory struct {
+			Model        string `json:"model"`
+			ModelWarning string `json:"model_warning"`
+		} `json:"memory"`
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &meta) != nil {
+		t.Fatalf("meta: %d %s", code, body)
+	}
+	if meta.Memory.Model != a.String() || !strings.Contains(meta.Memory.ModelWarning, a.String()) ||
+		!strings.Contains(meta.Memory.ModelWarning, b.String()) {
+		t.Errorf("meta memory model %q, warning %q; want %q and a warning naming both", meta.Memory.Model,
+			meta.Memory.ModelWarning, a)
+	}
+}

@@ -773,6 +773,10 @@ type metaMemory struct {
 	Sync     string `json:"sync"`
 	// Weaviate describes a memory kept in Weaviate (backend weaviate).
 	Weaviate *memstore.RemoteStats `json:"weaviate,omitempty"`
+	// Model is the model the memory's directory records; ModelWarning says
+	// that the server's model is another (memory.Stats).
+	Model        string `json:"model,omitempty"`
+	ModelWarning string `json:"model_warning,omitempty"`
 }
 
 // simdSets returns simd.Sets as a map from kernel to set.
@@ -808,7 +812,7 @@ func (s *Server) meta(w http.ResponseWriter, _ *http.Request) {
 		st := ss.Memory
 		resp.Memory = &metaMemory{Backend: ss.Backend, Words: st.Words, Contexts: st.Contexts, Passages: st.Passages,
 			Bytes: st.ContextBytes, Evicted: st.Evicted, ReadOnly: st.ReadOnly, Persist: st.Dir != "" || ss.Remote != nil, Sync: st.Sync,
-			Weaviate: ss.Remote}
+			Weaviate: ss.Remote, Model: st.Model, ModelWarning: st.ModelWarning}
 	}
 	out, err := json.Marshal(resp)
 	if err != nil {
