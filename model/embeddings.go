@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"strings"
 )
 
@@ -113,4 +114,20 @@ func (e *Embeddings) AttachCounts(counts map[string]int64) {
 		c[i] = counts[w]
 	}
 	e.Counts = c
+}
+
+// VocabularyFingerprint returns a CRC-64 (ECMA) of the dimension, the words
+// and their counts, in 16 hexadecimal digits: two embeddings with the same
+// fingerprint have the same vocabulary and counts (their vectors may differ).
+func (e *Embeddings) VocabularyFingerprint() string {
+	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	fmt.Fprintf(h, "%d %d\n", e.Dim, len(e.Words))
+	for i, w := range e.Words {
+		var c int64
+		if e.Counts != nil {
+			c = e.Counts[i]
+		}
+		fmt.Fprintf(h, "%s %d\n", w, c)
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
 }

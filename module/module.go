@@ -126,6 +126,7 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 		}
 		m.mem = mem
 		store = mem
+		m.claimMemory(mdl, name)
 		m.colls = memory.NewCollections(dir, opts, memory.MaxCollections)
 		m.caches = map[string]*vectorizer.Cache{}
 		ro := opts
@@ -151,6 +152,24 @@ func (m *Module) initWith(env EnvConfig, dataPath string) error {
 			WithField("memory", dir).Info("text2vec-am ready")
 	}
 	return nil
+}
+
+// claimMemory records in the memory's directory that mdl, loaded as name,
+// writes it (memory.ClaimModel), and warns when another model wrote it.
+func (m *Module) claimMemory(mdl *model.Model, name string) {
+	id := memory.ModelID{Name: name, Fingerprint: mdl.Base.VocabularyFingerprint()}
+	rec, err := m.mem.ClaimModel(id)
+	if m.logger == nil {
+		return
+	}
+	log := m.logger.WithField("module", Name)
+	switch {
+	case err != nil:
+		log.WithError(err).Warn("the context memory's model is not known")
+	case rec.Fingerprint != id.Fingerprint:
+		log.Warnf("the context memory in %s was written with model %s, not %s: it holds contexts of the words "+
+			"that model's vocabulary chose; warm it again with this model, or clear it", m.mem.Stats().Dir, rec, id)
+	}
 }
 
 // loadModel loads the model at path, or the embedded default when path is empty.
@@ -399,6 +418,12 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 		st := m.mem.Stats()
 		mem := memorySummary(st)
 		mem["dir"] = st.Dir
+		if st.Model != "" {
+			mem["model"] = st.Model
+		}
+		if st.ModelWarning != "" {
+			mem["model_warning"] = st.ModelWarning
+		}
 		if m.colls != nil {
 			open := map[string]any{}
 			for scope, st := range m.colls.Open() {

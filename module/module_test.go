@@ -448,6 +448,51 @@ func TestInitWithWeightsFile(t *testing.T) {
 	}
 }
 
+// TestInitWithMemoryOfAnotherModel: the module records its model in a new
+// memory, and /v1/meta's memory names the recorded model and warns when a
+// memory was written with another.
+func TestInitWithMemoryOfAnotherModel(t *testing.T) {
+	dir := t.TempDir()
+	modelPath := filepath.Join(dir, "model.am")
+	if err := testModel(t).SaveFile(modelPath, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	memDir := filepath.Join(dir, "mem")
+	env := EnvConfig{ModelPath: modelPath, MemoryDir: memDir, Defaults: vectorizer.DefaultOptions()}
+	metaMemory := func() map[string]any {
+		t.Helper()
+		m := New()
+		if err := m.initWith(env, ""); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		info, err := m.MetaInfo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info["memory"].(map[string]any)
+	}
+	if mem := metaMemory(); mem["model"] == nil || mem["model_warning"] != nil {
+		t.Errorf("a new memory: model %v, warning %v; want the module's model and no warning", mem["model"], mem["model_warning"])
+	}
+	other := filepath.Join(dir, "other.am")
+	spec := testmodel.DefaultSpec()
+	spec.Rare = 50
+	om, err := testmodel.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := om.SaveFile(other, model.SaveOptions{IncludeBase: true}); err != nil {
+		t.Fatal(err)
+	}
+	first := env.ModelPath
+	env.ModelPath = other
+	w, _ := metaMemory()["model_warning"].(string)
+	if !strings.Contains(w, first) || !strings.Contains(w, other) {
+		t.Errorf("memory of another model: warning %q, want one naming %s and %s", w, first, other)
+	}
+}
+
 func sameVector(a, b []float32) bool {
 	if len(a) != len(b) || len(a) == 0 {
 		return false

@@ -7,7 +7,6 @@ package command
 import (
 	"flag"
 	"fmt"
-	"hash/crc64"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -172,26 +171,10 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	return nil, cli.UsageError("--log-format %q: want text or json", format)
 }
 
-// modelID names m, loaded as name, for the memory's model record: its name
-// and a CRC-64 of its dimension, base words and their counts, which decide
-// the words a memory keeps contexts for.
-func modelID(m *model.Model, name string) memory.ModelID {
-	h := crc64.New(crc64.MakeTable(crc64.ECMA))
-	fmt.Fprintf(h, "%d %d\n", m.Dim, m.Base.Len())
-	for i, w := range m.Base.Words {
-		var c int64
-		if m.Base.Counts != nil {
-			c = m.Base.Counts[i]
-		}
-		fmt.Fprintf(h, "%s %d\n", w, c)
-	}
-	return memory.ModelID{Name: name, Fingerprint: fmt.Sprintf("%016x", h.Sum64())}
-}
-
 // claimMemory records in mem's directory that the model m, loaded as name,
 // writes it (memory.ClaimModel), and warns when another model wrote it.
 func claimMemory(mem *memory.Memory, m *model.Model, name string, log *slog.Logger) {
-	id := modelID(m, name)
+	id := memory.ModelID{Name: name, Fingerprint: m.Base.VocabularyFingerprint()}
 	rec, err := mem.ClaimModel(id)
 	if err != nil {
 		log.Warn("the context memory's model is not known", "err", err)
