@@ -128,7 +128,7 @@ limit=$((25 * 1000 * 1000))
 # with the same WORK uses step 1's files again and resumes step 2 only when they are the same.
 step1=$(
   printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
-  find "${corpora[@]}" -type f -printf '%p %s %T@\n' | LC_ALL=C sort
+  find -H "${corpora[@]}" -type f -printf '%p %s %T@\n' | LC_ALL=C sort
 )
 step2=$(printf '%s\nam_epochs %s form_share %s coverage %s ngrams %s\n' \
   "$step1" "$am_epochs" "$form_share" "${GATE_COVERAGE:-1}" "$ngrams")
