@@ -73,6 +73,24 @@ func TestForEachUnitFilesDirsGzip(t *testing.T) {
 	}
 }
 
+func TestFilesFollowsALinkedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "d", "a.txt"), []byte("first\n"))
+	writeFile(t, filepath.Join(dir, "d", "sub", "b.txt"), []byte("second\n"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "d"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	files, err := Files([]string{link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(link, "a.txt"), filepath.Join(link, "sub", "b.txt")}
+	if !reflect.DeepEqual(files, want) {
+		t.Fatalf("Files = %q, want %q", files, want)
+	}
+}
+
 func TestSentencesAndLineNumbers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.txt")
 	writeFile(t, path, []byte("One. Two words! Three?\n\nfour\n"))

@@ -69,13 +69,18 @@ func resolve(paths []string) ([]source, error) {
 }
 
 // walkDir lists the regular files below dir, sorted, skipping hidden names.
+// A dir that is a symbolic link to a directory is walked as that directory.
 func walkDir(dir string) ([]string, error) {
 	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root := dir
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		root = filepath.Clean(dir) + string(filepath.Separator) // the separator makes the walk follow the link
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("corpus directory %s: %w", dir, err)
 		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
+		if path != root && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
