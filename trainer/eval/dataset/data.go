@@ -300,8 +300,11 @@ const (
 )
 
 // LoadDocuments reads a JSONL file of {"id", "text"} documents: every line
-// a JSON object whose "id" and "text" are non-empty strings, or an error
-// naming the file, the line and the key. A repeated id is kept (debian-dev
+// a JSON object whose "id" is a non-empty string and whose "text" is a
+// string, or an error naming the file, the line and the key. Keys match
+// without regard to case, as encoding/json matches them ("ID", "Text"), a
+// key written exactly so winning over another spelling. A document with an
+// empty text (a title-only record) is kept; it has no vector. A repeated id is kept (debian-dev
 // has one: two descriptions of one package) with a warning naming both
 // lines; the retrieval metrics treat documents sharing an id as one
 // relevant item. Keys other than "id" and "text" are ignored, with a warning.
@@ -319,7 +322,7 @@ func LoadDocuments(path string) ([]Document, error) {
 		}
 		extra.note(l)
 		var d Document
-		if d.ID, err = l.text("id"); err != nil {
+		if d.ID, err = l.id("id"); err != nil {
 			return err
 		}
 		if d.Text, err = l.text("text"); err != nil {
@@ -344,10 +347,11 @@ func LoadDocuments(path string) ([]Document, error) {
 }
 
 // LoadQueries reads a JSONL file of {"id", "text", "relevant": [doc id]}
-// queries: every line a JSON object whose "id" and "text" are non-empty
-// strings and whose "relevant" is a non-empty array of non-empty strings, or
-// an error naming the file, the line and the key. Other keys are ignored,
-// with a warning.
+// queries: every line a JSON object whose "id" is a non-empty string, whose
+// "text" is a string and whose "relevant" is a non-empty array of non-empty
+// strings, or an error naming the file, the line and the key. Keys match as
+// in LoadDocuments. A query with an empty text is kept; it has no vector and
+// finds nothing. Other keys are ignored, with a warning.
 func LoadQueries(path string) ([]RetrievalQuery, error) {
 	var qs []RetrievalQuery
 	extra := extraKeys{path: path}
@@ -361,7 +365,7 @@ func LoadQueries(path string) ([]RetrievalQuery, error) {
 		}
 		extra.note(l)
 		var q RetrievalQuery
-		if q.ID, err = l.text("id"); err != nil {
+		if q.ID, err = l.id("id"); err != nil {
 			return err
 		}
 		if q.Text, err = l.text("text"); err != nil {
@@ -389,14 +393,15 @@ type jsonLine struct {
 	path, shape string
 	n           int
 	obj         map[string]json.RawMessage
-	keys        []string // the keys the file wants
+	keys        []string          // the keys the file wants
+	found       map[string]string // each key of keys to the key of obj that holds it
 }
 
 // parseJSONLine parses line n of path as a JSON object holding every key of
 // want, or returns an error naming the file, the line, the missing keys and
 // the keys the line has, with the shape the file wants.
 func parseJSONLine(path string, n int, line, shape string, want ...string) (*jsonLine, error) {
-	l := &jsonLine{path: path, n: n, shape: shape, keys: want}
+	l := &jsonLine{path: path, n: n, shape: shape, keys: want, found: map[string]string{}}
 	err := json.Unmarshal([]byte(line), &l.obj)
 	var typeErr *json.UnmarshalTypeError
 	switch {
@@ -409,7 +414,9 @@ func parseJSONLine(path string, n int, line, shape string, want ...string) (*jso
 	}
 	var missing []string
 	for _, k := range want {
-		if _, ok := l.obj[k]; !ok {
+		if key, ok := matchKey(l.obj, k); ok {
+			l.found[k] = key
+		} else {
 			missing = append(missing, strconv.Quote(k))
 		}
 	}
@@ -420,24 +427,53 @@ func parseJSONLine(path string, n int, line, shape string, want ...string) (*jso
 	return l, nil
 }
 
-// text returns the value of key, which must be a non-empty string (not only spaces).
+// matchKey returns the key of obj that holds want as encoding/json matches
+// an object key to a field: want itself, or else a key equal to it without
+// regard to case (the first in sorted order if several are).
+func matchKey(obj map[string]json.RawMessage, want string) (string, bool) {
+	if _, ok := obj[want]; ok {
+		return want, true
+	}
+	var found string
+	for k := range obj {
+		if strings.EqualFold(k, want) && (found == "" || k < found) {
+			found = k
+		}
+	}
+	return found, found != ""
+}
+
+// value returns the raw value of the wanted key (as parseJSONLine matched it).
+func (l *jsonLine) value(key string) json.RawMessage {
+	return l.obj[l.found[key]]
+}
+
+// text returns the value of key, which must be a string (it may be empty).
 func (l *jsonLine) text(key string) (string, error) {
 	var s string
-	if err := json.Unmarshal(l.obj[key], &s); err != nil || bytes.Equal(l.obj[key], []byte("null")) {
-		return "", fmt.Errorf("%s:%d: %q must be a string, got %s (want %s)", l.path, l.n, key, clip(l.obj[key]), l.shape)
-	}
-	if strings.TrimSpace(s) == "" {
-		return "", fmt.Errorf("%s:%d: %q is empty", l.path, l.n, key)
+	raw := l.value(key)
+	if err := json.Unmarshal(raw, &s); err != nil || bytes.Equal(raw, []byte("null")) {
+		return "", fmt.Errorf("%s:%d: %q must be a string, got %s (want %s)", l.path, l.n, key, clip(raw), l.shape)
 	}
 	return s, nil
+}
+
+// id returns the value of key, which must be a non-empty string (not only spaces).
+func (l *jsonLine) id(key string) (string, error) {
+	s, err := l.text(key)
+	if err == nil && strings.TrimSpace(s) == "" {
+		return "", fmt.Errorf("%s:%d: %q is empty", l.path, l.n, key)
+	}
+	return s, err
 }
 
 // ids returns the value of key, which must be a non-empty array of non-empty strings.
 func (l *jsonLine) ids(key string) ([]string, error) {
 	var ids []string
-	if err := json.Unmarshal(l.obj[key], &ids); err != nil || bytes.Equal(l.obj[key], []byte("null")) {
+	raw := l.value(key)
+	if err := json.Unmarshal(raw, &ids); err != nil || bytes.Equal(raw, []byte("null")) {
 		return nil, fmt.Errorf("%s:%d: %q must be an array of document ids (strings), got %s (want %s)",
-			l.path, l.n, key, clip(l.obj[key]), l.shape)
+			l.path, l.n, key, clip(raw), l.shape)
 	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%s:%d: %q has no document ids", l.path, l.n, key)
@@ -448,6 +484,16 @@ func (l *jsonLine) ids(key string) ([]string, error) {
 		}
 	}
 	return ids, nil
+}
+
+// used reports whether key k of the line is one its loader reads.
+func (l *jsonLine) used(k string) bool {
+	for _, key := range l.found {
+		if key == k {
+			return true
+		}
+	}
+	return false
 }
 
 // keyList returns the keys of obj, sorted and quoted, or "no keys".
@@ -482,7 +528,7 @@ type extraKeys struct {
 // note records the keys of line l that its file's loader does not read.
 func (e *extraKeys) note(l *jsonLine) {
 	for k := range l.obj {
-		if slices.Contains(l.keys, k) {
+		if l.used(k) {
 			continue
 		}
 		if _, ok := e.first[k]; !ok {

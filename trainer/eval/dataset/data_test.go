@@ -216,17 +216,16 @@ func TestLoadRetrieval(t *testing.T) {
 	}
 }
 
-// A documents line that is not an object with non-empty string "id" and
-// "text" is an error naming the file, the line and the key.
+// A documents line that is not an object with a non-empty string "id" and
+// a string "text" is an error naming the file, the line and the key.
 func TestLoadDocumentsRefusesWrongShape(t *testing.T) {
 	const good = `{"id": "a", "text": "alpha"}` + "\n"
 	for _, bad := range []struct{ line, want string }{
 		{`{"text": "x"}`, `d.jsonl:2: no "id" key (the line has "text"; want {"id": "…", "text": "…"})`},
 		{`{"id": "b", "body": "x"}`, `d.jsonl:2: no "text" key (the line has "body", "id"; want`},
-		{`{"id": "b", "text": ""}`, `d.jsonl:2: "text" is empty`},
-		{`{"id": "b", "text": "  "}`, `d.jsonl:2: "text" is empty`},
 		{`{"id": "b", "text": null}`, `d.jsonl:2: "text" must be a string, got null`},
 		{`{"id": 7, "text": "x"}`, `d.jsonl:2: "id" must be a string, got 7`},
+		{`{"id": " ", "text": "x"}`, `d.jsonl:2: "id" is empty`},
 		{`{"id": "b", "text": ["x"]}`, `d.jsonl:2: "text" must be a string, got ["x"]`},
 		{`["b", "x"]`, `d.jsonl:2: want a JSON object {"id": "…", "text": "…"}, got a JSON array`},
 		{`null`, `d.jsonl:2: want a JSON object`},
@@ -239,8 +238,8 @@ func TestLoadDocumentsRefusesWrongShape(t *testing.T) {
 	}
 }
 
-// A queries line that is not an object with non-empty string "id" and
-// "text" and a non-empty array of document ids "relevant" is an error naming
+// A queries line that is not an object with a non-empty string "id", a
+// string "text" and a non-empty array of document ids "relevant" is an error naming
 // the file, the line and the key: the shape {"query", "relevant"} is refused,
 // not scored as an empty query.
 func TestLoadQueriesRefusesWrongShape(t *testing.T) {
@@ -249,7 +248,6 @@ func TestLoadQueriesRefusesWrongShape(t *testing.T) {
 		{`{"query": "alpha?", "relevant": ["a"]}`, `q.jsonl:2: no "id" or "text" key (the line has "query", "relevant"; want ` + `{"id": "…", "text": "…", "relevant": ["doc id", …]})`},
 		{`{"id": "q", "query": "alpha?", "relevant": ["a"]}`, `q.jsonl:2: no "text" key (the line has "id", "query", "relevant"`},
 		{`{"id": "q", "text": "x"}`, `q.jsonl:2: no "relevant" key`},
-		{`{"id": "q", "text": "", "relevant": ["a"]}`, `q.jsonl:2: "text" is empty`},
 		{`{"id": "", "text": "x", "relevant": ["a"]}`, `q.jsonl:2: "id" is empty`},
 		{`{"id": "q", "text": "x", "relevant": "a"}`, `q.jsonl:2: "relevant" must be an array of document ids (strings), got "a"`},
 		{`{"id": "q", "text": "x", "relevant": [1]}`, `q.jsonl:2: "relevant" must be an array of document ids`},
