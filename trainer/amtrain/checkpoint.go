@@ -207,11 +207,12 @@ var ErrUnfinishedCheckpoint = errors.New("the checkpoint of an unfinished run is
 // CheckNoUnfinished refuses to start a run that writes its checkpoint to path
 // when path holds the checkpoint of a run that did not finish (an
 // interrupted one), unless the run resumes from that very file: it would be
-// overwritten at the end of the first epoch. epochs is the new run's; a
-// checkpoint that does not record its own counts as finished when it is
-// after epoch epochs. A finished run's checkpoint is replaced, with a note
-// in log; a file that is not a checkpoint is refused too.
-func CheckNoUnfinished(path, resume string, epochs int, log *slog.Logger) error {
+// overwritten at the end of the first epoch. A checkpoint that does not
+// record its run's epoch count (written by an earlier version) is refused
+// too unless it stopped inside an epoch, saying that whether its run
+// finished cannot be told. A finished run's checkpoint is replaced, with a
+// note in log; a file that is not a checkpoint is refused too.
+func CheckNoUnfinished(path, resume string, log *slog.Logger) error {
 	if resume != "" && outpath.SamePath(path, resume) {
 		return nil
 	}
@@ -225,16 +226,20 @@ func CheckNoUnfinished(path, resume string, epochs int, log *slog.Logger) error 
 		return fmt.Errorf("%w: %s is in the place of this run's checkpoint and cannot be read as one (%w); "+
 			"move it away or remove it, or choose another --out or --checkpoint-dir", ErrUnfinishedCheckpoint, path, err)
 	}
-	target := st.Epochs
-	if target == 0 {
-		target = epochs
-	}
-	if st.Batch == 0 && st.Epoch >= target {
+	ways := fmt.Sprintf("continue it with --resume %s, or remove the file to start over", path)
+	switch {
+	case st.Epochs == 0 && st.Batch == 0:
+		return fmt.Errorf("%w: %s holds a run stopped %s, written by an earlier version that did not record "+
+			"the run's number of epochs, so whether it finished cannot be told; %s",
+			ErrUnfinishedCheckpoint, path, st.position(0), ways)
+	case st.Epochs == 0:
+		return fmt.Errorf("%w: %s holds a run stopped %s; %s", ErrUnfinishedCheckpoint, path, st.position(0), ways)
+	case st.Batch == 0 && st.Epoch >= st.Epochs:
 		log.Info("replacing the checkpoint of a finished run", "file", path, "epochs", st.Epoch)
 		return nil
 	}
-	return fmt.Errorf("%w: %s holds a run stopped %s of %d epochs; continue it with --resume %s, "+
-		"or remove the file to start over", ErrUnfinishedCheckpoint, path, st.position(0), target, path)
+	return fmt.Errorf("%w: %s holds a run stopped %s of %d epochs; %s",
+		ErrUnfinishedCheckpoint, path, st.position(0), st.Epochs, ways)
 }
 
 // readState reads the training state at the head of the checkpoint at path,

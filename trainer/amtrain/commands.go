@@ -89,7 +89,7 @@ func runTrain(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
-	if err := CheckNoUnfinished(o.CheckpointPath, f.resume, o.Epochs, o.Log); err != nil {
+	if err := CheckNoUnfinished(o.CheckpointPath, f.resume, o.Log); err != nil {
 		return err
 	}
 	if !f.quiet {

@@ -3,11 +3,14 @@ package amtrain
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -199,5 +202,59 @@ func TestTrainProgressToFile(t *testing.T) {
 	}
 	if progressLines == 0 || progressLines > progressSteps || strings.Contains(stderr.String(), "\r") {
 		t.Errorf("%d progress lines, want 1..%d without carriage returns:\n%s", progressLines, progressSteps, stderr.String())
+	}
+}
+
+// writeStateOnly writes the head of a checkpoint, its magic and state, at
+// path: all CheckNoUnfinished reads.
+func writeStateOnly(t *testing.T, path string, st TrainState) {
+	t.Helper()
+	js, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(checkpointMagic)
+	putU32(&buf, uint32(len(js)))
+	buf.Write(js)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A checkpoint that does not record its run's number of epochs (written by
+// an earlier version) is not judged against the new run's --epochs: one
+// stopped between epochs is refused saying whether its run finished cannot
+// be told, one stopped inside an epoch as unfinished, both naming the two
+// ways on; a checkpoint recording its epochs is replaced once they are done.
+func TestCheckNoUnfinishedWithoutEpochCount(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.am.ckpt")
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, c := range []struct {
+		st   TrainState
+		want []string // nil: replaced
+	}{
+		{TrainState{Epoch: 20}, []string{"stopped after epoch 20, written by an earlier version",
+			"whether it finished cannot be told"}},
+		{TrainState{Epoch: 5, Batch: 3}, []string{"stopped in epoch 6 at batch 3;"}},
+		{TrainState{Epoch: 20, Epochs: 30}, []string{"stopped after epoch 20 of 30 epochs"}},
+		{TrainState{Epoch: 20, Epochs: 20}, nil},
+	} {
+		writeStateOnly(t, path, c.st)
+		err := CheckNoUnfinished(path, "", log)
+		if c.want == nil {
+			if err != nil {
+				t.Errorf("%+v: %v, want the checkpoint replaced", c.st, err)
+			}
+			continue
+		}
+		for _, w := range append(c.want, path, "--resume "+path, "remove the file") {
+			if !errors.Is(err, ErrUnfinishedCheckpoint) || !strings.Contains(err.Error(), w) {
+				t.Errorf("%+v: err = %v, want ErrUnfinishedCheckpoint naming %q", c.st, err, w)
+			}
+		}
+		if c.st.Epochs == 0 && err != nil && regexp.MustCompile(`of \d+ epochs`).MatchString(err.Error()) {
+			t.Errorf("%+v: err = %v names an epoch count the checkpoint does not record", c.st, err)
+		}
 	}
 }
