@@ -48,3 +48,35 @@ func writeTestFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// The warning about a T2V_SIMD set this CPU or build cannot run comes in the
+// command's log format: slog's text for commands, JSON for serve
+// --log-format json.
+func TestSIMDWarningInLogFormat(t *testing.T) {
+	if args := os.Getenv(mainArgsEnv); args != "" {
+		os.Args = append([]string{"text2vec-am"}, strings.Split(args, "\x1f")...)
+		main()
+		return
+	}
+	stdLog := regexp.MustCompile(`(?m)^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d `)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"version"}, `level=WARN msg="simd: the kernel set named by T2V_SIMD is not available on this CPU or ` +
+			`build; using the fastest" T2V_SIMD=bogus`},
+		{[]string{"serve", "--log-format", "json", "--explain", "neither"},
+			`"level":"WARN","msg":"simd: the kernel set named by T2V_SIMD is not available on this CPU or build; ` +
+				`using the fastest","T2V_SIMD":"bogus"`},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSIMDWarningInLogFormat$")
+		cmd.Env = append(os.Environ(), "T2V_SIMD=bogus", mainArgsEnv+"="+strings.Join(c.args, "\x1f"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		_ = cmd.Run() // serve exits for its --explain
+		if got := stderr.String(); stdLog.MatchString(got) || strings.Count(got, "simd:") != 1 ||
+			!strings.Contains(got, c.want) {
+			t.Errorf("%s: stderr %s\nwant the warning once, as %s", c.args[0], got, c.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/demo"
 	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/module/buildweaviate"
+	"github.com/text2vec-am/text2vec-am/simd"
 	"github.com/text2vec-am/text2vec-am/trainer"
 	"github.com/text2vec-am/text2vec-am/trainer/eval"
 )
@@ -41,6 +42,10 @@ func main() {
 	// Messages logged through slog's default logger take the text format of
 	// the commands' own loggers, not the log package's.
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	// serve logs the warning about T2V_SIMD itself, in its --log-format.
+	if len(os.Args) < 2 || os.Args[1] != "serve" {
+		simd.LogUnavailable(slog.Default())
+	}
 	code := cli.Main(ctx, "text2vec-am", commands(), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

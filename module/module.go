@@ -39,6 +39,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/simd"
 )
 
 // Name is the module's name in ENABLE_MODULES and in collection settings.
@@ -82,6 +83,10 @@ func (m *Module) Type() modulecapabilities.ModuleType { return modulecapabilitie
 // Init loads the model and opens the context memory as the environment says.
 func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
 	m.logger = params.GetLogger()
+	if u, ok := simd.UnavailableSet(); ok {
+		m.logger.WithFields(logrus.Fields{"T2V_SIMD": u.Want, "available": u.Available, "using": u.Using}).
+			Warn(simd.UnavailableMessage)
+	}
 	env, err := LoadEnvConfig(os.Getenv)
 	if err != nil {
 		return fmt.Errorf("init %s: %w", Name, err)

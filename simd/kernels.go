@@ -59,13 +59,14 @@ var goKernels = kernels{
 }
 
 // impl is the kernel set chosen once at package initialisation (see
-// chooseKernels), and implSets the set running each of its kernels
-// (kernelSlots); neither is written afterwards. The exported functions
+// chooseKernels), implSets the set running each of its kernels
+// (kernelSlots), and implUnavailable the set T2V_SIMD named when this CPU
+// or build cannot run it; none is written afterwards. The exported functions
 // check shapes and call impl's kernels through the function values, except
 // Dot and Axpy, whose calls cost most relative to their work: they call
 // dotEntry and axpyEntry, which jump from assembly to the kernel impl.id
 // names (on amd64 and arm64).
-var impl, implSets = chooseKernels(os.Getenv(envSet), hostCPU())
+var impl, implSets, implUnavailable = chooseKernels(os.Getenv(envSet), hostCPU())
 
 // envSet names the environment variable that selects a kernel set by name
 // ("avx512", "avx2", "neon", "go") for tests and benchmarks; it is read once
@@ -74,26 +75,53 @@ const envSet = "T2V_SIMD"
 
 // chooseKernels returns the kernel set named want, running every kernel,
 // if this CPU and build can run it; else (and when want is empty) the
-// fastest set for each kernel on the CPU c (compose), logging a warning when
-// a named set is not available. It also returns the set of each kernel.
-func chooseKernels(want string, c cpuModel) (kernels, [len(kernelSlots)]string) {
+// fastest set for each kernel on the CPU c (compose). It also returns the
+// set of each kernel, and a named set that is not available (Want empty if
+// none): it logs nothing, as the program has not set up its logging yet
+// when the package initialises (LogUnavailable logs it).
+func chooseKernels(want string, c cpuModel) (kernels, [len(kernelSlots)]string, Unavailable) {
 	ks := allKernels() // slowest first
 	if want == "" {
-		return compose(ks, c)
+		k, sets := compose(ks, c)
+		return k, sets, Unavailable{}
 	}
 	if k, ok := setNamed(ks, want); ok {
 		var sets [len(kernelSlots)]string
 		for i := range sets {
 			sets[i] = k.name
 		}
-		return k, sets
+		return k, sets, Unavailable{}
 	}
 	names := make([]string, len(ks))
 	for i, k := range ks {
 		names[i] = k.name
 	}
 	k, sets := compose(ks, c)
-	slog.Warn("simd: the kernel set named by "+envSet+" is not available on this CPU or build; using the fastest",
-		envSet, want, "available", strings.Join(names, ","), "using", k.name)
-	return k, sets
+	return k, sets, Unavailable{Want: want, Available: strings.Join(names, ","), Using: k.name}
+}
+
+// Unavailable is a kernel set named by T2V_SIMD that this CPU or build
+// cannot run: Want, the sets it can run (Available, comma-separated) and
+// the widest set used instead (Using), the fastest set running each kernel.
+type Unavailable struct {
+	Want, Available, Using string
+}
+
+// UnavailableMessage is the text of the warning about an Unavailable set.
+const UnavailableMessage = "simd: the kernel set named by " + envSet +
+	" is not available on this CPU or build; using the fastest"
+
+// UnavailableSet returns the kernel set T2V_SIMD names when this CPU or
+// build cannot run it, and false when it names none or one that runs.
+func UnavailableSet() (Unavailable, bool) {
+	return implUnavailable, implUnavailable.Want != ""
+}
+
+// LogUnavailable logs a warning on log when T2V_SIMD names a kernel set
+// this CPU or build cannot run, naming it, the sets available and the set
+// used. Programs call it once their logging is set up.
+func LogUnavailable(log *slog.Logger) {
+	if u, ok := UnavailableSet(); ok {
+		log.Warn(UnavailableMessage, envSet, u.Want, "available", u.Available, "using", u.Using)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -35,11 +36,11 @@ func TestChooseKernels(t *testing.T) {
 	ks := allKernels()
 	host := hostCPU()
 	best, _ := compose(ks, host)
-	if got, _ := chooseKernels("", host); got.name != best.name {
+	if got, _, _ := chooseKernels("", host); got.name != best.name {
 		t.Errorf(`chooseKernels("") = %q, want the composed %q`, got.name, best.name)
 	}
 	for _, k := range ks {
-		got, sets := chooseKernels(k.name, host)
+		got, sets, _ := chooseKernels(k.name, host)
 		if got.name != k.name {
 			t.Errorf("chooseKernels(%q) = %q", k.name, got.name)
 		}
@@ -49,10 +50,14 @@ func TestChooseKernels(t *testing.T) {
 			}
 		}
 	}
-	if got, _ := chooseKernels("no-such-set", host); got.name != best.name {
-		t.Errorf("an unknown set gives %q, want the composed %q", got.name, best.name)
+	if got, _, u := chooseKernels("no-such-set", host); got.name != best.name || u.Want != "no-such-set" ||
+		u.Using != best.name || !strings.Contains(u.Available, "go") {
+		t.Errorf("an unknown set gives %q (unavailable %+v), want the composed %q", got.name, u, best.name)
 	}
-	if got, _ := chooseKernels(os.Getenv(envSet), host); Implementation() != got.name {
+	if _, _, u := chooseKernels("go", host); u != (Unavailable{}) {
+		t.Errorf(`chooseKernels("go") reports %+v unavailable`, u)
+	}
+	if got, _, _ := chooseKernels(os.Getenv(envSet), host); Implementation() != got.name {
 		t.Errorf("Implementation() = %q, not the set %s=%q selects", Implementation(), envSet, os.Getenv(envSet))
 	}
 }

@@ -100,6 +100,7 @@ func (f *serveFlags) config(stderr io.Writer) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, err
 	}
+	simd.LogUnavailable(log)
 	c := serveConfig{addr: f.addr, lim: f.lim, drain: f.drain, vf: f.vf, memoryDir: f.mf.dir, log: log}
 	switch f.explain {
 	case "on":
