@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -339,5 +341,33 @@ func TestHostileServeOddFiles(t *testing.T) {
 	}
 	if _, err := os.Lstat(log + ".damaged"); err != nil {
 		t.Errorf("FIFO not moved aside: %v", err)
+	}
+}
+
+// TestMemoryCheckDamagedModelRecord: memory check reports an empty
+// model.json (a crash before its data reached the disk) as damaged, naming
+// it, and leaves it for the next writer's claim to replace.
+func TestMemoryCheckDamagedModelRecord(t *testing.T) {
+	dir := t.TempDir()
+	mo := memory.DefaultOptions()
+	mo.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	mem, err := memory.Open(dir, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.Close()
+	if err := os.WriteFile(filepath.Join(dir, "model.json"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "check", "--memory-dir", dir)
+	var h struct {
+		Healthy bool
+		Damaged []memory.Damage
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatalf("check output %q: %v", out, err)
+	}
+	if code != 1 || h.Healthy || len(h.Damaged) != 1 || h.Damaged[0].File != "model.json" {
+		t.Errorf("check: exit %d, report %+v, %s", code, h, stderr)
 	}
 }

@@ -82,7 +82,9 @@
 // the log and snapshots, whose format it leaves alone): ClaimModel records
 // the caller's model when none is recorded and returns the recorded one,
 // Stats.ModelWarning says when they differ, and Clear records the claiming
-// model (or none). A directory without the file opens without a warning.
+// model (or none). A directory without the file opens without a warning; a
+// file that holds no record is reported in Stats.Damaged and replaced by the
+// next writer's claim.
 //
 // # Order independence
 //

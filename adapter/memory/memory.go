@@ -116,11 +116,7 @@ func Open(dir string, opts Options) (*Memory, error) {
 		}
 		return nil, err
 	}
-	if rec, ok, err := readModel(dir); err != nil {
-		m.log.Warn("the context memory's model is not known", "err", err)
-	} else if ok {
-		m.recorded = rec
-	}
+	m.openModel()
 	if !opts.ReadOnly && opts.Sync == SyncInterval {
 		m.bg.Add(1)
 		go m.syncLoop()

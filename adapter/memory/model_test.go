@@ -12,7 +12,8 @@ import (
 // records the first model that claims it; a later claim with another model
 // returns the recorded one and Stats warns naming both, also after a
 // reopen; a read-only claim writes nothing; Clear records the claiming
-// model; a damaged record is an error naming the file.
+// model; a damaged record is reported naming the file and replaced by
+// the next claim.
 func TestClaimModel(t *testing.T) {
 	dir := t.TempDir()
 	a := ModelID{Name: "a", Fingerprint: "00000000000000aa"}
@@ -64,8 +65,14 @@ func TestClaimModel(t *testing.T) {
 	}
 	m = mustOpen(t, dir, quietOptions())
 	defer m.Close()
-	if _, err := m.ClaimModel(a); err == nil || !strings.Contains(err.Error(), path) {
-		t.Errorf("damaged record: %v, want an error naming %s", err, path)
+	if d := m.Stats().Damaged; len(d) != 1 || d[0].File != modelFile || !strings.Contains(d[0].Problem, path) {
+		t.Errorf("damaged record: Stats.Damaged %+v, want %s named", d, path)
+	}
+	if rec, err := m.ClaimModel(a); err != nil || rec != a {
+		t.Errorf("claim over a damaged record: %v, %v; want %v recorded", rec, err, a)
+	}
+	if d := m.Stats().Damaged; len(d) != 1 || !strings.Contains(d[0].MovedTo, a.String()) {
+		t.Errorf("damaged record after the claim: Stats.Damaged %+v, want it replaced by %v", d, a)
 	}
 }
 

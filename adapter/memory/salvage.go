@@ -326,7 +326,7 @@ func (m *Memory) noteDamage(path string, problem error, sv salvage) {
 func (m *Memory) moveAside() {
 	for i := range m.damage {
 		d := &m.damage[i]
-		if d.MovedTo != "" {
+		if d.MovedTo != "" || d.File == modelFile { // a writer's claim replaces the model record
 			continue
 		}
 		path := filepath.Join(m.dir, d.File)

@@ -61,11 +61,14 @@ func (m *Memory) clearLocked() (gen uint64, err error) {
 			return 0, fmt.Errorf("clear context memory: %w", err)
 		}
 		m.oldFormat = false
+		m.recorded = ModelID{}
 		if err := recordClear(m.dir, m.model); err != nil {
 			m.log.Warn("context memory cleared, its model record not rewritten", "err", err)
+		} else if m.model.Fingerprint != "" {
+			m.recorded = m.model
+			m.modelReplaced(m.model)
 		}
 	}
-	m.recorded = m.model
 	m.words, m.recent = make(map[string]*entry), nil
 	m.bytes, m.used, m.nctx = 0, 0, 0
 	m.df, m.passages, m.seen = make(map[string]*docCount), 0, passageSet{}
