@@ -80,7 +80,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		wo.Replicas = wf.replicas
 		o.Weaviate = &wo
 	}
-	if o.Model, _, err = vf.loadModel(); err != nil {
+	if o.Model, o.ModelName, err = vf.loadModel(); err != nil {
 		return err
 	}
 	o.Progress = env.Stderr

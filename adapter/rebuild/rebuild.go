@@ -37,6 +37,10 @@ type Options struct {
 	// Model is the model whose tokenizer and vocabulary decide which words
 	// are rare (the one the vectorizer serves).
 	Model *model.Model
+	// ModelName is the model's name as serve's /meta reports it: a memory
+	// directory rebuilt records it with the model's vocabulary fingerprint
+	// (memory.ClaimModel), as serve and memory warm do.
+	ModelName string
 	// Vectorizer are the vectorizer options imports ran with: serve's flags,
 	// or the module's defaults, which a text2vec-am collection's own
 	// settings override.

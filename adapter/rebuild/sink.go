@@ -1,9 +1,11 @@
 package rebuild
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -49,6 +51,7 @@ func newLocalSink(o Options, dir, class string) (*localSink, error) {
 	if err != nil {
 		return nil, err // Open names the directory
 	}
+	claimModel(mem, o)
 	s := &localSink{mem: mem, dst: mem}
 	if s.base, err = vectorizer.New(o.Model, mem, o.Vectorizer); err == nil && class != "" {
 		if s.class, err = memory.CollectionName(class); err == nil {
@@ -60,6 +63,25 @@ func newLocalSink(o Options, dir, class string) (*localSink, error) {
 		return nil, fmt.Errorf("memory in %s: %w", dir, err)
 	}
 	return s, nil
+}
+
+// claimModel records in mem's directory that o's model writes it, and
+// warns (o.Memory.Logger) when another model wrote it.
+func claimModel(mem *memory.Memory, o Options) {
+	if o.Model == nil {
+		return // vectorizer.New refuses it
+	}
+	log := cmp.Or(o.Memory.Logger, slog.Default())
+	id := memory.ModelID{Name: o.ModelName, Fingerprint: o.Model.Base.VocabularyFingerprint()}
+	rec, err := mem.ClaimModel(id)
+	switch {
+	case err != nil:
+		log.Warn("the context memory's model is not known", "err", err)
+	case rec.Fingerprint != id.Fingerprint:
+		log.Warn("the context memory was written with another model: it holds contexts of the words "+
+			"that model's vocabulary chose; clear it (memory clear) and rebuild it with this model",
+			"memory_model", rec.String(), "model", id.String(), "dir", mem.Stats().Dir)
+	}
 }
 
 // scope teaches the module's memory of tenant of the collection next
