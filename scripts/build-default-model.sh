@@ -115,6 +115,11 @@ for c in "${corpora[@]}"; do
 done
 work=$(abspath "${WORK:-$(mktemp -d)}")
 out=$(abspath "${OUT:-$work/model.am}")
+if [ "$install" = yes ] && [ "$(realpath -m "$out")" = "$(realpath -m "$root/defaultmodel/default.am")" ]; then
+  echo "build-default-model: OUT is defaultmodel/default.am, which --install copies the model to;" \
+    "leave OUT unset or name another file" >&2
+  exit 2
+fi
 hold_sub=(); hold_am=()
 form=(--shared-form --form-share "$form_share"); base_storage=int4; ngrams=${NGRAMS:-140000}
 if [ "$hold" != 0 ]; then
@@ -124,11 +129,25 @@ if [ "$hold" != 0 ]; then
 fi
 limit=$((25 * 1000 * 1000))
 
-# What a step's files were made from: the corpus files (path, size, time) and the settings. A run
-# with the same WORK uses step 1's files again and resumes step 2 only when they are the same.
+# corpus_files prints, NUL-terminated, the files the trainers read for the corpus paths "$@", in
+# their order: a path to a file is that file; a directory (or a link to one) gives the files below
+# it and the links to files there, names starting with "." skipped, sorted bytewise per directory.
+corpus_files() {
+  local p
+  for p in "$@"; do
+    if [ -f "$p" ]; then
+      printf '%s\0' "$p"
+    else
+      find -H "$p" -mindepth 1 -name '.*' -prune -o \( -type f -o -type l -xtype f \) -print0 | LC_ALL=C sort -z
+    fi
+  done
+}
+# What a step's files were made from: the corpus files in the order read (path, size and time of
+# the file a link points to) and the settings. A run with the same WORK uses step 1's files again
+# and resumes step 2 only when they are the same.
 step1=$(
   printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
-  find -H "${corpora[@]}" -type f -printf '%p %s %T@\n' | LC_ALL=C sort
+  corpus_files "${corpora[@]}" | xargs -0 -r stat -L -c '%n %s %.9Y'
 )
 step2=$(printf '%s\nam_epochs %s form_share %s coverage %s ngrams %s\n' \
   "$step1" "$am_epochs" "$form_share" "${GATE_COVERAGE:-1}" "$ngrams")
