@@ -44,9 +44,13 @@ const (
 	EnvMaxContexts = "TEXT2VEC_AM_MAX_CONTEXTS"
 	// EnvTeach is the default of the collection setting teach: true (default) or false.
 	EnvTeach = "TEXT2VEC_AM_TEACH"
-	// EnvMemoryTimeout bounds one request to the memory kept in Weaviate
-	// (EnvMemoryWeaviate; a Go duration, default 30s).
-	EnvMemoryTimeout = "TEXT2VEC_AM_MEMORY_TIMEOUT"
+	// EnvMemoryWeaviateTimeout bounds one request to the memory kept in
+	// Weaviate (EnvMemoryWeaviate; a Go duration, default 30s), as serve's
+	// --memory-weaviate-timeout.
+	EnvMemoryWeaviateTimeout = "TEXT2VEC_AM_MEMORY_WEAVIATE_TIMEOUT"
+	// EnvMemoryTimeoutDeprecated is the deprecated name of
+	// EnvMemoryWeaviateTimeout, read when that is unset (with a warning).
+	EnvMemoryTimeoutDeprecated = "TEXT2VEC_AM_MEMORY_TIMEOUT"
 	// EnvVectorsEndpoint set to true serves POST /v1/modules/text2vec-am/vectors
 	// (the vector this node gives a text as a query), a diagnostic for
 	// comparing nodes. Off by default: Weaviate does not authenticate module
@@ -99,6 +103,8 @@ type EnvConfig struct {
 	MemoryTimeout time.Duration
 	// VectorsEndpoint serves the diagnostic vectors endpoint.
 	VectorsEndpoint bool
+	// Warnings are what Init logs as warnings: deprecated variables set.
+	Warnings []string
 	// Weaviate is the memory kept in Weaviate (EnvMemoryWeaviate; nil: none).
 	Weaviate *weaviatemem.Options
 }

@@ -91,6 +91,9 @@ func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) 
 	if err != nil {
 		return fmt.Errorf("init %s: %w", Name, err)
 	}
+	for _, w := range env.Warnings {
+		m.logger.Warn(w)
+	}
 	dataPath := ""
 	if sp := params.GetStorageProvider(); sp != nil {
 		dataPath = sp.DataPath()

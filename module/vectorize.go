@@ -22,10 +22,21 @@ import (
 // and the switch of the diagnostic endpoint.
 func (cfg *EnvConfig) loadRequests(getenv func(string) string) error {
 	cfg.MemoryTimeout = 30 * time.Second
-	if s := strings.TrimSpace(getenv(EnvMemoryTimeout)); s != "" {
+	name, s := EnvMemoryWeaviateTimeout, strings.TrimSpace(getenv(EnvMemoryWeaviateTimeout))
+	if old := strings.TrimSpace(getenv(EnvMemoryTimeoutDeprecated)); old != "" {
+		if s == "" {
+			name, s = EnvMemoryTimeoutDeprecated, old
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("environment variable %s is deprecated: set %s instead",
+				EnvMemoryTimeoutDeprecated, EnvMemoryWeaviateTimeout))
+		} else {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("environment variable %s is deprecated and ignored: %s is set",
+				EnvMemoryTimeoutDeprecated, EnvMemoryWeaviateTimeout))
+		}
+	}
+	if s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
-			return fmt.Errorf("environment variable %s=%q: want a positive duration such as 30s", EnvMemoryTimeout, s)
+			return fmt.Errorf("environment variable %s=%q: want a positive duration such as 30s", name, s)
 		}
 		cfg.MemoryTimeout = d
 	}

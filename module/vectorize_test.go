@@ -22,8 +22,8 @@ func TestRequestEnv(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{EnvMemoryTimeout: "soon"}, EnvMemoryTimeout},
-		{map[string]string{EnvMemoryTimeout: "-1s"}, EnvMemoryTimeout},
+		{map[string]string{EnvMemoryWeaviateTimeout: "soon"}, EnvMemoryWeaviateTimeout},
+		{map[string]string{EnvMemoryWeaviateTimeout: "-1s"}, EnvMemoryWeaviateTimeout},
 		{map[string]string{EnvVectorsEndpoint: "maybe"}, EnvVectorsEndpoint},
 		{map[string]string{"TEXT2VEC_AM_MEMORY_URL": "http://memory:8880"}, EnvMemoryWeaviate},
 		{map[string]string{"TEXT2VEC_AM_MEMORY_TOKEN": "secret"}, "TEXT2VEC_AM_MEMORY_TOKEN"},
@@ -33,7 +33,7 @@ func TestRequestEnv(t *testing.T) {
 		}
 	}
 	cfg, err := LoadEnvConfig(func(k string) string {
-		return map[string]string{EnvMemoryTimeout: "5s", EnvVectorsEndpoint: "true"}[k]
+		return map[string]string{EnvMemoryWeaviateTimeout: "5s", EnvVectorsEndpoint: "true"}[k]
 	})
 	if err != nil || cfg.MemoryTimeout.Seconds() != 5 || !cfg.VectorsEndpoint {
 		t.Errorf("good environment: %+v, %v", cfg, err)
@@ -205,5 +205,36 @@ func TestEndpointsSpeakJSON(t *testing.T) {
 				t.Errorf("%s %.60s: %s names a Go type (%q)", c.path, c.body, ans.Error, leak)
 			}
 		}
+	}
+}
+
+// TestMemoryTimeoutEnvName reads the timeout under serve's name
+// (TEXT2VEC_AM_MEMORY_WEAVIATE_TIMEOUT) and under the deprecated one, which
+// gives a warning.
+func TestMemoryTimeoutEnvName(t *testing.T) {
+	for _, c := range []struct {
+		env     map[string]string
+		want    float64
+		warning string
+	}{
+		{map[string]string{"TEXT2VEC_AM_MEMORY_WEAVIATE_TIMEOUT": "7s"}, 7, ""},
+		{map[string]string{"TEXT2VEC_AM_MEMORY_TIMEOUT": "9s"}, 9, "TEXT2VEC_AM_MEMORY_TIMEOUT is deprecated: set"},
+		{map[string]string{"TEXT2VEC_AM_MEMORY_WEAVIATE_TIMEOUT": "7s", "TEXT2VEC_AM_MEMORY_TIMEOUT": "9s"}, 7,
+			"TEXT2VEC_AM_MEMORY_TIMEOUT is deprecated and ignored"},
+	} {
+		cfg, err := LoadEnvConfig(func(k string) string { return c.env[k] })
+		if err != nil || cfg.MemoryTimeout.Seconds() != c.want {
+			t.Errorf("environment %v: timeout %v, %v; want %vs", c.env, cfg.MemoryTimeout, err, c.want)
+		}
+		got := strings.Join(cfg.Warnings, "\n")
+		if (c.warning == "") != (got == "") || !strings.Contains(got, c.warning) {
+			t.Errorf("environment %v: warnings %q, want one containing %q", c.env, got, c.warning)
+		}
+	}
+	_, err := LoadEnvConfig(func(k string) string {
+		return map[string]string{"TEXT2VEC_AM_MEMORY_TIMEOUT": "soon"}[k]
+	})
+	if err == nil || !strings.Contains(err.Error(), "TEXT2VEC_AM_MEMORY_TIMEOUT=") {
+		t.Errorf("bad deprecated variable: error %v, want one naming it", err)
 	}
 }

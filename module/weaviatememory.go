@@ -96,7 +96,7 @@ func weaviateEnv(err error) string {
 		case "MaxScopes":
 			return EnvMemoryWeaviateMaxScopes
 		case "Timeout":
-			return EnvMemoryTimeout
+			return EnvMemoryWeaviateTimeout
 		}
 	}
 	return EnvMemoryWeaviate

@@ -110,7 +110,8 @@ func TestWeaviateEnvMatchesServe(t *testing.T) {
 	var help bytes.Buffer
 	cli.Main(context.Background(), "text2vec-am", command.Commands(), []string{"serve", "-h"}, &help, &help)
 	for env, flag := range map[string]string{EnvMemoryWeaviate: "memory-weaviate", EnvMemoryWeaviateClass: "memory-weaviate-class",
-		EnvMemoryWeaviateReplicas: "memory-weaviate-replicas", EnvMemoryWeaviateMaxBytes: "memory-weaviate-max-bytes"} {
+		EnvMemoryWeaviateReplicas: "memory-weaviate-replicas", EnvMemoryWeaviateMaxBytes: "memory-weaviate-max-bytes",
+		EnvMemoryWeaviateTimeout: "memory-weaviate-timeout"} {
 		if !strings.Contains(help.String(), "  -"+flag+" ") {
 			t.Errorf("serve has no flag --%s", flag)
 		}
@@ -144,7 +145,7 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 		}
 	}
 	cfg, err := LoadEnvConfig(func(k string) string {
-		return map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "3", EnvMemoryTimeout: "5s",
+		return map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "3", EnvMemoryWeaviateTimeout: "5s",
 			EnvMemoryWeaviateMaxBytes: "268435456", EnvMemoryWeaviateMaxScopes: "16"}[k]
 	})
 	if err != nil || cfg.Weaviate == nil || cfg.Weaviate.Replicas != 3 || cfg.Weaviate.Timeout != 5*time.Second || !cfg.Weaviate.SharedCounts ||
