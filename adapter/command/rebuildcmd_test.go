@@ -87,6 +87,45 @@ func TestMemoryRebuildWeaviateCommand(t *testing.T) {
 	}
 }
 
+// TestMemoryRebuildWeaviateReplicas: without --memory-weaviate-replicas a
+// rebuild creates the memory's collection with as many replicas as
+// Weaviate has nodes, at most 3, and says so; a collection that exists
+// keeps its factor.
+func TestMemoryRebuildWeaviateReplicas(t *testing.T) {
+	url := oneObjectWeaviate(t)
+	mf := modelFile(t)
+	for _, c := range []struct {
+		nodes, existing, want int
+	}{{1, 0, 1}, {2, 0, 2}, {3, 0, 3}, {5, 0, 3}, {3, 2, 2}} {
+		mem, ts := fakeweaviate.New(t)
+		mem.Nodes = c.nodes
+		if c.existing > 0 {
+			code, _, stderr := runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", url,
+				"--class", "Doc", "--memory-weaviate", ts.URL, "--memory-weaviate-replicas", fmt.Sprint(c.existing))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+		}
+		code, _, stderr := runCLI(context.Background(), "memory", "rebuild", "--model", mf, "--weaviate", url,
+			"--class", "Doc", "--memory-weaviate", ts.URL)
+		if code != 0 {
+			t.Fatalf("%d nodes: exit %d: %s", c.nodes, code, stderr)
+		}
+		mem.Mu.Lock()
+		factor := fmt.Sprint(mem.Class["replicationConfig"])
+		mem.Mu.Unlock()
+		if factor != fmt.Sprintf("map[factor:%d]", c.want) {
+			t.Errorf("%d nodes, collection of factor %d: replicationConfig %s, want factor %d", c.nodes, c.existing, factor, c.want)
+		}
+		said := fmt.Sprintf("nodes=%d replicas=%d", c.nodes, c.want)
+		if created := c.existing == 0; created != strings.Contains(stderr, said) ||
+			strings.Contains(stderr, "keeps its replication factor") {
+			t.Errorf("%d nodes, collection of factor %d: want %q in the log only when created, no warning:\n%s",
+				c.nodes, c.existing, said, stderr)
+		}
+	}
+}
+
 func TestMemoryRebuildErrors(t *testing.T) {
 	url := oneObjectWeaviate(t)
 	dir := t.TempDir()
@@ -105,8 +144,8 @@ func TestMemoryRebuildErrors(t *testing.T) {
 			"--memory-weaviate-class: "},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-timeout", "0s"}, 2,
 			"--memory-weaviate-timeout 0s"},
-		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "0"}, 2,
-			"--memory-weaviate-replicas 0: want ≥ 1"},
+		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "-1"}, 2,
+			"--memory-weaviate-replicas -1: want ≥ 1"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-api-key-file", "/nonexistent/key"}, 1,
 			"--memory-weaviate-api-key-file"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--module-scopes", "--weaviate", url}, 1,

@@ -67,10 +67,15 @@ type Stats struct {
 // RemoteStats describe a memory kept in Weaviate and this process's copy.
 type RemoteStats struct {
 	// URL is Weaviate's base URL, without credentials; Class the collection
-	// holding the memory; Replicas its replication factor.
-	URL      string `json:"url"`
-	Class    string `json:"class"`
-	Replicas int    `json:"replicas"`
+	// holding the memory; Replicas its replication factor as read from
+	// Weaviate's schema (0 until the collection was read); ReplicasAsked the
+	// factor this process creates it with (an existing collection keeps its
+	// own); ReplicasWarning, when both are known and differ, says so.
+	URL             string `json:"url"`
+	Class           string `json:"class"`
+	Replicas        int    `json:"replicas"`
+	ReplicasAsked   int    `json:"replicas_asked"`
+	ReplicasWarning string `json:"replicas_warning,omitempty"`
 	// State is "loading" (not read yet: nothing is vectorized), "ready", or
 	// "stale" (the last refresh failed: queries read the last copy).
 	State string `json:"state"`

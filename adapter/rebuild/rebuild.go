@@ -59,7 +59,10 @@ type Options struct {
 	// scope (`serve --memory-weaviate`, the stock path), or with
 	// ModuleScopes the in-process module's scope of the collection, of
 	// each tenant read, whose passages count in the shared scope too
-	// (TEXT2VEC_AM_MEMORY_WEAVIATE, vectors made by text2vec-am).
+	// (TEXT2VEC_AM_MEMORY_WEAVIATE, vectors made by text2vec-am). Its
+	// Replicas 0 keeps the factor of the collection that exists, or creates
+	// it with as many replicas as Weaviate has nodes, at most 3
+	// (weaviatemem.CollectionReplication), and logs the factor.
 	Weaviate     *weaviatemem.Options
 	ModuleScopes bool
 	// Flush is the number of texts taught to the memory in Weaviate in one
@@ -147,7 +150,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	s, err := openSink(o, coll.Class())
+	s, err := openSink(ctx, o, coll.Class())
 	if err != nil {
 		return res, err
 	}

@@ -21,10 +21,10 @@ type sink interface {
 	passages() int64 // passages counted now (0 for the memory in Weaviate)
 }
 
-func openSink(o Options, class string) (sink, error) {
+func openSink(ctx context.Context, o Options, class string) (sink, error) {
 	switch {
 	case o.Weaviate != nil:
-		return newWeaviateSink(o, class)
+		return newWeaviateSink(ctx, o, class)
 	case o.ModuleDir != "":
 		return newLocalSink(o, o.ModuleDir, class)
 	}

@@ -2,7 +2,7 @@
 // calls the Weaviate-kept context memory makes (package weaviatemem) as
 // Weaviate v1.39 does: the schema (a class, its properties), tenants,
 // batches, the object cursor, an Aggregate count and a Get by creation
-// time, and the witnesses' collection (package witness). Failures can be
+// time, the nodes (/v1/nodes), and the witnesses' collection (package witness). Failures can be
 // injected.
 package fakeweaviate
 
@@ -41,6 +41,8 @@ type Fake struct {
 	IgnoreAfter bool
 	// BadTimes answers GraphQL Get with creation times that are not numbers.
 	BadTimes bool
+	// Nodes is the number of nodes /v1/nodes lists (0: one).
+	Nodes int
 	// Auth is the Authorization header of the last call.
 	Auth  string
 	Calls map[string]int // by path
@@ -153,6 +155,12 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.list(w, r)
 	case r.URL.Path == "/v1/graphql":
 		f.graphQL(w, body)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/nodes":
+		nodes := []any{}
+		for i := range max(f.Nodes, 1) {
+			nodes = append(nodes, map[string]any{"name": fmt.Sprintf("node%d", i+1), "status": "HEALTHY"})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"nodes": nodes})
 	default:
 		w.WriteHeader(http.StatusNotFound)
 	}

@@ -110,6 +110,7 @@ func (s *Store) createClass(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create class %s: %w", s.o.Class, err)
 	}
+	s.setFactor(s.o.Replicas)
 	s.o.Logger.Info("context memory: created its collection in Weaviate", "url", s.base, "class", s.o.Class, "replicas", s.o.Replicas)
 	return nil
 }
@@ -171,6 +172,7 @@ func (s *Store) checkClass(ctx context.Context) error {
 			"(--memory-weaviate-class, TEXT2VEC_AM_MEMORY_WEAVIATE_CLASS in the module)",
 			s.o.Class, s.base, errNotAMemory, strings.Join(problems, ", "))
 	}
+	s.setFactor(c.Replication.Factor)
 	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {
 		s.o.Logger.Warn("context memory: the collection in Weaviate keeps its replication factor", "class", s.o.Class,
 			"factor", c.Replication.Factor, "asked", s.o.Replicas)

@@ -113,3 +113,28 @@ func TestCallsAreBounded(t *testing.T) {
 		t.Fatalf("after %v: %v", time.Since(start), err)
 	}
 }
+
+// TestStatsReportTheCollectionsFactor reports the replication factor of the
+// collection as Weaviate's schema gives it, and says when it is not the one
+// asked; a collection the store creates has the factor asked.
+func TestStatsReportTheCollectionsFactor(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	def := classDefinition(DefaultClass, 1)
+	raw, _ := json.Marshal(def)
+	json.Unmarshal(raw, &f.Class)
+	s := openStore(t, ts.URL, func(o *Options) { o.Replicas = 3 })
+	r := s.Stats().Remote
+	if r.Replicas != 1 || r.ReplicasAsked != 3 || !strings.Contains(r.ReplicasWarning, "replication factor 1, not the 3 asked") {
+		t.Errorf("existing collection of factor 1, 3 asked: replicas %d, asked %d, warning %q",
+			r.Replicas, r.ReplicasAsked, r.ReplicasWarning)
+	}
+	f2, ts2 := fakeweaviate.New(t)
+	s2 := openStore(t, ts2.URL, func(o *Options) { o.Replicas = 2 })
+	r = s2.Stats().Remote
+	if r.Replicas != 2 || r.ReplicasAsked != 2 || r.ReplicasWarning != "" {
+		t.Errorf("collection created with factor 2: replicas %d, asked %d, warning %q", r.Replicas, r.ReplicasAsked, r.ReplicasWarning)
+	}
+	if got := f2.Class["replicationConfig"].(map[string]any)["factor"]; got != 2.0 {
+		t.Errorf("collection created with factor %v, want 2", got)
+	}
+}

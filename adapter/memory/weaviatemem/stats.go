@@ -1,6 +1,7 @@
 package weaviatemem
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -40,9 +41,9 @@ func (s *Store) Stats() memstore.Stats {
 	for _, sc := range s.scopes {
 		scopes = append(scopes, sc)
 	}
-	ready, err, dropped, past := s.ready, s.err, s.dropped, s.past
+	ready, err, dropped, past, factor := s.ready, s.err, s.dropped, s.past, s.factor
 	s.mu.Unlock()
-	r := &memstore.RemoteStats{URL: s.base, Class: s.o.Class, Replicas: s.o.Replicas, State: "ready",
+	r := &memstore.RemoteStats{URL: s.base, Class: s.o.Class, Replicas: factor, ReplicasAsked: s.o.Replicas, State: "ready",
 		Scopes: make(map[string]memstore.ScopeStats, len(scopes)), QueuedWrites: len(s.queue),
 		Written: s.written.Load(), WriteErrors: s.writeErrors.Load(), Refreshes: s.refreshes.snapshot(),
 		MaxBytes: s.o.MaxBytes, Dropped: dropped}
@@ -64,6 +65,10 @@ func (s *Store) Stats() memstore.Stats {
 	}
 	if err != nil {
 		r.Error = err.Error()
+	}
+	if factor != 0 && factor != s.o.Replicas {
+		r.ReplicasWarning = fmt.Sprintf("collection %s keeps its replication factor %d, not the %d asked: "+
+			"an existing collection keeps its own", s.o.Class, factor, s.o.Replicas)
 	}
 	sum.ReadOnly, sum.Sync = s.o.ReadOnly, ""
 	return memstore.Stats{Backend: memstore.BackendWeaviate, Memory: sum, Remote: r}
@@ -90,4 +95,15 @@ func addEvents(sum *memory.Stats, st memory.Stats) {
 	sum.EvictedContexts += st.EvictedContexts
 	sum.Offered += st.Offered
 	sum.Rejected += st.Rejected
+}
+
+// setFactor records the collection's replication factor as read from
+// Weaviate's schema or created (0: not known, kept as it was).
+func (s *Store) setFactor(factor int) {
+	if factor == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.factor = factor
+	s.mu.Unlock()
 }

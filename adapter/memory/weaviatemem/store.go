@@ -30,6 +30,7 @@ type Store struct {
 	err     error        // the last failure of the background work (nil after a success)
 	dropped int64        // copies dropped for MaxScopes or MaxBytes
 	past    memory.Stats // the events counted by the copies dropped (forget)
+	factor  int          // the collection's replication factor as last read or created (0: not yet)
 
 	queue       chan *lesson
 	written     atomic.Int64
