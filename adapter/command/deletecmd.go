@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
@@ -54,16 +55,30 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	err = weaviatemem.DeleteMemory(ctx, o, coll, *tenant)
-	if errors.Is(err, weaviatemem.ErrNoCollection) {
+	d, err := weaviatemem.DeleteMemory(ctx, o, coll, *tenant)
+	url := weaviateapi.Redact(wf.url)
+	switch {
+	case errors.Is(err, weaviatemem.ErrNoCollection):
 		fmt.Fprintf(env.Stdout, "%s holds no text2vec-am memory collection %s (--memory-weaviate-class): "+
-			"nothing to delete for %s\n", weaviateapi.Redact(wf.url), o.Class, scopeLabel(coll, *tenant))
+			"nothing to delete for %s\n", url, o.Class, scopeLabel(coll, *tenant))
 		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("--memory-weaviate: %w", err)
+	case len(d.Tenants) == 0:
+		fmt.Fprintf(env.Stdout, "%s holds no memory of %s of its own in %s: nothing to delete\n", url,
+			scopeLabel(coll, *tenant), o.Class)
+	default:
+		fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s (tenants %s of %s)\n", scopeLabel(coll, *tenant), url,
+			strings.Join(d.Tenants, ", "), o.Class)
 	}
-	fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), weaviateapi.Redact(wf.url))
+	if d.Shared {
+		fmt.Fprintf(env.Stdout, "the shared memory (tenant _shared of %s: serve --memory-weaviate's one memory, and "+
+			"the in-process module's shared passage counts, which hybrid search reads) keeps what %s taught it: it "+
+			"holds every collection's together and is not deleted per collection; to forget it, delete the shared "+
+			"memory (DELETE %s/v1/schema/%s/tenants with body [\"_shared\"]) and rebuild it from the collections "+
+			"that remain (text2vec-am memory rebuild; docs/operations.md, \"Deleting a collection or a tenant\")\n",
+			o.Class, coll, url, o.Class)
+	}
 	return nil
 }
 

@@ -137,3 +137,49 @@ func TestMemoryDeleteUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryDeleteNothingToDelete: a collection or tenant whose memory holds
+// no tenant of its own (a name mistyped, or serve's one shared memory, the
+// stock path) deletes nothing and says so; a memory with a shared scope
+// says that scope keeps what the collection taught it.
+func TestMemoryDeleteNothingToDelete(t *testing.T) {
+	for _, c := range []struct {
+		tenants []string
+		args    []string
+		want    string
+		shared  bool
+	}{
+		{[]string{"Doc", "_shared"}, []string{"--class", "Dco"}, "no memory of collection Dco and its tenants of its own", true},
+		{[]string{"Doc"}, []string{"--class", "Doc", "--tenant", "acme"}, "no memory of tenant acme of collection Doc", false},
+		{[]string{"_shared"}, []string{"--class", "Doc"}, "no memory of collection Doc and its tenants of its own", true},
+	} {
+		f, ts := fakeweaviate.New(t)
+		for _, tenant := range c.tenants {
+			f.Put(tenant, map[string]any{"id": "00000000-0000-0000-0000-000000000001", "properties": map[string]any{}}, f.Now)
+		}
+		args := append([]string{"memory", "delete", "--memory-weaviate", ts.URL, "--yes"}, c.args...)
+		code, out, stderr := runCLI(context.Background(), args...)
+		if code != 0 || !strings.Contains(out, c.want) || !strings.Contains(out, "nothing to delete") ||
+			strings.Contains(out, "deleted the memory") {
+			t.Errorf("%v on tenants %v: exit %d, %q, %q; want 0 saying %q, nothing to delete", c.args, c.tenants, code, out,
+				stderr, c.want)
+		}
+		if shared := strings.Contains(out, "is not deleted per collection"); shared != c.shared {
+			t.Errorf("%v on tenants %v: %q: says the shared memory is kept %v, want %v", c.args, c.tenants, out, shared, c.shared)
+		}
+		for _, tenant := range c.tenants {
+			if f.Count(tenant) != 1 {
+				t.Errorf("%v: tenant %s lost its object", c.args, tenant)
+			}
+		}
+	}
+	f, ts := fakeweaviate.New(t)
+	for _, tenant := range []string{"Doc", "Doc--acme", "_shared"} {
+		f.Put(tenant, map[string]any{"id": "00000000-0000-0000-0000-000000000001", "properties": map[string]any{}}, f.Now)
+	}
+	code, out, _ := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "Doc", "--yes")
+	if code != 0 || !strings.Contains(out, "deleted the memory of collection Doc and its tenants") ||
+		!strings.Contains(out, "keeps what Doc taught it") {
+		t.Errorf("delete Doc beside a shared memory: exit %d, %q; want deleted, the shared memory kept", code, out)
+	}
+}

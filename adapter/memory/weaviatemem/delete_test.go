@@ -61,8 +61,8 @@ func TestDeleteMemoryNeedsNoCopyOptions(t *testing.T) {
 	if f.Count(sharedTenant) == 0 {
 		t.Fatal("nothing written to the shared tenant")
 	}
-	if err := DeleteMemory(context.Background(), Options{URL: ts.URL}, "", ""); err != nil {
-		t.Fatal(err)
+	if d, err := DeleteMemory(context.Background(), Options{URL: ts.URL}, "", ""); err != nil || len(d.Tenants) != 1 {
+		t.Fatalf("deleted %v, %v; want the shared tenant", d, err)
 	}
 	f.Mu.Lock()
 	_, kept := f.Tenants[sharedTenant]

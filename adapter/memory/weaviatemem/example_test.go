@@ -37,7 +37,11 @@ func ExampleOpen() {
 // memory too (tenant "": the collection's and all its tenants').
 func ExampleDeleteMemory() {
 	o := weaviatemem.Options{URL: "http://weaviate:8080"}
-	if err := weaviatemem.DeleteMemory(context.Background(), o, "Doc", "acme"); err != nil {
+	d, err := weaviatemem.DeleteMemory(context.Background(), o, "Doc", "acme")
+	if err != nil {
 		log.Fatal(err)
+	}
+	if len(d.Tenants) == 0 {
+		fmt.Println("no memory of tenant acme of Doc: nothing to delete")
 	}
 }
