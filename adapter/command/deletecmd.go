@@ -45,8 +45,13 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	if *moduleDir != "" {
-		if err := deleteModuleMemory(*moduleDir, coll, *tenant, log); err != nil {
+		deleted, err := deleteModuleMemory(*moduleDir, coll, *tenant, log)
+		if err != nil {
 			return err
+		}
+		if !deleted {
+			fmt.Fprintf(env.Stdout, "%s holds no memory of %s: nothing to delete\n", *moduleDir, scopeLabel(coll, *tenant))
+			return nil
 		}
 		fmt.Fprintf(env.Stdout, "deleted the memory of %s in %s\n", scopeLabel(coll, *tenant), *moduleDir)
 		return nil
@@ -83,19 +88,22 @@ func runDelete(ctx context.Context, env cli.Env) error {
 }
 
 // deleteModuleMemory deletes the memory of tenant of collection in the
-// in-process module's directory dir.
-func deleteModuleMemory(dir, collection, tenant string, log *slog.Logger) error {
+// in-process module's directory dir; false: it holds none.
+func deleteModuleMemory(dir, collection, tenant string, log *slog.Logger) (bool, error) {
 	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("--module-memory: %w", err)
+		return false, fmt.Errorf("--module-memory: %w", err)
 	}
 	o := memory.DefaultOptions()
 	o.Logger = log
 	colls := memory.NewCollections(dir, o, memory.MaxCollections)
+	if !colls.Has(collection, tenant) {
+		return false, colls.Close()
+	}
 	if err := colls.Delete(collection, tenant); err != nil {
 		colls.Close()
-		return fmt.Errorf("--module-memory %s: %w", dir, err)
+		return false, fmt.Errorf("--module-memory %s: %w", dir, err)
 	}
-	return colls.Close()
+	return true, colls.Close()
 }
 
 // scopeLabel names the memory of tenant of collection in messages.

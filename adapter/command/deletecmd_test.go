@@ -109,6 +109,13 @@ func TestMemoryDeleteModuleDir(t *testing.T) {
 	if _, err := os.Stat(tenantDir("beta")); err != nil {
 		t.Errorf("tenant beta's directory after deleting acme: %v", err)
 	}
+	for _, args := range [][]string{{"--class", "Dco"}, {"--class", "Doc", "--tenant", "acme"}} {
+		code, out, stderr := runCLI(context.Background(), append([]string{"memory", "delete", "--module-memory", dir, "--yes"},
+			args...)...)
+		if code != 0 || !strings.Contains(out, "nothing to delete") || strings.Contains(out, "deleted") {
+			t.Errorf("%v, which has no memory: exit %d, %q, %q; want 0, nothing to delete", args, code, out, stderr)
+		}
+	}
 	if code, _, stderr := runCLI(context.Background(), "memory", "delete", "--module-memory", dir, "--class", "Doc", "--yes"); code != 0 {
 		t.Fatalf("exit %d, %q", code, stderr)
 	}

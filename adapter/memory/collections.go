@@ -157,6 +157,22 @@ func (c *Collections) Delete(name, tenant string) error {
 	return errors.Join(errs...)
 }
 
+// Has reports whether the memory of tenant of collection name (tenant "":
+// of the collection) is open or kept in the directory.
+func (c *Collections) Has(name, tenant string) bool {
+	if validScope(name, tenant) != nil {
+		return false
+	}
+	c.mu.Lock()
+	_, open := c.m[scopeKey(name, tenant)]
+	c.mu.Unlock()
+	if open || c.dir == "" {
+		return open
+	}
+	_, err := os.Stat(scopeDir(c.dir, name, tenant))
+	return err == nil
+}
+
 // ErrInvalidTenant is wrapped by the errors of a tenant name that is not Weaviate's.
 var ErrInvalidTenant = errors.New("not a Weaviate tenant name")
 
