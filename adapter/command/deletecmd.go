@@ -43,6 +43,11 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return cli.UsageError("--class: %w", err)
 	}
+	if *tenant != "" {
+		if err := memory.ValidTenantName(coll, *tenant); err != nil {
+			return cli.UsageError("--tenant: %w", err)
+		}
+	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	if *moduleDir != "" {
 		deleted, err := deleteModuleMemory(*moduleDir, coll, *tenant, log)
@@ -78,7 +83,7 @@ func runDelete(ctx context.Context, env cli.Env) error {
 	}
 	if d.Shared {
 		fmt.Fprintf(env.Stdout, "the shared memory (tenant _shared of %s: serve --memory-weaviate's one memory, and "+
-			"the in-process module's shared passage counts, which hybrid search reads) keeps what %s taught it: it "+
+			"the in-process module's shared passage counts, which hybrid search reads) keeps whatever %s taught it: it "+
 			"holds every collection's together and is not deleted per collection; to forget it, delete the shared "+
 			"memory (DELETE %s/v1/schema/%s/tenants with body [\"_shared\"]) and rebuild it from the collections "+
 			"that remain (text2vec-am memory rebuild; docs/operations.md, \"Deleting a collection or a tenant\")\n",

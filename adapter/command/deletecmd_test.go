@@ -148,7 +148,7 @@ func TestMemoryDeleteUsage(t *testing.T) {
 // TestMemoryDeleteNothingToDelete: a collection or tenant whose memory holds
 // no tenant of its own (a name mistyped, or serve's one shared memory, the
 // stock path) deletes nothing and says so; a memory with a shared scope
-// says that scope keeps what the collection taught it.
+// says that scope keeps whatever the collection taught it.
 func TestMemoryDeleteNothingToDelete(t *testing.T) {
 	for _, c := range []struct {
 		tenants []string
@@ -186,7 +186,44 @@ func TestMemoryDeleteNothingToDelete(t *testing.T) {
 	}
 	code, out, _ := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "Doc", "--yes")
 	if code != 0 || !strings.Contains(out, "deleted the memory of collection Doc and its tenants") ||
-		!strings.Contains(out, "keeps what Doc taught it") {
+		!strings.Contains(out, "keeps whatever Doc taught it") {
 		t.Errorf("delete Doc beside a shared memory: exit %d, %q; want deleted, the shared memory kept", code, out)
+	}
+}
+
+// TestMemoryDeleteModuleDirInvalidTenant: a --tenant that is not a Weaviate
+// tenant name is refused with an error naming it, not reported as a memory
+// with nothing to delete.
+func TestMemoryDeleteModuleDirInvalidTenant(t *testing.T) {
+	dir := t.TempDir()
+	o := memory.DefaultOptions()
+	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	c := memory.NewCollections(dir, o, memory.MaxCollections)
+	m, err := c.GetTenant("Doc", "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CountPassage([]string{"w"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(context.Background(), "memory", "delete", "--module-memory", dir, "--class", "Doc",
+		"--tenant", "bad name", "--yes")
+	if code == 0 || !strings.Contains(stderr, "bad name") || strings.Contains(out, "nothing to delete") {
+		t.Errorf("--tenant %q: exit %d, %q, %q; want an error naming the tenant", "bad name", code, out, stderr)
+	}
+}
+
+// TestMemoryDeleteWeaviateInvalidTenant: with --memory-weaviate too, a
+// --tenant that is not a Weaviate tenant name is refused, naming it.
+func TestMemoryDeleteWeaviateInvalidTenant(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	f.Put("Doc", map[string]any{"id": "00000000-0000-0000-0000-000000000001", "properties": map[string]any{}}, f.Now)
+	code, out, stderr := runCLI(context.Background(), "memory", "delete", "--memory-weaviate", ts.URL, "--class", "Doc",
+		"--tenant", "bad name", "--yes")
+	if code == 0 || !strings.Contains(stderr, "bad name") || strings.Contains(out, "nothing to delete") {
+		t.Errorf("--tenant %q: exit %d, %q, %q; want an error naming the tenant", "bad name", code, out, stderr)
 	}
 }

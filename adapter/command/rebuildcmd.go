@@ -35,7 +35,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	wf.registerTarget(fs, "`URL` of the Weaviate that keeps the memory to rebuild (serve --memory-weaviate; "+
 		"with --module-scopes the in-process module's, TEXT2VEC_AM_MEMORY_WEAVIATE)")
 	fs.IntVar(&wf.replicas, "memory-weaviate-replicas", 0, "replication factor the memory's collection is created "+
-		"with when --memory-weaviate has none (writes are at consistency QUORUM); 0: as many as Weaviate's nodes, at most 3")
+		"with when --memory-weaviate has none (writes are at consistency QUORUM); 0: one on each of Weaviate's nodes")
 	fs.BoolVar(&o.ModuleScopes, "module-scopes", false, "with --memory-weaviate: rebuild the in-process module's memory "+
 		"of the collection (of each tenant read), whose passages count in the shared scope too; default: serve's one shared scope")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
@@ -76,7 +76,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 			return err
 		}
 		if wf.replicas < 0 {
-			return cli.UsageError("--memory-weaviate-replicas %d: want ≥ 1 (0: as many as Weaviate's nodes, at most 3)",
+			return cli.UsageError("--memory-weaviate-replicas %d: want 0 (one replica on each of Weaviate's nodes) or more",
 				wf.replicas)
 		}
 		wo.Replicas = wf.replicas

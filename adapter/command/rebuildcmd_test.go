@@ -88,15 +88,15 @@ func TestMemoryRebuildWeaviateCommand(t *testing.T) {
 }
 
 // TestMemoryRebuildWeaviateReplicas: without --memory-weaviate-replicas a
-// rebuild creates the memory's collection with as many replicas as
-// Weaviate has nodes, at most 3, and says so; a collection that exists
+// rebuild creates the memory's collection with one replica on each of
+// Weaviate's nodes, and says so; a collection that exists
 // keeps its factor.
 func TestMemoryRebuildWeaviateReplicas(t *testing.T) {
 	url := oneObjectWeaviate(t)
 	mf := modelFile(t)
 	for _, c := range []struct {
 		nodes, existing, want int
-	}{{1, 0, 1}, {2, 0, 2}, {3, 0, 3}, {5, 0, 3}, {3, 2, 2}} {
+	}{{1, 0, 1}, {2, 0, 2}, {3, 0, 3}, {5, 0, 5}, {3, 2, 2}} {
 		mem, ts := fakeweaviate.New(t)
 		mem.Nodes = c.nodes
 		if c.existing > 0 {
@@ -145,7 +145,7 @@ func TestMemoryRebuildErrors(t *testing.T) {
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-timeout", "0s"}, 2,
 			"--memory-weaviate-timeout 0s"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "-1"}, 2,
-			"--memory-weaviate-replicas -1: want ≥ 1"},
+			"--memory-weaviate-replicas -1: want 0 (one replica on each"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--memory-weaviate-api-key-file", "/nonexistent/key"}, 1,
 			"--memory-weaviate-api-key-file"},
 		{[]string{"--class", "Doc", "--memory-weaviate", "http://w:8080", "--module-scopes", "--weaviate", url}, 1,

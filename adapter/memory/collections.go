@@ -179,13 +179,22 @@ var ErrInvalidTenant = errors.New("not a Weaviate tenant name")
 // tenantName is Weaviate's tenant-name rule (v1.39).
 var tenantName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// ValidTenantName reports an error wrapping ErrInvalidTenant unless tenant
+// is a Weaviate tenant name ([A-Za-z0-9_-], 1 to 64 bytes) of collection name.
+func ValidTenantName(name, tenant string) error {
+	if !tenantName.MatchString(tenant) {
+		return fmt.Errorf("tenant %q of collection %q: %w ([A-Za-z0-9_-], 1 to 64 bytes)", tenant, name, ErrInvalidTenant)
+	}
+	return nil
+}
+
 // validScope checks a collection name and a tenant name ("" for none).
 func validScope(name, tenant string) error {
 	if err := ValidCollectionName(name); err != nil {
 		return err
 	}
-	if tenant != "" && !tenantName.MatchString(tenant) {
-		return fmt.Errorf("tenant %q of collection %q: %w ([A-Za-z0-9_-], 1 to 64 bytes)", tenant, name, ErrInvalidTenant)
+	if tenant != "" {
+		return ValidTenantName(name, tenant)
 	}
 	return nil
 }

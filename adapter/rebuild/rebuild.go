@@ -61,7 +61,7 @@ type Options struct {
 	// each tenant read, whose passages count in the shared scope too
 	// (TEXT2VEC_AM_MEMORY_WEAVIATE, vectors made by text2vec-am). Its
 	// Replicas 0 keeps the factor of the collection that exists, or creates
-	// it with as many replicas as Weaviate has nodes, at most 3
+	// it with one replica on each of Weaviate's nodes
 	// (weaviatemem.CollectionReplication), and logs the factor.
 	Weaviate     *weaviatemem.Options
 	ModuleScopes bool

@@ -60,7 +60,7 @@ func newWeaviateSink(ctx context.Context, o Options, class string) (*weaviateSin
 
 // chooseReplicas sets the replication factor wo creates the memory's
 // collection with (wo.Replicas 0): the existing collection's, or as many as
-// Weaviate's nodes, at most 3, which it logs.
+// Weaviate's nodes (one replica on each), which it logs.
 func chooseReplicas(ctx context.Context, wo *weaviatemem.Options) error {
 	r, err := weaviatemem.CollectionReplication(ctx, *wo)
 	if err != nil {
@@ -70,7 +70,7 @@ func chooseReplicas(ctx context.Context, wo *weaviatemem.Options) error {
 	wo.Replicas = r.Factor
 	if !r.Exists && wo.Logger != nil {
 		wo.Logger.Info("memory rebuild: no --memory-weaviate-replicas: the memory's collection is created with "+
-			"a replication factor of as many as Weaviate's nodes, at most 3", "class", wo.Class, "nodes", r.Nodes,
+			"a replication factor of one replica on each of Weaviate's nodes", "class", wo.Class, "nodes", r.Nodes,
 			"replicas", r.Factor)
 	}
 	return nil

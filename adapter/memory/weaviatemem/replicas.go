@@ -7,16 +7,12 @@ import (
 	"net/url"
 )
 
-// MaxAutoReplicas bounds the replication factor CollectionReplication
-// chooses for a collection to create: as many as Weaviate's nodes, at most 3.
-const MaxAutoReplicas = 3
-
 // Replication is the replication factor of the memory's collection.
 type Replication struct {
 	// Exists reports whether the collection exists: Factor is then its own.
 	Exists bool
-	// Factor is the collection's factor, or the one to create it with:
-	// min(MaxAutoReplicas, Nodes).
+	// Factor is the collection's factor, or the one to create it with: one
+	// replica on every node, so that each node reads the memory locally.
 	Factor int
 	// Nodes are the nodes Weaviate lists (/v1/nodes); 0 when the
 	// collection exists (not asked).
@@ -51,5 +47,5 @@ func CollectionReplication(ctx context.Context, o Options) (Replication, error) 
 		return Replication{}, fmt.Errorf("list Weaviate's nodes: %w", err)
 	}
 	n := len(nodes.Nodes)
-	return Replication{Factor: min(max(n, 1), MaxAutoReplicas), Nodes: n}, nil
+	return Replication{Factor: max(n, 1), Nodes: n}, nil
 }
