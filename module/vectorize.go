@@ -14,6 +14,7 @@ import (
 	"github.com/weaviate/weaviate/entities/moduletools"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
+	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
@@ -77,6 +78,9 @@ func classOf(ctx context.Context) string {
 // err is the error of the whole call (the memory kept in Weaviate
 // unreachable).
 func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []string, task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
+	if err := m.checkNotOwn(collection); err != nil {
+		return nil, nil, err
+	}
 	if m.remote != nil {
 		return m.vectorizeRemote(ctx, collection, texts, task, opts)
 	}
@@ -86,6 +90,29 @@ func (m *Module) vectorizeTexts(ctx context.Context, collection string, texts []
 	}
 	vecs, errs := v.VectorizeBatchContext(ctx, texts, task, opts)
 	return vecs, errs, nil
+}
+
+// errOwnCollection is the error of a collection that holds text2vec-am's
+// own data (the context memory kept in Weaviate, the witnesses).
+var errOwnCollection = errors.New("holds text2vec-am's own data and is never vectorized")
+
+// checkNotOwn refuses to vectorize for a collection that holds the memory
+// kept in Weaviate or the witnesses: such a collection with text2vec-am as
+// its vectorizer was made by Weaviate's auto-schema (with
+// DEFAULT_VECTORIZER_MODULE=text2vec-am), and vectorizing the memory's own
+// objects would teach the memory as it is written.
+func (m *Module) checkNotOwn(collection string) error {
+	class := ""
+	if m.env.Weaviate != nil {
+		class = m.env.Weaviate.Class
+	}
+	if !weaviatemem.OwnCollection(collection, class) {
+		return nil
+	}
+	return fmt.Errorf("%s: collection %s %w: Weaviate's auto-schema created it with the default vectorizer, "+
+		"from a write that reached Weaviate after the collection was deleted; delete it "+
+		"(curl -X DELETE http://WEAVIATE:8080/v1/schema/%s) and rebuild the memory "+
+		"(docs/operations.md, \"A lost memory is refused\")", Name, collection, errOwnCollection, collection)
 }
 
 // tenantKey carries the tenant of the objects or the search to vectorizeTexts.

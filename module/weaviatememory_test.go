@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -201,5 +202,37 @@ func TestWeaviateMemoryDown(t *testing.T) {
 	f.Fail("/v1/batch", 0, 0)
 	if _, errs := batch(10); errs[0] != nil {
 		t.Errorf("once Weaviate takes writes again: %v", errs[0])
+	}
+}
+
+// TestOwnCollectionsAreNeverVectorized: objects of the memory's collection
+// or the witnesses' (made by Weaviate's auto-schema with text2vec-am as the
+// default vectorizer) are refused at once, and teach nothing.
+func TestOwnCollectionsAreNeverVectorized(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	m := weaviateModule(t, ts.URL)
+	local := newTestModule(t, true)
+	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	for _, class := range []string{"Text2vecAmMemory", "Text2vecAmWitness"} {
+		for name, node := range map[string]*Module{"memory kept in Weaviate": m, "memory of its own": local} {
+			o := object(0, map[string]any{"text": "w1 w2 zorblax w3 w4."})
+			o.Class, o.Tenant = class, "Doc"
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _, errs := node.VectorizeBatch(ctx, []*models.Object{o}, []bool{false}, cfg)
+			_, _, err := node.VectorizeObject(ctx, o, cfg)
+			cancel()
+			for _, err := range []error{errs[0], err} {
+				if !errors.Is(err, errOwnCollection) || !strings.Contains(err.Error(), "curl -X DELETE") {
+					t.Errorf("%s, class %s: %v; want the refusal", name, class, err)
+				}
+			}
+		}
+	}
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	for tenant, objs := range f.Tenants {
+		if len(objs) > 0 {
+			t.Errorf("tenant %s of the memory holds %d objects: an own collection taught it", tenant, len(objs))
+		}
 	}
 }

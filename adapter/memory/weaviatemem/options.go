@@ -12,6 +12,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
+	"github.com/text2vec-am/text2vec-am/adapter/witness"
 )
 
 // DefaultClass is the collection that holds the memory.
@@ -206,4 +207,13 @@ func (o *Options) client(user *url.Userinfo) *http.Client {
 	}
 	c.Transport = basicAuth{user: user, next: next}
 	return &c
+}
+
+// OwnCollection reports whether name is a collection text2vec-am keeps its
+// own data in: the memory's (class, or DefaultClass) or the witnesses'
+// (witness.Class). Neither has a vectorizer; one that Weaviate asks a
+// vectorizer to vectorize was made by Weaviate's auto-schema, from a write
+// that reached Weaviate after the collection was deleted.
+func OwnCollection(name, class string) bool {
+	return name != "" && (name == class || name == DefaultClass || name == witness.Class)
 }
