@@ -2,6 +2,7 @@ package rebuild
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -115,14 +116,19 @@ func (s *weaviateSink) flush(ctx context.Context, res *Result) error {
 	return nil
 }
 
-// load waits until the store has read the copy of scope name; an error
-// when Weaviate fails for longer than the patience (unreachable, the key
-// refused, the memory's class unlike the store's).
+// load waits until the store has read the copy of scope name; an error at
+// once when the store is refused (the memory's class unlike a memory,
+// Weaviate's 4xx other than 404, 408 and 429: a retry cannot mend it),
+// or when Weaviate fails for longer than the patience (unreachable, 5xx).
 func (s *weaviateSink) load(ctx context.Context, name string) error {
 	var failing time.Time
 	for {
-		if _, err := s.store.Reader(s.v, name); err == nil {
+		_, err := s.store.Reader(s.v, name)
+		if err == nil {
 			return nil
+		}
+		if errors.Is(err, memstore.ErrRefused) {
+			return fmt.Errorf("the memory in Weaviate: %w", err)
 		}
 		r := s.store.Stats().Remote
 		switch {

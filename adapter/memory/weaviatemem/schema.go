@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/weaviateapi"
 )
 
@@ -81,12 +82,53 @@ func classDefinition(class string, replicas int) map[string]any {
 // errNotAMemory reports an existing class that cannot hold the memory.
 var errNotAMemory = errors.New("is not a text2vec-am memory")
 
+// ClassError is the error of a memory whose collection cannot hold it (not
+// multi-tenant, properties missing or of other types): usually a collection
+// Weaviate's auto-schema created, from a write that reached Weaviate after
+// the memory's collection was deleted. It wraps memstore.ErrRefused and
+// memstore.ErrUnavailable: nothing is vectorized until an operator deletes
+// the collection and rebuilds the memory, or names another class.
+type ClassError struct {
+	Class, URL string
+	Replicas   int
+	Scopes     bool     // a scope per collection (the in-process module)
+	Problems   []string // what keeps the class from holding the memory
+	Auto       bool     // Weaviate's auto-schema created the class
+}
+
+func (e *ClassError) Error() string {
+	why := ""
+	if e.Auto {
+		why = " (Weaviate's auto-schema created it, from a write that reached Weaviate after the memory's collection " +
+			"was deleted)"
+	}
+	rebuild := fmt.Sprintf("text2vec-am memory rebuild --memory-weaviate URL --memory-weaviate-class %s "+
+		"--memory-weaviate-replicas %d", e.Class, e.Replicas)
+	if e.Scopes {
+		rebuild += " --module-scopes"
+	}
+	return fmt.Sprintf("class %s at %s %s: %s%s; delete it (curl -X DELETE %s/v1/schema/%s, with Weaviate's API key "+
+		"if it needs one) and rebuild the memory (%s --class C, for each collection C, then refresh), or name another "+
+		"class (--memory-weaviate-class, TEXT2VEC_AM_MEMORY_WEAVIATE_CLASS in the module)", e.Class, e.URL,
+		errNotAMemory, strings.Join(e.Problems, ", "), why, e.URL, url.PathEscape(e.Class), rebuild)
+}
+
+// Is makes errors.Is find errNotAMemory, memstore.ErrRefused and memstore.ErrUnavailable.
+func (e *ClassError) Is(target error) bool {
+	return target == errNotAMemory || target == memstore.ErrRefused || target == memstore.ErrUnavailable
+}
+
 // ensureClass creates the memory's class, or checks the one that exists,
 // unless Weaviate's witness says it existed and was deleted (dropped.go).
+// Weaviate's refusal (4xx other than 404, 408 and 429: a key refused, a
+// definition it does not take) wraps memstore.ErrRefused.
 func (s *Store) ensureClass(ctx context.Context) error {
 	err := s.checkClass(ctx)
 	if notFound(err) {
 		err = s.createClass(ctx)
+	}
+	if err != nil && refused(err) && !errors.Is(err, memstore.ErrRefused) {
+		err = fmt.Errorf("%w: %w", memstore.ErrRefused, err)
 	}
 	return err
 }
@@ -123,6 +165,7 @@ type classProperty struct {
 
 // classInfo is what checkClass reads of a class definition.
 type classInfo struct {
+	Description  string          `json:"description"`
 	Properties   []classProperty `json:"properties"`
 	MultiTenancy struct {
 		Enabled bool `json:"enabled"`
@@ -144,9 +187,24 @@ func (c *classInfo) has(name string) bool {
 // class made before lessons (it has the properties of context and passage
 // objects) gets the properties of lessons added.
 func (s *Store) checkClass(ctx context.Context) error {
+	c, err := s.inspectClass(ctx)
+	if err != nil {
+		return err
+	}
+	s.setFactor(c.Replication.Factor)
+	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {
+		s.o.Logger.Warn("context memory: the collection in Weaviate keeps its replication factor", "class", s.o.Class,
+			"factor", c.Replication.Factor, "asked", s.o.Replicas)
+	}
+	return s.addProperties(ctx, c)
+}
+
+// inspectClass reads the class: Weaviate's 404 when it is not there, a
+// *ClassError when it cannot hold the memory.
+func (s *Store) inspectClass(ctx context.Context) (*classInfo, error) {
 	var c classInfo
 	if err := s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(s.o.Class), nil, &c); err != nil {
-		return err
+		return nil, err
 	}
 	var problems []string
 	if !c.MultiTenancy.Enabled {
@@ -168,16 +226,10 @@ func (s *Store) checkClass(ctx context.Context) error {
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("class %s at %s %w: %s; name another class "+
-			"(--memory-weaviate-class, TEXT2VEC_AM_MEMORY_WEAVIATE_CLASS in the module)",
-			s.o.Class, s.base, errNotAMemory, strings.Join(problems, ", "))
+		return nil, &ClassError{Class: s.o.Class, URL: s.base, Replicas: s.o.Replicas, Scopes: s.o.SharedCounts,
+			Problems: problems, Auto: strings.Contains(c.Description, "auto-schema")}
 	}
-	s.setFactor(c.Replication.Factor)
-	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {
-		s.o.Logger.Warn("context memory: the collection in Weaviate keeps its replication factor", "class", s.o.Class,
-			"factor", c.Replication.Factor, "asked", s.o.Replicas)
-	}
-	return s.addProperties(ctx, &c)
+	return &c, nil
 }
 
 // addProperties adds the memory's properties that class c lacks.

@@ -27,6 +27,7 @@ type Store struct {
 	mu      sync.Mutex
 	scopes  map[string]*scope
 	ready   bool         // the class is there
+	lost    bool         // the class was found gone or unlike a memory, not checked again yet
 	err     error        // the last failure of the background work (nil after a success)
 	dropped int64        // copies dropped for MaxScopes or MaxBytes
 	past    memory.Stats // the events counted by the copies dropped (forget)
@@ -76,7 +77,8 @@ func (s *Store) call(ctx context.Context, method, path string, body, out any) er
 }
 
 // run makes sure the class exists, then refreshes every copy every
-// o.Refresh, retrying failures with backoff, until the store closes.
+// o.Refresh, retrying failures with backoff, until the store closes; when
+// the class is found gone or unlike a memory (lost), it starts again.
 func (s *Store) run() {
 	defer s.bg.Done()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -85,13 +87,20 @@ func (s *Store) run() {
 		<-s.stop
 		cancel()
 	}()
+	for s.establish(ctx) && s.refreshLoop(ctx) {
+	}
+}
+
+// establish makes sure the class exists, retrying with backoff; false when
+// the store closed first.
+func (s *Store) establish(ctx context.Context) bool {
 	for attempt := 0; ; attempt++ {
 		err := s.ensureClass(ctx)
 		if err == nil {
 			s.setErr(nil, true)
 			s.bg.Add(1)
 			go s.witnessCreated(ctx) // beside the first reads: a slow witness delays nothing
-			break
+			return true
 		}
 		s.setErr(err, false)
 		if errors.Is(err, memstore.ErrRefused) {
@@ -103,11 +112,23 @@ func (s *Store) run() {
 			s.o.Logger.Warn("context memory: Weaviate is not ready for it yet; retrying", "url", s.base, "err", err)
 		}
 		if !s.sleep(backoff(attempt)) {
-			return
+			return false
 		}
 	}
+}
+
+// refreshLoop refreshes every copy every o.Refresh until the store closes
+// (false) or its class is lost (true): a write found it so, or a refresh
+// failed and the class is gone or unlike a memory.
+func (s *Store) refreshLoop(ctx context.Context) bool {
 	for failures := 0; ; {
+		if s.isLost() {
+			return true
+		}
 		err := s.refreshAll(ctx)
+		if err != nil && s.classLost(ctx) {
+			return true
+		}
 		s.setErr(err, true)
 		wait := s.o.Refresh
 		if err != nil {
@@ -119,9 +140,48 @@ func (s *Store) run() {
 			failures = 0
 		}
 		if !s.sleep(wait) {
-			return
+			return false
 		}
 	}
+}
+
+// classLost reports whether the class is gone (Weaviate's 404) or cannot
+// hold the memory, and if so marks the store lost.
+func (s *Store) classLost(ctx context.Context) bool {
+	_, err := s.inspectClass(ctx)
+	if notFound(err) {
+		err = fmt.Errorf("%w: the memory's collection %s in Weaviate at %s is gone", memstore.ErrUnavailable, s.o.Class,
+			s.base)
+	} else if !errors.Is(err, errNotAMemory) {
+		return false
+	}
+	s.lose(err)
+	return true
+}
+
+// lose marks the store not ready because of err, its class lost: every
+// request fails at once while err is a refusal, and run checks the class
+// again.
+func (s *Store) lose(err error) {
+	s.mu.Lock()
+	s.err, s.ready, s.lost = err, false, true
+	s.mu.Unlock()
+	s.o.Logger.Error("context memory: its collection in Weaviate is lost; nothing is written to it until it is mended",
+		"url", s.base, "class", s.o.Class, "err", err)
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// isLost reports whether the class was found lost since run last checked
+// it, and clears the mark.
+func (s *Store) isLost() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lost := s.lost
+	s.lost = false
+	return lost
 }
 
 // backoff is the wait after attempt+1 failures: from 100 ms doubling, at most 10 s.
@@ -147,7 +207,13 @@ func (s *Store) sleep(d time.Duration) bool {
 func (s *Store) setErr(err error, ready bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.err, s.ready = err, s.ready || ready
+	if s.lost {
+		return // lose's error stands until run checks the class again
+	}
+	s.err = err
+	if ready {
+		s.ready = true
+	}
 }
 
 // refreshAll refreshes every copy, creating the tenant of a copy not read
@@ -230,13 +296,13 @@ func (s *Store) loadedScope(ctx context.Context, name string) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.refusal(); err != nil {
+		return nil, err // no wait: an operator must act
+	}
 	select {
 	case <-sc.loaded:
 		return sc, nil
 	default:
-	}
-	if err := s.refusal(); err != nil {
-		return nil, err // no wait: an operator must act
 	}
 	select {
 	case <-sc.loaded:

@@ -155,14 +155,17 @@ func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
 	}
 	var err error
 	for attempt := range writeAttempts {
-		if err = weaviateapi.Batch(context.Background(), s.call, body, "QUORUM"); err == nil || refused(err) {
+		if err = s.guardClass(); err == nil {
+			err = weaviateapi.Batch(context.Background(), s.call, body, "QUORUM")
+		}
+		if err == nil || refused(err) {
 			break
 		}
 		s.o.Logger.Warn("context memory: a write to Weaviate failed", "url", s.base, "attempt", attempt+1, "err", err)
 		time.Sleep(weaviateapi.RetryWait(attempt, ""))
 	}
 	if err != nil {
-		return fmt.Errorf("%w: write %d objects to %s at %s: %v", memstore.ErrUnavailable, len(body), s.o.Class, s.base, err)
+		return fmt.Errorf("%w: write %d objects to %s at %s: %w", memstore.ErrUnavailable, len(body), s.o.Class, s.base, err)
 	}
 	s.written.Add(int64(len(body)))
 	now := time.Now().UnixMilli()
@@ -180,9 +183,35 @@ func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
 	return errors.Join(errs...)
 }
 
+// guardClass checks, before a batch, that the class is there and can hold
+// the memory: a batch to a class that is not there would have Weaviate's
+// auto-schema create one that cannot (not multi-tenant, with the default
+// vectorizer). A class that is gone is created again as ensureClass does
+// (unless the witness says it was deleted); one gone or unlike a memory for
+// good marks the store lost and fails with the refusal.
+func (s *Store) guardClass() error {
+	ctx := context.Background()
+	_, err := s.inspectClass(ctx)
+	if notFound(err) {
+		err = s.ensureClass(ctx)
+	}
+	if errors.Is(err, memstore.ErrRefused) {
+		s.lose(err)
+		return fmt.Errorf("check the class before writing: %w", err)
+	}
+	if err != nil {
+		return fmt.Errorf("check the class before writing: %w", err)
+	}
+	return nil
+}
+
 // refused reports an error that a retry cannot mend: Weaviate refused the
-// request (4xx other than 408 and 429) or an object of the batch.
+// request (4xx other than 408 and 429) or an object of the batch, or the
+// memory is refused (its class lost).
 func refused(err error) bool {
+	if errors.Is(err, memstore.ErrRefused) {
+		return true
+	}
 	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) {
 		return he.Status/100 == 4 && he.Status != http.StatusRequestTimeout && he.Status != http.StatusTooManyRequests
