@@ -65,8 +65,12 @@ func newWeaviateSink(ctx context.Context, o Options, class string) (*weaviateSin
 func chooseReplicas(ctx context.Context, wo *weaviatemem.Options) error {
 	r, err := weaviatemem.CollectionReplication(ctx, *wo)
 	if err != nil {
+		kind := memstore.ErrUnavailable
+		if errors.Is(err, memstore.ErrRefused) {
+			kind = memstore.ErrRefused // a retry cannot mend it
+		}
 		return fmt.Errorf("%w: the memory in Weaviate: choose the replication factor of its collection "+
-			"(or give --memory-weaviate-replicas): %w", memstore.ErrUnavailable, err)
+			"(or give --memory-weaviate-replicas): %w", kind, err)
 	}
 	wo.Replicas = r.Factor
 	if !r.Exists && wo.Logger != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 )
 
 // Replication is the replication factor of the memory's collection.
@@ -35,6 +37,8 @@ func CollectionReplication(ctx context.Context, o Options) (Replication, error) 
 	switch {
 	case err == nil:
 		return Replication{Exists: true, Factor: max(c.Replication.Factor, 1)}, nil
+	case !notFound(err) && refused(err): // a retry cannot mend it
+		return Replication{}, fmt.Errorf("%w: read class %s: %w", memstore.ErrRefused, o.Class, err)
 	case !notFound(err):
 		return Replication{}, fmt.Errorf("read class %s: %w", o.Class, err)
 	}
