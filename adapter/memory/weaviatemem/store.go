@@ -127,6 +127,7 @@ func (s *Store) refreshLoop(ctx context.Context) bool {
 		}
 		err := s.refreshAll(ctx)
 		if err != nil && s.classLost(ctx) {
+			s.isLost() // establish checks it now: its refusal, or the class mended, must stand
 			return true
 		}
 		s.setErr(err, true)
@@ -150,6 +151,9 @@ func (s *Store) refreshLoop(ctx context.Context) bool {
 func (s *Store) classLost(ctx context.Context) bool {
 	_, err := s.inspectClass(ctx)
 	if notFound(err) {
+		err = s.inspectAgain(ctx)
+	}
+	if notFound(err) {
 		err = fmt.Errorf("%w: the memory's collection %s in Weaviate at %s is gone", memstore.ErrUnavailable, s.o.Class,
 			s.base)
 	} else if !errors.Is(err, errNotAMemory) {
@@ -157,6 +161,35 @@ func (s *Store) classLost(ctx context.Context) bool {
 	}
 	s.lose(err)
 	return true
+}
+
+// goneChecks and goneInterval are how often, and how far apart, a class
+// Weaviate answered 404 for is read again before it is taken as gone: a
+// node catching up on the schema, or a leader election, can answer 404 for
+// a moment for a class that is there.
+const (
+	goneChecks   = 3
+	goneInterval = 300 * time.Millisecond
+)
+
+// inspectAgain reads the class again, goneInterval apart, while Weaviate
+// answers 404, at most goneChecks times, and returns the last read's error
+// (nil: the class is there and can hold the memory).
+func (s *Store) inspectAgain(ctx context.Context) error {
+	var err error
+	for range goneChecks {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.stop:
+			return fmt.Errorf("%w: the store is closed", memstore.ErrUnavailable)
+		case <-time.After(goneInterval):
+		}
+		if _, err = s.inspectClass(ctx); !notFound(err) {
+			return err
+		}
+	}
+	return err
 }
 
 // lose marks the store not ready because of err, its class lost: every

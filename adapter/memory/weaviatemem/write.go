@@ -193,6 +193,9 @@ func (s *Store) guardClass() error {
 	ctx := context.Background()
 	_, err := s.inspectClass(ctx)
 	if notFound(err) {
+		err = s.inspectAgain(ctx)
+	}
+	if notFound(err) {
 		err = s.ensureClass(ctx)
 	}
 	if errors.Is(err, memstore.ErrRefused) {
