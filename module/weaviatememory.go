@@ -24,7 +24,9 @@ const (
 	EnvMemoryWeaviate = "TEXT2VEC_AM_MEMORY_WEAVIATE"
 	// EnvMemoryWeaviateClass is the collection holding it (default Text2vecAmMemory).
 	EnvMemoryWeaviateClass = "TEXT2VEC_AM_MEMORY_WEAVIATE_CLASS"
-	// EnvMemoryWeaviateReplicas is the replication factor the collection is created with (default 1).
+	// EnvMemoryWeaviateReplicas is the replication factor the collection is
+	// created with (1 … 64); unset or 0: one replica on each of the nodes
+	// Weaviate lists. An existing collection keeps its own.
 	EnvMemoryWeaviateReplicas = "TEXT2VEC_AM_MEMORY_WEAVIATE_REPLICAS"
 	// EnvMemoryWeaviateAPIKey is the API key sent to it ("" for none).
 	EnvMemoryWeaviateAPIKey = "TEXT2VEC_AM_MEMORY_WEAVIATE_API_KEY"
@@ -55,17 +57,18 @@ func (cfg *EnvConfig) loadWeaviate(getenv func(string) string) error {
 		Memory: memory.DefaultOptions(), SharedCounts: true}
 	var replicas, maxScopes int64
 	for _, n := range []struct {
-		env  string
-		into *int64
-		what string
+		env   string
+		into  *int64
+		least int64
+		what  string
 	}{
-		{EnvMemoryWeaviateReplicas, &replicas, "a replication factor ≥ 1"},
-		{EnvMemoryWeaviateMaxBytes, &o.MaxBytes, fmt.Sprintf("a number of bytes ≥ %d (1 MiB)", weaviatemem.MinMaxBytes)},
-		{EnvMemoryWeaviateMaxScopes, &maxScopes, "a number of copies ≥ 1"},
+		{EnvMemoryWeaviateReplicas, &replicas, 0, "a replication factor ≥ 1, or 0 for one replica on each of Weaviate's nodes"},
+		{EnvMemoryWeaviateMaxBytes, &o.MaxBytes, 1, fmt.Sprintf("a number of bytes ≥ %d (1 MiB)", weaviatemem.MinMaxBytes)},
+		{EnvMemoryWeaviateMaxScopes, &maxScopes, 1, "a number of copies ≥ 1"},
 	} {
 		if s := strings.TrimSpace(getenv(n.env)); s != "" {
 			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || v < 1 {
+			if err != nil || v < n.least {
 				return fmt.Errorf("environment variable %s=%q: want %s", n.env, s, n.what)
 			}
 			*n.into = v

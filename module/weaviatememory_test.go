@@ -20,8 +20,15 @@ import (
 // weaviateModule is a module node whose memory is kept in the Weaviate at url.
 func weaviateModule(t *testing.T, url string) *Module {
 	t.Helper()
+	return weaviateModuleEnv(t, map[string]string{EnvMemoryWeaviate: url})
+}
+
+// weaviateModuleEnv is a module node of the environment vars, whose memory
+// is kept in Weaviate.
+func weaviateModuleEnv(t *testing.T, vars map[string]string) *Module {
+	t.Helper()
 	m := newTestModule(t, false)
-	env, err := LoadEnvConfig(func(k string) string { return map[string]string{EnvMemoryWeaviate: url}[k] })
+	env, err := LoadEnvConfig(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +139,7 @@ func TestWeaviateMemoryEnv(t *testing.T) {
 	}{
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryDir: "/data"}, EnvMemoryDir},
 		{map[string]string{EnvMemoryWeaviate: "w:8080"}, EnvMemoryWeaviate},
-		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "0"}, EnvMemoryWeaviateReplicas},
+		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "-1"}, EnvMemoryWeaviateReplicas + `="-1"`},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateReplicas: "65"}, EnvMemoryWeaviateReplicas + ": "},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateClass: "lower"}, EnvMemoryWeaviateClass + ": "},
 		{map[string]string{EnvMemoryWeaviate: "http://w:8080", EnvMemoryWeaviateAPIKey: "a key"}, EnvMemoryWeaviateAPIKey + ": "},
@@ -233,6 +240,36 @@ func TestOwnCollectionsAreNeverVectorized(t *testing.T) {
 	for tenant, objs := range f.Tenants {
 		if len(objs) > 0 {
 			t.Errorf("tenant %s of the memory holds %d objects: an own collection taught it", tenant, len(objs))
+		}
+	}
+}
+
+// TestWeaviateMemoryReplicas: without EnvMemoryWeaviateReplicas a node
+// creates the memory's collection with one replica on each of the nodes
+// Weaviate lists; a collection that exists keeps its factor, with no
+// warning; a factor set is the one a collection is created with.
+func TestWeaviateMemoryReplicas(t *testing.T) {
+	for _, c := range []struct {
+		nodes           int
+		existing, asked string
+		want, wantAsked int
+	}{{1, "", "", 1, 0}, {3, "", "", 3, 0}, {3, "", "0", 3, 0}, {3, "2", "", 2, 0}, {3, "", "2", 2, 2}} {
+		f, ts := fakeweaviate.New(t)
+		f.Nodes = c.nodes
+		if c.existing != "" {
+			weaviateModuleEnv(t, map[string]string{EnvMemoryWeaviate: ts.URL, EnvMemoryWeaviateReplicas: c.existing})
+			f.WaitFactor(t, c.want)
+		}
+		m := weaviateModuleEnv(t, map[string]string{EnvMemoryWeaviate: ts.URL, EnvMemoryWeaviateReplicas: c.asked})
+		f.WaitFactor(t, c.want)
+		r := m.remote.Stats().Remote
+		for deadline := time.Now().Add(10 * time.Second); r.Replicas != c.want && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			r = m.remote.Stats().Remote
+		}
+		if r.Replicas != c.want || r.ReplicasAsked != c.wantAsked || r.ReplicasWarning != "" {
+			t.Errorf("%d nodes, collection of factor %q, %q asked: replicas %d, asked %d, warning %q; want %d, %d, none",
+				c.nodes, c.existing, c.asked, r.Replicas, r.ReplicasAsked, r.ReplicasWarning, c.want, c.wantAsked)
 		}
 	}
 }

@@ -92,7 +92,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-dir", "/tmp/x"}, "--memory-dir are both given"},
 		{[]string{"serve", "--memory-weaviate", "ftp://admin:s3cr3t@w"}, "--memory-weaviate: memory kept in Weaviate: URL \"ftp://admin:xxxxx@w\""},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-class", "lower"}, "--memory-weaviate-class: "},
-		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "0"}, "--memory-weaviate-replicas 0"},
+		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "-1"}, "--memory-weaviate-replicas -1: want 0"},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-replicas", "65"}, "--memory-weaviate-replicas: "},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-refresh", "0s"}, "--memory-weaviate-refresh"},
 		{[]string{"serve", "--memory-weaviate", "http://w:8080", "--memory-weaviate-max-bytes", "0"}, "--memory-weaviate-max-bytes 0: want ≥ 1048576 (1 MiB)"},

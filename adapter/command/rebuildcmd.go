@@ -34,8 +34,7 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 	var wf weaviateFlags
 	wf.registerTarget(fs, "`URL` of the Weaviate that keeps the memory to rebuild (serve --memory-weaviate; "+
 		"with --module-scopes the in-process module's, TEXT2VEC_AM_MEMORY_WEAVIATE)")
-	fs.IntVar(&wf.replicas, "memory-weaviate-replicas", 0, "replication factor the memory's collection is created "+
-		"with when --memory-weaviate has none (writes are at consistency QUORUM); 0: one on each of Weaviate's nodes")
+	wf.registerReplicas(fs)
 	fs.BoolVar(&o.ModuleScopes, "module-scopes", false, "with --memory-weaviate: rebuild the in-process module's memory "+
 		"of the collection (of each tenant read), whose passages count in the shared scope too; default: serve's one shared scope")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
@@ -75,9 +74,8 @@ func runRebuild(ctx context.Context, env cli.Env) error {
 		if err != nil {
 			return err
 		}
-		if wf.replicas < 0 {
-			return cli.UsageError("--memory-weaviate-replicas %d: want 0 (one replica on each of Weaviate's nodes) or more",
-				wf.replicas)
+		if err := wf.checkReplicas(); err != nil {
+			return err
 		}
 		wo.Replicas = wf.replicas
 		o.Weaviate = &wo

@@ -44,14 +44,15 @@ func (f *weaviateFlags) registerAccess(fs *flag.FlagSet) {
 
 // registerReplicas registers --memory-weaviate-replicas.
 func (f *weaviateFlags) registerReplicas(fs *flag.FlagSet) {
-	fs.IntVar(&f.replicas, "memory-weaviate-replicas", 1, "replication factor the memory's collection is created with "+
-		"(writes are at consistency QUORUM)")
+	fs.IntVar(&f.replicas, "memory-weaviate-replicas", 0, "replication factor the memory's collection is created with "+
+		"when --memory-weaviate has none (writes are at consistency QUORUM); 0: one on each of Weaviate's nodes")
 }
 
 // checkReplicas checks --memory-weaviate-replicas (a usage error).
 func (f *weaviateFlags) checkReplicas() error {
-	if f.replicas < 1 {
-		return cli.UsageError("--memory-weaviate-replicas %d: want ≥ 1", f.replicas)
+	if f.replicas < 0 {
+		return cli.UsageError("--memory-weaviate-replicas %d: want 0 (one replica on each of Weaviate's nodes) or more",
+			f.replicas)
 	}
 	return nil
 }

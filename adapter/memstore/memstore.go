@@ -69,8 +69,10 @@ type RemoteStats struct {
 	// URL is Weaviate's base URL, without credentials; Class the collection
 	// holding the memory; Replicas its replication factor as read from
 	// Weaviate's schema (0 until the collection was read); ReplicasAsked the
-	// factor this process creates it with (an existing collection keeps its
-	// own); ReplicasWarning, when both are known and differ, says so.
+	// factor this process creates it with, 0 for one replica on each of
+	// Weaviate's nodes (an existing collection keeps its own);
+	// ReplicasWarning, when a factor was asked and differs from the one
+	// read, says so.
 	URL             string `json:"url"`
 	Class           string `json:"class"`
 	Replicas        int    `json:"replicas"`

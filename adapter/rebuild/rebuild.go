@@ -61,8 +61,8 @@ type Options struct {
 	// each tenant read, whose passages count in the shared scope too
 	// (TEXT2VEC_AM_MEMORY_WEAVIATE, vectors made by text2vec-am). Its
 	// Replicas 0 keeps the factor of the collection that exists, or creates
-	// it with one replica on each of Weaviate's nodes
-	// (weaviatemem.CollectionReplication), and logs the factor.
+	// it with one replica on each of Weaviate's nodes and logs the factor
+	// (weaviatemem.Options.Replicas).
 	Weaviate     *weaviatemem.Options
 	ModuleScopes bool
 	// Flush is the number of texts taught to the memory in Weaviate in one

@@ -24,7 +24,7 @@ type sink interface {
 func openSink(ctx context.Context, o Options, class string) (sink, error) {
 	switch {
 	case o.Weaviate != nil:
-		return newWeaviateSink(ctx, o, class)
+		return newWeaviateSink(o, class)
 	case o.ModuleDir != "":
 		return newLocalSink(o, o.ModuleDir, class)
 	}

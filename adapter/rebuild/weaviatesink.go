@@ -27,18 +27,13 @@ type weaviateSink struct {
 	batcher
 }
 
-func newWeaviateSink(ctx context.Context, o Options, class string) (*weaviateSink, error) {
+func newWeaviateSink(o Options, class string) (*weaviateSink, error) {
 	wo := *o.Weaviate
 	wo.Memory = o.Memory
 	wo.Memory.ReadOnly, wo.ReadOnly, wo.SharedCounts = false, false, o.ModuleScopes
 	wo.AcceptDropped = true // a rebuild re-creates a deleted memory
 	if wo.Logger == nil {
 		wo.Logger = o.Memory.Logger
-	}
-	if wo.Replicas == 0 {
-		if err := chooseReplicas(ctx, &wo); err != nil {
-			return nil, err
-		}
 	}
 	s := &weaviateSink{batcher: newBatcher(o.Flush), patience: 3 * wo.Timeout}
 	if s.patience <= 0 {
@@ -57,28 +52,6 @@ func newWeaviateSink(ctx context.Context, o Options, class string) (*weaviateSin
 		return nil, err // an *OptionError, which names the memory kept in Weaviate
 	}
 	return s, nil
-}
-
-// chooseReplicas sets the replication factor wo creates the memory's
-// collection with (wo.Replicas 0): the existing collection's, or as many as
-// Weaviate's nodes (one replica on each), which it logs.
-func chooseReplicas(ctx context.Context, wo *weaviatemem.Options) error {
-	r, err := weaviatemem.CollectionReplication(ctx, *wo)
-	if err != nil {
-		kind := memstore.ErrUnavailable
-		if errors.Is(err, memstore.ErrRefused) {
-			kind = memstore.ErrRefused // a retry cannot mend it
-		}
-		return fmt.Errorf("%w: the memory in Weaviate: choose the replication factor of its collection "+
-			"(or give --memory-weaviate-replicas): %w", kind, err)
-	}
-	wo.Replicas = r.Factor
-	if !r.Exists && wo.Logger != nil {
-		wo.Logger.Info("memory rebuild: no --memory-weaviate-replicas: the memory's collection is created with "+
-			"a replication factor of one replica on each of Weaviate's nodes", "class", wo.Class, "nodes", r.Nodes,
-			"replicas", r.Factor)
-	}
-	return nil
 }
 
 // scope teaches the module's scope of tenant of the collection next, named

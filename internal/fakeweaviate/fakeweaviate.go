@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/witness"
 )
@@ -97,6 +98,22 @@ func (f *Fake) Count(tenant string) int {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	return len(f.Tenants[tenant])
+}
+
+// WaitFactor waits up to 10 s until the memory's class has the replication
+// factor want, and fails t otherwise.
+func (f *Fake) WaitFactor(t testing.TB, want int) {
+	t.Helper()
+	got := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		f.Mu.Lock()
+		got = fmt.Sprint(f.Class["replicationConfig"])
+		f.Mu.Unlock()
+		if got == fmt.Sprintf("map[factor:%d]", want) {
+			return
+		}
+	}
+	t.Fatalf("memory class's replicationConfig %s, want factor %d", got, want)
 }
 
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -24,7 +24,7 @@ type DroppedError struct {
 }
 
 func (e *DroppedError) Error() string {
-	flags := fmt.Sprintf("--memory-weaviate-class %s --memory-weaviate-replicas %d", e.Class, e.Replicas)
+	flags := "--memory-weaviate-class " + e.Class + replicasFlag(e.Replicas)
 	rebuild := "text2vec-am memory rebuild --memory-weaviate URL " + flags
 	if e.Scopes {
 		rebuild += " --module-scopes"
@@ -84,7 +84,7 @@ func (s *Store) witnessCreated(ctx context.Context) {
 	id := witness.CollectionID(s.o.Class)
 	n, err := witness.Read(ctx, s.call, id)
 	if err == nil && n < 0 {
-		err = witness.Write(ctx, s.call, s.o.Replicas, id, "collection "+s.o.Class, 0)
+		err = witness.Write(ctx, s.call, s.knownFactor(), id, "collection "+s.o.Class, 0)
 	}
 	if err != nil {
 		s.o.Logger.Warn("context memory: cannot record in Weaviate that its collection exists; "+

@@ -34,7 +34,8 @@ type Options struct {
 	// Class is the collection holding the memory (default DefaultClass).
 	Class string
 	// Replicas is the replication factor the collection is created with
-	// (default 1); an existing collection keeps its own.
+	// (1 … 64; 0: one replica on each of the nodes Weaviate lists,
+	// /v1/nodes); an existing collection keeps its own.
 	Replicas int
 	// Refresh is how often each copy asks Weaviate for new objects
 	// (default 1 s); Lookback how far before the newest object read an
@@ -126,16 +127,14 @@ func (o *Options) defaults() (base string, user *url.Userinfo, err error) {
 	if o.Class == "" {
 		o.Class = DefaultClass
 	}
-	if o.Replicas == 0 {
-		o.Replicas = 1
-	}
 	for _, c := range []struct {
 		bad    bool
 		option string
 		what   string
 	}{
 		{!classRE.MatchString(o.Class), "Class", fmt.Sprintf("class %q: want a Weaviate class name ([A-Z][_0-9A-Za-z]*)", o.Class)},
-		{o.Replicas < 1 || o.Replicas > 64, "Replicas", fmt.Sprintf("replication factor %d: want 1 … 64", o.Replicas)},
+		{o.Replicas < 0 || o.Replicas > maxReplicas, "Replicas", fmt.Sprintf("replication factor %d: "+
+			"want 1 … %d (0: one replica on each of Weaviate's nodes)", o.Replicas, maxReplicas)},
 		{o.Refresh < 0, "Refresh", fmt.Sprintf("refresh period %v: want ≥ 0 (0: the default)", o.Refresh)},
 		{o.Lookback < 0, "Lookback", fmt.Sprintf("lookback %v: want ≥ 0 (0: the default)", o.Lookback)},
 		{o.Timeout < 0, "Timeout", fmt.Sprintf("timeout %v: want ≥ 0 (0: the default)", o.Timeout)},

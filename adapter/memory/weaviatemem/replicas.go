@@ -4,52 +4,49 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-
-	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 )
 
-// Replication is the replication factor of the memory's collection.
-type Replication struct {
-	// Exists reports whether the collection exists: Factor is then its own.
-	Exists bool
-	// Factor is the collection's factor, or the one to create it with: one
-	// replica on every node, so that each node reads the memory locally.
-	Factor int
-	// Nodes are the nodes Weaviate lists (/v1/nodes); 0 when the
-	// collection exists (not asked).
-	Nodes int
-}
-
-// CollectionReplication reads the replication factor of the memory's
-// collection (Options.Class) in the Weaviate of o or, when it does not
-// exist, chooses the factor to create it with from the nodes Weaviate lists.
-// It uses the options that reach Weaviate only (Options.CheckAccess).
-func CollectionReplication(ctx context.Context, o Options) (Replication, error) {
-	o.withoutCopies()
-	base, user, err := o.defaults()
-	if err != nil {
-		return Replication{}, err
+// createFactor returns the replication factor the memory's collection is
+// created with: Options.Replicas, or when it is 0 one replica on each of the
+// nodes Weaviate lists (/v1/nodes), whose number it returns too (0 when
+// not asked).
+func (s *Store) createFactor(ctx context.Context) (factor, nodes int, err error) {
+	if s.o.Replicas != 0 {
+		return s.o.Replicas, 0, nil
 	}
-	s := &Store{o: o, base: base, http: o.client(user)}
-	var c classInfo
-	err = s.call(ctx, http.MethodGet, "/v1/schema/"+url.PathEscape(o.Class), nil, &c)
-	switch {
-	case err == nil:
-		return Replication{Exists: true, Factor: max(c.Replication.Factor, 1)}, nil
-	case !notFound(err) && refused(err): // a retry cannot mend it
-		return Replication{}, fmt.Errorf("%w: read class %s: %w", memstore.ErrRefused, o.Class, err)
-	case !notFound(err):
-		return Replication{}, fmt.Errorf("read class %s: %w", o.Class, err)
-	}
-	var nodes struct {
+	var list struct {
 		Nodes []struct {
 			Name string `json:"name"`
 		} `json:"nodes"`
 	}
-	if err := s.call(ctx, http.MethodGet, "/v1/nodes", nil, &nodes); err != nil {
-		return Replication{}, fmt.Errorf("list Weaviate's nodes: %w", err)
+	if err := s.call(ctx, http.MethodGet, "/v1/nodes", nil, &list); err != nil {
+		return 0, 0, fmt.Errorf("list Weaviate's nodes to choose the replication factor of class %s "+
+			"(or set the factor): %w", s.o.Class, err)
 	}
-	n := len(nodes.Nodes)
-	return Replication{Factor: max(n, 1), Nodes: n}, nil
+	n := len(list.Nodes)
+	return min(max(n, 1), maxReplicas), n, nil
+}
+
+// maxReplicas is the largest replication factor asked.
+const maxReplicas = 64
+
+// knownFactor returns the collection's replication factor as read or
+// created, or the one asked when none is known yet (0: one replica on each
+// of Weaviate's nodes).
+func (s *Store) knownFactor() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.factor != 0 {
+		return s.factor
+	}
+	return s.o.Replicas
+}
+
+// replicasFlag is the flag of memory rebuild that asks for the replication
+// factor replicas: none for 0 (rebuild's default, one replica on each node).
+func replicasFlag(replicas int) string {
+	if replicas == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" --memory-weaviate-replicas %d", replicas)
 }

@@ -102,8 +102,8 @@ func (e *ClassError) Error() string {
 		why = " (Weaviate's auto-schema created it, from a write that reached Weaviate after the memory's collection " +
 			"was deleted)"
 	}
-	rebuild := fmt.Sprintf("text2vec-am memory rebuild --memory-weaviate URL --memory-weaviate-class %s "+
-		"--memory-weaviate-replicas %d", e.Class, e.Replicas)
+	rebuild := "text2vec-am memory rebuild --memory-weaviate URL --memory-weaviate-class " + e.Class +
+		replicasFlag(e.Replicas)
 	if e.Scopes {
 		rebuild += " --module-scopes"
 	}
@@ -144,7 +144,11 @@ func (s *Store) createClass(ctx context.Context) error {
 	if appeared, err := s.checkNotDropped(ctx); appeared || err != nil {
 		return err
 	}
-	err := s.call(ctx, http.MethodPost, "/v1/schema", classDefinition(s.o.Class, s.o.Replicas), nil)
+	factor, nodes, err := s.createFactor(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.call(ctx, http.MethodPost, "/v1/schema", classDefinition(s.o.Class, factor), nil)
 	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusUnprocessableEntity && strings.Contains(he.Body, "already exists") {
 		return s.checkClass(ctx) // another server created it meanwhile
@@ -152,8 +156,13 @@ func (s *Store) createClass(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create class %s: %w", s.o.Class, err)
 	}
-	s.setFactor(s.o.Replicas)
-	s.o.Logger.Info("context memory: created its collection in Weaviate", "url", s.base, "class", s.o.Class, "replicas", s.o.Replicas)
+	s.setFactor(factor)
+	if s.o.Replicas == 0 {
+		s.o.Logger.Info("context memory: created its collection in Weaviate with one replica on each of Weaviate's nodes",
+			"url", s.base, "class", s.o.Class, "nodes", nodes, "replicas", factor)
+		return nil
+	}
+	s.o.Logger.Info("context memory: created its collection in Weaviate", "url", s.base, "class", s.o.Class, "replicas", factor)
 	return nil
 }
 
@@ -192,7 +201,7 @@ func (s *Store) checkClass(ctx context.Context) error {
 		return err
 	}
 	s.setFactor(c.Replication.Factor)
-	if c.Replication.Factor != 0 && c.Replication.Factor != s.o.Replicas {
+	if c.Replication.Factor != 0 && s.o.Replicas != 0 && c.Replication.Factor != s.o.Replicas {
 		s.o.Logger.Warn("context memory: the collection in Weaviate keeps its replication factor", "class", s.o.Class,
 			"factor", c.Replication.Factor, "asked", s.o.Replicas)
 	}

@@ -66,7 +66,7 @@ func (s *Store) Stats() memstore.Stats {
 	if err != nil {
 		r.Error = err.Error()
 	}
-	if factor != 0 && factor != s.o.Replicas {
+	if factor != 0 && s.o.Replicas != 0 && factor != s.o.Replicas {
 		r.ReplicasWarning = fmt.Sprintf("collection %s keeps its replication factor %d, not the %d asked: "+
 			"an existing collection keeps its own", s.o.Class, factor, s.o.Replicas)
 	}
