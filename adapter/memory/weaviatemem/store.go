@@ -149,10 +149,7 @@ func (s *Store) refreshLoop(ctx context.Context) bool {
 // classLost reports whether the class is gone (Weaviate's 404) or cannot
 // hold the memory, and if so marks the store lost.
 func (s *Store) classLost(ctx context.Context) bool {
-	_, err := s.inspectClass(ctx)
-	if notFound(err) {
-		err = s.inspectAgain(ctx)
-	}
+	err := s.inspectConfirmed(ctx)
 	if notFound(err) {
 		err = fmt.Errorf("%w: the memory's collection %s in Weaviate at %s is gone", memstore.ErrUnavailable, s.o.Class,
 			s.base)
@@ -172,12 +169,16 @@ const (
 	goneInterval = 300 * time.Millisecond
 )
 
-// inspectAgain reads the class again, goneInterval apart, while Weaviate
-// answers 404, at most goneChecks times, and returns the last read's error
-// (nil: the class is there and can hold the memory).
-func (s *Store) inspectAgain(ctx context.Context) error {
-	var err error
+// inspectConfirmed reads the class as inspectClass does and, while Weaviate
+// answers 404, again goneInterval apart, at most goneChecks more times; it
+// returns the last read's error (nil: the class is there and can hold the
+// memory).
+func (s *Store) inspectConfirmed(ctx context.Context) error {
+	_, err := s.inspectClass(ctx)
 	for range goneChecks {
+		if !notFound(err) {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -185,9 +186,7 @@ func (s *Store) inspectAgain(ctx context.Context) error {
 			return fmt.Errorf("%w: the store is closed", memstore.ErrUnavailable)
 		case <-time.After(goneInterval):
 		}
-		if _, err = s.inspectClass(ctx); !notFound(err) {
-			return err
-		}
+		_, err = s.inspectClass(ctx)
 	}
 	return err
 }

@@ -191,10 +191,7 @@ func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
 // good marks the store lost and fails with the refusal.
 func (s *Store) guardClass() error {
 	ctx := context.Background()
-	_, err := s.inspectClass(ctx)
-	if notFound(err) {
-		err = s.inspectAgain(ctx)
-	}
+	err := s.inspectConfirmed(ctx)
 	if notFound(err) {
 		err = s.ensureClass(ctx)
 	}
