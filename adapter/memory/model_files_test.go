@@ -65,24 +65,6 @@ func TestModelRecordLarge(t *testing.T) {
 	}
 }
 
-// TestClaimModelReadOnlyStats: a read-only memory whose directory records
-// no model shows none in Stats (serve --memory off's /meta): the directory
-// records nothing.
-func TestClaimModelReadOnlyStats(t *testing.T) {
-	dir := t.TempDir()
-	mustOpen(t, dir, quietOptions()).Close()
-	ro := quietOptions()
-	ro.ReadOnly = true
-	r := mustOpen(t, dir, ro)
-	defer r.Close()
-	if _, err := r.ClaimModel(ModelID{Name: "a", Fingerprint: "00000000000000aa"}); err != nil {
-		t.Fatal(err)
-	}
-	if st := r.Stats(); st.Model != "" {
-		t.Errorf("Stats.Model %q, but the directory records no model", st.Model)
-	}
-}
-
 // TestClaimModelDamagedRecord: a model.json left empty (a crash before its
 // data reached the disk) is replaced by the next writer's claim rather
 // than leave the memory without a record for good.

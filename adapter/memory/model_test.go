@@ -76,7 +76,8 @@ func TestClaimModel(t *testing.T) {
 	}
 }
 
-// TestClaimModelReadOnly: a read-only memory without a record gets none.
+// TestClaimModelReadOnly: a read-only memory without a record gets none,
+// and its Stats show none (serve --memory off's /meta).
 func TestClaimModelReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	mustOpen(t, dir, quietOptions()).Close()
@@ -90,6 +91,9 @@ func TestClaimModelReadOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, modelFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a read-only claim wrote the record (%v)", err)
+	}
+	if st := r.Stats(); st.Model != "" {
+		t.Errorf("Stats.Model %q, but the directory records no model", st.Model)
 	}
 }
 
