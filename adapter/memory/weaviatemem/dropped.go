@@ -74,9 +74,19 @@ func (s *Store) checkNotDropped(ctx context.Context) (appeared bool, err error) 
 	return false, &DroppedError{Class: s.o.Class, URL: s.base, Replicas: s.o.Replicas, Scopes: s.o.SharedCounts}
 }
 
+// witnessLater writes the witness of the class's creation (witnessCreated)
+// beside the caller's work, which a slow witness does not delay, within the
+// store's lifetime: Close stops it and waits for it. Its caller must be
+// background work counted in s.bg (run, a writer), so that s.bg is not
+// waited on at zero as it grows.
+func (s *Store) witnessLater() {
+	s.bg.Add(1)
+	go s.witnessCreated(s.life)
+}
+
 // witnessCreated writes the witness of the class's creation unless it is
 // there (best effort, within witnessTimeout: a failure is logged, and the
-// next start tries again), then marks s.bg done.
+// next creation or start tries again), then marks s.bg done.
 func (s *Store) witnessCreated(ctx context.Context) {
 	defer s.bg.Done()
 	ctx, cancel := context.WithTimeout(ctx, witnessTimeout)

@@ -1,9 +1,14 @@
 package weaviatemem
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,4 +167,142 @@ func waitForWitness(t *testing.T, f *fakeweaviate.Fake) {
 		_, ok := f.Witnesses[witness.CollectionID(DefaultClass)]
 		return ok
 	})
+}
+
+// TestWriteWitnessesTheCollectionItRecreates deletes the memory's
+// collection and its witness while a store runs: the next write re-creates
+// the collection and records its witness, so that deleting the collection
+// again is found by the write after, which refuses it instead of
+// re-creating it empty.
+func TestWriteWitnessesTheCollectionItRecreates(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	s := taughtStore(t, f, ts.URL)
+	v := baseVectorizer(t)
+	f.DropClass()
+	forgetWitness(f)
+	if took, err := teachText(s, v, "h1 h2 h3."); err != nil {
+		t.Fatalf("a write once the collection and its witness are deleted: %v after %v", err, took)
+	}
+	f.Mu.Lock()
+	recreated := f.Class != nil
+	f.Mu.Unlock()
+	if !recreated {
+		t.Fatal("the write did not re-create the collection")
+	}
+	waitForWitness(t, f)
+
+	f.DropClass()
+	took, err := teachText(s, v, "h4 h5 h6.")
+	var de *DroppedError
+	if !errors.As(err, &de) || !errors.Is(err, memstore.ErrRefused) || took > 5*time.Second {
+		t.Errorf("a write once the re-created collection is deleted: %v after %v; want the refusal at once", err, took)
+	}
+	f.Mu.Lock()
+	gone := f.Class == nil
+	f.Mu.Unlock()
+	if !gone {
+		t.Error("the collection was re-created empty a second time")
+	}
+	if err := s.Ready(); !errors.As(err, &de) {
+		t.Errorf("ready: %v; want the refusal", err)
+	}
+}
+
+// slowWitness passes calls to the fake but, while on, holds the reads of a
+// witness made once the memory's class exists (those of the witness of its
+// creation, not those of the check before it) until the caller gives up.
+type slowWitness struct {
+	f       *fakeweaviate.Fake
+	mu      sync.Mutex
+	on      bool
+	holding int
+}
+
+func (h *slowWitness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.f.Mu.Lock()
+	exists := h.f.Class != nil
+	h.f.Mu.Unlock()
+	h.mu.Lock()
+	hold := h.on && exists && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/objects/"+witness.Class+"/")
+	if hold {
+		h.holding++
+	}
+	h.mu.Unlock()
+	if hold {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	h.f.ServeHTTP(w, r)
+}
+
+func (h *slowWitness) set(on bool) {
+	h.mu.Lock()
+	h.on = on
+	h.mu.Unlock()
+}
+
+func (h *slowWitness) held() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.holding
+}
+
+// TestWitnessOfARecreatedCollectionDelaysNothing: the witness of a
+// collection a write re-created is written beside the write, which a slow
+// witness does not delay; Close ends it at once, and its failure is logged.
+func TestWitnessOfARecreatedCollectionDelaysNothing(t *testing.T) {
+	f, _ := fakeweaviate.New(t)
+	h := &slowWitness{f: f}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	var logs bytes.Buffer
+	var lmu sync.Mutex
+	s := openStore(t, ts.URL, func(o *Options) {
+		o.Refresh = time.Hour // only a write finds the collection gone
+		o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &lmu}, nil))
+	})
+	v := baseVectorizer(t)
+	if _, err := teachText(s, v, "f1 f2 f3."); err != nil {
+		t.Fatal(err)
+	}
+	waitForWitness(t, f)
+	f.DropClass()
+	forgetWitness(f)
+	h.set(true)
+	if took, err := teachText(s, v, "h1 h2 h3."); err != nil || took > 3*time.Second {
+		t.Errorf("a write that re-creates the collection: %v after %v; want it done at once", err, took)
+	}
+	waitFor(t, "the witness of the re-created collection to be read", func() bool { return h.held() > 0 })
+	begin := time.Now()
+	s.Close()
+	if took := time.Since(begin); took > 2*time.Second {
+		t.Errorf("Close took %v while the witness was being read; want it at once", took)
+	}
+	lmu.Lock()
+	logged := logs.String()
+	lmu.Unlock()
+	if !strings.Contains(logged, "cannot record in Weaviate that its collection exists") {
+		t.Errorf("the witness that was not written is not logged:\n%s", logged)
+	}
+}
+
+// forgetWitness deletes the witness of the memory's collection from f.
+func forgetWitness(f *fakeweaviate.Fake) {
+	f.Mu.Lock()
+	delete(f.Witnesses, witness.CollectionID(DefaultClass))
+	f.Mu.Unlock()
+}
+
+// teachText teaches the shared scope of s text as a passage, returning the
+// error and how long it took.
+func teachText(s *Store, v *vectorizer.Vectorizer, text string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	begin := time.Now()
+	_, err := s.Teach(ctx, v, "", []string{text}, vectorizer.DefaultOptions())
+	return time.Since(begin), err
 }

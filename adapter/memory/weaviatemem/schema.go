@@ -119,18 +119,19 @@ func (e *ClassError) Is(target error) bool {
 }
 
 // ensureClass creates the memory's class, or checks the one that exists,
-// unless Weaviate's witness says it existed and was deleted (dropped.go).
-// Weaviate's refusal (4xx other than 404, 408 and 429: a key refused, a
-// definition it does not take) wraps memstore.ErrRefused.
-func (s *Store) ensureClass(ctx context.Context) error {
-	err := s.checkClass(ctx)
+// unless Weaviate's witness says it existed and was deleted (dropped.go);
+// created is whether this store created it. Weaviate's refusal (4xx other
+// than 404, 408 and 429: a key refused, a definition it does not take)
+// wraps memstore.ErrRefused.
+func (s *Store) ensureClass(ctx context.Context) (created bool, err error) {
+	err = s.checkClass(ctx)
 	if notFound(err) {
-		err = s.createClass(ctx)
+		created, err = s.createClass(ctx)
 	}
 	if err != nil && refused(err) && !errors.Is(err, memstore.ErrRefused) {
 		err = fmt.Errorf("%w: %w", memstore.ErrRefused, err)
 	}
-	return err
+	return created, err
 }
 
 // notFound reports whether err is Weaviate's 404.
@@ -139,31 +140,32 @@ func notFound(err error) bool {
 	return errors.As(err, &he) && he.Status == http.StatusNotFound
 }
 
-// createClass creates the memory's class, which is not there.
-func (s *Store) createClass(ctx context.Context) error {
+// createClass creates the memory's class, which is not there; created is
+// false when another server created it meanwhile.
+func (s *Store) createClass(ctx context.Context) (created bool, err error) {
 	if appeared, err := s.checkNotDropped(ctx); appeared || err != nil {
-		return err
+		return false, err
 	}
 	factor, nodes, err := s.createFactor(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	err = s.call(ctx, http.MethodPost, "/v1/schema", classDefinition(s.o.Class, factor), nil)
 	var he *weaviateapi.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusUnprocessableEntity && strings.Contains(he.Body, "already exists") {
-		return s.checkClass(ctx) // another server created it meanwhile
+		return false, s.checkClass(ctx) // another server created it meanwhile
 	}
 	if err != nil {
-		return fmt.Errorf("create class %s: %w", s.o.Class, err)
+		return false, fmt.Errorf("create class %s: %w", s.o.Class, err)
 	}
 	s.setFactor(factor)
 	if s.o.Replicas == 0 {
 		s.o.Logger.Info("context memory: created its collection in Weaviate with one replica on each of Weaviate's nodes",
 			"url", s.base, "class", s.o.Class, "nodes", nodes, "replicas", factor)
-		return nil
+		return true, nil
 	}
 	s.o.Logger.Info("context memory: created its collection in Weaviate", "url", s.base, "class", s.o.Class, "replicas", factor)
-	return nil
+	return true, nil
 }
 
 // classProperty is a property of a class definition.

@@ -42,6 +42,10 @@ type Store struct {
 	wake        chan struct{} // a new scope to read
 	bg          sync.WaitGroup
 	closeOnce   sync.Once
+	// life is the store's lifetime: the background work's calls end with it
+	// (end cancels it, at Close).
+	life context.Context
+	end  context.CancelFunc
 }
 
 // Open returns a store of the memory in Weaviate at o.URL and starts its
@@ -60,6 +64,7 @@ func Open(o Options, scopes ...string) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.life, s.end = context.WithCancel(context.Background())
 	s.bg.Add(1 + writers)
 	go s.run()
 	for range writers {
@@ -81,13 +86,7 @@ func (s *Store) call(ctx context.Context, method, path string, body, out any) er
 // the class is found gone or unlike a memory (lost), it starts again.
 func (s *Store) run() {
 	defer s.bg.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-s.stop
-		cancel()
-	}()
-	for s.establish(ctx) && s.refreshLoop(ctx) {
+	for s.establish(s.life) && s.refreshLoop(s.life) {
 	}
 }
 
@@ -95,11 +94,10 @@ func (s *Store) run() {
 // the store closed first.
 func (s *Store) establish(ctx context.Context) bool {
 	for attempt := 0; ; attempt++ {
-		err := s.ensureClass(ctx)
+		_, err := s.ensureClass(ctx)
 		if err == nil {
 			s.setErr(nil, true)
-			s.bg.Add(1)
-			go s.witnessCreated(ctx) // beside the first reads: a slow witness delays nothing
+			s.witnessLater() // created or found: a collection of an older version gets its record too
 			return true
 		}
 		s.setErr(err, false)
@@ -481,6 +479,7 @@ func (s *Store) Ready() error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
+		s.end()
 		s.bg.Wait()
 		defer close(s.closed)
 		for {

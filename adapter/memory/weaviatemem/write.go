@@ -187,13 +187,17 @@ func (s *Store) writeObjects(scopes []*scope, objs [][]object) error {
 // the memory: a batch to a class that is not there would have Weaviate's
 // auto-schema create one that cannot (not multi-tenant, with the default
 // vectorizer). A class that is gone is created again as ensureClass does
-// (unless the witness says it was deleted); one gone or unlike a memory for
-// good marks the store lost and fails with the refusal.
+// (unless the witness says it was deleted), and its creation witnessed as
+// at start, beside the batch; one gone or unlike a memory for good marks
+// the store lost and fails with the refusal.
 func (s *Store) guardClass() error {
 	ctx := context.Background()
 	err := s.inspectConfirmed(ctx)
 	if notFound(err) {
-		err = s.ensureClass(ctx)
+		var created bool
+		if created, err = s.ensureClass(ctx); created {
+			s.witnessLater()
+		}
 	}
 	if errors.Is(err, memstore.ErrRefused) {
 		s.lose(err)
