@@ -30,14 +30,18 @@ const (
 // checkHead refuses the file path whose first bytes are head (at most
 // TextCheckBytes) when head holds a NUL byte or too much invalid UTF-8,
 // naming the byte offset and the line of the first offending byte. A file
-// so refused that starts with a UTF-16 or UTF-32 byte order mark is named
-// as text in that encoding, and one whose first block is mostly ASCII as
-// text in a single-byte encoding, each with how to convert it.
+// so refused that starts with a UTF-16 or UTF-32 byte order mark, or whose
+// first block reads as UTF-16 or UTF-32 text without one (unmarkedUnicode),
+// is named as text in that encoding, and one whose first block is mostly
+// ASCII as text in a single-byte encoding, each with how to convert it.
 func checkHead(path string, head []byte) error {
 	bom := unicodeBOM(head)
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		if bom != "" {
 			return bomError(path, bom)
+		}
+		if enc := unmarkedUnicode(head); enc != "" {
+			return unmarkedError(path, enc, len(head))
 		}
 		return nulError(path, int64(i), 1+bytes.Count(head[:i], []byte{'\n'}))
 	}
@@ -102,6 +106,14 @@ func mostlyASCII(head []byte) bool {
 func bomError(path, enc string) error {
 	return fmt.Errorf("corpus file %s: %w: it is %s text (it starts with a %s byte order mark); "+
 		"convert it to UTF-8 (iconv -f %s -t UTF-8 %s > %s.utf8)", path, ErrNotText, enc, enc, enc, path, path)
+}
+
+// unmarkedError reports the file path, whose first n bytes read as text in
+// enc (UTF-16LE, UTF-16BE, UTF-32LE or UTF-32BE) without a byte order mark.
+func unmarkedError(path, enc string, n int) error {
+	return fmt.Errorf("corpus file %s: %w: it looks like %s text without a byte order mark (its first %d bytes "+
+		"read as such); convert it to UTF-8 (iconv -f %s -t UTF-8 %s > %s.utf8)", path, ErrNotText, enc, n, enc, path,
+		path)
 }
 
 // nulError reports a NUL byte at offset (line line) of the file path.
