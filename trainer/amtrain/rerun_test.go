@@ -3,6 +3,7 @@ package amtrain
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -215,7 +216,7 @@ func writeStateOnly(t *testing.T, path string, st TrainState) {
 	}
 	var buf bytes.Buffer
 	buf.WriteString(checkpointMagic)
-	putU32(&buf, uint32(len(js)))
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(js))))
 	buf.Write(js)
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package amtrain
 import (
 	"fmt"
 	"hash/fnv"
-	"slices"
-	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -56,23 +54,4 @@ func wordsSetting(words []TrainWord) string {
 		fmt.Fprintf(h, "%s %d\n", w.Word, w.N)
 	}
 	return fmt.Sprintf("%d words, hash %016x", len(words), h.Sum64())
-}
-
-// settingsDiff lists the settings whose value in was (a checkpoint's) is
-// not the one in now, as "key was (now now)", sorted by key; "" when was
-// is nil (a checkpoint that does not record them) or nothing differs.
-func settingsDiff(was, now map[string]string) string {
-	if was == nil {
-		return ""
-	}
-	var diffs []string
-	for k, v := range now {
-		if w, ok := was[k]; ok && w != v {
-			diffs = append(diffs, fmt.Sprintf("%s %s (now %s)", k, w, v))
-		} else if !ok {
-			diffs = append(diffs, fmt.Sprintf("%s not recorded (now %s)", k, v))
-		}
-	}
-	slices.Sort(diffs)
-	return strings.Join(diffs, ", ")
 }

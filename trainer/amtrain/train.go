@@ -2,7 +2,6 @@ package amtrain
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/text2vec-am/text2vec-am/internal/checkpoint"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -460,7 +460,7 @@ type Result struct {
 
 // ErrInterrupted is returned (wrapping context.Canceled) when training was
 // cancelled; a checkpoint was written when Options.CheckpointPath is set.
-var ErrInterrupted = errors.New("training interrupted")
+var ErrInterrupted = checkpoint.ErrInterrupted
 
 type trainer struct {
 	o       *Options
@@ -631,7 +631,7 @@ func (t *trainer) checkResume(st *TrainState, fp, bfp uint64) error {
 	case st.BaseFingerprint != 0 && st.BaseFingerprint != bfp:
 		return fmt.Errorf("resume %s: the checkpoint was made with other base embeddings (other words or other vector values); resume with the --embeddings it was trained with", t.o.Resume)
 	case st.Fingerprint != fp:
-		if diff := settingsDiff(st.Settings, settingsOf(t.o, t.plan)); diff != "" {
+		if diff := checkpoint.Diff(st.Settings, settingsOf(t.o, t.plan)); diff != "" {
 			return fmt.Errorf("resume %s: the checkpoint was made with other training words or options: %s; use the same ones",
 				t.o.Resume, diff)
 		}
