@@ -57,7 +57,7 @@ var ErrUnfinished = errors.New("the checkpoint of an unfinished run is in the wa
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// chunk is how many float32s Writer.Floats and Reader.Floats convert at a time.
+// chunk is how many float32s Writer.Floats and Reader.FloatsInto convert at a time.
 const chunk = 1 << 16
 
 // commandOf names the command whose checkpoints begin with magic ("" for
@@ -295,6 +295,16 @@ func (r *Reader) Floats() []float32 {
 	s := make([]float32, n)
 	r.read(s)
 	return s
+}
+
+// FloatsInto reads what Writer.Floats wrote into dst, whose length it must
+// have; what names the values in the error otherwise.
+func (r *Reader) FloatsInto(dst []float32, what string) {
+	n := r.U64()
+	if r.err == nil && n != uint64(len(dst)) {
+		r.err = fmt.Errorf("%s: %d values, the run has %d", what, n, len(dst))
+	}
+	r.read(dst)
 }
 
 // read fills dst with float32s, a chunk at a time.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -44,6 +43,7 @@ type options struct {
 	minCount   int64
 	outMin     int64
 	quiet      bool
+	ckptDir    string
 	cfg        Config
 }
 
@@ -52,6 +52,7 @@ var flagNames = map[string]string{
 	"Dim": "dim", "Window": "window", "Negative": "negative", "NegativePower": "neg-power",
 	"Epochs": "epochs", "Sample": "sample", "LR": "lr", "Threads": "threads",
 	"MaxN": "maxn", "Bucket": "bucket", "HoldForms": "hold-forms", "HoldMinCount": "hold-min-count",
+	"Checkpoints.Every": "checkpoint-every",
 }
 
 // parseFlags parses and validates the flags of train-embeddings.
@@ -91,57 +92,74 @@ func parseFlags(env cli.Env) (*options, error) {
 	fs.Int64Var(&o.cfg.HoldMinCount, "hold-min-count", o.cfg.HoldMinCount, "--hold-forms draws from the words with at least this many occurrences (train's --min-count-train)")
 	cli.QuietFlag(fs, &o.quiet)
 	fs.StringVar(&o.heldOut, "held-words-out", "", "with --hold-forms: write the held words, one a line, to this `file` (train --only-words)")
+	fs.StringVar(&o.ckptDir, "checkpoint-dir", "", "directory of the checkpoint (<out name>.ckpt) written after every epoch and on Ctrl-C (default: the --out directory)")
+	fs.IntVar(&o.cfg.Checkpoints.Every, "checkpoint-every", 1, "write the checkpoint after every `N` epochs' worth of tokens (and after the last)")
+	fs.StringVar(&o.cfg.Checkpoints.Resume, "resume", "", "checkpoint file to continue training from (the same corpus and settings)")
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, cli.UsageError("unexpected argument %q (corpus paths go in --corpus)", fs.Arg(0))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	switch {
-	case len(o.corpus) == 0:
-		return nil, cli.UsageError("--corpus is required")
-	case o.out == "":
-		return nil, cli.UsageError("--out is required")
-	case o.format != "text" && o.format != "binary":
-		return nil, cli.UsageError("--format %q: want text or binary", o.format)
-	case o.minCount < 1:
-		return nil, cli.UsageError("--min-count %d: must be at least 1", o.minCount)
-	case o.outMin != 0 && o.outMin <= o.minCount:
-		return nil, cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
-	case o.countsOut != "" && outpath.SamePath(o.countsOut, o.out):
-		return nil, cli.UsageError("--counts-out and --out are the same file %s", o.out)
-	case o.cfg.MaxN == 0 && o.ngramsOut != "":
-		return nil, cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
-	case o.cfg.MaxN == 0 && o.outputsOut != "":
-		return nil, cli.UsageError("--outputs-out needs subword training (--maxn > 0)")
-	case o.ngramsMax < 0:
-		return nil, cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
-	case o.cfg.ZeroNgramRows && o.cfg.MaxN == 0:
-		return nil, cli.UsageError("--ngram-init needs subword training (--maxn > 0)")
-	case o.heldOut != "" && o.cfg.HoldForms == 0:
-		return nil, cli.UsageError("--held-words-out needs --hold-forms")
+	if err := o.validate(); err != nil {
+		return nil, err
 	}
-	if err := o.cfg.Validate(); err != nil {
-		var pe *ParamError
-		if errors.As(err, &pe) {
-			return nil, cli.UsageError("--%s %s", flagNames[pe.Param], pe.Problem)
-		}
-		return nil, cli.UsageError("%w", err)
+	dir := o.ckptDir
+	if dir == "" {
+		dir = filepath.Dir(o.out)
 	}
+	o.cfg.Checkpoints.Path = filepath.Join(dir, filepath.Base(o.out)+".ckpt")
+	o.cfg.Checkpoints.Settings = map[string]string{"--min-count": fmt.Sprint(o.minCount)}
 	if err := o.checkOutputs(); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
+// validate refuses, as usage errors naming the flag, missing inputs and
+// flags out of range or that need another.
+func (o *options) validate() error {
+	switch {
+	case len(o.corpus) == 0:
+		return cli.UsageError("--corpus is required")
+	case o.out == "":
+		return cli.UsageError("--out is required")
+	case o.format != "text" && o.format != "binary":
+		return cli.UsageError("--format %q: want text or binary", o.format)
+	case o.minCount < 1:
+		return cli.UsageError("--min-count %d: must be at least 1", o.minCount)
+	case o.outMin != 0 && o.outMin <= o.minCount:
+		return cli.UsageError("--out-min-count %d: must be 0 or above --min-count %d", o.outMin, o.minCount)
+	case o.countsOut != "" && outpath.SamePath(o.countsOut, o.out):
+		return cli.UsageError("--counts-out and --out are the same file %s", o.out)
+	case o.cfg.MaxN == 0 && o.ngramsOut != "":
+		return cli.UsageError("--ngrams-out needs subword training (--maxn > 0)")
+	case o.cfg.MaxN == 0 && o.outputsOut != "":
+		return cli.UsageError("--outputs-out needs subword training (--maxn > 0)")
+	case o.ngramsMax < 0:
+		return cli.UsageError("--ngrams-max %d: must be ≥ 0", o.ngramsMax)
+	case o.cfg.ZeroNgramRows && o.cfg.MaxN == 0:
+		return cli.UsageError("--ngram-init needs subword training (--maxn > 0)")
+	case o.heldOut != "" && o.cfg.HoldForms == 0:
+		return cli.UsageError("--held-words-out needs --hold-forms")
+	}
+	if err := o.cfg.Validate(); err != nil {
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			return cli.UsageError("--%s %s", flagNames[pe.Param], pe.Problem)
+		}
+		return cli.UsageError("%w", err)
+	}
+	return nil
+}
+
 // checkOutputs creates the --out directory when it is missing, as train
 // does, and fails before any work when --out, --counts-out, --ngrams-out,
 // --outputs-out or --held-words-out cannot be written (a missing directory,
-// a directory) or is one of the --corpus files, which training reads whole
-// and writing would destroy (outpath.Check). An output inside a corpus
-// directory is allowed, as in train.
+// a directory) or is one of the --corpus files or the --resume checkpoint,
+// which writing would destroy (outpath.Check), or when the checkpoint would
+// overwrite an output or an input (it may be the --resume file: resuming
+// replaces it). An output inside a corpus directory is allowed, as in train.
 func (o *options) checkOutputs() error {
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
@@ -154,8 +172,14 @@ func (o *options) checkOutputs() error {
 	}
 	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut},
 		{Flag: "--outputs-out", Path: o.outputsOut}, {Flag: "--held-words-out", Path: o.heldOut}}
-	if err := outpath.Check(outs, inputs); err != nil {
+	if err := outpath.Check(outs, append(inputs, outpath.File{Flag: "--resume", Path: o.cfg.Checkpoints.Resume})); err != nil {
 		return cli.UsageError("%w", err)
+	}
+	ckpt := o.cfg.Checkpoints.Path
+	for _, f := range append(outs, inputs...) {
+		if f.Path != "" && outpath.SamePath(ckpt, f.Path) {
+			return cli.UsageError("the checkpoint %s would overwrite %s %s: choose another --out or --checkpoint-dir", ckpt, f.Flag, f.Path)
+		}
 	}
 	return nil
 }
@@ -187,8 +211,34 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	if err := checkNoUnfinished(o.cfg.Checkpoints.Path, o.cfg.Checkpoints.Resume, log); err != nil {
+		return err
+	}
+	o.cfg.Checkpoints.Log = log
 	pr := newProgressPrinter(env.Stderr, o.quiet)
+	enc, vocab, all, err := loadCorpus(ctx, o, log, pr)
+	if err != nil {
+		return err
+	}
+	emb, sw, err := trainVectors(ctx, o, log, pr, enc, vocab)
+	if errors.Is(err, ErrInterrupted) {
+		// cli.Main prints only "interrupted" for a cancelled context: say where the checkpoint is.
+		fmt.Fprintf(env.Stderr, "text2vec-am train-embeddings: %v\n", err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return writeOutputs(o, log, emb, sw, all)
+}
 
+// loadCorpus reads the --corpus files and returns them encoded in the ids of
+// the vocabulary of the words seen --min-count times, that vocabulary, and
+// the vocabulary of every corpus word (for --counts-out).
+func loadCorpus(ctx context.Context, o *options, log *slog.Logger, pr *progressPrinter) (
+	enc *corpus.Encoded, vocab, all *corpus.Vocab, err error) {
 	start := time.Now()
 	opts := corpus.DefaultOptions()
 	opts.Progress = func(done, total int64) {
@@ -197,22 +247,26 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	c, err := corpus.Read(ctx, o.corpus, opts)
 	pr.end()
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	vocab := c.Vocab(o.minCount)
+	vocab = c.Vocab(o.minCount)
 	if vocab.Len() == 0 {
-		return fmt.Errorf("corpus %s: no word occurs at least %d times (--min-count)", strings.Join(o.corpus, ", "), o.minCount)
+		return nil, nil, nil, fmt.Errorf("corpus %s: no word occurs at least %d times (--min-count)", strings.Join(o.corpus, ", "), o.minCount)
 	}
 	if o.outMin > 0 && vocab.Counts[0] < o.outMin {
-		return fmt.Errorf("--out-min-count %d: no word of corpus %s occurs that often (the most frequent, %q, %d times)",
+		return nil, nil, nil, fmt.Errorf("--out-min-count %d: no word of corpus %s occurs that often (the most frequent, %q, %d times)",
 			o.outMin, strings.Join(o.corpus, ", "), vocab.Words[0], vocab.Counts[0])
 	}
-	enc := c.Encode(vocab, false)
+	enc = c.Encode(vocab, false)
 	log.Info("corpus read", "files", len(c.Files), "tokens", c.NumTokens(), "distinct words", len(c.Words),
 		"vocabulary", vocab.Len(), "min-count", o.minCount, "tokens in vocabulary", enc.NumTokens(), "seconds", time.Since(start).Seconds())
-	all := c.Vocab(1)
-	c = nil // the dictionary encoding is no longer needed
+	return enc, vocab, c.Vocab(1), nil
+}
 
+// trainVectors trains the word vectors (and with --maxn the subwords, sw)
+// as o says, printing the progress on pr and the totals on log.
+func trainVectors(ctx context.Context, o *options, log *slog.Logger, pr *progressPrinter, enc *corpus.Encoded,
+	vocab *corpus.Vocab) (emb *model.Embeddings, sw *Subwords, err error) {
 	trainStart := time.Now()
 	var last Progress
 	o.cfg.Progress = func(p Progress) {
@@ -220,8 +274,6 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 		pr.printf("training: %5.1f%%  %s tokens/s  lr %.5f  loss %.4f  elapsed %s  ETA %s", 100*float64(p.Done)/float64(p.Total),
 			thousands(int64(p.Rate())), p.LR, p.AvgLoss(), p.Elapsed.Round(time.Second), p.ETA().Round(time.Second))
 	}
-	var emb *model.Embeddings
-	var sw *Subwords
 	if o.cfg.MaxN > 0 {
 		sw, err = TrainSubwords(ctx, enc, vocab, o.cfg)
 		if sw != nil {
@@ -232,15 +284,11 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	}
 	pr.end()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	secs := time.Since(trainStart).Seconds()
-	log.Info("trained", "epochs", o.cfg.Epochs, "threads", o.cfg.Threads, "seconds", secs,
-		"tokens/s", int64(float64(enc.NumTokens())*float64(o.cfg.Epochs)/secs), "pairs", last.Pairs, "negatives", last.Negatives, "avg loss", last.AvgLoss())
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return writeOutputs(o, log, emb, sw, all)
+	log.Info("trained", "epochs", o.cfg.Epochs, "threads", o.cfg.Threads, "seconds", time.Since(trainStart).Seconds(),
+		"tokens/s", int64(last.Rate()), "pairs", last.Pairs, "negatives", last.Negatives, "avg loss", last.AvgLoss())
+	return emb, sw, nil
 }
 
 // writeOutputs writes the word vectors (only the words --out-min-count

@@ -244,11 +244,8 @@ func TestOneThreadIsEpochPasses(t *testing.T) {
 // ranTrainer trains with cfg and returns the trainer afterwards.
 func ranTrainer(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) *trainer {
 	t.Helper()
-	tr, err := newTrainer(enc, v, cfg)
+	tr, err := prepare(enc, v, cfg)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.initInputs(v); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.run(context.Background()); err != nil {
@@ -283,8 +280,8 @@ func TestWorkersSpendTheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, w := range tr.newWorkers() {
-		if w.start != starts[k] || w.rng != newRNG(tr.cfg.Seed, uint64(k)+1) {
-			t.Errorf("worker %d starts at %d with stream state %v, want %d and stream %d", k, w.start, w.rng, starts[k], k+1)
+		if w.pos != starts[k] || w.rng != newRNG(tr.cfg.Seed, uint64(k)+1) {
+			t.Errorf("worker %d starts at %d with stream state %v, want %d and stream %d", k, w.pos, w.rng, starts[k], k+1)
 		}
 	}
 	if p := tr.progress(tr.total+3, time.Now()); p.Done != p.Total {

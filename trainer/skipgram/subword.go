@@ -129,17 +129,14 @@ func newSubwordTable(words []string, cfg Config) (*subwordTable, error) {
 // model.FastTextHash; with Bucket 0, one row per distinct n-gram), each
 // context word within the shrunk window is predicted from it with negative
 // sampling, and the gradient of the mean is added in full to every one of
-// those rows (fastText does not normalise it for skipgram). Subsampling, negatives, the learning-rate schedule and the
-// Hogwild workers are Train's. cfg.MaxN must be > 0.
+// those rows (fastText does not normalise it for skipgram). Subsampling, negatives, the learning-rate schedule, the
+// Hogwild workers and the checkpoints are Train's. cfg.MaxN must be > 0.
 func TrainSubwords(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*Subwords, error) {
 	if cfg.MaxN == 0 {
 		return nil, errors.New("skipgram: subword training needs MaxN > 0")
 	}
-	t, err := newTrainer(enc, vocab, cfg)
+	t, err := prepare(enc, vocab, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if err := t.initInputs(vocab); err != nil {
 		return nil, err
 	}
 	if err := t.run(ctx); err != nil {

@@ -82,6 +82,9 @@ type Config struct {
 	Progress func(Progress)
 	// ProgressEvery is the interval between Progress calls (default 1 s).
 	ProgressEvery time.Duration
+	// Checkpoints says where and when the run writes checkpoints and which
+	// one it resumes (the zero value: none).
+	Checkpoints Checkpoints
 }
 
 // DefaultConfig returns dimension 100, window 5, 5 negatives drawn from
@@ -127,6 +130,7 @@ func (c Config) Validate() error {
 		check(c.LR > 0 && c.LR <= 10, "LR", "%v out of range (0, 10]", c.LR),
 		check(c.Threads >= 1 && c.Threads <= 4096, "Threads", "%d out of range 1..4096", c.Threads),
 		check(c.ProgressEvery >= 0, "ProgressEvery", "%v is negative", c.ProgressEvery),
+		check(c.Checkpoints.Every >= 0, "Checkpoints.Every", "%d: want ≥ 0", c.Checkpoints.Every),
 		check(c.MaxN == 0 || (c.MinN >= 1 && c.MinN <= c.MaxN && c.MaxN <= 32), "MaxN", "n-gram lengths %d..%d: want 1 ≤ min ≤ max ≤ 32 (or max 0: no subwords)", c.MinN, c.MaxN),
 		check(c.HoldForms >= 0 && c.HoldForms < 1, "HoldForms", "%v out of range [0, 1)", c.HoldForms),
 		check(c.HoldForms == 0 || c.MaxN > 0, "HoldForms", "holding forms needs subword training (MaxN > 0)"),
@@ -146,6 +150,9 @@ type Progress struct {
 	// Done counts the corpus tokens processed so far (before subsampling), over
 	// all epochs; Total is Epochs × corpus tokens.
 	Done, Total int64
+	// Start is the part of Done processed before this run began: resumed
+	// from a checkpoint, the tokens the checkpoint had published (else 0).
+	Start int64
 	// Elapsed is the time since training started.
 	Elapsed time.Duration
 	// LR is the current learning rate.
@@ -170,12 +177,13 @@ func (p Progress) AvgLoss() float64 {
 	return p.Loss / float64(p.Pairs)
 }
 
-// Rate returns the tokens processed per second so far.
+// Rate returns the tokens processed per second so far by this run (those of
+// a checkpoint it resumed left out).
 func (p Progress) Rate() float64 {
 	if p.Elapsed <= 0 {
 		return 0
 	}
-	return float64(p.Done) / p.Elapsed.Seconds()
+	return float64(p.Done-p.Start) / p.Elapsed.Seconds()
 }
 
 // ETA estimates the remaining time from the rate so far (0 when unknown).
@@ -244,7 +252,7 @@ func sigmoid(x float32) float32 {
 }
 
 // lrUpdateEvery is how many tokens a worker processes between updates of the
-// learning rate, of the shared progress counter and checks for cancellation.
+// learning rate and of the shared progress counter.
 const lrUpdateEvery = 10000
 
 // budgetChunk is how many tokens of the run's budget a worker claims at a
@@ -266,7 +274,14 @@ type trainer struct {
 	total     int64         // Epochs × corpus tokens
 	claimed   atomic.Int64  // tokens of the budget (total) the workers have claimed
 	processed atomic.Int64  // tokens processed by all workers, as published
-	stop      atomic.Bool   // set on cancellation
+	workers   []*worker     // the run's cfg.Threads workers (newWorkers, or restored)
+	gate      gate          // pauses the workers for a checkpoint
+	nextCkpt  atomic.Int64  // processed tokens at which the next checkpoint is due
+	from      int64         // processed when the run began: the checkpoint's, resumed
+
+	// settings are those a checkpoint records (settingsOf; nil without
+	// checkpoints).
+	settings map[string]string
 
 	statsMu sync.Mutex // guards stats
 	stats   workStats  // the work published by the workers
@@ -289,17 +304,17 @@ func (s *workStats) add(o workStats) {
 // Train learns skipgram embeddings for the words of vocab from enc, a corpus
 // encoded in vocab's ids (without Unknown ids). vocab.Counts drive subsampling
 // and negative sampling. It returns the input vectors as embeddings with the
-// vocabulary's words and counts. On cancellation of ctx it returns ctx.Err()
-// promptly (within lrUpdateEvery tokens per worker).
+// vocabulary's words and counts. It writes checkpoints and resumes one as
+// cfg.Checkpoints says. On cancellation of ctx it returns an error wrapping
+// ErrInterrupted and ctx.Err() promptly (once each worker has trained the
+// unit it is in), after writing a checkpoint when cfg.Checkpoints.Path is
+// set.
 func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*model.Embeddings, error) {
-	t, err := newTrainer(enc, vocab, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if t.cfg.MaxN != 0 {
+	if cfg.MaxN != 0 {
 		return nil, errors.New("skipgram: Train learns words only; use TrainSubwords for MaxN > 0")
 	}
-	if err := t.initInputs(vocab); err != nil {
+	t, err := prepare(enc, vocab, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if err := t.run(ctx); err != nil {
@@ -310,6 +325,29 @@ func Train(ctx context.Context, enc *corpus.Encoded, vocab *corpus.Vocab, cfg Co
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
 	return e, nil
+}
+
+// prepare builds the trainer of a run: its state, its input vectors and its
+// workers, new or resumed from cfg.Checkpoints.Resume.
+func prepare(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer, error) {
+	t, err := newTrainer(enc, vocab, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.initInputs(vocab); err != nil {
+		return nil, err
+	}
+	t.workers = t.newWorkers()
+	if cfg.Checkpoints.Path != "" || cfg.Checkpoints.Resume != "" {
+		t.settings = settingsOf(t.cfg, enc, vocab)
+	}
+	if cfg.Checkpoints.Resume != "" {
+		if err := t.resume(cfg.Checkpoints.Resume); err != nil {
+			return nil, err
+		}
+	}
+	t.nextCkpt.Store(t.nextCheckpoint(t.processed.Load()))
+	return t, nil
 }
 
 // initInputs allocates and initialises the input matrix syn0 for the words
@@ -403,7 +441,7 @@ func newTrainer(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer,
 	if err != nil {
 		return nil, fmt.Errorf("skipgram: %w", err)
 	}
-	return &trainer{
+	t := &trainer{
 		cfg:      cfg,
 		order:    order,
 		enc:      enc,
@@ -412,7 +450,9 @@ func newTrainer(enc *corpus.Encoded, vocab *corpus.Vocab, cfg Config) (*trainer,
 		keep:     keepThresholds(vocab.Counts, trainWords, cfg.Sample),
 		neg:      neg,
 		total:    int64(cfg.Epochs) * enc.NumTokens(),
-	}, nil
+	}
+	t.nextCkpt.Store(math.MaxInt64)
+	return t, nil
 }
 
 // keepThresholds computes word2vec's subsampling: a word with count c among
@@ -435,39 +475,121 @@ func keepThresholds(counts []int64, total int64, sample float64) []uint64 {
 	return keep
 }
 
-// run trains with cfg.Threads workers (newWorkers) at once.
+// run trains with the workers at once, each in a goroutine of its own, until
+// they have spent the budget or ctx is cancelled. It writes the checkpoints
+// (cfg.Checkpoints) as they come due, with the workers paused at a unit
+// boundary (gate), and the last one once they are done.
 func (t *trainer) run(ctx context.Context) error {
-	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := &runState{start: time.Now()}
+	done := t.startWorkers(r)
+	ticker := time.NewTicker(t.cfg.ProgressEvery)
+	defer ticker.Stop()
+	cancelled := ctx.Done()
+	for {
+		select {
+		case <-done:
+			return t.end(ctx, r)
+		case <-cancelled:
+			cancelled = nil
+			r.stopping = true
+			t.gate.request()
+		case <-t.gate.all:
+			t.atPause(ctx, r)
+		case <-ticker.C:
+			if t.cfg.Progress != nil {
+				t.cfg.Progress(t.progress(t.processed.Load(), r.start))
+			}
+		}
+	}
+}
+
+// runState is what run keeps between the events of a run.
+type runState struct {
+	start    time.Time
+	trains   bool  // a worker had work left when the run began
+	stopping bool  // ctx was cancelled: the workers stop at their pause
+	saved    bool  // the checkpoint of the workers' state, stopped, is written
+	err      error // a checkpoint could not be written: the workers stop
+}
+
+// startWorkers starts a goroutine for every worker with work left and
+// returns a channel closed once all of them have returned.
+func (t *trainer) startWorkers(r *runState) <-chan struct{} {
+	t.gate.init()
 	var wg sync.WaitGroup
-	for _, w := range t.newWorkers() {
+	for _, w := range t.workers {
+		if w.done {
+			continue
+		}
+		r.trains = true
+		t.gate.enter()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer t.gate.leave()
 			w.train()
 		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	ticker := time.NewTicker(t.cfg.ProgressEvery)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-done:
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if t.cfg.Progress != nil {
-				t.cfg.Progress(t.progress(t.total, start))
-			}
-			return nil
-		case <-ctx.Done():
-			t.stop.Store(true)
-		case <-ticker.C:
-			if t.cfg.Progress != nil {
-				t.cfg.Progress(t.progress(t.processed.Load(), start))
-			}
-		}
+	return done
+}
+
+// atPause handles the workers all paused at a unit boundary: it writes the
+// checkpoint due, or when stopping the one of where they stopped, and
+// releases them to go on, or to return when stopping (ctx cancelled, also
+// while the checkpoint was written: it is the one of where they stop) or
+// when the checkpoint could not be written.
+func (t *trainer) atPause(ctx context.Context, r *runState) {
+	if !t.gate.allPaused() {
+		return // every worker returned in the meantime: end writes what is due
 	}
+	var err error
+	if t.cfg.Checkpoints.Path != "" {
+		err = t.checkpoint()
+	}
+	r.stopping = r.stopping || ctx.Err() != nil
+	stop := r.stopping || err != nil
+	r.saved = err == nil && stop
+	if err != nil {
+		r.err = err
+	}
+	if !stop {
+		t.nextCkpt.Store(t.nextCheckpoint(t.processed.Load()))
+	}
+	t.gate.release(stop)
+}
+
+// end finishes the run once every worker has returned: it writes the last
+// checkpoint (of a finished run when the budget is spent) unless written
+// at the workers' pause or nothing was trained, and says where a cancelled
+// run stopped and how to continue it.
+func (t *trainer) end(ctx context.Context, r *runState) error {
+	path := t.cfg.Checkpoints.Path
+	if r.err == nil && path != "" && r.trains && !r.saved {
+		r.err = t.checkpoint()
+	}
+	err := ctx.Err()
+	switch {
+	case err != nil && !r.trains:
+		return err
+	case err != nil && r.err != nil:
+		return fmt.Errorf("%w (%w); writing the checkpoint failed too: %w", ErrInterrupted, err, r.err)
+	case r.err != nil:
+		return r.err
+	case err != nil && path == "":
+		return fmt.Errorf("%w %s (%w); no checkpoint path set, nothing saved", ErrInterrupted, t.position(), err)
+	case err != nil:
+		return fmt.Errorf("%w %s (%w); checkpoint written to %s: continue with --resume %s",
+			ErrInterrupted, t.position(), err, path, path)
+	}
+	if t.cfg.Progress != nil {
+		t.cfg.Progress(t.progress(t.total, r.start))
+	}
+	return nil
 }
 
 // progress is the snapshot after processed tokens of a run started at start.
@@ -476,8 +598,8 @@ func (t *trainer) progress(processed int64, start time.Time) Progress {
 	st := t.stats
 	t.statsMu.Unlock()
 	processed = min(processed, t.total) // the workers' last units may pass it
-	return Progress{Done: processed, Total: t.total, Elapsed: time.Since(start), LR: float64(t.lr(processed)),
-		Pairs: st.pairs, Negatives: st.negatives, Loss: st.loss}
+	return Progress{Done: processed, Start: min(t.from, processed), Total: t.total, Elapsed: time.Since(start),
+		LR: float64(t.lr(processed)), Pairs: st.pairs, Negatives: st.negatives, Loss: st.loss}
 }
 
 // lr returns the learning rate after processed tokens: linear decay from LR to LR·1e-4.
@@ -490,7 +612,8 @@ func (t *trainer) lr(processed int64) float32 {
 type worker struct {
 	t      *trainer
 	rng    rng
-	start  int       // the position of t.order where the sweep starts
+	pos    int       // the position of t.order of the next unit to train
+	done   bool      // the budget is spent: the worker returned for good
 	sen    []int32   // the current unit after subsampling
 	neu1e  []float32 // gradient accumulated for the current context vector
 	hidden []float32 // subword training: the mean of the word's input rows
@@ -504,7 +627,7 @@ type worker struct {
 // newWorker returns a worker drawing random stream stream of the seed and
 // starting its sweep at position start of the order.
 func newWorker(t *trainer, stream uint64, start int) *worker {
-	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), start: start, neu1e: make([]float32, t.cfg.Dim),
+	return &worker{t: t, rng: newRNG(t.cfg.Seed, stream), pos: start, neu1e: make([]float32, t.cfg.Dim),
 		hidden: make([]float32, t.cfg.Dim), alpha: float32(t.cfg.LR)}
 }
 
@@ -519,7 +642,7 @@ func (t *trainer) newWorkers() []*worker {
 	return ws
 }
 
-// train visits the units in t.order from position w.start on, wrapping around
+// train visits the units in t.order from position w.pos on, wrapping around
 // at the end, for as long as it can claim tokens of the run's budget (Epochs
 // passes over the corpus) or has claimed tokens left, as fastText's threads
 // read the whole file from their own offsets until all epochs are done. With
@@ -528,23 +651,30 @@ func (t *trainer) newWorkers() []*worker {
 // pace of its worker: with the corpus in file order a share is a set of
 // domains, and a slower share's domains would be trained later in the schedule,
 // or alone at its end (docs/evaluation.md). Sweeping instead, the workers
-// visit the units about Epochs times each, not exactly.
+// visit the units about Epochs times each, not exactly. After each unit the
+// worker pauses when the gate asks it to; it returns when the budget is
+// spent (w.done) or when the pause ends in a stop, w.pos then the next unit.
 func (w *worker) train() {
-	n := w.t.enc.NumUnits()
-	for p := w.start; ; p++ {
-		if p >= n {
-			p = 0
+	t := w.t
+	n := t.enc.NumUnits()
+	for {
+		if !w.step(unitAt(t.order, w.pos)) {
+			w.sync()
+			w.done = true
+			return
 		}
-		if !w.step(unitAt(w.t.order, p)) {
-			break
+		if w.pos++; w.pos == n {
+			w.pos = 0
+		}
+		if t.gate.want.Load() && !t.gate.pause() {
+			return
 		}
 	}
-	w.sync()
 }
 
 // step trains on unit u once, claiming budget first if the worker's is
 // spent; it reports false, having done nothing, when the budget is all
-// claimed and spent or training was cancelled.
+// claimed and spent.
 func (w *worker) step(u int) bool {
 	t := w.t
 	if w.quota <= 0 && !w.claim() {
@@ -560,8 +690,8 @@ func (w *worker) step(u int) bool {
 	w.sen = sen
 	w.local += int64(len(unit))
 	w.quota -= int64(len(unit))
-	if w.local-w.sent >= lrUpdateEvery && !w.sync() {
-		return false
+	if w.local-w.sent >= lrUpdateEvery {
+		w.sync()
 	}
 	if t.sub != nil {
 		w.trainUnitSubwords(sen)
@@ -584,17 +714,102 @@ func (w *worker) claim() bool {
 	return true
 }
 
-// sync publishes the worker's progress, updates its learning rate and reports
-// whether to go on.
-func (w *worker) sync() bool {
-	p := w.t.processed.Add(w.local - w.sent)
+// sync publishes the worker's progress and work and updates its learning
+// rate; once the tokens published reach those of the next checkpoint, it
+// asks the workers to pause for it (gate.request).
+func (w *worker) sync() {
+	t := w.t
+	p := t.processed.Add(w.local - w.sent)
 	w.sent = w.local
-	w.t.statsMu.Lock()
-	w.t.stats.add(w.stats)
-	w.t.statsMu.Unlock()
+	t.statsMu.Lock()
+	t.stats.add(w.stats)
+	t.statsMu.Unlock()
 	w.stats = workStats{}
-	w.alpha = w.t.lr(p)
-	return !w.t.stop.Load()
+	w.alpha = t.lr(p)
+	if p >= t.nextCkpt.Load() {
+		t.gate.request()
+	}
+}
+
+// gate pauses the running workers, all at once, each after the unit it is
+// training: the state a checkpoint records, from which a resumed run goes on
+// exactly as the uninterrupted one does.
+type gate struct {
+	want   atomic.Bool   // a pause is asked for: each worker pauses after its unit
+	all    chan struct{} // receives when, a pause asked for, every running worker is paused
+	mu     sync.Mutex    // guards what follows
+	cond   sync.Cond     // broadcast by release
+	active int           // workers running
+	paused int           // of them, those waiting in pause
+	round  int           // counts the releases
+	stop   bool          // the last release told the workers to return
+}
+
+// init readies the gate for a run.
+func (g *gate) init() {
+	g.cond.L = &g.mu
+	g.all = make(chan struct{}, 1)
+}
+
+// request asks the workers to pause after their unit.
+func (g *gate) request() { g.want.Store(true) }
+
+// enter counts a worker about to run.
+func (g *gate) enter() {
+	g.mu.Lock()
+	g.active++
+	g.mu.Unlock()
+}
+
+// leave counts a worker that returned.
+func (g *gate) leave() {
+	g.mu.Lock()
+	g.active--
+	g.signal()
+	g.mu.Unlock()
+}
+
+// pause waits, the worker counted as paused, until release; it reports
+// whether to go on.
+func (g *gate) pause() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	round := g.round
+	g.paused++
+	g.signal()
+	for g.round == round {
+		g.cond.Wait()
+	}
+	return !g.stop
+}
+
+// signal tells run, a pause asked for, that every running worker is
+// paused. g.mu is held.
+func (g *gate) signal() {
+	if g.want.Load() && g.paused == g.active {
+		select {
+		case g.all <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// allPaused reports whether a pause is asked for and every running worker,
+// one at least, is paused.
+func (g *gate) allPaused() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.want.Load() && g.active > 0 && g.paused == g.active
+}
+
+// release lets the paused workers go on, or return when stop is set.
+func (g *gate) release(stop bool) {
+	g.mu.Lock()
+	g.want.Store(false)
+	g.paused, g.stop = 0, stop
+	g.round++
+	g.cond.Broadcast()
+	g.mu.Unlock()
 }
 
 // trainUnit runs SGD over every (word, context) pair of one subsampled unit:
