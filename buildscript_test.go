@@ -114,22 +114,29 @@ func TestBuildScriptAcceptsFormShare(t *testing.T) {
 // fakeGo is a `go` command for the build script's tests: `go build -o BIN .`
 // writes BIN as a stand-in for text2vec-am that appends its arguments to
 // $FAKE_LOG and writes a line to each file its --out, --counts-out,
-// --ngrams-out and --bundle-out name; with FAKE_INTERRUPT=1, `train` writes
-// its checkpoint (<--out>.ckpt) and fails, as after Ctrl-C.
+// --ngrams-out and --bundle-out name; with FAKE_INTERRUPT=1, `train` (with
+// FAKE_INTERRUPT_STEP1=1, `train-embeddings`) writes only its checkpoint
+// (<--out>.ckpt) and fails, as after Ctrl-C.
 const fakeGo = `#!/bin/sh
 [ "$1" = build ] && [ "$2" = -o ] || { echo "fake go: $*" >&2; exit 1; }
 cat >"$3" <<'BIN'
 #!/bin/sh
 echo "$*" >>"$FAKE_LOG"
 cmd=$1
+outs=
 while [ $# -gt 0 ]; do
   case $1 in
-    --out) echo x >"$2"; last=$2; shift ;;
-    --counts-out|--ngrams-out|--bundle-out) echo x >"$2"; shift ;;
+    --out) outs="$outs $2"; last=$2; shift ;;
+    --counts-out|--ngrams-out|--bundle-out) outs="$outs $2"; shift ;;
   esac
   shift
 done
-if [ "$cmd" = train ] && [ "${FAKE_INTERRUPT:-}" = 1 ]; then echo x >"$last.ckpt"; exit 1; fi
+if { [ "$cmd" = train ] && [ "${FAKE_INTERRUPT:-}" = 1 ]; } ||
+  { [ "$cmd" = train-embeddings ] && [ "${FAKE_INTERRUPT_STEP1:-}" = 1 ]; }; then
+  echo x >"$last.ckpt"
+  exit 1
+fi
+for f in $outs; do echo x >"$f"; done
 exit 0
 BIN
 chmod +x "$3"
@@ -315,5 +322,50 @@ func TestBuildScriptResumes(t *testing.T) {
 	}
 	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the checkpoint is left after the model was written (%v)", err)
+	}
+}
+
+// TestBuildScriptResumesStep1: a build run again after step 1 was
+// interrupted resumes step 1 from its checkpoint and goes on to step 2; the
+// checkpoint goes once step 1's files are complete, and a checkpoint of a
+// step 1 with other settings is refused rather than overwritten or resumed.
+func TestBuildScriptResumesStep1(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	_, mydocs := corpusDir(t, caller)
+	work := filepath.Join(caller, "work")
+	ckpt := filepath.Join(work, "subwords.bin.ckpt")
+	if _, code := b.run(t, caller, []string{mydocs}, "WORK=work", "FAKE_INTERRUPT_STEP1=1"); code == 0 {
+		t.Fatal("the interrupted build exited 0")
+	}
+	if _, err := os.Stat(ckpt); err != nil {
+		t.Fatalf("no checkpoint after the interrupted step 1: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "step1.settings")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("step1.settings written after the interrupted step 1 (%v)", err)
+	}
+	out, code := b.run(t, caller, []string{mydocs}, "WORK=work", "DIM=8")
+	if code != 2 || !strings.Contains(out, ckpt) || !strings.Contains(out, "other settings") {
+		t.Errorf("a build with other settings over step 1's checkpoint: exit status %d, %q; want 2 naming it", code, out)
+	}
+	out, code = b.run(t, caller, []string{mydocs}, "WORK=work")
+	if code != 0 || !strings.Contains(out, "step 1 resumes from "+ckpt) {
+		t.Fatalf("the build run again: exit status %d: %s", code, out)
+	}
+	cmds := b.commands(t)
+	if sub := cmds["train-embeddings"]; len(sub) != 2 || strings.Contains(sub[0], "--resume") ||
+		!strings.Contains(sub[1], "--resume "+ckpt) {
+		t.Errorf("train-embeddings ran as %q, want without --resume and then with --resume %s", sub, ckpt)
+	}
+	if len(cmds["train"]) != 1 || strings.Contains(cmds["train"][0], "--resume") {
+		t.Errorf("train ran as %q, want once without --resume", cmds["train"])
+	}
+	for _, f := range []string{ckpt, filepath.Join(work, "step1.started")} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left after step 1 completed (%v)", f, err)
+		}
+	}
+	if _, code := b.run(t, caller, []string{mydocs}, "WORK=work"); code != 0 || len(b.commands(t)["train-embeddings"]) != 2 {
+		t.Errorf("a third build: exit status %d, train-embeddings ran again: %q", code, b.commands(t)["train-embeddings"])
 	}
 }

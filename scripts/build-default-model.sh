@@ -36,18 +36,19 @@ Settings, as environment variables (NAME=value before the command):
   HOLD_FORMS=P      the held-forms variant (docs/model.md, "A model whose contexts pay"; default 0: off)
 
 Run again with the same WORK, corpus and settings, a build continues where it stopped: step 1's
-files, once complete, are used again, and step 2 resumes from its checkpoint ($WORK/am.am.ckpt).
+files, once complete, are used again, an unfinished step 1 resumes from its checkpoint
+($WORK/subwords.bin.ckpt), and step 2 from its own ($WORK/am.am.ckpt).
 About 1 minute per million corpus tokens on 2 cores at the default settings; DIM=50 EPOCHS=2
 AM_EPOCHS=2 make a quick trial. docs/model.md, "Training your own model on your corpus".
 USAGE
 }
 
 # Settings, in detail: step 1 (the subword model, nearly all of the time) trains DIM-d vectors for
-# EPOCHS epochs; step 2 (AM) trains for AM_EPOCHS epochs and writes a checkpoint after every epoch
+# EPOCHS epochs; step 2 (AM) trains for AM_EPOCHS epochs; each writes a checkpoint after every epoch
 # and on Ctrl-C. WORK keeps step 1's files (subwords.bin, counts.txt, ngrams.bin; step1.settings
-# once they are complete) and step 2's (am.am, the corpus index, step2.settings; the checkpoint
-# until the bundle is written). NGRAMS bounds the n-gram table; --install refuses a model of 25 MB
-# or more.
+# once they are complete; its checkpoint and step1.started until then) and step 2's (am.am, the
+# corpus index, step2.settings; the checkpoint until the bundle is written). NGRAMS bounds the
+# n-gram table; --install refuses a model of 25 MB or more.
 # HOLD_FORMS=P (default 0) builds the held-forms variant instead: the fraction P of the words seen
 # 100 times or more held out of their n-grams' training, and AM trained on those words alone
 # (docs/model.md, "A model whose contexts pay"), with whole forms, int8 base vectors and NGRAMS
@@ -143,14 +144,26 @@ corpus_files() {
   done
 }
 # What a step's files were made from: the corpus files in the order read (path, size and time of
-# the file a link points to) and the settings. A run with the same WORK uses step 1's files again
-# and resumes step 2 only when they are the same.
+# the file a link points to) and the settings. A run with the same WORK uses step 1's files again,
+# and resumes an unfinished step 1 or step 2, only when they are the same.
 step1=$(
   printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
   corpus_files "${corpora[@]}" | xargs -0 -r stat -L -c '%n %s %.9Y'
 )
 step2=$(printf '%s\nam_epochs %s form_share %s coverage %s ngrams %s\n' \
   "$step1" "$am_epochs" "$form_share" "${GATE_COVERAGE:-1}" "$ngrams")
+# An unfinished step 1 (its checkpoint there, step1.settings not the same) resumes from its
+# checkpoint when step1.started, what it was started from, is the same; it is refused otherwise.
+ckpt1="$work/subwords.bin.ckpt"
+resume1=()
+if [ -e "$ckpt1" ] && [ "$(cat "$work/step1.settings" 2>/dev/null)" != "$step1" ]; then
+  if [ "$(cat "$work/step1.started" 2>/dev/null)" != "$step1" ]; then
+    echo "build-default-model: $ckpt1 is the checkpoint of a build with another corpus or other settings;" \
+      "delete it or choose another WORK" >&2
+    exit 2
+  fi
+  resume1=(--resume "$ckpt1")
+fi
 ckpt="$work/am.am.ckpt"
 resume=()
 if [ -e "$ckpt" ]; then
@@ -170,18 +183,25 @@ bin="$work/text2vec-am"
 #    recipe: window 5, 5 negatives from unigram^0.5, lr 0.05, min-count 5) but a row of its own
 #    for every n-gram instead of fastText's 2,000,000 hashed buckets (docs/model.md) and EPOCHS
 #    (10) epochs (twice fastText's 5: docs/model.md), corpus lines in an order drawn from the
-#    seed. Its word vectors are AM's base.
+#    seed. Its word vectors are AM's base. A checkpoint of an interrupted run of the same build is
+#    resumed (train-embeddings --resume: on one thread, the same vectors as a run never
+#    interrupted).
 corpus_flags=()
 for c in "${corpora[@]}"; do corpus_flags+=(--corpus "$c"); done
 if [ "$(cat "$work/step1.settings" 2>/dev/null)" = "$step1" ]; then
   echo "build-default-model: step 1 done in an earlier run with this corpus and these settings; using $work/subwords.bin"
 else
   rm -f "$work/step1.settings"
+  if [ ${#resume1[@]} -gt 0 ]; then
+    echo "build-default-model: step 1 resumes from $ckpt1"
+  fi
+  printf '%s\n' "$step1" >"$work/step1.started"
   "$bin" train-embeddings "${corpus_flags[@]}" --dim "$dim" --window 5 --negative 5 --min-count 5 \
     --epochs "$epochs" --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
     --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
-    --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
+    --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin" "${resume1[@]}"
   printf '%s\n' "$step1" >"$work/step1.settings"
+  rm -f "$ckpt1" "$work/step1.started"
 fi
 
 # 2. AM on them with the paper's protocol and four additions (AM_EPOCHS, 20, epochs; a gate that
