@@ -76,7 +76,7 @@ func TestLatin1CorpusNamedAsSuch(t *testing.T) {
 	_, err := Read(context.Background(), []string{p}, DefaultOptions())
 	if !errors.Is(err, ErrNotText) || err == nil || !strings.Contains(err.Error(), p+": not UTF-8 text") ||
 		!strings.Contains(err.Error(), "looks like text in another encoding") ||
-		!strings.Contains(err.Error(), "iconv -f windows-1252 -t utf-8 "+p) {
+		!strings.Contains(err.Error(), "iconv -f windows-1252 -t UTF-8 "+p) {
 		t.Errorf("Latin-1 corpus: err = %v, want it refused as text in another encoding with the iconv command", err)
 	}
 	bom := filepath.Join(dir, "bom.txt")
@@ -121,7 +121,9 @@ func TestUnmarkedUTF16CorpusNamedAsSuch(t *testing.T) {
 			for _, gz := range []bool{false, true} {
 				p := filepath.Join(dir, lang+"-"+enc+".txt")
 				content := encodeUnmarked(text, enc)
+				command := "iconv -f " + enc + " -t UTF-8 " + p + " > " + p + ".utf8"
 				if gz {
+					command = "gzip -dc " + p + ".gz | iconv -f " + enc + " -t UTF-8 | gzip > " + p + ".utf8.gz"
 					p += ".gz"
 					content = gzipped(t, string(content))
 				}
@@ -129,7 +131,7 @@ func TestUnmarkedUTF16CorpusNamedAsSuch(t *testing.T) {
 				_, err := Read(context.Background(), []string{p}, DefaultOptions())
 				if !errors.Is(err, ErrNotText) || err == nil ||
 					!strings.Contains(err.Error(), p+": not UTF-8 text: it looks like "+enc+" text without a byte order mark") ||
-					!strings.Contains(err.Error(), "iconv -f "+enc+" -t UTF-8 "+p+" > "+p+".utf8") ||
+					!strings.Contains(err.Error(), command) ||
 					strings.Contains(err.Error(), "binary") {
 					t.Errorf("%s: err = %v, want it refused as %s text with the iconv command", p, err, enc)
 				}
@@ -203,9 +205,41 @@ func TestBinaryNotTakenForUnmarkedUnicode(t *testing.T) {
 		if got := unmarkedUnicode(content); got != "" {
 			t.Errorf("%s: taken for %s text", name, got)
 		}
-		err := checkHead("f", content[:min(len(content), TextCheckBytes)])
+		err := checkHead("f", false, content[:min(len(content), TextCheckBytes)])
 		if !errors.Is(err, ErrNotText) || !strings.Contains(err.Error(), "as in a binary file") {
 			t.Errorf("%s: err = %v, want it called binary", name, err)
 		}
+	}
+}
+
+// A gzip'd corpus file in another encoding is refused with a command that
+// converts what it holds: iconv run on the compressed bytes would fail.
+func TestGzipCorpusInAnotherEncodingConverted(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Repeat("the daemon restarts the kernel module\r\n", 100)
+	for name, c := range map[string]struct {
+		content []byte
+		enc     string
+	}{
+		"bom.txt.gz":      {encodeUTF16(text, false), "UTF-16"},
+		"unmarked.txt.gz": {encodeUnmarked(text, "UTF-16BE"), "UTF-16BE"},
+		"latin1.txt.gz": {[]byte(strings.Repeat("le d\xe9mon red\xe9marre le module du noyau \xe0 l'\xe9t\xe9\n", 100)),
+			"windows-1252"},
+		"gzip-named.txt": {encodeUnmarked(text, "UTF-16LE"), "UTF-16LE"},
+	} {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, gzipped(t, string(c.content)))
+		_, err := Read(context.Background(), []string{p}, DefaultOptions())
+		want := "gzip -dc " + p + " | iconv -f " + c.enc + " -t UTF-8 | gzip > " + strings.TrimSuffix(p, ".gz") +
+			".utf8.gz"
+		if !errors.Is(err, ErrNotText) || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want the command %q", name, err, want)
+		}
+	}
+	p := filepath.Join(dir, "plain.txt")
+	writeFile(t, p, encodeUnmarked(text, "UTF-16LE"))
+	if _, err := Read(context.Background(), []string{p}, DefaultOptions()); err == nil ||
+		!strings.Contains(err.Error(), "(iconv -f UTF-16LE -t UTF-8 "+p+" > "+p+".utf8)") {
+		t.Errorf("a plain file: err = %v, want iconv run on it", err)
 	}
 }

@@ -126,17 +126,21 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // openFile opens a corpus file, decompressing it when it starts with the gzip
-// magic bytes. raw counts the bytes read from disk.
-func openFile(path string) (r io.Reader, raw *countingReader, closeFn func() error, err error) {
+// magic bytes (gzipped; false also when the file cannot be read at an
+// offset, as a pipe). raw counts the bytes read from disk.
+func openFile(path string) (r io.Reader, raw *countingReader, gzipped bool, closeFn func() error, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("corpus: %w", err)
+		return nil, nil, false, nil, fmt.Errorf("corpus: %w", err)
 	}
+	var magic [2]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	gzipped = n == len(magic) && magic == [2]byte{0x1f, 0x8b}
 	raw = &countingReader{r: f}
 	r, closeZ, err := model.MaybeGunzip(raw, readBuffer)
 	if err != nil {
 		f.Close()
-		return nil, nil, nil, fmt.Errorf("read corpus file %s: %w", path, err)
+		return nil, nil, false, nil, fmt.Errorf("read corpus file %s: %w", path, err)
 	}
-	return r, raw, func() error { return errors.Join(closeZ(), f.Close()) }, nil
+	return r, raw, gzipped, func() error { return errors.Join(closeZ(), f.Close()) }, nil
 }

@@ -108,7 +108,7 @@ type scanner struct {
 
 // scanFile passes the units of one file to s.fn and returns its token count.
 func (s *scanner) scanFile(ctx context.Context, path string) (int64, error) {
-	r, raw, closeFn, err := openFile(path)
+	r, raw, gzipped, closeFn, err := openFile(path)
 	if err != nil {
 		return 0, err
 	}
@@ -118,7 +118,7 @@ func (s *scanner) scanFile(ctx context.Context, path string) (int64, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return 0, fmt.Errorf("read corpus file %s near line 1: %w", path, err)
 	}
-	if err := checkHead(path, head); err != nil {
+	if err := checkHead(path, gzipped, head); err != nil {
 		return 0, err
 	}
 	var ntok, offset int64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -33,15 +34,16 @@ const (
 // so refused that starts with a UTF-16 or UTF-32 byte order mark, or whose
 // first block reads as UTF-16 or UTF-32 text without one (unmarkedUnicode),
 // is named as text in that encoding, and one whose first block is mostly
-// ASCII as text in a single-byte encoding, each with how to convert it.
-func checkHead(path string, head []byte) error {
+// ASCII as text in a single-byte encoding, each with how to convert it
+// (through gzip when the file is gzipped).
+func checkHead(path string, gzipped bool, head []byte) error {
 	bom := unicodeBOM(head)
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		if bom != "" {
-			return bomError(path, bom)
+			return bomError(path, gzipped, bom)
 		}
 		if enc := unmarkedUnicode(head); enc != "" {
-			return unmarkedError(path, enc, len(head))
+			return unmarkedError(path, gzipped, enc, len(head))
 		}
 		return nulError(path, int64(i), 1+bytes.Count(head[:i], []byte{'\n'}))
 	}
@@ -63,14 +65,14 @@ func checkHead(path string, head []byte) error {
 		return nil
 	}
 	if bom != "" {
-		return bomError(path, bom)
+		return bomError(path, gzipped, bom)
 	}
 	where := fmt.Sprintf("%d of its first %d bytes are not valid UTF-8 (the first at byte offset %d, line %d)",
 		invalid, len(head), first, 1+bytes.Count(head[:first], []byte{'\n'}))
 	if mostlyASCII(head) {
 		return fmt.Errorf("corpus file %s: %w: %s; it looks like text in another encoding, such as Latin-1 or "+
-			"Windows-1252: convert it to UTF-8 (iconv -f windows-1252 -t utf-8 %s > %s.utf8, or -f latin1)",
-			path, ErrNotText, where, path, path)
+			"Windows-1252: convert it to UTF-8 (%s, or -f latin1)", path, ErrNotText, where,
+			convertCommand(path, gzipped, "windows-1252"))
 	}
 	return fmt.Errorf("corpus file %s: %w: %s: binary data, or text in another encoding "+
 		"(convert that to UTF-8 with iconv)", path, ErrNotText, where)
@@ -101,19 +103,29 @@ func mostlyASCII(head []byte) bool {
 	return ascii*4 >= len(head)*3
 }
 
+// convertCommand returns the shell command that converts the corpus file
+// path from the encoding enc to UTF-8: iconv on the file, or on what it
+// holds when it is gzipped (iconv cannot read the compressed bytes).
+func convertCommand(path string, gzipped bool, enc string) string {
+	if gzipped {
+		return fmt.Sprintf("gzip -dc %s | iconv -f %s -t UTF-8 | gzip > %s.utf8.gz", path, enc,
+			strings.TrimSuffix(path, ".gz"))
+	}
+	return fmt.Sprintf("iconv -f %s -t UTF-8 %s > %s.utf8", enc, path, path)
+}
+
 // bomError reports the file path, which starts with the byte order mark of
 // enc (UTF-16 or UTF-32): text, but not in UTF-8.
-func bomError(path, enc string) error {
+func bomError(path string, gzipped bool, enc string) error {
 	return fmt.Errorf("corpus file %s: %w: it is %s text (it starts with a %s byte order mark); "+
-		"convert it to UTF-8 (iconv -f %s -t UTF-8 %s > %s.utf8)", path, ErrNotText, enc, enc, enc, path, path)
+		"convert it to UTF-8 (%s)", path, ErrNotText, enc, enc, convertCommand(path, gzipped, enc))
 }
 
 // unmarkedError reports the file path, whose first n bytes read as text in
 // enc (UTF-16LE, UTF-16BE, UTF-32LE or UTF-32BE) without a byte order mark.
-func unmarkedError(path, enc string, n int) error {
+func unmarkedError(path string, gzipped bool, enc string, n int) error {
 	return fmt.Errorf("corpus file %s: %w: it looks like %s text without a byte order mark (its first %d bytes "+
-		"read as such); convert it to UTF-8 (iconv -f %s -t UTF-8 %s > %s.utf8)", path, ErrNotText, enc, n, enc, path,
-		path)
+		"read as such); convert it to UTF-8 (%s)", path, ErrNotText, enc, n, convertCommand(path, gzipped, enc))
 }
 
 // nulError reports a NUL byte at offset (line line) of the file path.
