@@ -205,6 +205,36 @@ func halvesCorpus(t *testing.T, lines int) (*corpus.Encoded, *corpus.Vocab) {
 	return enc, v
 }
 
+// A worker whose sweep starts past the last line (sweepStarts gives
+// NumUnits when the last line holds the tokens its start needs: here the
+// second of two lines holds nearly all) starts at the first line: the run
+// trains, its checkpoint records positions in the corpus and resumes.
+func TestWorkerStartingPastTheLastLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a b\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "w%d ", i%20)
+	}
+	path := filepath.Join(t.TempDir(), "two.txt")
+	if err := os.WriteFile(path, []byte(b.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, v, enc := readCorpus(t, path, 1)
+	if s := sweepStarts(enc, nil, 2); s[1] != enc.NumUnits() {
+		t.Fatalf("sweep starts %v: the second should be past the last line", s)
+	}
+	cfg := smallConfig(2)
+	cfg.Epochs = 20
+	cfg.Checkpoints.Path = filepath.Join(t.TempDir(), "ck")
+	if _, err := Train(context.Background(), enc, v, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Checkpoints.Resume = cfg.Checkpoints.Path
+	if _, err := Train(context.Background(), enc, v, cfg); err != nil {
+		t.Fatalf("resuming the run's own checkpoint: %v", err)
+	}
+}
+
 // One thread trains exactly Epochs passes over the units in order, each unit
 // stepped once a pass (the loop before the sweep): the same vectors bit for
 // bit, for both trainers, in file order and shuffled.

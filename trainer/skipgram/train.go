@@ -632,11 +632,15 @@ func newWorker(t *trainer, stream uint64, start int) *worker {
 }
 
 // newWorkers returns the run's cfg.Threads workers: worker k draws stream
-// k+1 and starts its sweep at the k-th of sweepStarts' positions.
+// k+1 and starts its sweep at the k-th of sweepStarts' positions, the first
+// one for a start past the last unit (a sweep wraps around there).
 func (t *trainer) newWorkers() []*worker {
 	starts := sweepStarts(t.enc, t.order, t.cfg.Threads)
 	ws := make([]*worker, len(starts))
 	for k, start := range starts {
+		if start >= t.enc.NumUnits() {
+			start = 0
+		}
 		ws[k] = newWorker(t, uint64(k)+1, start)
 	}
 	return ws
