@@ -178,7 +178,11 @@ func (t *trainer) nextCheckpoint(p int64) int64 {
 	if t.cfg.Checkpoints.Path == "" {
 		return math.MaxInt64
 	}
-	step := int64(max(t.cfg.Checkpoints.Every, 1)) * t.enc.NumTokens()
+	every := int64(max(t.cfg.Checkpoints.Every, 1))
+	if every >= int64(t.cfg.Epochs) {
+		return math.MaxInt64 // and every × tokens could overflow
+	}
+	step := every * t.enc.NumTokens()
 	if next := (p/step + 1) * step; next < t.total {
 		return next
 	}

@@ -459,7 +459,7 @@ func TestTrainEmbeddingsCheckpointFlags(t *testing.T) {
 	for _, c := range []struct {
 		every string
 		want  int
-	}{{"1", 4}, {"2", 2}, {"9", 1}} {
+	}{{"1", 4}, {"2", 2}, {"9", 1}, {"4611686018427387904", 1}} {
 		dir, ckDir := t.TempDir(), filepath.Join(t.TempDir(), "new")
 		var log bytes.Buffer
 		args := embeddingsArgs(corpusPath, dir, "--epochs", "4", "--checkpoint-every", c.every, "--checkpoint-dir", ckDir)
