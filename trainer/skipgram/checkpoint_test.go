@@ -503,3 +503,46 @@ func TestTrainEmbeddingsCheckpointFlags(t *testing.T) {
 		t.Errorf("the checkpoint over the corpus: err = %v", err)
 	}
 }
+
+// The checkpoint's place is checked before any work: inside a --corpus
+// directory (a resumed run would read it as a corpus file) it is refused,
+// unless hidden there (corpus reading skips it), and so is a
+// --checkpoint-dir that cannot be created or written.
+func TestTrainEmbeddingsChecksTheCheckpointPlace(t *testing.T) {
+	docs := filepath.Join(t.TempDir(), "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(topicCorpus(t, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "a.txt"), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "inside the --corpus directory " + docs},
+		{[]string{"--checkpoint-dir", filepath.Join(docs, "ck")}, "inside the --corpus directory " + docs},
+		{[]string{"--checkpoint-dir", filepath.Join(notDir, "ck")}, "--checkpoint-dir " + filepath.Join(notDir, "ck")},
+	} {
+		args := append([]string{"--corpus", docs, "--out", filepath.Join(docs, "e.vec"), "--dim", "8", "--epochs", "1"}, c.extra...)
+		log, err := runCmd(context.Background(), args...)
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) || strings.Contains(log, "corpus read") {
+			t.Errorf("%q: err = %v, log %q; want a usage error %q before the corpus is read", c.extra, err, log, c.want)
+		}
+	}
+	hidden := []string{"--corpus", docs, "--out", filepath.Join(docs, "e.vec"), "--dim", "8", "--epochs", "1",
+		"--checkpoint-dir", filepath.Join(docs, ".ck")}
+	for range 2 { // the second run reads the corpus with the checkpoint in it
+		if _, err := runCmd(context.Background(), hidden...); err != nil {
+			t.Fatalf("the checkpoint in a hidden directory of the corpus: %v", err)
+		}
+	}
+}
