@@ -168,13 +168,17 @@ var errShort = errors.New("truncated")
 // JSON state into state; the caller then reads the body and calls Close.
 // Errors name the file ("checkpoint PATH: …").
 func Open(path, magic string, state any) (*Reader, error) {
-	f, size, err := openMagic(path, magic)
+	f, info, err := model.OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
+	size := info.Size()
 	bad := func(err error) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if err := checkMagic(f, magic); err != nil {
+		return bad(err)
 	}
 	if size < int64(len(magic))+8 {
 		return bad(errShort)
@@ -197,19 +201,13 @@ func Open(path, magic string, state any) (*Reader, error) {
 	return r, nil
 }
 
-// openMagic opens the regular file at path and reads its first len(magic)
-// bytes, which must be magic; it returns the file and its size.
-func openMagic(path, magic string) (*os.File, int64, error) {
-	f, st, err := model.OpenRegular(path)
-	if err != nil {
-		return nil, 0, fmt.Errorf("checkpoint: %w", err)
-	}
+// checkMagic reads the first len(magic) bytes of f, which must be magic.
+func checkMagic(f *os.File, magic string) error {
 	head := make([]byte, len(magic))
 	if n, _ := io.ReadFull(f, head); n < len(head) || string(head) != magic {
-		f.Close()
-		return nil, 0, fmt.Errorf("checkpoint %s: %w", path, magicError(head[:n], magic))
+		return magicError(head[:n], magic)
 	}
-	return f, st.Size(), nil
+	return nil
 }
 
 // verifySum reads f (of size bytes) from its start and checks that its last
@@ -354,27 +352,33 @@ func (r *Reader) checkSum() error {
 }
 
 // ReadHead decodes the JSON state at the head of the checkpoint at path into
-// state, without reading the rest of the file or checking its checksum.
+// state, without reading the rest of the file or checking its checksum. Its
+// errors say what is wrong without naming the file: CheckNoUnfinished, which
+// reads a head through a trainer's status, names it.
 func ReadHead(path, magic string, state any) error {
-	f, size, err := openMagic(path, magic)
+	f, info, err := model.OpenRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if err := checkMagic(f, magic); err != nil {
+		return err
+	}
+	truncated := errors.New("truncated state")
 	var b [4]byte
 	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return fmt.Errorf("checkpoint %s: truncated state", path)
+		return truncated
 	}
 	n := int64(binary.LittleEndian.Uint32(b[:]))
-	if n > MaxStateBytes || n > size-int64(len(magic))-4 {
-		return fmt.Errorf("checkpoint %s: truncated state", path)
+	if n > MaxStateBytes || n > info.Size()-int64(len(magic))-4 {
+		return truncated
 	}
 	js := make([]byte, n)
 	if _, err := io.ReadFull(f, js); err != nil {
-		return fmt.Errorf("checkpoint %s: truncated state", path)
+		return truncated
 	}
 	if err := json.Unmarshal(js, state); err != nil {
-		return fmt.Errorf("checkpoint %s: state: %w", path, err)
+		return fmt.Errorf("state: %w", err)
 	}
 	return nil
 }
@@ -384,6 +388,9 @@ func ReadHead(path, magic string, state any) error {
 type Run struct {
 	// Finished is set when the run did all its work: its checkpoint may go.
 	Finished bool
+	// Epochs are the epochs the run trained (logged when its checkpoint is
+	// replaced).
+	Epochs int
 	// Stopped says where an unfinished run stopped, as in "holds a run
 	// stopped after epoch 3 of 10 epochs".
 	Stopped string
@@ -410,7 +417,7 @@ func CheckNoUnfinished(path, resume string, log *slog.Logger, status func(path s
 			"move it away or remove it, or choose another --out or --checkpoint-dir", ErrUnfinished, path, err)
 	}
 	if run.Finished {
-		log.Info("replacing the checkpoint of a finished run", "file", path)
+		log.Info("replacing the checkpoint of a finished run", "file", path, "epochs", run.Epochs)
 		return nil
 	}
 	return fmt.Errorf("%w: %s holds a run %s; continue it with --resume %s, or remove the file to start over",

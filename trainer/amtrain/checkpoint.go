@@ -204,7 +204,7 @@ func runOf(path string) (checkpoint.Run, error) {
 	case st.Epochs == 0:
 		return checkpoint.Run{Stopped: "stopped " + st.position(0)}, nil
 	}
-	return checkpoint.Run{Finished: st.Batch == 0 && st.Epoch >= st.Epochs,
+	return checkpoint.Run{Finished: st.Batch == 0 && st.Epoch >= st.Epochs, Epochs: st.Epoch,
 		Stopped: fmt.Sprintf("stopped %s of %d epochs", st.position(0), st.Epochs)}, nil
 }
 

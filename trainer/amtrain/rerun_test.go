@@ -259,3 +259,26 @@ func TestCheckNoUnfinishedWithoutEpochCount(t *testing.T) {
 		}
 	}
 }
+
+// CheckNoUnfinished's words: a file that is not a checkpoint is named once,
+// with what is wrong with it, and replacing a finished run's checkpoint
+// logs the epochs it trained.
+func TestCheckNoUnfinishedWords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.am.ckpt")
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	if err := os.WriteFile(path, []byte("some text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "the checkpoint of an unfinished run is in the way: " + path + " is in the place of this run's checkpoint " +
+		"and cannot be read as one (not a text2vec-am checkpoint (bad magic)); move it away or remove it, " +
+		"or choose another --out or --checkpoint-dir"
+	if err := CheckNoUnfinished(path, "", logger); err == nil || err.Error() != want {
+		t.Errorf("a text file in the way: %v\nwant %s", err, want)
+	}
+	writeStateOnly(t, path, TrainState{Epoch: 20, Epochs: 20})
+	if err := CheckNoUnfinished(path, "", logger); err != nil ||
+		!strings.Contains(log.String(), `msg="replacing the checkpoint of a finished run" file=`+path+" epochs=20") {
+		t.Errorf("a finished run's checkpoint: %v, log %q", err, log.String())
+	}
+}

@@ -2,6 +2,7 @@ package skipgram
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc64"
 	"log/slog"
@@ -342,7 +343,7 @@ func runOf(path string) (checkpoint.Run, error) {
 		return checkpoint.Run{}, err
 	}
 	if st.Tokens <= 0 || st.Epochs <= 0 {
-		return checkpoint.Run{}, fmt.Errorf("checkpoint %s: no corpus or no epochs recorded", path)
+		return checkpoint.Run{}, errors.New("no corpus or no epochs recorded")
 	}
-	return checkpoint.Run{Finished: st.Finished, Stopped: "stopped " + st.position()}, nil
+	return checkpoint.Run{Finished: st.Finished, Epochs: st.Epochs, Stopped: "stopped " + st.position()}, nil
 }
