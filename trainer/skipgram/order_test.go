@@ -235,6 +235,35 @@ func TestWorkerStartingPastTheLastLine(t *testing.T) {
 	}
 }
 
+// Lines longer than a claim of the budget (budgetChunk tokens) are trained
+// Epochs times too, not once per claim: one thread trains exactly Epochs
+// passes, several pass the budget by at most a line each.
+func TestLongLinesKeepTheBudget(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		for j := range 2500 {
+			fmt.Fprintf(&b, "w%d ", (i+j)%50)
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "long.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, v, enc := readCorpus(t, path, 1)
+	for _, threads := range []int{1, 2} {
+		if threads > 1 && raceEnabled {
+			continue // Hogwild SGD races on purpose
+		}
+		cfg := smallConfig(threads)
+		cfg.Epochs = 2
+		tr := ranTrainer(t, enc, v, cfg)
+		if got, max := tr.processed.Load(), tr.total+int64(threads-1)*2500; got < tr.total || got > max {
+			t.Errorf("%d threads: %d tokens trained, want %d … %d", threads, got, tr.total, max)
+		}
+	}
+}
+
 // One thread trains exactly Epochs passes over the units in order, each unit
 // stepped once a pass (the loop before the sweep): the same vectors bit for
 // bit, for both trainers, in file order and shuffled.

@@ -676,13 +676,15 @@ func (w *worker) train() {
 	}
 }
 
-// step trains on unit u once, claiming budget first if the worker's is
-// spent; it reports false, having done nothing, when the budget is all
-// claimed and spent.
+// step trains on unit u once, claiming budget first while the worker's is
+// spent (a unit longer than a claim leaves it below zero); it reports false,
+// having done nothing, when the budget is all claimed and spent.
 func (w *worker) step(u int) bool {
 	t := w.t
-	if w.quota <= 0 && !w.claim() {
-		return false
+	for w.quota <= 0 {
+		if !w.claim() {
+			return false
+		}
 	}
 	unit := t.enc.IDs[t.enc.Offsets[u]:t.enc.Offsets[u+1]]
 	sen := w.sen[:0]
