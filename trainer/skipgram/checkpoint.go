@@ -306,16 +306,21 @@ func (t *trainer) checkState(path string, st *ckState) error {
 			st.Rows, st.Words, st.Dim, rows, t.vocabLen, t.cfg.Dim)
 	case len(st.Workers) != len(t.workers):
 		return damaged("the checkpoint holds %d workers, its settings %d", len(st.Workers), len(t.workers))
-	case st.Claimed < 0 || st.Processed < 0:
-		return damaged("negative token counts (claimed %d, processed %d)", st.Claimed, st.Processed)
+	case st.Claimed < 0 || st.Processed < 0 || st.Claimed > t.total+int64(len(t.workers)+1)*budgetChunk:
+		return damaged("token counts out of range (claimed %d, processed %d, of %d)", st.Claimed, st.Processed, t.total)
 	}
+	// A worker trains a line only with quota left, so it has trained at
+	// most what it claimed and the line it ended on, and it publishes its
+	// count once that is lrUpdateEvery ahead.
+	longest := longestUnit(t.enc)
 	var sent int64
 	for k, w := range st.Workers {
 		alpha := math.Float32frombits(w.AlphaBits)
 		switch {
 		case w.Pos < 0 || w.Pos >= t.enc.NumUnits():
 			return damaged("worker %d is at line %d of %d", k, w.Pos, t.enc.NumUnits())
-		case w.Sent < 0 || w.Local < w.Sent || w.Quota > budgetChunk:
+		case w.Sent < 0 || w.Local < w.Sent || w.Local-w.Sent >= lrUpdateEvery || w.Local > st.Claimed+longest ||
+			w.Quota > budgetChunk || w.Quota < -longest:
 			return damaged("worker %d's counts (local %d, sent %d, quota %d)", k, w.Local, w.Sent, w.Quota)
 		case !(alpha > 0 && alpha <= float32(t.cfg.LR)):
 			return damaged("worker %d's learning rate %v is outside (0, --lr %v]", k, alpha, t.cfg.LR)
@@ -326,6 +331,15 @@ func (t *trainer) checkState(path string, st *ckState) error {
 		return damaged("%d tokens processed, its workers' counts add up to %d", st.Processed, sent)
 	}
 	return nil
+}
+
+// longestUnit returns the tokens of the longest unit of enc.
+func longestUnit(enc *corpus.Encoded) int64 {
+	var n int64
+	for u := range enc.NumUnits() {
+		n = max(n, enc.Offsets[u+1]-enc.Offsets[u])
+	}
+	return n
 }
 
 // checkNoUnfinished refuses to start a run whose checkpoint path holds the

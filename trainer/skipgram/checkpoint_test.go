@@ -388,6 +388,14 @@ func checkDamagedStates(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg 
 		{"negative position", func(st *ckState) { st.Workers[0].Pos = -1 }, matrices, "worker 0 is at line"},
 		{"more sent than processed", func(st *ckState) { st.Workers[0].Sent = st.Workers[0].Local + 1 }, matrices, "counts"},
 		{"huge quota", func(st *ckState) { st.Workers[0].Quota = 1 << 60 }, matrices, "counts"},
+		{"a quota far below zero", func(st *ckState) { st.Workers[0].Quota = -1 << 40 }, matrices, "counts"},
+		{"unpublished tokens past an update", func(st *ckState) { st.Workers[0].Local += lrUpdateEvery }, matrices, "counts"},
+		{"more trained than claimed", func(st *ckState) {
+			st.Workers[0].Local += 1 << 50
+			st.Workers[0].Sent += 1 << 50
+			st.Processed += 1 << 50
+		}, matrices, "counts"},
+		{"claimed far past the budget", func(st *ckState) { st.Claimed = 1 << 60 }, matrices, "out of range"},
 		{"processed not the workers' sum", func(st *ckState) { st.Processed++ }, matrices, "add up to"},
 		{"learning rate NaN", func(st *ckState) { st.Workers[0].AlphaBits = math.Float32bits(float32(math.NaN())) },
 			matrices, "learning rate"},
