@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/checkpoint"
+	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
@@ -108,7 +109,8 @@ const (
 // records and a resume must share, one by one, keyed by the flag that sets
 // them: every training setting of cfg (those of subword training "unused"
 // without it), cfg.Checkpoints.Settings, and fingerprints of the corpus as
-// encoded and of its vocabulary (vocabSetting, corpusSetting).
+// encoded and of its vocabulary (vocabSetting, corpusSetting; left out for
+// nil enc and vocab).
 func settingsOf(cfg Config, enc *corpus.Encoded, vocab *corpus.Vocab) map[string]string {
 	s := map[string]string{
 		"--dim": fmt.Sprint(cfg.Dim), "--window": fmt.Sprint(cfg.Window), "--negative": fmt.Sprint(cfg.Negative),
@@ -117,7 +119,9 @@ func settingsOf(cfg Config, enc *corpus.Encoded, vocab *corpus.Vocab) map[string
 		"--shuffle": fmt.Sprint(cfg.Shuffle), "--maxn": fmt.Sprint(cfg.MaxN), "--minn": fmt.Sprint(cfg.MinN),
 		"--bucket": fmt.Sprint(cfg.Bucket), "--ngram-init": (*ngramInit)(&cfg.ZeroNgramRows).String(),
 		"--hold-forms": fmt.Sprint(cfg.HoldForms), "--hold-min-count": fmt.Sprint(cfg.HoldMinCount),
-		settingVocab: vocabSetting(vocab), settingCorpus: corpusSetting(enc),
+	}
+	if enc != nil && vocab != nil {
+		s[settingVocab], s[settingCorpus] = vocabSetting(vocab), corpusSetting(enc)
 	}
 	if cfg.MaxN == 0 {
 		for _, k := range []string{"--minn", "--bucket", "--ngram-init", "--hold-forms", "--hold-min-count"} {
@@ -278,6 +282,29 @@ func (t *trainer) resume(path string) error {
 	t.log().Info("resuming", "checkpoint", path, "position", st.position())
 	if st.Finished {
 		t.log().Info("resume: the checkpoint's run is finished: nothing left to train", "checkpoint", path)
+	}
+	return nil
+}
+
+// checkResumeHead refuses, before the corpus is read, a --resume file that
+// cannot be read as a checkpoint of train-embeddings or that records other
+// settings than cfg's; the resume checks the whole file and the corpus.
+func checkResumeHead(cfg Config) error {
+	path := cfg.Checkpoints.Resume
+	if path == "" {
+		return nil
+	}
+	f, _, err := model.OpenRegular(path)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err) // it names the file
+	}
+	f.Close()
+	var st ckState
+	if err := checkpoint.ReadHead(path, checkpoint.EmbeddingsMagic, &st); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if diff := checkpoint.Diff(st.Settings, settingsOf(cfg, nil, nil)); diff != "" {
+		return fmt.Errorf("resume %s: the checkpoint was made with other settings or inputs: %s; use the same ones", path, diff)
 	}
 	return nil
 }

@@ -554,3 +554,32 @@ func TestTrainEmbeddingsChecksTheCheckpointPlace(t *testing.T) {
 		}
 	}
 }
+
+// A --resume file that is missing, not a checkpoint of train-embeddings or
+// made with other settings is refused before the corpus is read.
+func TestTrainEmbeddingsChecksResumeFirst(t *testing.T) {
+	dir := t.TempDir()
+	args := embeddingsArgs(topicCorpus(t, 300), dir)
+	if err := runCmdLog(context.Background(), io.Discard, args...); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(dir, "e.vec.ckpt")
+	am := filepath.Join(dir, "am.ckpt")
+	if err := os.WriteFile(am, []byte(checkpoint.TrainMagic+"...."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--resume", filepath.Join(dir, "missing.ckpt")}, "no such file"},
+		{[]string{"--resume", am}, "a checkpoint of text2vec-am train, not of train-embeddings"},
+		{[]string{"--resume", ckpt, "--threads", "2"}, "--threads 1 (now 2)"},
+	} {
+		var log bytes.Buffer
+		err := runCmdLog(context.Background(), &log, append(args, c.extra...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(log.String(), "corpus read") {
+			t.Errorf("%q: err = %v, log %q; want %q before the corpus is read", c.extra, err, log.String(), c.want)
+		}
+	}
+}

@@ -256,6 +256,9 @@ func runTrainEmbeddings(ctx context.Context, env cli.Env) error {
 	if err := checkNoUnfinished(o.cfg.Checkpoints.Path, o.cfg.Checkpoints.Resume, log); err != nil {
 		return err
 	}
+	if err := checkResumeHead(o.cfg); err != nil {
+		return err
+	}
 	o.cfg.Checkpoints.Log = log
 	pr := newProgressPrinter(env.Stderr, o.quiet)
 	enc, vocab, all, err := loadCorpus(ctx, o, log, pr)
