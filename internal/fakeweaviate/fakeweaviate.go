@@ -35,7 +35,9 @@ type Fake struct {
 	Tenants map[string]map[string]*Object // tenant → id → object
 	// Witnesses are the objects of the witnesses' collection by id (nil: no collection).
 	Witnesses map[string]map[string]any
-	Now       int64 // the clock of creation times (ms), advanced by each batch
+	// WitnessWriteFailures answers the next writes of a witness with 500.
+	WitnessWriteFailures int
+	Now                  int64 // the clock of creation times (ms), advanced by each batch
 	// failing answers the next calls whose path starts with failPath with failStatus.
 	failing    int
 	failPath   string
@@ -218,6 +220,12 @@ func (f *Fake) witness(w http.ResponseWriter, r *http.Request, body []byte) bool
 		}
 		json.NewEncoder(w).Encode(map[string]any{"properties": o})
 	case r.URL.Path == "/v1/batch/objects" && len(req.Objects) == 1 && req.Objects[0].Class == witness.Class:
+		if f.WitnessWriteFailures > 0 {
+			f.WitnessWriteFailures--
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"error":[{"message":"failing on purpose"}]}`)
+			return true
+		}
 		if f.Witnesses == nil {
 			f.Witnesses = map[string]map[string]any{} // auto-schema
 		}

@@ -85,19 +85,26 @@ func (s *Store) witnessLater() {
 }
 
 // witnessCreated writes the witness of the class's creation unless it is
-// there (best effort, within witnessTimeout: a failure is logged, and the
-// next creation or start tries again), then marks s.bg done.
+// there (best effort, within witnessTimeout), then marks s.bg done. A failure
+// is logged; one that may pass (not Weaviate's 4xx) marks the witness
+// unwritten, and the next successful refresh tries again.
 func (s *Store) witnessCreated(ctx context.Context) {
 	defer s.bg.Done()
-	ctx, cancel := context.WithTimeout(ctx, witnessTimeout)
+	wctx, cancel := context.WithTimeout(ctx, witnessTimeout)
 	defer cancel()
 	id := witness.CollectionID(s.o.Class)
-	n, err := witness.Read(ctx, s.call, id)
+	n, err := witness.Read(wctx, s.call, id)
 	if err == nil && n < 0 {
-		err = witness.Write(ctx, s.call, s.knownFactor(), id, "collection "+s.o.Class, 0)
+		err = witness.Write(wctx, s.call, s.knownFactor(), id, "collection "+s.o.Class, 0)
 	}
-	if err != nil {
-		s.o.Logger.Warn("context memory: cannot record in Weaviate that its collection exists; "+
-			"a deleted collection would be re-created empty without a check", "url", s.base, "class", s.o.Class, "err", err)
+	if err == nil {
+		return
 	}
+	retried := !witness.Lasting(err) && ctx.Err() == nil
+	if retried {
+		s.unwitnessed.Store(true)
+	}
+	s.o.Logger.Warn("context memory: cannot record in Weaviate that its collection exists; "+
+		"a deleted collection would be re-created empty without a check", "url", s.base, "class", s.o.Class,
+		"retried_at_next_refresh", retried, "err", err)
 }

@@ -306,3 +306,23 @@ func teachText(s *Store, v *vectorizer.Vectorizer, text string) (time.Duration, 
 	_, err := s.Teach(ctx, v, "", []string{text}, vectorizer.DefaultOptions())
 	return time.Since(begin), err
 }
+
+// TestWitnessWriteFailureIsRetried: a witness that Weaviate failed to write
+// (a 5xx) is written at the next refresh, not only at the next start.
+func TestWitnessWriteFailureIsRetried(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	f.Mu.Lock()
+	f.WitnessWriteFailures = 2
+	f.Mu.Unlock()
+	s := openStore(t, ts.URL, nil)
+	waitForWitness(t, f)
+	f.Mu.Lock()
+	left := f.WitnessWriteFailures
+	f.Mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d failures left: the witness was written without meeting them", left)
+	}
+	if err := s.Ready(); err != nil {
+		t.Errorf("ready: %v", err)
+	}
+}

@@ -34,6 +34,7 @@ type Store struct {
 	factor  int          // the collection's replication factor as last read or created (0: not yet)
 
 	queue       chan *lesson
+	unwitnessed atomic.Bool // the witness of the class's creation failed to be written (witnessCreated)
 	written     atomic.Int64
 	writeErrors atomic.Int64
 	refreshes   counters
@@ -137,6 +138,9 @@ func (s *Store) refreshLoop(ctx context.Context) bool {
 			failures++
 		} else {
 			failures = 0
+			if s.unwitnessed.Swap(false) {
+				s.witnessLater()
+			}
 		}
 		if !s.sleep(wait) {
 			return false
