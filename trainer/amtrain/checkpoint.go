@@ -8,6 +8,7 @@ import (
 	"hash/crc64"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -206,6 +207,40 @@ func runOf(path string) (checkpoint.Run, error) {
 	}
 	return checkpoint.Run{Finished: st.Batch == 0 && st.Epoch >= st.Epochs, Epochs: st.Epoch,
 		Stopped: fmt.Sprintf("stopped %s of %d epochs", st.position(0), st.Epochs)}, nil
+}
+
+// checkResumeHead reads the head of the --resume checkpoint, if any, before
+// the corpus is indexed (minutes on a large one): a path that names no
+// checkpoint of train, or one made with settings that do not depend on the
+// corpus and the training words other than o's, is refused at once. The
+// rest (the checksum, the words, the base embeddings, the position) is
+// checked when training resumes.
+func checkResumeHead(o *Options) error {
+	if o.Resume == "" {
+		return nil
+	}
+	f, _, err := model.OpenRegular(o.Resume)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err) // it names the file
+	}
+	f.Close()
+	var st TrainState
+	if err := checkpoint.ReadHead(o.Resume, checkpointMagic, &st); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", o.Resume, err)
+	}
+	if st.Settings == nil {
+		return nil // an older version's checkpoint: its fingerprint is checked when training resumes
+	}
+	now := settingsOf(o, &Plan{})
+	was := maps.Clone(st.Settings)
+	for _, k := range []string{settingWords, settingHoldout, "--ngrams (--ngram-max)"} {
+		delete(now, k)
+		delete(was, k)
+	}
+	if diff := checkpoint.Diff(was, now); diff != "" {
+		return fmt.Errorf("resume %s: the checkpoint was made with other options: %s; use the same ones", o.Resume, diff)
+	}
+	return nil
 }
 
 // writeAtomic replaces path with data atomically (atomicfile), creating its

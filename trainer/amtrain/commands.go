@@ -32,6 +32,7 @@ import (
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
 // Commands returns the subcommands this package provides to the text2vec-am binary.
@@ -92,6 +93,9 @@ func runTrain(ctx context.Context, env cli.Env) error {
 	if err := CheckNoUnfinished(o.CheckpointPath, f.resume, o.Log); err != nil {
 		return err
 	}
+	if err := checkResumeHead(&o); err != nil {
+		return err
+	}
 	if !f.quiet {
 		o.Progress = env.Stderr
 	}
@@ -125,6 +129,9 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 		if o.Path != "" && outpath.SamePath(ckpt, o.Path) {
 			return cli.UsageError("the checkpoint %s would overwrite %s %s: choose another --out or --checkpoint-dir", ckpt, o.Flag, o.Path)
 		}
+	}
+	if err := corpus.CheckCheckpoint(ckpt, f.corpusPaths()); err != nil {
+		return cli.UsageError("%w", err)
 	}
 	return nil
 }

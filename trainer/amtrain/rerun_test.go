@@ -282,3 +282,42 @@ func TestCheckNoUnfinishedWords(t *testing.T) {
 		t.Errorf("a finished run's checkpoint: %v, log %q", err, log.String())
 	}
 }
+
+// The --resume checkpoint and the checkpoint's directory are checked before
+// the corpus is read (the corpus here does not exist, so reading it would
+// fail first): a missing file, a checkpoint made with another --lr, an
+// unwritable directory and one inside a --corpus directory are each refused,
+// naming the problem.
+func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
+	s := newSynth(t, 300)
+	out := filepath.Join(s.dir, "m.am")
+	base := []string{"--embeddings", s.embeddings, "--min-count-train", "20", "--epochs", "1"}
+	if err := runTrainArgs(t, append(base, "--corpus", s.corpus, "--out", out)...); err != nil {
+		t.Fatal(err)
+	}
+	ck := out + ".ckpt"
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatal(err)
+	}
+	corpusDir := filepath.Join(s.dir, "corpus")
+	if err := os.Mkdir(corpusDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notADir := writeFile(t, s.dir, "file", "x")
+	gone := filepath.Join(s.dir, "gone.txt")
+	other := filepath.Join(s.dir, "other", "m.am")
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"missing resume":    {[]string{"--corpus", gone, "--out", other, "--resume", filepath.Join(s.dir, "no.ckpt")}, "no.ckpt"},
+		"other lr":          {[]string{"--corpus", gone, "--out", other, "--epochs", "2", "--resume", ck, "--lr", "0.05"}, "--lr 0.01 (now 0.05)"},
+		"unwritable dir":    {[]string{"--corpus", gone, "--out", other, "--checkpoint-dir", notADir}, "--checkpoint-dir"},
+		"inside the corpus": {[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "m.am")}, "inside the --corpus directory"},
+	} {
+		err := runTrainArgs(t, append(base, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "gone.txt") {
+			t.Errorf("%s: err = %v, want it to contain %q before the corpus is read", name, err, c.want)
+		}
+	}
+}

@@ -399,3 +399,19 @@ func (v *Vocab) Total() int64 {
 
 // Unit returns the ids of unit i (a subslice of IDs).
 func (e *Encoded) Unit(i int) []int32 { return e.IDs[e.Offsets[i]:e.Offsets[i+1]] }
+
+func TestReadsFile(t *testing.T) {
+	dir := t.TempDir()
+	for path, want := range map[string]bool{
+		filepath.Join(dir, "a.ckpt"):               true,
+		filepath.Join(dir, "sub", "a.ckpt"):        true,
+		filepath.Join(dir, ".hidden", "a.ckpt"):    false,
+		filepath.Join(dir, "sub", ".a.ckpt"):       false,
+		filepath.Join(filepath.Dir(dir), "a.ckpt"): false,
+		filepath.Join(dir+"-sibling", "a.ckpt"):    false,
+	} {
+		if got := ReadsFile(dir, path); got != want {
+			t.Errorf("ReadsFile(%s, %s) = %v, want %v", dir, path, got, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -66,6 +67,49 @@ func resolve(paths []string) ([]source, error) {
 		}
 	}
 	return srcs, nil
+}
+
+// ReadsFile reports whether reading the corpus directory dir reads the file
+// at path, which need not exist yet: it lies inside dir and no name below
+// dir on its way is hidden (the walk skips those). A trainer checks with it
+// that a file it will write (a checkpoint) is not read as corpus later.
+func ReadsFile(dir, path string) bool {
+	if !outpath.Within(path, dir) {
+		return false
+	}
+	d, err := filepath.Abs(dir)
+	p, perr := filepath.Abs(path)
+	rel, rerr := filepath.Rel(d, p)
+	if err != nil || perr != nil || rerr != nil || strings.HasPrefix(rel, "..") {
+		return true // inside by its links: its names below dir are not told
+	}
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.HasPrefix(name, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckCheckpoint fails when the checkpoint at ckpt would lie inside one of
+// the corpus directories among paths, where a later run would read it as
+// corpus, or cannot be written: its directory, created first (a
+// --checkpoint-dir may name a new one), is not writable. Trainers call it
+// before any work, so that no epoch is lost to a checkpoint that fails.
+func CheckCheckpoint(ckpt string, paths []string) error {
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.IsDir() && ReadsFile(p, ckpt) {
+			return fmt.Errorf("the checkpoint %s would be inside the --corpus directory %s, where a later run "+
+				"would read it as corpus: choose a --checkpoint-dir outside it", ckpt, p)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {
+		return fmt.Errorf("--checkpoint-dir %s: %w", filepath.Dir(ckpt), err)
+	}
+	if err := outpath.CheckWritable(ckpt); err != nil {
+		return fmt.Errorf("--checkpoint-dir: %w", err)
+	}
+	return nil
 }
 
 // walkDir lists the regular files below dir, sorted, skipping hidden names.

@@ -185,45 +185,13 @@ func (o *options) checkOutputs() error {
 	return o.checkCheckpoint(ckpt)
 }
 
-// checkCheckpoint fails before any work when the checkpoint at ckpt would
-// lie inside a --corpus directory, where the resumed run (and any later
-// one) would read it as a corpus file, or cannot be written: its directory
-// (created first, as --checkpoint-dir may name a new one) is not writable.
+// checkCheckpoint fails before any work when the checkpoint at ckpt cannot
+// be written or would be read as corpus (corpus.CheckCheckpoint).
 func (o *options) checkCheckpoint(ckpt string) error {
-	for _, p := range o.corpus {
-		if info, err := os.Stat(p); err == nil && info.IsDir() && readAsCorpus(ckpt, p) {
-			return cli.UsageError("the checkpoint %s would be inside the --corpus directory %s, where a resumed run "+
-				"would read it as corpus: choose a --checkpoint-dir outside it", ckpt, p)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {
-		return cli.UsageError("--checkpoint-dir %s: %w", filepath.Dir(ckpt), err)
-	}
-	if err := outpath.CheckWritable(ckpt); err != nil {
-		return cli.UsageError("--checkpoint-dir: %w", err)
+	if err := corpus.CheckCheckpoint(ckpt, o.corpus); err != nil {
+		return cli.UsageError("%w", err)
 	}
 	return nil
-}
-
-// readAsCorpus reports whether reading the corpus directory dir reads the
-// file at path: it lies inside dir and no name below dir on its way is
-// hidden (corpus reading skips those).
-func readAsCorpus(path, dir string) bool {
-	if !outpath.Within(path, dir) {
-		return false
-	}
-	d, err := filepath.Abs(dir)
-	p, perr := filepath.Abs(path)
-	rel, rerr := filepath.Rel(d, p)
-	if err != nil || perr != nil || rerr != nil || strings.HasPrefix(rel, "..") {
-		return true // inside by its links: its names below dir are not told
-	}
-	for _, name := range strings.Split(rel, string(filepath.Separator)) {
-		if strings.HasPrefix(name, ".") {
-			return false
-		}
-	}
-	return true
 }
 
 // ngramInit is the value of --ngram-init, "uniform" or "zero", stored as
