@@ -6,6 +6,9 @@
 // directories cannot be synced). A reader of the target sees the old content or
 // the new, never a part. Any failure before the rename, a panic of the write
 // callback included, removes the temporary file and leaves the target as it was.
+// A temporary file that a killed writer left behind is removed by the next write
+// of the same target (on systems with advisory locks: the writer holds one on its
+// temporary file until it is renamed or removed).
 //
 // Errors name the target ("write PATH: …") and wrap their cause, so errors.Is
 // and errors.As reach it (a *fs.PathError, a callback's own error). An error
@@ -59,6 +62,7 @@ func Write(path string, perm fs.FileMode, write func(w *bufio.Writer) error) err
 // close f.
 func WriteRaw(path string, perm fs.FileMode, write func(f *os.File) error) error {
 	dir := filepath.Dir(path)
+	removeStale(dir, filepath.Base(path))
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
 	if err != nil {
 		// Named by the directory, not by the temporary file, which never appears.
@@ -68,6 +72,7 @@ func WriteRaw(path string, perm fs.FileMode, write func(f *os.File) error) error
 		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	lockTemp(f) // marks it as being written (removeStale); without locks, never taken for stale
 	renamed := false
 	defer func() {
 		if !renamed { // a failure or a panic: the target stays as it was

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package atomicfile
+
+import (
+	"errors"
+	"os"
+)
+
+// lockTemp reports that this system has no advisory locks here: no
+// temporary file is taken for a dead writer's.
+func lockTemp(*os.File) error { return errors.ErrUnsupported }
