@@ -3,6 +3,7 @@ package weaviatemem
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
@@ -86,8 +87,9 @@ func (s *Store) witnessLater() {
 
 // witnessCreated writes the witness of the class's creation unless it is
 // there (best effort, within witnessTimeout), then marks s.bg done. A failure
-// is logged; one that may pass (not Weaviate's 4xx) marks the witness
-// unwritten, and the next successful refresh tries again.
+// is logged; one that may pass (not Weaviate's 4xx) is retried after a
+// successful refresh, backing off (s.unwitnessed), and only its first and
+// every tenth failure in a row are logged.
 func (s *Store) witnessCreated(ctx context.Context) {
 	defer s.bg.Done()
 	wctx, cancel := context.WithTimeout(ctx, witnessTimeout)
@@ -98,13 +100,54 @@ func (s *Store) witnessCreated(ctx context.Context) {
 		err = witness.Write(wctx, s.call, s.knownFactor(), id, "collection "+s.o.Class, 0)
 	}
 	if err == nil {
+		s.unwitnessed.written()
 		return
 	}
-	retried := !witness.Lasting(err) && ctx.Err() == nil
+	retried, failures := !witness.Lasting(err) && ctx.Err() == nil, 1
 	if retried {
-		s.unwitnessed.Store(true)
+		if failures = s.unwitnessed.failed(time.Now()); failures%10 != 1 {
+			return
+		}
 	}
 	s.o.Logger.Warn("context memory: cannot record in Weaviate that its collection exists; "+
 		"a deleted collection would be re-created empty without a check", "url", s.base, "class", s.o.Class,
-		"retried_at_next_refresh", retried, "err", err)
+		"retried_at_next_refresh", retried, "failures", failures, "err", err)
+}
+
+// unwitnessed is the retrying of a witness of the class's creation that
+// failed to be written for a reason that may pass: after backoff of the
+// failures in a row, at the next successful refresh.
+type unwitnessed struct {
+	mu       sync.Mutex
+	failures int       // failures in a row (0: written, or none failed)
+	waiting  bool      // a failure waits for its retry
+	at       time.Time // the retry's earliest time
+}
+
+// failed notes a failure at now and returns the failures in a row.
+func (u *unwitnessed) failed(now time.Time) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.failures++
+	u.waiting, u.at = true, now.Add(backoff(u.failures-1))
+	return u.failures
+}
+
+// written notes that the witness is there.
+func (u *unwitnessed) written() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.failures, u.waiting = 0, false
+}
+
+// due reports whether a failed witness is to be written again at now, and
+// if so stops waiting for it: one retry runs at a time.
+func (u *unwitnessed) due(now time.Time) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.waiting || now.Before(u.at) {
+		return false
+	}
+	u.waiting = false
+	return true
 }

@@ -326,3 +326,34 @@ func TestWitnessWriteFailureIsRetried(t *testing.T) {
 		t.Errorf("ready: %v", err)
 	}
 }
+
+// TestWitnessRetriesBackOff: a witness that Weaviate keeps failing to write
+// is retried ever further apart, not at every refresh, and its failure is
+// not logged at every retry.
+func TestWitnessRetriesBackOff(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	const failures = 1 << 20
+	f.Mu.Lock()
+	f.WitnessWriteFailures = failures
+	f.Mu.Unlock()
+	var logs bytes.Buffer
+	var lmu sync.Mutex
+	openStore(t, ts.URL, func(o *Options) {
+		o.Refresh = 10 * time.Millisecond
+		o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &lmu}, nil))
+	})
+	time.Sleep(1500 * time.Millisecond)
+	f.Mu.Lock()
+	tries := failures - f.WitnessWriteFailures
+	f.Mu.Unlock()
+	lmu.Lock()
+	warned := strings.Count(logs.String(), "cannot record in Weaviate that its collection exists")
+	lmu.Unlock()
+	// At every refresh: about 150 tries; backing off from 100 ms: about 5.
+	if tries < 2 || tries > 10 {
+		t.Errorf("%d writes of the witness in 1.5 s of refreshes every 10 ms: want 2 to 10", tries)
+	}
+	if warned < 1 || warned > 2 {
+		t.Errorf("the failure logged %d times: want once, not at every retry", warned)
+	}
+}

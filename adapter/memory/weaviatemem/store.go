@@ -34,7 +34,7 @@ type Store struct {
 	factor  int          // the collection's replication factor as last read or created (0: not yet)
 
 	queue       chan *lesson
-	unwitnessed atomic.Bool // the witness of the class's creation failed to be written (witnessCreated)
+	unwitnessed unwitnessed // the witness of the class's creation, while it fails to be written
 	written     atomic.Int64
 	writeErrors atomic.Int64
 	refreshes   counters
@@ -138,7 +138,7 @@ func (s *Store) refreshLoop(ctx context.Context) bool {
 			failures++
 		} else {
 			failures = 0
-			if s.unwitnessed.Swap(false) {
+			if s.unwitnessed.due(time.Now()) {
 				s.witnessLater()
 			}
 		}
