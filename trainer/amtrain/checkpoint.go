@@ -237,6 +237,11 @@ func checkResumeHead(o *Options) error {
 		delete(now, k)
 		delete(was, k)
 	}
+	for k := range now {
+		if _, ok := was[k]; !ok {
+			delete(now, k) // a setting newer than the checkpoint: the resume's fingerprint decides
+		}
+	}
 	if diff := checkpoint.Diff(was, now); diff != "" {
 		return fmt.Errorf("resume %s: the checkpoint was made with other options: %s; use the same ones", o.Resume, diff)
 	}

@@ -130,10 +130,27 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 			return cli.UsageError("the checkpoint %s would overwrite %s %s: choose another --out or --checkpoint-dir", ckpt, o.Flag, o.Path)
 		}
 	}
+	index := filepath.Join(f.indexDir(), "amindex.idx")
+	for _, p := range f.corpusPaths() {
+		if info, err := os.Stat(p); err == nil && info.IsDir() && corpus.ReadsFile(p, index) {
+			return cli.UsageError("the corpus index would be written in %s (--work-dir, default the --out directory), "+
+				"inside the --corpus directory %s, where the next run would read it as corpus: choose a --work-dir "+
+				"(or an --out) outside it", filepath.Dir(index), p)
+		}
+	}
 	if err := corpus.CheckCheckpoint(ckpt, f.corpusPaths()); err != nil {
 		return cli.UsageError("%w", err)
 	}
 	return nil
+}
+
+// indexDir is the directory of the corpus index: --work-dir, or the --out
+// directory.
+func (f *trainFlags) indexDir() string {
+	if f.workDir != "" {
+		return f.workDir
+	}
+	return filepath.Dir(f.out)
 }
 
 // saveOptions parses --storage and --base-storage (default: --storage).
@@ -252,10 +269,7 @@ func loadTrainData(ctx context.Context, f *trainFlags, log *slog.Logger) (d *Dat
 		return nil, nil, fmt.Errorf("--embeddings %s: %w: vectors of dimension %d", f.embeddings, ErrTooFewDims, base.Dim)
 	}
 	tok := model.DefaultTokenizer()
-	workDir := f.workDir
-	if workDir == "" {
-		workDir = filepath.Dir(f.out)
-	}
+	workDir := f.indexDir()
 	began := time.Now()
 	x, err := OpenIndex(ctx, f.corpusPaths(), tok, workDir, log)
 	if err != nil {

@@ -286,8 +286,9 @@ func TestCheckNoUnfinishedWords(t *testing.T) {
 // The --resume checkpoint and the checkpoint's directory are checked before
 // the corpus is read (the corpus here does not exist, so reading it would
 // fail first): a missing file, a checkpoint made with another --lr, an
-// unwritable directory and one inside a --corpus directory are each refused,
-// naming the problem.
+// unwritable directory, and a checkpoint or a corpus index (kept in the
+// --out directory by default) inside a --corpus directory, where the next
+// run would read it as corpus, are each refused, naming the problem.
 func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
 	s := newSynth(t, 300)
 	out := filepath.Join(s.dir, "m.am")
@@ -310,10 +311,12 @@ func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
 		args []string
 		want string
 	}{
-		"missing resume":    {[]string{"--corpus", gone, "--out", other, "--resume", filepath.Join(s.dir, "no.ckpt")}, "no.ckpt"},
-		"other lr":          {[]string{"--corpus", gone, "--out", other, "--epochs", "2", "--resume", ck, "--lr", "0.05"}, "--lr 0.01 (now 0.05)"},
-		"unwritable dir":    {[]string{"--corpus", gone, "--out", other, "--checkpoint-dir", notADir}, "--checkpoint-dir"},
-		"inside the corpus": {[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "m.am")}, "inside the --corpus directory"},
+		"missing resume":      {[]string{"--corpus", gone, "--out", other, "--resume", filepath.Join(s.dir, "no.ckpt")}, "no.ckpt"},
+		"other lr":            {[]string{"--corpus", gone, "--out", other, "--epochs", "2", "--resume", ck, "--lr", "0.05"}, "--lr 0.01 (now 0.05)"},
+		"unwritable dir":      {[]string{"--corpus", gone, "--out", other, "--checkpoint-dir", notADir}, "--checkpoint-dir"},
+		"index in the corpus": {[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "m.am")}, "choose a --work-dir"},
+		"checkpoint in the corpus": {[]string{"--corpus", corpusDir, "--out", other, "--checkpoint-dir",
+			filepath.Join(corpusDir, "ck")}, "the checkpoint " + filepath.Join(corpusDir, "ck", "m.am.ckpt") + " would be inside"},
 	} {
 		err := runTrainArgs(t, append(base, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "gone.txt") {
