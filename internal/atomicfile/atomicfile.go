@@ -1,7 +1,8 @@
 // Package atomicfile replaces a file atomically: the new content goes to a
 // temporary file in the target's directory (os.CreateTemp, named after the
 // target: "name.tmp" and a random suffix), which gets the requested permission
-// bits, is flushed, fsynced, closed and renamed over the target; the directory is
+// bits, is flushed, fsynced, renamed over the target and closed (closed first on
+// Windows, which cannot rename an open file); the directory is
 // then fsynced too, so the rename survives a crash (not on Windows, whose
 // directories cannot be synced). A reader of the target sees the old content or
 // the new, never a part. Any failure before the rename, a panic of the write
@@ -12,8 +13,8 @@
 //
 // Errors name the target ("write PATH: …") and wrap their cause, so errors.Is
 // and errors.As reach it (a *fs.PathError, a callback's own error). An error
-// from syncing the directory comes after the rename: the target then holds the
-// new content, which a crash may still undo.
+// from closing the file or syncing the directory comes after the rename: the
+// target then holds the new content, which a crash may still undo.
 package atomicfile
 
 import (
@@ -87,12 +88,17 @@ func WriteRaw(path string, perm fs.FileMode, write func(f *os.File) error) error
 	if err == nil {
 		err = f.Sync()
 	}
-	if err == nil {
+	// Windows cannot rename an open file; elsewhere the file is closed after
+	// its rename, so that its lock marks it as being written until then.
+	if err == nil && runtime.GOOS == "windows" {
 		err = f.Close()
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 		renamed = err == nil
+	}
+	if renamed && runtime.GOOS != "windows" {
+		err = f.Close()
 	}
 	if err == nil {
 		err = syncDir(dir)

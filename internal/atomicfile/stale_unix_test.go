@@ -50,3 +50,38 @@ func TestStaleTemporaryFilesRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterKeepsItsTemporaryFileUntilRenamed: a writer whose last write is
+// over a minute old (a slow fsync, a callback that computes after writing)
+// keeps its temporary file locked until it is renamed, so that a concurrent
+// write of the same target never removes it between its close and its rename.
+func TestWriterKeepsItsTemporaryFileUntilRenamed(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "m.ckpt")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				removeStale(dir, filepath.Base(target))
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	old := time.Now().Add(-2 * staleAge)
+	for i := range 300 {
+		err := WriteRaw(target, Readable, func(f *os.File) error {
+			if _, err := f.Write([]byte("checkpoint")); err != nil {
+				return err
+			}
+			return os.Chtimes(f.Name(), old, old)
+		})
+		if err != nil {
+			t.Fatalf("write %d beside a concurrent cleaner: %v", i, err)
+		}
+	}
+}
