@@ -1,15 +1,16 @@
-//go:build unix
+//go:build unix && !aix
 
 package atomicfile
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // lockTemp takes an exclusive advisory lock on f without waiting, held until
 // f is closed or its process ends: a temporary file so locked is being
 // written.
 func lockTemp(f *os.File) error {
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 }

@@ -1,11 +1,10 @@
-//go:build unix
+//go:build unix && !aix
 
 package atomicfile
 
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -35,7 +34,7 @@ func TestStaleTemporaryFilesRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockTemp(held); err != nil {
 		t.Skipf("no advisory locks here: %v", err)
 	}
 	if err := WriteFile(filepath.Join(dir, "m.ckpt"), []byte("new"), Readable); err != nil {
