@@ -103,12 +103,13 @@ func runTrain(ctx context.Context, env cli.Env) error {
 }
 
 // checkFiles fails before any work when --out or --bundle-out cannot be
-// written or is the same file as the other, or when one of them or the
+// written or is the same file as the other, when one of them or the
 // checkpoint ckpt is an input file (--embeddings, --counts, --resume,
 // --include, --ngrams, --ngrams-space or a --corpus file): training would
-// end by overwriting it. The checkpoint may be the --resume file (resuming
-// replaces it). The --out directory is created first, as the corpus index
-// (kept there by default) always created it.
+// end by overwriting it, and when one of them, the checkpoint or the corpus
+// index is inside a --corpus directory. The checkpoint may be the --resume
+// file (resuming replaces it). The --out directory is created first, as the
+// corpus index (kept there by default) always created it.
 func (f *trainFlags) checkFiles(ckpt string) error {
 	if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", f.out, err)
@@ -130,16 +131,34 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 			return cli.UsageError("the checkpoint %s would overwrite %s %s: choose another --out or --checkpoint-dir", ckpt, o.Flag, o.Path)
 		}
 	}
-	index := filepath.Join(f.indexDir(), "amindex.idx")
-	for _, p := range f.corpusPaths() {
-		if info, err := os.Stat(p); err == nil && info.IsDir() && corpus.ReadsFile(p, index) {
-			return cli.UsageError("the corpus index would be written in %s (--work-dir, default the --out directory), "+
-				"inside the --corpus directory %s, where the next run would read it as corpus: choose a --work-dir "+
-				"(or an --out) outside it", filepath.Dir(index), p)
-		}
+	if err := f.checkOutsideCorpus(outs); err != nil {
+		return err
 	}
 	if err := corpus.CheckCheckpoint(ckpt, f.corpusPaths()); err != nil {
 		return cli.UsageError("%w", err)
+	}
+	return nil
+}
+
+// checkOutsideCorpus fails when an output (outs) or the corpus index (in
+// indexDir) would be written inside a --corpus directory, where the next run
+// would read it as corpus.
+func (f *trainFlags) checkOutsideCorpus(outs []outpath.File) error {
+	for _, p := range f.corpusPaths() {
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			continue
+		}
+		for _, o := range outs {
+			if o.Path != "" && corpus.ReadsFile(p, o.Path) {
+				return cli.UsageError("%s %s is inside the --corpus directory %s, where the next run would read it as "+
+					"corpus: give %s a path outside it", o.Flag, o.Path, p, o.Flag)
+			}
+		}
+		if index := filepath.Join(f.indexDir(), "amindex.idx"); corpus.ReadsFile(p, index) {
+			return cli.UsageError("the corpus index would be written in %s (--work-dir, default the --out directory), "+
+				"inside the --corpus directory %s, where the next run would read it as corpus: choose a --work-dir "+
+				"outside it", filepath.Dir(index), p)
+		}
 	}
 	return nil
 }

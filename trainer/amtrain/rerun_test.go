@@ -286,9 +286,9 @@ func TestCheckNoUnfinishedWords(t *testing.T) {
 // The --resume checkpoint and the checkpoint's directory are checked before
 // the corpus is read (the corpus here does not exist, so reading it would
 // fail first): a missing file, a checkpoint made with another --lr, an
-// unwritable directory, and a checkpoint or a corpus index (kept in the
-// --out directory by default) inside a --corpus directory, where the next
-// run would read it as corpus, are each refused, naming the problem.
+// unwritable directory, and an output, a checkpoint or a corpus index (kept
+// in the --out directory by default) inside a --corpus directory, where the
+// next run would read it as corpus, are each refused, naming the problem.
 func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
 	s := newSynth(t, 300)
 	out := filepath.Join(s.dir, "m.am")
@@ -311,10 +311,18 @@ func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
 		args []string
 		want string
 	}{
-		"missing resume":      {[]string{"--corpus", gone, "--out", other, "--resume", filepath.Join(s.dir, "no.ckpt")}, "no.ckpt"},
-		"other lr":            {[]string{"--corpus", gone, "--out", other, "--epochs", "2", "--resume", ck, "--lr", "0.05"}, "--lr 0.01 (now 0.05)"},
-		"unwritable dir":      {[]string{"--corpus", gone, "--out", other, "--checkpoint-dir", notADir}, "--checkpoint-dir"},
-		"index in the corpus": {[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "m.am")}, "choose a --work-dir"},
+		"missing resume": {[]string{"--corpus", gone, "--out", other, "--resume", filepath.Join(s.dir, "no.ckpt")}, "no.ckpt"},
+		"other lr":       {[]string{"--corpus", gone, "--out", other, "--epochs", "2", "--resume", ck, "--lr", "0.05"}, "--lr 0.01 (now 0.05)"},
+		"unwritable dir": {[]string{"--corpus", gone, "--out", other, "--checkpoint-dir", notADir}, "--checkpoint-dir"},
+		"index in the corpus": {[]string{"--corpus", corpusDir, "--out", other, "--work-dir",
+			filepath.Join(corpusDir, "work")}, "choose a --work-dir"},
+		"out in the corpus": {[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "m.am")},
+			"--out " + filepath.Join(corpusDir, "m.am") + " is inside the --corpus directory"},
+		"out in the corpus, index and checkpoint outside": {[]string{"--corpus", corpusDir, "--out",
+			filepath.Join(corpusDir, "m.am"), "--work-dir", filepath.Join(s.dir, "work"), "--checkpoint-dir",
+			filepath.Join(s.dir, "ck")}, "--out " + filepath.Join(corpusDir, "m.am") + " is inside"},
+		"bundle in the corpus": {[]string{"--corpus", corpusDir, "--out", other, "--bundle-out",
+			filepath.Join(corpusDir, "b.amb")}, "--bundle-out " + filepath.Join(corpusDir, "b.amb") + " is inside"},
 		"checkpoint in the corpus": {[]string{"--corpus", corpusDir, "--out", other, "--checkpoint-dir",
 			filepath.Join(corpusDir, "ck")}, "the checkpoint " + filepath.Join(corpusDir, "ck", "m.am.ckpt") + " would be inside"},
 	} {
