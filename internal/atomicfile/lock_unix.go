@@ -8,6 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// haveLocks is true: lockTemp marks a temporary file as being written.
+const haveLocks = true
+
 // lockTemp takes an exclusive advisory lock on f without waiting, held until
 // f is closed or its process ends: a temporary file so locked is being
 // written.

@@ -19,6 +19,9 @@ const staleAge = time.Minute
 // live writer holds them. Where locks are not supported nothing is removed.
 // Failures are ignored: the write goes on either way.
 func removeStale(dir, base string) {
+	if !haveLocks {
+		return // nothing could be told a dead writer's: no need to list dir
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
