@@ -144,15 +144,12 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 // indexDir) would be written inside a --corpus directory, where the next run
 // would read it as corpus.
 func (f *trainFlags) checkOutsideCorpus(outs []outpath.File) error {
+	if err := corpus.CheckOutputs(f.corpusPaths(), outs); err != nil {
+		return cli.UsageError("%w", err)
+	}
 	for _, p := range f.corpusPaths() {
 		if info, err := os.Stat(p); err != nil || !info.IsDir() {
 			continue
-		}
-		for _, o := range outs {
-			if o.Path != "" && corpus.ReadsFile(p, o.Path) {
-				return cli.UsageError("%s %s is inside the --corpus directory %s, where the next run would read it as "+
-					"corpus: give %s a path outside it", o.Flag, o.Path, p, o.Flag)
-			}
 		}
 		if index := filepath.Join(f.indexDir(), "amindex.idx"); corpus.ReadsFile(p, index) {
 			return cli.UsageError("the corpus index would be written in %s (--work-dir, default the --out directory), "+

@@ -91,6 +91,25 @@ func ReadsFile(dir, path string) bool {
 	return true
 }
 
+// CheckOutputs fails when one of outs (an empty Path is no output) lies
+// inside one of the corpus directories among paths, where the next run over
+// the same corpus would read it as corpus (a model as binary data, word
+// vectors as text, silently). Trainers call it before any work.
+func CheckOutputs(paths []string, outs []outpath.File) error {
+	for _, p := range paths {
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			continue
+		}
+		for _, o := range outs {
+			if o.Path != "" && ReadsFile(p, o.Path) {
+				return fmt.Errorf("%s %s is inside the --corpus directory %s, where the next run would read it as "+
+					"corpus: give %s a path outside it", o.Flag, o.Path, p, o.Flag)
+			}
+		}
+	}
+	return nil
+}
+
 // CheckCheckpoint fails when the checkpoint at ckpt would lie inside one of
 // the corpus directories among paths, where a later run would read it as
 // corpus, or cannot be written: its directory, created first (a

@@ -512,10 +512,10 @@ func TestTrainEmbeddingsCheckpointFlags(t *testing.T) {
 	}
 }
 
-// The checkpoint's place is checked before any work: inside a --corpus
-// directory (a resumed run would read it as a corpus file) it is refused,
-// unless hidden there (corpus reading skips it), and so is a
-// --checkpoint-dir that cannot be created or written.
+// The outputs' and the checkpoint's places are checked before any work:
+// inside a --corpus directory (the next run would read them as corpus
+// files) they are refused, unless hidden there (corpus reading skips them),
+// and so is a --checkpoint-dir that cannot be created or written.
 func TestTrainEmbeddingsChecksTheCheckpointPlace(t *testing.T) {
 	docs := filepath.Join(t.TempDir(), "docs")
 	if err := os.MkdirAll(docs, 0o755); err != nil {
@@ -532,25 +532,27 @@ func TestTrainEmbeddingsChecksTheCheckpointPlace(t *testing.T) {
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	out := filepath.Join(t.TempDir(), "e.vec")
 	for _, c := range []struct {
 		extra []string
 		want  string
 	}{
-		{nil, "inside the --corpus directory " + docs},
+		{[]string{"--out", filepath.Join(docs, "e.vec")}, "--out " + filepath.Join(docs, "e.vec") + " is inside the --corpus directory " + docs},
+		{[]string{"--counts-out", filepath.Join(docs, "counts.txt")}, "--counts-out " + filepath.Join(docs, "counts.txt") + " is inside"},
 		{[]string{"--checkpoint-dir", filepath.Join(docs, "ck")}, "inside the --corpus directory " + docs},
 		{[]string{"--checkpoint-dir", filepath.Join(notDir, "ck")}, "--checkpoint-dir " + filepath.Join(notDir, "ck")},
 	} {
-		args := append([]string{"--corpus", docs, "--out", filepath.Join(docs, "e.vec"), "--dim", "8", "--epochs", "1"}, c.extra...)
+		args := append([]string{"--corpus", docs, "--out", out, "--dim", "8", "--epochs", "1"}, c.extra...)
 		log, err := runCmd(context.Background(), args...)
 		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) || strings.Contains(log, "corpus read") {
 			t.Errorf("%q: err = %v, log %q; want a usage error %q before the corpus is read", c.extra, err, log, c.want)
 		}
 	}
-	hidden := []string{"--corpus", docs, "--out", filepath.Join(docs, "e.vec"), "--dim", "8", "--epochs", "1",
+	hidden := []string{"--corpus", docs, "--out", filepath.Join(docs, ".out", "e.vec"), "--dim", "8", "--epochs", "1",
 		"--checkpoint-dir", filepath.Join(docs, ".ck")}
 	for range 2 { // the second run reads the corpus with the checkpoint in it
 		if _, err := runCmd(context.Background(), hidden...); err != nil {
-			t.Fatalf("the checkpoint in a hidden directory of the corpus: %v", err)
+			t.Fatalf("the outputs and the checkpoint in hidden directories of the corpus: %v", err)
 		}
 	}
 }

@@ -159,8 +159,9 @@ func (o *options) validate() error {
 // a directory) or is one of the --corpus files or the --resume checkpoint,
 // which writing would destroy (outpath.Check), or when the checkpoint would
 // overwrite an output or an input (it may be the --resume file: resuming
-// replaces it) or cannot be written (checkCheckpoint). An output inside a
-// corpus directory is allowed, as in train; the checkpoint is not.
+// replaces it) or cannot be written (checkCheckpoint), and when an output or
+// the checkpoint lies inside a corpus directory, where the next run would
+// read it as corpus.
 func (o *options) checkOutputs() error {
 	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
@@ -174,6 +175,9 @@ func (o *options) checkOutputs() error {
 	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut},
 		{Flag: "--outputs-out", Path: o.outputsOut}, {Flag: "--held-words-out", Path: o.heldOut}}
 	if err := outpath.Check(outs, append(inputs, outpath.File{Flag: "--resume", Path: o.cfg.Checkpoints.Resume})); err != nil {
+		return cli.UsageError("%w", err)
+	}
+	if err := corpus.CheckOutputs(o.corpus, outs); err != nil {
 		return cli.UsageError("%w", err)
 	}
 	ckpt := o.cfg.Checkpoints.Path
