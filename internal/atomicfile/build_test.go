@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestBuildsOnOtherSystems: the package builds on systems with advisory
-// locks other than Linux's, on one without flock and on Windows.
+// TestBuildsOnOtherSystems: the package builds on a system whose advisory
+// locks are not Linux's (Solaris) and on one without flock (AIX); Windows
+// and macOS are built by CI's other-platforms step.
 func TestBuildsOnOtherSystems(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the standard library for other systems")
@@ -15,7 +16,7 @@ func TestBuildsOnOtherSystems(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skipf("no go command: %v", err)
 	}
-	for _, target := range [][2]string{{"solaris", "amd64"}, {"aix", "ppc64"}, {"windows", "amd64"}, {"darwin", "arm64"}} {
+	for _, target := range [][2]string{{"solaris", "amd64"}, {"aix", "ppc64"}} {
 		cmd := exec.Command("go", "vet", ".")
 		cmd.Env = append(os.Environ(), "GOOS="+target[0], "GOARCH="+target[1], "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
