@@ -361,6 +361,28 @@ func ReadHead(path, magic string, state any) error {
 		return err
 	}
 	defer f.Close()
+	return readHead(f, info.Size(), magic, state)
+}
+
+// ReadResumeHead reads the head of the checkpoint a run resumes from, as
+// ReadHead does, before any other work: every error names the file (a
+// missing or odd file, one that is not a checkpoint of the command of magic,
+// a damaged head).
+func ReadResumeHead(path, magic string, state any) error {
+	f, info, err := model.OpenRegular(path)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err) // it names the file
+	}
+	defer f.Close()
+	if err := readHead(f, info.Size(), magic, state); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// readHead decodes the JSON state at the head of f, a checkpoint of size
+// bytes, into state.
+func readHead(f *os.File, size int64, magic string, state any) error {
 	if err := checkMagic(f, magic); err != nil {
 		return err
 	}
@@ -370,7 +392,7 @@ func ReadHead(path, magic string, state any) error {
 		return truncated
 	}
 	n := int64(binary.LittleEndian.Uint32(b[:]))
-	if n > MaxStateBytes || n > info.Size()-int64(len(magic))-4 {
+	if n > MaxStateBytes || n > size-int64(len(magic))-4 {
 		return truncated
 	}
 	js := make([]byte, n)

@@ -175,3 +175,35 @@ func TestDiff(t *testing.T) {
 		t.Errorf("Diff without recorded settings = %q", got)
 	}
 }
+
+// ReadResumeHead decodes a checkpoint's head, and each error names the file:
+// missing, a directory, another command's checkpoint, a head cut short.
+func TestReadResumeHead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.ckpt")
+	writeTest(t, path, make([]float32, 10))
+	var st testState
+	if err := ReadResumeHead(path, EmbeddingsMagic, &st); err != nil || st != (testState{"run", 7}) {
+		t.Fatalf("ReadResumeHead: %+v, %v", st, err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short.ckpt")
+	if err := os.WriteFile(short, good[:len(EmbeddingsMagic)+6], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, magic, want string }{
+		{filepath.Join(dir, "missing.ckpt"), EmbeddingsMagic, "missing.ckpt"},
+		{dir, EmbeddingsMagic, dir},
+		{path, TrainMagic, path},
+		{short, EmbeddingsMagic, short + ": truncated state"},
+	} {
+		err := ReadResumeHead(c.path, c.magic, &testState{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "checkpoint") {
+			t.Errorf("ReadResumeHead(%s, %s) = %v, want an error starting with checkpoint and holding %q",
+				c.path, c.magic, err, c.want)
+		}
+	}
+}

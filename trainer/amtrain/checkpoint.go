@@ -219,14 +219,9 @@ func checkResumeHead(o *Options) error {
 	if o.Resume == "" {
 		return nil
 	}
-	f, _, err := model.OpenRegular(o.Resume)
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err) // it names the file
-	}
-	f.Close()
 	var st TrainState
-	if err := checkpoint.ReadHead(o.Resume, checkpointMagic, &st); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", o.Resume, err)
+	if err := checkpoint.ReadResumeHead(o.Resume, checkpointMagic, &st); err != nil {
+		return err
 	}
 	if st.Settings == nil {
 		return nil // an older version's checkpoint: its fingerprint is checked when training resumes

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/checkpoint"
-	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
@@ -294,14 +293,9 @@ func checkResumeHead(cfg Config) error {
 	if path == "" {
 		return nil
 	}
-	f, _, err := model.OpenRegular(path)
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err) // it names the file
-	}
-	f.Close()
 	var st ckState
-	if err := checkpoint.ReadHead(path, checkpoint.EmbeddingsMagic, &st); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
+	if err := checkpoint.ReadResumeHead(path, checkpoint.EmbeddingsMagic, &st); err != nil {
+		return err
 	}
 	if diff := checkpoint.Diff(st.Settings, settingsOf(cfg, nil, nil)); diff != "" {
 		return fmt.Errorf("resume %s: the checkpoint was made with other settings or inputs: %s; use the same ones", path, diff)
