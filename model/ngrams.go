@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -84,6 +85,30 @@ func FastTextConfigOf(ngrams []string) (NgramConfig, error) {
 	}
 	cfg := NgramConfig{MinN: lo, MaxN: hi, MinCount: 1, Style: NgramFastText}
 	return cfg, cfg.Validate()
+}
+
+// NgramRank is what orders the rows of an n-gram table in fastText's form:
+// Words is the number of vocabulary words holding the n-gram (an n-gram
+// twice in a word counts twice), Tokens the sum of those words' counts.
+type NgramRank struct {
+	Words, Tokens int64
+}
+
+// SortNgramTable sorts the n-grams of a table in the order
+// `train-embeddings --ngrams-out` writes them and `train --ngram-max` cuts
+// them: by decreasing Words, then decreasing Tokens of rank, then by the
+// n-gram's bytes.
+func SortNgramTable(ngrams []string, rank func(ngram string) NgramRank) {
+	slices.SortFunc(ngrams, func(a, b string) int {
+		ra, rb := rank(a), rank(b)
+		if c := cmp.Compare(rb.Words, ra.Words); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rb.Tokens, ra.Tokens); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // Validate reports a configuration the model cannot use.

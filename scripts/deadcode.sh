@@ -8,7 +8,7 @@
 #     Weaviate's module interfaces:           deadcode -test ./module/
 # A function is reported when the binary does not reach it and either module/'s tests do not
 # reach it or its package is not among module/'s dependencies (go list -deps -test ./module/).
-# internal/testmodel, internal/testhttp, internal/testfiles, internal/fakeweaviate,
+# internal/testmodel, internal/testhttp, internal/testfiles, internal/fakeweaviate, internal/testfasttext,
 # internal/shareddata and adapter/witness/witnesstest are test-support packages (only tests import
 # them) and are left out.
 set -euo pipefail
@@ -23,7 +23,7 @@ found=$(awk -v deps="$tmp/moddeps" -v modlist="$tmp/module" '
   BEGIN { while ((getline l < deps) > 0) dep[l] = 1; while ((getline l < modlist) > 0) inmod[l] = 1 }
   {
     file = $0; sub(/:.*/, "", file); dir = file; sub(/\/[^\/]*$/, "", dir)
-    if (dir ~ /^internal\/(testmodel|testhttp|testfiles|fakeweaviate|shareddata)$/ || dir == "adapter/witness/witnesstest") next
+    if (dir ~ /^internal\/(testmodel|testhttp|testfiles|fakeweaviate|testfasttext|shareddata)$/ || dir == "adapter/witness/witnesstest") next
     if (!(dir in dep) || ($0 in inmod)) print
   }' "$tmp/main")
 if [ -n "$found" ]; then

@@ -10,11 +10,12 @@ import (
 	"github.com/text2vec-am/text2vec-am/trainer/skipgram"
 )
 
-// Commands returns the trainer's subcommands: train-embeddings, train, infer and export.
+// Commands returns the trainer's subcommands: train-embeddings, train, infer, export and
+// import-fasttext.
 func Commands() []cli.Command {
 	var cmds []cli.Command
 	cmds = append(cmds, skipgram.Commands()...)
 	cmds = append(cmds, amtrain.Commands()...)
-	cmds = append(cmds, exportCommand())
+	cmds = append(cmds, exportCommand(), importFastTextCommand())
 	return cmds
 }

@@ -298,19 +298,32 @@ func (m *Model) AppendSubwordRows(dst []int32, word string) []int32 {
 				j++
 			}
 			if n >= m.MinN && !(n == 1 && (i == 0 || j == len(w))) {
-				h := int32(Hash(w[i:j]) % uint32(m.Bucket))
-				if m.pruned {
-					p, ok := m.pruneIdx[h]
-					if !ok {
-						continue
-					}
-					h = p
+				if r, ok := m.NgramRow(w[i:j]); ok {
+					dst = append(dst, r)
 				}
-				dst = append(dst, int32(len(m.Words))+h)
 			}
 		}
 	}
 	return dst
+}
+
+// NgramRow returns the input-matrix row of the character n-gram g, in
+// fastText's form ('<' and '>' mark the word's ends): the row of its hash
+// bucket. It reports false for a model without n-grams and for a bucket that
+// a pruned model dropped.
+func (m *Model) NgramRow(g string) (int32, bool) {
+	if m.Bucket == 0 {
+		return 0, false
+	}
+	h := int32(Hash(g) % uint32(m.Bucket))
+	if m.pruned {
+		p, ok := m.pruneIdx[h]
+		if !ok {
+			return 0, false
+		}
+		h = p
+	}
+	return int32(len(m.Words)) + h, true
 }
 
 // WordVector writes fastText's vector of word to dst (len Dim), as

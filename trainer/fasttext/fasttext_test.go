@@ -2,58 +2,13 @@ package fasttext
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"math"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/testfasttext"
 )
-
-// synthModel describes a tiny fastText model for writeBin.
-type synthModel struct {
-	dim, minn, maxn, bucket int
-	words                   []string
-	counts                  []int64
-	quant                   bool
-}
-
-// writeBin writes m in fastText 0.9.2's .bin layout; row r of the input
-// matrix holds r·10 + k in column k.
-func writeBin(t *testing.T, m synthModel) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := func(v any) {
-		if err := binary.Write(&b, binary.LittleEndian, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w([2]int32{fileMagic, 12})
-	// dim ws epoch minCount neg wordNgrams loss model bucket minn maxn lrUpdateRate, t
-	w([12]int32{int32(m.dim), 5, 5, 1, 5, 1, 2, 2, int32(m.bucket), int32(m.minn), int32(m.maxn), 100})
-	w(1e-4)
-	w(int32(len(m.words)))
-	w(int32(len(m.words)))
-	w(int32(0))
-	w(int64(1000))
-	w(int64(-1))
-	for i, word := range m.words {
-		b.WriteString(word)
-		b.WriteByte(0)
-		w(m.counts[i])
-		w(int8(0))
-	}
-	w(m.quant)
-	rows := len(m.words) + m.bucket
-	w(int64(rows))
-	w(int64(m.dim))
-	for r := 0; r < rows; r++ {
-		for k := 0; k < m.dim; k++ {
-			w(float32(r*10 + k))
-		}
-	}
-	w(false) // qout; the output matrix follows in real files
-	return b.Bytes()
-}
 
 func TestHash(t *testing.T) {
 	for _, s := range []string{"", "a", "<ab", "ab>", "<word>", "xyz"} {
@@ -73,8 +28,8 @@ func TestHash(t *testing.T) {
 }
 
 func TestReadSynthetic(t *testing.T) {
-	sm := synthModel{dim: 2, minn: 3, maxn: 3, bucket: 7, words: []string{"</s>", "ab", "café"}, counts: []int64{9, 5, 3}}
-	data := writeBin(t, sm)
+	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 7, Words: []string{"</s>", "ab", "café"}, Counts: []int64{9, 5, 3}}
+	data := testfasttext.Bin(sm)
 	m, err := Read(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +96,8 @@ func TestReadSynthetic(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
-	good := synthModel{dim: 2, minn: 3, maxn: 3, bucket: 7, words: []string{"ab"}, counts: []int64{5}}
-	data := writeBin(t, good)
+	good := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 7, Words: []string{"ab"}, Counts: []int64{5}}
+	data := testfasttext.Bin(good)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -151,7 +106,7 @@ func TestReadErrors(t *testing.T) {
 		{"bad magic", append([]byte{1, 2, 3, 4}, data[4:]...)},
 		{"truncated dictionary", data[:90]},
 		{"truncated matrix", data[:len(data)-12]},
-		{"quantized", writeBin(t, synthModel{dim: 2, minn: 3, maxn: 3, bucket: 7, words: []string{"ab"}, counts: []int64{5}, quant: true})},
+		{"quantized", testfasttext.Bin(testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 7, Words: []string{"ab"}, Counts: []int64{5}, Quantized: true})},
 	} {
 		_, err := Read(bytes.NewReader(tc.data), int64(len(tc.data)))
 		if !errors.Is(err, ErrFormat) {
@@ -166,8 +121,8 @@ func TestReadErrors(t *testing.T) {
 // FuzzRead feeds corrupted models to Read: an error or a usable model, never
 // a panic or an allocation the file cannot back.
 func FuzzRead(f *testing.F) {
-	f.Add(writeBin(&testing.T{}, synthModel{dim: 2, minn: 3, maxn: 3, bucket: 7, words: []string{"</s>", "ab", "café"}, counts: []int64{9, 5, 3}}))
-	f.Add(writeBin(&testing.T{}, synthModel{dim: 1, minn: 1, maxn: 2, bucket: 2, words: []string{"x"}, counts: []int64{1}}))
+	f.Add(testfasttext.Bin(testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 7, Words: []string{"</s>", "ab", "café"}, Counts: []int64{9, 5, 3}}))
+	f.Add(testfasttext.Bin(testfasttext.Model{Dim: 1, MinN: 1, MaxN: 2, Bucket: 2, Words: []string{"x"}, Counts: []int64{1}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Read(bytes.NewReader(data), int64(len(data)))
 		if err != nil {

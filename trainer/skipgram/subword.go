@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/simd"
@@ -215,18 +214,8 @@ func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []fl
 			names = append(names, g)
 		}
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		sa, sb := stats[a], stats[b]
-		switch {
-		case sa.types != sb.types:
-			return int(sb.types - sa.types)
-		case sa.tokens != sb.tokens:
-			if sa.tokens > sb.tokens {
-				return -1
-			}
-			return 1
-		}
-		return compareStrings(a, b)
+	model.SortNgramTable(names, func(g string) model.NgramRank {
+		return model.NgramRank{Words: stats[g].types, Tokens: stats[g].tokens}
 	})
 	dim := cfg.Dim
 	vecs := make([]float32, len(names)*dim)
@@ -237,16 +226,6 @@ func ngramTable(vocab *corpus.Vocab, cfg Config, sub *subwordTable, buckets []fl
 		counts[i] = stats[g].types
 	}
 	return model.NewEmbeddings(dim, names, vecs, counts)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // trainUnitSubwords runs fastText's skipgram update over one subsampled unit:

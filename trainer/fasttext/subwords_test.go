@@ -1,0 +1,62 @@
+package fasttext
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/testfasttext"
+)
+
+func openSynth(t *testing.T, sm testfasttext.Model) *Model {
+	t.Helper()
+	data := testfasttext.Bin(sm)
+	m, err := Read(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Subwords gives each word fastText's vector and each n-gram of the words
+// kept its bucket's row, the n-grams held by more words first.
+func TestSubwords(t *testing.T) {
+	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 1000, Words: []string{"</s>", "ab", "abc", "fé"},
+		Counts: []int64{9, 5, 4, 3}}
+	m := openSynth(t, sm)
+	words, ngrams, err := m.Subwords(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(words.Words, []string{"ab", "abc", "fé"}) || !slices.Equal(words.Counts, []int64{5, 4, 3}) {
+		t.Fatalf("words %v counts %v", words.Words, words.Counts)
+	}
+	v := make([]float32, 2)
+	for i, w := range words.Words {
+		if _, err := m.WordVector(v, w); err != nil || !slices.Equal(words.Row(int32(i)), v) {
+			t.Errorf("%s: %v, WordVector %v (%v)", w, words.Row(int32(i)), v, err)
+		}
+	}
+	// "<ab" is in two words; then by the summed counts: ab's n-grams (5), abc's (4), fé's (3).
+	want := []string{"<ab", "ab>", "abc", "bc>", "<fé", "fé>"}
+	if !slices.Equal(ngrams.Words, want) || !slices.Equal(ngrams.Counts, []int64{2, 1, 1, 1, 1, 1}) {
+		t.Fatalf("n-grams %v counts %v, want %v", ngrams.Words, ngrams.Counts, want)
+	}
+	for i, g := range ngrams.Words {
+		r, _ := m.NgramRow(g)
+		if got := ngrams.Row(int32(i)); got[0] != testfasttext.Value(int(r), 0) || got[1] != testfasttext.Value(int(r), 1) {
+			t.Errorf("n-gram %s: %v, want row %d", g, got, r)
+		}
+	}
+	words, ngrams, err = m.Subwords(1)
+	if err != nil || words.Len() != 1 || !slices.Equal(ngrams.Words, []string{"<ab", "ab>"}) {
+		t.Fatalf("Subwords(1): %v %v %v", words, ngrams, err)
+	}
+	if _, _, err := m.Subwords(-1); err == nil {
+		t.Error("Subwords(-1): no error")
+	}
+	sm.MaxN, sm.MinN = 0, 0
+	if words, ngrams, err := openSynth(t, sm).Subwords(0); err != nil || words.Len() != 3 || ngrams != nil {
+		t.Errorf("a model without n-grams: %v %v %v", words, ngrams, err)
+	}
+}

@@ -1,0 +1,120 @@
+package trainer
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/testfasttext"
+	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/fasttext"
+)
+
+// import-fasttext writes files that train reads, whose n-gram table gives a
+// word fastText never saw fastText's own vector for it when the words kept
+// hold each of its n-grams: AM's form starts where fastText's vector is.
+func TestImportFastText(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ft.bin")
+	sm := testfasttext.Model{Dim: 3, MinN: 3, MaxN: 3, Bucket: 5000, Words: []string{"</s>", "abc", "bcd", "xy"},
+		Counts: []int64{7, 6, 5, 4}}
+	if err := os.WriteFile(bin, testfasttext.Bin(sm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, ng, counts := filepath.Join(dir, "w.bin"), filepath.Join(dir, "ng.bin"), filepath.Join(dir, "c.txt")
+	var stderr bytes.Buffer
+	env := cli.Env{Args: []string{"--fasttext", bin, "--out", out, "--ngrams-out", ng, "--counts-out", counts},
+		Stdout: &bytes.Buffer{}, Stderr: &stderr}
+	if err := runImportFastText(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	words, err := model.LoadEmbeddings(out)
+	if err != nil || words.Len() != 3 || words.Words[0] != "abc" {
+		t.Fatalf("word vectors: %v, %v", words, err)
+	}
+	c, err := model.LoadCounts(counts)
+	if err != nil || c["abc"] != 6 || c["xy"] != 4 || len(c) != 3 {
+		t.Fatalf("counts %v, %v", c, err)
+	}
+	table, err := model.LoadEmbeddings(ng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := model.FastTextConfigOf(table.Words)
+	if err != nil || cfg.MinN != 3 || cfg.MaxN != 3 {
+		t.Fatalf("n-gram table's configuration %+v, %v", cfg, err)
+	}
+	ft, err := fasttext.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	want := make([]float32, 3)
+	if ok, err := ft.FormVector(want, "abcd"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	got := make([]float32, 3)
+	grams := cfg.AppendNgrams(nil, "abcd")
+	for _, g := range grams {
+		id, ok := table.ID(g)
+		if !ok {
+			t.Fatalf("n-gram %q of abcd missing from the table %v", g, table.Words)
+		}
+		for k, x := range table.Row(id) {
+			got[k] += x / float32(len(grams))
+		}
+	}
+	for k := range want {
+		if d := got[k] - want[k]; d > 1e-3 || d < -1e-3 {
+			t.Fatalf("the table's form of abcd %v, fastText's %v", got, want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "n-gram vectors") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// Each refusal names what is wrong, before anything is written.
+func TestImportFastTextRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ft.bin")
+	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 10, Words: []string{"ab"}, Counts: []int64{3}}
+	if err := os.WriteFile(bin, testfasttext.Bin(sm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "w.bin")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", out}, "--fasttext is required"},
+		{[]string{"--fasttext", bin}, "--out is required"},
+		{[]string{"--fasttext", bin, "--out", out}, "--ngrams-out is required"},
+		{[]string{"--fasttext", bin, "--out", bin, "--ngrams-out", filepath.Join(dir, "n")}, "--fasttext"},
+		{[]string{"--fasttext", bin, "--out", out, "--ngrams-out", out}, "--ngrams-out"},
+		{[]string{"--fasttext", bin, "--out", out, "--format", "csv"}, `--format "csv"`},
+		{[]string{"--fasttext", bin, "--out", out, "--max-words", "-1"}, "--max-words -1"},
+		{[]string{"--fasttext", bin, "--out", out, "extra"}, "unexpected arguments"},
+		{[]string{"--fasttext", filepath.Join(dir, "none.bin"), "--out", out, "--ngrams-out", filepath.Join(dir, "n")},
+			"none.bin"},
+		{[]string{"--fasttext", out + ".x", "--out", out, "--ngrams-out", filepath.Join(dir, "n")}, "w.bin.x"},
+	} {
+		if c.args[1] == out+".x" {
+			if err := os.WriteFile(c.args[1], []byte("not a model"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env := cli.Env{Args: c.args, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+		err := runImportFastText(context.Background(), env)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error naming %q", c.args, err, c.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote %s (%v)", out, err)
+	}
+}
