@@ -16,7 +16,7 @@ func buildScriptEnv(set ...string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "AM_EPOCHS", "DIM", "EPOCHS", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "NGRAMS", "OUT", "WORK":
+		case "AM_EPOCHS", "DIM", "EPOCHS", "FASTTEXT", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "NGRAMS", "OUT", "WORK":
 			continue
 		}
 		env = append(env, kv)
@@ -367,5 +367,41 @@ func TestBuildScriptResumesStep1(t *testing.T) {
 	}
 	if _, code := b.run(t, caller, []string{mydocs}, "WORK=work"); code != 0 || len(b.commands(t)["train-embeddings"]) != 2 {
 		t.Errorf("a third build: exit status %d, train-embeddings ran again: %q", code, b.commands(t)["train-embeddings"])
+	}
+}
+
+// TestBuildScriptFastText: FASTTEXT=FILE makes step 1 import that fastText
+// model instead of training the subword model, and step 2 train AM on what
+// it wrote; a missing model and the settings of the subword model it
+// replaces are refused before any work.
+func TestBuildScriptFastText(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	_, mydocs := corpusDir(t, caller)
+	if err := os.WriteFile(filepath.Join(caller, "ft.bin"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range [][]string{{"FASTTEXT=none.bin"}, {"FASTTEXT=ft.bin", "DIM=50"}, {"FASTTEXT=ft.bin", "EPOCHS=2"},
+		{"FASTTEXT=ft.bin", "HOLD_FORMS=0.5"}} {
+		out, code := b.run(t, caller, []string{mydocs}, append(set, "WORK=refused")...)
+		if code != 2 || !strings.Contains(out, strings.Split(set[len(set)-1], "=")[0]) {
+			t.Errorf("%q: exit status %d, %q; want 2 naming the setting", set, code, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(caller, "refused")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused build made its work directory (%v)", err)
+	}
+	if out, code := b.run(t, caller, []string{mydocs}, "FASTTEXT=ft.bin", "WORK=work"); code != 0 {
+		t.Fatalf("exit status %d: %s", code, out)
+	}
+	cmds := b.commands(t)
+	work := filepath.Join(caller, "work")
+	if len(cmds["train-embeddings"]) != 0 || len(cmds["import-fasttext"]) != 1 ||
+		!strings.Contains(cmds["import-fasttext"][0], "--fasttext "+filepath.Join(caller, "ft.bin")+" ") ||
+		!strings.Contains(cmds["import-fasttext"][0], "--ngrams-out "+filepath.Join(work, "ngrams.bin")) {
+		t.Fatalf("step 1 ran %q", cmds)
+	}
+	if len(cmds["train"]) != 1 || !strings.Contains(cmds["train"][0], "--embeddings "+filepath.Join(work, "subwords.bin")) {
+		t.Errorf("step 2 ran %q", cmds["train"])
 	}
 }

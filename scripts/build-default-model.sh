@@ -34,6 +34,9 @@ Settings, as environment variables (NAME=value before the command):
   FORM_SHARE=S      step 2's --form-share, 0 < S < 1 (default 0.5)
   GATE_COVERAGE=0   AM without the gate's coverage input (default 1: with it)
   HOLD_FORMS=P      the held-forms variant (docs/model.md, "A model whose contexts pay"; default 0: off)
+  FASTTEXT=FILE     step 1 takes a fastText model's vectors (a .bin with character n-grams) instead of
+                    training the subword model: AM on fastText's vectors (import-fasttext; the
+                    vectors' dimension is the model's: DIM, EPOCHS and HOLD_FORMS do not apply)
 
 Run again with the same WORK, corpus and settings, a build continues where it stopped: step 1's
 files, once complete, are used again, an unfinished step 1 resumes from its checkpoint
@@ -111,6 +114,17 @@ if [ -n "${FORM_SHARE:-}" ] && [ "$hold" != 0 ]; then
   echo "build-default-model: FORM_SHARE does not apply to a HOLD_FORMS build, which trains on whole forms" >&2
   exit 2
 fi
+fasttext=
+if [ -n "${FASTTEXT:-}" ]; then
+  for v in DIM EPOCHS HOLD_FORMS; do
+    if [ -n "${!v:-}" ]; then
+      echo "build-default-model: $v does not apply with FASTTEXT, whose model gives step 1's vectors" >&2
+      exit 2
+    fi
+  done
+  fasttext=$(abspath "$FASTTEXT")
+  [ -f "$fasttext" ] || { echo "build-default-model: FASTTEXT $fasttext is not a file" >&2; exit 2; }
+fi
 for c in "${corpora[@]}"; do
   [ -e "$c" ] || { echo "build-default-model: corpus $c not found" >&2; exit 2; }
 done
@@ -147,7 +161,11 @@ corpus_files() {
 # the file a link points to) and the settings. A run with the same WORK uses step 1's files again,
 # and resumes an unfinished step 1 or step 2, only when they are the same.
 step1=$(
-  printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
+  if [ -n "$fasttext" ]; then
+    stat -L -c 'fasttext %n %s %.9Y' "$fasttext"
+  else
+    printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
+  fi
   corpus_files "${corpora[@]}" | xargs -0 -r stat -L -c '%n %s %.9Y'
 )
 step2=$(printf '%s\nam_epochs %s form_share %s coverage %s ngrams %s\n' \
@@ -185,7 +203,8 @@ bin="$work/text2vec-am"
 #    (10) epochs (twice fastText's 5: docs/model.md), corpus lines in an order drawn from the
 #    seed. Its word vectors are AM's base. A checkpoint of an interrupted run of the same build is
 #    resumed (train-embeddings --resume: on one thread, the same vectors as a run never
-#    interrupted).
+#    interrupted). With FASTTEXT, step 1 takes the fastText model's word vectors, n-gram table
+#    and counts instead (import-fasttext).
 corpus_flags=()
 for c in "${corpora[@]}"; do corpus_flags+=(--corpus "$c"); done
 if [ "$(cat "$work/step1.settings" 2>/dev/null)" = "$step1" ]; then
@@ -196,10 +215,15 @@ else
     echo "build-default-model: step 1 resumes from $ckpt1"
   fi
   printf '%s\n' "$step1" >"$work/step1.started"
-  "$bin" train-embeddings "${corpus_flags[@]}" --dim "$dim" --window 5 --negative 5 --min-count 5 \
-    --epochs "$epochs" --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
-    --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
-    --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin" "${resume1[@]}"
+  if [ -n "$fasttext" ]; then
+    "$bin" import-fasttext --fasttext "$fasttext" \
+      --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
+  else
+    "$bin" train-embeddings "${corpus_flags[@]}" --dim "$dim" --window 5 --negative 5 --min-count 5 \
+      --epochs "$epochs" --lr 0.05 --neg-power 0.5 --threads 1 --seed 1 --shuffle \
+      --minn 3 --maxn 6 --bucket 0 --format binary "${hold_sub[@]}" \
+      --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin" "${resume1[@]}"
+  fi
   printf '%s\n' "$step1" >"$work/step1.settings"
   rm -f "$ckpt1" "$work/step1.started"
 fi
