@@ -27,7 +27,7 @@ func DeleteMemory(ctx context.Context, o Options, collection, tenant string) (De
 	if err != nil {
 		return Deleted{}, err
 	}
-	s := &Store{o: o, base: base, http: o.client(user), scopes: make(map[string]*scope)}
+	s := &Store{o: o, base: base, http: o.client(base, user), scopes: make(map[string]*scope)}
 	all, err := s.tenants(ctx)
 	if err != nil {
 		return Deleted{}, s.noCollection(ctx, collection, fmt.Errorf("delete the memory of %s: %w", collection, err))

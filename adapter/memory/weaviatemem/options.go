@@ -27,7 +27,8 @@ const MinMaxBytes = 1 << 20
 // Options configure a Store.
 type Options struct {
 	// URL is Weaviate's base URL (http or https). A user and password in it
-	// are sent as basic authentication and never printed.
+	// are sent as basic authentication, to its scheme and host only (not
+	// where a redirect leads), and never printed.
 	URL string
 	// APIKey, if set, is sent as "Authorization: Bearer APIKey".
 	APIKey string
@@ -177,21 +178,28 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// basicAuth sends every request with user's basic authentication.
+// basicAuth sends user's basic authentication with every request to the
+// scheme and host of Weaviate's base URL, and with no other: a redirect
+// elsewhere (or from https to http) does not carry the password.
 type basicAuth struct {
-	user *url.Userinfo
-	next http.RoundTripper
+	user         *url.Userinfo
+	scheme, host string
+	next         http.RoundTripper
 }
 
 func (b basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Scheme != b.scheme || !strings.EqualFold(r.URL.Host, b.host) {
+		return b.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	pw, _ := b.user.Password()
 	r.SetBasicAuth(b.user.Username(), pw)
 	return b.next.RoundTrip(r)
 }
 
-// client returns the HTTP client of o, sending user's credentials.
-func (o *Options) client(user *url.Userinfo) *http.Client {
+// client returns the HTTP client of o, sending user's credentials to
+// Weaviate at base.
+func (o *Options) client(base string, user *url.Userinfo) *http.Client {
 	hc := o.HTTP
 	if hc == nil {
 		hc = &http.Client{}
@@ -204,7 +212,11 @@ func (o *Options) client(user *url.Userinfo) *http.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	c.Transport = basicAuth{user: user, next: next}
+	b := basicAuth{user: user, next: next}
+	if u, err := url.Parse(base); err == nil {
+		b.scheme, b.host = u.Scheme, u.Host
+	}
+	c.Transport = b
 	return &c
 }
 

@@ -58,7 +58,7 @@ func Open(o Options, scopes ...string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{o: o, base: base, http: o.client(user), scopes: make(map[string]*scope),
+	s := &Store{o: o, base: base, http: o.client(base, user), scopes: make(map[string]*scope),
 		queue: make(chan *lesson, queueLen), stop: make(chan struct{}), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
 	for _, name := range scopes {
 		if _, err := s.scope(name); err != nil {
