@@ -411,6 +411,9 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []weaviateap
 	if len(ans.Vectors) != len(texts) {
 		return nil, nil, fmt.Errorf("the vectorizer returned %d vectors for %d texts", len(ans.Vectors), len(texts))
 	}
+	if err := checkDims(ans, objs, index); err != nil {
+		return nil, nil, fmt.Errorf("vectorize %d objects of %s (%s): %w", len(texts), r.class, t.label(), err)
+	}
 	for j, i := range index {
 		if ans.Vectors[j] == nil {
 			fails[i] = true
@@ -426,6 +429,30 @@ func (r *run) vectorize(ctx context.Context, ti int, t Target, objs []weaviateap
 		vecs[i] = ans.Vectors[j]
 	}
 	return vecs, fails, nil
+}
+
+// checkDims refuses an answer whose vectors are not all of one length, the
+// "dims" it gives (when it gives one), and not empty: written, an empty
+// vector would take the object's vector away, and one of another length
+// fail at Weaviate after the objects before it.
+func checkDims(ans batchVectors, objs []weaviateapi.Object, index []int) error {
+	want, what := ans.Dims, "the answer's \"dims\""
+	for j, v := range ans.Vectors {
+		if v == nil {
+			continue
+		}
+		if want <= 0 {
+			want, what = len(v), "the length of the vector before it"
+		}
+		if len(v) == 0 {
+			return fmt.Errorf("the vectorizer returned an empty vector for object %s", objs[index[j]].ID)
+		}
+		if len(v) != want {
+			return fmt.Errorf("the vectorizer returned a vector of %d dimensions for object %s, want %d (%s)",
+				len(v), objs[index[j]].ID, want, what)
+		}
+	}
+	return nil
 }
 
 // write sends the rewritten objects in one batch and fails on any object

@@ -31,6 +31,8 @@ type fakeWeaviate struct {
 	busy    int  // answer 503 to this many vectorizer calls first
 	vecURL  string
 	batches int
+	// reshape, if set, replaces the vector of text i of a vectorizer call.
+	reshape func(i int, v []float32) []float32
 }
 
 func (f *fakeWeaviate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -121,6 +123,9 @@ func (f *fakeWeaviate) vectorize(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		vecs[i] = []float32{float32(len(t)), float32(strings.Count(t, "x")) + 1}
+		if f.reshape != nil {
+			vecs[i] = f.reshape(i, vecs[i])
+		}
 	}
 	json.NewEncoder(w).Encode(map[string]any{"dims": 2, "vectors": vecs, "errors": errs})
 }
@@ -195,6 +200,38 @@ func TestRunWritesOnlyChangedVectorsAndKeepsOthers(t *testing.T) {
 	st, err = Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10, All: true})
 	if err != nil || st.Updated != 24 || f.writes != 24 {
 		t.Errorf("--all: %+v, %v, %d writes; want 24 updated", st, err, f.writes)
+	}
+}
+
+// TestRunRefusesVectorsOfAnotherLength: a vectorizer answer holding an
+// empty vector, or one of another length than its "dims" or the others', is
+// refused naming the object, and no object of its batch is written: an
+// empty vector would have taken the object's vector away.
+func TestRunRefusesVectorsOfAnotherLength(t *testing.T) {
+	for name, reshape := range map[string]func(int, []float32) []float32{
+		"empty":     func(i int, v []float32) []float32 { return v[:min(i, len(v))] },
+		"too long":  func(i int, v []float32) []float32 { return append(v, 1) },
+		"one short": func(i int, v []float32) []float32 { return v[:len(v)-i%2] },
+	} {
+		f, srv := newFake(t, 6)
+		f.reshape = reshape
+		before := map[string]string{}
+		for id, o := range f.objs {
+			before[id] = string(o.Vectors["am"])
+		}
+		_, err := Run(context.Background(), Options{Weaviate: srv.URL, Vectorizer: f.vecURL, Class: "Doc", Batch: 10, All: true})
+		if err == nil || !strings.Contains(err.Error(), "vector for object 00000000-0000-0000-0000-000000000000") &&
+			!strings.Contains(err.Error(), "dimensions for object 00000000-0000-0000-0000-00000000000") {
+			t.Errorf("%s: error %v, want one naming the dimensions and the object", name, err)
+		}
+		if f.writes != 0 {
+			t.Errorf("%s: %d objects written, want none", name, f.writes)
+		}
+		for id, o := range f.objs {
+			if got, _ := json.Marshal(o.VectorOf("am")); string(got) != before[id] {
+				t.Errorf("%s: object %s: vector %s, was %s", name, id, got, before[id])
+			}
+		}
 	}
 }
 
