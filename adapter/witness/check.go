@@ -88,7 +88,7 @@ func (w *Witness) retrying(attempt int, err error) {
 	reason := err.Error()
 	var he *weaviateapi.HTTPError
 	lasting := errors.Is(err, errNotWeaviate) || Lasting(err)
-	if he != nil {
+	if errors.As(err, &he) {
 		reason = fmt.Sprintf("%s %s: status %d", he.Method, he.URL, he.Status)
 	}
 	w.mu.Lock()

@@ -179,6 +179,28 @@ func TestWitnessSaysWhyItWaits(t *testing.T) {
 	require.ErrorIs(t, w.Err(), witness.ErrPending)
 }
 
+// TestWitnessWaitsNamingTheStatusOnly: while Weaviate answers the read of
+// the witness with an error, the pending error (which servers answer their
+// clients with) names the call and its status, not the answer's body.
+func TestWitnessWaitsNamingTheStatusOnly(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/meta" {
+			io.WriteString(w, `{"version":"1.39.0"}`)
+			return
+		}
+		http.Error(w, "<html>a proxy's page: internal-host-7.example</html>", http.StatusBadGateway)
+	}))
+	t.Cleanup(ts.Close)
+	w, err := witness.Start(witness.Options{URL: ts.URL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		&counter{n: 3}, "")
+	require.NoError(t, err)
+	defer w.Close()
+	require.Eventually(t, func() bool { return strings.Contains(fmt.Sprint(w.Err()), "status 502") }, 5*time.Second,
+		10*time.Millisecond)
+	require.ErrorIs(t, w.Err(), witness.ErrPending)
+	require.NotContains(t, w.Err().Error(), "internal-host-7", "the pending error holds the answer's body")
+}
+
 func TestWitnessAcceptsWhenWritesFail(t *testing.T) {
 	f, o := newFake(t)
 	f.SetPassages(witness.DefaultName, 10)
