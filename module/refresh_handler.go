@@ -1,7 +1,9 @@
 package module
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/weaviate/weaviate/usecases/config"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
 
 // Limits of the module's /vectors/batch endpoint (those of text2vec-am serve).
@@ -35,7 +38,7 @@ func (m *Module) RootHandler() http.Handler {
 
 // batchRequest is the body of POST /vectors/batch.
 type batchRequest struct {
-	Texts      []string       `json:"texts"`
+	Texts      batchTexts     `json:"texts"`
 	Settings   map[string]any `json:"settings"`
 	Collection string         `json:"collection"`
 }
@@ -57,10 +60,6 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Texts == nil {
 		fail(http.StatusBadRequest, "field \"texts\" is required")
-		return
-	}
-	if len(req.Texts) > maxBatchTexts {
-		fail(http.StatusRequestEntityTooLarge, "%d texts, more than %d per batch", len(req.Texts), maxBatchTexts)
 		return
 	}
 	collection, err := checkCollection(req.Collection)
@@ -91,6 +90,47 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		Vectors [][]float32 `json:"vectors"`
 		Errors  []*string   `json:"errors"`
 	}{m.vec.Dim(), vecs, msgs})
+}
+
+// batchTexts is the "texts" of a batch, decoded one string at a time: the
+// first string beyond maxBatchTexts is refused (errTooManyTexts) before the
+// strings beyond it take memory. A null element is an empty text.
+type batchTexts []string
+
+// errTooManyTexts refuses a batch of more than maxBatchTexts texts.
+var errTooManyTexts = fmt.Errorf("more than %d texts per batch", maxBatchTexts)
+
+// UnmarshalJSON decodes a JSON array of strings (or null).
+func (t *batchTexts) UnmarshalJSON(b []byte) error {
+	switch kind := jsonmsg.ValueKind(b); kind {
+	case "null":
+		*t = nil
+		return nil
+	case "array":
+	default:
+		return fmt.Errorf("field \"texts\": want an array of strings, got a JSON %s", kind)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // the array's '['
+		return err
+	}
+	texts := batchTexts{}
+	for dec.More() {
+		if len(texts) == maxBatchTexts {
+			return errTooManyTexts
+		}
+		var s string
+		if err := dec.Decode(&s); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				return fmt.Errorf("field \"texts\": an element is a JSON %s, want an array of strings", typ.Value)
+			}
+			return err
+		}
+		texts = append(texts, s)
+	}
+	*t = texts
+	return nil
 }
 
 // settingsConfig is a collection's text2vec-am settings as the ClassConfig

@@ -3,10 +3,12 @@ package module
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +70,37 @@ func TestRootHandlerVectorizesAsTheCollection(t *testing.T) {
 	} {
 		if code, raw := post(body); code != want || !bytes.Contains(raw, []byte(`"error"`)) {
 			t.Errorf("%.60s: status %d %s, want %d with an error", body, code, raw, want)
+		}
+	}
+}
+
+// TestRootHandlerRefusesTextsAsDecoded: a batch of 2.7 million empty texts
+// (an 8 MiB body) is refused 413 at the first text beyond the limit, before
+// the texts beyond it take memory: the request allocates a few times its
+// body, not the tens of bytes a text that a whole []string takes.
+func TestRootHandlerRefusesTextsAsDecoded(t *testing.T) {
+	m := newTestModule(t, true)
+	h := m.RootHandler()
+	body := []byte(`{"texts":[""` + strings.Repeat(`,""`, 2_700_000) + `]}`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors/batch", bytes.NewReader(body)))
+	runtime.ReadMemStats(&after)
+	if want := fmt.Sprintf("more than %d texts per batch", maxBatchTexts); rec.Code != http.StatusRequestEntityTooLarge ||
+		!strings.Contains(rec.Body.String(), want) {
+		t.Errorf("2.7 M texts: %d %.200s, want 413 naming %q", rec.Code, rec.Body.String(), want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 10*uint64(len(body)) {
+		t.Errorf("refusing a body of %d bytes allocated %d bytes, want at most 10 times the body", len(body), n)
+	}
+	for body, want := range map[string]int{`{"texts":[]}`: http.StatusOK, `{"texts":["w1",null]}`: http.StatusOK,
+		`{"texts":null}`: http.StatusBadRequest, `{"texts":[["w1"]]}`: http.StatusBadRequest} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors/batch", strings.NewReader(body)))
+		if rec.Code != want {
+			t.Errorf("%s: %d %.200s, want %d", body, rec.Code, rec.Body.String(), want)
 		}
 	}
 }

@@ -259,6 +259,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, fi
 		return 0, nil
 	case errors.As(err, &tooLarge):
 		return http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", limit)
+	case errors.Is(err, errTooManyTexts):
+		return http.StatusRequestEntityTooLarge, errTooManyTexts
 	}
 	return http.StatusBadRequest, err
 }
