@@ -172,7 +172,7 @@ func Call(ctx context.Context, hc *http.Client, method, rawURL, apiKey string, b
 			slog.Info("the server is busy; waiting before retrying", "url", shown, "status", status, "wait", wait)
 			select {
 			case <-ctx.Done():
-				return ctx.Err()
+				return fmt.Errorf("%s %s: status %d, retrying after %v: %w", method, shown, status, wait, ctx.Err())
 			case <-time.After(wait):
 			}
 			continue

@@ -33,6 +33,27 @@ func TestRetryWaitCapped(t *testing.T) {
 	}
 }
 
+// TestCallBusyUntilTheDeadline: a server that answers 503 with a
+// Retry-After longer than the caller's deadline fails the call at the
+// deadline with an error naming the call and the status it retries, and
+// wrapping the context's error.
+func TestCallBusyUntilTheDeadline(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	err := Call(ctx, ts.Client(), http.MethodGet, ts.URL+"/v1/objects", "", nil, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want one wrapping context.DeadlineExceeded", err)
+	}
+	if want := "GET " + ts.URL + "/v1/objects: status 503, retrying after 1m0s"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want it to name %q", err, want)
+	}
+}
+
 // TestPageLargerThanAskedRefused: a page of objects longer than the limit
 // asked for is an error naming the limit; one at the limit decodes.
 func TestPageLargerThanAskedRefused(t *testing.T) {
