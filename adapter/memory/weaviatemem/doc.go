@@ -25,9 +25,11 @@
 // the budgets of Options.Memory), which queries read: nothing remote is on
 // the path of a query. The copy is refreshed in the background every
 // Options.Refresh: a count of the tenant's objects (Aggregate) tells whether
-// anything is new; if so the objects created since the newest one read,
-// less Options.Lookback (for writes still in flight and clocks that
-// disagree), are read by their creation time, or every object through the
+// anything is new; if so the objects created since the newest one read
+// (but no later than a lookback past the server's clock: a creation time
+// in the future holds back no read), less Options.Lookback (for writes
+// still in flight and clocks that disagree), are read by their creation
+// time, or every object through the
 // cursor when that is cheaper, at the first read, when the count is below
 // the objects read, or when the objects read by creation time do not
 // account for it (an object a replica made visible late). Objects read by

@@ -169,9 +169,14 @@ func (s *Store) decode(tenant, id string, props map[string]any) object {
 
 // readSince reads the objects created since sc's newest read less the
 // lookback, by creation time, into the copy; when that cannot account for
-// the count n, the next refresh reads every object.
+// the count n, the next refresh reads every object. The next read starts
+// at the newest creation time read, but no later than a lookback past the
+// clock's time now: an object created (or stamped by a node's clock) in
+// the future would otherwise make every read after it start past the
+// objects created meanwhile, and each one then read in full.
 func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	s.refreshes.add("incremental")
+	latest := time.Now().UnixMilli() + sc.lookback
 	sc.mu.RLock()
 	from := max(sc.since-sc.lookback, minTimestamp)
 	sc.mu.RUnlock()
@@ -204,7 +209,7 @@ func (s *Store) readSince(ctx context.Context, sc *scope, n int) error {
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	sc.since = max(sc.since, newest)
+	sc.since = max(sc.since, min(newest, latest))
 	if sc.read.count < int64(n) {
 		s.refreshes.add("incomplete") // the objects read by creation time do not account for the count
 		sc.full = true

@@ -304,6 +304,29 @@ func TestIncrementalAndFullReads(t *testing.T) {
 	}
 }
 
+// TestFutureCreationTime: an object whose creation time is years ahead
+// (a node's clock, or a forged object) does not move the incremental reads
+// past the objects created after it: they are read by creation time, not
+// each in a full read.
+func TestFutureCreationTime(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	s := openStore(t, ts.URL, nil)
+	objects := func() int64 { return s.Stats().Remote.Scopes[""].Objects }
+	now := func() int64 { return time.Now().UnixMilli() }
+	put(f, passageObject(1, []string{"w"}), now())
+	waitFor(t, "the first object", func() bool { return objects() == 1 })
+	put(f, passageObject(2, []string{"w"}), now()+10*365*24*3600*1000)
+	waitFor(t, "the object of the future", func() bool { return objects() == 2 })
+	full := fullReads(s)
+	for i := range 3 {
+		put(f, contextObject(memory.Observation{Word: "r1", Context: fmt.Sprintf("r1 in context %d", i)}), now())
+		waitFor(t, "an object created now", func() bool { return objects() == int64(3+i) })
+	}
+	if st := s.Stats().Remote; fullReads(s) != full || st.Refreshes["incomplete"] != 0 {
+		t.Errorf("refreshes %v: want the objects created after the one of the future read by creation time", st.Refreshes)
+	}
+}
+
 // TestUnreadableCreationTimes: when Weaviate answers the incremental read
 // with creation times that are not numbers, the copy reads through the
 // cursor instead and still gets every object.
