@@ -68,6 +68,9 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cr, err := m.request(settingsConfig(req.Settings))
+	if err == nil {
+		err = cr.settings.ValidateClassSettings() // "properties", as a collection's definition checks it
+	}
 	if err != nil {
 		fail(http.StatusBadRequest, "settings: %v", err)
 		return

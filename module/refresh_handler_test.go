@@ -63,6 +63,9 @@ func TestRootHandlerVectorizesAsTheCollection(t *testing.T) {
 	}
 	for body, want := range map[string]int{
 		`{"texts":["w1"],"settings":{"weighting":"tfidf"}}`:              http.StatusBadRequest,
+		`{"texts":["w1"],"settings":{"properties":"text"}}`:              http.StatusBadRequest,
+		`{"texts":["w1"],"settings":{"properties":[1]}}`:                 http.StatusBadRequest,
+		`{"texts":["w1"],"settings":{"properties":[]}}`:                  http.StatusBadRequest,
 		`{"texts":["w1"],"colour":1}`:                                    http.StatusBadRequest,
 		`{"settings":{}}`:                                                http.StatusBadRequest,
 		`{"texts":["w1"]} {}`:                                            http.StatusBadRequest,
@@ -71,6 +74,9 @@ func TestRootHandlerVectorizesAsTheCollection(t *testing.T) {
 		if code, raw := post(body); code != want || !bytes.Contains(raw, []byte(`"error"`)) {
 			t.Errorf("%.60s: status %d %s, want %d with an error", body, code, raw, want)
 		}
+	}
+	if code, raw := post(`{"texts":["w1"],"settings":{"properties":["text"]}}`); code != http.StatusOK {
+		t.Errorf("settings naming properties: status %d %s, want 200", code, raw)
 	}
 }
 
