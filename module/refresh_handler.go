@@ -76,6 +76,10 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vecs, verrs, err := m.vectorizeTexts(r.Context(), collection, req.Texts, vectorizer.TaskQuery, cr.opts)
+	if errors.Is(err, errOwnCollection) {
+		fail(http.StatusBadRequest, "field \"collection\": %v", err) // never vectorized: no retry helps
+		return
+	}
 	if err != nil {
 		fail(http.StatusServiceUnavailable, "%v", err)
 		return

@@ -229,11 +229,15 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vecs, errs, err := m.vectorizeTexts(r.Context(), collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
-	if err == nil {
-		err = errs[0]
-	}
-	if err != nil {
-		writeModuleError(w, http.StatusUnprocessableEntity, err)
+	switch {
+	case errors.Is(err, errOwnCollection):
+		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("field \"collection\": %w", err))
+		return
+	case err != nil: // the memory cannot be read now
+		writeModuleError(w, http.StatusServiceUnavailable, err)
+		return
+	case errs[0] != nil: // the text's own error
+		writeModuleError(w, http.StatusUnprocessableEntity, errs[0])
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +235,17 @@ func TestOwnCollectionsAreNeverVectorized(t *testing.T) {
 					t.Errorf("%s, class %s: %v; want the refusal", name, class, err)
 				}
 			}
+			// Asked for by the module's endpoints: a 400, not a 503 that a client retries.
+			node.env.VectorsEndpoint = true
+			for path, body := range map[string]string{"/vectors/batch": `{"texts":["w1 w2"],"collection":"` + class + `"}`,
+				"/vectors": `{"text":"w1 w2","collection":"` + class + `"}`} {
+				rec := httptest.NewRecorder()
+				node.RootHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+				if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "never vectorized") {
+					t.Errorf("%s, %s of class %s: %d %.200s; want 400 with the refusal", name, path, class, rec.Code,
+						rec.Body.String())
+				}
+			}
 		}
 	}
 	f.Mu.Lock()
@@ -241,6 +254,36 @@ func TestOwnCollectionsAreNeverVectorized(t *testing.T) {
 		if len(objs) > 0 {
 			t.Errorf("tenant %s of the memory holds %d objects: an own collection taught it", tenant, len(objs))
 		}
+	}
+}
+
+// TestEndpointsWhileTheMemoryIsUnavailable: while the memory kept in
+// Weaviate cannot be read, the module's endpoints answer 503 (retry
+// later), not 422 (the text's fault); a text without words is 422.
+func TestEndpointsWhileTheMemoryIsUnavailable(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	f.Fail("/v1/", 1_000_000, http.StatusInternalServerError)
+	m := weaviateModule(t, ts.URL)
+	m.env.VectorsEndpoint = true
+	post := func(path, body string) *httptest.ResponseRecorder {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		rec := httptest.NewRecorder()
+		m.RootHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)).WithContext(ctx))
+		return rec
+	}
+	for path, body := range map[string]string{"/vectors": `{"text":"w1 w2"}`, "/vectors/batch": `{"texts":["w1 w2"]}`} {
+		if rec := post(path, body); rec.Code != http.StatusServiceUnavailable {
+			t.Errorf("%s while the memory cannot be read: %d %.200s, want 503", path, rec.Code, rec.Body.String())
+		}
+	}
+	f.Fail("/v1/", 0, 0)
+	local := newTestModule(t, true)
+	local.env.VectorsEndpoint = true
+	rec := httptest.NewRecorder()
+	local.RootHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(`{"text":"..."}`)))
+	if rec.Code != http.StatusUnprocessableEntity {
+		t.Errorf("/vectors of a text without words: %d %.200s, want 422", rec.Code, rec.Body.String())
 	}
 }
 
