@@ -12,7 +12,8 @@ import (
 // The endpoint that returns remembered sentences (/explain) is guarded:
 // with a token (Limits.AuthToken) it needs "Authorization: Bearer TOKEN";
 // without one it answers only on a server whose listener is on loopback
-// (Limits.Exposed false) and is off (403) on one reachable beyond it.
+// (Limits.Exposed false), to requests addressed to a loopback host
+// (loopbackHost), and is off (403) on one reachable beyond it.
 
 // BeyondLoopback reports whether a listener on addr (host:port) may be
 // reached from other machines: any host that is not a loopback address or
@@ -51,9 +52,30 @@ func (s *Server) authorize(r *http.Request) *httpError {
 			return errorf(http.StatusForbidden, "%s returns remembered sentences: it is off on a server listening "+
 				"beyond loopback without --auth-token-file", r.URL.Path)
 		}
+		if !loopbackHost(r.Host) {
+			return errorf(http.StatusForbidden, "%s returns remembered sentences: without --auth-token-file it answers "+
+				"only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not %q", r.URL.Path, r.Host)
+		}
 		return nil
 	}
 	return s.checkToken(r)
+}
+
+// loopbackHost reports whether host, a request's Host header (with or
+// without a port), names a loopback address or localhost, or is empty (an
+// HTTP/1.0 request). A web page whose name an attacker made resolve to
+// 127.0.0.1 (DNS rebinding) reaches a loopback listener as a same-origin
+// page, but its requests carry the page's own host name.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "" || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // checkToken requires "Authorization: Bearer TOKEN" with the server's token

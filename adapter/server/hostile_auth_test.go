@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/adapter/server"
@@ -49,6 +51,40 @@ func TestHostileExplainClosed(t *testing.T) {
 		}
 		if status, _, resp := testhttp.Post(t, url, "/vectors", `{"text":"f1 Zqword"}`); status != c.vector {
 			t.Errorf("%s: /vectors: %d %.200s", c.what, status, resp)
+		}
+	}
+}
+
+// TestHostileExplainRebound: on loopback without a token, /explain answers
+// requests addressed to a loopback host only: a web page whose name was
+// made to resolve to 127.0.0.1 (DNS rebinding) sends its own name as Host,
+// and gets 403; /vectors answers it as before.
+func TestHostileExplainRebound(t *testing.T) {
+	_, _, url := startServer(t, server.DefaultLimits())
+	port := url[strings.LastIndex(url, ":"):]
+	for host, want := range map[string]int{
+		"rebound.example" + port: http.StatusForbidden, "rebound.example": http.StatusForbidden,
+		"10.1.2.3" + port: http.StatusForbidden, "localhost" + port: 200, "LOCALHOST.": 200,
+		"127.0.0.1" + port: 200, "127.8.9.1": 200, "[::1]" + port: 200,
+	} {
+		for path, body := range map[string]string{"/explain": guardedPaths["/explain"],
+			"/vectors": `{"text":"f1 Zqword"}`} {
+			req, _ := http.NewRequest(http.MethodPost, url+path, strings.NewReader(body))
+			req.Host = host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			wantHere := want
+			if path == "/vectors" {
+				wantHere = 200
+			}
+			refused := wantHere == http.StatusForbidden
+			if resp.StatusCode != wantHere || refused && !strings.Contains(string(msg), "loopback host") {
+				t.Errorf("Host %s, %s: %d %.200s, want %d", host, path, resp.StatusCode, msg, wantHere)
+			}
 		}
 	}
 }
