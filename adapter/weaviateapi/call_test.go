@@ -54,6 +54,23 @@ func TestCallBusyUntilTheDeadline(t *testing.T) {
 	}
 }
 
+// TestCountRefusesANegativeCount: an Aggregate answer whose count is
+// negative is an error naming the class and the number, not a count.
+func TestCountRefusesANegativeCount(t *testing.T) {
+	answer := func(n int) Caller {
+		return func(_ context.Context, _, _ string, _, out any) error {
+			return json.Unmarshal([]byte(fmt.Sprintf(`{"data":{"Aggregate":{"Doc":[{"meta":{"count":%d}}]}}}`, n)), out)
+		}
+	}
+	if n, err := Count(context.Background(), answer(-5), "Doc", ""); err == nil || !strings.Contains(err.Error(), "count Doc") ||
+		!strings.Contains(err.Error(), "-5") {
+		t.Errorf("count -5: %d, %v; want an error naming the class and the number", n, err)
+	}
+	if n, err := Count(context.Background(), answer(7), "Doc", ""); n != 7 || err != nil {
+		t.Errorf("count 7: %d, %v", n, err)
+	}
+}
+
 // TestPageLargerThanAskedRefused: a page of objects longer than the limit
 // asked for is an error naming the limit; one at the limit decodes.
 func TestPageLargerThanAskedRefused(t *testing.T) {

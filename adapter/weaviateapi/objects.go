@@ -238,6 +238,9 @@ func Count(ctx context.Context, call Caller, class, tenant string) (int, error) 
 	if len(agg) != 1 {
 		return 0, fmt.Errorf("count %s: no answer", class)
 	}
+	if n := agg[0].Meta.Count; n < 0 {
+		return 0, fmt.Errorf("count %s: Weaviate answered %d, not a count", class, n)
+	}
 	return agg[0].Meta.Count, nil
 }
 
