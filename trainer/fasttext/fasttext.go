@@ -3,7 +3,8 @@
 // fastText does: the mean of a word's own input row (for words in the
 // dictionary) and the rows of its hashed character n-grams. The evaluations
 // use it as the anchor fastText's subword vectors set for rare and unseen
-// words; the product never needs fastText.
+// words, and `import-fasttext` to build AM on a fastText model's vectors
+// (Subwords); serving never needs fastText.
 //
 // Only the header and the dictionary are held in memory; input-matrix rows
 // are read from the file on demand (a d = 100 model with fastText's default
