@@ -22,3 +22,14 @@ func TestCheckpointFIFORefused(t *testing.T) {
 		}
 	})
 }
+
+// A FIFO, a directory or a device in the place of the corpus index is
+// refused at once (and rebuilt by OpenIndex), not opened blocking.
+func TestLoadIndexRefusesNonRegular(t *testing.T) {
+	load := func(p string) error { _, err := loadIndex(p, 0); return err }
+	testfiles.RefusesNonRegular(t, "loadIndex", load, func(f testfiles.File, err error) {
+		if !errors.Is(err, model.ErrNotRegular) {
+			t.Errorf("%s: err = %v, want model.ErrNotRegular", f.Kind, err)
+		}
+	})
+}

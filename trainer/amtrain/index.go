@@ -362,17 +362,17 @@ func writeHeader(tmp *os.File, h *indexHeader) (err error) {
 	return err
 }
 
-// loadIndex maps an index file and checks it against key.
+// loadIndex maps an index file and checks it against key. Every part of
+// the file is checked before it is used (checkLayout, checkBody), so a
+// damaged or crafted file is an error, never a crash or an allocation its
+// size does not bound; only a regular file is read (model.OpenRegular: a
+// FIFO in its place does not block).
 func loadIndex(path string, key uint64) (*Index, error) {
-	f, err := os.Open(path)
+	f, st, err := model.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	head := make([]byte, indexHeaderSize)
 	if _, err := io.ReadFull(f, head); err != nil {
 		return nil, fmt.Errorf("index %s: truncated header: %w", path, err)
@@ -384,8 +384,8 @@ func loadIndex(path string, key uint64) (*Index, error) {
 	if h.key != key {
 		return nil, fmt.Errorf("index %s: built for another corpus or tokenizer", path)
 	}
-	if uint64(st.Size()) != h.vocabOff+h.vocabLen || h.vocabOff > uint64(st.Size()) {
-		return nil, fmt.Errorf("index %s: size %d does not match its header", path, st.Size())
+	if err := h.checkLayout(uint64(st.Size())); err != nil {
+		return nil, fmt.Errorf("index %s: %w", path, err)
 	}
 	if !littleEndian() {
 		return nil, errors.New("occurrence index: only little-endian machines are supported")
@@ -394,34 +394,135 @@ func loadIndex(path string, key uint64) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index %s: mmap: %w", path, err)
 	}
-	if uint64(crc32.Checksum(data[indexHeaderSize:], castagnoli)) != h.crc {
+	x, err := mapIndex(data, &h)
+	if err != nil {
 		_ = unmapFile(f, data, false)
-		return nil, fmt.Errorf("index %s: checksum mismatch (corrupt file)", path)
+		return nil, fmt.Errorf("index %s: %w", path, err)
 	}
-	x := &Index{data: data, nLines: int64(h.nLines)}
+	return x, nil
+}
+
+// checkLayout checks that the sections h declares lie where buildIndex puts
+// them, one after the other in a file of size bytes, before any is read: the
+// counts they follow from are in range (ids are int32 and positions uint32),
+// so no offset overflows.
+func (h *indexHeader) checkLayout(size uint64) error {
+	switch {
+	case h.flags&^1 != 0:
+		return fmt.Errorf("corrupt header (flags %#x)", h.flags)
+	case h.nTokens == 0 || h.nTokens > math.MaxUint32 || h.nLines >= h.nTokens:
+		return fmt.Errorf("corrupt header (%d tokens, %d lines)", h.nTokens, h.nLines)
+	case h.nTypes > math.MaxInt32:
+		return fmt.Errorf("corrupt header (%d word types, at most 2^31-1)", h.nTypes)
+	case h.tokensOff != indexHeaderSize || h.offsetsOff != align8(h.tokensOff+4*h.nTokens) ||
+		h.positionsOff != h.offsetsOff+8*(h.nTypes+1):
+		return errors.New("corrupt header (sections out of place)")
+	case h.vocabOff < h.positionsOff || h.vocabOff > size || h.vocabLen != size-h.vocabOff:
+		return fmt.Errorf("size %d does not match its header", size)
+	}
+	return nil
+}
+
+// mapIndex checks the body of the mapped index file data, whose header h
+// passed checkLayout, and returns the index over it.
+func mapIndex(data []byte, h *indexHeader) (*Index, error) {
+	if uint64(crc32.Checksum(data[indexHeaderSize:], castagnoli)) != h.crc {
+		return nil, errors.New("checksum mismatch (corrupt file)")
+	}
+	x := &Index{nLines: int64(h.nLines)}
 	x.tokens = int32s(data, h.tokensOff, h.nTokens)
 	x.offsets = int64s(data, h.offsetsOff, h.nTypes+1)
 	total := uint64(x.offsets[h.nTypes])
-	if h.positionsOff+4*total > h.vocabOff {
-		x.Close()
-		return nil, fmt.Errorf("index %s: corrupt (positions overrun)", path)
+	if total > h.nTokens || h.vocabOff != align8(h.positionsOff+4*total) {
+		return nil, errors.New("corrupt (positions out of place)")
 	}
 	x.positions = uint32s(data, h.positionsOff, total)
-	vocab := data[h.vocabOff:]
-	x.Words = make([]string, 0, h.nTypes)
-	x.ids = make(map[string]int32, h.nTypes)
-	for uint64(len(x.Words)) < h.nTypes {
-		n, k := binary.Uvarint(vocab)
-		if k <= 0 || uint64(len(vocab)-k) < n {
-			x.Close()
-			return nil, fmt.Errorf("index %s: corrupt vocabulary", path)
-		}
-		word := string(vocab[k : k+int(n)])
-		vocab = vocab[k+int(n):]
-		x.ids[word] = int32(len(x.Words))
-		x.Words = append(x.Words, word)
+	err := x.checkBody()
+	if err != nil {
+		return nil, err
 	}
+	if x.Words, x.ids, err = readVocab(data[h.vocabOff:], h.nTypes); err != nil {
+		return nil, err
+	}
+	x.data = data
 	return x, nil
+}
+
+// checkBody checks what the sampler relies on: the stream starts and ends
+// with a line separator and has nLines+1 of them, every other token is a
+// word type's id, the offsets rise from 0 to the number of words, and each
+// word's position list rises, inside the stream, through the positions of
+// its tokens (compared through a hash of each list: two sequential passes,
+// no random access to the lists).
+func (x *Index) checkBody() error {
+	n := len(x.tokens)
+	if x.tokens[0] != lineSep || x.tokens[n-1] != lineSep {
+		return errors.New("corrupt (the token stream does not begin and end with a line break)")
+	}
+	nTypes := len(x.offsets) - 1
+	for id := range nTypes {
+		if x.offsets[0] != 0 || x.offsets[id+1] < x.offsets[id] {
+			return errors.New("corrupt (offsets)")
+		}
+	}
+	sums := make([]uint64, nTypes) // bounded by the file, as the offsets
+	var seps int64
+	for p, t := range x.tokens {
+		if t == lineSep {
+			seps++
+			continue
+		}
+		if t < 0 || int(t) >= nTypes {
+			return fmt.Errorf("corrupt (token %d is id %d of %d word types)", p, t, nTypes)
+		}
+		sums[t] = sums[t]*positionsHash + uint64(p)
+	}
+	if seps != x.nLines+1 || int64(n)-seps != x.offsets[nTypes] {
+		return fmt.Errorf("corrupt (%d line breaks and %d words, the header says %d lines and %d words)",
+			seps, int64(n)-seps, x.nLines, x.offsets[nTypes])
+	}
+	for id := range nTypes {
+		var sum uint64
+		prev := uint32(0)
+		for _, p := range x.positions[x.offsets[id]:x.offsets[id+1]] {
+			if p <= prev || int(p) >= n-1 {
+				return fmt.Errorf("corrupt (a position of word type %d is out of order or past the stream)", id)
+			}
+			sum, prev = sum*positionsHash+uint64(p), p
+		}
+		if sum != sums[id] {
+			return fmt.Errorf("corrupt (the positions of word type %d are not those of its tokens)", id)
+		}
+	}
+	return nil
+}
+
+// positionsHash is the multiplier of the hash checkBody compares each
+// position list with (an odd 64-bit constant, SplitMix64's).
+const positionsHash = 0xBF58476D1CE4E5B9
+
+// readVocab reads the n words of the vocabulary section b, which they must
+// fill, each once, and returns them with their ids.
+func readVocab(b []byte, n uint64) ([]string, map[string]int32, error) {
+	words := make([]string, 0, n) // n ≤ len(offsets): bounded by the file
+	ids := make(map[string]int32, n)
+	for uint64(len(words)) < n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return nil, nil, errors.New("corrupt vocabulary")
+		}
+		word := string(b[k : k+int(l)])
+		if _, dup := ids[word]; dup {
+			return nil, nil, fmt.Errorf("corrupt vocabulary (word type %d, %q, repeats an earlier one)", len(words), word)
+		}
+		ids[word] = int32(len(words))
+		words = append(words, word)
+		b = b[k+int(l):]
+	}
+	if len(b) > 0 {
+		return nil, nil, fmt.Errorf("corrupt vocabulary (%d bytes after the last word)", len(b))
+	}
+	return words, ids, nil
 }
 
 // fileCRC returns the CRC-32C of f from offset on.
