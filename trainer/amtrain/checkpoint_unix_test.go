@@ -33,3 +33,19 @@ func TestLoadIndexRefusesNonRegular(t *testing.T) {
 		}
 	})
 }
+
+// A FIFO, a directory or a device given as --include or --only-words is
+// refused at once, naming it, not opened blocking.
+func TestReadIncludeRefusesNonRegular(t *testing.T) {
+	x, _ := openTiny(t, "a b\n")
+	base := tinyBase(t, "a", "b")
+	load := func(p string) error {
+		_, err := ReadInclude(p, model.DefaultTokenizer(), base, x, true, quietLog())
+		return err
+	}
+	testfiles.RefusesNonRegular(t, "ReadInclude", load, func(f testfiles.File, err error) {
+		if !errors.Is(err, model.ErrNotRegular) || !strings.Contains(err.Error(), f.Path) {
+			t.Errorf("%s: err = %v, want model.ErrNotRegular naming %s", f.Kind, err, f.Path)
+		}
+	})
+}

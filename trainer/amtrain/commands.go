@@ -470,9 +470,10 @@ func baseCounts(base *model.Embeddings, x *Index, extra map[string]int64) (count
 // starting with # are skipped; duplicates are merged. Each word is normalized
 // by the tokenizer and must be one token. A word without a base vector or not
 // in the corpus is an error naming its line, unless skipMissing, which logs
-// how many were skipped and the first few.
+// how many were skipped and the first few. Only a regular file is read
+// (model.OpenRegular: a FIFO is refused without blocking).
 func ReadInclude(path string, tok model.Tokenizer, base *model.Embeddings, x *Index, skipMissing bool, log *slog.Logger) ([]string, error) {
-	f, err := os.Open(path)
+	f, _, err := model.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("include: %w", err)
 	}

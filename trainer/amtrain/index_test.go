@@ -16,7 +16,7 @@ import (
 )
 
 // tinyBase gives base vectors to the words named, the rest are "unknown".
-func tinyBase(t *testing.T, words ...string) *model.Embeddings {
+func tinyBase(t testing.TB, words ...string) *model.Embeddings {
 	t.Helper()
 	e, err := model.NewEmbeddings(2, words, make([]float32, 2*len(words)), nil)
 	if err != nil {
@@ -25,7 +25,7 @@ func tinyBase(t *testing.T, words ...string) *model.Embeddings {
 	return e
 }
 
-func openTiny(t *testing.T, corpus string) (*Index, string) {
+func openTiny(t testing.TB, corpus string) (*Index, string) {
 	t.Helper()
 	dir := t.TempDir()
 	p := writeFile(t, dir, "c.txt", corpus)

@@ -176,3 +176,37 @@ func TestLoadIndexMemoryBoundedByFile(t *testing.T) {
 		t.Errorf("loading a %d-byte file allocated %d bytes", len(b), grew)
 	}
 }
+
+// FuzzReadInclude: whatever an include (or --only-words) file holds,
+// ReadInclude returns an error or distinct words that have a base vector
+// and occur in the corpus.
+func FuzzReadInclude(f *testing.F) {
+	f.Add([]byte("# words\ncat\n\nDog\ncat\n"), true)
+	f.Add([]byte("cat dog\n"), true)
+	f.Add([]byte("\xff\xfec\x00a\x00t\x00\n\x00"), true)
+	f.Add([]byte("bird\n"), true)
+	x, _ := openTiny(f, "the cat and the dog\n")
+	base := tinyBase(f, "cat", "dog", "bird")
+	f.Fuzz(func(t *testing.T, data []byte, skip bool) {
+		path := filepath.Join(t.TempDir(), "words.txt")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		words, err := ReadInclude(path, model.DefaultTokenizer(), base, x, skip, quietLog())
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want it to name the file", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, w := range words {
+			_, inBase := base.ID(w)
+			_, inCorpus := x.ID(w)
+			if seen[w] || !inBase || !inCorpus {
+				t.Fatalf("words %q: %q repeated, or without a base vector or not in the corpus", words, w)
+			}
+			seen[w] = true
+		}
+	})
+}
