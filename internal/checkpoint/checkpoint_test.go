@@ -20,7 +20,7 @@ type testState struct {
 
 // writeTest writes a checkpoint of a state, a uint32, a uint64, bytes and
 // floats (more than a chunk of them) at path, in a directory Write creates.
-func writeTest(t *testing.T, path string, floats []float32) {
+func writeTest(t testing.TB, path string, floats []float32) {
 	t.Helper()
 	err := Write(path, EmbeddingsMagic, testState{"run", 7}, func(w *Writer) {
 		w.U32(0xdeadbeef)

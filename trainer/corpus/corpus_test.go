@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-func writeFile(t *testing.T, path string, data []byte) {
+func writeFile(t testing.TB, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-func gzipped(t *testing.T, s string) []byte {
+func gzipped(t testing.TB, s string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)

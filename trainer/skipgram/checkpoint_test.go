@@ -216,7 +216,7 @@ func TestResumeWithThreads(t *testing.T) {
 }
 
 // finishedCheckpoint trains cfg on enc with a checkpoint and returns its path.
-func finishedCheckpoint(t *testing.T, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) string {
+func finishedCheckpoint(t testing.TB, enc *corpus.Encoded, v *corpus.Vocab, cfg Config) string {
 	t.Helper()
 	cfg.Checkpoints.Path = filepath.Join(t.TempDir(), "ck")
 	if _, err := trainOnce(context.Background(), enc, v, cfg); err != nil {
@@ -302,7 +302,7 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 
 // writeState writes a checkpoint of state st and the body body writes at
 // path.
-func writeState(t *testing.T, path string, st *ckState, body func(w *checkpoint.Writer)) {
+func writeState(t testing.TB, path string, st *ckState, body func(w *checkpoint.Writer)) {
 	t.Helper()
 	if err := checkpoint.Write(path, checkpoint.EmbeddingsMagic, st, body); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 // topicCorpus writes a corpus of lines of 12 words, each line drawn from one of
 // two disjoint topics of 8 words, plus "rare" (2 occurrences) and "once".
-func topicCorpus(t *testing.T, lines int) string {
+func topicCorpus(t testing.TB, lines int) string {
 	t.Helper()
 	r := rand.New(rand.NewPCG(7, 7))
 	var b strings.Builder
@@ -43,7 +43,7 @@ func topicCorpus(t *testing.T, lines int) string {
 	return path
 }
 
-func readCorpus(t *testing.T, path string, minCount int64) (*corpus.Corpus, *corpus.Vocab, *corpus.Encoded) {
+func readCorpus(t testing.TB, path string, minCount int64) (*corpus.Corpus, *corpus.Vocab, *corpus.Encoded) {
 	t.Helper()
 	c, err := corpus.Read(context.Background(), []string{path}, corpus.DefaultOptions())
 	if err != nil {
