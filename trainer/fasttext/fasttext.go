@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
@@ -62,15 +61,12 @@ type Model struct {
 }
 
 // Open reads the header and dictionary of the fastText model at path; rows
-// of its input matrix are read on demand until Close.
+// of its input matrix are read on demand until Close. Only a regular file
+// is read (model.OpenRegular: a FIFO or a device is refused without
+// blocking).
 func Open(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, st, err := model.OpenRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("fasttext: %w", err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("fasttext: %w", err)
 	}
 	m, err := Read(f, st.Size())

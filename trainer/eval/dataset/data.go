@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,9 +39,10 @@ var ErrLineTooLong = lines.ErrTooLong
 // number, line without its trailing "\n" or "\r\n"). Gzip files (by their magic
 // bytes) are decompressed. A line longer than MaxLineBytes is an error
 // wrapping ErrLineTooLong; memory stays bounded by that limit. An error from
-// fn stops the scan and is returned as is.
+// fn stops the scan and is returned as is. Only a regular file is read
+// (model.OpenRegular: a FIFO or a device is refused without blocking).
 func ForEachLine(path string, fn func(lineNo int, line string) error) error {
-	f, err := os.Open(path)
+	f, _, err := model.OpenRegular(path)
 	if err != nil {
 		return err
 	}
