@@ -168,3 +168,38 @@ func oneEpochCheckpoint(t *testing.T) (*Data, Options, *Checkpoint) {
 	}
 	return d, o, ck
 }
+
+// A checkpoint whose state is the run's but whose model is of another
+// mode, n-grams or gate (an edited file, its checksum recomputed) is
+// refused as damaged, naming it: resuming trained that model and wrote it
+// as the run's.
+func TestResumeRefusesAnotherModel(t *testing.T) {
+	d, o, ck := oneEpochCheckpoint(t)
+	for _, c := range []struct {
+		name string
+		edit func(o *Options)
+	}{
+		{"another mode", func(o *Options) { o.Mode = model.ModeForm }},
+		{"other n-grams", func(o *Options) { o.Ngram.MaxN = 3 }},
+		{"count buckets", func(o *Options) { o.CountBuckets = 2 }},
+	} {
+		other := o
+		c.edit(&other)
+		other.CheckpointPath = filepath.Join(t.TempDir(), "other")
+		train(t, d, other)
+		ckOther, err := LoadCheckpoint(other.CheckpointPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "swapped")
+		if err := saveCheckpoint(path, &ck.State, ckOther.Model, ckOther.Adam); err != nil {
+			t.Fatal(err)
+		}
+		resume := o
+		resume.Epochs, resume.Resume, resume.CheckpointPath = 2, path, ""
+		_, err = Train(context.Background(), d, resume)
+		if err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v, want it refused as damaged, naming %s", c.name, err, path)
+		}
+	}
+}

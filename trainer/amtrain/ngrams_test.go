@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -153,5 +154,21 @@ func TestFitLinearMap(t *testing.T) {
 				t.Fatalf("mapped row %d differs at %d by %v", r, k, diff)
 			}
 		}
+	}
+}
+
+// A run whose n-gram table starts from a pretrained one resumes from its
+// checkpoint: the checkpoint's model has the table's n-grams, not
+// Options.Ngram's.
+func TestPretrainedNgramsResume(t *testing.T) {
+	s := newSynth(t, 400)
+	d := s.data(t)
+	o := smallOptions()
+	o.Pretrained, o.Epochs = pretrained(s), 1
+	o.CheckpointPath = filepath.Join(t.TempDir(), "ck")
+	train(t, d, o)
+	o.Epochs, o.Resume, o.CheckpointPath = 2, o.CheckpointPath, ""
+	if r := train(t, d, o); len(r.Epochs) != 2 {
+		t.Errorf("resumed: %d epochs, want 2", len(r.Epochs))
 	}
 }

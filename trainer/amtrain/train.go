@@ -564,6 +564,9 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 		if err := t.checkResume(&ck.State, fp, bfp); err != nil {
 			return TrainState{}, err
 		}
+		if err := t.checkResumedModel(ck.Model); err != nil {
+			return TrainState{}, err
+		}
 		if ck.State.Threads != o.Threads {
 			t.log.Warn("resuming with another thread count: results will differ slightly from an uninterrupted run", "checkpoint", ck.State.Threads, "now", o.Threads)
 		}
@@ -582,13 +585,11 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	var m *model.Model
 	var err error
 	if o.Pretrained != nil {
-		m, err = newPretrainedModel(o.Pretrained, model.Config{Mode: o.Mode, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
-			GateAgreement: o.GateAgreement, GateCoverage: o.GateCoverage, ContextSIF: float32(o.ContextSIF)}, t.base(), o.Seed)
+		m, err = newPretrainedModel(o.Pretrained, t.arch(), t.base(), o.Seed)
 	} else {
-		vocab := model.BuildNgramVocab(words, o.Ngram)
-		cfg := model.Config{Dim: d.Base.Dim, Mode: o.Mode, Ngram: o.Ngram, Tokenizer: d.Tokenizer, CountBuckets: o.CountBuckets,
-			GateAgreement: o.GateAgreement, GateCoverage: o.GateCoverage, ContextSIF: float32(o.ContextSIF)}
-		m, err = model.New(cfg, vocab, t.base(), o.Seed)
+		cfg := t.arch()
+		cfg.Dim, cfg.Ngram = d.Base.Dim, o.Ngram
+		m, err = model.New(cfg, model.BuildNgramVocab(words, o.Ngram), t.base(), o.Seed)
 	}
 	if err != nil {
 		return TrainState{}, err
@@ -601,6 +602,34 @@ func (t *trainer) init(fp, bfp uint64) (TrainState, error) {
 	}
 	t.adam = NewAdam(m, o.LR, o.Beta1, o.Beta2, o.Eps)
 	return TrainState{}, nil
+}
+
+// arch returns the configuration of the run's model but its dimension and
+// n-grams, which the base embeddings and the n-gram table give.
+func (t *trainer) arch() model.Config {
+	o := t.o
+	return model.Config{Mode: o.Mode, Tokenizer: t.d.Tokenizer, CountBuckets: o.CountBuckets,
+		GateAgreement: o.GateAgreement, GateCoverage: o.GateCoverage, ContextSIF: float32(o.ContextSIF)}
+}
+
+// checkResumedModel refuses the model of a checkpoint whose configuration
+// is not the one the run builds (its fingerprint matched, so the file was
+// edited): resuming would train, and write as the run's, a model of
+// another mode, dimension or n-grams.
+func (t *trainer) checkResumedModel(m *model.Model) error {
+	want := t.arch()
+	want.Dim, want.Ngram = t.d.Base.Dim, t.o.Ngram
+	if p := t.o.Pretrained; p != nil {
+		var err error
+		if want.Ngram, err = p.config(want.Dim); err != nil {
+			return err
+		}
+	}
+	if m.Config != want {
+		return fmt.Errorf("resume %s: the checkpoint's model is not the run's (%+v, the run's %+v): the file is damaged",
+			t.o.Resume, m.Config, want)
+	}
+	return nil
 }
 
 // base returns the base embeddings the model reads contexts from: Data.Base
