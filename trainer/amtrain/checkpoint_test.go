@@ -155,7 +155,7 @@ func resumeEdited(t *testing.T, d *Data, o Options, ck *Checkpoint, edit func(*T
 
 // oneEpochCheckpoint trains one epoch on synthetic data with a checkpoint
 // and returns the data, the options and the checkpoint loaded back.
-func oneEpochCheckpoint(t *testing.T) (*Data, Options, *Checkpoint) {
+func oneEpochCheckpoint(t testing.TB) (*Data, Options, *Checkpoint) {
 	t.Helper()
 	d := newSynth(t, 400).data(t)
 	o := smallOptions()

@@ -210,3 +210,35 @@ func FuzzReadInclude(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLoadCheckpoint: whatever a checkpoint of train holds past its magic
+// (its checksum made to match or not), LoadCheckpoint returns an error
+// naming the file or a model and an optimizer state of the same shapes.
+func FuzzLoadCheckpoint(f *testing.F) {
+	_, o, _ := oneEpochCheckpoint(f)
+	good, err := os.ReadFile(o.CheckpointPath)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good, true)
+	f.Add(good[:len(good)/2], true)
+	f.Fuzz(func(t *testing.T, data []byte, fixSum bool) {
+		if fixSum && len(data) >= 4 {
+			binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.Checksum(data[:len(data)-4], castagnoli))
+		}
+		path := filepath.Join(t.TempDir(), "ck")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ck, err := LoadCheckpoint(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want it to name %s", err, path)
+			}
+			return
+		}
+		if a := ck.Adam; len(a.MM) != len(ck.Model.M) || len(a.VN) != len(ck.Model.Ngrams) {
+			t.Fatal("optimizer state of other shapes")
+		}
+	})
+}

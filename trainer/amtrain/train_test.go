@@ -115,7 +115,7 @@ func paramsOf(m *model.Model) []float32 {
 	return append(p, m.B)
 }
 
-func train(t *testing.T, d *Data, o Options) *Result {
+func train(t testing.TB, d *Data, o Options) *Result {
 	t.Helper()
 	res, err := Train(context.Background(), d, o)
 	if err != nil {
