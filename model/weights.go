@@ -436,9 +436,15 @@ func (d *decoder) table(rows, dim int, what string) []float32 {
 
 // Load reads a weights file from r; name (usually the file name) prefixes
 // errors. Every size is checked against the data actually present before
-// anything is allocated, and the checksum before anything is parsed.
+// anything is allocated, and the checksum before anything is parsed. When r
+// tells the bytes it holds (a Len method, as *bytes.Reader's), a header
+// announcing more is refused before anything is allocated for it.
 func Load(r io.Reader, name string) (*Model, error) {
-	data, err := readWeights(r, -1)
+	limit := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		limit = int64(l.Len())
+	}
+	data, err := readWeights(r, limit)
 	if err != nil {
 		return nil, fmt.Errorf("load model %s: %w", name, err)
 	}

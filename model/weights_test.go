@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -256,4 +257,22 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("re-saving a loaded model: %v", err)
 		}
 	})
+}
+
+// Weights in memory (a *bytes.Reader) whose header announces far more than
+// they hold are refused without allocating for the announced size.
+func TestLoadFromMemoryBoundedByItsLength(t *testing.T) {
+	data := append([]byte(weightsMagic), 1, 0, 0, 0)
+	data = binary.LittleEndian.AppendUint64(data, 1<<39)
+	data = append(data, make([]byte, 64)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(bytes.NewReader(data), "w")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("err = %v, want truncated", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("%d bytes of weights: %d bytes allocated", len(data), grew)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/internal/checkpoint"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -241,4 +242,32 @@ func FuzzLoadCheckpoint(f *testing.F) {
 			t.Fatal("optimizer state of other shapes")
 		}
 	})
+}
+
+// A checkpoint of a few hundred bytes whose model claims a payload of
+// 2^39 bytes is refused without allocating memory on that claim's
+// account: what LoadCheckpoint allocates stays within a bound of the
+// file's size.
+func TestLoadCheckpointMemoryBoundedByFile(t *testing.T) {
+	weights := append([]byte("T2VAM\r\n\x1a"), 1, 0, 0, 0)
+	weights = binary.LittleEndian.AppendUint64(weights, 1<<39)
+	weights = append(weights, make([]byte, 64)...)
+	path := filepath.Join(t.TempDir(), "ck")
+	err := checkpoint.Write(path, checkpointMagic, &TrainState{}, func(w *checkpoint.Writer) {
+		w.U64(uint64(len(weights)))
+		w.Write(weights)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = LoadCheckpoint(path)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want an error naming %s", err, path)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+		t.Errorf("a checkpoint of %d bytes: %d bytes allocated", len(weights)+100, grew)
+	}
 }
