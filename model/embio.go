@@ -62,7 +62,7 @@ func ReadEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 
 func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
-	first, err := readLine(br)
+	first, err := readLine(br, maxTextLine)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s:1: %w", name, err)
 	}
@@ -98,19 +98,39 @@ func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 }
 
 // readLine returns the next line without its line break; the slice is only
-// valid until the next read.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// valid until the next read. A line of more than max bytes is an error, read
+// no further: a file without line breaks (or a gzip of one, which can expand
+// a thousandfold) is never held whole.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	tooLong := fmt.Errorf("line longer than %d bytes", max)
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		buf := append([]byte(nil), line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			line, err = br.ReadSlice('\n')
+			if len(buf)+len(line) > max+2 { // its line break not counted
+				return nil, tooLong
+			}
+			if len(buf)+len(line) > cap(buf) { // double: append grows a large slice by a quarter
+				buf = append(make([]byte, 0, min(2*cap(buf)+len(line), max+2)), buf...)
+			}
 			buf = append(buf, line...)
 		}
 		line = buf
 	}
+	if len(line) > max+2 {
+		return nil, tooLong
+	}
 	return bytes.TrimRight(line, "\r\n"), err
 }
+
+// maxTextLine bounds a line of text embeddings (cutTextChunks) and the
+// first line of any embeddings file; maxCountsLine a line of a counts file,
+// a word and a number.
+const (
+	maxTextLine   = 64 << 20
+	maxCountsLine = 1 << 20
+)
 
 // parseHeader reports whether fields are a word2vec header "rows dim".
 func parseHeader(fields [][]byte) (rows, dim int, ok bool) {
@@ -258,8 +278,8 @@ func cutTextChunks(br *bufio.Reader, name string, pending []byte, line int, pool
 			cut = bytes.LastIndexByte(buf, '\n') + 1
 			if cut == 0 { // one line longer than a chunk: keep reading
 				carry = buf
-				if len(carry) > 64<<20 {
-					return fmt.Errorf("%s:%d: line longer than 64 MiB", name, line)
+				if len(carry) > maxTextLine {
+					return fmt.Errorf("%s:%d: line longer than %d bytes", name, line, maxTextLine)
 				}
 				continue
 			}
@@ -580,7 +600,7 @@ func ReadCounts(r io.Reader, name string) (map[string]int64, error) {
 	counts := make(map[string]int64)
 	firstLine := make(map[string]int)
 	for line := 1; ; line++ {
-		l, err := readLine(br)
+		l, err := readLine(br, maxCountsLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -417,5 +418,48 @@ func TestReadEmbeddingsRefusesCounts(t *testing.T) {
 	}
 	if e, err := ReadEmbeddings(strings.NewReader("a 0.5 1\nb 1 0.25\n"), "two.vec"); err != nil || e.Dim != 2 {
 		t.Errorf("2-d headerless: %v", err)
+	}
+}
+
+// gzipOfOneLine returns a gzip of n bytes without a line break, a few
+// hundred KB.
+func gzipOfOneLine(t *testing.T, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(bytes.Repeat([]byte("x"), n))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// A gzipped counts or embeddings file that expands to one line of 80 MB
+// is refused, naming the line, having allocated a few times the bound on a
+// line (1 MiB for counts, 64 MiB for embeddings) at most: it was read whole
+// (above 400 MB allocated).
+func TestOneHugeLineRefused(t *testing.T) {
+	bomb := gzipOfOneLine(t, 80<<20)
+	for _, c := range []struct {
+		name  string
+		read  func() error
+		limit uint64
+	}{
+		{"counts", func() error { _, err := ReadCounts(bytes.NewReader(bomb), "c.gz"); return err }, 8 << 20},
+		{"embeddings", func() error { _, err := ReadEmbeddings(bytes.NewReader(bomb), "e.gz"); return err }, 300 << 20},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := c.read()
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), ":1: line longer than") {
+			t.Errorf("%s: err = %v, want line 1 refused as too long", c.name, err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > c.limit {
+			t.Errorf("%s: %d bytes allocated for a line of 80 MB", c.name, grew)
+		}
 	}
 }
