@@ -27,12 +27,12 @@ var ErrOneValue = errors.New("not embeddings: one value per word")
 // "rows dim" header line (GloVe's headerless text too), word2vec binary, or a
 // gzip of any of them (detected by magic bytes).
 func LoadEmbeddings(path string) (*Embeddings, error) {
-	f, _, err := OpenRegular(path)
+	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load embeddings: %w", err)
 	}
 	defer f.Close()
-	return ReadEmbeddings(f, path)
+	return ReadEmbeddings(io.NewSectionReader(f, 0, st.Size()), path)
 }
 
 // ReadEmbeddings reads embeddings from r in any format LoadEmbeddings accepts;
@@ -47,20 +47,32 @@ func LoadEmbeddings(path string) (*Embeddings, error) {
 // all characters of decimal numbers. (So a binary file whose first values'
 // bytes all happen to be such characters, as real vectors' never are, is read
 // as text and fails with the text parser's error.) Text values are parsed in
-// parallel.
+// parallel. When r tells the bytes it holds (a Len or a Size method, as
+// *bytes.Reader's and *io.SectionReader's), no more rows than they can hold
+// are reserved whatever a header claims.
 func ReadEmbeddings(r io.Reader, name string) (*Embeddings, error) {
+	size := int64(-1) // unknown
+	switch s := r.(type) {
+	case interface{ Len() int }:
+		size = int64(s.Len())
+	case interface{ Size() int64 }:
+		size = s.Size()
+	}
 	zr, closeZ, err := MaybeGunzip(r, 256<<10)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	e, err := readEmbeddings(zr, name)
+	if _, gz := zr.(*gunzipReader); gz {
+		size = -1 // what it expands to is not known
+	}
+	e, err := readEmbeddings(zr, name, size)
 	if cerr := closeZ(); err == nil && cerr != nil {
 		err = fmt.Errorf("%s: %w", name, cerr)
 	}
 	return e, err
 }
 
-func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
+func readEmbeddings(r io.Reader, name string, size int64) (*Embeddings, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	first, err := readLine(br, maxTextLine)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -79,7 +91,7 @@ func readEmbeddings(r io.Reader, name string) (*Embeddings, error) {
 			return nil, fmt.Errorf("%s:1: header declares %d rows", name, rows)
 		}
 		if looksBinary(br, dim) {
-			return readBinaryBody(br, name, rows, dim)
+			return readBinaryBody(br, name, rows, dim, size)
 		}
 		return readTextBody(br, name, nil, 2, rows, dim)
 	}
@@ -446,11 +458,17 @@ func newEmbeddingsIndexed(dim int, words []string, vecs []float32, where func(i 
 const binaryReserve = 1 << 25
 
 // readBinaryBody parses word2vec binary records: the word, a space, dim
-// little-endian float32 values, and an optional line break.
-func readBinaryBody(br *bufio.Reader, name string, rows, dim int) (*Embeddings, error) {
+// little-endian float32 values, and an optional line break; the file holds
+// size bytes (-1: unknown).
+func readBinaryBody(br *bufio.Reader, name string, rows, dim int, size int64) (*Embeddings, error) {
 	// The header's row count is a claim, not yet backed by data: reserve
-	// at most binaryReserve values up front and let append grow past them.
+	// at most binaryReserve values up front, and no more rows than size
+	// bytes can hold (a record takes at least 4·dim+2), and let append
+	// grow past them.
 	hint := min(rows, 1<<20, binaryReserve/dim)
+	if size >= 0 {
+		hint = int(min(int64(hint), size/int64(4*dim+2)))
+	}
 	words := make([]string, 0, hint)
 	vecs := make([]float32, 0, hint*dim)
 	rec := make([]byte, 4*dim)

@@ -463,3 +463,29 @@ func TestOneHugeLineRefused(t *testing.T) {
 		}
 	}
 }
+
+// A binary embeddings file of a few bytes whose header claims 10^9 rows of
+// 300 values is refused as truncated without reserving room for the rows
+// it claims, read from a file or from memory (it reserved 136 MB).
+func TestBinaryHeaderClaimBoundedBySize(t *testing.T) {
+	data := []byte("1000000000 300\na \x00\x00\x80\x3f")
+	path := filepath.Join(t.TempDir(), "e.bin")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range map[string]func() error{
+		"file":   func() error { _, err := LoadEmbeddings(path); return err },
+		"memory": func() error { _, err := ReadEmbeddings(bytes.NewReader(data), "e.bin"); return err },
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := read()
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("%s: err = %v, want truncated", name, err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+			t.Errorf("%s: %d bytes allocated for %d bytes", name, grew, len(data))
+		}
+	}
+}
