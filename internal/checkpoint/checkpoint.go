@@ -165,8 +165,9 @@ var errShort = errors.New("truncated")
 // (model.OpenRegular: a FIFO or a device is refused without blocking)
 // beginning with magic and whose checksum matches its content: the file is
 // read through once for it before anything in it is trusted. It decodes the
-// JSON state into state; the caller then reads the body and calls Close.
-// Errors name the file ("checkpoint PATH: …").
+// JSON state (at most MaxStateBytes, as Write writes) into state; the caller
+// then reads the body and calls Close. Errors name the file ("checkpoint
+// PATH: …").
 func Open(path, magic string, state any) (*Reader, error) {
 	f, info, err := model.OpenRegular(path)
 	if err != nil {
@@ -191,7 +192,11 @@ func Open(path, magic string, state any) (*Reader, error) {
 	}
 	r := &Reader{path: path, f: f, r: bufio.NewReaderSize(f, 1<<20), left: size - 4 - int64(len(magic)),
 		sum: crc32.Update(0, castagnoli, []byte(magic)), buf: make([]byte, 4*chunk)}
-	js := r.Bytes(uint64(r.U32()))
+	n := r.U32()
+	if r.err == nil && int64(n) <= r.left && n > MaxStateBytes { // (past the end: truncated)
+		return bad(fmt.Errorf("a state of %d bytes, more than %d", n, MaxStateBytes))
+	}
+	js := r.Bytes(uint64(n))
 	if r.err != nil {
 		return bad(r.err)
 	}

@@ -69,3 +69,26 @@ func FuzzOpen(f *testing.F) {
 		ReadHead(p, EmbeddingsMagic, &st)
 	})
 }
+
+// A checkpoint whose state is longer than MaxStateBytes, which Write never
+// writes, is refused before the state is read, whatever the file's size.
+func TestOpenRefusesAStateOverTheBound(t *testing.T) {
+	b := []byte(EmbeddingsMagic)
+	b = binary.LittleEndian.AppendUint32(b, MaxStateBytes+1)
+	b = append(b, make([]byte, MaxStateBytes+1)...)
+	b = append(b, 0, 0, 0, 0)
+	path := filepath.Join(t.TempDir(), "x.ckpt")
+	if err := os.WriteFile(path, withSum(b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Open(path, EmbeddingsMagic, &testState{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "more than") || !strings.Contains(err.Error(), path) {
+		t.Errorf("err = %v, want the state refused as too long, naming %s", err, path)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("%d bytes allocated", grew)
+	}
+}
