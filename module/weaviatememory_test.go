@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,5 +316,59 @@ func TestWeaviateMemoryReplicas(t *testing.T) {
 			t.Errorf("%d nodes, collection of factor %q, %q asked: replicas %d, asked %d, warning %q; want %d, %d, none",
 				c.nodes, c.existing, c.asked, r.Replicas, r.ReplicasAsked, r.ReplicasWarning, c.want, c.wantAsked)
 		}
+	}
+}
+
+// TestWeaviateQueryCreatesNoTenant: the module's /vectors for collections
+// never imported into (one that does not exist too) answers the vector of
+// an empty memory and creates no tenant of the memory kept in Weaviate; an
+// import into a collection creates its tenant alone, and its queries then
+// read what the import taught.
+func TestWeaviateQueryCreatesNoTenant(t *testing.T) {
+	f, ts := fakeweaviate.New(t)
+	m := weaviateModule(t, ts.URL)
+	m.env.VectorsEndpoint = true
+	for deadline := time.Now().Add(20 * time.Second); m.remote.Ready() != nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the memory kept in Weaviate is not ready: %v", m.remote.Ready())
+		}
+	}
+	query := func(collection string) string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		body := `{"text":"zorblax w9 quuxify","collection":"` + collection + `"}`
+		m.RootHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(body)))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("/vectors of %s: %d %.200s", collection, rec.Code, rec.Body.String())
+		}
+		return rec.Body.String()
+	}
+	tenantNames := func() string {
+		f.Mu.Lock()
+		defer f.Mu.Unlock()
+		return fmt.Sprint(slices.Sorted(maps.Keys(f.Tenants)))
+	}
+	before := query("Doc")
+	for i := range 5 {
+		if got := query(fmt.Sprintf("Nope%d", i)); got != before {
+			t.Fatalf("/vectors of Nope%d: %s, want the empty memory's %s", i, got, before)
+		}
+	}
+	if got := tenantNames(); got != "[_shared]" {
+		t.Fatalf("tenants %s after the queries, want [_shared]: a query created tenants", got)
+	}
+	cfg := fakeClassConfig{settings: map[string]any{SettingTeach: true}}
+	var objs []*models.Object
+	for i := range 6 {
+		objs = append(objs, object(i, map[string]any{"text": fmt.Sprintf("w1 w2 zorblax w3 w4. w5 quuxify w6 n%d.", i)}))
+	}
+	if _, _, errs := m.VectorizeBatch(context.Background(), objs, make([]bool, len(objs)), cfg); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if got := tenantNames(); got != "[Doc _shared]" {
+		t.Fatalf("tenants %s after an import into Doc, want [Doc _shared]", got)
+	}
+	if query("Doc") == before {
+		t.Error("/vectors of Doc after its import: the vector of an empty memory")
 	}
 }

@@ -93,14 +93,15 @@ func (s *weaviateSink) flush(ctx context.Context, res *Result) error {
 	return nil
 }
 
-// load waits until the store has read the copy of scope name; an error at
-// once when the store is refused (the memory's class unlike a memory,
-// Weaviate's 4xx other than 404, 408 and 429: a retry cannot mend it),
-// or when Weaviate fails for longer than the patience (unreachable, 5xx).
+// load waits until the store has read the copy of scope name, to be taught
+// (its tenant created); an error at once when the store is refused (the
+// memory's class unlike a memory, Weaviate's 4xx other than 404, 408 and
+// 429: a retry cannot mend it), or when Weaviate fails for longer than the
+// patience (unreachable, 5xx).
 func (s *weaviateSink) load(ctx context.Context, name string) error {
 	var failing time.Time
 	for {
-		_, err := s.store.Reader(s.v, name)
+		err := s.store.Prepare(name)
 		if err == nil {
 			return nil
 		}

@@ -135,6 +135,8 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/tenants/"):
+		f.tenant(w, r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:])
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/schema/") && !strings.HasSuffix(r.URL.Path, "/tenants"):
 		if f.Class == nil {
 			w.WriteHeader(http.StatusNotFound)
@@ -235,6 +237,20 @@ func (f *Fake) witness(w http.ResponseWriter, r *http.Request, body []byte) bool
 		return false
 	}
 	return true
+}
+
+// tenant answers GET /v1/schema/{class}/tenants/{name} as Weaviate does:
+// the tenant, 404 when the class has no such tenant, 422 without the class.
+func (f *Fake) tenant(w http.ResponseWriter, name string) {
+	switch {
+	case f.Class == nil:
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		fmt.Fprint(w, `{"error":[{"message":"class not found"}]}`)
+	case f.Tenants[name] == nil:
+		w.WriteHeader(http.StatusNotFound)
+	default:
+		json.NewEncoder(w).Encode(map[string]any{"name": name, "activityStatus": "ACTIVE"})
+	}
 }
 
 // DropClass deletes the memory's class and its tenants, as DELETE

@@ -6,9 +6,10 @@
 //
 // The memory is a collection (Options.Class, "Text2vecAmMemory" by default)
 // without a vectorizer or a vector index, multi-tenant: a tenant per scope
-// (the shared memory, a collection, or a collection's tenant). What one
-// write teaches a scope (the contexts its copy admits and the passages it
-// has not counted, of the requests whose lessons wait together) is one
+// taught (the shared memory, a collection, or a collection's tenant; see
+// Tenants below). What one write teaches a scope (the contexts its copy
+// admits and the passages it has not counted, of the requests whose
+// lessons wait together) is one
 // lesson object, or several when it holds more than maxLessonItems (512)
 // contexts and passages or maxLessonBytes (256 KiB) of text. A lesson
 // object's id is a UUIDv5 of its content in canonical order (sorted, each
@@ -23,13 +24,13 @@
 //
 // Each server reads the objects into a copy in RAM (package memory, with
 // the budgets of Options.Memory), which queries read: nothing remote is on
-// the path of a query. The copy is refreshed in the background every
-// Options.Refresh: a count of the tenant's objects (Aggregate) tells whether
-// anything is new; if so the objects created since the newest one read
-// (but no later than a lookback past the server's clock: a creation time
-// in the future holds back no read), less Options.Lookback (for writes
-// still in flight and clocks that disagree), are read by their creation
-// time, or every object through the
+// the path of a query of a scope the server holds a copy of. The copy is
+// refreshed in the background every Options.Refresh: a count of the
+// tenant's objects (Aggregate) tells whether anything is new; if so the
+// objects created since the newest one read (but no later than a lookback
+// past the server's clock: a creation time in the future holds back no
+// read), less Options.Lookback (for writes still in flight and clocks that
+// disagree), are read by their creation time, or every object through the
 // cursor when that is cheaper, at the first read, when the count is below
 // the objects read, or when the objects read by creation time do not
 // account for it (an object a replica made visible late). Objects read by
@@ -78,13 +79,32 @@
 // the resend changes nothing in the copies, whatever was written. Every
 // call to Weaviate is bounded by Options.Timeout.
 //
+// # Tenants
+//
+// Only teaching creates a scope's tenant: a passage (VectorizeBatch),
+// Teach, Prepare, or naming the scope at Open (unless the store is
+// read-only). A query (or a passage of a read-only store, vectorized as
+// one) of a scope the server holds no copy of asks Weaviate whether its
+// tenant exists, one call bounded by Options.Timeout. If it does, a copy is
+// made, and the query waits for its first read. If not, the query reads an
+// empty memory (the contexts of the text's own sentences only) and nothing
+// is made for it: no tenant, no copy, no reads in the background; the
+// scope is remembered as without a tenant for Options.Refresh (at most
+// 1,024 scopes), and its queries then ask again, so that a tenant another
+// server created meanwhile is read. So queries for collections never
+// imported into, or that do not exist, make nothing in Weaviate, however
+// many their names. A copy whose tenant a refresh finds gone (deleted) is
+// dropped, and the tenant is not created again: its queries read an empty
+// memory until a passage teaches the scope.
+//
 // # Start and failures
 //
-// Open returns at once; the collection and the tenants are created (or
-// checked) and the first copies read in the background, retried with
-// backoff while Weaviate is unreachable or answers 429 or 5xx. Until a
-// scope's first read is done its requests wait for it (up to their
-// deadline). A failed refresh keeps the copy (State "stale") and is retried.
+// Open returns at once; the collection and the tenants of the scopes named
+// are created (or checked) and the first copies read in the background,
+// retried with backoff while Weaviate is unreachable or answers 429 or
+// 5xx. Until a scope's first read is done its requests wait for it (up to
+// their deadline). A failed refresh keeps the copy (State "stale") and is
+// retried.
 // Credentials (a user and password in the URL, the API key) are sent, never
 // logged or returned in errors.
 package weaviatemem

@@ -2,11 +2,14 @@ package weaviatemem_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
 	"github.com/text2vec-am/text2vec-am/adapter/memory/weaviatemem"
+	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/defaultmodel"
 )
@@ -44,4 +47,23 @@ func ExampleDeleteMemory() {
 	if len(d.Tenants) == 0 {
 		fmt.Println("no memory of tenant acme of Doc: nothing to delete")
 	}
+}
+
+// A program that teaches the collection Doc (a rebuild) makes its scope
+// ready first: Prepare creates the scope's tenant and reads its copy, and
+// says at once whether the copy is read; a query never creates a tenant.
+func ExampleStore_Prepare() {
+	store, err := weaviatemem.Open(weaviatemem.Options{URL: "http://weaviate:8080", Memory: memory.DefaultOptions()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	deadline := time.Now().Add(time.Minute)
+	for err = store.Prepare("Doc"); err != nil; err = store.Prepare("Doc") {
+		if errors.Is(err, memstore.ErrRefused) || time.Now().After(deadline) {
+			log.Fatal(err) // an operator must act, or Weaviate is down
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fmt.Println(store.Stats().Remote.Scopes["Doc"].Tenant)
 }

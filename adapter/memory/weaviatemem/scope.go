@@ -3,6 +3,7 @@ package weaviatemem
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/memory"
@@ -17,7 +18,10 @@ type scope struct {
 	opts       memory.Options
 	cacheBytes int64         // the bound of cache (amCacheBytes)
 	loaded     chan struct{} // closed after the first full read
-	failed     bool          // the last refresh failed (only the refresh loop uses it)
+	// teach: the scope's tenant may be created, before its first read. A
+	// scope is taught (Teach, a passage) or named at Open; one a query
+	// found a tenant of is not, so that only teaching creates tenants.
+	teach atomic.Bool
 
 	// reading is held while the refresh loop reads the scope; deleted,
 	// set under it, keeps the loop from reading (and so creating the
@@ -119,6 +123,18 @@ func (sc *scope) caughtUp(since int64) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.since, sc.full, sc.lastFull, sc.refreshed = since, false, time.Now(), time.Now()
+	sc.closeLoaded()
+}
+
+// markLoaded ends the wait for the first read.
+func (sc *scope) markLoaded() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.closeLoaded()
+}
+
+// closeLoaded closes sc.loaded unless it is closed. sc.mu must be held.
+func (sc *scope) closeLoaded() {
 	select {
 	case <-sc.loaded:
 	default:

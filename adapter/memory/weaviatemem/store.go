@@ -26,12 +26,18 @@ type Store struct {
 
 	mu      sync.Mutex
 	scopes  map[string]*scope
-	ready   bool         // the class is there
-	lost    bool         // the class was found gone or unlike a memory, not checked again yet
-	err     error        // the last failure of the background work (nil after a success)
-	dropped int64        // copies dropped for MaxScopes or MaxBytes
-	past    memory.Stats // the events counted by the copies dropped (forget)
-	factor  int          // the collection's replication factor as last read or created (0: not yet)
+	absent  map[string]time.Time // scopes found without a tenant, when (at most maxAbsent)
+	ready   bool                 // the class is there
+	lost    bool                 // the class was found gone or unlike a memory, not checked again yet
+	err     error                // the last failure of the background work (nil after a success)
+	dropped int64                // copies dropped for MaxScopes or MaxBytes
+	past    memory.Stats         // the events counted by the copies dropped (forget)
+	factor  int                  // the collection's replication factor as last read or created (0: not yet)
+
+	// empty is the memory a query of a scope without a tenant reads, with
+	// its cache of AM vectors.
+	empty      *memory.Memory
+	emptyCache *vectorizer.Cache
 
 	queue       chan *lesson
 	unwitnessed unwitnessed // the witness of the class's creation, while it fails to be written
@@ -43,6 +49,10 @@ type Store struct {
 	wake        chan struct{} // a new scope to read
 	bg          sync.WaitGroup
 	closeOnce   sync.Once
+
+	established   chan struct{} // closed once the class was first found or created
+	establishOnce sync.Once
+
 	// life is the store's lifetime: the background work's calls end with it
 	// (end cancels it, at Close).
 	life context.Context
@@ -59,7 +69,12 @@ func Open(o Options, scopes ...string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{o: o, base: base, http: o.client(base, user), scopes: make(map[string]*scope),
-		queue: make(chan *lesson, queueLen), stop: make(chan struct{}), closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+		absent: make(map[string]time.Time), emptyCache: vectorizer.NewBoundedCache(emptyCacheBytes),
+		queue: make(chan *lesson, queueLen), stop: make(chan struct{}), closed: make(chan struct{}),
+		wake: make(chan struct{}, 1), established: make(chan struct{})}
+	if s.empty, err = memory.Open("", o.Memory); err != nil {
+		return nil, err
+	}
 	for _, name := range scopes {
 		if _, err := s.scope(name); err != nil {
 			return nil, err
@@ -98,6 +113,7 @@ func (s *Store) establish(ctx context.Context) bool {
 		_, err := s.ensureClass(ctx)
 		if err == nil {
 			s.setErr(nil, true)
+			s.establishOnce.Do(func() { close(s.established) })
 			s.witnessLater() // created or found: a collection of an older version gets its record too
 			return true
 		}
@@ -267,8 +283,9 @@ func (s *Store) refreshAll(ctx context.Context) error {
 }
 
 // refreshScope refreshes sc unless its memory was deleted, creating its
-// tenant first if it is not read yet or its last refresh failed (a tenant
-// another server deleted comes back empty).
+// tenant first if it is not read yet and taught. A refresh that fails
+// because the tenant is gone (deleted) drops the copy: its tenant is
+// created again only by teaching.
 func (s *Store) refreshScope(ctx context.Context, sc *scope) error {
 	sc.reading.Lock()
 	defer sc.reading.Unlock()
@@ -276,13 +293,16 @@ func (s *Store) refreshScope(ctx context.Context, sc *scope) error {
 		return nil
 	}
 	err := ctx.Err()
-	if err == nil && (!sc.isLoaded() || sc.failed) {
+	loaded, teach := sc.isLoaded(), sc.teach.Load()
+	if err == nil && !loaded && teach {
 		err = s.ensureTenant(ctx, sc.tenant)
 	}
 	if err == nil {
 		err = s.refresh(ctx, sc)
 	}
-	sc.failed = err != nil
+	if err != nil && ctx.Err() == nil && (loaded || !teach) && s.dropIfGone(ctx, sc) {
+		return fmt.Errorf("%w (%w)", errTenantGone, err)
+	}
 	return err
 }
 
@@ -293,12 +313,25 @@ func (s *Store) forget(sc *scope) {
 	addEvents(&s.past, sc.memStats())
 }
 
-// scope returns the copy of name, creating it (and dropping the least
-// recently used one beyond MaxScopes).
+// scope returns the copy of name to teach (its tenant is created unless
+// the store is read-only), creating it as openScope does.
 func (s *Store) scope(name string) (*scope, error) {
+	return s.openScope(name, !s.o.ReadOnly)
+}
+
+// openScope returns the copy of name, creating it (and dropping the least
+// recently used one beyond MaxScopes); teach lets its tenant be created
+// (scope.teach).
+func (s *Store) openScope(name string, teach bool) (*scope, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if teach {
+		delete(s.absent, name)
+	}
 	if sc := s.scopes[name]; sc != nil {
+		if teach {
+			sc.teach.Store(true)
+		}
 		return sc, nil
 	}
 	if len(s.scopes) >= s.o.MaxScopes {
@@ -316,6 +349,7 @@ func (s *Store) scope(name string) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	sc.teach.Store(teach)
 	s.scopes[name] = sc
 	select {
 	case s.wake <- struct{}{}:
@@ -324,29 +358,14 @@ func (s *Store) scope(name string) (*scope, error) {
 	return sc, nil
 }
 
-// loadedScope returns the copy of name once it is read (waiting up to ctx's end).
+// loadedScope returns the copy of name to teach once it is read (waiting
+// up to ctx's end).
 func (s *Store) loadedScope(ctx context.Context, name string) (*scope, error) {
 	sc, err := s.scope(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refusal(); err != nil {
-		return nil, err // no wait: an operator must act
-	}
-	select {
-	case <-sc.loaded:
-		return sc, nil
-	default:
-	}
-	select {
-	case <-sc.loaded:
-		return sc, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: the copy of the memory in Weaviate at %s is not read yet (%s): %v",
-			memstore.ErrUnavailable, s.base, s.lastErr(), ctx.Err())
-	case <-s.stop:
-		return nil, fmt.Errorf("%w: the store is closed", memstore.ErrUnavailable)
-	}
+	return s.waitLoaded(ctx, sc, true)
 }
 
 // refusal returns the store's refusal (a *DroppedError) while it is not
@@ -373,22 +392,25 @@ func (s *Store) lastErr() string {
 // VectorizeBatch vectorizes texts as task with v over the memory of scope:
 // a passage's lesson is first written to Weaviate (only what can change the
 // memory) and added to the copy; then every text is vectorized as a query
-// over the copy.
+// over the copy. A query (or a passage of a read-only store) of a scope
+// whose tenant Weaviate does not hold reads an empty memory and creates
+// nothing.
 func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, scope string, texts []string,
 	task vectorizer.Task, opts vectorizer.Options) ([][]float32, []error, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, nil, err
 	}
-	sc, err := s.loadedScope(ctx, scope)
+	teach := task == vectorizer.TaskPassage && !s.o.ReadOnly
+	sc, err := s.requestScope(ctx, scope, teach)
 	if err != nil {
 		return nil, nil, err
 	}
 	if task == vectorizer.TaskPassage {
 		opts = opts.ForObjects() // vectorized below as a read of the copy
-		if !s.o.ReadOnly {
-			if _, err := s.teach(ctx, v, sc, texts, opts); err != nil {
-				return nil, nil, err
-			}
+	}
+	if teach {
+		if _, err := s.teach(ctx, v, sc, texts, opts); err != nil {
+			return nil, nil, err
 		}
 	}
 	rv, err := s.reader(v, sc)
@@ -397,6 +419,16 @@ func (s *Store) VectorizeBatch(ctx context.Context, v *vectorizer.Vectorizer, sc
 	}
 	vecs, errs := rv.VectorizeBatchContext(ctx, texts, vectorizer.TaskQuery, opts)
 	return vecs, errs, nil
+}
+
+// requestScope returns the copy of name that a request reads once it is
+// read: to teach it (its tenant created) or for a query (nil when Weaviate
+// holds no tenant of it).
+func (s *Store) requestScope(ctx context.Context, name string, teach bool) (*scope, error) {
+	if teach {
+		return s.loadedScope(ctx, name)
+	}
+	return s.queryScope(ctx, name, true)
 }
 
 // Teach writes what texts teach the memory of scope, as VectorizeBatch does
@@ -437,19 +469,41 @@ func (s *Store) teach(ctx context.Context, v *vectorizer.Vectorizer, sc *scope, 
 	return refused, s.write(ctx, parts...)
 }
 
-// Reader returns v over the copy of scope as it is now; an error when it
-// is not read yet.
+// Reader returns v over the copy of scope as it is now, as a query reads
+// it: over an empty memory when Weaviate holds no tenant of scope (none is
+// created); an error when the copy is not read yet. It waits for nothing
+// but, for a scope it holds no copy of, Weaviate's answer whether its
+// tenant exists (within Options.Timeout).
 func (s *Store) Reader(v *vectorizer.Vectorizer, scope string) (*vectorizer.Vectorizer, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // do not wait
-	sc, err := s.loadedScope(ctx, scope)
+	sc, err := s.queryScope(s.life, scope, false)
 	if err != nil {
 		return nil, err
 	}
 	return s.reader(v, sc)
 }
 
+// Prepare starts reading the copy of scope to teach it, creating its
+// tenant in Weaviate if need be, as Teach does, without waiting: it returns
+// nil once the copy is read, else why not (wrapping memstore.ErrUnavailable;
+// memstore.ErrRefused too when an operator must act). A read-only store
+// refuses, as Teach does.
+func (s *Store) Prepare(scope string) error {
+	if s.o.ReadOnly {
+		return errors.New("the memory kept in Weaviate is read-only here: nothing is taught")
+	}
+	sc, err := s.scope(scope)
+	if err != nil {
+		return err
+	}
+	_, err = s.waitLoaded(s.life, sc, false)
+	return err
+}
+
+// reader returns v over the copy sc, or over an empty memory when sc is nil.
 func (s *Store) reader(v *vectorizer.Vectorizer, sc *scope) (*vectorizer.Vectorizer, error) {
+	if sc == nil {
+		return v.WithStores(readOnly{s.empty}, s.empty, s.emptyCache)
+	}
 	mem, cache := sc.current()
 	return v.WithStores(readOnly{mem}, mem, cache)
 }
