@@ -62,7 +62,8 @@ func runImportFastText(_ context.Context, env cli.Env) error {
 		return fmt.Errorf("%s: %w", f.model, err)
 	}
 	if ngrams == nil && f.ngramsOut != "" {
-		return fmt.Errorf("%s has no character n-grams (trained with -maxn 0): --ngrams-out has nothing to write", f.model)
+		return fmt.Errorf("%s has no character n-grams (trained with -maxn 0 or -minn above -maxn): "+
+			"--ngrams-out has nothing to write", f.model)
 	}
 	return f.write(env, words, ngrams)
 }

@@ -42,7 +42,9 @@ var ErrFormat = errors.New("not a readable fastText .bin model")
 type Model struct {
 	// Dim is the dimension of the vectors.
 	Dim int
-	// MinN and MaxN are the character n-gram lengths (maxn 0: no subwords).
+	// MinN and MaxN are the character n-gram lengths fastText takes (MaxN 0:
+	// no subwords, for a model trained with -maxn 0 or -minn above -maxn;
+	// MinN 1 for -minn 0).
 	MinN, MaxN int
 	// Bucket is the number of hash buckets of the n-grams.
 	Bucket int
@@ -153,6 +155,14 @@ func (m *Model) readHeader(cr *countingReader) error {
 	const supervised = 3 // model_name::sup
 	if sig[1] == 11 && a[7] == supervised {
 		m.MaxN = 0 // as FastText::loadModel does for old supervised models
+	}
+	// The lengths fastText's computeSubwords takes: 1 up from minn 0, none
+	// when minn is above maxn.
+	if m.MaxN > 0 {
+		m.MinN = max(m.MinN, 1)
+	}
+	if m.MinN > m.MaxN {
+		m.MinN, m.MaxN = 0, 0
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // n-gram whose bucket a pruned model dropped is left out, as m's own vectors
 // leave it out. A word longer than model.MaxWordBytes is left out (no
 // embeddings file holds it). The n-gram table is nil for a model without
-// n-grams (maxn 0).
+// n-grams (MaxN 0).
 func (m *Model) Subwords(maxWords int) (words, ngrams *model.Embeddings, err error) {
 	if maxWords < 0 {
 		return nil, nil, fmt.Errorf("fasttext: keep %d words", maxWords)

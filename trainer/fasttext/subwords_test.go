@@ -60,3 +60,35 @@ func TestSubwords(t *testing.T) {
 		t.Errorf("a model without n-grams: %v %v %v", words, ngrams, err)
 	}
 }
+
+// A model trained with -minn 0 has the n-grams of 1 character up (the lone
+// '<' and '>' never), one trained with -minn above -maxn none: Subwords
+// gives fastText's vectors of both, as fastText computes them.
+func TestSubwordsNgramLengths(t *testing.T) {
+	sm := testfasttext.Model{Dim: 2, MinN: 0, MaxN: 2, Bucket: 1000, Words: []string{"ab", "b"}, Counts: []int64{5, 4}}
+	m := openSynth(t, sm)
+	if m.MinN != 1 || m.MaxN != 2 {
+		t.Fatalf("-minn 0 -maxn 2 read as %d…%d", m.MinN, m.MaxN)
+	}
+	words, ngrams, err := m.Subwords(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"b", "b>", "<a", "a", "ab", "<b"} // b and b> in both words
+	if !slices.Equal(ngrams.Words, want) {
+		t.Errorf("n-grams %v, want %v", ngrams.Words, want)
+	}
+	v := make([]float32, 2)
+	if _, err := m.WordVector(v, "ab"); err != nil || !slices.Equal(words.Row(0), v) {
+		t.Errorf("ab: %v, WordVector %v (%v)", words.Row(0), v, err)
+	}
+	sm.MinN, sm.MaxN = 5, 3
+	m = openSynth(t, sm)
+	words, ngrams, err = m.Subwords(0)
+	if err != nil || ngrams != nil || m.MaxN != 0 {
+		t.Fatalf("-minn 5 -maxn 3: n-grams %v, maxn %d, %v; want none", ngrams, m.MaxN, err)
+	}
+	if r := testfasttext.Value(0, 1); words.Row(0)[1] != r {
+		t.Errorf("ab: %v, want its own row alone (%v in column 1)", words.Row(0), r)
+	}
+}
