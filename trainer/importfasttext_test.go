@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +117,38 @@ func TestImportFastTextRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a refused run wrote %s (%v)", out, err)
+	}
+}
+
+// fastText splits words at ASCII white space only: its dictionary holds words
+// with a no-break space or a line separator, capitalized words and words with
+// punctuation. import-fasttext keeps the words AM can meet, the tokens of its
+// tokenizer, so that train reads every file it writes.
+func TestImportFastTextKeepsTokens(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ft.bin")
+	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 100,
+		Words:  []string{"</s>", "the", "caf\u00a0e", "The", "dog,", "x\u2028y", "fé", "x\x1fy"},
+		Counts: []int64{9, 8, 7, 6, 5, 4, 3, 2}}
+	if err := os.WriteFile(bin, testfasttext.Bin(sm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, ng, counts := filepath.Join(dir, "w.bin"), filepath.Join(dir, "ng.bin"), filepath.Join(dir, "c.txt")
+	env := cli.Env{Args: []string{"--fasttext", bin, "--out", out, "--ngrams-out", ng, "--counts-out", counts},
+		Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	if err := runImportFastText(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.LoadCounts(counts)
+	if err != nil || len(c) != 2 || c["the"] != 8 || c["fé"] != 3 {
+		t.Fatalf("counts %v, %v; want the 8, fé 3", c, err)
+	}
+	words, err := model.LoadEmbeddings(out)
+	if err != nil || !slices.Equal(words.Words, []string{"the", "fé"}) {
+		t.Fatalf("word vectors %v, %v", words, err)
+	}
+	table, err := model.LoadEmbeddings(ng)
+	if err != nil || !slices.Equal(table.Words, []string{"<th", "he>", "the", "<fé", "fé>"}) {
+		t.Errorf("n-grams %v, %v", table, err)
 	}
 }

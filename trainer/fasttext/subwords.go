@@ -15,25 +15,30 @@ import (
 // bucket's row, in the order of model.SortNgramTable (its counts the numbers
 // of words holding each), as `train-embeddings --ngrams-out` writes it. An
 // n-gram whose bucket a pruned model dropped is left out, as m's own vectors
-// leave it out. A word longer than model.MaxWordBytes is left out (no
-// embeddings file holds it). The n-gram table is nil for a model without
-// n-grams (MaxN 0).
+// leave it out. Only the words that are a token of model.DefaultTokenizer
+// as they are (lower case, letters and digits) are kept, as AM never meets
+// another ("The", "dog,", a word holding a no-break space) and the counts
+// file cannot hold every one; a word longer than model.MaxWordBytes is left
+// out too (no embeddings file holds it). The n-gram table is nil for a model
+// without n-grams (MaxN 0).
 func (m *Model) Subwords(maxWords int) (words, ngrams *model.Embeddings, err error) {
 	if maxWords < 0 {
 		return nil, nil, fmt.Errorf("fasttext: keep %d words", maxWords)
 	}
-	var keep []string
+	var keep, toks []string
 	var counts []int64
+	tok := model.DefaultTokenizer()
 	for i, w := range m.Words {
 		if maxWords > 0 && len(keep) == maxWords {
 			break
 		}
-		if w != "</s>" && len(w) <= model.MaxWordBytes {
+		toks = tok.AppendTokens(toks[:0], w)
+		if len(toks) == 1 && toks[0] == w && len(w) <= model.MaxWordBytes {
 			keep, counts = append(keep, w), append(counts, m.Counts[i])
 		}
 	}
 	if len(keep) == 0 {
-		return nil, nil, fmt.Errorf("fasttext: the dictionary holds no word")
+		return nil, nil, fmt.Errorf("fasttext: the dictionary holds no lower-case word of letters and digits")
 	}
 	vecs := make([]float32, len(keep)*m.Dim)
 	for i, w := range keep {
