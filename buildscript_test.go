@@ -16,7 +16,8 @@ func buildScriptEnv(set ...string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "AM_EPOCHS", "DIM", "EPOCHS", "FASTTEXT", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "NGRAMS", "OUT", "WORK":
+		case "AM_EPOCHS", "DIM", "EPOCHS", "FASTTEXT", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "MAX_WORDS", "NGRAMS",
+			"OUT", "WORK":
 			continue
 		}
 		env = append(env, kv)
@@ -382,7 +383,7 @@ func TestBuildScriptFastText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, set := range [][]string{{"FASTTEXT=none.bin"}, {"FASTTEXT=ft.bin", "DIM=50"}, {"FASTTEXT=ft.bin", "EPOCHS=2"},
-		{"FASTTEXT=ft.bin", "HOLD_FORMS=0.5"}} {
+		{"FASTTEXT=ft.bin", "HOLD_FORMS=0.5"}, {"MAX_WORDS=5"}, {"FASTTEXT=ft.bin", "MAX_WORDS=-1"}} {
 		out, code := b.run(t, caller, []string{mydocs}, append(set, "WORK=refused")...)
 		if code != 2 || !strings.Contains(out, strings.Split(set[len(set)-1], "=")[0]) {
 			t.Errorf("%q: exit status %d, %q; want 2 naming the setting", set, code, out)
@@ -391,13 +392,14 @@ func TestBuildScriptFastText(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(caller, "refused")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused build made its work directory (%v)", err)
 	}
-	if out, code := b.run(t, caller, []string{mydocs}, "FASTTEXT=ft.bin", "WORK=work"); code != 0 {
+	if out, code := b.run(t, caller, []string{mydocs}, "FASTTEXT=ft.bin", "MAX_WORDS=5000", "WORK=work"); code != 0 {
 		t.Fatalf("exit status %d: %s", code, out)
 	}
 	cmds := b.commands(t)
 	work := filepath.Join(caller, "work")
 	if len(cmds["train-embeddings"]) != 0 || len(cmds["import-fasttext"]) != 1 ||
 		!strings.Contains(cmds["import-fasttext"][0], "--fasttext "+filepath.Join(caller, "ft.bin")+" ") ||
+		!strings.Contains(cmds["import-fasttext"][0], "--max-words 5000 ") ||
 		!strings.Contains(cmds["import-fasttext"][0], "--ngrams-out "+filepath.Join(work, "ngrams.bin")) {
 		t.Fatalf("step 1 ran %q", cmds)
 	}

@@ -37,6 +37,8 @@ Settings, as environment variables (NAME=value before the command):
   FASTTEXT=FILE     step 1 takes a fastText model's vectors (a .bin with character n-grams) instead of
                     training the subword model: AM on fastText's vectors (import-fasttext; the
                     vectors' dimension is the model's: DIM, EPOCHS and HOLD_FORMS do not apply)
+  MAX_WORDS=N       with FASTTEXT: keep the model's N most frequent words and their n-grams (default:
+                    all; a published model of 2 M words wants 200000 or so)
 
 Run again with the same WORK, corpus and settings, a build continues where it stopped: step 1's
 files, once complete, are used again, an unfinished step 1 resumes from its checkpoint
@@ -114,7 +116,11 @@ if [ -n "${FORM_SHARE:-}" ] && [ "$hold" != 0 ]; then
   echo "build-default-model: FORM_SHARE does not apply to a HOLD_FORMS build, which trains on whole forms" >&2
   exit 2
 fi
-fasttext=
+fasttext=; max_words=0
+if [ -n "${MAX_WORDS:-}" ]; then
+  [ -n "${FASTTEXT:-}" ] || { echo "build-default-model: MAX_WORDS applies with FASTTEXT only" >&2; exit 2; }
+  max_words=$MAX_WORDS; posint MAX_WORDS "$max_words"
+fi
 if [ -n "${FASTTEXT:-}" ]; then
   for v in DIM EPOCHS HOLD_FORMS; do
     if [ -n "${!v:-}" ]; then
@@ -163,6 +169,7 @@ corpus_files() {
 step1=$(
   if [ -n "$fasttext" ]; then
     stat -L -c 'fasttext %n %s %.9Y' "$fasttext"
+    printf 'max_words %s\n' "$max_words"
   else
     printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
   fi
@@ -216,7 +223,7 @@ else
   fi
   printf '%s\n' "$step1" >"$work/step1.started"
   if [ -n "$fasttext" ]; then
-    "$bin" import-fasttext --fasttext "$fasttext" \
+    "$bin" import-fasttext --fasttext "$fasttext" --max-words "$max_words" \
       --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
   else
     "$bin" train-embeddings "${corpus_flags[@]}" --dim "$dim" --window 5 --negative 5 --min-count 5 \
