@@ -399,7 +399,7 @@ func TestBuildScriptFastText(t *testing.T) {
 	work := filepath.Join(caller, "work")
 	if len(cmds["train-embeddings"]) != 0 || len(cmds["import-fasttext"]) != 1 ||
 		!strings.Contains(cmds["import-fasttext"][0], "--fasttext "+filepath.Join(caller, "ft.bin")+" ") ||
-		!strings.Contains(cmds["import-fasttext"][0], "--max-words 5000 ") ||
+		!strings.Contains(cmds["import-fasttext"][0], "--max-words 5000 --ngrams-max 140000 ") ||
 		!strings.Contains(cmds["import-fasttext"][0], "--ngrams-out "+filepath.Join(work, "ngrams.bin")) {
 		t.Fatalf("step 1 ran %q", cmds)
 	}

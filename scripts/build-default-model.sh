@@ -169,7 +169,7 @@ corpus_files() {
 step1=$(
   if [ -n "$fasttext" ]; then
     stat -L -c 'fasttext %n %s %.9Y' "$fasttext"
-    printf 'max_words %s\n' "$max_words"
+    printf 'max_words %s ngrams %s\n' "$max_words" "$ngrams"
   else
     printf 'dim %s epochs %s hold %s\n' "$dim" "$epochs" "$hold"
   fi
@@ -210,8 +210,8 @@ bin="$work/text2vec-am"
 #    (10) epochs (twice fastText's 5: docs/model.md), corpus lines in an order drawn from the
 #    seed. Its word vectors are AM's base. A checkpoint of an interrupted run of the same build is
 #    resumed (train-embeddings --resume: on one thread, the same vectors as a run never
-#    interrupted). With FASTTEXT, step 1 takes the fastText model's word vectors, n-gram table
-#    and counts instead (import-fasttext).
+#    interrupted). With FASTTEXT, step 1 takes the fastText model's word vectors, the NGRAMS
+#    n-grams of its table step 2 keeps, and counts instead (import-fasttext).
 corpus_flags=()
 for c in "${corpora[@]}"; do corpus_flags+=(--corpus "$c"); done
 if [ "$(cat "$work/step1.settings" 2>/dev/null)" = "$step1" ]; then
@@ -223,7 +223,7 @@ else
   fi
   printf '%s\n' "$step1" >"$work/step1.started"
   if [ -n "$fasttext" ]; then
-    "$bin" import-fasttext --fasttext "$fasttext" --max-words "$max_words" \
+    "$bin" import-fasttext --fasttext "$fasttext" --max-words "$max_words" --ngrams-max "$ngrams" \
       --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
   else
     "$bin" train-embeddings "${corpus_flags[@]}" --dim "$dim" --window 5 --negative 5 --min-count 5 \

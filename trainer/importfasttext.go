@@ -20,7 +20,7 @@ func importFastTextCommand() cli.Command {
 // importFlags are the flags of import-fasttext.
 type importFlags struct {
 	model, out, ngramsOut, countsOut, format string
-	maxWords                                 int
+	maxWords, ngramsMax                      int
 }
 
 func runImportFastText(_ context.Context, env cli.Env) error {
@@ -34,9 +34,11 @@ func runImportFastText(_ context.Context, env cli.Env) error {
 	fs.StringVar(&f.format, "format", "binary", "output format: binary (word2vec binary) or text (word2vec text)")
 	fs.IntVar(&f.maxWords, "max-words", 0, "keep the `N` most frequent words of the model's dictionary, and the n-grams "+
 		"of those (0: all)")
+	fs.IntVar(&f.ngramsMax, "ngrams-max", 0, "--ngrams-out keeps only the `N` n-grams found in the most words kept, "+
+		"as train --ngram-max N would (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am import-fasttext --fasttext FILE.bin --out FILE --ngrams-out FILE "+
-			"[--counts-out FILE] [--max-words N]\n\n"+
+			"[--counts-out FILE] [--max-words N] [--ngrams-max N]\n\n"+
 			"Writes a fastText model's vectors in the form train-embeddings --maxn writes its own, so that\n"+
 			"train builds AM on them: each word's vector as fastText gives it (its row and its n-grams'),\n"+
 			"one row per character n-gram of the words kept (its hash bucket's row), and the words' counts.\n"+
@@ -57,7 +59,7 @@ func runImportFastText(_ context.Context, env cli.Env) error {
 	if m.MaxN > 0 && m.Bucket > 0 && f.ngramsOut == "" {
 		return cli.UsageError("%s has character n-grams (%d…%d): --ngrams-out is required", f.model, m.MinN, m.MaxN)
 	}
-	words, ngrams, err := m.Subwords(f.maxWords)
+	words, ngrams, err := m.Subwords(f.maxWords, f.ngramsMax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.model, err)
 	}
@@ -83,6 +85,8 @@ func (f *importFlags) check(nargs int) error {
 		return cli.UsageError("--format %q: want binary or text", f.format)
 	case f.maxWords < 0:
 		return cli.UsageError("--max-words %d: want 0 (all) or more", f.maxWords)
+	case f.ngramsMax < 0:
+		return cli.UsageError("--ngrams-max %d: want 0 (all) or more", f.ngramsMax)
 	}
 	outs := []outpath.File{{Flag: "--out", Path: f.out}, {Flag: "--ngrams-out", Path: f.ngramsOut},
 		{Flag: "--counts-out", Path: f.countsOut}}

@@ -152,3 +152,37 @@ func TestImportFastTextKeepsTokens(t *testing.T) {
 		t.Errorf("n-grams %v, %v", table, err)
 	}
 }
+
+// --ngrams-max N writes the first N rows of the whole table: those train
+// --ngram-max N keeps of it.
+func TestImportFastTextNgramsMax(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ft.bin")
+	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 4, Bucket: 1000, Words: []string{"kernel", "kernels", "shell"},
+		Counts: []int64{9, 4, 3}}
+	if err := os.WriteFile(bin, testfasttext.Bin(sm), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tables := make([]*model.Embeddings, 2)
+	for i, n := range []string{"0", "3"} {
+		out, ng := filepath.Join(dir, "w"+n), filepath.Join(dir, "ng"+n)
+		env := cli.Env{Args: []string{"--fasttext", bin, "--out", out, "--ngrams-out", ng, "--ngrams-max", n},
+			Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+		if err := runImportFastText(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if tables[i], err = model.LoadEmbeddings(ng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, cut := tables[0], tables[1]
+	if all.Len() <= 3 || !slices.Equal(cut.Words, all.Words[:3]) || !slices.Equal(cut.Vectors, all.Vectors[:3*2]) {
+		t.Errorf("--ngrams-max 3: %v, want the first 3 of %v", cut.Words, all.Words)
+	}
+	env := cli.Env{Args: []string{"--fasttext", bin, "--out", filepath.Join(dir, "x"), "--ngrams-max", "-1"},
+		Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	if err := runImportFastText(context.Background(), env); err == nil || !strings.Contains(err.Error(), "--ngrams-max -1") {
+		t.Errorf("--ngrams-max -1: %v", err)
+	}
+}

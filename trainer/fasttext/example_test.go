@@ -19,7 +19,7 @@ func ExampleModel_Subwords() {
 		fmt.Println(err)
 		return
 	}
-	words, ngrams, err := m.Subwords(0)
+	words, ngrams, err := m.Subwords(0, 0)
 	if err != nil {
 		fmt.Println(err)
 		return

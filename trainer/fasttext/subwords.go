@@ -13,7 +13,9 @@ import (
 // and the n-gram table of those words, one row per distinct character n-gram
 // (in fastText's form, '<' and '>' marking the word's ends) holding its hash
 // bucket's row, in the order of model.SortNgramTable (its counts the numbers
-// of words holding each), as `train-embeddings --ngrams-out` writes it. An
+// of words holding each), as `train-embeddings --ngrams-out` writes it, its
+// first maxNgrams rows (all of them with maxNgrams 0; the n-grams of every
+// word kept are ranked, only those rows are filled). An
 // n-gram whose bucket a pruned model dropped is left out, as m's own vectors
 // leave it out. Only the words that are a token of model.DefaultTokenizer
 // as they are (lower case, letters and digits) are kept, as AM never meets
@@ -21,9 +23,9 @@ import (
 // file cannot hold every one; a word longer than model.MaxWordBytes is left
 // out too (no embeddings file holds it). The n-gram table is nil for a model
 // without n-grams (MaxN 0).
-func (m *Model) Subwords(maxWords int) (words, ngrams *model.Embeddings, err error) {
-	if maxWords < 0 {
-		return nil, nil, fmt.Errorf("fasttext: keep %d words", maxWords)
+func (m *Model) Subwords(maxWords, maxNgrams int) (words, ngrams *model.Embeddings, err error) {
+	if maxWords < 0 || maxNgrams < 0 {
+		return nil, nil, fmt.Errorf("fasttext: keep %d words and %d n-grams", maxWords, maxNgrams)
 	}
 	var keep, toks []string
 	var counts []int64
@@ -52,15 +54,16 @@ func (m *Model) Subwords(maxWords int) (words, ngrams *model.Embeddings, err err
 	if m.MaxN == 0 || m.Bucket == 0 {
 		return words, nil, nil
 	}
-	if ngrams, err = m.ngramTable(keep, counts); err != nil {
+	if ngrams, err = m.ngramTable(keep, counts, maxNgrams); err != nil {
 		return nil, nil, err
 	}
 	return words, ngrams, nil
 }
 
 // ngramTable collects the distinct n-grams of words (with their counts)
-// that have a row, ranked and filled from their rows as Subwords says.
-func (m *Model) ngramTable(words []string, counts []int64) (*model.Embeddings, error) {
+// that have a row, ranked, cut to maxNgrams (0: all) and filled from their
+// rows as Subwords says.
+func (m *Model) ngramTable(words []string, counts []int64, maxNgrams int) (*model.Embeddings, error) {
 	cfg := model.NgramConfig{MinN: m.MinN, MaxN: m.MaxN, MinCount: 1, Style: model.NgramFastText}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("fasttext: %w", err)
@@ -87,6 +90,9 @@ func (m *Model) ngramTable(words []string, counts []int64) (*model.Embeddings, e
 		return nil, fmt.Errorf("fasttext: no n-gram of the words kept has a row")
 	}
 	model.SortNgramTable(names, func(g string) model.NgramRank { return rank[g] })
+	if maxNgrams > 0 && len(names) > maxNgrams {
+		names = names[:maxNgrams:maxNgrams]
+	}
 	vecs := make([]float32, len(names)*m.Dim)
 	holders := make([]int64, len(names))
 	for i, g := range names {

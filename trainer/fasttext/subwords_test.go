@@ -24,7 +24,7 @@ func TestSubwords(t *testing.T) {
 	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 1000, Words: []string{"</s>", "ab", "abc", "fé"},
 		Counts: []int64{9, 5, 4, 3}}
 	m := openSynth(t, sm)
-	words, ngrams, err := m.Subwords(0)
+	words, ngrams, err := m.Subwords(0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,15 +48,24 @@ func TestSubwords(t *testing.T) {
 			t.Errorf("n-gram %s: %v, want row %d", g, got, r)
 		}
 	}
-	words, ngrams, err = m.Subwords(1)
+	words, ngrams, err = m.Subwords(1, 0)
 	if err != nil || words.Len() != 1 || !slices.Equal(ngrams.Words, []string{"<ab", "ab>"}) {
 		t.Fatalf("Subwords(1): %v %v %v", words, ngrams, err)
 	}
-	if _, _, err := m.Subwords(-1); err == nil {
-		t.Error("Subwords(-1): no error")
+	words, ngrams, err = m.Subwords(0, 2)
+	if err != nil || words.Len() != 3 || !slices.Equal(ngrams.Words, want[:2]) {
+		t.Fatalf("Subwords(0, 2): %v %v %v", words, ngrams, err)
+	}
+	if r, _ := m.NgramRow("ab>"); ngrams.Row(1)[0] != testfasttext.Value(int(r), 0) {
+		t.Errorf("ab>: %v, want row %d", ngrams.Row(1), r)
+	}
+	for _, n := range [][2]int{{-1, 0}, {0, -1}} {
+		if _, _, err := m.Subwords(n[0], n[1]); err == nil {
+			t.Errorf("Subwords(%d, %d): no error", n[0], n[1])
+		}
 	}
 	sm.MaxN, sm.MinN = 0, 0
-	if words, ngrams, err := openSynth(t, sm).Subwords(0); err != nil || words.Len() != 3 || ngrams != nil {
+	if words, ngrams, err := openSynth(t, sm).Subwords(0, 0); err != nil || words.Len() != 3 || ngrams != nil {
 		t.Errorf("a model without n-grams: %v %v %v", words, ngrams, err)
 	}
 }
@@ -70,7 +79,7 @@ func TestSubwordsNgramLengths(t *testing.T) {
 	if m.MinN != 1 || m.MaxN != 2 {
 		t.Fatalf("-minn 0 -maxn 2 read as %d…%d", m.MinN, m.MaxN)
 	}
-	words, ngrams, err := m.Subwords(0)
+	words, ngrams, err := m.Subwords(0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +93,7 @@ func TestSubwordsNgramLengths(t *testing.T) {
 	}
 	sm.MinN, sm.MaxN = 5, 3
 	m = openSynth(t, sm)
-	words, ngrams, err = m.Subwords(0)
+	words, ngrams, err = m.Subwords(0, 0)
 	if err != nil || ngrams != nil || m.MaxN != 0 {
 		t.Fatalf("-minn 5 -maxn 3: n-grams %v, maxn %d, %v; want none", ngrams, m.MaxN, err)
 	}
