@@ -1,6 +1,6 @@
 # text2vec-am inference server: a static Go binary in a distroless, non-root image.
 #   docker build -t text2vec-am .
-#   docker build --build-arg VERSION=v0.10.0 -t text2vec-am:v0.10.0 .   (a release: see docs/operations.md)
+#   docker build --build-arg VERSION=v0.11.0 -t text2vec-am:v0.11.0 .   (a release: see docs/operations.md)
 #   docker compose up            (see docker-compose.yml)
 #   scripts/build-images.sh      (amd64 and arm64: TARGETARCH and BASE per architecture)
 

@@ -16,7 +16,7 @@ const Module = "github.com/text2vec-am/text2vec-am"
 
 // Version is set by release builds, and only there, with
 //
-//	go build -ldflags "-X github.com/text2vec-am/text2vec-am/internal/version.Version=v0.10.0"
+//	go build -ldflags "-X github.com/text2vec-am/text2vec-am/internal/version.Version=v0.11.0"
 //
 // (the Dockerfile does so from its VERSION build argument).
 // When it is not empty, String returns it instead of the build info. Nothing
@@ -41,7 +41,7 @@ func Get() Info {
 
 // String returns the version of text2vec-am in this binary: Version when a
 // release build set it; else the module's version from the build info, which
-// is its tag (go install …@v0.10.0, or go build in a checkout at a tag), a
+// is its tag (go install …@v0.11.0, or go build in a checkout at a tag), a
 // pseudo-version (go build in a checkout, "+dirty" with uncommitted changes)
 // or Devel, followed by "-" and the commit's first 12 hex digits when the
 // toolchain recorded one, and "+dirty" for a modified tree.
