@@ -447,3 +447,32 @@ func TestWarmWithAnotherModel(t *testing.T) {
 		t.Errorf("warm after clear warns: %s %s", stderr, stderr2)
 	}
 }
+
+// TestWarmRefusesDevicesAndDirectories: memory warm refuses a directory and a
+// device (which it would read for ever) by name before loading the model.
+func TestWarmRefusesDevicesAndDirectories(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memory")
+	for _, c := range []struct{ path, want string }{
+		{t.TempDir(), "is a directory"},
+		{"/dev/zero", "not a text file"},
+	} {
+		if _, err := os.Stat(c.path); err != nil {
+			t.Skipf("%s: %v", c.path, err)
+		}
+		done := make(chan struct{})
+		var code int
+		var stderr string
+		go func() {
+			defer close(done)
+			code, _, stderr = runCLI(context.Background(), "memory", "warm", "--memory-dir", dir, c.path)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("memory warm %s still runs after 10 s", c.path)
+		}
+		if code == 0 || !strings.Contains(stderr, c.path) || !strings.Contains(stderr, c.want) {
+			t.Errorf("memory warm %s: exit %d, %q; want a refusal naming it (%q)", c.path, code, stderr, c.want)
+		}
+	}
+}

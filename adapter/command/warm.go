@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -29,8 +30,8 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 		return err
 	}
 	for _, f := range files {
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("corpus: %w", err)
+		if err := checkWarmFile(f); err != nil {
+			return err
 		}
 	}
 	m, name, err := vf.loadModel()
@@ -81,6 +82,24 @@ func warm(ctx context.Context, env cli.Env, files []string, mf *memoryFlags, vf 
 }
 
 // warmFile teaches the memory every line of one file; each line is one passage.
+// checkWarmFile refuses, before any work, a text file to warm from that is
+// missing, a directory or a device (/dev/zero would be read for ever): a
+// regular file, or a named pipe that streams text in, is read.
+func checkWarmFile(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	switch m := info.Mode(); {
+	case m.IsRegular() || m&fs.ModeNamedPipe != 0:
+		return nil
+	case m.IsDir():
+		return cli.UsageError("corpus %s is a directory: name its text files", path)
+	default:
+		return cli.UsageError("corpus %s is not a text file (%s): give a regular file or a pipe", path, m.Type())
+	}
+}
+
 func warmFile(ctx context.Context, v *vectorizer.Vectorizer, o vectorizer.Options, path string) (offered, lines int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
