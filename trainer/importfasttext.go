@@ -38,7 +38,7 @@ func runImportFastText(_ context.Context, env cli.Env) error {
 		"as train --ngram-max N would (0: all)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am import-fasttext --fasttext FILE.bin --out FILE --ngrams-out FILE "+
-			"[--counts-out FILE] [--max-words N] [--ngrams-max N]\n\n"+
+			"[--counts-out FILE] [--max-words N] [--ngrams-max N] [--format binary|text]\n\n"+
 			"Writes a fastText model's vectors in the form train-embeddings --maxn writes its own, so that\n"+
 			"train builds AM on them: each word's vector as fastText gives it (its row and its n-grams'),\n"+
 			"one row per character n-gram of the words kept (its hash bucket's row), and the words' counts.\n"+
