@@ -26,11 +26,13 @@ type importFlags struct {
 func runImportFastText(_ context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("import-fasttext", env)
 	var f importFlags
-	fs.StringVar(&f.model, "fasttext", "", "the fastText model `FILE` (.bin of fastText 0.9, not quantized; required)")
+	fs.StringVar(&f.model, "fasttext", "", "the fastText model `FILE` (.bin of fastText 0.9, not quantized; "+
+		"required)")
 	fs.StringVar(&f.out, "out", "", "word vectors `FILE` (train --embeddings; required)")
-	fs.StringVar(&f.ngramsOut, "ngrams-out", "", "n-gram vectors `FILE` (train --ngrams; required for a model with n-grams)")
-	fs.StringVar(&f.countsOut, "counts-out", "", "the words' counts in fastText's corpus (\"word count\" lines) to `FILE` "+
-		"(train --counts)")
+	fs.StringVar(&f.ngramsOut, "ngrams-out", "", "n-gram vectors `FILE` (train --ngrams; required for a model "+
+		"with n-grams)")
+	fs.StringVar(&f.countsOut, "counts-out", "", "the words' counts in fastText's corpus (\"word count\" lines) "+
+		"to `FILE` (train --counts)")
 	fs.StringVar(&f.format, "format", "binary", "output format: binary (word2vec binary) or text (word2vec text)")
 	fs.IntVar(&f.maxWords, "max-words", 0, "keep the `N` most frequent words of the model's dictionary, and the n-grams "+
 		"of those (0: all)")
