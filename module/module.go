@@ -61,6 +61,7 @@ type Module struct {
 	cacheMu   sync.Mutex
 	caches    map[string]*vectorizer.Cache // AM vectors of each collection's and tenant's memory
 	objects   *objectsvectorizer.ObjectVectorizer
+	adm       *admission // of the module's own endpoints (RootHandler)
 	logger    logrus.FieldLogger
 
 	nearTextTransformer modulecapabilities.TextTransform
@@ -71,7 +72,8 @@ type Module struct {
 
 // New returns an uninitialized module.
 func New() *Module {
-	return &Module{objects: objectsvectorizer.New(), additionalProvider: additional.NewText2VecProvider()}
+	return &Module{objects: objectsvectorizer.New(), adm: newAdmission(),
+		additionalProvider: additional.NewText2VecProvider()}
 }
 
 // Name returns "text2vec-am".

@@ -28,11 +28,12 @@ const (
 // "collection": the class name};
 // answer {"dims", "vectors", "errors"} as the text2vec-am server's.
 // Weaviate mounts module handlers ahead of its authentication: like the
-// inference server, this endpoint is for a private network.
+// inference server, this endpoint is for a private network; admission
+// (admit.go) bounds the requests served at once and the bytes they hold.
 func (m *Module) RootHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /vectors/batch", m.serveBatch)
-	mux.HandleFunc("POST /vectors", m.serveVector)
+	mux.HandleFunc("POST /vectors/batch", m.adm.admitted(maxBatchBytes, m.serveBatch))
+	mux.HandleFunc("POST /vectors", m.adm.admitted(maxVectorBytes, m.serveVector))
 	return mux
 }
 
@@ -45,17 +46,15 @@ type batchRequest struct {
 
 func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, format string, args ...any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]string{"error": fmt.Sprintf(format, args...)})
+		writeModuleError(w, status, fmt.Errorf(format, args...))
 	}
 	if m.vec == nil {
 		fail(http.StatusServiceUnavailable, "%s is not initialized", Name)
 		return
 	}
 	var req batchRequest
-	if status, err := decodeBody(w, r, maxBatchBytes, &req, []string{"texts", "settings", "collection"}); err != nil {
-		fail(status, "%v", err)
+	if status, err := decodeBody(r, &req, []string{"texts", "settings", "collection"}); err != nil {
+		fail(status, "%w", err)
 		return
 	}
 	if req.Texts == nil {
@@ -75,7 +74,13 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "settings: %v", err)
 		return
 	}
+	release, err := m.adm.acquire(r.Context())
+	if err != nil {
+		fail(http.StatusServiceUnavailable, "%w", err)
+		return
+	}
 	vecs, verrs, err := m.vectorizeTexts(r.Context(), collection, req.Texts, vectorizer.TaskQuery, cr.opts)
+	release()
 	if errors.Is(err, errOwnCollection) {
 		fail(http.StatusBadRequest, "field \"collection\": %v", err) // never vectorized: no retry helps
 		return

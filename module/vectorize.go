@@ -219,7 +219,7 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		Text       string `json:"text"`
 		Collection string `json:"collection"`
 	}
-	if status, err := decodeBody(w, r, maxVectorBytes, &req, []string{"text", "collection"}); err != nil {
+	if status, err := decodeBody(r, &req, []string{"text", "collection"}); err != nil {
 		writeModuleError(w, status, err)
 		return
 	}
@@ -228,7 +228,13 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		writeModuleError(w, http.StatusBadRequest, err)
 		return
 	}
+	release, err := m.adm.acquire(r.Context())
+	if err != nil {
+		writeModuleError(w, http.StatusServiceUnavailable, err)
+		return
+	}
 	vecs, errs, err := m.vectorizeTexts(r.Context(), collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
+	release()
 	switch {
 	case errors.Is(err, errOwnCollection):
 		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("field \"collection\": %w", err))
@@ -244,12 +250,13 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"vector": vecs[0]})
 }
 
-// decodeBody decodes the body of r, of at most limit bytes, into dst (a
+// decodeBody decodes the body of r (admitted: read and bounded) into dst (a
 // pointer to the request's struct, whose JSON fields are fields) strictly:
 // unknown fields and data after the JSON value are errors. It returns the
-// HTTP status to answer an error with: 413 for a body over limit, else 400.
-func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, fields []string) (int, error) {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+// HTTP status to answer an error with: 413 for a batch of too many texts,
+// else 400.
+func decodeBody(r *http.Request, dst any, fields []string) (int, error) {
+	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(dst)
 	if err != nil {
@@ -257,12 +264,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, fi
 	} else {
 		err = jsonmsg.End(dec)
 	}
-	var tooLarge *http.MaxBytesError
 	switch {
 	case err == nil:
 		return 0, nil
-	case errors.As(err, &tooLarge):
-		return http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", limit)
 	case errors.Is(err, errTooManyTexts):
 		return http.StatusRequestEntityTooLarge, errTooManyTexts
 	}
@@ -285,6 +289,9 @@ func checkCollection(name string) (string, error) {
 }
 
 func writeModuleError(w http.ResponseWriter, status int, err error) {
+	if errors.Is(err, errBusy) {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})

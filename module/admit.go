@@ -1,0 +1,132 @@
+package module
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Bounds of the module's own endpoints (RootHandler). Weaviate mounts them
+// ahead of its authentication and bounds neither their number nor their
+// bodies, so the module does: no client can hold the node's cores or memory
+// away from Weaviate's imports and searches, nor keep refresh out.
+const (
+	// maxBodiesHeld bounds the bytes of request bodies held at once, counted
+	// as they arrive; a body that would pass it is answered 503.
+	maxBodiesHeld = 64 << 20
+	// bodyTimeout bounds the reading of a body, which happens before the
+	// request waits for a slot: a slow client holds no slot (408).
+	bodyTimeout = 30 * time.Second
+	// queueWait is how long a request waits for a slot before its 503.
+	queueWait = time.Second
+	// requestTimeout bounds the work of one request (503 when it passes).
+	requestTimeout = 60 * time.Second
+)
+
+// errBusy is the error of a request refused because the endpoints are busy:
+// its answer is 503 with Retry-After.
+var errBusy = errors.New("busy")
+
+// admission bounds the requests the module's endpoints serve at once and
+// the bytes of bodies they hold.
+type admission struct {
+	slots       chan struct{} // 2 × GOMAXPROCS requests vectorize at once
+	held        atomic.Int64  // bytes of bodies held now
+	maxHeld     int64         // maxBodiesHeld
+	bodyTimeout time.Duration // bodyTimeout
+	queueWait   time.Duration // queueWait
+	timeout     time.Duration // requestTimeout
+}
+
+func newAdmission() *admission {
+	return &admission{slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), maxHeld: maxBodiesHeld,
+		bodyTimeout: bodyTimeout, queueWait: queueWait, timeout: requestTimeout}
+}
+
+// admitted reads r's body, of at most limit bytes, within bodyTimeout and
+// charged to the bytes held until h returns, then runs h on it under a
+// context that ends with the client or after requestTimeout. A body refused
+// is answered here: 413 over limit, 503 over the bytes held, 408 late, 400
+// cut short.
+func (a *admission) admitted(limit int64, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		// Not every ResponseWriter can set a deadline (an error then): the
+		// server's own read timeout bounds the body there.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.bodyTimeout))
+		held := &heldBody{r: http.MaxBytesReader(w, r.Body, limit), a: a}
+		defer held.release()
+		body, err := io.ReadAll(held)
+		if err != nil {
+			// The deadline bounds what the server drains of the body
+			// before the answer; net/http lifts it once a body is read whole.
+			status, err := bodyStatus(err, limit)
+			writeModuleError(w, status, err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), a.timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h(w, r)
+	}
+}
+
+// bodyStatus returns the status and error that answer err, the error of
+// reading a body of at most limit bytes.
+func bodyStatus(err error, limit int64) (int, error) {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, fmt.Errorf("body larger than %d bytes", limit)
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable, err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout, errors.New("body not received in time")
+	}
+	return http.StatusBadRequest, fmt.Errorf("read body: %w", err)
+}
+
+// acquire takes one of the slots, waiting at most queueWait (then errBusy)
+// or until ctx ends; release gives it back.
+func (a *admission) acquire(ctx context.Context) (release func(), err error) {
+	t := time.NewTimer(a.queueWait)
+	defer t.Stop()
+	select {
+	case a.slots <- struct{}{}:
+		return func() { <-a.slots }, nil
+	case <-t.C:
+		return nil, fmt.Errorf("%w: %d requests to %s's endpoints in flight; retry later", errBusy, cap(a.slots), Name)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for a slot: %w", ctx.Err())
+	}
+}
+
+// heldBody charges the bytes it reads to the bytes held, as they arrive.
+type heldBody struct {
+	r io.ReadCloser
+	a *admission
+	n int64 // bytes charged
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		b.n += int64(n)
+		if b.a.held.Add(int64(n)) > b.a.maxHeld {
+			return 0, fmt.Errorf("%w: more than %d bytes of request bodies held at once; retry later", errBusy, b.a.maxHeld)
+		}
+	}
+	return n, err
+}
+
+func (b *heldBody) Close() error { return b.r.Close() }
+
+// release gives back the bytes charged.
+func (b *heldBody) release() { b.a.held.Add(-b.n) }

@@ -1,0 +1,151 @@
+package module
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+const batchBody = `{"texts":["w1 w2 unseenword","w5 r7"]}`
+
+// post sends body to path of the module's endpoints and returns the answer.
+func post(h http.Handler, path, body string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+	return rec
+}
+
+// TestEndpointsWaitForASlot: when every slot is taken, a request waits
+// queueWait and is answered 503 with Retry-After, naming why; once a slot is
+// free it is served.
+func TestEndpointsWaitForASlot(t *testing.T) {
+	m := newTestModule(t, true)
+	m.env.VectorsEndpoint = true
+	m.adm.queueWait = 50 * time.Millisecond
+	for range cap(m.adm.slots) {
+		m.adm.slots <- struct{}{}
+	}
+	h := m.RootHandler()
+	for _, c := range []struct{ path, body string }{{"/vectors/batch", batchBody}, {"/vectors", `{"text":"w1"}`}} {
+		rec := post(h, c.path, c.body)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
+			!strings.Contains(rec.Body.String(), "in flight") {
+			t.Errorf("%s with every slot taken: %d Retry-After %q %s", c.path, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+		}
+	}
+	<-m.adm.slots
+	for _, c := range []struct{ path, body string }{{"/vectors/batch", batchBody}, {"/vectors", `{"text":"w1"}`}} {
+		if rec := post(h, c.path, c.body); rec.Code != http.StatusOK {
+			t.Errorf("%s with a slot free: %d %s", c.path, rec.Code, rec.Body)
+		}
+	}
+	if n := len(m.adm.slots); n != cap(m.adm.slots)-1 {
+		t.Errorf("%d slots taken after the requests, want %d: a request kept its slot", n, cap(m.adm.slots)-1)
+	}
+}
+
+// TestEndpointsBoundTheBytesHeld: a body that would take the bytes held at
+// once past their bound is answered 503 with Retry-After; every request gives
+// back what it held, refused or served.
+func TestEndpointsBoundTheBytesHeld(t *testing.T) {
+	m := newTestModule(t, true)
+	m.adm.maxHeld = int64(len(batchBody)) + 10
+	h := m.RootHandler()
+	m.adm.held.Add(20) // another request's body
+	rec := post(h, "/vectors/batch", batchBody)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(rec.Body.String(), "bytes of request bodies held at once") {
+		t.Errorf("body past the bytes held: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if n := m.adm.held.Load(); n != 20 {
+		t.Fatalf("%d bytes held after a refused body, want 20", n)
+	}
+	m.adm.held.Add(-20)
+	if rec := post(h, "/vectors/batch", batchBody); rec.Code != http.StatusOK {
+		t.Errorf("body within the bytes held: %d %s", rec.Code, rec.Body)
+	}
+	if n := m.adm.held.Load(); n != 0 {
+		t.Errorf("%d bytes held after the request, want 0", n)
+	}
+}
+
+// TestSlowBodyHoldsNoSlot: a client that sends its body slowly holds no slot
+// (another is served meanwhile) and is answered 408 when bodyTimeout passes.
+func TestSlowBodyHoldsNoSlot(t *testing.T) {
+	m := newTestModule(t, true)
+	m.adm.slots = make(chan struct{}, 1)
+	m.adm.bodyTimeout = 300 * time.Millisecond
+	srv := httptest.NewServer(m.RootHandler())
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// 10 bytes of a body of 100, then nothing.
+	if _, err := conn.Write([]byte("POST /vectors/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"texts\":[")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	resp, err := http.Post(srv.URL+"/vectors/batch", "application/json", strings.NewReader(batchBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || time.Since(start) > m.adm.bodyTimeout {
+		t.Errorf("request beside a slow body: %d after %s", resp.StatusCode, time.Since(start))
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	slow, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("slow body: no answer: %v", err)
+	}
+	slow.Body.Close()
+	if slow.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("slow body: %d, want 408", slow.StatusCode)
+	}
+}
+
+// TestAdmittedWorkOutlivesTheBodyDeadline: the deadline that bounds reading
+// the body does not end the request's work when it passes.
+func TestAdmittedWorkOutlivesTheBodyDeadline(t *testing.T) {
+	a := newAdmission()
+	a.bodyTimeout = 50 * time.Millisecond
+	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(4 * a.bodyTimeout)
+		if err := r.Context().Err(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("work past the body deadline: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestAdmittedWorkEndsAtTheRequestTimeout: the request's context ends when
+// requestTimeout passes, whatever the client does.
+func TestAdmittedWorkEndsAtTheRequestTimeout(t *testing.T) {
+	a := newAdmission()
+	a.timeout = 50 * time.Millisecond
+	rec := httptest.NewRecorder()
+	a.admitted(1024, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case <-time.After(10 * time.Second):
+		}
+	})(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`)))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("work past the request timeout: %d, want its context ended (503)", rec.Code)
+	}
+}
