@@ -22,6 +22,9 @@ import (
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
+// eos is the dictionary word fastText reads for each end of line.
+const eos = "</s>"
+
 // The file signature of fastText's FastText::signModel.
 const (
 	fileMagic  = 793712314
@@ -291,7 +294,7 @@ func (m *Model) ID(word string) (int32, bool) {
 // of minn…maxn UTF-8 characters (the lone "<" and ">" never), each hashed
 // into a bucket. The word's own row is not included.
 func (m *Model) AppendSubwordRows(dst []int32, word string) []int32 {
-	if m.MaxN == 0 || m.Bucket == 0 || word == "</s>" {
+	if m.MaxN == 0 || m.Bucket == 0 || word == eos {
 		return dst
 	}
 	w := "<" + word + ">"
@@ -388,7 +391,7 @@ func (m *Model) Embeddings(extra []string, extraCount int64) (*model.Embeddings,
 	var counts []int64
 	seen := make(map[string]bool, len(m.Words)+len(extra))
 	for i, w := range m.Words {
-		if w == "</s>" {
+		if w == eos {
 			continue
 		}
 		words, counts = append(words, w), append(counts, m.Counts[i])

@@ -2,48 +2,41 @@ package fasttext
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
 // Subwords returns what `train-embeddings --maxn N` writes for a subword
 // model of its own, taken from m, so that AM can be trained on fastText's
-// vectors: the word vectors of m's first maxWords dictionary words (all of
-// them with maxWords 0; "</s>" left out), each WordVector, with their counts;
-// and the n-gram table of those words, one row per distinct character n-gram
-// (in fastText's form, '<' and '>' marking the word's ends) holding its hash
-// bucket's row, in the order of model.SortNgramTable (its counts the numbers
-// of words holding each), as `train-embeddings --ngrams-out` writes it, its
-// first maxNgrams rows (all of them with maxNgrams 0; the n-grams of every
-// word kept are ranked, only those rows are filled). An
-// n-gram whose bucket a pruned model dropped is left out, as m's own vectors
-// leave it out. Only the words that are a token of model.DefaultTokenizer
-// as they are (lower case, letters and digits) are kept, as AM never meets
-// another ("The", "dog,", a word holding a no-break space) and the counts
-// file cannot hold every one; a word longer than model.MaxWordBytes is left
-// out too (no embeddings file holds it). The n-gram table is nil for a model
-// without n-grams (MaxN 0).
+// vectors: the word vectors of the first maxWords distinct tokens of m's
+// dictionary words (all of them with maxWords 0), each the WordVector of the
+// token's most frequent spelling, with the token's count summed over its
+// spellings; and the n-gram table of those tokens, one row per distinct
+// character n-gram (in fastText's form, '<' and '>' marking the word's ends)
+// holding its hash bucket's row, in the order of model.SortNgramTable (its
+// counts the numbers of tokens holding each), as `train-embeddings
+// --ngrams-out` writes it, its first maxNgrams rows (all of them with
+// maxNgrams 0; the n-grams of every token kept are ranked, only those rows
+// are filled). An n-gram whose bucket a pruned model dropped is left out, as
+// m's own vectors leave it out.
+//
+// Words are kept as the tokens model.DefaultTokenizer makes of them, as AM
+// meets them: "Linux" and "linux" are the token "linux". A word that is not
+// one token in lower case ("dog,", "e-mail", a word holding a no-break space,
+// "</s>") or whose token is longer than model.MaxWordBytes is left out: AM
+// never meets it as it is, no embeddings file holds it. The n-gram table is
+// nil for a model without n-grams (MaxN 0).
 func (m *Model) Subwords(maxWords, maxNgrams int) (words, ngrams *model.Embeddings, err error) {
 	if maxWords < 0 || maxNgrams < 0 {
 		return nil, nil, fmt.Errorf("fasttext: keep %d words and %d n-grams", maxWords, maxNgrams)
 	}
-	var keep, toks []string
-	var counts []int64
-	tok := model.DefaultTokenizer()
-	for i, w := range m.Words {
-		if maxWords > 0 && len(keep) == maxWords {
-			break
-		}
-		toks = tok.AppendTokens(toks[:0], w)
-		if len(toks) == 1 && toks[0] == w && len(w) <= model.MaxWordBytes {
-			keep, counts = append(keep, w), append(counts, m.Counts[i])
-		}
-	}
+	keep, src, counts := m.tokenWords(maxWords)
 	if len(keep) == 0 {
-		return nil, nil, fmt.Errorf("fasttext: the dictionary holds no lower-case word of letters and digits")
+		return nil, nil, fmt.Errorf("fasttext: the dictionary holds no word of letters and digits")
 	}
 	vecs := make([]float32, len(keep)*m.Dim)
-	for i, w := range keep {
+	for i, w := range src {
 		if _, err := m.WordVector(vecs[i*m.Dim:(i+1)*m.Dim], w); err != nil {
 			return nil, nil, err
 		}
@@ -58,6 +51,36 @@ func (m *Model) Subwords(maxWords, maxNgrams int) (words, ngrams *model.Embeddin
 		return nil, nil, err
 	}
 	return words, ngrams, nil
+}
+
+// tokenWords returns the first maxWords (0: all) distinct tokens that m's
+// dictionary words are in lower case, as model.DefaultTokenizer makes them
+// (a word that is not one such token is left out), the dictionary word whose vector each takes
+// (its most frequent spelling: fastText orders its dictionary by count) and
+// each token's count, summed over its spellings.
+func (m *Model) tokenWords(maxWords int) (keep, src []string, counts []int64) {
+	tok := model.DefaultTokenizer()
+	at := make(map[string]int)
+	var toks []string
+	for i, w := range m.Words {
+		if w == eos {
+			continue
+		}
+		toks = tok.AppendTokens(toks[:0], w)
+		if len(toks) != 1 || toks[0] != strings.ToLower(w) || len(toks[0]) > model.MaxWordBytes {
+			continue
+		}
+		if j, ok := at[toks[0]]; ok {
+			counts[j] += m.Counts[i]
+			continue
+		}
+		if maxWords > 0 && len(keep) == maxWords {
+			continue // a later spelling of a token kept still counts
+		}
+		at[toks[0]] = len(keep)
+		keep, src, counts = append(keep, toks[0]), append(src, w), append(counts, m.Counts[i])
+	}
+	return keep, src, counts
 }
 
 // ngramTable collects the distinct n-grams of words (with their counts)

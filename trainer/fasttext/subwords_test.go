@@ -70,6 +70,37 @@ func TestSubwords(t *testing.T) {
 	}
 }
 
+// A cased model's words are kept as the tokens AM meets: a capitalised
+// spelling gives the token its vector when it is the most frequent, every
+// spelling its count; a word of two tokens is left out, and --max-words
+// counts tokens.
+func TestSubwordsCaseFolds(t *testing.T) {
+	sm := testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 1000,
+		Words:  []string{"</s>", "Linux", "the", "The", "dog,", "linux", "Kube"},
+		Counts: []int64{50, 9, 8, 7, 6, 5, 4}}
+	m := openSynth(t, sm)
+	words, ngrams, err := m.Subwords(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(words.Words, []string{"linux", "the", "kube"}) || !slices.Equal(words.Counts, []int64{14, 15, 4}) {
+		t.Fatalf("words %v counts %v, want [linux the kube] [14 15 4]", words.Words, words.Counts)
+	}
+	v := make([]float32, 2)
+	for i, spelling := range []string{"Linux", "the", "Kube"} {
+		if _, err := m.WordVector(v, spelling); err != nil || !slices.Equal(words.Row(int32(i)), v) {
+			t.Errorf("%s: %v, want the vector of %s %v (%v)", words.Words[i], words.Row(int32(i)), spelling, v, err)
+		}
+	}
+	if !slices.Contains(ngrams.Words, "<li") || slices.Contains(ngrams.Words, "<Li") {
+		t.Errorf("n-grams %v: want those of the tokens", ngrams.Words)
+	}
+	words, _, err = m.Subwords(2, 0)
+	if err != nil || !slices.Equal(words.Words, []string{"linux", "the"}) || !slices.Equal(words.Counts, []int64{14, 15}) {
+		t.Errorf("Subwords(2, 0): %v %v %v", words.Words, words.Counts, err)
+	}
+}
+
 // A model trained with -minn 0 has the n-grams of 1 character up (the lone
 // '<' and '>' never), one trained with -minn above -maxn none: Subwords
 // gives fastText's vectors of both, as fastText computes them.
