@@ -108,6 +108,19 @@ func (a *admission) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
+// stopped returns the error of work whose context ended before it was
+// done: requestTimeout passed or the client left. Such work is answered 503,
+// not 200 with every text failed; nil while ctx lasts.
+func (a *admission) stopped(ctx context.Context) error {
+	switch err := ctx.Err(); {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the request was not done within %v; the work was stopped", a.timeout)
+	case err != nil:
+		return fmt.Errorf("the work was stopped: %w", err)
+	}
+	return nil
+}
+
 // heldBody charges the bytes it reads to the bytes held, as they arrive.
 type heldBody struct {
 	r io.ReadCloser

@@ -149,3 +149,20 @@ func TestAdmittedWorkEndsAtTheRequestTimeout(t *testing.T) {
 		t.Errorf("work past the request timeout: %d, want its context ended (503)", rec.Code)
 	}
 }
+
+// TestEndpointsAnswer503WhenTheWorkIsStopped: work stopped by requestTimeout
+// is answered 503, which refresh retries, not 200 with every text failed
+// (refresh keeps those objects' vectors) nor 422.
+func TestEndpointsAnswer503WhenTheWorkIsStopped(t *testing.T) {
+	m := newTestModule(t, true)
+	m.env.VectorsEndpoint = true
+	m.adm.timeout = time.Nanosecond
+	h := m.RootHandler()
+	for range 20 { // the slot or the deadline: either may come first
+		for _, c := range []struct{ path, body string }{{"/vectors/batch", batchBody}, {"/vectors", `{"text":"w1"}`}} {
+			if rec := post(h, c.path, c.body); rec.Code != http.StatusServiceUnavailable {
+				t.Fatalf("%s past the request timeout: %d %s, want 503", c.path, rec.Code, rec.Body)
+			}
+		}
+	}
+}

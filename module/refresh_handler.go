@@ -81,6 +81,9 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	vecs, verrs, err := m.vectorizeTexts(r.Context(), collection, req.Texts, vectorizer.TaskQuery, cr.opts)
 	release()
+	if err == nil {
+		err = m.adm.stopped(r.Context())
+	}
 	if errors.Is(err, errOwnCollection) {
 		fail(http.StatusBadRequest, "field \"collection\": %v", err) // never vectorized: no retry helps
 		return

@@ -235,11 +235,14 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 	}
 	vecs, errs, err := m.vectorizeTexts(r.Context(), collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
 	release()
+	if err == nil {
+		err = m.adm.stopped(r.Context())
+	}
 	switch {
 	case errors.Is(err, errOwnCollection):
 		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("field \"collection\": %w", err))
 		return
-	case err != nil: // the memory cannot be read now
+	case err != nil: // the memory cannot be read now, or the work was stopped
 		writeModuleError(w, http.StatusServiceUnavailable, err)
 		return
 	case errs[0] != nil: // the text's own error
