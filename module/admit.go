@@ -52,14 +52,19 @@ func newAdmission() *admission {
 
 // admitted reads r's body, of at most limit bytes, within bodyTimeout and
 // charged to the bytes held until h returns, then runs h on it under a
-// context that ends with the client or after requestTimeout. A body refused
-// is answered here: 413 over limit, 503 over the bytes held, 408 late, 400
-// cut short.
+// context that ends with the client or after requestTimeout; the answer
+// must be written within bodyTimeout after that. A body refused is answered
+// here: 413 over limit, 503 over the bytes held, 408 late, 400 cut short.
 func (a *admission) admitted(limit int64, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Not every ResponseWriter can set a deadline (an error then): the
-		// server's own read timeout bounds the body there.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(a.bodyTimeout))
+		// server's own timeouts bound the body and the answer there.
+		// Weaviate's ends the answer a fixed time after the request started
+		// (--write-timeout, 60 s by default): the answer gets time of its
+		// own after the body and the work.
+		rc, now := http.NewResponseController(w), time.Now()
+		_ = rc.SetReadDeadline(now.Add(a.bodyTimeout))
+		_ = rc.SetWriteDeadline(now.Add(2*a.bodyTimeout + a.timeout))
 		held := &heldBody{r: http.MaxBytesReader(w, r.Body, limit), a: a}
 		defer held.release()
 		body, err := io.ReadAll(held)

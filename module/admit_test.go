@@ -166,3 +166,26 @@ func TestEndpointsAnswer503WhenTheWorkIsStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmittedAnswersPastTheServerWriteTimeout: Weaviate's server bounds the
+// writing of an answer from the start of its request (--write-timeout, 60 s
+// by default, the request timeout); the answer of work within requestTimeout
+// still reaches the client.
+func TestAdmittedAnswersPastTheServerWriteTimeout(t *testing.T) {
+	a := newAdmission()
+	srv := httptest.NewUnstartedServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Write([]byte(`{}`))
+	}))
+	srv.Config.WriteTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatalf("work past the server's write timeout: %v, want its answer", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("work past the server's write timeout: %d, want 200", resp.StatusCode)
+	}
+}
