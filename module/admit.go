@@ -3,6 +3,7 @@ package module
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,10 +20,12 @@ import (
 // away from Weaviate's imports and searches, nor keep refresh out.
 const (
 	// maxBodiesHeld bounds the bytes of request bodies held at once, counted
-	// as they arrive; a body that would pass it is answered 503.
+	// as they arrive, and of answers being written; a body that would pass
+	// it is answered 503, and so is an answer unless no other is written.
 	maxBodiesHeld = 64 << 20
 	// bodyTimeout bounds the reading of a body, which happens before the
-	// request waits for a slot: a slow client holds no slot (408).
+	// request waits for a slot: a slow client holds no slot (408). It bounds
+	// the writing of an answer too, after the slot is given back.
 	bodyTimeout = 30 * time.Second
 	// queueWait is how long a request waits for a slot before its 503.
 	queueWait = time.Second
@@ -35,10 +38,11 @@ const (
 var errBusy = errors.New("busy")
 
 // admission bounds the requests the module's endpoints serve at once and
-// the bytes of bodies they hold.
+// the bytes of bodies and answers they hold.
 type admission struct {
 	slots       chan struct{} // 2 × GOMAXPROCS requests vectorize at once
-	held        atomic.Int64  // bytes of bodies held now
+	held        atomic.Int64  // bytes of bodies and answers held now
+	answers     atomic.Int64  // bytes of answers held now
 	maxHeld     int64         // maxBodiesHeld
 	bodyTimeout time.Duration // bodyTimeout
 	queueWait   time.Duration // queueWait
@@ -52,10 +56,11 @@ func newAdmission() *admission {
 
 // admitted reads r's body, of at most limit bytes, within bodyTimeout and
 // charged to the bytes held until h returns, then runs h on it under a
-// context that ends with the client or after requestTimeout; the answer
-// must be written within bodyTimeout after that. A body refused is answered
-// here: 413 over limit, 503 over the bytes held, 408 late, 400 cut short.
-func (a *admission) admitted(limit int64, h http.HandlerFunc) http.HandlerFunc {
+// context that ends with the client or after requestTimeout; h writes its
+// answer with held.answer. A body refused is answered here: 413 over limit,
+// 503 over the bytes held, 408 late, 400 cut short.
+func (a *admission) admitted(limit int64,
+	h func(w http.ResponseWriter, r *http.Request, held *heldBody)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Not every ResponseWriter can set a deadline (an error then): the
 		// server's own timeouts bound the body and the answer there.
@@ -79,7 +84,7 @@ func (a *admission) admitted(limit int64, h http.HandlerFunc) http.HandlerFunc {
 		defer cancel()
 		r = r.WithContext(ctx)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		h(w, r)
+		h(w, r, held)
 	}
 }
 
@@ -126,11 +131,13 @@ func (a *admission) stopped(ctx context.Context) error {
 	return nil
 }
 
-// heldBody charges the bytes it reads to the bytes held, as they arrive.
+// heldBody charges the bytes it reads to the bytes held, as they arrive,
+// and then its request's answer while it is written.
 type heldBody struct {
-	r io.ReadCloser
-	a *admission
-	n int64 // bytes charged
+	r       io.ReadCloser
+	a       *admission
+	n       int64 // bytes charged
+	answerN int64 // bytes of the answer among them, charged to answers too
 }
 
 func (b *heldBody) Read(p []byte) (int, error) {
@@ -147,4 +154,34 @@ func (b *heldBody) Read(p []byte) (int, error) {
 func (b *heldBody) Close() error { return b.r.Close() }
 
 // release gives back the bytes charged.
-func (b *heldBody) release() { b.a.held.Add(-b.n) }
+func (b *heldBody) release() {
+	b.a.held.Add(-b.n)
+	b.a.answers.Add(-b.answerN)
+}
+
+// answer writes v as the request's JSON answer, charged beside the body
+// until the request ends, within bodyTimeout: a client slow to read it holds
+// its bytes no longer. It is refused (503, Retry-After) when the bytes held
+// would pass maxHeld while another answer is being written: what answers
+// hold is at most maxHeld or one answer.
+func (b *heldBody) answer(w http.ResponseWriter, v any) {
+	out, err := json.Marshal(v)
+	if err != nil {
+		writeModuleError(w, http.StatusInternalServerError, fmt.Errorf("encode the answer: %w", err))
+		return
+	}
+	n := int64(len(out))
+	others := b.a.answers.Add(n) - n
+	if b.a.held.Add(n) > b.a.maxHeld && others > 0 {
+		b.a.answers.Add(-n)
+		b.a.held.Add(-n)
+		writeModuleError(w, http.StatusServiceUnavailable, fmt.Errorf(
+			"%w: more than %d bytes of request bodies and answers held at once; retry later", errBusy, b.a.maxHeld))
+		return
+	}
+	b.n += n
+	b.answerN += n
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(b.a.bodyTimeout))
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}

@@ -115,7 +115,7 @@ func TestSlowBodyHoldsNoSlot(t *testing.T) {
 func TestAdmittedWorkOutlivesTheBodyDeadline(t *testing.T) {
 	a := newAdmission()
 	a.bodyTimeout = 50 * time.Millisecond
-	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *heldBody) {
 		time.Sleep(4 * a.bodyTimeout)
 		if err := r.Context().Err(); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -138,7 +138,7 @@ func TestAdmittedWorkEndsAtTheRequestTimeout(t *testing.T) {
 	a := newAdmission()
 	a.timeout = 50 * time.Millisecond
 	rec := httptest.NewRecorder()
-	a.admitted(1024, func(w http.ResponseWriter, r *http.Request) {
+	a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *heldBody) {
 		select {
 		case <-r.Context().Done():
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -173,7 +173,7 @@ func TestEndpointsAnswer503WhenTheWorkIsStopped(t *testing.T) {
 // still reaches the client.
 func TestAdmittedAnswersPastTheServerWriteTimeout(t *testing.T) {
 	a := newAdmission()
-	srv := httptest.NewUnstartedServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *heldBody) {
 		time.Sleep(300 * time.Millisecond)
 		w.Write([]byte(`{}`))
 	}))
@@ -187,5 +187,65 @@ func TestAdmittedAnswersPastTheServerWriteTimeout(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("work past the server's write timeout: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestEndpointsChargeTheirAnswers: an answer is held beside its body while
+// it is written (a client that does not read it keeps it): it is refused 503
+// with Retry-After when the bytes held would pass their bound while another
+// answer is being written, and written when none is.
+func TestEndpointsChargeTheirAnswers(t *testing.T) {
+	m := newTestModule(t, true)
+	h := m.RootHandler()
+	// Room for the body, not for its answer.
+	m.adm.maxHeld = int64(len(batchBody)) + 100
+	m.adm.held.Add(50)
+	m.adm.answers.Add(50) // another request's answer, being written
+	rec := post(h, "/vectors/batch", batchBody)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(rec.Body.String(), "answers held") {
+		t.Errorf("answer past the bytes held: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if held, answers := m.adm.held.Load(), m.adm.answers.Load(); held != 50 || answers != 50 {
+		t.Fatalf("%d bytes held, %d of answers after a refused answer, want 50, 50", held, answers)
+	}
+	m.adm.answers.Add(-50) // no other answer is being written: this one is
+	if rec := post(h, "/vectors/batch", batchBody); rec.Code != http.StatusOK {
+		t.Errorf("the only answer past the bytes held: %d %s, want 200", rec.Code, rec.Body)
+	}
+	if held, answers := m.adm.held.Load(), m.adm.answers.Load(); held != 50 || answers != 0 {
+		t.Errorf("%d bytes held, %d of answers after the request, want 50, 0", held, answers)
+	}
+}
+
+// TestAdmittedAnswerNotReadIsCut: a client that does not read its answer
+// holds the answer's bytes for bodyTimeout at most.
+func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
+	a := newAdmission()
+	a.bodyTimeout = 500 * time.Millisecond
+	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, held *heldBody) {
+		held.answer(w, strings.Repeat("x", 32<<20))
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.held.Load() < 32<<20 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if a.held.Load() < 32<<20 {
+		t.Fatalf("%d bytes held while the answer is written, want its 32 MiB", a.held.Load())
+	}
+	for a.held.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.held.Load(); n != 0 {
+		t.Errorf("%d bytes held 5 s after an answer nobody reads, want 0 after %v", n, a.bodyTimeout)
 	}
 }

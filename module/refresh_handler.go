@@ -44,7 +44,7 @@ type batchRequest struct {
 	Collection string         `json:"collection"`
 }
 
-func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
+func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request, held *heldBody) {
 	fail := func(status int, format string, args ...any) {
 		writeModuleError(w, status, fmt.Errorf(format, args...))
 	}
@@ -99,8 +99,7 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request) {
 			msgs[i] = &s
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(struct {
+	held.answer(w, struct {
 		Dims    int         `json:"dims"`
 		Vectors [][]float32 `json:"vectors"`
 		Errors  []*string   `json:"errors"`

@@ -210,7 +210,7 @@ const maxVectorBytes = 1 << 20
 // serveVector answers POST /v1/modules/text2vec-am/vectors when
 // TEXT2VEC_AM_VECTORS_ENDPOINT is on: {"text","collection"} → {"vector"},
 // the vector nearText on collection would search with on this node.
-func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
+func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *heldBody) {
 	if !m.env.VectorsEndpoint {
 		http.Error(w, `{"error":"the vectors endpoint is off (`+EnvVectorsEndpoint+`)"}`, http.StatusNotFound)
 		return
@@ -249,8 +249,7 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request) {
 		writeModuleError(w, http.StatusUnprocessableEntity, errs[0])
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"vector": vecs[0]})
+	held.answer(w, map[string]any{"vector": vecs[0]})
 }
 
 // decodeBody decodes the body of r (admitted: read and bounded) into dst (a
