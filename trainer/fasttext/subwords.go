@@ -1,7 +1,9 @@
 package fasttext
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -9,10 +11,10 @@ import (
 
 // Subwords returns what `train-embeddings --maxn N` writes for a subword
 // model of its own, taken from m, so that AM can be trained on fastText's
-// vectors: the word vectors of the first maxWords distinct tokens of m's
-// dictionary words (all of them with maxWords 0), each the WordVector of the
-// token's most frequent spelling, with the token's count summed over its
-// spellings; and the n-gram table of those tokens, one row per distinct
+// vectors: the word vectors of the maxWords most frequent tokens of m's
+// dictionary words (all of them with maxWords 0), most frequent first, each
+// the WordVector of the token's most frequent spelling, with the token's
+// count summed over its spellings; and the n-gram table of those tokens, one row per distinct
 // character n-gram (in fastText's form, '<' and '>' marking the word's ends)
 // holding its hash bucket's row, in the order of model.SortNgramTable (its
 // counts the numbers of tokens holding each), as `train-embeddings
@@ -53,11 +55,12 @@ func (m *Model) Subwords(maxWords, maxNgrams int) (words, ngrams *model.Embeddin
 	return words, ngrams, nil
 }
 
-// tokenWords returns the first maxWords (0: all) distinct tokens that m's
-// dictionary words are in lower case, as model.DefaultTokenizer makes them
-// (a word that is not one such token is left out), the dictionary word whose vector each takes
-// (its most frequent spelling: fastText orders its dictionary by count) and
-// each token's count, summed over its spellings.
+// tokenWords returns the maxWords (0: all) most frequent distinct tokens
+// that m's dictionary words are in lower case, as model.DefaultTokenizer
+// makes them (a word that is not one such token is left out), most frequent
+// first; the dictionary word whose vector each takes (its most frequent
+// spelling: fastText orders its dictionary by count); and each token's
+// count, summed over its spellings.
 func (m *Model) tokenWords(maxWords int) (keep, src []string, counts []int64) {
 	tok := model.DefaultTokenizer()
 	at := make(map[string]int)
@@ -74,13 +77,24 @@ func (m *Model) tokenWords(maxWords int) (keep, src []string, counts []int64) {
 			counts[j] += m.Counts[i]
 			continue
 		}
-		if maxWords > 0 && len(keep) == maxWords {
-			continue // a later spelling of a token kept still counts
-		}
 		at[toks[0]] = len(keep)
 		keep, src, counts = append(keep, toks[0]), append(src, w), append(counts, m.Counts[i])
 	}
-	return keep, src, counts
+	// The summed counts rank the tokens (ties in dictionary order): "x" of
+	// "X" 5 and "x" 5 is more frequent than "y" 9.
+	order := make([]int, len(keep))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[b], counts[a]) })
+	if maxWords > 0 && len(order) > maxWords {
+		order = order[:maxWords]
+	}
+	k, s, c := make([]string, len(order)), make([]string, len(order)), make([]int64, len(order))
+	for i, j := range order {
+		k[i], s[i], c[i] = keep[j], src[j], counts[j]
+	}
+	return k, s, c
 }
 
 // ngramTable collects the distinct n-grams of words (with their counts)

@@ -83,11 +83,11 @@ func TestSubwordsCaseFolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(words.Words, []string{"linux", "the", "kube"}) || !slices.Equal(words.Counts, []int64{14, 15, 4}) {
-		t.Fatalf("words %v counts %v, want [linux the kube] [14 15 4]", words.Words, words.Counts)
+	if !slices.Equal(words.Words, []string{"the", "linux", "kube"}) || !slices.Equal(words.Counts, []int64{15, 14, 4}) {
+		t.Fatalf("words %v counts %v, want [the linux kube] [15 14 4]", words.Words, words.Counts)
 	}
 	v := make([]float32, 2)
-	for i, spelling := range []string{"Linux", "the", "Kube"} {
+	for i, spelling := range []string{"the", "Linux", "Kube"} {
 		if _, err := m.WordVector(v, spelling); err != nil || !slices.Equal(words.Row(int32(i)), v) {
 			t.Errorf("%s: %v, want the vector of %s %v (%v)", words.Words[i], words.Row(int32(i)), spelling, v, err)
 		}
@@ -96,8 +96,23 @@ func TestSubwordsCaseFolds(t *testing.T) {
 		t.Errorf("n-grams %v: want those of the tokens", ngrams.Words)
 	}
 	words, _, err = m.Subwords(2, 0)
-	if err != nil || !slices.Equal(words.Words, []string{"linux", "the"}) || !slices.Equal(words.Counts, []int64{14, 15}) {
+	if err != nil || !slices.Equal(words.Words, []string{"the", "linux"}) || !slices.Equal(words.Counts, []int64{15, 14}) {
 		t.Errorf("Subwords(2, 0): %v %v %v", words.Words, words.Counts, err)
+	}
+}
+
+// --max-words keeps the most frequent tokens by the counts of all their
+// spellings, written most frequent first: "x" (5 + 5) before "y" (9).
+func TestSubwordsMaxWordsCountsEverySpelling(t *testing.T) {
+	m := openSynth(t, testfasttext.Model{Dim: 2, MinN: 3, MaxN: 3, Bucket: 1000,
+		Words: []string{"</s>", "y", "X", "x"}, Counts: []int64{20, 9, 5, 5}})
+	words, _, err := m.Subwords(0, 0)
+	if err != nil || !slices.Equal(words.Words, []string{"x", "y"}) || !slices.Equal(words.Counts, []int64{10, 9}) {
+		t.Fatalf("Subwords(0, 0): %v %v %v, want [x y] [10 9]", words.Words, words.Counts, err)
+	}
+	words, _, err = m.Subwords(1, 0)
+	if err != nil || !slices.Equal(words.Words, []string{"x"}) || !slices.Equal(words.Counts, []int64{10}) {
+		t.Fatalf("Subwords(1, 0): %v %v %v, want [x] [10]", words.Words, words.Counts, err)
 	}
 }
 
