@@ -60,7 +60,7 @@ func newAdmission() *admission {
 // answer with held.answer. A body refused is answered here: 413 over limit,
 // 503 over the bytes held, 408 late, 400 cut short.
 func (a *admission) admitted(limit int64,
-	h func(w http.ResponseWriter, r *http.Request, held *heldBody)) http.HandlerFunc {
+	h func(w http.ResponseWriter, r *http.Request, held *hold)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Not every ResponseWriter can set a deadline (an error then): the
 		// server's own timeouts bound the body and the answer there.
@@ -70,7 +70,7 @@ func (a *admission) admitted(limit int64,
 		rc, now := http.NewResponseController(w), time.Now()
 		_ = rc.SetReadDeadline(now.Add(a.bodyTimeout))
 		_ = rc.SetWriteDeadline(now.Add(2*a.bodyTimeout + a.timeout))
-		held := &heldBody{r: http.MaxBytesReader(w, r.Body, limit), a: a}
+		held := &hold{r: http.MaxBytesReader(w, r.Body, limit), a: a}
 		defer held.release()
 		body, err := io.ReadAll(held)
 		if err != nil {
@@ -103,18 +103,28 @@ func bodyStatus(err error, limit int64) (int, error) {
 	return http.StatusBadRequest, fmt.Errorf("read body: %w", err)
 }
 
-// acquire takes one of the slots, waiting at most queueWait (then errBusy)
-// or until ctx ends; release gives it back.
-func (a *admission) acquire(ctx context.Context) (release func(), err error) {
-	t := time.NewTimer(a.queueWait)
+// acquire takes one of the slots for b's request, waiting at most queueWait
+// (then errBusy) or until ctx ends; releaseSlot gives it back, and so does
+// release if the request ends holding it (a handler that panicked).
+func (b *hold) acquire(ctx context.Context) error {
+	t := time.NewTimer(b.a.queueWait)
 	defer t.Stop()
 	select {
-	case a.slots <- struct{}{}:
-		return func() { <-a.slots }, nil
+	case b.a.slots <- struct{}{}:
+		b.slot = true
+		return nil
 	case <-t.C:
-		return nil, fmt.Errorf("%w: %d requests to %s's endpoints in flight; retry later", errBusy, cap(a.slots), Name)
+		return fmt.Errorf("%w: %d requests to %s's endpoints in flight; retry later", errBusy, cap(b.a.slots), Name)
 	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for a slot: %w", ctx.Err())
+		return fmt.Errorf("wait for a slot: %w", ctx.Err())
+	}
+}
+
+// releaseSlot gives back the slot b's request holds, if any.
+func (b *hold) releaseSlot() {
+	if b.slot {
+		<-b.a.slots
+		b.slot = false
 	}
 }
 
@@ -131,16 +141,18 @@ func (a *admission) stopped(ctx context.Context) error {
 	return nil
 }
 
-// heldBody charges the bytes it reads to the bytes held, as they arrive,
-// and then its request's answer while it is written.
-type heldBody struct {
+// hold is what one request holds: the bytes of its body, charged as they
+// arrive, then those of its answer while it is written, and a slot while it
+// works.
+type hold struct {
 	r       io.ReadCloser
 	a       *admission
 	n       int64 // bytes charged
 	answerN int64 // bytes of the answer among them, charged to answers too
+	slot    bool  // the request holds one of the slots
 }
 
-func (b *heldBody) Read(p []byte) (int, error) {
+func (b *hold) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if n > 0 {
 		b.n += int64(n)
@@ -151,10 +163,11 @@ func (b *heldBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *heldBody) Close() error { return b.r.Close() }
+func (b *hold) Close() error { return b.r.Close() }
 
-// release gives back the bytes charged.
-func (b *heldBody) release() {
+// release gives back the bytes charged and the slot.
+func (b *hold) release() {
+	b.releaseSlot()
 	b.a.held.Add(-b.n)
 	b.a.answers.Add(-b.answerN)
 }
@@ -164,7 +177,7 @@ func (b *heldBody) release() {
 // its bytes no longer. It is refused (503, Retry-After) when the bytes held
 // would pass maxHeld while another answer is being written: what answers
 // hold is at most maxHeld or one answer.
-func (b *heldBody) answer(w http.ResponseWriter, v any) {
+func (b *hold) answer(w http.ResponseWriter, v any) {
 	out, err := json.Marshal(v)
 	if err != nil {
 		writeModuleError(w, http.StatusInternalServerError, fmt.Errorf("encode the answer: %w", err))

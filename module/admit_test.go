@@ -115,7 +115,7 @@ func TestSlowBodyHoldsNoSlot(t *testing.T) {
 func TestAdmittedWorkOutlivesTheBodyDeadline(t *testing.T) {
 	a := newAdmission()
 	a.bodyTimeout = 50 * time.Millisecond
-	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *heldBody) {
+	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *hold) {
 		time.Sleep(4 * a.bodyTimeout)
 		if err := r.Context().Err(); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -138,7 +138,7 @@ func TestAdmittedWorkEndsAtTheRequestTimeout(t *testing.T) {
 	a := newAdmission()
 	a.timeout = 50 * time.Millisecond
 	rec := httptest.NewRecorder()
-	a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *heldBody) {
+	a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *hold) {
 		select {
 		case <-r.Context().Done():
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -173,7 +173,7 @@ func TestEndpointsAnswer503WhenTheWorkIsStopped(t *testing.T) {
 // still reaches the client.
 func TestAdmittedAnswersPastTheServerWriteTimeout(t *testing.T) {
 	a := newAdmission()
-	srv := httptest.NewUnstartedServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *heldBody) {
+	srv := httptest.NewUnstartedServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *hold) {
 		time.Sleep(300 * time.Millisecond)
 		w.Write([]byte(`{}`))
 	}))
@@ -223,7 +223,7 @@ func TestEndpointsChargeTheirAnswers(t *testing.T) {
 func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
 	a := newAdmission()
 	a.bodyTimeout = 500 * time.Millisecond
-	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, held *heldBody) {
+	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, held *hold) {
 		held.answer(w, strings.Repeat("x", 32<<20))
 	}))
 	defer srv.Close()
@@ -247,5 +247,24 @@ func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
 	}
 	if n := a.held.Load(); n != 0 {
 		t.Errorf("%d bytes held 5 s after an answer nobody reads, want 0 after %v", n, a.bodyTimeout)
+	}
+}
+
+// TestAdmittedGivesBackTheSlotOfAPanic: a handler that panics holding a slot
+// (the server recovers) gives it back.
+func TestAdmittedGivesBackTheSlotOfAPanic(t *testing.T) {
+	a := newAdmission()
+	h := a.admitted(1024, func(w http.ResponseWriter, r *http.Request, held *hold) {
+		if err := held.acquire(r.Context()); err != nil {
+			t.Fatal(err)
+		}
+		panic("handler")
+	})
+	func() {
+		defer func() { _ = recover() }()
+		h(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`)))
+	}()
+	if n := len(a.slots); n != 0 {
+		t.Errorf("%d slots taken after a handler panicked, want 0", n)
 	}
 }

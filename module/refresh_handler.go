@@ -44,7 +44,7 @@ type batchRequest struct {
 	Collection string         `json:"collection"`
 }
 
-func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request, held *heldBody) {
+func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request, held *hold) {
 	fail := func(status int, format string, args ...any) {
 		writeModuleError(w, status, fmt.Errorf(format, args...))
 	}
@@ -74,13 +74,12 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request, held *heldBo
 		fail(http.StatusBadRequest, "settings: %v", err)
 		return
 	}
-	release, err := m.adm.acquire(r.Context())
-	if err != nil {
+	if err := held.acquire(r.Context()); err != nil {
 		fail(http.StatusServiceUnavailable, "%w", err)
 		return
 	}
 	vecs, verrs, err := m.vectorizeTexts(r.Context(), collection, req.Texts, vectorizer.TaskQuery, cr.opts)
-	release()
+	held.releaseSlot()
 	if err == nil {
 		err = m.adm.stopped(r.Context())
 	}

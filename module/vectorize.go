@@ -210,7 +210,7 @@ const maxVectorBytes = 1 << 20
 // serveVector answers POST /v1/modules/text2vec-am/vectors when
 // TEXT2VEC_AM_VECTORS_ENDPOINT is on: {"text","collection"} → {"vector"},
 // the vector nearText on collection would search with on this node.
-func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *heldBody) {
+func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *hold) {
 	if !m.env.VectorsEndpoint {
 		http.Error(w, `{"error":"the vectors endpoint is off (`+EnvVectorsEndpoint+`)"}`, http.StatusNotFound)
 		return
@@ -228,13 +228,12 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *heldB
 		writeModuleError(w, http.StatusBadRequest, err)
 		return
 	}
-	release, err := m.adm.acquire(r.Context())
-	if err != nil {
+	if err := held.acquire(r.Context()); err != nil {
 		writeModuleError(w, http.StatusServiceUnavailable, err)
 		return
 	}
 	vecs, errs, err := m.vectorizeTexts(r.Context(), collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
-	release()
+	held.releaseSlot()
 	if err == nil {
 		err = m.adm.stopped(r.Context())
 	}
