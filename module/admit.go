@@ -72,7 +72,11 @@ func (a *admission) admitted(limit int64,
 		_ = rc.SetWriteDeadline(now.Add(2*a.bodyTimeout + a.timeout))
 		held := &hold{r: http.MaxBytesReader(w, r.Body, limit), a: a}
 		defer held.release()
-		body, err := io.ReadAll(held)
+		var body []byte
+		err := error(&http.MaxBytesError{Limit: limit}) // a declared length over limit: nothing read
+		if r.ContentLength <= limit {
+			body, err = io.ReadAll(held)
+		}
 		if err != nil {
 			// The deadline bounds what the server drains of the body
 			// before the answer; net/http lifts it once a body is read whole.

@@ -2,6 +2,7 @@ package module
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -267,4 +268,30 @@ func TestAdmittedGivesBackTheSlotOfAPanic(t *testing.T) {
 	if n := len(a.slots); n != 0 {
 		t.Errorf("%d slots taken after a handler panicked, want 0", n)
 	}
+}
+
+// TestAdmittedRefusesADeclaredLengthOverTheLimit: a body whose declared
+// length passes the limit is answered 413 before a byte of it is read.
+func TestAdmittedRefusesADeclaredLengthOverTheLimit(t *testing.T) {
+	a := newAdmission()
+	body := &countingReader{r: strings.NewReader(strings.Repeat(" ", 2048))}
+	req := httptest.NewRequest(http.MethodPost, "/", body)
+	req.ContentLength = 2048
+	rec := httptest.NewRecorder()
+	a.admitted(1024, func(http.ResponseWriter, *http.Request, *hold) { t.Error("handler ran") })(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || body.n != 0 {
+		t.Errorf("declared length 2048 over 1024: %d after reading %d bytes, want 413 after none", rec.Code, body.n)
+	}
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
