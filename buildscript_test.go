@@ -403,7 +403,14 @@ func TestBuildScriptFastText(t *testing.T) {
 		!strings.Contains(cmds["import-fasttext"][0], "--ngrams-out "+filepath.Join(work, "ngrams.bin")) {
 		t.Fatalf("step 1 ran %q", cmds)
 	}
-	if len(cmds["train"]) != 1 || !strings.Contains(cmds["train"][0], "--embeddings "+filepath.Join(work, "subwords.bin")) {
-		t.Errorf("step 2 ran %q", cmds["train"])
+	if len(cmds["train"]) != 1 || !strings.Contains(cmds["train"][0], "--embeddings "+filepath.Join(work, "subwords.bin")) ||
+		!strings.Contains(cmds["train"][0], "--form-share 0.3 ") {
+		t.Errorf("step 2 ran %q, want it on the imported vectors with --form-share 0.3", cmds["train"])
+	}
+	if out, code := b.run(t, caller, []string{mydocs}, "FASTTEXT=ft.bin", "FORM_SHARE=0.5", "WORK=work5"); code != 0 {
+		t.Fatalf("FORM_SHARE=0.5: exit status %d: %s", code, out)
+	}
+	if train := b.commands(t)["train"]; len(train) != 2 || !strings.Contains(train[1], "--form-share 0.5 ") {
+		t.Errorf("FASTTEXT with FORM_SHARE=0.5: step 2 ran %q", train)
 	}
 }

@@ -31,7 +31,7 @@ Settings, as environment variables (NAME=value before the command):
   EPOCHS=N          epochs of step 1, the subword model (default 10)
   AM_EPOCHS=N       epochs of step 2, AM (default 20)
   NGRAMS=N          n-grams in the model's table (default 140000; 72000 with HOLD_FORMS)
-  FORM_SHARE=S      step 2's --form-share, 0 < S < 1 (default 0.5)
+  FORM_SHARE=S      step 2's --form-share, 0 < S < 1 (default 0.5; 0.3 with FASTTEXT)
   GATE_COVERAGE=0   AM without the gate's coverage input (default 1: with it)
   HOLD_FORMS=P      the held-forms variant (docs/model.md, "A model whose contexts pay"; default 0: off)
   FASTTEXT=FILE     step 1 takes a fastText model's vectors (a .bin with character n-grams) instead of
@@ -63,7 +63,8 @@ USAGE
 # the recipe of the tables in docs/evaluation.md that say so.
 # FORM_SHARE=S (a decimal, 0 < S < 1, default 0.5) is step 2's `--form-share`: a training word's
 # form leaves out the n-grams of which it holds more than S of the occurrences (0.25 lets the
-# contexts add more to a new word's vector and costs retrieval a little: docs/evaluation.md). It does
+# contexts add more to a new word's vector and costs retrieval a little: docs/evaluation.md). Its
+# default with FASTTEXT is 0.3, which docs/evaluation.md chose for AM on fastText's vectors. It does
 # not apply to HOLD_FORMS builds, which train on whole forms.
 
 caller=$PWD
@@ -107,6 +108,7 @@ case ${GATE_COVERAGE:-1} in
   *) echo "build-default-model: GATE_COVERAGE must be 0 or 1, got ${GATE_COVERAGE}" >&2; exit 2 ;;
 esac
 form_share=${FORM_SHARE:-0.5}
+[ -z "${FASTTEXT:-}" ] || form_share=${FORM_SHARE:-0.3}
 if ! [[ $form_share =~ ^0?\.[0-9]+$ ]] || ! awk -v s="$form_share" 'BEGIN { exit !(s + 0 > 0 && s + 0 < 1) }'; then
   echo "build-default-model: FORM_SHARE must be a decimal strictly between 0 and 1 such as 0.25, got ${form_share}" >&2
   exit 2
