@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 )
 
 // Bounds of the module's own endpoints (RootHandler). Weaviate mounts them
@@ -130,6 +132,22 @@ func (b *hold) releaseSlot() {
 		<-b.a.slots
 		b.slot = false
 	}
+}
+
+// vectorizeHeld vectorizes texts as queries for b's request holding one of
+// the slots (vectorizeTexts): err is also errBusy when no slot comes, and the
+// request's end (stopped) when its context ends before the work is done.
+func (m *Module) vectorizeHeld(ctx context.Context, b *hold, collection string, texts []string,
+	opts vectorizer.Options) ([][]float32, []error, error) {
+	if err := b.acquire(ctx); err != nil {
+		return nil, nil, err
+	}
+	vecs, errs, err := m.vectorizeTexts(ctx, collection, texts, vectorizer.TaskQuery, opts)
+	b.releaseSlot()
+	if err == nil {
+		err = m.adm.stopped(ctx)
+	}
+	return vecs, errs, err
 }
 
 // stopped returns the error of work whose context ended before it was

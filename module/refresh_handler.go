@@ -10,7 +10,6 @@ import (
 	"github.com/weaviate/weaviate/entities/schema"
 	"github.com/weaviate/weaviate/usecases/config"
 
-	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
 	"github.com/text2vec-am/text2vec-am/internal/jsonmsg"
 )
 
@@ -74,21 +73,13 @@ func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request, held *hold) 
 		fail(http.StatusBadRequest, "settings: %v", err)
 		return
 	}
-	if err := held.acquire(r.Context()); err != nil {
-		fail(http.StatusServiceUnavailable, "%w", err)
-		return
-	}
-	vecs, verrs, err := m.vectorizeTexts(r.Context(), collection, req.Texts, vectorizer.TaskQuery, cr.opts)
-	held.releaseSlot()
-	if err == nil {
-		err = m.adm.stopped(r.Context())
-	}
+	vecs, verrs, err := m.vectorizeHeld(r.Context(), held, collection, req.Texts, cr.opts)
 	if errors.Is(err, errOwnCollection) {
 		fail(http.StatusBadRequest, "field \"collection\": %v", err) // never vectorized: no retry helps
 		return
 	}
 	if err != nil {
-		fail(http.StatusServiceUnavailable, "%v", err)
+		fail(http.StatusServiceUnavailable, "%w", err)
 		return
 	}
 	msgs := make([]*string, len(req.Texts))

@@ -228,20 +228,12 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *hold)
 		writeModuleError(w, http.StatusBadRequest, err)
 		return
 	}
-	if err := held.acquire(r.Context()); err != nil {
-		writeModuleError(w, http.StatusServiceUnavailable, err)
-		return
-	}
-	vecs, errs, err := m.vectorizeTexts(r.Context(), collection, []string{req.Text}, vectorizer.TaskQuery, m.env.Defaults)
-	held.releaseSlot()
-	if err == nil {
-		err = m.adm.stopped(r.Context())
-	}
+	vecs, errs, err := m.vectorizeHeld(r.Context(), held, collection, []string{req.Text}, m.env.Defaults)
 	switch {
 	case errors.Is(err, errOwnCollection):
 		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("field \"collection\": %w", err))
 		return
-	case err != nil: // the memory cannot be read now, or the work was stopped
+	case err != nil: // busy, the memory cannot be read now, or the work was stopped
 		writeModuleError(w, http.StatusServiceUnavailable, err)
 		return
 	case errs[0] != nil: // the text's own error
