@@ -10,12 +10,12 @@ import (
 	"github.com/text2vec-am/text2vec-am/trainer/skipgram"
 )
 
-// Commands returns the trainer's subcommands: train-embeddings, train, infer, export and
-// import-fasttext.
+// Commands returns the trainer's subcommands: train-embeddings, train, infer, export,
+// import-fasttext and tokenize.
 func Commands() []cli.Command {
 	var cmds []cli.Command
 	cmds = append(cmds, skipgram.Commands()...)
 	cmds = append(cmds, amtrain.Commands()...)
-	cmds = append(cmds, exportCommand(), importFastTextCommand())
+	cmds = append(cmds, exportCommand(), importFastTextCommand(), tokenizeCommand())
 	return cmds
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
@@ -174,8 +175,8 @@ func writeContexts(path string, cs [][]string) error {
 
 func runRareDev(ctx context.Context, env cli.Env) error {
 	fs := cli.NewFlagSet("eval rare-dev", env)
-	var corpus cli.Paths
-	fs.Var(&corpus, "corpus", "corpus `FILE` or directory (repeatable; .gz ok)")
+	var paths cli.Paths
+	fs.Var(&paths, "corpus", "corpus `FILE` or directory (repeatable; .gz ok)")
 	out := fs.String("out", "", "output `DIR` (pairs.txt and contexts/; keep it outside the repository)")
 	sub := fs.String("corpus-out", "", "also write the corpus without every sentence that holds a rare word of the set to `FILE` (the CRW protocol's subcorpus: train the models of the evaluation on it)")
 	var o RareDevOptions
@@ -198,7 +199,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	switch {
 	case fs.NArg() != 1:
 		return cli.UsageError("want one PAIRS file, got %d arguments", fs.NArg())
-	case len(corpus) == 0 || *out == "":
+	case len(paths) == 0 || *out == "":
 		return cli.UsageError("--corpus and --out are required")
 	case o.MinSentences < 1 || o.MaxContexts < o.MinSentences || o.Window < 1 || o.MaxCount < 1:
 		return cli.UsageError("want --min-sentences ≥ 1, --max-contexts ≥ --min-sentences, --window ≥ 1, --max-count ≥ 1")
@@ -207,7 +208,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	set, err := BuildRareDev(ctx, corpus, pairs, o)
+	set, err := BuildRareDev(ctx, paths, pairs, o)
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	for w := range set.Contexts {
 		drop[w] = true
 	}
-	st, err := writeSubcorpusFile(ctx, corpus, drop, *sub)
+	st, err := corpus.WriteTokensFile(ctx, paths, drop, *sub)
 	if err != nil {
 		return fmt.Errorf("--corpus-out %s: %w", *sub, err)
 	}

@@ -114,3 +114,34 @@ func TestRareDevWriteAllSkipped(t *testing.T) {
 		t.Fatalf("Write wrote %d entries in %s, want none", len(ents), dir)
 	}
 }
+
+// TestEvalRareDevCorpusOut: eval rare-dev --corpus-out writes the corpus
+// without the set's rare words beside the set.
+func TestEvalRareDevCorpusOut(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c.txt")
+	text := strings.Repeat("the guitar plays music. the zorb plays music. ", 3) + "a zorb eats bread.\n" +
+		strings.Repeat("common word here. ", 10) + "\n"
+	pairs := filepath.Join(dir, "pairs.txt")
+	if err := os.WriteFile(corpus, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pairs, []byte("zorb music 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub.txt")
+	stdout, _, err := run(t, "rare-dev", "--corpus", corpus, "--out", filepath.Join(dir, "dev"), "--corpus-out", sub,
+		"--min-sentences", "2", "--max-count", "5", "--min-common", "1", pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSuffix(strings.Repeat("the guitar plays music ", 3), " ") + "\n" +
+		strings.TrimSuffix(strings.Repeat("common word here ", 10), " ") + "\n"
+	if string(got) != want || !strings.Contains(stdout, "dropped 4 sentences") {
+		t.Fatalf("subcorpus %q (stdout %q), want %q", got, stdout, want)
+	}
+}

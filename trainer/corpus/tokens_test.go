@@ -1,4 +1,4 @@
-package eval
+package corpus
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// TestWriteSubcorpus: every sentence with a dropped word goes, the rest of
+// TestWriteTokensDrop: every sentence with a dropped word goes, the rest of
 // its line stays on one line (tokenized), a line left without tokens is
 // skipped, and the files of a directory come in order.
-func TestWriteSubcorpus(t *testing.T) {
+func TestWriteTokens(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"a.txt": "The Zorb sings. Birds fly! And the zorb? Gone\nNothing rare here.\nzorb zorb\nblip. End\nA blip-free day.\n",
@@ -25,7 +25,7 @@ func TestWriteSubcorpus(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	st, err := WriteSubcorpus(context.Background(), []string{dir}, map[string]bool{"zorb": true, "blip": true}, &out)
+	st, err := WriteTokens(context.Background(), []string{dir}, map[string]bool{"zorb": true, "blip": true}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,38 +43,7 @@ func TestWriteSubcorpus(t *testing.T) {
 	}
 }
 
-// TestEvalRareDevCorpusOut: eval rare-dev --corpus-out writes the corpus
-// without the set's rare words beside the set.
-func TestEvalRareDevCorpusOut(t *testing.T) {
-	dir := t.TempDir()
-	corpus := filepath.Join(dir, "c.txt")
-	text := strings.Repeat("the guitar plays music. the zorb plays music. ", 3) + "a zorb eats bread.\n" +
-		strings.Repeat("common word here. ", 10) + "\n"
-	pairs := filepath.Join(dir, "pairs.txt")
-	if err := os.WriteFile(corpus, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pairs, []byte("zorb music 7\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "sub.txt")
-	stdout, _, err := run(t, "rare-dev", "--corpus", corpus, "--out", filepath.Join(dir, "dev"), "--corpus-out", sub,
-		"--min-sentences", "2", "--max-count", "5", "--min-common", "1", pairs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.TrimSuffix(strings.Repeat("the guitar plays music ", 3), " ") + "\n" +
-		strings.TrimSuffix(strings.Repeat("common word here ", 10), " ") + "\n"
-	if string(got) != want || !strings.Contains(stdout, "dropped 4 sentences") {
-		t.Fatalf("subcorpus %q (stdout %q), want %q", got, stdout, want)
-	}
-}
-
-// TestSubcorpusInsideCorpus: --corpus-out inside a corpus directory, or equal
+// TestWriteTokensInsideCorpus: --corpus-out inside a corpus directory, or equal
 // to a corpus file, is refused before anything is written.
 func TestSubcorpusInsideCorpus(t *testing.T) {
 	dir := t.TempDir()
@@ -90,9 +59,9 @@ func TestSubcorpusInsideCorpus(t *testing.T) {
 		{[]string{corpus}, corpus},
 		{[]string{dir}, filepath.Join(dir, "deeper", "sub.txt")},
 	} {
-		_, err := writeSubcorpusFile(context.Background(), c.paths, map[string]bool{"x": true}, c.out)
-		if !errors.Is(err, ErrSubcorpusInCorpus) {
-			t.Errorf("out %s, corpus %v: err %v, want ErrSubcorpusInCorpus", c.out, c.paths, err)
+		_, err := WriteTokensFile(context.Background(), c.paths, map[string]bool{"x": true}, c.out)
+		if !errors.Is(err, ErrOutputInCorpus) {
+			t.Errorf("out %s, corpus %v: err %v, want ErrOutputInCorpus", c.out, c.paths, err)
 		}
 	}
 	if b, _ := os.ReadFile(corpus); string(b) != "some words here\n" {
@@ -100,7 +69,7 @@ func TestSubcorpusInsideCorpus(t *testing.T) {
 	}
 	// Beside the corpus it is written, and nothing temporary is left.
 	out := filepath.Join(t.TempDir(), "sub.txt")
-	if _, err := writeSubcorpusFile(context.Background(), []string{dir}, map[string]bool{"x": true}, out); err != nil {
+	if _, err := WriteTokensFile(context.Background(), []string{dir}, map[string]bool{"x": true}, out); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "some words here\n" {
@@ -111,7 +80,7 @@ func TestSubcorpusInsideCorpus(t *testing.T) {
 	}
 }
 
-// TestSubcorpusFileMode: the subcorpus is readable by others (0644), as the
+// TestWriteTokensFileMode: the subcorpus is readable by others (0644), as the
 // package's other outputs are, not CreateTemp's 0600.
 func TestSubcorpusFileMode(t *testing.T) {
 	dir := t.TempDir()
@@ -120,7 +89,7 @@ func TestSubcorpusFileMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "sub.txt")
-	if _, err := writeSubcorpusFile(context.Background(), []string{corpus}, nil, out); err != nil {
+	if _, err := WriteTokensFile(context.Background(), []string{corpus}, nil, out); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(out)

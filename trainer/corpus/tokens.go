@@ -1,0 +1,110 @@
+package corpus
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
+	"github.com/text2vec-am/text2vec-am/model"
+)
+
+// TokenStats counts what WriteTokens kept and dropped.
+type TokenStats struct {
+	Lines, Tokens    int64 // written
+	DroppedSentences int64 // sentences that held a dropped word
+	DroppedTokens    int64 // their tokens
+	DroppedLines     int64 // lines left without a token
+}
+
+// WriteTokens writes the corpus at paths to w as the default tokenizer reads
+// it: each corpus line with a kept token becomes one line of its tokens,
+// lower case and space-separated, so that a tool which splits at spaces
+// (fastText) sees the words training sees. A line without tokens is skipped.
+//
+// A sentence that holds a word of drop (nil: none) is left out, as the CRW
+// protocol trains its embeddings on a subcorpus without the rare words: the
+// models then know a rare word only from the contexts the evaluation gives
+// them. The sentences on either side of a dropped one become neighbours in
+// their line.
+func WriteTokens(ctx context.Context, paths []string, drop map[string]bool, w io.Writer) (TokenStats, error) {
+	var st TokenStats
+	bw := bufio.NewWriterSize(w, 1<<20)
+	opts := Options{Tokenizer: model.DefaultTokenizer(), Sentences: true}
+	file, line, kept := "", 0, 0 // the line being written and its tokens so far
+	endLine := func() {
+		if kept > 0 {
+			bw.WriteByte('\n')
+			st.Lines++
+		} else if line > 0 {
+			st.DroppedLines++
+		}
+		kept = 0
+	}
+	err := ForEachUnit(ctx, paths, opts, func(u Unit) error {
+		if u.File != file || u.Line != line {
+			endLine()
+			file, line = u.File, u.Line
+		}
+		for _, t := range u.Tokens {
+			if drop[t] {
+				st.DroppedSentences++
+				st.DroppedTokens += int64(len(u.Tokens))
+				return nil
+			}
+		}
+		for _, t := range u.Tokens {
+			if kept > 0 {
+				bw.WriteByte(' ')
+			}
+			bw.WriteString(t)
+			kept++
+		}
+		st.Tokens += int64(len(u.Tokens))
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	endLine()
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("write tokens: %w", err)
+	}
+	return st, nil
+}
+
+// ErrOutputInCorpus reports an output file that is, or lies inside, one of
+// the corpus paths it is made from (it would be read back, or replace a
+// corpus file).
+var ErrOutputInCorpus = errors.New("the output file is inside the corpus")
+
+// WriteTokensFile is WriteTokens into the file at path, written to a
+// temporary file beside it and renamed when complete (an interrupted run
+// leaves no partial file). A path inside the corpus is refused with
+// ErrOutputInCorpus before anything is read.
+func WriteTokensFile(ctx context.Context, paths []string, drop map[string]bool, path string) (TokenStats, error) {
+	out, err := filepath.Abs(path)
+	if err != nil {
+		return TokenStats{}, err
+	}
+	for _, p := range paths {
+		in, err := filepath.Abs(p)
+		if err != nil {
+			return TokenStats{}, err
+		}
+		if rel, err := filepath.Rel(in, out); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return TokenStats{}, fmt.Errorf("%w: %s is %s or inside it", ErrOutputInCorpus, path, p)
+		}
+	}
+	var st TokenStats
+	err = atomicfile.Write(out, atomicfile.Readable, func(w *bufio.Writer) error {
+		var werr error
+		st, werr = WriteTokens(ctx, paths, drop, w)
+		return werr
+	})
+	return st, err
+}
