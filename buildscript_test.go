@@ -16,7 +16,7 @@ func buildScriptEnv(set ...string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "AM_EPOCHS", "DIM", "EPOCHS", "FASTTEXT", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "MAX_WORDS", "NGRAMS",
+		case "AM_EPOCHS", "DIM", "EPOCHS", "FASTTEXT", "FASTTEXT_COMMAND", "FORM_SHARE", "GATE_COVERAGE", "HOLD_FORMS", "MAX_WORDS", "NGRAMS",
 			"OUT", "WORK":
 			continue
 		}
@@ -412,5 +412,63 @@ func TestBuildScriptFastText(t *testing.T) {
 	}
 	if train := b.commands(t)["train"]; len(train) != 2 || !strings.Contains(train[1], "--form-share 0.5 ") {
 		t.Errorf("FASTTEXT with FORM_SHARE=0.5: step 2 ran %q", train)
+	}
+}
+
+// fakeFastText is a `fasttext` command for the build script's tests: it
+// appends its arguments to $FAKE_LOG and writes <-output>.bin.
+const fakeFastText = `#!/bin/sh
+echo "fasttext $*" >>"$FAKE_LOG"
+while [ $# -gt 0 ]; do
+  [ "$1" = -output ] && echo x >"$2.bin"
+  shift
+done
+`
+
+// TestBuildScriptFastTextTrain: FASTTEXT=train tokenizes the corpus, trains
+// fastText on it at DIM and EPOCHS on one thread, imports that model and
+// trains AM on it; the same WORK uses step 1 again. A missing fastText
+// command and HOLD_FORMS are refused before any work.
+func TestBuildScriptFastTextTrain(t *testing.T) {
+	b := newFakeBuild(t)
+	caller := t.TempDir()
+	_, mydocs := corpusDir(t, caller)
+	ft := filepath.Join(caller, "ft")
+	if err := os.WriteFile(ft, []byte(fakeFastText), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range [][]string{{"FASTTEXT=train", "FASTTEXT_COMMAND=" + filepath.Join(caller, "none")},
+		{"FASTTEXT=train", "FASTTEXT_COMMAND=" + ft, "HOLD_FORMS=0.5"}} {
+		out, code := b.run(t, caller, []string{mydocs}, append(set, "WORK=refused")...)
+		if want := strings.Split(set[len(set)-1], "=")[0]; code != 2 || !strings.Contains(out, want) {
+			t.Errorf("%q: exit status %d, %q; want 2 naming %s", set, code, out, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(caller, "refused")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused build made its work directory (%v)", err)
+	}
+	set := []string{"FASTTEXT=train", "FASTTEXT_COMMAND=" + ft, "DIM=50", "EPOCHS=2", "WORK=work"}
+	for run := 0; run < 2; run++ {
+		if out, code := b.run(t, caller, []string{mydocs}, set...); code != 0 {
+			t.Fatalf("exit status %d: %s", code, out)
+		}
+	}
+	cmds := b.commands(t)
+	work := filepath.Join(caller, "work")
+	tokens := filepath.Join(work, "tokens.txt")
+	if len(cmds["tokenize"]) != 1 || cmds["tokenize"][0] != "tokenize --corpus "+filepath.Join(caller, mydocs)+" --out "+tokens {
+		t.Fatalf("tokenize ran %q", cmds["tokenize"])
+	}
+	wantFT := "fasttext skipgram -input " + tokens + " -output " + filepath.Join(work, "fasttext") +
+		" -dim 50 -epoch 2 -minn 3 -maxn 6 -thread 1"
+	if len(cmds["fasttext"]) != 1 || cmds["fasttext"][0] != wantFT {
+		t.Fatalf("fastText ran %q, want once %q", cmds["fasttext"], wantFT)
+	}
+	if len(cmds["import-fasttext"]) != 1 ||
+		!strings.Contains(cmds["import-fasttext"][0], "--fasttext "+filepath.Join(work, "fasttext.bin")+" ") {
+		t.Fatalf("import ran %q", cmds["import-fasttext"])
+	}
+	if len(cmds["train"]) != 2 || !strings.Contains(cmds["train"][1], "--form-share 0.3 ") {
+		t.Errorf("step 2 ran %q, want it twice with --form-share 0.3", cmds["train"])
 	}
 }

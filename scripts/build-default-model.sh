@@ -28,7 +28,7 @@ Settings, as environment variables (NAME=value before the command):
   OUT=FILE          the model written; default: $WORK/model.am (serve names a model by its file name
                     without .am: here "model")
   DIM=N             dimensions of the vectors (default 200)
-  EPOCHS=N          epochs of step 1, the subword model (default 10)
+  EPOCHS=N          epochs of step 1, the subword model or FASTTEXT=train's fastText (default 10)
   AM_EPOCHS=N       epochs of step 2, AM (default 20)
   NGRAMS=N          n-grams in the model's table (default 140000; 72000 with HOLD_FORMS)
   FORM_SHARE=S      step 2's --form-share, 0 < S < 1 (default 0.5; 0.3 with FASTTEXT)
@@ -37,6 +37,9 @@ Settings, as environment variables (NAME=value before the command):
   FASTTEXT=FILE     step 1 takes a fastText model's vectors (a .bin with character n-grams) instead of
                     training the subword model: AM on fastText's vectors (import-fasttext; the
                     vectors' dimension is the model's: DIM, EPOCHS and HOLD_FORMS do not apply)
+  FASTTEXT=train    step 1 trains fastText (its `fasttext` command, 0.9.2; FASTTEXT_COMMAND=PATH names
+                    another) on the corpus as `text2vec-am tokenize` writes it, DIM-d for EPOCHS epochs on
+                    one thread (repeatable), and imports it as FASTTEXT=FILE does
   MAX_WORDS=N       with FASTTEXT: keep the model's N most frequent words and their n-grams (default:
                     all; a published model of 2 M words wants 200000 or so)
 
@@ -123,10 +126,21 @@ if [ -n "${MAX_WORDS:-}" ]; then
   [ -n "${FASTTEXT:-}" ] || { echo "build-default-model: MAX_WORDS applies with FASTTEXT only" >&2; exit 2; }
   max_words=$MAX_WORDS; posint MAX_WORDS "$max_words"
 fi
-if [ -n "${FASTTEXT:-}" ]; then
+if [ "${FASTTEXT:-}" = train ]; then
+  if [ "$hold" != 0 ]; then
+    echo "build-default-model: HOLD_FORMS does not apply with FASTTEXT=train, which trains fastText's own recipe" >&2
+    exit 2
+  fi
+  ft_command=${FASTTEXT_COMMAND:-fasttext}
+  if ! command -v "$ft_command" >/dev/null; then
+    echo "build-default-model: FASTTEXT=train runs fastText's command $ft_command, which is not found:" \
+      "install fastText 0.9.2 (apt-get install fasttext) or name it with FASTTEXT_COMMAND" >&2
+    exit 2
+  fi
+elif [ -n "${FASTTEXT:-}" ]; then
   for v in DIM EPOCHS HOLD_FORMS; do
     if [ -n "${!v:-}" ]; then
-      echo "build-default-model: $v does not apply with FASTTEXT, whose model gives step 1's vectors" >&2
+      echo "build-default-model: $v does not apply with FASTTEXT=FILE, whose model gives step 1's vectors" >&2
       exit 2
     fi
   done
@@ -169,7 +183,10 @@ corpus_files() {
 # the file a link points to) and the settings. A run with the same WORK uses step 1's files again,
 # and resumes an unfinished step 1 or step 2, only when they are the same.
 step1=$(
-  if [ -n "$fasttext" ]; then
+  if [ "${FASTTEXT:-}" = train ]; then
+    printf 'fasttext train dim %s epochs %s\n' "$dim" "$epochs"
+    printf 'max_words %s ngrams %s\n' "$max_words" "$ngrams"
+  elif [ -n "$fasttext" ]; then
     stat -L -c 'fasttext %n %s %.9Y' "$fasttext"
     printf 'max_words %s ngrams %s\n' "$max_words" "$ngrams"
   else
@@ -213,7 +230,9 @@ bin="$work/text2vec-am"
 #    seed. Its word vectors are AM's base. A checkpoint of an interrupted run of the same build is
 #    resumed (train-embeddings --resume: on one thread, the same vectors as a run never
 #    interrupted). With FASTTEXT, step 1 takes the fastText model's word vectors, the NGRAMS
-#    n-grams of its table step 2 keeps, and counts instead (import-fasttext).
+#    n-grams of its table step 2 keeps, and counts instead (import-fasttext); FASTTEXT=train trains
+#    that model first, fastText 0.9.2's skipgram with its defaults but DIM, EPOCHS and one thread
+#    (the run is then repeatable), on the corpus as the tokenizer reads it (tokenize).
 corpus_flags=()
 for c in "${corpora[@]}"; do corpus_flags+=(--corpus "$c"); done
 if [ "$(cat "$work/step1.settings" 2>/dev/null)" = "$step1" ]; then
@@ -224,6 +243,12 @@ else
     echo "build-default-model: step 1 resumes from $ckpt1"
   fi
   printf '%s\n' "$step1" >"$work/step1.started"
+  if [ "${FASTTEXT:-}" = train ]; then
+    "$bin" tokenize "${corpus_flags[@]}" --out "$work/tokens.txt"
+    "$ft_command" skipgram -input "$work/tokens.txt" -output "$work/fasttext" -dim "$dim" -epoch "$epochs" \
+      -minn 3 -maxn 6 -thread 1
+    fasttext="$work/fasttext.bin"
+  fi
   if [ -n "$fasttext" ]; then
     "$bin" import-fasttext --fasttext "$fasttext" --max-words "$max_words" --ngrams-max "$ngrams" \
       --out "$work/subwords.bin" --counts-out "$work/counts.txt" --ngrams-out "$work/ngrams.bin"
