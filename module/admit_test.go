@@ -2,6 +2,7 @@ package module
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/text2vec-am/text2vec-am/internal/admission"
 )
 
 const batchBody = `{"texts":["w1 w2 unseenword","w5 r7"]}`
@@ -26,9 +29,14 @@ func post(h http.Handler, path, body string) *httptest.ResponseRecorder {
 func TestEndpointsWaitForASlot(t *testing.T) {
 	m := newTestModule(t, true)
 	m.env.VectorsEndpoint = true
-	m.adm.queueWait = 50 * time.Millisecond
-	for range cap(m.adm.slots) {
-		m.adm.slots <- struct{}{}
+	m.adm.slots = admission.NewSlots(m.adm.slots.Cap(), 50*time.Millisecond)
+	var taken []*admission.Slot
+	for range m.adm.slots.Cap() {
+		slot, err := m.adm.slots.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, slot)
 	}
 	h := m.RootHandler()
 	for _, c := range []struct{ path, body string }{{"/vectors/batch", batchBody}, {"/vectors", `{"text":"w1"}`}} {
@@ -38,14 +46,14 @@ func TestEndpointsWaitForASlot(t *testing.T) {
 			t.Errorf("%s with every slot taken: %d Retry-After %q %s", c.path, rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 		}
 	}
-	<-m.adm.slots
+	taken[0].Release()
 	for _, c := range []struct{ path, body string }{{"/vectors/batch", batchBody}, {"/vectors", `{"text":"w1"}`}} {
 		if rec := post(h, c.path, c.body); rec.Code != http.StatusOK {
 			t.Errorf("%s with a slot free: %d %s", c.path, rec.Code, rec.Body)
 		}
 	}
-	if n := len(m.adm.slots); n != cap(m.adm.slots)-1 {
-		t.Errorf("%d slots taken after the requests, want %d: a request kept its slot", n, cap(m.adm.slots)-1)
+	if n := m.adm.slots.InUse(); n != m.adm.slots.Cap()-1 {
+		t.Errorf("%d slots taken after the requests, want %d: a request kept its slot", n, m.adm.slots.Cap()-1)
 	}
 }
 
@@ -54,22 +62,22 @@ func TestEndpointsWaitForASlot(t *testing.T) {
 // back what it held, refused or served.
 func TestEndpointsBoundTheBytesHeld(t *testing.T) {
 	m := newTestModule(t, true)
-	m.adm.maxHeld = int64(len(batchBody)) + 10
+	m.adm.budget = admission.NewBudget(int64(len(batchBody)) + 10)
 	h := m.RootHandler()
-	m.adm.held.Add(20) // another request's body
+	other := holdBody(t, m.adm.budget, 20) // another request's body
 	rec := post(h, "/vectors/batch", batchBody)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
 		!strings.Contains(rec.Body.String(), "bytes of request bodies held at once") {
 		t.Errorf("body past the bytes held: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
-	if n := m.adm.held.Load(); n != 20 {
+	if n := m.adm.budget.Held(); n != 20 {
 		t.Fatalf("%d bytes held after a refused body, want 20", n)
 	}
-	m.adm.held.Add(-20)
+	other.Release()
 	if rec := post(h, "/vectors/batch", batchBody); rec.Code != http.StatusOK {
 		t.Errorf("body within the bytes held: %d %s", rec.Code, rec.Body)
 	}
-	if n := m.adm.held.Load(); n != 0 {
+	if n := m.adm.budget.Held(); n != 0 {
 		t.Errorf("%d bytes held after the request, want 0", n)
 	}
 }
@@ -78,7 +86,7 @@ func TestEndpointsBoundTheBytesHeld(t *testing.T) {
 // (another is served meanwhile) and is answered 408 when bodyTimeout passes.
 func TestSlowBodyHoldsNoSlot(t *testing.T) {
 	m := newTestModule(t, true)
-	m.adm.slots = make(chan struct{}, 1)
+	m.adm.slots = admission.NewSlots(1, queueWait)
 	m.adm.bodyTimeout = 300 * time.Millisecond
 	srv := httptest.NewServer(m.RootHandler())
 	defer srv.Close()
@@ -114,7 +122,7 @@ func TestSlowBodyHoldsNoSlot(t *testing.T) {
 // TestAdmittedWorkOutlivesTheBodyDeadline: the deadline that bounds reading
 // the body does not end the request's work when it passes.
 func TestAdmittedWorkOutlivesTheBodyDeadline(t *testing.T) {
-	a := newAdmission()
+	a := newGate()
 	a.bodyTimeout = 50 * time.Millisecond
 	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *hold) {
 		time.Sleep(4 * a.bodyTimeout)
@@ -136,7 +144,7 @@ func TestAdmittedWorkOutlivesTheBodyDeadline(t *testing.T) {
 // TestAdmittedWorkEndsAtTheRequestTimeout: the request's context ends when
 // requestTimeout passes, whatever the client does.
 func TestAdmittedWorkEndsAtTheRequestTimeout(t *testing.T) {
-	a := newAdmission()
+	a := newGate()
 	a.timeout = 50 * time.Millisecond
 	rec := httptest.NewRecorder()
 	a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *hold) {
@@ -173,7 +181,7 @@ func TestEndpointsAnswer503WhenTheWorkIsStopped(t *testing.T) {
 // by default, the request timeout); the answer of work within requestTimeout
 // still reaches the client.
 func TestAdmittedAnswersPastTheServerWriteTimeout(t *testing.T) {
-	a := newAdmission()
+	a := newGate()
 	srv := httptest.NewUnstartedServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, _ *hold) {
 		time.Sleep(300 * time.Millisecond)
 		w.Write([]byte(`{}`))
@@ -199,22 +207,25 @@ func TestEndpointsChargeTheirAnswers(t *testing.T) {
 	m := newTestModule(t, true)
 	h := m.RootHandler()
 	// Room for the body, not for its answer.
-	m.adm.maxHeld = int64(len(batchBody)) + 100
-	m.adm.held.Add(50)
-	m.adm.answers.Add(50) // another request's answer, being written
+	m.adm.budget = admission.NewBudget(int64(len(batchBody)) + 100)
+	other := m.adm.budget.NewCharge()
+	if err := other.Answer(50); err != nil { // another request's answer, being written
+		t.Fatal(err)
+	}
 	rec := post(h, "/vectors/batch", batchBody)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
 		!strings.Contains(rec.Body.String(), "answers held") {
 		t.Errorf("answer past the bytes held: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
-	if held, answers := m.adm.held.Load(), m.adm.answers.Load(); held != 50 || answers != 50 {
+	if held, answers := m.adm.budget.Held(), m.adm.budget.Answers(); held != 50 || answers != 50 {
 		t.Fatalf("%d bytes held, %d of answers after a refused answer, want 50, 50", held, answers)
 	}
-	m.adm.answers.Add(-50) // no other answer is being written: this one is
+	other.Release()
+	holdBody(t, m.adm.budget, 50) // no other answer is being written: this one is
 	if rec := post(h, "/vectors/batch", batchBody); rec.Code != http.StatusOK {
 		t.Errorf("the only answer past the bytes held: %d %s, want 200", rec.Code, rec.Body)
 	}
-	if held, answers := m.adm.held.Load(), m.adm.answers.Load(); held != 50 || answers != 0 {
+	if held, answers := m.adm.budget.Held(), m.adm.budget.Answers(); held != 50 || answers != 0 {
 		t.Errorf("%d bytes held, %d of answers after the request, want 50, 0", held, answers)
 	}
 }
@@ -222,7 +233,7 @@ func TestEndpointsChargeTheirAnswers(t *testing.T) {
 // TestAdmittedAnswerNotReadIsCut: a client that does not read its answer
 // holds the answer's bytes for bodyTimeout at most.
 func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
-	a := newAdmission()
+	a := newGate()
 	a.bodyTimeout = 500 * time.Millisecond
 	srv := httptest.NewServer(a.admitted(1024, func(w http.ResponseWriter, r *http.Request, held *hold) {
 		held.answer(w, strings.Repeat("x", 32<<20))
@@ -237,16 +248,16 @@ func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for a.held.Load() < 32<<20 && time.Now().Before(deadline) {
+	for a.budget.Held() < 32<<20 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if a.held.Load() < 32<<20 {
-		t.Fatalf("%d bytes held while the answer is written, want its 32 MiB", a.held.Load())
+	if a.budget.Held() < 32<<20 {
+		t.Fatalf("%d bytes held while the answer is written, want its 32 MiB", a.budget.Held())
 	}
-	for a.held.Load() != 0 && time.Now().Before(deadline) {
+	for a.budget.Held() != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := a.held.Load(); n != 0 {
+	if n := a.budget.Held(); n != 0 {
 		t.Errorf("%d bytes held 5 s after an answer nobody reads, want 0 after %v", n, a.bodyTimeout)
 	}
 }
@@ -254,7 +265,7 @@ func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
 // TestAdmittedGivesBackTheSlotOfAPanic: a handler that panics holding a slot
 // (the server recovers) gives it back.
 func TestAdmittedGivesBackTheSlotOfAPanic(t *testing.T) {
-	a := newAdmission()
+	a := newGate()
 	h := a.admitted(1024, func(w http.ResponseWriter, r *http.Request, held *hold) {
 		if err := held.acquire(r.Context()); err != nil {
 			t.Fatal(err)
@@ -265,7 +276,7 @@ func TestAdmittedGivesBackTheSlotOfAPanic(t *testing.T) {
 		defer func() { _ = recover() }()
 		h(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`)))
 	}()
-	if n := len(a.slots); n != 0 {
+	if n := a.slots.InUse(); n != 0 {
 		t.Errorf("%d slots taken after a handler panicked, want 0", n)
 	}
 }
@@ -273,7 +284,7 @@ func TestAdmittedGivesBackTheSlotOfAPanic(t *testing.T) {
 // TestAdmittedRefusesADeclaredLengthOverTheLimit: a body whose declared
 // length passes the limit is answered 413 before a byte of it is read.
 func TestAdmittedRefusesADeclaredLengthOverTheLimit(t *testing.T) {
-	a := newAdmission()
+	a := newGate()
 	body := &countingReader{r: strings.NewReader(strings.Repeat(" ", 2048))}
 	req := httptest.NewRequest(http.MethodPost, "/", body)
 	req.ContentLength = 2048
@@ -294,4 +305,15 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// holdBody charges n bytes of another request's body to b, as that
+// request's read charges them; Release gives them back.
+func holdBody(t *testing.T, b *admission.Budget, n int) *admission.Charge {
+	t.Helper()
+	c := b.NewCharge()
+	if _, err := io.ReadAll(c.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", n))))); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

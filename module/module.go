@@ -61,7 +61,7 @@ type Module struct {
 	cacheMu   sync.Mutex
 	caches    map[string]*vectorizer.Cache // AM vectors of each collection's and tenant's memory
 	objects   *objectsvectorizer.ObjectVectorizer
-	adm       *admission // of the module's own endpoints (RootHandler)
+	adm       *gate // of the module's own endpoints (RootHandler)
 	logger    logrus.FieldLogger
 
 	nearTextTransformer modulecapabilities.TextTransform
@@ -72,7 +72,7 @@ type Module struct {
 
 // New returns an uninitialized module.
 func New() *Module {
-	return &Module{objects: objectsvectorizer.New(), adm: newAdmission(),
+	return &Module{objects: objectsvectorizer.New(), adm: newGate(),
 		additionalProvider: additional.NewText2VecProvider()}
 }
 

@@ -1,0 +1,383 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// chunks is a body of left bytes that arrive n bytes a read.
+type chunks struct {
+	left, n int
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if c.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(c.left, c.n, len(p))
+	c.left -= n
+	return n, nil
+}
+
+func (c *chunks) Close() error { return nil }
+
+// ledger records what a Budget accepted: a charge enters after the Budget
+// accepts it and leaves before the Budget gives it back, so what the ledger
+// holds is always a part of what the Budget holds accepted.
+type ledger struct {
+	mu              sync.Mutex
+	max             int64
+	bodies, answers int64
+	nAnswers        int
+	violation       string
+}
+
+// add records an accepted charge and checks the Budget's bound: what is
+// held is at most max, or one answer beside bodies of at most max.
+func (l *ledger) add(body, answer int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bodies += body
+	l.answers += answer
+	if answer > 0 {
+		l.nAnswers++
+	}
+	if l.bodies+l.answers > l.max && (l.nAnswers != 1 || l.bodies > l.max) && l.violation == "" {
+		l.violation = fmt.Sprintf("%d bytes of bodies and %d of %d answers held, over %d",
+			l.bodies, l.answers, l.nAnswers, l.max)
+	}
+}
+
+// fail records an unexpected error.
+func (l *ledger) fail(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.violation == "" {
+		l.violation = msg
+	}
+}
+
+func (l *ledger) remove(body, answer int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bodies -= body
+	l.answers -= answer
+	if answer > 0 {
+		l.nAnswers--
+	}
+}
+
+// request reads a body of random size through a Charge of b, then charges
+// a random answer, recording what b accepts in l.
+func request(b *Budget, l *ledger, rng *rand.Rand) (refused bool) {
+	c := b.NewCharge()
+	body := c.Reader(&chunks{left: rng.IntN(400), n: 1 + rng.IntN(64)})
+	var accepted int64
+	buf := make([]byte, 128)
+	for {
+		n, err := body.Read(buf)
+		if errors.Is(err, ErrFull) {
+			refused = true
+			break
+		}
+		accepted += int64(n)
+		l.add(int64(n), 0)
+		if err != nil {
+			break
+		}
+	}
+	var answer int64
+	if !refused {
+		n := int64(rng.IntN(300)) + 1
+		if rng.IntN(10) == 0 {
+			n = 3 * b.Max() // larger than the whole budget
+		}
+		if err := c.Answer(n); err == nil {
+			answer = n
+			l.add(0, n)
+		} else if !errors.Is(err, ErrFull) {
+			l.fail(err.Error())
+		}
+		refused = answer == 0
+	}
+	time.Sleep(time.Duration(rng.IntN(50)) * time.Microsecond)
+	l.remove(accepted, answer)
+	c.Release()
+	return refused
+}
+
+// TestBudgetBoundsConcurrentRequests: requests reading bodies and charging
+// answers at once never hold more than the maximum, except one answer
+// written alone; some are refused, and every byte is given back.
+func TestBudgetBoundsConcurrentRequests(t *testing.T) {
+	b := NewBudget(1000)
+	l := &ledger{max: b.Max()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	refused := 0
+	for g := range 16 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 300 {
+				if request(b, l, rng) {
+					mu.Lock()
+					refused++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if l.violation != "" {
+		t.Error(l.violation)
+	}
+	if refused == 0 {
+		t.Error("no request refused: the test never filled the budget")
+	}
+	if held, answers := b.Held(), b.Answers(); held != 0 || answers != 0 {
+		t.Errorf("%d bytes held, %d of answers after every request released, want 0, 0", held, answers)
+	}
+}
+
+// TestReaderChargesAsItReads: a body's bytes are charged as they are read;
+// the read that passes the maximum returns its bytes and ErrFull, and they
+// stay charged until Release.
+func TestReaderChargesAsItReads(t *testing.T) {
+	b := NewBudget(100)
+	c := b.NewCharge()
+	r := c.Reader(&chunks{left: 150, n: 60})
+	buf := make([]byte, 100)
+	if n, err := r.Read(buf); n != 60 || err != nil || b.Held() != 60 {
+		t.Fatalf("first read: %d, %v, %d held; want 60, nil, 60", n, err, b.Held())
+	}
+	n, err := r.Read(buf)
+	if n != 60 || !errors.Is(err, ErrFull) || b.Held() != 120 {
+		t.Fatalf("read past the maximum: %d, %v, %d held; want 60, ErrFull, 120", n, err, b.Held())
+	}
+	if !strings.Contains(err.Error(), "100 bytes") {
+		t.Errorf("error %q does not name the maximum", err)
+	}
+	c.Release()
+	if b.Held() != 0 {
+		t.Errorf("%d bytes held after Release, want 0", b.Held())
+	}
+}
+
+// TestReaderUnderlyingReadsUncharged: what is read from a Reader's own
+// ReadCloser (a refused body drained) is not charged.
+func TestReaderUnderlyingReadsUncharged(t *testing.T) {
+	b := NewBudget(100)
+	c := b.NewCharge()
+	r := c.Reader(&chunks{left: 1000, n: 64})
+	if n, _ := io.Copy(io.Discard, r.ReadCloser); n != 1000 || b.Held() != 0 {
+		t.Errorf("drained %d bytes, %d held; want 1000, 0", n, b.Held())
+	}
+}
+
+// TestAnswerOneAlwaysWritten: an answer larger than the whole budget is
+// charged when no other answer is being written, and refused, charging
+// nothing, while one is.
+func TestAnswerOneAlwaysWritten(t *testing.T) {
+	b := NewBudget(100)
+	first := b.NewCharge()
+	if err := first.Answer(500); err != nil {
+		t.Fatalf("the only answer, 500 bytes of a budget of 100: %v, want it charged", err)
+	}
+	second := b.NewCharge()
+	if err := second.Answer(1); !errors.Is(err, ErrFull) {
+		t.Errorf("an answer beside one that fills the budget: %v, want ErrFull", err)
+	}
+	if held, answers := b.Held(), b.Answers(); held != 500 || answers != 500 {
+		t.Errorf("%d held, %d of answers after a refused answer, want 500, 500", held, answers)
+	}
+	first.Release()
+	if err := second.Answer(1); err != nil {
+		t.Errorf("an answer within the budget once the other is released: %v", err)
+	}
+	second.Release()
+	if held, answers := b.Held(), b.Answers(); held != 0 || answers != 0 {
+		t.Errorf("%d held, %d of answers after Release, want 0, 0", held, answers)
+	}
+}
+
+// TestAnswerBesideBodies: an answer is charged beside bodies; bodies alone
+// do not refuse it (no other answer is being written), but a small answer
+// beside another is refused when the bytes held would pass the maximum.
+func TestAnswerBesideBodies(t *testing.T) {
+	b := NewBudget(100)
+	body := b.NewCharge()
+	if _, err := io.ReadAll(body.Reader(&chunks{left: 90, n: 90})); err != nil {
+		t.Fatal(err)
+	}
+	lone := b.NewCharge()
+	if err := lone.Answer(50); err != nil {
+		t.Fatalf("the only answer beside 90 bytes of bodies: %v", err)
+	}
+	if err := b.NewCharge().Answer(5); !errors.Is(err, ErrFull) {
+		t.Errorf("an answer beside bodies and another answer, over the maximum: %v, want ErrFull", err)
+	}
+	lone.Release()
+	body.Release()
+}
+
+// TestChargeReleaseTwice: a second Release gives back nothing more; bytes
+// charged after a Release are given back by the next.
+func TestChargeReleaseTwice(t *testing.T) {
+	b := NewBudget(100)
+	other := b.NewCharge()
+	if err := other.Answer(30); err != nil {
+		t.Fatal(err)
+	}
+	c := b.NewCharge()
+	r := c.Reader(&chunks{left: 20, n: 20})
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Answer(10); err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	c.Release()
+	if held, answers := b.Held(), b.Answers(); held != 30 || answers != 30 {
+		t.Errorf("%d held, %d of answers after Release twice, want the other's 30, 30", held, answers)
+	}
+	if err := c.Answer(10); err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	other.Release()
+	if held, answers := b.Held(), b.Answers(); held != 0 || answers != 0 {
+		t.Errorf("%d held, %d of answers at the end, want 0, 0", held, answers)
+	}
+}
+
+// TestSlotsBounded: requests taking slots at once never work more than
+// the slots allow, and every slot is given back.
+func TestSlotsBounded(t *testing.T) {
+	s := NewSlots(3, time.Minute)
+	var mu sync.Mutex
+	working, most := 0, 0
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			for range 20 {
+				slot, err := s.Acquire(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				working++
+				most = max(most, working)
+				mu.Unlock()
+				time.Sleep(50 * time.Microsecond)
+				mu.Lock()
+				working--
+				mu.Unlock()
+				slot.Release()
+			}
+		})
+	}
+	wg.Wait()
+	if most != 3 {
+		t.Errorf("at most %d requests worked at once, want 3", most)
+	}
+	if n := s.InUse(); n != 0 {
+		t.Errorf("%d slots taken at the end, want 0", n)
+	}
+}
+
+// fill takes every slot of s.
+func fill(t *testing.T, s *Slots) []*Slot {
+	t.Helper()
+	var taken []*Slot
+	for range s.Cap() {
+		slot, err := s.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, slot)
+	}
+	return taken
+}
+
+// TestSlotsWaitEndsWithErrBusy: with every slot taken, a request waits the
+// queue wait and gets ErrBusy; a slot given back meanwhile is taken.
+func TestSlotsWaitEndsWithErrBusy(t *testing.T) {
+	const wait = 50 * time.Millisecond
+	s := NewSlots(2, wait)
+	taken := fill(t, s)
+	start := time.Now()
+	slot, err := s.Acquire(context.Background())
+	if !errors.Is(err, ErrBusy) || slot != nil {
+		t.Fatalf("every slot taken: %v, %v; want ErrBusy", slot, err)
+	}
+	if d := time.Since(start); d < wait {
+		t.Errorf("ErrBusy after %v, want after the queue wait %v", d, wait)
+	}
+	time.AfterFunc(wait/5, taken[0].Release)
+	if slot, err = s.Acquire(context.Background()); err != nil {
+		t.Fatalf("a slot given back during the wait: %v, want it taken", err)
+	}
+	slot.Release()
+	taken[1].Release()
+}
+
+// TestSlotsZeroWaitTakesAFreeSlot: without a queue wait a free slot is
+// still taken, and a full Slots answers ErrBusy at once.
+func TestSlotsZeroWaitTakesAFreeSlot(t *testing.T) {
+	s := NewSlots(1, 0)
+	for range 100 {
+		slot, err := s.Acquire(context.Background())
+		if err != nil {
+			t.Fatalf("a free slot, no queue wait: %v", err)
+		}
+		if _, err := s.Acquire(context.Background()); !errors.Is(err, ErrBusy) {
+			t.Fatalf("no free slot, no queue wait: %v, want ErrBusy", err)
+		}
+		slot.Release()
+	}
+}
+
+// TestSlotsContextEndsTheWait: a request whose context ends while it waits
+// stops waiting with the context's error, not ErrBusy.
+func TestSlotsContextEndsTheWait(t *testing.T) {
+	s := NewSlots(1, time.Minute)
+	taken := fill(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := s.Acquire(ctx)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrBusy) {
+		t.Errorf("context cancelled during the wait: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the wait ended %v after the cancel", d)
+	}
+	taken[0].Release()
+}
+
+// TestSlotReleaseTwice: a second Release, or one of a nil Slot, gives back
+// nothing: another request's slot stays taken.
+func TestSlotReleaseTwice(t *testing.T) {
+	s := NewSlots(2, 0)
+	taken := fill(t, s)
+	taken[0].Release()
+	taken[0].Release()
+	var none *Slot
+	none.Release()
+	if n := s.InUse(); n != 1 {
+		t.Errorf("%d slots taken after Release twice, want the other's 1", n)
+	}
+	taken[1].Release()
+	if n := s.InUse(); n != 0 {
+		t.Errorf("%d slots taken at the end, want 0", n)
+	}
+}
