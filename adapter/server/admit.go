@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/admission"
 )
 
 // routes lists every endpoint with the methods it answers (the Allow header of
@@ -79,7 +80,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, errBodyBuffer):
+	case errors.Is(err, admission.ErrFull):
 		s.drain(w, r)
 		return s.bufferBusy()
 	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
@@ -98,14 +99,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
 	body := r.Body
-	if br, ok := body.(budgetReader); ok {
+	if br, ok := body.(*admission.Reader); ok {
 		body = br.ReadCloser // discarded bytes hold no memory
 	}
 	io.CopyN(io.Discard, body, 4*s.limits.MaxBodyBytes)
 }
-
-// errBodyBuffer reports a body refused because MaxBodyBuffer is reached.
-var errBodyBuffer = errors.New("request bodies held exceed --max-body-buffer")
 
 // bufferBusy counts and returns the answer to a request refused because the
 // request bodies and answers held reach MaxBodyBuffer.
@@ -114,39 +112,6 @@ func (s *Server) bufferBusy() *httpError {
 	return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1, msg: fmt.Sprintf(
 		"server busy: request bodies and answers held exceed %d bytes (--max-body-buffer); retry later",
 		s.limits.MaxBodyBuffer)}
-}
-
-// bodyBudget counts the bytes one request holds against MaxBodyBuffer: its
-// body, and then its answer while it is written.
-type bodyBudget struct {
-	s      *Server
-	held   int64 // body and answer bytes, charged to Server.bodyBytes
-	answer int64 // answer bytes, charged to Server.answerBytes too
-}
-
-func (b *bodyBudget) release() {
-	b.s.bodyBytes.Add(-b.held)
-	b.s.answerBytes.Add(-b.answer)
-}
-
-// holdAnswer charges an answer of n bytes, held until the request ends,
-// beside the body. It is refused (bufferBusy) when the bytes held would
-// exceed MaxBodyBuffer, unless no other answer is being written: one answer
-// is always written, whatever its size, so what answers hold is at most
-// MaxBodyBuffer or one answer.
-func (b *bodyBudget) holdAnswer(n int64) error {
-	others := b.s.answerBytes.Add(n) - n
-	total := b.s.bodyBytes.Add(n)
-	b.held += n
-	b.answer += n
-	if total > b.s.limits.MaxBodyBuffer && others > 0 {
-		b.s.answerBytes.Add(-n) // a refused answer holds nothing
-		b.s.bodyBytes.Add(-n)
-		b.held -= n
-		b.answer -= n
-		return b.s.bufferBusy()
-	}
-	return nil
 }
 
 // writeAnswer writes a computed answer under a write deadline of its own
@@ -166,24 +131,6 @@ func (s *Server) writeAnswer(w http.ResponseWriter, out []byte) {
 func (s *Server) answerTimeout(n int) time.Duration {
 	per := float64(n) / float64(s.limits.MaxBodyBytes)
 	return s.limits.BodyTimeout + time.Duration(per*float64(s.limits.BodyTimeout))
-}
-
-// budgetReader charges the bytes it reads to a bodyBudget as they arrive, so
-// a slow client holds only what it has sent.
-type budgetReader struct {
-	io.ReadCloser
-	b *bodyBudget
-}
-
-func (r budgetReader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	if n > 0 {
-		r.b.held += int64(n)
-		if r.b.s.bodyBytes.Add(int64(n)) > r.b.s.limits.MaxBodyBuffer {
-			return n, errBodyBuffer
-		}
-	}
-	return n, err
 }
 
 func isTimeout(err error) bool {

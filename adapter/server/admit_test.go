@@ -1,10 +1,40 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/admission"
 )
+
+// TestDrainReadsARefusedBodyUncharged: a body refused because the bytes
+// held reach MaxBodyBuffer is drained whole (the client reads its 503, not
+// a reset), and what is drained is not charged.
+func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100)}
+	r := httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(strings.Repeat(" ", 10_000)))
+	held := s.budget.NewCharge()
+	defer held.Release()
+	r.Body = held.Reader(r.Body)
+	if _, err := io.ReadAll(io.LimitReader(r.Body, 200)); !errors.Is(err, admission.ErrFull) {
+		t.Fatalf("body past the budget: %v, want ErrFull", err)
+	}
+	charged := s.budget.Held()
+	rec := httptest.NewRecorder()
+	s.drain(rec, r)
+	if n, _ := r.Body.Read(make([]byte, 1)); n != 0 {
+		t.Error("the body was not drained whole")
+	}
+	if s.budget.Held() != charged || rec.Header().Get("Connection") != "close" {
+		t.Errorf("%d bytes held after the drain, Connection %q; want %d, close",
+			s.budget.Held(), rec.Header().Get("Connection"), charged)
+	}
+}
 
 func TestCheckKeys(t *testing.T) {
 	for _, c := range []struct {

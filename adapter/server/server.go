@@ -45,6 +45,7 @@ import (
 
 	"github.com/text2vec-am/text2vec-am/adapter/memstore"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/admission"
 	"github.com/text2vec-am/text2vec-am/internal/version"
 	"github.com/text2vec-am/text2vec-am/simd"
 )
@@ -155,20 +156,19 @@ func (l Limits) Validate() error {
 
 // Server serves a Vectorizer over HTTP.
 type Server struct {
-	vec         *vectorizer.Vectorizer
-	store       memstore.Store // nil: no memory
-	vz          memstore.Store // store, or a Local without a memory
-	modelName   string
-	limits      Limits
-	log         *slog.Logger
-	sem         chan struct{}
-	bodyBytes   atomic.Int64 // bytes of bodies and answers held now (Limits.MaxBodyBuffer)
-	answerBytes atomic.Int64 // bytes of answers held now (bodyBudget.holdAnswer)
-	ready       atomic.Bool
-	bufs        sync.Pool
-	metrics     *metrics
-	embedIDs    atomic.Uint64 // the "id" of /v2/embed answers
-	handler     http.Handler
+	vec       *vectorizer.Vectorizer
+	store     memstore.Store // nil: no memory
+	vz        memstore.Store // store, or a Local without a memory
+	modelName string
+	limits    Limits
+	log       *slog.Logger
+	slots     *admission.Slots  // Limits.MaxConcurrent, QueueWait
+	budget    *admission.Budget // Limits.MaxBodyBuffer: bodies and answers held
+	ready     atomic.Bool
+	bufs      sync.Pool
+	metrics   *metrics
+	embedIDs  atomic.Uint64 // the "id" of /v2/embed answers
+	handler   http.Handler
 }
 
 // NewServer returns a server for v. store is the context memory (nil: none):
@@ -189,7 +189,8 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 		modelName: modelName,
 		limits:    limits,
 		log:       log,
-		sem:       make(chan struct{}, limits.MaxConcurrent),
+		slots:     admission.NewSlots(limits.MaxConcurrent, limits.QueueWait),
+		budget:    admission.NewBudget(limits.MaxBodyBuffer),
 	}
 	if store == nil {
 		s.vz = memstore.NewLocal(nil)
@@ -330,23 +331,24 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 				s.bufs.Put(buf)
 			}
 		}()
-		held := &bodyBudget{s: s}
-		defer held.release()
-		r.Body = budgetReader{r.Body, held}
+		held := s.budget.NewCharge()
+		defer held.Release()
+		r.Body = held.Reader(r.Body)
 		if err := s.admit(w, r, buf); err != nil {
 			writeErr(w, err)
 			return
 		}
-		if err := s.acquire(r.Context()); err != nil {
+		slot, err := s.acquire(r.Context())
+		if err != nil {
 			if r.Context().Err() == nil {
 				writeErr(w, err)
 			}
 			return
 		}
 		hdr := http.Header{} // the answer's own headers, sent only with it
-		out, err := s.run(r.Context(), hdr, buf, h)
+		out, err := s.run(r.Context(), slot, hdr, buf, h)
 		if err == nil {
-			err = held.holdAnswer(int64(len(out)))
+			err = s.holdAnswer(held, int64(len(out)))
 		}
 		if err != nil {
 			writeErr(w, err)
@@ -359,30 +361,21 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 
 // acquire takes one of the MaxConcurrent slots, waiting at most QueueWait
 // (then a 503 with Retry-After) or until ctx ends (its error).
-func (s *Server) acquire(ctx context.Context) error {
-	select {
-	case s.sem <- struct{}{}:
-		return nil
-	default:
-	}
-	t := time.NewTimer(s.limits.QueueWait)
-	defer t.Stop()
-	select {
-	case s.sem <- struct{}{}:
-		return nil
-	case <-t.C:
+func (s *Server) acquire(ctx context.Context) (*admission.Slot, error) {
+	slot, err := s.slots.Acquire(ctx)
+	if errors.Is(err, admission.ErrBusy) {
 		s.metrics.rejected.Inc()
-		return &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
+		return nil, &httpError{status: http.StatusServiceUnavailable, retryAfter: 1,
 			msg: fmt.Sprintf("server busy: %d requests in flight (--max-concurrent); retry later", s.limits.MaxConcurrent)}
-	case <-ctx.Done():
-		return fmt.Errorf("wait for a slot: %w", ctx.Err())
 	}
+	return slot, err
 }
 
 // run runs h under a context that ends with ctx or after RequestTimeout and
-// releases the slot acquire took when h returns.
-func (s *Server) run(ctx context.Context, hdr http.Header, body *bytes.Buffer, h answerFunc) ([]byte, error) {
-	defer func() { <-s.sem }()
+// releases slot when h returns.
+func (s *Server) run(ctx context.Context, slot *admission.Slot, hdr http.Header, body *bytes.Buffer,
+	h answerFunc) ([]byte, error) {
+	defer slot.Release()
 	ctx, cancel := context.WithTimeout(ctx, s.limits.RequestTimeout)
 	defer cancel()
 	out, err := h(ctx, hdr, body)
@@ -390,6 +383,18 @@ func (s *Server) run(ctx context.Context, hdr http.Header, body *bytes.Buffer, h
 		return nil, s.stopped(err)
 	}
 	return out, nil
+}
+
+// holdAnswer charges an answer of n bytes to held, beside the body, until
+// the request ends. It is refused (bufferBusy) when the bytes held would
+// exceed MaxBodyBuffer, unless no other answer is being written: one answer
+// is always written, whatever its size, so what answers hold is at most
+// MaxBodyBuffer or one answer.
+func (s *Server) holdAnswer(held *admission.Charge, n int64) error {
+	if err := held.Answer(n); err != nil {
+		return s.bufferBusy()
+	}
+	return nil
 }
 
 // writeError answers err as {"error": "..."}.
