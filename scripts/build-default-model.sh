@@ -46,8 +46,9 @@ Settings, as environment variables (NAME=value before the command):
 Run again with the same WORK, corpus and settings, a build continues where it stopped: step 1's
 files, once complete, are used again, an unfinished step 1 resumes from its checkpoint
 ($WORK/subwords.bin.ckpt), and step 2 from its own ($WORK/am.am.ckpt).
-About 1 minute per million corpus tokens on 2 cores at the default settings; DIM=50 EPOCHS=2
-AM_EPOCHS=2 make a quick trial. docs/model.md, "Training your own model on your corpus".
+About 1 minute per million corpus tokens on 2 cores at the default settings (FASTTEXT=train: 7 more,
+fastText on one thread); DIM=50 EPOCHS=2 AM_EPOCHS=2 make a quick trial. docs/model.md, "Training
+your own model on your corpus".
 USAGE
 }
 
