@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -87,24 +88,63 @@ var ErrOutputInCorpus = errors.New("the output file is inside the corpus")
 // leaves no partial file). A path inside the corpus is refused with
 // ErrOutputInCorpus before anything is read.
 func WriteTokensFile(ctx context.Context, paths []string, drop map[string]bool, path string) (TokenStats, error) {
-	out, err := filepath.Abs(path)
-	if err != nil {
+	if err := outsideCorpus(paths, path); err != nil {
 		return TokenStats{}, err
 	}
-	for _, p := range paths {
-		in, err := filepath.Abs(p)
-		if err != nil {
-			return TokenStats{}, err
-		}
-		if rel, err := filepath.Rel(in, out); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return TokenStats{}, fmt.Errorf("%w: %s is %s or inside it", ErrOutputInCorpus, path, p)
-		}
-	}
 	var st TokenStats
-	err = atomicfile.Write(out, atomicfile.Readable, func(w *bufio.Writer) error {
+	err := atomicfile.Write(path, atomicfile.Readable, func(w *bufio.Writer) error {
 		var werr error
 		st, werr = WriteTokens(ctx, paths, drop, w)
 		return werr
 	})
 	return st, err
+}
+
+// outsideCorpus returns an error wrapping ErrOutputInCorpus if the file at
+// out is, or would lie inside, one of paths, symbolic links followed on
+// either side: as a directory or file of the corpus, or as a file the corpus
+// reads (a link or another name of it).
+func outsideCorpus(paths []string, out string) error {
+	dst := realPath(out)
+	for _, p := range paths {
+		if rel, err := filepath.Rel(realPath(p), dst); err == nil && rel != ".." &&
+			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%w: %s is %s or inside it", ErrOutputInCorpus, out, p)
+		}
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		return nil // no file there yet: none the corpus reads
+	}
+	files, err := Files(paths)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if ci, err := os.Stat(f); err == nil && os.SameFile(fi, ci) {
+			return fmt.Errorf("%w: %s is the corpus file %s", ErrOutputInCorpus, out, f)
+		}
+	}
+	return nil
+}
+
+// realPath returns the absolute path of p with the symbolic links of its
+// directory resolved (p's own name is kept: a file written there replaces
+// it, not what it links to), or of p itself when it is an existing
+// directory; as far as they exist.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+	}
+	dir, base := filepath.Split(abs)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(r, base)
+	}
+	return abs
 }

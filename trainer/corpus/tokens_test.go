@@ -100,3 +100,40 @@ func TestSubcorpusFileMode(t *testing.T) {
 		t.Fatalf("subcorpus mode %v, want 0644", fi.Mode().Perm())
 	}
 }
+
+// TestWriteTokensInsideCorpusThroughLinks: an output path that reaches the
+// corpus through a symbolic link, or a corpus path that is a link to the
+// output's directory, is refused too, and the corpus is left as it was.
+func TestWriteTokensInsideCorpusThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	cdir := filepath.Join(dir, "corpus")
+	if err := os.Mkdir(cdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(cdir, "c.txt")
+	if err := os.WriteFile(file, []byte("Some Words, here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toCorpus := filepath.Join(dir, "to-corpus")
+	if err := os.Symlink(cdir, toCorpus); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		paths []string
+		out   string
+	}{
+		{[]string{cdir}, filepath.Join(toCorpus, "c.txt")},      // a corpus file, by a link to its directory
+		{[]string{file}, filepath.Join(toCorpus, "c.txt")},      // the corpus file itself
+		{[]string{cdir}, filepath.Join(toCorpus, "tokens.txt")}, // inside the directory
+		{[]string{toCorpus}, filepath.Join(cdir, "tokens.txt")}, // the corpus path is the link
+	} {
+		_, err := WriteTokensFile(context.Background(), c.paths, nil, c.out)
+		if !errors.Is(err, ErrOutputInCorpus) {
+			t.Errorf("out %s, corpus %v: err %v, want ErrOutputInCorpus", c.out, c.paths, err)
+		}
+		if b, _ := os.ReadFile(file); string(b) != "Some Words, here\n" {
+			t.Fatalf("out %s, corpus %v: the corpus file changed: %q", c.out, c.paths, b)
+		}
+		os.Remove(filepath.Join(cdir, "tokens.txt"))
+	}
+}
