@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 )
 
@@ -101,19 +100,16 @@ func WriteTokensFile(ctx context.Context, paths []string, drop map[string]bool, 
 }
 
 // outsideCorpus returns an error wrapping ErrOutputInCorpus if the file at
-// out is, or would lie inside, one of paths, symbolic links followed on
-// either side: as a directory or file of the corpus, or as a file the corpus
-// reads (a link or another name of it).
+// out is one of paths or lies inside one, symbolic links followed on either
+// side (outpath.SamePath, outpath.Within), or is already a file the corpus
+// reads under another name (a link, a hard link).
 func outsideCorpus(paths []string, out string) error {
-	dst := realPath(out)
 	for _, p := range paths {
-		if rel, err := filepath.Rel(realPath(p), dst); err == nil && rel != ".." &&
-			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if outpath.SamePath(out, p) || outpath.Within(out, p) {
 			return fmt.Errorf("%w: %s is %s or inside it", ErrOutputInCorpus, out, p)
 		}
 	}
-	fi, err := os.Stat(out)
-	if err != nil {
+	if _, err := os.Stat(out); err != nil {
 		return nil // no file there yet: none the corpus reads
 	}
 	files, err := Files(paths)
@@ -121,30 +117,9 @@ func outsideCorpus(paths []string, out string) error {
 		return err
 	}
 	for _, f := range files {
-		if ci, err := os.Stat(f); err == nil && os.SameFile(fi, ci) {
+		if outpath.SamePath(out, f) {
 			return fmt.Errorf("%w: %s is the corpus file %s", ErrOutputInCorpus, out, f)
 		}
 	}
 	return nil
-}
-
-// realPath returns the absolute path of p with the symbolic links of its
-// directory resolved (p's own name is kept: a file written there replaces
-// it, not what it links to), or of p itself when it is an existing
-// directory; as far as they exist.
-func realPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			return r
-		}
-	}
-	dir, base := filepath.Split(abs)
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		return filepath.Join(r, base)
-	}
-	return abs
 }

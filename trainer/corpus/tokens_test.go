@@ -13,7 +13,7 @@ import (
 // TestWriteTokensDrop: every sentence with a dropped word goes, the rest of
 // its line stays on one line (tokenized), a line left without tokens is
 // skipped, and the files of a directory come in order.
-func TestWriteTokens(t *testing.T) {
+func TestWriteTokensDrop(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"a.txt": "The Zorb sings. Birds fly! And the zorb? Gone\nNothing rare here.\nzorb zorb\nblip. End\nA blip-free day.\n",
@@ -45,7 +45,7 @@ func TestWriteTokens(t *testing.T) {
 
 // TestWriteTokensInsideCorpus: --corpus-out inside a corpus directory, or equal
 // to a corpus file, is refused before anything is written.
-func TestSubcorpusInsideCorpus(t *testing.T) {
+func TestWriteTokensInsideCorpus(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "c.txt")
 	if err := os.WriteFile(corpus, []byte("some words here\n"), 0o644); err != nil {
@@ -82,7 +82,7 @@ func TestSubcorpusInsideCorpus(t *testing.T) {
 
 // TestWriteTokensFileMode: the subcorpus is readable by others (0644), as the
 // package's other outputs are, not CreateTemp's 0600.
-func TestSubcorpusFileMode(t *testing.T) {
+func TestWriteTokensFileMode(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "c.txt")
 	if err := os.WriteFile(corpus, []byte("some words\n"), 0o644); err != nil {
