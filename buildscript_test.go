@@ -427,8 +427,9 @@ done
 
 // TestBuildScriptFastTextTrain: FASTTEXT=train tokenizes the corpus, trains
 // fastText on it at DIM and EPOCHS on one thread, imports that model and
-// trains AM on it; the same WORK uses step 1 again. A missing fastText
-// command and HOLD_FORMS are refused before any work.
+// trains AM on it; the same WORK uses step 1 again, another fastText
+// command trains again. A missing fastText command, HOLD_FORMS, and
+// FASTTEXT_COMMAND without FASTTEXT=train are refused before any work.
 func TestBuildScriptFastTextTrain(t *testing.T) {
 	b := newFakeBuild(t)
 	caller := t.TempDir()
@@ -438,7 +439,7 @@ func TestBuildScriptFastTextTrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, set := range [][]string{{"FASTTEXT=train", "FASTTEXT_COMMAND=" + filepath.Join(caller, "none")},
-		{"FASTTEXT=train", "FASTTEXT_COMMAND=" + ft, "HOLD_FORMS=0.5"}} {
+		{"FASTTEXT=train", "FASTTEXT_COMMAND=" + ft, "HOLD_FORMS=0.5"}, {"FASTTEXT_COMMAND=" + ft}} {
 		out, code := b.run(t, caller, []string{mydocs}, append(set, "WORK=refused")...)
 		if want := strings.Split(set[len(set)-1], "=")[0]; code != 2 || !strings.Contains(out, want) {
 			t.Errorf("%q: exit status %d, %q; want 2 naming %s", set, code, out, want)
@@ -470,5 +471,16 @@ func TestBuildScriptFastTextTrain(t *testing.T) {
 	}
 	if len(cmds["train"]) != 2 || !strings.Contains(cmds["train"][1], "--form-share 0.3 ") {
 		t.Errorf("step 2 ran %q, want it twice with --form-share 0.3", cmds["train"])
+	}
+	other := filepath.Join(caller, "ft2")
+	if err := os.WriteFile(other, []byte(fakeFastText), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	set[1] = "FASTTEXT_COMMAND=" + other
+	if out, code := b.run(t, caller, []string{mydocs}, set...); code != 0 {
+		t.Fatalf("exit status %d: %s", code, out)
+	}
+	if n := len(b.commands(t)["fasttext"]); n != 2 {
+		t.Errorf("another fastText command: fastText ran %d times in all, want 2", n)
 	}
 }

@@ -127,6 +127,10 @@ if [ -n "${MAX_WORDS:-}" ]; then
   [ -n "${FASTTEXT:-}" ] || { echo "build-default-model: MAX_WORDS applies with FASTTEXT only" >&2; exit 2; }
   max_words=$MAX_WORDS; posint MAX_WORDS "$max_words"
 fi
+if [ -n "${FASTTEXT_COMMAND:-}" ] && [ "${FASTTEXT:-}" != train ]; then
+  echo "build-default-model: FASTTEXT_COMMAND applies with FASTTEXT=train only" >&2
+  exit 2
+fi
 if [ "${FASTTEXT:-}" = train ]; then
   if [ "$hold" != 0 ]; then
     echo "build-default-model: HOLD_FORMS does not apply with FASTTEXT=train, which trains fastText's own recipe" >&2
@@ -185,7 +189,7 @@ corpus_files() {
 # and resumes an unfinished step 1 or step 2, only when they are the same.
 step1=$(
   if [ "${FASTTEXT:-}" = train ]; then
-    printf 'fasttext train dim %s epochs %s\n' "$dim" "$epochs"
+    printf 'fasttext train %s dim %s epochs %s\n' "$(command -v "$ft_command")" "$dim" "$epochs"
     printf 'max_words %s ngrams %s\n' "$max_words" "$ngrams"
   elif [ -n "$fasttext" ]; then
     stat -L -c 'fasttext %n %s %.9Y' "$fasttext"
