@@ -3,6 +3,7 @@ package amtrain
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -43,14 +44,15 @@ func resum(b []byte) {
 // setField sets header field i (0 version … 11 crc) of index file b.
 func setField(b []byte, i int, v uint64) { binary.LittleEndian.PutUint64(b[8+8*i:], v) }
 
-// exercise uses every part of index x as training does: its words, counts,
-// position lists and the contexts around every position.
+// exercise uses every part of index x as training does: its words (which
+// must make a vocabulary), counts, position lists and the contexts around
+// every position.
 func exercise(x *Index) {
-	base := model.Embeddings{}
-	if e, err := model.NewEmbeddings(1, x.Words, make([]float32, len(x.Words)), nil); err == nil {
-		base = *e
+	base, err := model.NewEmbeddings(1, x.Words, make([]float32, len(x.Words)), nil)
+	if err != nil {
+		panic(fmt.Sprintf("the words of a loaded index are not a vocabulary: %v", err))
 	}
-	s := NewSampler(x, &base, 3)
+	s := NewSampler(x, base, 3)
 	var dst []int32
 	for id := range int32(x.Len()) {
 		x.Count(id)
@@ -136,6 +138,18 @@ func TestLoadIndexRefusesDamage(t *testing.T) {
 			b[h.vocabOff+3] = 'a' // "\x01a\x01b…" → "\x01a\x01a…"
 			resum(b)
 		}, "repeats"},
+		{"a word with a space", func(b []byte) {
+			h := indexHeader{}
+			h.decode(b)
+			b[h.vocabOff+3] = ' ' // "\x01a\x01b…" → "\x01a\x01 …"
+			resum(b)
+		}, "white space"},
+		{"an empty word", func(b []byte) {
+			h := indexHeader{}
+			h.decode(b)
+			copy(b[h.vocabOff:], "\x00\x02ab") // "\x01a\x01b…" → "", "ab"…
+			resum(b)
+		}, "empty word"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
