@@ -51,10 +51,15 @@ func Check(outputs, inputs []File) error {
 }
 
 // checkInput refuses output o when it is input in, or lies inside it when
-// in is a directory.
+// in is a directory. The error names the input's path when o spells it
+// otherwise.
 func checkInput(o, in File) error {
 	if SamePath(o.Path, in.Path) {
-		return fmt.Errorf("%s %s is the input %s: writing it would destroy that input", o.Flag, o.Path, in.Flag)
+		name := in.Flag
+		if in.Path != o.Path {
+			name += " " + in.Path // another spelling, or a link: say which file
+		}
+		return fmt.Errorf("%s %s is the input %s: writing it would destroy that input", o.Flag, o.Path, name)
 	}
 	if info, err := os.Stat(in.Path); err == nil && info.IsDir() && Within(o.Path, in.Path) {
 		return fmt.Errorf("%s %s is inside the input directory %s %s: write it elsewhere", o.Flag, o.Path, in.Flag, in.Path)
@@ -81,25 +86,46 @@ func SamePath(a, b string) bool {
 // Within reports whether path lies in directory dir or below it (both
 // resolved as SamePath resolves them; dir's own symbolic link too).
 func Within(path, dir string) bool {
+	_, ok := Below(path, dir)
+	return ok
+}
+
+// Below returns the names that lead from directory dir down to path, joined
+// by the separator, when path lies in dir or below it (Within): both are
+// resolved first, so the names are those of the directories on disk, not
+// of the links that reach them. A path that lies elsewhere returns "" and
+// false.
+func Below(path, dir string) (string, bool) {
 	d := resolvedPath(dir)
 	if r, err := filepath.EvalSymlinks(d); err == nil {
 		d = r
 	}
 	rel, err := filepath.Rel(d, resolvedPath(path))
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }
 
 // resolvedPath is p made absolute with the symbolic links of its directory
-// resolved (as far as they can be; p cleaned when not).
+// resolved: those of its longest existing ancestor, the names below that
+// (not created yet) kept as they are.
 func resolvedPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
 	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs))
+	dir, rest := filepath.Dir(abs), filepath.Base(abs)
+	for {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
 	}
-	return abs
 }
 
 // CheckWritable fails early (before hours of work) when path cannot be

@@ -156,3 +156,61 @@ func TestCheckWritableRelative(t *testing.T) {
 		t.Errorf("x.vec in a writable working directory: %v", err)
 	}
 }
+
+// TestBelowThroughLinks: Below and Within resolve the links on the way,
+// also above directories not created yet, and name what lies on disk.
+func TestBelowThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := os.MkdirAll(filepath.Join(corpus, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(corpus, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	hidden := filepath.Join(corpus, ".to-sub")
+	if err := os.Symlink(filepath.Join(corpus, "sub"), hidden); err != nil {
+		t.Fatal(err)
+	}
+	sep := string(filepath.Separator)
+	for _, c := range []struct {
+		path, dir, want string
+		ok              bool
+	}{
+		{filepath.Join(link, "new", "deeper", "x.ckpt"), corpus, "new" + sep + "deeper" + sep + "x.ckpt", true},
+		{filepath.Join(corpus, "new", "x.ckpt"), link, "new" + sep + "x.ckpt", true},
+		{filepath.Join(hidden, "x.vec"), corpus, "sub" + sep + "x.vec", true},
+		{filepath.Join(link, "..", "x.vec"), corpus, "", false},
+		{corpus, link, "", false},
+	} {
+		rel, ok := Below(c.path, c.dir)
+		if rel != c.want || ok != c.ok || Within(c.path, c.dir) != c.ok {
+			t.Errorf("Below(%s, %s) = %q, %v; want %q, %v", c.path, c.dir, rel, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestCheckNamesTheLinkedInput: an output that is an input under another
+// name (a link to it) is refused naming both paths; one spelt as the input
+// is named once.
+func TestCheckNamesTheLinkedInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out.vec")
+	if err := os.Symlink(in, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	inputs := []File{{"--corpus", in}}
+	want := "--out " + link + " is the input --corpus " + in + ": writing it would destroy that input"
+	if err := Check([]File{{"--out", link}}, inputs); err == nil || err.Error() != want {
+		t.Errorf("a link to the input: %v, want %q", err, want)
+	}
+	want = "--out " + in + " is the input --corpus: writing it would destroy that input"
+	if err := Check([]File{{"--out", in}}, inputs); err == nil || err.Error() != want {
+		t.Errorf("the input itself: %v, want %q", err, want)
+	}
+}
