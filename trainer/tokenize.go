@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 )
 
@@ -41,9 +42,9 @@ func runTokenize(ctx context.Context, env cli.Env) error {
 	if _, err := corpus.Files(paths); err != nil {
 		return fmt.Errorf("--corpus: %w", err)
 	}
-	st, err := corpus.WriteTokensFile(ctx, paths, nil, *out)
+	st, err := corpus.WriteTokensFile(ctx, paths, nil, outpath.File{Flag: "--out", Path: *out})
 	if errors.Is(err, corpus.ErrOutputInCorpus) {
-		return cli.UsageError("--out: %w", err)
+		return cli.UsageError("%w", err)
 	}
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)

@@ -332,3 +332,51 @@ func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
 		}
 	}
 }
+
+// An output that is a corpus file under another name is refused before any
+// work, by a usage error naming the output and the corpus file: a link to a
+// --corpus file, a link or a hard link to a file of a --corpus directory,
+// or the place a link in that directory leads to. The corpus is left as it
+// was.
+func TestTrainRefusesAnOutputLinkedToTheCorpus(t *testing.T) {
+	s := newSynth(t, 300)
+	docs, away := filepath.Join(s.dir, "docs"), filepath.Join(s.dir, "away")
+	for _, d := range []string{docs, away} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := writeFile(t, docs, "a.txt", "some words\n")
+	toCorpus, toText, lead := filepath.Join(away, "c.am"), filepath.Join(away, "a.am"), filepath.Join(away, "lead.am")
+	links := map[string]string{s.corpus: toCorpus, text: toText, lead: filepath.Join(docs, "lead.txt")}
+	for target, name := range links {
+		if err := os.Symlink(target, name); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	hard := filepath.Join(away, "hard.am")
+	if err := os.Link(text, hard); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	base := []string{"--embeddings", s.embeddings, "--min-count-train", "20", "--epochs", "1"}
+	for name, c := range map[string]struct {
+		corpus, out, want string
+	}{
+		"link to the corpus file": {s.corpus, toCorpus, "--out " + toCorpus + " is the input --corpus " + s.corpus},
+		"link into the corpus":    {docs, toText, "--out " + toText + " is the corpus file " + text},
+		"hard link":               {docs, hard, "--out " + hard + " is the corpus file " + text},
+		"where a corpus link leads": {docs, lead, "--out " + lead + " is where the symbolic link " +
+			filepath.Join(docs, "lead.txt") + " in the --corpus directory " + docs},
+	} {
+		err := runTrainArgs(t, append(base, "--corpus", c.corpus, "--out", c.out)...)
+		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want a usage error containing %q", name, err, c.want)
+		}
+	}
+	if b, err := os.ReadFile(text); string(b) != "some words\n" || err != nil {
+		t.Errorf("the corpus file became %q (%v)", b, err)
+	}
+	if _, err := os.Lstat(lead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run wrote %s (%v)", lead, err)
+	}
+}

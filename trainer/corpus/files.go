@@ -71,17 +71,13 @@ func resolve(paths []string) ([]source, error) {
 
 // ReadsFile reports whether reading the corpus directory dir reads the file
 // at path, which need not exist yet: it lies inside dir and no name below
-// dir on its way is hidden (the walk skips those). A trainer checks with it
-// that a file it will write (a checkpoint) is not read as corpus later.
+// dir on its way is hidden (the walk skips those), the links on its way
+// resolved (outpath.Below). A trainer checks with it that a file it will
+// write (a checkpoint) is not read as corpus later.
 func ReadsFile(dir, path string) bool {
-	if !outpath.Within(path, dir) {
+	rel, ok := outpath.Below(path, dir)
+	if !ok {
 		return false
-	}
-	d, err := filepath.Abs(dir)
-	p, perr := filepath.Abs(path)
-	rel, rerr := filepath.Rel(d, p)
-	if err != nil || perr != nil || rerr != nil || strings.HasPrefix(rel, "..") {
-		return true // inside by its links: its names below dir are not told
 	}
 	for _, name := range strings.Split(rel, string(filepath.Separator)) {
 		if strings.HasPrefix(name, ".") {
@@ -91,23 +87,126 @@ func ReadsFile(dir, path string) bool {
 	return true
 }
 
-// CheckOutputs fails when one of outs (an empty Path is no output) lies
-// inside one of the corpus directories among paths, where the next run over
-// the same corpus would read it as corpus (a model as binary data, word
-// vectors as text, silently). Trainers call it before any work.
+// ErrOutputInCorpus reports an output file that the corpus it is made from
+// reads or holds: writing it would change the corpus, or a later run over
+// the corpus would read it as corpus text.
+var ErrOutputInCorpus = errors.New("output inside the corpus")
+
+// CheckOutputs fails, with an error wrapping ErrOutputInCorpus that names
+// the output and the corpus path, when one of outs (an empty Path is no
+// output) is a file of the corpus at paths, now or once written:
+//   - it is one of paths, under that name or another (outpath.SamePath);
+//   - it lies inside one of the directories among paths, where the walk
+//     reads it (ReadsFile: a hidden name on its way keeps it out);
+//   - it is a file the walk of such a directory reads, under another name:
+//     a hard link, a symbolic link to it or from it, or a symbolic link in
+//     the directory that leads to where the output will be written.
+//
+// Paths that cannot be read are left to the corpus reader, which reports
+// them. Commands call it before any work.
 func CheckOutputs(paths []string, outs []outpath.File) error {
 	for _, p := range paths {
-		if info, err := os.Stat(p); err != nil || !info.IsDir() {
-			continue
-		}
-		for _, o := range outs {
-			if o.Path != "" && ReadsFile(p, o.Path) {
-				return fmt.Errorf("%s %s is inside the --corpus directory %s, where the next run would read it as "+
-					"corpus: give %s a path outside it", o.Flag, o.Path, p, o.Flag)
-			}
+		if err := checkCorpusPath(p, outs); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkCorpusPath is CheckOutputs for the corpus path p: one walk of it when
+// it is a directory, whatever the number of outputs.
+func checkCorpusPath(p string, outs []outpath.File) error {
+	info, err := os.Stat(p)
+	isDir := err == nil && info.IsDir()
+	kind := "file"
+	if isDir {
+		kind = "directory"
+	}
+	for _, o := range outs {
+		switch {
+		case o.Path == "":
+		case outpath.SamePath(o.Path, p):
+			return fmt.Errorf("%w: %s %s is the --corpus %s %s: writing it would destroy the corpus: give %s a "+
+				"path outside the corpus", ErrOutputInCorpus, o.Flag, o.Path, kind, p, o.Flag)
+		case isDir && ReadsFile(p, o.Path):
+			return fmt.Errorf("%w: %s %s is inside the --corpus directory %s, where a later run would read it as "+
+				"corpus: give %s a path outside it", ErrOutputInCorpus, o.Flag, o.Path, p, o.Flag)
+		}
+	}
+	if !isDir {
+		return nil
+	}
+	return checkLinks(p, outs)
+}
+
+// checkLinks fails when an output is a file the walk of the corpus
+// directory dir reads, under another name: when the output exists, the same
+// file (a hard link, or a symbolic link either way); when it does not yet,
+// a symbolic link that leads to where it will be. A directory that cannot
+// be walked is left to the corpus reader.
+func checkLinks(dir string, outs []outpath.File) error {
+	infos := make([]fs.FileInfo, len(outs)) // nil: no file there yet
+	anyExists := false
+	for i, o := range outs {
+		if o.Path != "" {
+			infos[i], _ = os.Stat(o.Path)
+			anyExists = anyExists || infos[i] != nil
+		}
+	}
+	var found error
+	_ = walkEntries(dir, func(path string, d fs.DirEntry) bool { // its error is the corpus reader's to report
+		if !anyExists && d.Type()&fs.ModeSymlink == 0 {
+			return true // only a link can lead to a file not written yet
+		}
+		info, statErr := os.Stat(path)
+		end := ""
+		for i, o := range outs {
+			switch {
+			case o.Path == "":
+			case infos[i] != nil && statErr == nil && info.Mode().IsRegular() && os.SameFile(info, infos[i]):
+				found = fmt.Errorf("%w: %s %s is the corpus file %s under another name (a link): writing it "+
+					"would change the corpus: give %s a path outside the corpus", ErrOutputInCorpus, o.Flag, o.Path,
+					path, o.Flag)
+			case infos[i] == nil && statErr != nil && d.Type()&fs.ModeSymlink != 0:
+				if end == "" {
+					end = linkEnd(path)
+				}
+				if outpath.SamePath(o.Path, end) {
+					found = fmt.Errorf("%w: %s %s is where the symbolic link %s in the --corpus directory %s leads: "+
+						"a later run would read it as corpus: give %s a path outside the corpus",
+						ErrOutputInCorpus, o.Flag, o.Path, path, dir, o.Flag)
+				}
+			}
+			if found != nil {
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// maxLinks bounds the symbolic links linkEnd follows, as the kernel does.
+const maxLinks = 40
+
+// linkEnd returns the path that the chain of symbolic links starting at
+// path ends at, which need not exist; path itself when it is no link.
+func linkEnd(path string) string {
+	for range maxLinks {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(target) {
+			dir := filepath.Dir(path)
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = r
+			}
+			target = filepath.Join(dir, target)
+		}
+		path = target
+	}
+	return path
 }
 
 // CheckCheckpoint fails when the checkpoint at ckpt would lie inside one of
@@ -131,15 +230,35 @@ func CheckCheckpoint(ckpt string, paths []string) error {
 	return nil
 }
 
-// walkDir lists the regular files below dir, sorted, skipping hidden names.
-// A dir that is a symbolic link to a directory is walked as that directory.
+// walkDir lists the regular files below dir, sorted, skipping hidden names:
+// the regular entries and the symbolic links to regular files of
+// walkEntries.
 func walkDir(dir string) ([]string, error) {
 	var files []string
+	err := walkEntries(dir, func(path string, d fs.DirEntry) bool {
+		if d.Type().IsRegular() {
+			files = append(files, path)
+		} else if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+			files = append(files, path)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// walkEntries calls fn with every regular file and symbolic link below dir,
+// skipping hidden names, until fn returns false. A dir that is a symbolic
+// link to a directory is walked as that directory.
+func walkEntries(dir string, fn func(path string, d fs.DirEntry) bool) error {
 	root := dir
 	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		root = filepath.Clean(dir) + string(filepath.Separator) // the separator makes the walk follow the link
 	}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("corpus directory %s: %w", dir, err)
 		}
@@ -149,20 +268,11 @@ func walkDir(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
-			files = append(files, path)
-		} else if d.Type()&fs.ModeSymlink != 0 {
-			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-				files = append(files, path)
-			}
+		if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && !fn(path, d) {
+			return filepath.SkipAll
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
-	return files, nil
 }
 
 // totalSize returns the summed size of files on disk.

@@ -3,10 +3,8 @@ package corpus
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/internal/outpath"
@@ -77,49 +75,19 @@ func WriteTokens(ctx context.Context, paths []string, drop map[string]bool, w io
 	return st, nil
 }
 
-// ErrOutputInCorpus reports an output file that is, or lies inside, one of
-// the corpus paths it is made from (it would be read back, or replace a
-// corpus file).
-var ErrOutputInCorpus = errors.New("the output file is inside the corpus")
-
-// WriteTokensFile is WriteTokens into the file at path, written to a
-// temporary file beside it and renamed when complete (an interrupted run
-// leaves no partial file). A path inside the corpus is refused with
-// ErrOutputInCorpus before anything is read.
-func WriteTokensFile(ctx context.Context, paths []string, drop map[string]bool, path string) (TokenStats, error) {
-	if err := outsideCorpus(paths, path); err != nil {
+// WriteTokensFile is WriteTokens into the file out, written to a temporary
+// file beside it and renamed when complete (an interrupted run leaves no
+// partial file). An output that is a file of the corpus (CheckOutputs) is
+// refused with ErrOutputInCorpus before anything is read.
+func WriteTokensFile(ctx context.Context, paths []string, drop map[string]bool, out outpath.File) (TokenStats, error) {
+	if err := CheckOutputs(paths, []outpath.File{out}); err != nil {
 		return TokenStats{}, err
 	}
 	var st TokenStats
-	err := atomicfile.Write(path, atomicfile.Readable, func(w *bufio.Writer) error {
+	err := atomicfile.Write(out.Path, atomicfile.Readable, func(w *bufio.Writer) error {
 		var werr error
 		st, werr = WriteTokens(ctx, paths, drop, w)
 		return werr
 	})
 	return st, err
-}
-
-// outsideCorpus returns an error wrapping ErrOutputInCorpus if the file at
-// out is one of paths or lies inside one, symbolic links followed on either
-// side (outpath.SamePath, outpath.Within), or is already a file the corpus
-// reads under another name (a link, a hard link).
-func outsideCorpus(paths []string, out string) error {
-	for _, p := range paths {
-		if outpath.SamePath(out, p) || outpath.Within(out, p) {
-			return fmt.Errorf("%w: %s is %s or inside it", ErrOutputInCorpus, out, p)
-		}
-	}
-	if _, err := os.Stat(out); err != nil {
-		return nil // no file there yet: none the corpus reads
-	}
-	files, err := Files(paths)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		if outpath.SamePath(out, f) {
-			return fmt.Errorf("%w: %s is the corpus file %s", ErrOutputInCorpus, out, f)
-		}
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 )
 
 // TestWriteTokensDrop: every sentence with a dropped word goes, the rest of
@@ -59,7 +61,7 @@ func TestWriteTokensInsideCorpus(t *testing.T) {
 		{[]string{corpus}, corpus},
 		{[]string{dir}, filepath.Join(dir, "deeper", "sub.txt")},
 	} {
-		_, err := WriteTokensFile(context.Background(), c.paths, map[string]bool{"x": true}, c.out)
+		_, err := WriteTokensFile(context.Background(), c.paths, map[string]bool{"x": true}, outFile(c.out))
 		if !errors.Is(err, ErrOutputInCorpus) {
 			t.Errorf("out %s, corpus %v: err %v, want ErrOutputInCorpus", c.out, c.paths, err)
 		}
@@ -69,7 +71,8 @@ func TestWriteTokensInsideCorpus(t *testing.T) {
 	}
 	// Beside the corpus it is written, and nothing temporary is left.
 	out := filepath.Join(t.TempDir(), "sub.txt")
-	if _, err := WriteTokensFile(context.Background(), []string{dir}, map[string]bool{"x": true}, out); err != nil {
+	_, err := WriteTokensFile(context.Background(), []string{dir}, map[string]bool{"x": true}, outFile(out))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "some words here\n" {
@@ -80,6 +83,9 @@ func TestWriteTokensInsideCorpus(t *testing.T) {
 	}
 }
 
+// outFile is path given to --out.
+func outFile(path string) outpath.File { return outpath.File{Flag: "--out", Path: path} }
+
 // TestWriteTokensFileMode: the subcorpus is readable by others (0644), as the
 // package's other outputs are, not CreateTemp's 0600.
 func TestWriteTokensFileMode(t *testing.T) {
@@ -89,7 +95,7 @@ func TestWriteTokensFileMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "sub.txt")
-	if _, err := WriteTokensFile(context.Background(), []string{corpus}, nil, out); err != nil {
+	if _, err := WriteTokensFile(context.Background(), []string{corpus}, nil, outFile(out)); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(out)
@@ -127,7 +133,7 @@ func TestWriteTokensInsideCorpusThroughLinks(t *testing.T) {
 		{[]string{cdir}, filepath.Join(toCorpus, "tokens.txt")}, // inside the directory
 		{[]string{toCorpus}, filepath.Join(cdir, "tokens.txt")}, // the corpus path is the link
 	} {
-		_, err := WriteTokensFile(context.Background(), c.paths, nil, c.out)
+		_, err := WriteTokensFile(context.Background(), c.paths, nil, outFile(c.out))
 		if !errors.Is(err, ErrOutputInCorpus) {
 			t.Errorf("out %s, corpus %v: err %v, want ErrOutputInCorpus", c.out, c.paths, err)
 		}

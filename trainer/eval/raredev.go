@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -204,6 +205,10 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	case o.MinSentences < 1 || o.MaxContexts < o.MinSentences || o.Window < 1 || o.MaxCount < 1:
 		return cli.UsageError("want --min-sentences ≥ 1, --max-contexts ≥ --min-sentences, --window ≥ 1, --max-count ≥ 1")
 	}
+	subOut := outpath.File{Flag: "--corpus-out", Path: *sub}
+	if err := corpus.CheckOutputs(paths, []outpath.File{subOut}); err != nil {
+		return cli.UsageError("%w", err)
+	}
 	pairs, err := dataset.LoadWordPairs(fs.Arg(0))
 	if err != nil {
 		return err
@@ -227,7 +232,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	for w := range set.Contexts {
 		drop[w] = true
 	}
-	st, err := corpus.WriteTokensFile(ctx, paths, drop, *sub)
+	st, err := corpus.WriteTokensFile(ctx, paths, drop, subOut)
 	if err != nil {
 		return fmt.Errorf("--corpus-out %s: %w", *sub, err)
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/model"
+	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
 )
 
@@ -143,5 +146,37 @@ func TestEvalRareDevCorpusOut(t *testing.T) {
 		strings.TrimSuffix(strings.Repeat("common word here ", 10), " ") + "\n"
 	if string(got) != want || !strings.Contains(stdout, "dropped 4 sentences") {
 		t.Fatalf("subcorpus %q (stdout %q), want %q", got, stdout, want)
+	}
+}
+
+// TestEvalRareDevCorpusOutCheckedFirst: a --corpus-out that is a file of the
+// corpus (here inside its directory) is refused by a usage error naming it
+// and the directory, before the set is built or --out written.
+func TestEvalRareDevCorpusOutCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.Mkdir(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("the guitar plays music. the zorb plays music. ", 3) + "\n"
+	if err := os.WriteFile(filepath.Join(docs, "c.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pairs := filepath.Join(dir, "pairs.txt")
+	if err := os.WriteFile(pairs, []byte("zorb music 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub, dev := filepath.Join(docs, "sub.txt"), filepath.Join(dir, "dev")
+	_, _, err := run(t, "rare-dev", "--corpus", docs, "--out", dev, "--corpus-out", sub,
+		"--min-sentences", "2", "--max-count", "5", "--min-common", "1", pairs)
+	want := "--corpus-out " + sub + " is inside the --corpus directory " + docs
+	if !errors.Is(err, cli.ErrUsage) || !errors.Is(err, corpus.ErrOutputInCorpus) ||
+		!strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want a usage error containing %q", err, want)
+	}
+	for _, p := range []string{sub, dev} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused run left %s (%v)", p, err)
+		}
 	}
 }

@@ -585,3 +585,55 @@ func TestTrainEmbeddingsChecksResumeFirst(t *testing.T) {
 		}
 	}
 }
+
+// An output that is a file of a --corpus directory under another name is
+// refused before the corpus is read, naming the flag, the output and the
+// corpus file: a symbolic link or a hard link to it, or the place a link in
+// the directory leads to (the next run would read the vectors as corpus).
+func TestTrainEmbeddingsRefusesAnOutputLinkedToTheCorpus(t *testing.T) {
+	root := t.TempDir()
+	docs, away := filepath.Join(root, "docs"), filepath.Join(root, "away")
+	for _, d := range []string{docs, away} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := os.ReadFile(topicCorpus(t, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(docs, "a.txt")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toFile, hard := filepath.Join(away, "e.vec"), filepath.Join(away, "counts.txt")
+	lead := filepath.Join(away, "lead.vec")
+	if err := os.Symlink(file, toFile); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink(lead, filepath.Join(docs, "lead.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(file, hard); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	out := filepath.Join(away, "out.vec")
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--out", toFile}, "--out " + toFile + " is the corpus file " + file},
+		{[]string{"--out", out, "--counts-out", hard}, "--counts-out " + hard + " is the corpus file " + file},
+		{[]string{"--out", lead}, "--out " + lead + " is where the symbolic link " + filepath.Join(docs, "lead.txt")},
+	} {
+		args := append([]string{"--corpus", docs, "--dim", "8", "--epochs", "1"}, c.extra...)
+		log, err := runCmd(context.Background(), args...)
+		if !errors.Is(err, cli.ErrUsage) || !errors.Is(err, corpus.ErrOutputInCorpus) ||
+			!strings.Contains(err.Error(), c.want) || strings.Contains(log, "corpus read") {
+			t.Errorf("%q: err = %v, log %q; want a usage error %q before the corpus is read", c.extra, err, log, c.want)
+		}
+	}
+	if b, err := os.ReadFile(file); !bytes.Equal(b, text) || err != nil {
+		t.Errorf("the corpus file changed (%v)", err)
+	}
+}
