@@ -33,6 +33,10 @@ const (
 	queueWait = time.Second
 	// requestTimeout bounds the work of one request (503 when it passes).
 	requestTimeout = 60 * time.Second
+	// patience is how long a client may send its body or read its answer
+	// before its request may be cut (its connection's deadline put in the
+	// past) to make room for another that finds maxBodiesHeld full.
+	patience = time.Second
 )
 
 // errBusy is the error of a request refused because the endpoints are busy:
@@ -50,7 +54,7 @@ type gate struct {
 
 func newGate() *gate {
 	return &gate{slots: admission.NewSlots(2*runtime.GOMAXPROCS(0), queueWait),
-		budget: admission.NewBudget(maxBodiesHeld), bodyTimeout: bodyTimeout, timeout: requestTimeout}
+		budget: admission.NewBudget(maxBodiesHeld, patience), bodyTimeout: bodyTimeout, timeout: requestTimeout}
 }
 
 // admitted reads r's body, of at most limit bytes, within bodyTimeout and
@@ -65,16 +69,24 @@ func (a *gate) admitted(limit int64,
 		// server's own timeouts bound the body and the answer there.
 		// Weaviate's ends the answer a fixed time after the request started
 		// (--write-timeout, 60 s by default): the answer gets time of its
-		// own after the body and the work.
+		// own after the body and the work. Without deadlines no request
+		// can be cut to make room either (admission.Charge.Expose).
 		rc, now := http.NewResponseController(w), time.Now()
-		_ = rc.SetReadDeadline(now.Add(a.bodyTimeout))
-		_ = rc.SetWriteDeadline(now.Add(2*a.bodyTimeout + a.timeout))
 		held := &hold{charge: a.budget.NewCharge(), g: a}
 		defer held.release()
+		readDeadline := rc.SetReadDeadline(now.Add(a.bodyTimeout)) == nil
+		if rc.SetWriteDeadline(now.Add(2*a.bodyTimeout+a.timeout)) == nil {
+			held.rc = rc
+		}
 		var body []byte
 		err := error(&http.MaxBytesError{Limit: limit}) // a declared length over limit: nothing read
 		if r.ContentLength <= limit {
+			end := func() {}
+			if readDeadline {
+				end = held.charge.Expose(func() { rc.SetReadDeadline(time.Now()) })
+			}
 			body, err = io.ReadAll(held.charge.Reader(http.MaxBytesReader(w, r.Body, limit)))
+			end()
 		}
 		if err != nil {
 			// The deadline bounds what the server drains of the body
@@ -163,7 +175,8 @@ func (a *gate) stopped(ctx context.Context) error {
 type hold struct {
 	charge *admission.Charge
 	g      *gate
-	slot   *admission.Slot // while the request holds one of the slots
+	slot   *admission.Slot          // while the request holds one of the slots
+	rc     *http.ResponseController // nil when the connection's deadlines cannot be set
 }
 
 // release gives back the bytes charged and the slot.
@@ -174,7 +187,8 @@ func (b *hold) release() {
 
 // answer writes v as the request's JSON answer, charged beside the body
 // until the request ends, within bodyTimeout: a client slow to read it holds
-// its bytes no longer. It is refused (503, Retry-After) when the bytes held
+// its bytes no longer, and no longer than patience once another request
+// needs the room. It is refused (503, Retry-After) when the bytes held
 // would pass maxBodiesHeld while another answer is being written: what
 // answers hold is at most maxBodiesHeld or one answer.
 func (b *hold) answer(w http.ResponseWriter, v any) {
@@ -188,7 +202,9 @@ func (b *hold) answer(w http.ResponseWriter, v any) {
 			"%w: more than %d bytes of request bodies and answers held at once; retry later", errBusy, b.g.budget.Max()))
 		return
 	}
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(b.g.bodyTimeout))
+	if rc := b.rc; rc != nil && rc.SetWriteDeadline(time.Now().Add(b.g.bodyTimeout)) == nil {
+		defer b.charge.Expose(func() { rc.SetWriteDeadline(time.Now()) })()
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(out)
 }

@@ -62,7 +62,7 @@ func TestEndpointsWaitForASlot(t *testing.T) {
 // back what it held, refused or served.
 func TestEndpointsBoundTheBytesHeld(t *testing.T) {
 	m := newTestModule(t, true)
-	m.adm.budget = admission.NewBudget(int64(len(batchBody)) + 10)
+	m.adm.budget = admission.NewBudget(int64(len(batchBody))+10, time.Minute)
 	h := m.RootHandler()
 	other := holdBody(t, m.adm.budget, 20) // another request's body
 	rec := post(h, "/vectors/batch", batchBody)
@@ -207,7 +207,7 @@ func TestEndpointsChargeTheirAnswers(t *testing.T) {
 	m := newTestModule(t, true)
 	h := m.RootHandler()
 	// Room for the body, not for its answer.
-	m.adm.budget = admission.NewBudget(int64(len(batchBody)) + 100)
+	m.adm.budget = admission.NewBudget(int64(len(batchBody))+100, time.Minute)
 	other := m.adm.budget.NewCharge()
 	if err := other.Answer(50); err != nil { // another request's answer, being written
 		t.Fatal(err)
@@ -259,6 +259,48 @@ func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
 	}
 	if n := a.budget.Held(); n != 0 {
 		t.Errorf("%d bytes held 5 s after an answer nobody reads, want 0 after %v", n, a.bodyTimeout)
+	}
+}
+
+// TestAdmittedHeldBodyCutToMakeRoom: a client holding a half-sent body
+// that fills the bytes held cannot keep others out: past the patience, a
+// new body cuts it (408) and is served.
+func TestAdmittedHeldBodyCutToMakeRoom(t *testing.T) {
+	a := newGate()
+	a.budget = admission.NewBudget(1000, 20*time.Millisecond)
+	srv := httptest.NewServer(a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) {
+		held.answer(w, "ok")
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n" + strings.Repeat(" ", 800))); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.budget.Held() < 800 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // past the patience
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(strings.Repeat(" ", 300)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a body beside one held past the patience: %d, want 200", resp.StatusCode)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	held, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the held body: no answer: %v", err)
+	}
+	held.Body.Close()
+	if held.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("the held body: %d, want 408", held.StatusCode)
 	}
 }
 

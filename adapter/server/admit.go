@@ -52,17 +52,21 @@ func (s *Server) errorWriterFor(r *http.Request) func(http.ResponseWriter, error
 	return s.writeError
 }
 
-// admit reads the body of a POST into buf before the request takes a slot:
-// the Content-Type (if any) must be application/json, the body must arrive
-// within BodyTimeout and fit MaxBodyBytes. A refused body is drained (within
-// a bound) first, so that the client reads the status, not a reset.
+// admit reads the body of a POST into buf, charged to held, before the
+// request takes a slot: the Content-Type (if any) must be application/json,
+// the body must arrive within BodyTimeout and fit MaxBodyBytes. While it
+// arrives, the request may be cut to make room (Limits.Patience). A refused
+// body is drained (within a bound) first, so that the client reads the
+// status, not a reset.
 //
 // A request without Content-Type is accepted: Weaviate's clients send none.
 // Browsers always label a cross-origin POST (Sec-Fetch-Site, Origin), and
 // those are refused before admit (http.CrossOriginProtection).
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, held *admission.Charge) error {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout))
+	if rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) == nil {
+		defer held.Expose(func() { rc.SetReadDeadline(time.Now()) })()
+	}
 	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
@@ -86,6 +90,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
 		s.drain(w, r)
 		return err
+	case isTimeout(err) && held.Cut():
+		w.Header().Set("Connection", "close")
+		return errorf(http.StatusRequestTimeout, "request body still arriving after %v while the bodies and answers held "+
+			"reached %d bytes (--max-body-buffer): cut to make room", s.limits.Patience, s.limits.MaxBodyBuffer)
 	case isTimeout(err):
 		s.metrics.bodyTimeouts.Inc()
 		w.Header().Set("Connection", "close")
@@ -114,11 +122,15 @@ func (s *Server) bufferBusy() *httpError {
 		s.limits.MaxBodyBuffer)}
 }
 
-// writeAnswer writes a computed answer under a write deadline of its own
-// (answerTimeout), so that a client slow to read it holds its connection
-// and the answer's bytes no longer than that.
-func (s *Server) writeAnswer(w http.ResponseWriter, out []byte) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.answerTimeout(len(out))))
+// writeAnswer writes a computed answer, charged to held, under a write
+// deadline of its own (answerTimeout), so that a client slow to read it
+// holds its connection and the answer's bytes no longer than that, and no
+// longer than Limits.Patience once another request needs the room.
+func (s *Server) writeAnswer(w http.ResponseWriter, out []byte, held *admission.Charge) {
+	rc := http.NewResponseController(w)
+	if rc.SetWriteDeadline(time.Now().Add(s.answerTimeout(len(out)))) == nil {
+		defer held.Expose(func() { rc.SetWriteDeadline(time.Now()) })()
+	}
 	if err := writeJSON(w, out); err != nil {
 		s.metrics.answersCut.Inc()
 	}

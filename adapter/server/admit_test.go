@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/admission"
 )
@@ -16,7 +17,7 @@ import (
 // held reach MaxBodyBuffer is drained whole (the client reads its 503, not
 // a reset), and what is drained is not charged.
 func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
-	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100)}
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, time.Minute)}
 	r := httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(strings.Repeat(" ", 10_000)))
 	held := s.budget.NewCharge()
 	defer held.Release()

@@ -414,6 +414,7 @@ func TestHostileBodyBuffer(t *testing.T) {
 	lim := server.DefaultLimits()
 	lim.MaxBodyBytes = 4096
 	lim.MaxBodyBuffer = 8192
+	lim.Patience = time.Hour // no request cut to make room
 	_, _, url := startServer(t, lim)
 	addr := strings.TrimPrefix(url, "http://")
 	var conns []net.Conn
@@ -444,6 +445,57 @@ func TestHostileBodyBuffer(t *testing.T) {
 			t.Fatalf("after the clients left: %d %s", status, resp)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// halfSent opens a connection that announces a body of 4,000 bytes and
+// sends all but its last 1,000.
+func halfSent(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "POST /vectors HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n{\"text\":\"%s", strings.Repeat("f1 ", 1000))
+	return c
+}
+
+// TestHostileHeldBodiesCut: clients holding half-sent bodies that fill
+// --max-body-buffer cannot keep others out: once they have held them past
+// the patience, a new body cuts the oldest (408 naming the cut) and is
+// answered 200, as are the next ones.
+func TestHostileHeldBodiesCut(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.MaxBodyBuffer = 8192
+	lim.Patience = 50 * time.Millisecond
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	var conns []net.Conn
+	for range 3 {
+		conns = append(conns, halfSent(t, addr))
+		time.Sleep(20 * time.Millisecond) // in this order
+	}
+	time.Sleep(200 * time.Millisecond)
+	body := `{"text":"` + strings.Repeat("f2 ", 1000) + `"}`
+	for i := range 3 {
+		if status, _, resp := testhttp.Post(t, url, "/vectors", body); status != http.StatusOK {
+			t.Fatalf("body %d beside bodies held past the patience: %d %s", i, status, resp)
+		}
+	}
+	conns[0].SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conns[0]), nil)
+	if err != nil {
+		t.Fatalf("the oldest held body: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "cut to make room") {
+		t.Errorf("the oldest held body: %d %s, want 408 naming the cut", resp.StatusCode, b)
+	}
+	_, _, metrics := testhttp.Get(t, url+"/metrics")
+	if strings.Contains(metrics, "\nt2vam_http_cut_for_room_total 0\n") {
+		t.Errorf("cuts not counted: %s", grepLines(metrics, "cut_for_room"))
 	}
 }
 
@@ -595,6 +647,40 @@ func TestHostileSlowReaders(t *testing.T) {
 	}
 }
 
+// TestHostileSlowReadersCut: clients that never read their large answers,
+// enough to fill --max-body-buffer, cannot keep other answers out: once
+// they have held them past the patience, a new answer cuts the oldest
+// (its connection is closed before the answer ends) and is written.
+func TestHostileSlowReadersCut(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBatch = 12000
+	lim.MaxBodyBuffer = 12 << 20
+	lim.Patience = 50 * time.Millisecond
+	url := startSmallSendServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	mid := batchBody(12000) // a 4.7 MB answer
+	var held []*http.Response
+	for i := range 2 {
+		resp := slowReader(t, addr, "/vectors/batch", mid)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("slow reader %d: %d", i, resp.StatusCode)
+		}
+		held = append(held, resp)
+	}
+	time.Sleep(200 * time.Millisecond)
+	resp := slowReader(t, addr, "/vectors/batch", mid)
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("a third answer beside two held past the patience: %d %.200s, want 200", resp.StatusCode, b)
+	}
+	if n, err := io.Copy(io.Discard, held[0].Body); err == nil || n >= held[0].ContentLength {
+		t.Errorf("the oldest held answer: read %d of %d bytes, err %v; want it cut", n, held[0].ContentLength, err)
+	}
+	if status, _, resp := testhttp.Post(t, url, "/vectors", `{"text":"f1 f2"}`); status != http.StatusOK {
+		t.Errorf("a small answer beside the held ones: %d %.200s", status, resp)
+	}
+}
+
 // grepLines returns the lines of s that contain sub.
 func grepLines(s, sub string) string {
 	var out []string
@@ -614,6 +700,7 @@ func TestHostileAnswerBuffer(t *testing.T) {
 	lim := server.DefaultLimits()
 	lim.MaxBatch = 35000
 	lim.MaxBodyBuffer = 12 << 20
+	lim.Patience = time.Hour // no request cut to make room
 	url := startSmallSendServer(t, lim)
 	addr := strings.TrimPrefix(url, "http://")
 	if status, _, resp := testhttp.Post(t, url, "/vectors/batch", string(batchBody(35000))); status != http.StatusOK {

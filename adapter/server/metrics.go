@@ -68,10 +68,36 @@ func newMetrics(s *Server) *metrics {
 		Help: "Texts refused because they hold more distinct words needing AM inference than --max-am-words.",
 	})
 	m.reg.MustRegister(buildInfo(), m.requests, m.latency, m.inFlight, m.rejected, m.stopped, m.bodyTimeouts, m.answersCut, m.amWordsRefused,
-		&statsCollector{s: s},
+		&statsCollector{s: s}, admissionCollector{s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+var (
+	descSlotsInUse = prometheus.NewDesc("t2vam_slots_in_use",
+		"Concurrency slots (--max-concurrent) taken by requests working now.", nil, nil)
+	descBufferHeld = prometheus.NewDesc("t2vam_body_buffer_held_bytes",
+		"Bytes of request bodies and answers held now, counted against --max-body-buffer.", nil, nil)
+	descCutForRoom = prometheus.NewDesc("t2vam_http_cut_for_room_total",
+		"Requests cut because their client sent its body or read its answer slowly while --max-body-buffer "+
+			"was full and another request needed the room.", nil, nil)
+)
+
+// admissionCollector exports what the requests hold of the slots and the
+// body buffer at scrape time, and the requests cut to make room.
+type admissionCollector struct{ s *Server }
+
+func (c admissionCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descSlotsInUse
+	ch <- descBufferHeld
+	ch <- descCutForRoom
+}
+
+func (c admissionCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descSlotsInUse, prometheus.GaugeValue, float64(c.s.slots.InUse()))
+	ch <- prometheus.MustNewConstMetric(descBufferHeld, prometheus.GaugeValue, float64(c.s.budget.Held()))
+	ch <- prometheus.MustNewConstMetric(descCutForRoom, prometheus.CounterValue, float64(c.s.budget.Cuts()))
 }
 
 // buildInfo is t2vam_build_info: always 1, its labels name the version, the

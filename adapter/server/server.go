@@ -78,6 +78,11 @@ type Limits struct {
 	// and of answers being written; a body that would exceed it gets 503 +
 	// Retry-After, and so does an answer unless no other is being written.
 	MaxBodyBuffer int64
+	// Patience is how long a client may set the pace of its request (send
+	// its body, read its answer) before the request may be cut to make room
+	// for another that finds MaxBodyBuffer full: oldest first, its
+	// connection is closed (a body: 408) and its bytes given back.
+	Patience time.Duration
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.
 	RequestTimeout time.Duration
@@ -97,7 +102,8 @@ type Limits struct {
 
 // DefaultLimits returns 8 MiB bodies, 1 MiB texts, 100,000 words per text,
 // 2,048 texts per batch, 4×GOMAXPROCS concurrent requests, a 1 s queue wait,
-// 30 s to send a body, 60 s of work per request, 1 s of not-ready before
+// 30 s to send a body, 1 s of patience with a slow client when room is
+// needed, 60 s of work per request, 1 s of not-ready before
 // the listener closes, and vectorizer.DefaultExplainLimits.
 func DefaultLimits() Limits {
 	return Limits{
@@ -109,6 +115,7 @@ func DefaultLimits() Limits {
 		QueueWait:      time.Second,
 		BodyTimeout:    30 * time.Second,
 		MaxBodyBuffer:  256 << 20,
+		Patience:       time.Second,
 		RequestTimeout: 60 * time.Second,
 		ReadyDelay:     time.Second,
 		Explain:        vectorizer.DefaultExplainLimits(),
@@ -142,6 +149,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("--max-body-buffer %d: want ≥ --max-body-bytes (%d)", l.MaxBodyBuffer, l.MaxBodyBytes)
 	case l.BodyTimeout <= 0:
 		return fmt.Errorf("--body-timeout %v: want > 0", l.BodyTimeout)
+	case l.Patience < 0:
+		return fmt.Errorf("patience with slow clients %v: want ≥ 0", l.Patience)
 	case l.RequestTimeout <= 0:
 		return fmt.Errorf("--request-timeout %v: want > 0", l.RequestTimeout)
 	case l.ReadyDelay < 0:
@@ -190,7 +199,7 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 		limits:    limits,
 		log:       log,
 		slots:     admission.NewSlots(limits.MaxConcurrent, limits.QueueWait),
-		budget:    admission.NewBudget(limits.MaxBodyBuffer),
+		budget:    admission.NewBudget(limits.MaxBodyBuffer, limits.Patience),
 	}
 	if store == nil {
 		s.vz = memstore.NewLocal(nil)
@@ -334,7 +343,7 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 		held := s.budget.NewCharge()
 		defer held.Release()
 		r.Body = held.Reader(r.Body)
-		if err := s.admit(w, r, buf); err != nil {
+		if err := s.admit(w, r, buf, held); err != nil {
 			writeErr(w, err)
 			return
 		}
@@ -355,7 +364,7 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 			return
 		}
 		maps.Copy(w.Header(), hdr)
-		s.writeAnswer(w, out)
+		s.writeAnswer(w, out, held)
 	}
 }
 

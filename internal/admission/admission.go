@@ -6,10 +6,13 @@
 package admission
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -27,15 +30,40 @@ var ErrBusy = errors.New("no slot free")
 // bytes held past the maximum fails; so does an answer, unless no other
 // answer is being written: one answer is always written, whatever its
 // size, so what answers hold is at most the maximum or one answer.
+//
+// A client that sends its body slowly, or reads its answer slowly or not at
+// all, would hold its bytes for as long as its deadlines allow; such
+// clients could keep every other request out. So a request whose client
+// sets the pace (Charge.Expose) for longer than the Budget's patience is
+// cut, oldest first, when another request finds the Budget full: a body or
+// answer that the cuts make room for is charged, and the bytes held pass
+// the maximum only until the cut requests give theirs back.
 // A Budget is safe for concurrent use.
 type Budget struct {
-	limit   int64
-	held    atomic.Int64 // bytes of bodies and answers held now
-	answers atomic.Int64 // bytes of answers held now
+	limit    int64
+	patience time.Duration
+	held     atomic.Int64 // bytes of bodies and answers held now
+	answers  atomic.Int64 // bytes of answers held now
+	leaving  atomic.Int64 // bytes of requests cut, held until they release them
+	cuts     atomic.Int64 // requests cut to make room
+
+	mu      sync.Mutex
+	exposed map[*Charge]exposure // requests whose client sets the pace now
+	seq     uint64               // exposures so far
 }
 
-// NewBudget returns a Budget of limit bytes.
-func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
+// exposure is a phase of a request in which its client sets the pace.
+type exposure struct {
+	since time.Time
+	seq   uint64 // order of the exposures (times may be equal)
+	cut   func()
+}
+
+// NewBudget returns a Budget of limit bytes whose requests may be cut to
+// make room once their clients have set the pace for patience.
+func NewBudget(limit int64, patience time.Duration) *Budget {
+	return &Budget{limit: limit, patience: max(patience, 0), exposed: map[*Charge]exposure{}}
+}
 
 // Max returns the bytes the Budget bounds.
 func (b *Budget) Max() int64 { return b.limit }
@@ -47,46 +75,124 @@ func (b *Budget) Held() int64 { return b.held.Load() }
 // Answers returns the bytes of answers charged now.
 func (b *Budget) Answers() int64 { return b.answers.Load() }
 
+// Cuts returns the number of requests cut to make room so far.
+func (b *Budget) Cuts() int64 { return b.cuts.Load() }
+
 // NewCharge returns the account of one request's bytes in b: its body,
 // charged as it is read (Reader), then its answer (Answer), until Release.
 func (b *Budget) NewCharge() *Charge { return &Charge{b: b} }
+
+// over returns by how many bytes what is held, but for the bytes of cut
+// requests, passes the maximum.
+func (b *Budget) over() int64 { return b.held.Load() - b.leaving.Load() - b.limit }
+
+// makeRoom cuts requests other than self that have been exposed for the
+// Budget's patience, oldest first, until the bytes they hold bring what is
+// held within the maximum; it reports whether they do.
+func (b *Budget) makeRoom(self *Charge) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	over := b.over()
+	if over <= 0 {
+		return true
+	}
+	now := time.Now()
+	var old []*Charge
+	for c, e := range b.exposed {
+		if c != self && !c.cut && c.n.Load() > 0 && now.Sub(e.since) >= b.patience {
+			old = append(old, c)
+		}
+	}
+	slices.SortFunc(old, func(x, y *Charge) int { return cmp.Compare(b.exposed[x].seq, b.exposed[y].seq) })
+	for _, c := range old {
+		if over <= 0 {
+			break
+		}
+		b.exposed[c].cut()
+		c.cut, c.leaving = true, c.n.Load()
+		b.leaving.Add(c.leaving)
+		b.cuts.Add(1)
+		over -= c.leaving
+	}
+	return over <= 0
+}
 
 // Charge is what one request holds of a Budget. Its methods are for the
 // request's own goroutine: a Charge is not safe for concurrent use.
 type Charge struct {
 	b      *Budget
-	n      int64 // bytes charged, the answer's among them
-	answer int64 // bytes of the answer, charged to Budget.answers too
+	n      atomic.Int64 // bytes charged, the answer's among them (read by makeRoom)
+	answer int64        // bytes of the answer, charged to Budget.answers too
+	// cut and leaving (the bytes counted in Budget.leaving) are guarded by
+	// the Budget's mu.
+	cut     bool
+	leaving int64
 }
 
 // Reader returns rc charging c the bytes read from it as they arrive, so a
 // slow client holds only what it has sent. A read that takes the Budget
-// past its maximum returns its bytes and an error wrapping ErrFull; they
-// stay charged (they were received) until Release.
+// past its maximum, with no room made by cutting, returns its bytes and an
+// error wrapping ErrFull; they stay charged (they were received) until
+// Release.
 func (c *Charge) Reader(rc io.ReadCloser) *Reader { return &Reader{ReadCloser: rc, c: c} }
 
 // Answer charges an answer of n bytes, held until Release. It fails with
 // ErrFull, charging nothing, when the bytes held would pass the maximum
-// while another answer is being written.
+// while another answer is being written and cutting makes no room.
 func (c *Charge) Answer(n int64) error {
 	b := c.b
 	others := b.answers.Add(n) - n
-	if b.held.Add(n) > b.limit && others > 0 {
+	c.n.Add(n)
+	if b.held.Add(n); b.over() > 0 && others > 0 && !b.makeRoom(c) {
 		b.answers.Add(-n)
 		b.held.Add(-n)
+		c.n.Add(-n)
 		return fmt.Errorf("%w: an answer of %d bytes beside others being written, over %d bytes", ErrFull, n, b.limit)
 	}
-	c.n += n
 	c.answer += n
 	return nil
 }
 
-// Release gives back every byte charged to c. A second Release gives back
-// only what was charged since the first (nothing, unless c was read again).
+// Expose marks the start of a phase of c's request in which its client
+// sets the pace: its body is received, or its answer written. Once the
+// phase has lasted the Budget's patience, a request that finds the Budget
+// full may cut c: cut is then called once, from that request's goroutine,
+// and must make c's request give up soon (a deadline in the past on its
+// connection) without blocking. The phase lasts until end is called; cut is
+// never called after end returns.
+func (c *Charge) Expose(cut func()) (end func()) {
+	b := c.b
+	b.mu.Lock()
+	b.seq++
+	b.exposed[c] = exposure{since: time.Now(), seq: b.seq, cut: cut}
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.exposed, c)
+		b.mu.Unlock()
+	}
+}
+
+// Cut reports whether c was cut to make room for another request.
+func (c *Charge) Cut() bool {
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	return c.cut
+}
+
+// Release gives back every byte charged to c and ends its exposure. A
+// second Release gives back only what was charged since the first (nothing,
+// unless c was read again).
 func (c *Charge) Release() {
-	c.b.held.Add(-c.n)
-	c.b.answers.Add(-c.answer)
-	c.n, c.answer = 0, 0
+	b := c.b
+	b.held.Add(-c.n.Swap(0))
+	b.answers.Add(-c.answer)
+	c.answer = 0
+	b.mu.Lock()
+	delete(b.exposed, c)
+	b.leaving.Add(-c.leaving)
+	c.leaving = 0
+	b.mu.Unlock()
 }
 
 // Reader is a body whose bytes are charged to a Charge as they are read.
@@ -101,8 +207,8 @@ type Reader struct {
 func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
 	if n > 0 {
-		r.c.n += int64(n)
-		if b := r.c.b; b.held.Add(int64(n)) > b.limit {
+		r.c.n.Add(int64(n))
+		if b := r.c.b; b.held.Add(int64(n)) > b.limit && b.over() > 0 && !b.makeRoom(r.c) {
 			return n, fmt.Errorf("%w: more than %d bytes of bodies held", ErrFull, b.limit)
 		}
 	}

@@ -117,7 +117,7 @@ func request(b *Budget, l *ledger, rng *rand.Rand) (refused bool) {
 // answers at once never hold more than the maximum, except one answer
 // written alone; some are refused, and every byte is given back.
 func TestBudgetBoundsConcurrentRequests(t *testing.T) {
-	b := NewBudget(1000)
+	b := NewBudget(1000, time.Minute)
 	l := &ledger{max: b.Max()}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -150,7 +150,7 @@ func TestBudgetBoundsConcurrentRequests(t *testing.T) {
 // the read that passes the maximum returns its bytes and ErrFull, and they
 // stay charged until Release.
 func TestReaderChargesAsItReads(t *testing.T) {
-	b := NewBudget(100)
+	b := NewBudget(100, time.Minute)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 150, n: 60})
 	buf := make([]byte, 100)
@@ -173,7 +173,7 @@ func TestReaderChargesAsItReads(t *testing.T) {
 // TestReaderUnderlyingReadsUncharged: what is read from a Reader's own
 // ReadCloser (a refused body drained) is not charged.
 func TestReaderUnderlyingReadsUncharged(t *testing.T) {
-	b := NewBudget(100)
+	b := NewBudget(100, time.Minute)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 1000, n: 64})
 	if n, _ := io.Copy(io.Discard, r.ReadCloser); n != 1000 || b.Held() != 0 {
@@ -185,7 +185,7 @@ func TestReaderUnderlyingReadsUncharged(t *testing.T) {
 // charged when no other answer is being written, and refused, charging
 // nothing, while one is.
 func TestAnswerOneAlwaysWritten(t *testing.T) {
-	b := NewBudget(100)
+	b := NewBudget(100, time.Minute)
 	first := b.NewCharge()
 	if err := first.Answer(500); err != nil {
 		t.Fatalf("the only answer, 500 bytes of a budget of 100: %v, want it charged", err)
@@ -211,7 +211,7 @@ func TestAnswerOneAlwaysWritten(t *testing.T) {
 // do not refuse it (no other answer is being written), but a small answer
 // beside another is refused when the bytes held would pass the maximum.
 func TestAnswerBesideBodies(t *testing.T) {
-	b := NewBudget(100)
+	b := NewBudget(100, time.Minute)
 	body := b.NewCharge()
 	if _, err := io.ReadAll(body.Reader(&chunks{left: 90, n: 90})); err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestAnswerBesideBodies(t *testing.T) {
 // TestChargeReleaseTwice: a second Release gives back nothing more; bytes
 // charged after a Release are given back by the next.
 func TestChargeReleaseTwice(t *testing.T) {
-	b := NewBudget(100)
+	b := NewBudget(100, time.Minute)
 	other := b.NewCharge()
 	if err := other.Answer(30); err != nil {
 		t.Fatal(err)
@@ -379,5 +379,136 @@ func TestSlotReleaseTwice(t *testing.T) {
 	taken[1].Release()
 	if n := s.InUse(); n != 0 {
 		t.Errorf("%d slots taken at the end, want 0", n)
+	}
+}
+
+// readN reads n bytes of a body through c and returns the error of the last read.
+func readN(c *Charge, n int) error {
+	_, err := io.ReadAll(c.Reader(io.NopCloser(strings.NewReader(strings.Repeat("x", n)))))
+	return err
+}
+
+// TestExposedRequestCutToMakeRoom: a request whose client has set the pace
+// past the patience is cut when another finds the Budget full, and the
+// other's body is charged instead of refused.
+func TestExposedRequestCutToMakeRoom(t *testing.T) {
+	b := NewBudget(100, 0)
+	slow := b.NewCharge()
+	cuts := 0
+	end := slow.Expose(func() { cuts++ })
+	defer end()
+	if err := readN(slow, 80); err != nil {
+		t.Fatal(err)
+	}
+	other := b.NewCharge()
+	if err := readN(other, 40); err != nil {
+		t.Fatalf("a body beside a request exposed past its patience: %v, want it charged", err)
+	}
+	if cuts != 1 || !slow.Cut() || other.Cut() || b.Cuts() != 1 {
+		t.Fatalf("cut %d times, slow cut %v, other cut %v, Cuts %d; want the slow one cut once",
+			cuts, slow.Cut(), other.Cut(), b.Cuts())
+	}
+	slow.Release()
+	if b.Held() != 40 {
+		t.Fatalf("held %d after the cut request released, want 40", b.Held())
+	}
+	if err := readN(b.NewCharge(), 50); err != nil {
+		t.Fatalf("a body within the room left: %v", err)
+	}
+	other.Release()
+}
+
+// TestCutOnlyPastPatienceAndExposed: a request within its patience, one
+// not exposed (waiting for a slot, working) and one whose exposure ended
+// are not cut, and the body that finds the Budget full is refused.
+func TestCutOnlyPastPatienceAndExposed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		patience time.Duration
+		expose   bool
+		end      bool
+	}{
+		{"within patience", time.Hour, true, false},
+		{"not exposed", 0, false, false},
+		{"exposure ended", 0, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBudget(100, tc.patience)
+			held := b.NewCharge()
+			defer held.Release()
+			if tc.expose {
+				end := held.Expose(func() { t.Error("cut") })
+				if tc.end {
+					end()
+				} else {
+					defer end()
+				}
+			}
+			if err := readN(held, 80); err != nil {
+				t.Fatal(err)
+			}
+			other := b.NewCharge()
+			defer other.Release()
+			if err := readN(other, 40); !errors.Is(err, ErrFull) {
+				t.Fatalf("got %v, want ErrFull", err)
+			}
+			if held.Cut() || b.Cuts() != 0 {
+				t.Fatal("a request that may not be cut was cut")
+			}
+		})
+	}
+}
+
+// TestCutOldestFirstAndNoMore: cuts take the requests exposed first, only
+// as many as make room, and none already cut twice.
+func TestCutOldestFirstAndNoMore(t *testing.T) {
+	b := NewBudget(100, 0)
+	var order []string
+	var charges []*Charge
+	for _, name := range []string{"first", "second", "third"} {
+		c := b.NewCharge()
+		defer c.Release()
+		defer c.Expose(func() { order = append(order, name) })()
+		if err := readN(c, 30); err != nil {
+			t.Fatal(err)
+		}
+		charges = append(charges, c)
+	}
+	if err := readN(b.NewCharge(), 40); err != nil { // 30 over: the first makes room
+		t.Fatal(err)
+	}
+	if err := readN(b.NewCharge(), 5); err != nil { // the first's bytes are leaving: still room
+		t.Fatal(err)
+	}
+	if err := readN(b.NewCharge(), 30); err != nil { // 35 over: the second and third
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ","); got != "first,second,third" {
+		t.Fatalf("cut %s, want first,second,third", got)
+	}
+	if !charges[0].Cut() || b.Cuts() != 3 {
+		t.Fatalf("Cuts %d, want 3", b.Cuts())
+	}
+}
+
+// TestAnswerCutsAnExposedAnswer: an answer that finds the Budget full
+// beside another answer written past its patience cuts that one and is
+// charged.
+func TestAnswerCutsAnExposedAnswer(t *testing.T) {
+	b := NewBudget(100, 0)
+	slow := b.NewCharge()
+	defer slow.Release()
+	if err := slow.Answer(80); err != nil {
+		t.Fatal(err)
+	}
+	cut := false
+	defer slow.Expose(func() { cut = true })()
+	other := b.NewCharge()
+	defer other.Release()
+	if err := other.Answer(40); err != nil || !cut {
+		t.Fatalf("answer beside an answer written past its patience: %v, cut %v; want charged, the other cut", err, cut)
+	}
+	if b.Answers() != 120 {
+		t.Fatalf("answers held %d, want 120 until the cut one is released", b.Answers())
 	}
 }

@@ -14,7 +14,7 @@ import (
 // A request's body is charged as it is read, its answer beside it, and both
 // are given back when the request ends.
 func ExampleBudget() {
-	budget := admission.NewBudget(16)
+	budget := admission.NewBudget(16, time.Minute)
 	held := budget.NewCharge()
 	defer held.Release()
 	body, err := io.ReadAll(held.Reader(io.NopCloser(strings.NewReader(`{"text":"a"}`))))
@@ -46,4 +46,23 @@ func ExampleSlots() {
 	// <nil> 1 1
 	// true
 	// 0
+}
+
+// A client that holds its request's bytes by sending its body slowly, or
+// by not reading its answer, is cut when another request needs the room.
+func ExampleCharge_Expose() {
+	budget := admission.NewBudget(100, 0) // patience 0: cut at once when room is needed
+	slow := budget.NewCharge()
+	defer slow.Release()
+	end := slow.Expose(func() { fmt.Println("cut: a deadline in the past for the slow connection") })
+	io.ReadAll(slow.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", 90)))))
+
+	other := budget.NewCharge()
+	defer other.Release()
+	_, err := io.ReadAll(other.Reader(io.NopCloser(strings.NewReader(`{"text":"hello"}`))))
+	end()
+	fmt.Println(err, slow.Cut())
+	// Output:
+	// cut: a deadline in the past for the slow connection
+	// <nil> true
 }
