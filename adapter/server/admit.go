@@ -64,10 +64,13 @@ func (s *Server) errorWriterFor(r *http.Request) func(http.ResponseWriter, error
 // those are refused before admit (http.CrossOriginProtection).
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, held *admission.Charge) error {
 	rc := http.NewResponseController(w)
+	// The deadline for the rest of the request is set last, after the
+	// exposure ends: a cut cannot then leave the connection's deadline in
+	// the past for the work and the answer.
+	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
 	if rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) == nil {
 		defer held.Expose(func() { rc.SetReadDeadline(time.Now()) })()
 	}
-	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if cs := params["charset"]; err != nil || mt != "application/json" || (cs != "" && !strings.EqualFold(cs, "utf-8")) {
