@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -547,6 +548,13 @@ func TestTrainEmbeddingsChecksTheCheckpointPlace(t *testing.T) {
 		if !errors.Is(err, cli.ErrUsage) || !strings.Contains(err.Error(), c.want) || strings.Contains(log, "corpus read") {
 			t.Errorf("%q: err = %v, log %q; want a usage error %q before the corpus is read", c.extra, err, log, c.want)
 		}
+	}
+	sub := filepath.Join(docs, "sub")
+	if _, err := runCmd(context.Background(), "--corpus", docs, "--out", filepath.Join(sub, "e.vec")); err == nil {
+		t.Error("--out in a new directory inside the corpus: accepted")
+	}
+	if _, err := os.Stat(sub); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused --out left its directory %s inside the corpus (stat: %v)", sub, err)
 	}
 	hidden := []string{"--corpus", docs, "--out", filepath.Join(docs, ".out", "e.vec"), "--dim", "8", "--epochs", "1",
 		"--checkpoint-dir", filepath.Join(docs, ".ck")}

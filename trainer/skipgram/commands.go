@@ -163,9 +163,6 @@ func (o *options) validate() error {
 // the checkpoint lies inside a corpus directory, where the next run would
 // read it as corpus.
 func (o *options) checkOutputs() error {
-	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
-	}
 	var inputs []outpath.File
 	for _, p := range o.corpus {
 		if info, err := os.Stat(p); err == nil && !info.IsDir() {
@@ -174,10 +171,15 @@ func (o *options) checkOutputs() error {
 	}
 	outs := []outpath.File{{Flag: "--out", Path: o.out}, {Flag: "--counts-out", Path: o.countsOut}, {Flag: "--ngrams-out", Path: o.ngramsOut},
 		{Flag: "--outputs-out", Path: o.outputsOut}, {Flag: "--held-words-out", Path: o.heldOut}}
-	if err := outpath.Check(outs, append(inputs, outpath.File{Flag: "--resume", Path: o.cfg.Checkpoints.Resume})); err != nil {
+	// The corpus check comes before the --out directory is made: a refused
+	// output leaves no directory inside the corpus.
+	if err := corpus.CheckOutputs(o.corpus, outs); err != nil {
 		return cli.UsageError("%w", err)
 	}
-	if err := corpus.CheckOutputs(o.corpus, outs); err != nil {
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	if err := outpath.Check(outs, append(inputs, outpath.File{Flag: "--resume", Path: o.cfg.Checkpoints.Resume})); err != nil {
 		return cli.UsageError("%w", err)
 	}
 	ckpt := o.cfg.Checkpoints.Path

@@ -101,8 +101,8 @@ func TestTrainEmbeddingsFlagErrors(t *testing.T) {
 		{[]string{"--corpus", corpusPath, "--out", out, "--dim", "x"}, "invalid value"},
 		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", out}, "same file"},
 		// An output over the corpus destroyed it (training reads it first).
-		{[]string{"--corpus", corpusPath, "--out", corpusPath}, "is the input --corpus"},
-		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", corpusPath}, "is the input --corpus"},
+		{[]string{"--corpus", corpusPath, "--out", corpusPath}, "is the --corpus file"},
+		{[]string{"--corpus", corpusPath, "--out", out, "--counts-out", corpusPath}, "is the --corpus file"},
 		// 2^26 buckets × 2^14 dimensions would allocate 4 TiB: refused, not a fatal out-of-memory.
 		{[]string{"--corpus", corpusPath, "--out", out, "--maxn", "4", "--dim", "16384", "--bucket", "67108864"}, "--bucket 67108864 rows × --dim 16384: more than"},
 	} {
