@@ -206,7 +206,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("want --min-sentences ≥ 1, --max-contexts ≥ --min-sentences, --window ≥ 1, --max-count ≥ 1")
 	}
 	subOut := outpath.File{Flag: "--corpus-out", Path: *sub}
-	if err := corpus.CheckOutputs(paths, []outpath.File{subOut}); err != nil {
+	if err := corpus.CheckOutputs(paths, []outpath.File{{Flag: "--out", Path: *out}, subOut}); err != nil {
 		return cli.UsageError("%w", err)
 	}
 	pairs, err := dataset.LoadWordPairs(fs.Arg(0))

@@ -149,10 +149,11 @@ func TestEvalRareDevCorpusOut(t *testing.T) {
 	}
 }
 
-// TestEvalRareDevCorpusOutCheckedFirst: a --corpus-out that is a file of the
-// corpus (here inside its directory) is refused by a usage error naming it
-// and the directory, before the set is built or --out written.
-func TestEvalRareDevCorpusOutCheckedFirst(t *testing.T) {
+// TestEvalRareDevOutputsCheckedFirst: a --corpus-out that is a file of the
+// corpus (here inside its directory), or an --out directory inside it, is
+// refused by a usage error naming it and the directory, before the set is
+// built or anything written.
+func TestEvalRareDevOutputsCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
 	if err := os.Mkdir(docs, 0o755); err != nil {
@@ -178,5 +179,15 @@ func TestEvalRareDevCorpusOutCheckedFirst(t *testing.T) {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a refused run left %s (%v)", p, err)
 		}
+	}
+	inside := filepath.Join(docs, "dev")
+	_, _, err = run(t, "rare-dev", "--corpus", docs, "--out", inside,
+		"--min-sentences", "2", "--max-count", "5", "--min-common", "1", pairs)
+	want = "--out " + inside + " is inside the --corpus directory " + docs
+	if !errors.Is(err, corpus.ErrOutputInCorpus) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want an error containing %q", err, want)
+	}
+	if _, err := os.Stat(inside); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run left %s (%v)", inside, err)
 	}
 }
