@@ -35,9 +35,10 @@ var ErrBusy = errors.New("no slot free")
 // all, would hold its bytes for as long as its deadlines allow; such
 // clients could keep every other request out. So a request whose client
 // sets the pace (Charge.Expose) for longer than the Budget's patience is
-// cut, oldest first, when another request finds the Budget full: a body or
-// answer that the cuts make room for is charged, and the bytes held pass
-// the maximum only until the cut requests give theirs back.
+// cut, oldest first, when another request finds the Budget full and the
+// cuts make room for it (none is cut otherwise): that body or answer is
+// charged, and the bytes held pass the maximum only until the cut requests
+// give theirs back. A request cut cuts no other.
 // A Budget is safe for concurrent use.
 type Budget struct {
 	limit    int64
@@ -87,14 +88,18 @@ func (b *Budget) NewCharge() *Charge { return &Charge{b: b} }
 func (b *Budget) over() int64 { return b.held.Load() - b.leaving.Load() - b.limit }
 
 // makeRoom cuts requests other than self that have been exposed for the
-// Budget's patience, oldest first, until the bytes they hold bring what is
-// held within the maximum; it reports whether they do.
+// Budget's patience, oldest first, as many as bring what is held within the
+// maximum; it reports whether what is held is within it. It cuts none when
+// they cannot (a cut would serve no one), nor for a request cut itself.
 func (b *Budget) makeRoom(self *Charge) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	over := b.over()
 	if over <= 0 {
 		return true
+	}
+	if self.cut {
+		return false
 	}
 	now := time.Now()
 	var old []*Charge
@@ -104,17 +109,25 @@ func (b *Budget) makeRoom(self *Charge) bool {
 		}
 	}
 	slices.SortFunc(old, func(x, y *Charge) int { return cmp.Compare(b.exposed[x].seq, b.exposed[y].seq) })
+	held := make([]int64, 0, len(old))
+	room := int64(0)
 	for _, c := range old {
-		if over <= 0 {
+		if room >= over {
 			break
 		}
+		held = append(held, c.n.Load())
+		room += held[len(held)-1]
+	}
+	if room < over {
+		return false
+	}
+	for i, c := range old[:len(held)] {
 		b.exposed[c].cut()
-		c.cut, c.leaving = true, c.n.Load()
+		c.cut, c.leaving = true, held[i]
 		b.leaving.Add(c.leaving)
 		b.cuts.Add(1)
-		over -= c.leaving
 	}
-	return over <= 0
+	return true
 }
 
 // Charge is what one request holds of a Budget. Its methods are for the

@@ -512,3 +512,57 @@ func TestAnswerCutsAnExposedAnswer(t *testing.T) {
 		t.Fatalf("answers held %d, want 120 until the cut one is released", b.Answers())
 	}
 }
+
+// TestNoCutWithoutRoom: when the requests that may be cut hold too little
+// to bring the bytes held within the maximum, none is cut (it would serve
+// no one) and the body that found the Budget full is refused.
+func TestNoCutWithoutRoom(t *testing.T) {
+	b := NewBudget(100, 0)
+	slow := b.NewCharge()
+	defer slow.Release()
+	defer slow.Expose(func() { t.Error("the slow request was cut") })()
+	if err := readN(slow, 10); err != nil {
+		t.Fatal(err)
+	}
+	working := b.NewCharge() // not exposed: its body is read, it works
+	defer working.Release()
+	if err := readN(working, 80); err != nil {
+		t.Fatal(err)
+	}
+	other := b.NewCharge()
+	defer other.Release()
+	if err := readN(other, 50); !errors.Is(err, ErrFull) { // 40 over, 10 to cut
+		t.Fatalf("a body 40 bytes over with 10 that may be cut: %v, want ErrFull", err)
+	}
+	if slow.Cut() || b.Cuts() != 0 {
+		t.Fatalf("slow cut %v, Cuts %d; want none cut", slow.Cut(), b.Cuts())
+	}
+}
+
+// TestCutRequestCutsNoOther: the bytes a request cut still reads (those
+// its connection had received) may take the Budget past its maximum, but
+// they cut no other request: they are refused.
+func TestCutRequestCutsNoOther(t *testing.T) {
+	b := NewBudget(100, 0)
+	first := b.NewCharge()
+	defer first.Release()
+	defer first.Expose(func() {})()
+	if err := readN(first, 50); err != nil {
+		t.Fatal(err)
+	}
+	second := b.NewCharge()
+	defer second.Release()
+	defer second.Expose(func() { t.Error("the second request was cut by the first, already cut") })()
+	if err := readN(second, 40); err != nil {
+		t.Fatal(err)
+	}
+	if err := readN(b.NewCharge(), 20); err != nil || !first.Cut() { // 10 over: the first is cut
+		t.Fatalf("a body beside the first, exposed past its patience: %v, first cut %v", err, first.Cut())
+	}
+	if err := readN(first, 45); !errors.Is(err, ErrFull) { // 5 over, by the first's own bytes
+		t.Fatalf("the cut request's last bytes past the maximum: %v, want ErrFull", err)
+	}
+	if second.Cut() || b.Cuts() != 1 {
+		t.Fatalf("second cut %v, Cuts %d; want only the first cut", second.Cut(), b.Cuts())
+	}
+}
