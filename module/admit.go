@@ -88,6 +88,14 @@ func (a *gate) admitted(limit int64,
 			body, err = io.ReadAll(held.charge.Reader(http.MaxBytesReader(w, r.Body, limit)))
 			end()
 		}
+		if held.charge.Cut() {
+			// Cut, perhaps as its body ended: not served (its bytes were
+			// counted as leaving, its connection's deadline is past).
+			w.Header().Set("Connection", "close")
+			writeModuleError(w, http.StatusRequestTimeout, fmt.Errorf("body still arriving after %v while the "+
+				"request bodies and answers held reached %d bytes: cut to make room", patience, a.budget.Max()))
+			return
+		}
 		if err != nil {
 			// The deadline bounds what the server drains of the body
 			// before the answer; net/http lifts it once a body is read whole.

@@ -304,6 +304,53 @@ func TestAdmittedHeldBodyCutToMakeRoom(t *testing.T) {
 	}
 }
 
+// deadlineRecorder is a ResponseRecorder whose connection takes deadlines
+// (http.ResponseController), as a server's does.
+type deadlineRecorder struct{ *httptest.ResponseRecorder }
+
+func (deadlineRecorder) SetReadDeadline(time.Time) error  { return nil }
+func (deadlineRecorder) SetWriteDeadline(time.Time) error { return nil }
+
+// cutAtEOF is a body that, as it ends, has another request find the budget
+// full: the request reading it, exposed past its patience, is cut.
+type cutAtEOF struct {
+	io.Reader
+	other *admission.Charge
+}
+
+func (c *cutAtEOF) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	if err == io.EOF {
+		io.ReadAll(c.other.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", 100)))))
+	}
+	return n, err
+}
+
+func (c *cutAtEOF) Close() error { return nil }
+
+// TestAdmittedCutAsItsBodyEnds: a request cut to make room as the last
+// bytes of its body arrive is answered 408 naming the cut, not served: the
+// room was made counting its bytes as leaving, and its connection's
+// deadline is in the past.
+func TestAdmittedCutAsItsBodyEnds(t *testing.T) {
+	a := newGate()
+	a.budget = admission.NewBudget(100, 0)
+	other := a.budget.NewCharge()
+	defer other.Release()
+	h := a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) {
+		t.Error("a request cut was served")
+		held.answer(w, "ok")
+	})
+	rec := httptest.NewRecorder()
+	h(deadlineRecorder{rec}, httptest.NewRequest(http.MethodPost, "/", &cutAtEOF{Reader: strings.NewReader(`{"text":"a"}`), other: other}))
+	if rec.Code != http.StatusRequestTimeout || !strings.Contains(rec.Body.String(), "cut to make room") {
+		t.Errorf("a request cut as its body ended: %d %s, want 408 naming the cut", rec.Code, rec.Body)
+	}
+	if a.budget.Cuts() != 1 {
+		t.Errorf("Cuts %d, want 1", a.budget.Cuts())
+	}
+}
+
 // TestAdmittedGivesBackTheSlotOfAPanic: a handler that panics holding a slot
 // (the server recovers) gives it back.
 func TestAdmittedGivesBackTheSlotOfAPanic(t *testing.T) {

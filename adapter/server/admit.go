@@ -68,9 +68,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	// exposure ends: a cut cannot then leave the connection's deadline in
 	// the past for the work and the answer.
 	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
+	end := func() {}
 	if rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) == nil {
-		defer held.Expose(func() { rc.SetReadDeadline(time.Now()) })()
+		end = held.Expose(func() { rc.SetReadDeadline(time.Now()) })
 	}
+	defer end()
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if cs := params["charset"]; err != nil || mt != "application/json" || (cs != "" && !strings.EqualFold(cs, "utf-8")) {
@@ -83,8 +85,18 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 		return errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes exceeds the limit of %d bytes (--max-body-bytes)", r.ContentLength, s.limits.MaxBodyBytes)
 	}
 	err := readBody(r, s.limits.MaxBodyBytes, buf)
+	if err == nil {
+		// A body read whole can no longer be cut; one cut as it ended is
+		// not served: its bytes were counted as leaving, and the deadline in
+		// the past has ended the request's context.
+		end()
+	}
 	var he *httpError
 	switch {
+	case held.Cut():
+		w.Header().Set("Connection", "close")
+		return errorf(http.StatusRequestTimeout, "request body still arriving after %v while the bodies and answers held "+
+			"reached %d bytes (--max-body-buffer): cut to make room", s.limits.Patience, s.limits.MaxBodyBuffer)
 	case err == nil:
 		return nil
 	case errors.Is(err, admission.ErrFull):
@@ -93,10 +105,6 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	case errors.As(err, &he) && he.status == http.StatusRequestEntityTooLarge:
 		s.drain(w, r)
 		return err
-	case isTimeout(err) && held.Cut():
-		w.Header().Set("Connection", "close")
-		return errorf(http.StatusRequestTimeout, "request body still arriving after %v while the bodies and answers held "+
-			"reached %d bytes (--max-body-buffer): cut to make room", s.limits.Patience, s.limits.MaxBodyBuffer)
 	case isTimeout(err):
 		s.metrics.bodyTimeouts.Inc()
 		w.Header().Set("Connection", "close")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,56 @@ func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
 	if s.budget.Held() != charged || rec.Header().Get("Connection") != "close" {
 		t.Errorf("%d bytes held after the drain, Connection %q; want %d, close",
 			s.budget.Held(), rec.Header().Get("Connection"), charged)
+	}
+}
+
+// deadlineRecorder is a ResponseRecorder whose connection takes deadlines
+// (http.ResponseController), as a server's does.
+type deadlineRecorder struct{ *httptest.ResponseRecorder }
+
+func (deadlineRecorder) SetReadDeadline(time.Time) error  { return nil }
+func (deadlineRecorder) SetWriteDeadline(time.Time) error { return nil }
+
+// cutAtEOF is a body that, as it ends, has another request find the budget
+// full: the request reading it, exposed past its patience, is cut.
+type cutAtEOF struct {
+	io.Reader
+	other *admission.Charge
+}
+
+func (c *cutAtEOF) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	if err == io.EOF {
+		io.ReadAll(c.other.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", 100)))))
+	}
+	return n, err
+}
+
+func (c *cutAtEOF) Close() error { return nil }
+
+// TestAdmitCutAsItsBodyEnds: a request cut to make room as the last bytes
+// of its body arrive is answered 408 naming the cut, its connection closed,
+// and not served: the room was made counting its bytes as leaving, and its
+// connection's deadline is in the past.
+func TestAdmitCutAsItsBodyEnds(t *testing.T) {
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, 0)}
+	other := s.budget.NewCharge()
+	defer other.Release()
+	r := httptest.NewRequest(http.MethodPost, "/vectors", &cutAtEOF{Reader: strings.NewReader(`{"text":"a"}`), other: other})
+	held := s.budget.NewCharge()
+	defer held.Release()
+	r.Body = held.Reader(r.Body)
+	w := deadlineRecorder{httptest.NewRecorder()}
+	err := s.admit(w, r, &bytes.Buffer{}, held)
+	if !held.Cut() {
+		t.Fatal("the request was not cut")
+	}
+	var he *httpError
+	if !errors.As(err, &he) || he.status != http.StatusRequestTimeout || !strings.Contains(he.msg, "cut to make room") {
+		t.Fatalf("a request cut as its body ended: %v, want 408 naming the cut", err)
+	}
+	if w.Header().Get("Connection") != "close" {
+		t.Errorf("Connection %q, want close", w.Header().Get("Connection"))
 	}
 }
 
