@@ -502,8 +502,9 @@ func (x *Index) checkBody() error {
 const positionsHash = 0xBF58476D1CE4E5B9
 
 // readVocab reads the n words of the vocabulary section b, which they must
-// fill, each once and each a valid vocabulary word, and returns them with
-// their ids.
+// fill, each once and each one the tokenizer writes (not empty, no white
+// space or NUL; any length: a run of letters may pass model.MaxWordBytes),
+// and returns them with their ids.
 func readVocab(b []byte, n uint64) ([]string, map[string]int32, error) {
 	words := make([]string, 0, n) // n ≤ len(offsets): bounded by the file
 	ids := make(map[string]int32, n)
@@ -513,8 +514,11 @@ func readVocab(b []byte, n uint64) ([]string, map[string]int32, error) {
 			return nil, nil, errors.New("corrupt vocabulary")
 		}
 		word := string(b[k : k+int(l)])
-		if err := model.ValidWord(word); err != nil {
-			return nil, nil, fmt.Errorf("corrupt vocabulary (word type %d: %w)", len(words), err)
+		if word == "" {
+			return nil, nil, fmt.Errorf("corrupt vocabulary (word type %d: empty word)", len(words))
+		}
+		if strings.ContainsAny(word, " \t\n\r\x00") {
+			return nil, nil, fmt.Errorf("corrupt vocabulary (word type %d contains white space or NUL)", len(words))
 		}
 		if _, dup := ids[word]; dup {
 			return nil, nil, fmt.Errorf("corrupt vocabulary (word type %d, %q, repeats an earlier one)", len(words), word)

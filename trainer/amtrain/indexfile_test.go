@@ -45,10 +45,16 @@ func resum(b []byte) {
 func setField(b []byte, i int, v uint64) { binary.LittleEndian.PutUint64(b[8+8*i:], v) }
 
 // exercise uses every part of index x as training does: its words (which
-// must make a vocabulary), counts, position lists and the contexts around
-// every position.
+// must make a vocabulary, but for those longer than a vocabulary holds),
+// counts, position lists and the contexts around every position.
 func exercise(x *Index) {
-	base, err := model.NewEmbeddings(1, x.Words, make([]float32, len(x.Words)), nil)
+	var fit []string
+	for _, w := range x.Words {
+		if len(w) <= model.MaxWordBytes {
+			fit = append(fit, w)
+		}
+	}
+	base, err := model.NewEmbeddings(1, fit, make([]float32, len(fit)), nil)
 	if err != nil {
 		panic(fmt.Sprintf("the words of a loaded index are not a vocabulary: %v", err))
 	}
@@ -168,6 +174,27 @@ func TestLoadIndexRefusesDamage(t *testing.T) {
 				t.Errorf("err = %v, want it to name %s and say %q", err, path, c.want)
 			}
 		})
+	}
+}
+
+// TestIndexOfAVeryLongWord: a run of letters longer than a vocabulary word
+// may be (model.MaxWordBytes) is a word of the corpus index like any other:
+// the index is built, then loaded from its file, and counts it.
+func TestIndexOfAVeryLongWord(t *testing.T) {
+	long := strings.Repeat("a", model.MaxWordBytes+1)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "c.txt", "the cat "+long+" sat\n")
+	for _, step := range []string{"built", "loaded"} {
+		x, err := OpenIndex(context.Background(), []string{p}, model.DefaultTokenizer(), dir, quietLog())
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		id, ok := x.ID(long)
+		if !ok || x.Count(id) != 1 {
+			t.Errorf("%s: the long word in the index %v, count %d; want it once", step, ok, x.Count(id))
+		}
+		exercise(x)
+		x.Close()
 	}
 }
 
