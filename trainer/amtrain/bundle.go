@@ -34,8 +34,9 @@ type BundleStats struct {
 
 // BuildBundle returns the serving vocabulary: the base words, where every word
 // with 1 ≤ f < 32 holds β(f)·v_AM + (1−β(f))·v_skip (model.AMSkipBeta), then,
-// when OOVMaxCount > 0, the corpus words without a base vector and with
-// 1 ≤ f < OOVMaxCount holding their AM vector; all with their counts. AM vectors
+// when OOVMaxCount > 0, the corpus words without a base vector, at most
+// model.MaxWordBytes long and with 1 ≤ f < OOVMaxCount holding their AM
+// vector; all with their counts. AM vectors
 // are inferred from up to MaxContexts of the word's corpus contexts, drawn with
 // a generator fixed by (Seed, word), in parallel (model.InferBatch).
 // Contexts are looked up in d.Base, which is not modified.
@@ -100,7 +101,7 @@ func planBundle(d *Data, extra map[string]int64, oovMaxCount int64) (jobs []bund
 		return jobs, words, counts, st
 	}
 	for xid, w := range x.Words {
-		if _, ok := base.ID(w); ok {
+		if _, ok := base.ID(w); ok || len(w) > model.MaxWordBytes { // too long for a vocabulary
 			continue
 		}
 		f, ok := extra[w]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -235,4 +236,32 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// TestBundleLeavesOutAVeryLongWord: a corpus word without a base vector
+// that is longer than a vocabulary word may be (model.MaxWordBytes) gets no
+// OOV row; the bundle is built with the others.
+func TestBundleLeavesOutAVeryLongWord(t *testing.T) {
+	s := newSynth(t, 300)
+	long := strings.Repeat("q", model.MaxWordBytes+1)
+	f, err := os.OpenFile(s.corpus, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "%s %s.\n", s.words[0], long)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d := s.data(t)
+	o := smallOptions()
+	o.Epochs = 1
+	m := train(t, d, o).Model
+	emb, st, err := BuildBundle(context.Background(), m, d, map[string]int64{"zzunknown": 3},
+		BundleOptions{MaxContexts: 64, Window: 25, OOVMaxCount: 5, Seed: 3})
+	if err != nil {
+		t.Fatalf("a bundle over a corpus with a word of %d bytes: %v", len(long), err)
+	}
+	if _, ok := emb.ID(long); ok || st.OOV != 1 {
+		t.Errorf("the long word has a row: %v; OOV rows %d, want 1 (zzunknown)", ok, st.OOV)
+	}
 }
