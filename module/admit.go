@@ -33,9 +33,9 @@ const (
 	queueWait = time.Second
 	// requestTimeout bounds the work of one request (503 when it passes).
 	requestTimeout = 60 * time.Second
-	// patience is how long a client may send its body or read its answer
-	// before its request may be cut (its connection's deadline put in the
-	// past) to make room for another that finds maxBodiesHeld full.
+	// patience is how long a client's body may not advance, or its answer
+	// be read, before its request may be cut (its connection's deadline put
+	// in the past) to make room for another that finds maxBodiesHeld full.
 	patience = time.Second
 )
 
@@ -92,7 +92,7 @@ func (a *gate) admitted(limit int64,
 			// Cut, perhaps as its body ended: not served (its bytes were
 			// counted as leaving, its connection's deadline is past).
 			w.Header().Set("Connection", "close")
-			writeModuleError(w, http.StatusRequestTimeout, fmt.Errorf("body still arriving after %v while the "+
+			writeModuleError(w, http.StatusRequestTimeout, fmt.Errorf("body idle for %v while the "+
 				"request bodies and answers held reached %d bytes: cut to make room", patience, a.budget.Max()))
 			return
 		}

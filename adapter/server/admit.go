@@ -95,7 +95,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	switch {
 	case held.Cut():
 		w.Header().Set("Connection", "close")
-		return errorf(http.StatusRequestTimeout, "request body still arriving after %v while the bodies and answers held "+
+		return errorf(http.StatusRequestTimeout, "request body idle for %v while the bodies and answers held "+
 			"reached %d bytes (--max-body-buffer): cut to make room", s.limits.Patience, s.limits.MaxBodyBuffer)
 	case err == nil:
 		return nil

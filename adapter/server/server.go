@@ -78,10 +78,12 @@ type Limits struct {
 	// and of answers being written; a body that would exceed it gets 503 +
 	// Retry-After, and so does an answer unless no other is being written.
 	MaxBodyBuffer int64
-	// Patience is how long a client may set the pace of its request (send
-	// its body, read its answer) before the request may be cut to make room
-	// for another that finds MaxBodyBuffer full: oldest first, its
-	// connection is closed (a body: 408) and its bytes given back.
+	// Patience is how long a client that sets the pace of its request
+	// (sends its body, reads its answer) may make no progress (no byte of
+	// its body arrives; an answer's progress is not seen) before the request
+	// may be cut to make room for another that finds MaxBodyBuffer full: the
+	// longest idle first, its connection is closed (a body: 408) and its
+	// bytes given back.
 	Patience time.Duration
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.

@@ -34,19 +34,24 @@ var ErrBusy = errors.New("no slot free")
 // A client that sends its body slowly, or reads its answer slowly or not at
 // all, would hold its bytes for as long as its deadlines allow; such
 // clients could keep every other request out. So a request whose client
-// sets the pace (Charge.Expose) for longer than the Budget's patience is
-// cut, oldest first, when another request finds the Budget full and the
-// cuts make room for it (none is cut otherwise): that body or answer is
-// charged, and the bytes held pass the maximum only until the cut requests
-// give theirs back. A request cut cuts no other.
+// sets the pace (Charge.Expose) and has made no progress for longer than the
+// Budget's patience is cut, the longest idle first, when another request
+// finds the Budget full and the cuts make room for it (none is cut
+// otherwise): that body or answer is charged, and the bytes held pass the
+// maximum only until the cut requests give theirs back. A body makes
+// progress with every byte that arrives, so a client that keeps sending is
+// not cut however long its body takes; an answer's progress is not seen, so
+// it is idle from the start of its writing. A request cut cuts no other.
 // A Budget is safe for concurrent use.
 type Budget struct {
 	limit    int64
 	patience time.Duration
-	held     atomic.Int64 // bytes of bodies and answers held now
-	answers  atomic.Int64 // bytes of answers held now
-	leaving  atomic.Int64 // bytes of requests cut, held until they release them
-	cuts     atomic.Int64 // requests cut to make room
+	now      func() time.Time // the clock (time.Now; tests set another)
+	start    time.Time        // the clock when the Budget was made
+	held     atomic.Int64     // bytes of bodies and answers held now
+	answers  atomic.Int64     // bytes of answers held now
+	leaving  atomic.Int64     // bytes of requests cut, held until they release them
+	cuts     atomic.Int64     // requests cut to make room
 
 	mu      sync.Mutex
 	exposed map[*Charge]exposure // requests whose client sets the pace now
@@ -55,16 +60,21 @@ type Budget struct {
 
 // exposure is a phase of a request in which its client sets the pace.
 type exposure struct {
-	since time.Time
-	seq   uint64 // order of the exposures (times may be equal)
+	since time.Duration // on the Budget's clock (Budget.elapsed)
+	seq   uint64        // order of the exposures (times may be equal)
 	cut   func()
 }
 
 // NewBudget returns a Budget of limit bytes whose requests may be cut to
 // make room once their clients have set the pace for patience.
 func NewBudget(limit int64, patience time.Duration) *Budget {
-	return &Budget{limit: limit, patience: max(patience, 0), exposed: map[*Charge]exposure{}}
+	b := &Budget{limit: limit, patience: max(patience, 0), now: time.Now, exposed: map[*Charge]exposure{}}
+	b.start = b.now()
+	return b
 }
+
+// elapsed returns the time since the Budget was made, on its clock.
+func (b *Budget) elapsed() time.Duration { return b.now().Sub(b.start) }
 
 // Max returns the bytes the Budget bounds.
 func (b *Budget) Max() int64 { return b.limit }
@@ -87,10 +97,11 @@ func (b *Budget) NewCharge() *Charge { return &Charge{b: b} }
 // requests, passes the maximum.
 func (b *Budget) over() int64 { return b.held.Load() - b.leaving.Load() - b.limit }
 
-// makeRoom cuts requests other than self that have been exposed for the
-// Budget's patience, oldest first, as many as bring what is held within the
-// maximum; it reports whether what is held is within it. It cuts none when
-// they cannot (a cut would serve no one), nor for a request cut itself.
+// makeRoom cuts requests other than self that have been exposed and idle
+// (Charge.idleSince) for the Budget's patience, the longest idle first, as
+// many as bring what is held within the maximum; it reports whether what is
+// held is within it. It cuts none when they cannot (a cut would serve no
+// one), nor for a request cut itself.
 func (b *Budget) makeRoom(self *Charge) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -101,14 +112,16 @@ func (b *Budget) makeRoom(self *Charge) bool {
 	if self.cut {
 		return false
 	}
-	now := time.Now()
+	now := b.elapsed()
 	var old []*Charge
-	for c, e := range b.exposed {
-		if c != self && !c.cut && c.n.Load() > 0 && now.Sub(e.since) >= b.patience {
+	for c := range b.exposed {
+		if c != self && !c.cut && c.n.Load() > 0 && now-c.idleSince() >= b.patience {
 			old = append(old, c)
 		}
 	}
-	slices.SortFunc(old, func(x, y *Charge) int { return cmp.Compare(b.exposed[x].seq, b.exposed[y].seq) })
+	slices.SortFunc(old, func(x, y *Charge) int {
+		return cmp.Or(cmp.Compare(x.idleSince(), y.idleSince()), cmp.Compare(b.exposed[x].seq, b.exposed[y].seq))
+	})
 	held := make([]int64, 0, len(old))
 	room := int64(0)
 	for _, c := range old {
@@ -136,6 +149,7 @@ type Charge struct {
 	b      *Budget
 	n      atomic.Int64 // bytes charged, the answer's among them (read by makeRoom)
 	answer int64        // bytes of the answer, charged to Budget.answers too
+	last   atomic.Int64 // Budget.elapsed when a byte of the body last arrived
 	// cut and leaving (the bytes counted in Budget.leaving) are guarded by
 	// the Budget's mu.
 	cut     bool
@@ -168,8 +182,8 @@ func (c *Charge) Answer(n int64) error {
 
 // Expose marks the start of a phase of c's request in which its client
 // sets the pace: its body is received, or its answer written. Once the
-// phase has lasted the Budget's patience, a request that finds the Budget
-// full may cut c: cut is then called once, from that request's goroutine,
+// phase has lasted the Budget's patience without progress (no byte of the
+// body arrived), a request that finds the Budget full may cut c: cut is then called once, from that request's goroutine,
 // and must make c's request give up soon (a deadline in the past on its
 // connection) without blocking. The phase lasts until end is called; cut is
 // never called after end returns.
@@ -177,13 +191,20 @@ func (c *Charge) Expose(cut func()) (end func()) {
 	b := c.b
 	b.mu.Lock()
 	b.seq++
-	b.exposed[c] = exposure{since: time.Now(), seq: b.seq, cut: cut}
+	b.exposed[c] = exposure{since: b.elapsed(), seq: b.seq, cut: cut}
 	b.mu.Unlock()
 	return func() {
 		b.mu.Lock()
 		delete(b.exposed, c)
 		b.mu.Unlock()
 	}
+}
+
+// idleSince returns when c's request last made progress, on the Budget's
+// clock: the start of its exposure or the last byte of its body to arrive,
+// whichever is later. The caller holds the Budget's mu.
+func (c *Charge) idleSince() time.Duration {
+	return max(c.b.exposed[c].since, time.Duration(c.last.Load()))
 }
 
 // Cut reports whether c was cut to make room for another request.
@@ -220,6 +241,7 @@ type Reader struct {
 func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
 	if n > 0 {
+		r.c.last.Store(int64(r.c.b.elapsed()))
 		r.c.n.Add(int64(n))
 		if b := r.c.b; b.held.Add(int64(n)) > b.limit && b.over() > 0 && !b.makeRoom(r.c) {
 			return n, fmt.Errorf("%w: more than %d bytes of bodies held", ErrFull, b.limit)

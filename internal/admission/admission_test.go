@@ -566,3 +566,73 @@ func TestCutRequestCutsNoOther(t *testing.T) {
 		t.Fatalf("second cut %v, Cuts %d; want only the first cut", second.Cut(), b.Cuts())
 	}
 }
+
+// clock is a settable clock for a Budget's now.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+// budgetAt returns a Budget of limit bytes and patience on clock c.
+func budgetAt(c *clock, limit int64, patience time.Duration) *Budget {
+	b := NewBudget(limit, patience)
+	b.now = c.now
+	b.start = c.t
+	return b
+}
+
+// TestProgressingBodyNotCut: a body that keeps arriving is not cut however
+// long it has been exposed; one that has sent nothing for the patience is.
+func TestProgressingBodyNotCut(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	b := budgetAt(c, 100, time.Second)
+	sending, stalled := b.NewCharge(), b.NewCharge()
+	defer sending.Release()
+	defer stalled.Release()
+	defer sending.Expose(func() { t.Error("a body still arriving was cut") })()
+	cut := false
+	defer stalled.Expose(func() { cut = true })()
+	if readN(sending, 40) != nil || readN(stalled, 40) != nil {
+		t.Fatal("bodies within the budget refused")
+	}
+	c.t = c.t.Add(5 * time.Second)
+	if err := readN(sending, 10); err != nil { // 90 held: the body goes on
+		t.Fatal(err)
+	}
+	if err := readN(b.NewCharge(), 30); err != nil || !cut {
+		t.Fatalf("a body beside one stalled for 5 s: %v, stalled cut %v; want charged, the stalled one cut", err, cut)
+	}
+	if sending.Cut() || b.Cuts() != 1 {
+		t.Fatalf("sending cut %v, Cuts %d; want only the stalled one cut", sending.Cut(), b.Cuts())
+	}
+}
+
+// TestCutLongestIdleFirst: of two requests past their patience, the one
+// idle the longest is cut first, not the one exposed first.
+func TestCutLongestIdleFirst(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	b := budgetAt(c, 100, time.Second)
+	var order []string
+	first, second := b.NewCharge(), b.NewCharge()
+	defer first.Release()
+	defer second.Release()
+	defer first.Expose(func() { order = append(order, "first") })()
+	if readN(first, 40) != nil {
+		t.Fatal("refused")
+	}
+	c.t = c.t.Add(time.Second)
+	defer second.Expose(func() { order = append(order, "second") })()
+	if readN(second, 40) != nil {
+		t.Fatal("refused")
+	}
+	c.t = c.t.Add(2 * time.Second)
+	if readN(first, 5) != nil { // the first idle since 3 s, the second since 1 s
+		t.Fatal("refused")
+	}
+	c.t = c.t.Add(5 * time.Second)
+	if err := readN(b.NewCharge(), 30); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ","); got != "second" {
+		t.Fatalf("cut %q, want the second (idle the longest) alone", got)
+	}
+}
