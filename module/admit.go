@@ -71,7 +71,8 @@ func (a *gate) admitted(limit int64,
 		// (--write-timeout, 60 s by default): the answer gets time of its
 		// own after the body and the work. Without deadlines no request
 		// can be cut to make room either (admission.Charge.Expose).
-		rc, now := http.NewResponseController(w), time.Now()
+		// connController finds the connection under wrappers without Unwrap.
+		rc, now := connController(w), time.Now()
 		held := &hold{charge: a.budget.NewCharge(), g: a}
 		defer held.release()
 		readDeadline := rc.SetReadDeadline(now.Add(a.bodyTimeout)) == nil

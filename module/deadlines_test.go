@@ -1,0 +1,102 @@
+package module
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// tracingWriter wraps a ResponseWriter as Weaviate's tracing middleware
+// does: an embedded writer, the status and size recorded, no Unwrap.
+type tracingWriter struct {
+	http.ResponseWriter
+	status int
+	size   int64
+}
+
+func (w *tracingWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *tracingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.size += int64(n)
+	return n, err
+}
+
+// TestSlowBodyTimedOutBehindAWrapper: behind a wrapper without Unwrap, a
+// body that stops arriving is still answered 408 when bodyTimeout passes,
+// and the answer goes through the wrapper.
+func TestSlowBodyTimedOutBehindAWrapper(t *testing.T) {
+	m := newTestModule(t, true)
+	m.adm.bodyTimeout = 300 * time.Millisecond
+	served := make(chan *tracingWriter, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &tracingWriter{ResponseWriter: w}
+		m.RootHandler().ServeHTTP(tw, r)
+		served <- tw
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST /vectors/batch HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"texts\":[")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("slow body behind a wrapper: no answer: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("slow body behind a wrapper: %d, want 408", resp.StatusCode)
+	}
+	select {
+	case tw := <-served:
+		if tw.status != http.StatusRequestTimeout || tw.size == 0 {
+			t.Errorf("the wrapper saw status %d, %d bytes; want the 408 written through it", tw.status, tw.size)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the handler did not return")
+	}
+}
+
+// TestConnControllerLooksThroughWrappers: deadlines reach the connection
+// through wrappers embedding the writer, nested too; a wrapper around no
+// writer gives an error, not a panic.
+func TestConnControllerLooksThroughWrappers(t *testing.T) {
+	type hidden struct{ http.ResponseWriter }
+	for name, wrap := range map[string]func(http.ResponseWriter) http.ResponseWriter{
+		"none":     func(w http.ResponseWriter) http.ResponseWriter { return w },
+		"embedded": func(w http.ResponseWriter) http.ResponseWriter { return &tracingWriter{ResponseWriter: w} },
+		"nested": func(w http.ResponseWriter) http.ResponseWriter {
+			return &tracingWriter{ResponseWriter: &hidden{&tracingWriter{ResponseWriter: w}}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := &deadlineCounter{ResponseRecorder: httptest.NewRecorder()}
+			if err := connController(wrap(rec)).SetReadDeadline(time.Now()); err != nil || rec.set != 1 {
+				t.Fatalf("SetReadDeadline: %v, %d deadlines reached the connection, want 1", err, rec.set)
+			}
+		})
+	}
+	if err := connController(&tracingWriter{}).SetReadDeadline(time.Now()); err == nil {
+		t.Fatal("a wrapper around no writer: deadline set, want an error")
+	}
+}
+
+// deadlineCounter is a ResponseRecorder that counts the deadlines set on it.
+type deadlineCounter struct {
+	*httptest.ResponseRecorder
+	set int
+}
+
+func (d *deadlineCounter) SetReadDeadline(time.Time) error  { d.set++; return nil }
+func (d *deadlineCounter) SetWriteDeadline(time.Time) error { d.set++; return nil }
