@@ -33,10 +33,15 @@ const (
 	queueWait = time.Second
 	// requestTimeout bounds the work of one request (503 when it passes).
 	requestTimeout = 60 * time.Second
-	// patience is how long a client's body may not advance, or its answer
-	// be read, before its request may be cut (its connection's deadline put
-	// in the past) to make room for another that finds maxBodiesHeld full.
+	// patience is how far a client's body may fall behind minBodyRate, or
+	// how long its answer may be read, before its request may be cut (its
+	// connection's deadline put in the past) to make room for another that
+	// finds maxBodiesHeld full.
 	patience = time.Second
+	// minBodyRate is the rate, in bytes per second, below which a body falls
+	// behind: the largest body (maxBatchBytes) in bodyTimeout. A client that
+	// fills the bytes held, then sends a byte now and then, falls behind.
+	minBodyRate = float64(maxBatchBytes) / float64(bodyTimeout/time.Second)
 )
 
 // errBusy is the error of a request refused because the endpoints are busy:
@@ -54,7 +59,8 @@ type gate struct {
 
 func newGate() *gate {
 	return &gate{slots: admission.NewSlots(2*runtime.GOMAXPROCS(0), queueWait),
-		budget: admission.NewBudget(maxBodiesHeld, patience), bodyTimeout: bodyTimeout, timeout: requestTimeout}
+		budget:      admission.NewBudget(maxBodiesHeld, patience, minBodyRate),
+		bodyTimeout: bodyTimeout, timeout: requestTimeout}
 }
 
 // admitted reads r's body, of at most limit bytes, within bodyTimeout and
@@ -93,8 +99,8 @@ func (a *gate) admitted(limit int64,
 			// Cut, perhaps as its body ended: not served (its bytes were
 			// counted as leaving, its connection's deadline is past).
 			w.Header().Set("Connection", "close")
-			writeModuleError(w, http.StatusRequestTimeout, fmt.Errorf("body idle for %v while the "+
-				"request bodies and answers held reached %d bytes: cut to make room", patience, a.budget.Max()))
+			writeModuleError(w, http.StatusRequestTimeout, fmt.Errorf("body %v behind %.0f bytes/s while the "+
+				"request bodies and answers held reached %d bytes: cut to make room", patience, minBodyRate, a.budget.Max()))
 			return
 		}
 		if err != nil {

@@ -95,8 +95,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	switch {
 	case held.Cut():
 		w.Header().Set("Connection", "close")
-		return errorf(http.StatusRequestTimeout, "request body idle for %v while the bodies and answers held "+
-			"reached %d bytes (--max-body-buffer): cut to make room", s.limits.Patience, s.limits.MaxBodyBuffer)
+		return errorf(http.StatusRequestTimeout, "request body %v behind %.0f bytes/s (--max-body-bytes per "+
+			"--body-timeout) while the bodies and answers held reached %d bytes (--max-body-buffer): cut to make room",
+			s.limits.Patience, s.limits.minBodyRate(), s.limits.MaxBodyBuffer)
 	case err == nil:
 		return nil
 	case errors.Is(err, admission.ErrFull):

@@ -18,7 +18,7 @@ import (
 // held reach MaxBodyBuffer is drained whole (the client reads its 503, not
 // a reset), and what is drained is not charged.
 func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
-	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, time.Minute)}
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, time.Minute, 0)}
 	r := httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(strings.Repeat(" ", 10_000)))
 	held := s.budget.NewCharge()
 	defer held.Release()
@@ -67,7 +67,7 @@ func (c *cutAtEOF) Close() error { return nil }
 // and not served: the room was made counting its bytes as leaving, and its
 // connection's deadline is in the past.
 func TestAdmitCutAsItsBodyEnds(t *testing.T) {
-	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, 0)}
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, 0, 0)}
 	other := s.budget.NewCharge()
 	defer other.Release()
 	r := httptest.NewRequest(http.MethodPost, "/vectors", &cutAtEOF{Reader: strings.NewReader(`{"text":"a"}`), other: other})

@@ -499,6 +499,63 @@ func TestHostileHeldBodiesCut(t *testing.T) {
 	}
 }
 
+// TestHostileTricklingBodiesCut: clients that fill --max-body-buffer with
+// half-sent bodies, then send a byte every 20 ms (more often than the
+// patience) to look busy, cannot keep others out: a trickle falls behind
+// --max-body-bytes per --body-timeout, so a new body cuts one (408 naming
+// the cut) and is answered 200.
+func TestHostileTricklingBodiesCut(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.BodyTimeout = 10 * time.Second // a body keeps up at 410 bytes/s
+	lim.MaxBodyBuffer = 8192
+	lim.Patience = 100 * time.Millisecond
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	stop := make(chan struct{})
+	defer close(stop)
+	var conns []net.Conn
+	for range 2 {
+		c := halfSent(t, addr)
+		conns = append(conns, c)
+		go func() {
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for range 150 { // at most 3 s
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				if _, err := c.Write([]byte("f")); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(400 * time.Millisecond)
+	body := `{"text":"` + strings.Repeat("f2 ", 1000) + `"}`
+	if status, _, resp := testhttp.Post(t, url, "/vectors", body); status != http.StatusOK {
+		t.Fatalf("a body beside trickling bodies: %d %s, want 200", status, resp)
+	}
+	cut := 0
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			continue // not cut: still sending
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "cut to make room") {
+			t.Errorf("a trickling body: %d %s, want 408 naming the cut", resp.StatusCode, b)
+		}
+		cut++
+	}
+	if cut == 0 {
+		t.Error("no trickling body was cut")
+	}
+}
+
 // TestHostileBusyBigBodyAnswered: a large batch refused because every slot
 // is busy is answered 503 (its body was read first), never reset.
 func TestHostileBusyBigBodyAnswered(t *testing.T) {

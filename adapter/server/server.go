@@ -78,12 +78,13 @@ type Limits struct {
 	// and of answers being written; a body that would exceed it gets 503 +
 	// Retry-After, and so does an answer unless no other is being written.
 	MaxBodyBuffer int64
-	// Patience is how long a client that sets the pace of its request
-	// (sends its body, reads its answer) may make no progress (no byte of
-	// its body arrives; an answer's progress is not seen) before the request
-	// may be cut to make room for another that finds MaxBodyBuffer full: the
-	// longest idle first, its connection is closed (a body: 408) and its
-	// bytes given back.
+	// Patience is how far a client that sets the pace of its request (sends
+	// its body, reads its answer) may fall behind before the request may be
+	// cut to make room for another that finds MaxBodyBuffer full: the
+	// furthest behind first, its connection is closed (a body: 408) and its
+	// bytes given back. A body falls behind while it arrives slower than
+	// MaxBodyBytes per BodyTimeout, the rate that brings the largest body in
+	// time; an answer's progress is not seen: it is behind from the start.
 	Patience time.Duration
 	// RequestTimeout bounds the work of one request; the vectorizer stops
 	// when it passes (503) or when the client leaves.
@@ -122,6 +123,12 @@ func DefaultLimits() Limits {
 		ReadyDelay:     time.Second,
 		Explain:        vectorizer.DefaultExplainLimits(),
 	}
+}
+
+// minBodyRate is the rate in bytes per second below which a body falls
+// behind (Patience): MaxBodyBytes per BodyTimeout.
+func (l Limits) minBodyRate() float64 {
+	return float64(l.MaxBodyBytes) / l.BodyTimeout.Seconds()
 }
 
 // maxBodyBytesCap is the largest MaxBodyBytes, math.MaxInt64/4: a refused
@@ -201,7 +208,7 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 		limits:    limits,
 		log:       log,
 		slots:     admission.NewSlots(limits.MaxConcurrent, limits.QueueWait),
-		budget:    admission.NewBudget(limits.MaxBodyBuffer, limits.Patience),
+		budget:    admission.NewBudget(limits.MaxBodyBuffer, limits.Patience, limits.minBodyRate()),
 	}
 	if store == nil {
 		s.vz = memstore.NewLocal(nil)

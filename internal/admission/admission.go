@@ -34,18 +34,22 @@ var ErrBusy = errors.New("no slot free")
 // A client that sends its body slowly, or reads its answer slowly or not at
 // all, would hold its bytes for as long as its deadlines allow; such
 // clients could keep every other request out. So a request whose client
-// sets the pace (Charge.Expose) and has made no progress for longer than the
-// Budget's patience is cut, the longest idle first, when another request
-// finds the Budget full and the cuts make room for it (none is cut
-// otherwise): that body or answer is charged, and the bytes held pass the
-// maximum only until the cut requests give theirs back. A body makes
-// progress with every byte that arrives, so a client that keeps sending is
-// not cut however long its body takes; an answer's progress is not seen, so
-// it is idle from the start of its writing. A request cut cuts no other.
-// A Budget is safe for concurrent use.
+// sets the pace (Charge.Expose) and has fallen behind by the Budget's
+// patience is cut, the furthest behind first, when another request finds
+// the Budget full and the cuts make room for it (none is cut otherwise):
+// that body or answer is charged, and the bytes held pass the maximum only
+// until the cut requests give theirs back. A body keeps up while its bytes
+// arrive at the Budget's minimum rate: each byte moves it ahead by the
+// time it takes at that rate, never past the present, so a body that keeps
+// the rate is never cut however long it takes, while one that stalls, or
+// sends a byte now and then, falls behind as time passes, whatever it sent
+// before. An answer's progress is not seen: it is behind from the start of
+// its writing. A request cut cuts no other. A Budget is safe for
+// concurrent use.
 type Budget struct {
 	limit    int64
 	patience time.Duration
+	minRate  float64          // bytes per second a body must keep; ≤ 0: any byte keeps up
 	now      func() time.Time // the clock (time.Now; tests set another)
 	start    time.Time        // the clock when the Budget was made
 	held     atomic.Int64     // bytes of bodies and answers held now
@@ -60,15 +64,17 @@ type Budget struct {
 
 // exposure is a phase of a request in which its client sets the pace.
 type exposure struct {
-	since time.Duration // on the Budget's clock (Budget.elapsed)
-	seq   uint64        // order of the exposures (times may be equal)
-	cut   func()
+	seq uint64 // order of the exposures (times may be equal)
+	cut func()
 }
 
 // NewBudget returns a Budget of limit bytes whose requests may be cut to
-// make room once their clients have set the pace for patience.
-func NewBudget(limit int64, patience time.Duration) *Budget {
-	b := &Budget{limit: limit, patience: max(patience, 0), now: time.Now, exposed: map[*Charge]exposure{}}
+// make room once their clients have fallen patience behind: a body that
+// arrives at less than minRate bytes per second falls behind, as does an
+// answer being written. A minRate ≤ 0 lets any byte of a body keep up.
+func NewBudget(limit int64, patience time.Duration, minRate float64) *Budget {
+	b := &Budget{limit: limit, patience: max(patience, 0), minRate: minRate, now: time.Now,
+		exposed: map[*Charge]exposure{}}
 	b.start = b.now()
 	return b
 }
@@ -97,11 +103,11 @@ func (b *Budget) NewCharge() *Charge { return &Charge{b: b} }
 // requests, passes the maximum.
 func (b *Budget) over() int64 { return b.held.Load() - b.leaving.Load() - b.limit }
 
-// makeRoom cuts requests other than self that have been exposed and idle
-// (Charge.idleSince) for the Budget's patience, the longest idle first, as
-// many as bring what is held within the maximum; it reports whether what is
-// held is within it. It cuts none when they cannot (a cut would serve no
-// one), nor for a request cut itself.
+// makeRoom cuts requests other than self that are exposed and have fallen
+// behind (Charge.pace) by the Budget's patience, the furthest behind first,
+// as many as bring what is held within the maximum; it reports whether
+// what is held is within it. It cuts none when they cannot (a cut would
+// serve no one), nor for a request cut itself.
 func (b *Budget) makeRoom(self *Charge) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -115,12 +121,12 @@ func (b *Budget) makeRoom(self *Charge) bool {
 	now := b.elapsed()
 	var old []*Charge
 	for c := range b.exposed {
-		if c != self && !c.cut && c.n.Load() > 0 && now-c.idleSince() >= b.patience {
+		if c != self && !c.cut && c.n.Load() > 0 && now-time.Duration(c.pace.Load()) >= b.patience {
 			old = append(old, c)
 		}
 	}
 	slices.SortFunc(old, func(x, y *Charge) int {
-		return cmp.Or(cmp.Compare(x.idleSince(), y.idleSince()), cmp.Compare(b.exposed[x].seq, b.exposed[y].seq))
+		return cmp.Or(cmp.Compare(x.pace.Load(), y.pace.Load()), cmp.Compare(b.exposed[x].seq, b.exposed[y].seq))
 	})
 	held := make([]int64, 0, len(old))
 	room := int64(0)
@@ -149,7 +155,11 @@ type Charge struct {
 	b      *Budget
 	n      atomic.Int64 // bytes charged, the answer's among them (read by makeRoom)
 	answer int64        // bytes of the answer, charged to Budget.answers too
-	last   atomic.Int64 // Budget.elapsed when a byte of the body last arrived
+	// pace is the time on the Budget's clock (Budget.elapsed) that the
+	// request has kept up to: its exposure's start, moved on by the bytes
+	// of its body that arrived since (Budget.keepUp). Written by the
+	// request's goroutine, read by makeRoom.
+	pace atomic.Int64
 	// cut and leaving (the bytes counted in Budget.leaving) are guarded by
 	// the Budget's mu.
 	cut     bool
@@ -181,17 +191,19 @@ func (c *Charge) Answer(n int64) error {
 }
 
 // Expose marks the start of a phase of c's request in which its client
-// sets the pace: its body is received, or its answer written. Once the
-// phase has lasted the Budget's patience without progress (no byte of the
-// body arrived), a request that finds the Budget full may cut c: cut is then called once, from that request's goroutine,
-// and must make c's request give up soon (a deadline in the past on its
-// connection) without blocking. The phase lasts until end is called; cut is
-// never called after end returns.
+// sets the pace: its body is received, or its answer written. Once c has
+// fallen the Budget's patience behind (its body arriving slower than the
+// Budget's minimum rate, or its answer being written), a request that finds
+// the Budget full may cut c: cut is then called once, from that request's
+// goroutine, and must make c's request give up soon (a deadline in the past
+// on its connection) without blocking. The phase lasts until end is called;
+// cut is never called after end returns.
 func (c *Charge) Expose(cut func()) (end func()) {
 	b := c.b
 	b.mu.Lock()
 	b.seq++
-	b.exposed[c] = exposure{since: b.elapsed(), seq: b.seq, cut: cut}
+	b.exposed[c] = exposure{seq: b.seq, cut: cut}
+	c.pace.Store(int64(b.elapsed()))
 	b.mu.Unlock()
 	return func() {
 		b.mu.Lock()
@@ -200,11 +212,18 @@ func (c *Charge) Expose(cut func()) (end func()) {
 	}
 }
 
-// idleSince returns when c's request last made progress, on the Budget's
-// clock: the start of its exposure or the last byte of its body to arrive,
-// whichever is later. The caller holds the Budget's mu.
-func (c *Charge) idleSince() time.Duration {
-	return max(c.b.exposed[c].since, time.Duration(c.last.Load()))
+// keepUp returns where a request that had kept up to pace (on the Budget's
+// clock) stands once n more bytes of its body arrived at now: pace moved on
+// by the time n bytes take at the minimum rate, and never past now, so that
+// bytes sent early give no credit for a stall later.
+func (b *Budget) keepUp(pace time.Duration, n int, now time.Duration) time.Duration {
+	if b.minRate <= 0 {
+		return now
+	}
+	if d := float64(n) / b.minRate * float64(time.Second); d < float64(now-pace) {
+		return pace + time.Duration(d)
+	}
+	return now
 }
 
 // Cut reports whether c was cut to make room for another request.
@@ -240,10 +259,10 @@ type Reader struct {
 // Read reads from the body and charges what it read.
 func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
-	if n > 0 {
-		r.c.last.Store(int64(r.c.b.elapsed()))
+	if b := r.c.b; n > 0 {
+		r.c.pace.Store(int64(b.keepUp(time.Duration(r.c.pace.Load()), n, b.elapsed())))
 		r.c.n.Add(int64(n))
-		if b := r.c.b; b.held.Add(int64(n)) > b.limit && b.over() > 0 && !b.makeRoom(r.c) {
+		if b.held.Add(int64(n)) > b.limit && b.over() > 0 && !b.makeRoom(r.c) {
 			return n, fmt.Errorf("%w: more than %d bytes of bodies held", ErrFull, b.limit)
 		}
 	}

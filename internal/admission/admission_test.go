@@ -117,7 +117,7 @@ func request(b *Budget, l *ledger, rng *rand.Rand) (refused bool) {
 // answers at once never hold more than the maximum, except one answer
 // written alone; some are refused, and every byte is given back.
 func TestBudgetBoundsConcurrentRequests(t *testing.T) {
-	b := NewBudget(1000, time.Minute)
+	b := NewBudget(1000, time.Minute, 1e6)
 	l := &ledger{max: b.Max()}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -150,7 +150,7 @@ func TestBudgetBoundsConcurrentRequests(t *testing.T) {
 // the read that passes the maximum returns its bytes and ErrFull, and they
 // stay charged until Release.
 func TestReaderChargesAsItReads(t *testing.T) {
-	b := NewBudget(100, time.Minute)
+	b := NewBudget(100, time.Minute, 0)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 150, n: 60})
 	buf := make([]byte, 100)
@@ -173,7 +173,7 @@ func TestReaderChargesAsItReads(t *testing.T) {
 // TestReaderUnderlyingReadsUncharged: what is read from a Reader's own
 // ReadCloser (a refused body drained) is not charged.
 func TestReaderUnderlyingReadsUncharged(t *testing.T) {
-	b := NewBudget(100, time.Minute)
+	b := NewBudget(100, time.Minute, 0)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 1000, n: 64})
 	if n, _ := io.Copy(io.Discard, r.ReadCloser); n != 1000 || b.Held() != 0 {
@@ -185,7 +185,7 @@ func TestReaderUnderlyingReadsUncharged(t *testing.T) {
 // charged when no other answer is being written, and refused, charging
 // nothing, while one is.
 func TestAnswerOneAlwaysWritten(t *testing.T) {
-	b := NewBudget(100, time.Minute)
+	b := NewBudget(100, time.Minute, 0)
 	first := b.NewCharge()
 	if err := first.Answer(500); err != nil {
 		t.Fatalf("the only answer, 500 bytes of a budget of 100: %v, want it charged", err)
@@ -211,7 +211,7 @@ func TestAnswerOneAlwaysWritten(t *testing.T) {
 // do not refuse it (no other answer is being written), but a small answer
 // beside another is refused when the bytes held would pass the maximum.
 func TestAnswerBesideBodies(t *testing.T) {
-	b := NewBudget(100, time.Minute)
+	b := NewBudget(100, time.Minute, 0)
 	body := b.NewCharge()
 	if _, err := io.ReadAll(body.Reader(&chunks{left: 90, n: 90})); err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestAnswerBesideBodies(t *testing.T) {
 // TestChargeReleaseTwice: a second Release gives back nothing more; bytes
 // charged after a Release are given back by the next.
 func TestChargeReleaseTwice(t *testing.T) {
-	b := NewBudget(100, time.Minute)
+	b := NewBudget(100, time.Minute, 0)
 	other := b.NewCharge()
 	if err := other.Answer(30); err != nil {
 		t.Fatal(err)
@@ -392,7 +392,7 @@ func readN(c *Charge, n int) error {
 // past the patience is cut when another finds the Budget full, and the
 // other's body is charged instead of refused.
 func TestExposedRequestCutToMakeRoom(t *testing.T) {
-	b := NewBudget(100, 0)
+	b := NewBudget(100, 0, 0)
 	slow := b.NewCharge()
 	cuts := 0
 	end := slow.Expose(func() { cuts++ })
@@ -433,7 +433,7 @@ func TestCutOnlyPastPatienceAndExposed(t *testing.T) {
 		{"exposure ended", 0, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := NewBudget(100, tc.patience)
+			b := NewBudget(100, tc.patience, 0)
 			held := b.NewCharge()
 			defer held.Release()
 			if tc.expose {
@@ -462,7 +462,7 @@ func TestCutOnlyPastPatienceAndExposed(t *testing.T) {
 // TestCutOldestFirstAndNoMore: cuts take the requests exposed first, only
 // as many as make room, and none already cut twice.
 func TestCutOldestFirstAndNoMore(t *testing.T) {
-	b := NewBudget(100, 0)
+	b := NewBudget(100, 0, 0)
 	var order []string
 	var charges []*Charge
 	for _, name := range []string{"first", "second", "third"} {
@@ -495,7 +495,7 @@ func TestCutOldestFirstAndNoMore(t *testing.T) {
 // beside another answer written past its patience cuts that one and is
 // charged.
 func TestAnswerCutsAnExposedAnswer(t *testing.T) {
-	b := NewBudget(100, 0)
+	b := NewBudget(100, 0, 0)
 	slow := b.NewCharge()
 	defer slow.Release()
 	if err := slow.Answer(80); err != nil {
@@ -517,7 +517,7 @@ func TestAnswerCutsAnExposedAnswer(t *testing.T) {
 // to bring the bytes held within the maximum, none is cut (it would serve
 // no one) and the body that found the Budget full is refused.
 func TestNoCutWithoutRoom(t *testing.T) {
-	b := NewBudget(100, 0)
+	b := NewBudget(100, 0, 0)
 	slow := b.NewCharge()
 	defer slow.Release()
 	defer slow.Expose(func() { t.Error("the slow request was cut") })()
@@ -543,7 +543,7 @@ func TestNoCutWithoutRoom(t *testing.T) {
 // its connection had received) may take the Budget past its maximum, but
 // they cut no other request: they are refused.
 func TestCutRequestCutsNoOther(t *testing.T) {
-	b := NewBudget(100, 0)
+	b := NewBudget(100, 0, 0)
 	first := b.NewCharge()
 	defer first.Release()
 	defer first.Expose(func() {})()
@@ -572,33 +572,37 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-// budgetAt returns a Budget of limit bytes and patience on clock c.
-func budgetAt(c *clock, limit int64, patience time.Duration) *Budget {
-	b := NewBudget(limit, patience)
+// budgetAt returns a Budget of limit bytes, patience and minimum rate (bytes
+// per second) on clock c.
+func budgetAt(c *clock, limit int64, patience time.Duration, minRate float64) *Budget {
+	b := NewBudget(limit, patience, minRate)
 	b.now = c.now
 	b.start = c.t
 	return b
 }
 
-// TestProgressingBodyNotCut: a body that keeps arriving is not cut however
-// long it has been exposed; one that has sent nothing for the patience is.
-func TestProgressingBodyNotCut(t *testing.T) {
+// TestSteadyBodyNotCut: a body arriving at the minimum rate or faster is
+// not cut however long it has been exposed; one that has sent nothing for
+// the patience is.
+func TestSteadyBodyNotCut(t *testing.T) {
 	c := &clock{t: time.Unix(1e9, 0)}
-	b := budgetAt(c, 100, time.Second)
+	b := budgetAt(c, 200, time.Second, 10)
 	sending, stalled := b.NewCharge(), b.NewCharge()
 	defer sending.Release()
 	defer stalled.Release()
-	defer sending.Expose(func() { t.Error("a body still arriving was cut") })()
+	defer sending.Expose(func() { t.Error("a body arriving at 16 bytes/s was cut") })()
 	cut := false
 	defer stalled.Expose(func() { cut = true })()
-	if readN(sending, 40) != nil || readN(stalled, 40) != nil {
-		t.Fatal("bodies within the budget refused")
+	if readN(stalled, 40) != nil {
+		t.Fatal("a body within the budget refused")
 	}
-	c.t = c.t.Add(5 * time.Second)
-	if err := readN(sending, 10); err != nil { // 90 held: the body goes on
-		t.Fatal(err)
+	for range 10 { // 8 bytes each 0.5 s for 5 s
+		c.t = c.t.Add(500 * time.Millisecond)
+		if err := readN(sending, 8); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := readN(b.NewCharge(), 30); err != nil || !cut {
+	if err := readN(b.NewCharge(), 90); err != nil || !cut { // 210 held
 		t.Fatalf("a body beside one stalled for 5 s: %v, stalled cut %v; want charged, the stalled one cut", err, cut)
 	}
 	if sending.Cut() || b.Cuts() != 1 {
@@ -606,26 +610,26 @@ func TestProgressingBodyNotCut(t *testing.T) {
 	}
 }
 
-// TestCutLongestIdleFirst: of two requests past their patience, the one
-// idle the longest is cut first, not the one exposed first.
-func TestCutLongestIdleFirst(t *testing.T) {
+// TestCutFurthestBehindFirst: of two requests past their patience, the one
+// furthest behind is cut first, not the one exposed first.
+func TestCutFurthestBehindFirst(t *testing.T) {
 	c := &clock{t: time.Unix(1e9, 0)}
-	b := budgetAt(c, 100, time.Second)
+	b := budgetAt(c, 100, time.Second, 10)
 	var order []string
 	first, second := b.NewCharge(), b.NewCharge()
 	defer first.Release()
 	defer second.Release()
 	defer first.Expose(func() { order = append(order, "first") })()
-	if readN(first, 40) != nil {
+	if readN(first, 20) != nil {
 		t.Fatal("refused")
 	}
 	c.t = c.t.Add(time.Second)
 	defer second.Expose(func() { order = append(order, "second") })()
-	if readN(second, 40) != nil {
+	if readN(second, 20) != nil {
 		t.Fatal("refused")
 	}
 	c.t = c.t.Add(2 * time.Second)
-	if readN(first, 5) != nil { // the first idle since 3 s, the second since 1 s
+	if readN(first, 40) != nil { // 4 s at 10 bytes/s: the first has kept up to 3 s, the second to 1 s
 		t.Fatal("refused")
 	}
 	c.t = c.t.Add(5 * time.Second)
@@ -633,6 +637,113 @@ func TestCutLongestIdleFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := strings.Join(order, ","); got != "second" {
-		t.Fatalf("cut %q, want the second (idle the longest) alone", got)
+		t.Fatalf("cut %q, want the second (furthest behind) alone", got)
+	}
+}
+
+// TestTricklingBodiesCut: bodies that filled the Budget at once, then send
+// a byte every 0.9 s to look busy, are cut when another body needs the
+// room: a trickle falls behind the minimum rate, whatever it sent before.
+func TestTricklingBodiesCut(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	b := budgetAt(c, 1000, time.Second, 100)
+	var tricklers []*Charge
+	for range 3 {
+		trickle := b.NewCharge()
+		defer trickle.Release()
+		defer trickle.Expose(func() {})()
+		if readN(trickle, 300) != nil {
+			t.Fatal("bodies within the budget refused")
+		}
+		tricklers = append(tricklers, trickle)
+	}
+	admitted, tries := 0, 0
+	for step := range 33 { // 1 byte each 0.9 s for 30 s, the body timeout
+		c.t = c.t.Add(900 * time.Millisecond)
+		for _, ch := range tricklers {
+			if !ch.Cut() {
+				readN(ch, 1)
+			}
+		}
+		if step == 0 {
+			continue // none is a patience behind yet
+		}
+		other := b.NewCharge()
+		tries++
+		if readN(other, 200) == nil {
+			admitted++
+		}
+		other.Release()
+	}
+	if admitted != tries || b.Cuts() == 0 {
+		t.Fatalf("beside trickling bodies %d bodies of %d admitted, %d cut; want every one admitted, the trickles cut",
+			admitted, tries, b.Cuts())
+	}
+}
+
+// TestBurstGivesNoCredit: a body that sent much at once, then stalls, is
+// behind by the time it stalled, not ahead by what it sent.
+func TestBurstGivesNoCredit(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	b := budgetAt(c, 100, time.Second, 10)
+	burst := b.NewCharge()
+	defer burst.Release()
+	defer burst.Expose(func() {})()
+	if readN(burst, 90) != nil { // 9 s of bytes at the minimum rate
+		t.Fatal("refused")
+	}
+	c.t = c.t.Add(1500 * time.Millisecond)
+	if err := readN(b.NewCharge(), 30); err != nil || !burst.Cut() {
+		t.Fatalf("a body beside one stalled for 1.5 s after a burst: %v, burst cut %v; want charged, the burst cut",
+			err, burst.Cut())
+	}
+}
+
+// TestSlowBodyFallsBehindGradually: a body arriving at half the minimum
+// rate falls behind by half the time that passes, so it is cut once it is
+// a patience behind, not sooner.
+func TestSlowBodyFallsBehindGradually(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	b := budgetAt(c, 100, time.Second, 20)
+	slow := b.NewCharge()
+	defer slow.Release()
+	defer slow.Expose(func() {})()
+	want := map[int]bool{3: false, 5: true} // after 1.5 s, 0.75 s behind; after 2.5 s, 1.25 s
+	for step := 1; step <= 5; step++ {
+		c.t = c.t.Add(500 * time.Millisecond)
+		if readN(slow, 5) != nil { // 10 bytes/s
+			t.Fatal("refused")
+		}
+		cut, ok := want[step]
+		if !ok {
+			continue
+		}
+		other := b.NewCharge()
+		err := readN(other, 100)
+		other.Release()
+		if slow.Cut() != cut || (err == nil) != cut {
+			t.Fatalf("after %v at half the rate: cut %v, other body %v; want cut %v", time.Duration(step)*500*time.Millisecond,
+				slow.Cut(), err, cut)
+		}
+	}
+}
+
+// TestNoMinimumRateAnyByteKeepsUp: with no minimum rate, a body that sends
+// a byte within each patience is not cut.
+func TestNoMinimumRateAnyByteKeepsUp(t *testing.T) {
+	c := &clock{t: time.Unix(1e9, 0)}
+	b := budgetAt(c, 100, time.Second, 0)
+	trickle := b.NewCharge()
+	defer trickle.Release()
+	defer trickle.Expose(func() { t.Error("a body sending each 0.9 s was cut") })()
+	if readN(trickle, 90) != nil {
+		t.Fatal("refused")
+	}
+	for range 5 {
+		c.t = c.t.Add(900 * time.Millisecond)
+		readN(trickle, 1)
+	}
+	if err := readN(b.NewCharge(), 30); !errors.Is(err, ErrFull) {
+		t.Fatalf("beside a body keeping up: %v, want ErrFull", err)
 	}
 }
