@@ -100,3 +100,47 @@ type deadlineCounter struct {
 
 func (d *deadlineCounter) SetReadDeadline(time.Time) error  { d.set++; return nil }
 func (d *deadlineCounter) SetWriteDeadline(time.Time) error { d.set++; return nil }
+
+// writer is http.ResponseWriter under a name that is not exported.
+type writer = http.ResponseWriter
+
+// unexportedField is a wrapper embedding the writer as an unexported field.
+type unexportedField struct{ writer }
+
+// cyclicWriter is a wrapper that embeds itself.
+type cyclicWriter struct{ http.ResponseWriter }
+
+// nilUnwrapper is a wrapper whose Unwrap finds no writer.
+type nilUnwrapper struct{ http.ResponseWriter }
+
+func (nilUnwrapper) Unwrap() http.ResponseWriter { return nil }
+
+// TestConnControllerOddWrappers: wrappers connController cannot look
+// through give an error for the deadlines, never a panic or a hang.
+func TestConnControllerOddWrappers(t *testing.T) {
+	rec := &deadlineCounter{ResponseRecorder: httptest.NewRecorder()}
+	type byValue struct{ http.ResponseWriter }
+	type FlushWriter interface {
+		http.ResponseWriter
+		http.Flusher
+	}
+	type otherInterface struct{ FlushWriter }
+	cyclic := &cyclicWriter{}
+	cyclic.ResponseWriter = cyclic
+	for name, w := range map[string]http.ResponseWriter{
+		"struct value":          byValue{rec},
+		"other interface":       &otherInterface{rec},
+		"unexported field":      &unexportedField{rec},
+		"cycle":                 cyclic,
+		"nil pointer":           (*tracingWriter)(nil),
+		"unwraps to nil":        nilUnwrapper{rec},
+		"embedded nil":          &tracingWriter{ResponseWriter: &tracingWriter{}},
+		"unwrap then embedding": nilUnwrapper{&tracingWriter{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := connController(w).SetReadDeadline(time.Now()); err == nil || rec.set != 0 {
+				t.Fatalf("SetReadDeadline: %v, %d deadlines reached the connection; want an error, none", err, rec.set)
+			}
+		})
+	}
+}
