@@ -211,14 +211,22 @@ func linkEnd(path string) string {
 
 // CheckCheckpoint fails when the checkpoint at ckpt would lie inside one of
 // the corpus directories among paths, where a later run would read it as
-// corpus, or cannot be written: its directory, created first (a
-// --checkpoint-dir may name a new one), is not writable. Trainers call it
-// before any work, so that no epoch is lost to a checkpoint that fails.
+// corpus, or be a file such a directory reads under another name (a link
+// there leading to it: checkLinks), or cannot be written: its directory,
+// created first (a --checkpoint-dir may name a new one), is not writable.
+// Trainers call it before any work, so that no epoch is lost to a
+// checkpoint that fails.
 func CheckCheckpoint(ckpt string, paths []string) error {
 	for _, p := range paths {
-		if info, err := os.Stat(p); err == nil && info.IsDir() && ReadsFile(p, ckpt) {
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			continue
+		}
+		if ReadsFile(p, ckpt) {
 			return fmt.Errorf("the checkpoint %s would be inside the --corpus directory %s, where a later run "+
 				"would read it as corpus: choose a --checkpoint-dir outside it", ckpt, p)
+		}
+		if err := checkLinks(p, []outpath.File{{Flag: "the checkpoint", Path: ckpt}}); err != nil {
+			return err
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {

@@ -144,3 +144,19 @@ func TestWriteTokensFileHiddenInCorpus(t *testing.T) {
 		t.Fatalf("tokens %q; corpus files %v (%v), want a.txt alone", b, files, err)
 	}
 }
+
+// TestCheckCheckpointRefusesALinkToIt: a checkpoint where a symbolic link
+// in a corpus directory leads would be read as corpus by the next run: it
+// is refused, naming the link, with ErrOutputInCorpus.
+func TestCheckCheckpointRefusesALinkToIt(t *testing.T) {
+	dir, _, outside := linkedCorpus(t)
+	ckpt := filepath.Join(outside, "ck", "m.ckpt")
+	lead := link(t, ckpt, filepath.Join(dir, "lead.txt"), false)
+	err := CheckCheckpoint(ckpt, []string{dir})
+	if !errors.Is(err, ErrOutputInCorpus) || !strings.Contains(err.Error(), lead) {
+		t.Fatalf("err = %v, want ErrOutputInCorpus naming the link %s", err, lead)
+	}
+	if err := CheckCheckpoint(filepath.Join(outside, "ck", "other.ckpt"), []string{dir}); err != nil {
+		t.Fatalf("a checkpoint no link leads to: %v", err)
+	}
+}
