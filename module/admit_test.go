@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/admission"
+	"github.com/text2vec-am/text2vec-am/internal/admission/admissiontest"
 )
 
 const batchBody = `{"texts":["w1 w2 unseenword","w5 r7"]}`
@@ -304,30 +305,6 @@ func TestAdmittedHeldBodyCutToMakeRoom(t *testing.T) {
 	}
 }
 
-// deadlineRecorder is a ResponseRecorder whose connection takes deadlines
-// (http.ResponseController), as a server's does.
-type deadlineRecorder struct{ *httptest.ResponseRecorder }
-
-func (deadlineRecorder) SetReadDeadline(time.Time) error  { return nil }
-func (deadlineRecorder) SetWriteDeadline(time.Time) error { return nil }
-
-// cutAtEOF is a body that, as it ends, has another request find the budget
-// full: the request reading it, exposed past its patience, is cut.
-type cutAtEOF struct {
-	io.Reader
-	other *admission.Charge
-}
-
-func (c *cutAtEOF) Read(p []byte) (int, error) {
-	n, err := c.Reader.Read(p)
-	if err == io.EOF {
-		io.ReadAll(c.other.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", 100)))))
-	}
-	return n, err
-}
-
-func (c *cutAtEOF) Close() error { return nil }
-
 // TestAdmittedCutAsItsBodyEnds: a request cut to make room as the last
 // bytes of its body arrive is answered 408 naming the cut, not served: the
 // room was made counting its bytes as leaving, and its connection's
@@ -341,8 +318,8 @@ func TestAdmittedCutAsItsBodyEnds(t *testing.T) {
 		t.Error("a request cut was served")
 		held.answer(w, "ok")
 	})
-	rec := httptest.NewRecorder()
-	h(deadlineRecorder{rec}, httptest.NewRequest(http.MethodPost, "/", &cutAtEOF{Reader: strings.NewReader(`{"text":"a"}`), other: other}))
+	rec := admissiontest.NewRecorder()
+	h(rec, httptest.NewRequest(http.MethodPost, "/", admissiontest.CutAtEOF(`{"text":"a"}`, other)))
 	if rec.Code != http.StatusRequestTimeout || !strings.Contains(rec.Body.String(), "cut to make room") {
 		t.Errorf("a request cut as its body ended: %d %s, want 408 naming the cut", rec.Code, rec.Body)
 	}

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/text2vec-am/text2vec-am/internal/admission/admissiontest"
 )
 
 // tracingWriter wraps a ResponseWriter as Weaviate's tracing middleware
@@ -81,9 +83,9 @@ func TestConnControllerLooksThroughWrappers(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			rec := &deadlineCounter{ResponseRecorder: httptest.NewRecorder()}
-			if err := connController(wrap(rec)).SetReadDeadline(time.Now()); err != nil || rec.set != 1 {
-				t.Fatalf("SetReadDeadline: %v, %d deadlines reached the connection, want 1", err, rec.set)
+			rec := admissiontest.NewRecorder()
+			if err := connController(wrap(rec)).SetReadDeadline(time.Now()); err != nil || rec.Deadlines != 1 {
+				t.Fatalf("SetReadDeadline: %v, %d deadlines reached the connection, want 1", err, rec.Deadlines)
 			}
 		})
 	}
@@ -91,15 +93,6 @@ func TestConnControllerLooksThroughWrappers(t *testing.T) {
 		t.Fatal("a wrapper around no writer: deadline set, want an error")
 	}
 }
-
-// deadlineCounter is a ResponseRecorder that counts the deadlines set on it.
-type deadlineCounter struct {
-	*httptest.ResponseRecorder
-	set int
-}
-
-func (d *deadlineCounter) SetReadDeadline(time.Time) error  { d.set++; return nil }
-func (d *deadlineCounter) SetWriteDeadline(time.Time) error { d.set++; return nil }
 
 // writer is http.ResponseWriter under a name that is not exported.
 type writer = http.ResponseWriter
@@ -118,7 +111,7 @@ func (nilUnwrapper) Unwrap() http.ResponseWriter { return nil }
 // TestConnControllerOddWrappers: wrappers connController cannot look
 // through give an error for the deadlines, never a panic or a hang.
 func TestConnControllerOddWrappers(t *testing.T) {
-	rec := &deadlineCounter{ResponseRecorder: httptest.NewRecorder()}
+	rec := admissiontest.NewRecorder()
 	type byValue struct{ http.ResponseWriter }
 	type FlushWriter interface {
 		http.ResponseWriter
@@ -138,8 +131,8 @@ func TestConnControllerOddWrappers(t *testing.T) {
 		"unwrap then embedding": nilUnwrapper{&tracingWriter{}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := connController(w).SetReadDeadline(time.Now()); err == nil || rec.set != 0 {
-				t.Fatalf("SetReadDeadline: %v, %d deadlines reached the connection; want an error, none", err, rec.set)
+			if err := connController(w).SetReadDeadline(time.Now()); err == nil || rec.Deadlines != 0 {
+				t.Fatalf("SetReadDeadline: %v, %d deadlines reached the connection; want an error, none", err, rec.Deadlines)
 			}
 		})
 	}

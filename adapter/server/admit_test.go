@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/admission"
+	"github.com/text2vec-am/text2vec-am/internal/admission/admissiontest"
 )
 
 // TestDrainReadsARefusedBodyUncharged: a body refused because the bytes
@@ -38,30 +39,6 @@ func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
 	}
 }
 
-// deadlineRecorder is a ResponseRecorder whose connection takes deadlines
-// (http.ResponseController), as a server's does.
-type deadlineRecorder struct{ *httptest.ResponseRecorder }
-
-func (deadlineRecorder) SetReadDeadline(time.Time) error  { return nil }
-func (deadlineRecorder) SetWriteDeadline(time.Time) error { return nil }
-
-// cutAtEOF is a body that, as it ends, has another request find the budget
-// full: the request reading it, exposed past its patience, is cut.
-type cutAtEOF struct {
-	io.Reader
-	other *admission.Charge
-}
-
-func (c *cutAtEOF) Read(p []byte) (int, error) {
-	n, err := c.Reader.Read(p)
-	if err == io.EOF {
-		io.ReadAll(c.other.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", 100)))))
-	}
-	return n, err
-}
-
-func (c *cutAtEOF) Close() error { return nil }
-
 // TestAdmitCutAsItsBodyEnds: a request cut to make room as the last bytes
 // of its body arrive is answered 408 naming the cut, its connection closed,
 // and not served: the room was made counting its bytes as leaving, and its
@@ -70,11 +47,11 @@ func TestAdmitCutAsItsBodyEnds(t *testing.T) {
 	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, 0, 0)}
 	other := s.budget.NewCharge()
 	defer other.Release()
-	r := httptest.NewRequest(http.MethodPost, "/vectors", &cutAtEOF{Reader: strings.NewReader(`{"text":"a"}`), other: other})
+	r := httptest.NewRequest(http.MethodPost, "/vectors", admissiontest.CutAtEOF(`{"text":"a"}`, other))
 	held := s.budget.NewCharge()
 	defer held.Release()
 	r.Body = held.Reader(r.Body)
-	w := deadlineRecorder{httptest.NewRecorder()}
+	w := admissiontest.NewRecorder()
 	err := s.admit(w, r, &bytes.Buffer{}, held)
 	if !held.Cut() {
 		t.Fatal("the request was not cut")

@@ -1,0 +1,57 @@
+// Package admissiontest provides what tests of the front ends that use
+// package admission need: a response recorder whose connection takes
+// deadlines, and a body that has another request cut its own as it ends.
+package admissiontest
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/text2vec-am/text2vec-am/internal/admission"
+)
+
+// Recorder is an httptest.ResponseRecorder whose connection takes deadlines
+// (http.ResponseController finds SetReadDeadline and SetWriteDeadline), as a
+// server's does. It counts the deadlines set on it.
+type Recorder struct {
+	*httptest.ResponseRecorder
+	// Deadlines counts the calls of SetReadDeadline and SetWriteDeadline.
+	Deadlines int
+}
+
+// NewRecorder returns a Recorder with no deadline set.
+func NewRecorder() *Recorder { return &Recorder{ResponseRecorder: httptest.NewRecorder()} }
+
+// SetReadDeadline counts the deadline.
+func (r *Recorder) SetReadDeadline(time.Time) error { r.Deadlines++; return nil }
+
+// SetWriteDeadline counts the deadline.
+func (r *Recorder) SetWriteDeadline(time.Time) error { r.Deadlines++; return nil }
+
+// CutAtEOF returns a request body holding text that, as it ends, charges
+// other with 100 bytes of a body: when the Budget is then full, the request
+// reading the body, exposed and behind by its Budget's patience, is cut to
+// make room for other.
+func CutAtEOF(text string, other *admission.Charge) io.ReadCloser {
+	return &cutAtEOF{Reader: strings.NewReader(text), other: other}
+}
+
+// cutAtEOF is the body CutAtEOF returns.
+type cutAtEOF struct {
+	io.Reader
+	other *admission.Charge
+}
+
+// Read reads the text; at its end it has other read 100 bytes.
+func (c *cutAtEOF) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	if err == io.EOF {
+		io.ReadAll(c.other.Reader(io.NopCloser(strings.NewReader(strings.Repeat(" ", 100)))))
+	}
+	return n, err
+}
+
+// Close does nothing.
+func (c *cutAtEOF) Close() error { return nil }
