@@ -66,8 +66,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	rc := http.NewResponseController(w)
 	// The deadline for the rest of the request is set last, after the
 	// exposure ends: a cut cannot then leave the connection's deadline in
-	// the past for the work and the answer.
-	defer rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + time.Minute))
+	// the past for the work and the answer. It counts from the body's end:
+	// net/http's read after a body ends the connection's context when the
+	// read deadline passes, stopping the work and starting every later
+	// request on the connection with its context ended.
+	defer func() {
+		rc.SetReadDeadline(time.Now().Add(s.limits.QueueWait + s.limits.RequestTimeout + readSlack))
+	}()
 	end := func() {}
 	if rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) == nil {
 		end = held.Expose(func() { rc.SetReadDeadline(time.Now()) })
@@ -114,6 +119,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer
 	return err
 }
 
+// readSlack is how far past the time the rest of a request may take its
+// connection's read deadline is set once its body is in. It must not pass
+// while the handler runs: net/http's read after the body then fails and
+// ends the connection's context, that of the request and of every later
+// one on the connection.
+const readSlack = time.Minute
+
 // drain reads and discards what remains of the body, at most 4 × MaxBodyBytes
 // and within the body deadline, and marks the connection to be closed.
 func (s *Server) drain(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +152,11 @@ func (s *Server) bufferBusy() *httpError {
 // longer than Limits.Patience once another request needs the room.
 func (s *Server) writeAnswer(w http.ResponseWriter, out []byte, held *admission.Charge) {
 	rc := http.NewResponseController(w)
-	if rc.SetWriteDeadline(time.Now().Add(s.answerTimeout(len(out)))) == nil {
+	deadline := time.Now().Add(s.answerTimeout(len(out)))
+	// The read deadline outlasts the answer: once it passes, net/http ends
+	// the connection's context (readSlack).
+	rc.SetReadDeadline(deadline.Add(readSlack))
+	if rc.SetWriteDeadline(deadline) == nil {
 		defer held.Expose(func() { rc.SetWriteDeadline(time.Now()) })()
 	}
 	if err := writeJSON(w, out); err != nil {

@@ -65,6 +65,62 @@ func TestAdmitCutAsItsBodyEnds(t *testing.T) {
 	}
 }
 
+// slowBody is a request body whose text arrives after delay.
+type slowBody struct {
+	io.Reader
+	delay time.Duration
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	time.Sleep(b.delay)
+	b.delay = 0
+	return b.Reader.Read(p)
+}
+
+func (b *slowBody) Close() error { return nil }
+
+// TestAdmitReadDeadlineCountsFromTheBodyEnd: once a body is in, the
+// connection's read deadline leaves the rest of the request QueueWait,
+// RequestTimeout and readSlack counted from the body's end, however long
+// the body took: net/http's read after the body ends the connection's
+// context when that deadline passes, which would stop the work.
+func TestAdmitReadDeadlineCountsFromTheBodyEnd(t *testing.T) {
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(1<<20, time.Second, 0)}
+	r := httptest.NewRequest(http.MethodPost, "/vectors",
+		&slowBody{Reader: strings.NewReader(`{"text":"a"}`), delay: 300 * time.Millisecond})
+	held := s.budget.NewCharge()
+	defer held.Release()
+	r.Body = held.Reader(r.Body)
+	w := admissiontest.NewRecorder()
+	if err := s.admit(w, r, &bytes.Buffer{}, held); err != nil {
+		t.Fatal(err)
+	}
+	want := s.limits.QueueWait + s.limits.RequestTimeout + readSlack
+	if left := time.Until(w.LastRead); left < want-100*time.Millisecond {
+		t.Errorf("read deadline %v after a body of 300 ms, want %v", left.Round(time.Millisecond), want)
+	}
+}
+
+// TestWriteAnswerReadDeadlineOutlastsTheAnswer: while an answer is
+// written, the connection's read deadline is past its write deadline, so a
+// slow reader of a large answer does not end the connection's context
+// (and with it the next request's on a kept-alive connection).
+func TestWriteAnswerReadDeadlineOutlastsTheAnswer(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxBodyBytes = 64
+	s := &Server{limits: lim, budget: admission.NewBudget(1<<20, time.Second, 0)}
+	held := s.budget.NewCharge()
+	defer held.Release()
+	w := admissiontest.NewRecorder()
+	w.LastRead = time.Now().Add(lim.QueueWait + lim.RequestTimeout + readSlack) // as admit leaves it
+	// An answer of 10 × MaxBodyBytes: 11 × BodyTimeout to write it.
+	s.writeAnswer(w, bytes.Repeat([]byte(" "), 640), held)
+	if w.LastWrite.IsZero() || !w.LastRead.After(w.LastWrite) {
+		t.Errorf("read deadline %v, write deadline %v: want the read deadline past the write deadline",
+			time.Until(w.LastRead).Round(time.Second), time.Until(w.LastWrite).Round(time.Second))
+	}
+}
+
 func TestCheckKeys(t *testing.T) {
 	for _, c := range []struct {
 		body, want string // want "" = accepted

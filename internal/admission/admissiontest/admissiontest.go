@@ -14,21 +14,25 @@ import (
 
 // Recorder is an httptest.ResponseRecorder whose connection takes deadlines
 // (http.ResponseController finds SetReadDeadline and SetWriteDeadline), as a
-// server's does. It counts the deadlines set on it.
+// server's does. It counts the deadlines set on it and keeps the last of
+// each.
 type Recorder struct {
 	*httptest.ResponseRecorder
 	// Deadlines counts the calls of SetReadDeadline and SetWriteDeadline.
 	Deadlines int
+	// LastRead and LastWrite are the last read and write deadlines set (zero:
+	// none).
+	LastRead, LastWrite time.Time
 }
 
 // NewRecorder returns a Recorder with no deadline set.
 func NewRecorder() *Recorder { return &Recorder{ResponseRecorder: httptest.NewRecorder()} }
 
-// SetReadDeadline counts the deadline.
-func (r *Recorder) SetReadDeadline(time.Time) error { r.Deadlines++; return nil }
+// SetReadDeadline counts the deadline and keeps it in LastRead.
+func (r *Recorder) SetReadDeadline(t time.Time) error { r.Deadlines++; r.LastRead = t; return nil }
 
-// SetWriteDeadline counts the deadline.
-func (r *Recorder) SetWriteDeadline(time.Time) error { r.Deadlines++; return nil }
+// SetWriteDeadline counts the deadline and keeps it in LastWrite.
+func (r *Recorder) SetWriteDeadline(t time.Time) error { r.Deadlines++; r.LastWrite = t; return nil }
 
 // CutAtEOF returns a request body holding text that, as it ends, charges
 // other with 100 bytes of a body: when the Budget is then full, the request
