@@ -99,7 +99,7 @@ func (a *gate) admitted(limit int64,
 			// Cut, perhaps as its body ended: not served (its bytes were
 			// counted as leaving, its connection's deadline is past).
 			w.Header().Set("Connection", "close")
-			writeModuleError(w, http.StatusRequestTimeout, fmt.Errorf("body %v behind %.0f bytes/s while the "+
+			held.fail(w, http.StatusRequestTimeout, fmt.Errorf("body %v behind %.0f bytes/s while the "+
 				"request bodies and answers held reached %d bytes: cut to make room", patience, minBodyRate, a.budget.Max()))
 			return
 		}
@@ -107,7 +107,7 @@ func (a *gate) admitted(limit int64,
 			// The deadline bounds what the server drains of the body
 			// before the answer; net/http lifts it once a body is read whole.
 			status, err := a.bodyStatus(err, limit)
-			writeModuleError(w, status, err)
+			held.fail(w, status, err)
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), a.timeout)
@@ -200,6 +200,16 @@ func (b *hold) release() {
 	b.charge.Release()
 }
 
+// fail gives back what b's request holds, then writes err as its error
+// answer with status. Writing an error, bounded only by the server's write
+// deadline, is not cut to make room as an answer is: a client that does not
+// read it would hold the body that long (and a request cut, its bytes past
+// maxBodiesHeld).
+func (b *hold) fail(w http.ResponseWriter, status int, err error) {
+	b.release()
+	writeModuleError(w, status, err)
+}
+
 // answer writes v as the request's JSON answer, charged beside the body
 // until the request ends, within bodyTimeout: a client slow to read it holds
 // its bytes no longer, and no longer than patience once another request
@@ -209,11 +219,11 @@ func (b *hold) release() {
 func (b *hold) answer(w http.ResponseWriter, v any) {
 	out, err := json.Marshal(v)
 	if err != nil {
-		writeModuleError(w, http.StatusInternalServerError, fmt.Errorf("encode the answer: %w", err))
+		b.fail(w, http.StatusInternalServerError, fmt.Errorf("encode the answer: %w", err))
 		return
 	}
 	if err := b.charge.Answer(int64(len(out))); err != nil {
-		writeModuleError(w, http.StatusServiceUnavailable, fmt.Errorf(
+		b.fail(w, http.StatusServiceUnavailable, fmt.Errorf(
 			"%w: more than %d bytes of request bodies and answers held at once; retry later", errBusy, b.g.budget.Max()))
 		return
 	}

@@ -45,7 +45,7 @@ type batchRequest struct {
 
 func (m *Module) serveBatch(w http.ResponseWriter, r *http.Request, held *hold) {
 	fail := func(status int, format string, args ...any) {
-		writeModuleError(w, status, fmt.Errorf(format, args...))
+		held.fail(w, status, fmt.Errorf(format, args...))
 	}
 	if m.vec == nil {
 		fail(http.StatusServiceUnavailable, "%s is not initialized", Name)

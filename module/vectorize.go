@@ -212,6 +212,7 @@ const maxVectorBytes = 1 << 20
 // the vector nearText on collection would search with on this node.
 func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *hold) {
 	if !m.env.VectorsEndpoint {
+		held.release()
 		http.Error(w, `{"error":"the vectors endpoint is off (`+EnvVectorsEndpoint+`)"}`, http.StatusNotFound)
 		return
 	}
@@ -220,24 +221,24 @@ func (m *Module) serveVector(w http.ResponseWriter, r *http.Request, held *hold)
 		Collection string `json:"collection"`
 	}
 	if status, err := decodeBody(r, &req, []string{"text", "collection"}); err != nil {
-		writeModuleError(w, status, err)
+		held.fail(w, status, err)
 		return
 	}
 	collection, err := checkCollection(req.Collection)
 	if err != nil {
-		writeModuleError(w, http.StatusBadRequest, err)
+		held.fail(w, http.StatusBadRequest, err)
 		return
 	}
 	vecs, errs, err := m.vectorizeHeld(r.Context(), held, collection, []string{req.Text}, m.env.Defaults)
 	switch {
 	case errors.Is(err, errOwnCollection):
-		writeModuleError(w, http.StatusBadRequest, fmt.Errorf("field \"collection\": %w", err))
+		held.fail(w, http.StatusBadRequest, fmt.Errorf("field \"collection\": %w", err))
 		return
 	case err != nil: // busy, the memory cannot be read now, or the work was stopped
-		writeModuleError(w, http.StatusServiceUnavailable, err)
+		held.fail(w, http.StatusServiceUnavailable, err)
 		return
 	case errs[0] != nil: // the text's own error
-		writeModuleError(w, http.StatusUnprocessableEntity, errs[0])
+		held.fail(w, http.StatusUnprocessableEntity, errs[0])
 		return
 	}
 	held.answer(w, map[string]any{"vector": vecs[0]})

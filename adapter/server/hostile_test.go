@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -779,5 +780,71 @@ func TestHostileAnswerBuffer(t *testing.T) {
 	}
 	if status, _, resp := testhttp.Post(t, url, "/vectors", `{"text":"f1 f2"}`); status != http.StatusOK {
 		t.Errorf("a small answer beside two held: %d %.200s", status, resp)
+	}
+}
+
+// stalledWriter is the ResponseWriter of a connection whose client reads
+// nothing more, its buffers full: a write blocks until release is closed.
+// Its connection takes deadlines, as a server's does.
+type stalledWriter struct {
+	header  http.Header
+	writing chan struct{} // closed as the first write blocks
+	release chan struct{}
+	once    sync.Once
+}
+
+func newStalledWriter() *stalledWriter {
+	return &stalledWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (w *stalledWriter) Header() http.Header { return w.header }
+func (w *stalledWriter) WriteHeader(int)     {}
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.writing) })
+	<-w.release
+	return len(p), nil
+}
+func (w *stalledWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *stalledWriter) SetWriteDeadline(time.Time) error { return nil }
+
+// TestHostileUnreadErrorHoldsNoBody: a client that does not read the error
+// answering its body (its connection's buffers full of earlier answers)
+// holds none of the body's bytes while the error waits to be written: an
+// error is not cut to make room as an answer is.
+func TestHostileUnreadErrorHoldsNoBody(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	s, _ := newServer(t, lim, "")
+	for _, c := range []struct {
+		name, body string
+		length     int64
+	}{
+		{"malformed JSON", `{"text":"f1"` + strings.Repeat(" ", 3000) + `,}`, 0},
+		{"body over the limit", `{"text":"` + strings.Repeat("f1 ", 2000) + `"}`, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(c.body))
+			if c.length != 0 {
+				r.ContentLength = c.length // unknown: the limit is found reading
+			}
+			w := newStalledWriter()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				s.Handler().ServeHTTP(w, r)
+			}()
+			select {
+			case <-w.writing:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no answer written")
+			}
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			close(w.release)
+			<-done
+			if !strings.Contains(rec.Body.String(), "\nt2vam_body_buffer_held_bytes 0\n") {
+				t.Errorf("while the error waits to be written: %s, want 0", grepLines(rec.Body.String(), "buffer_held"))
+			}
+		})
 	}
 }

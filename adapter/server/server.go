@@ -334,7 +334,8 @@ type answerFunc func(ctx context.Context, hdr http.Header, body *bytes.Buffer) (
 // limited reads the body (admit), then runs h holding one of the
 // MaxConcurrent slots, under a context that ends with the client or after
 // RequestTimeout, then releases the slot and writes h's answer (writeAnswer):
-// a client slow to read its answer holds no slot.
+// a client slow to read its answer holds no slot. An error is written after
+// the body's buffer and bytes are given back.
 func (s *Server) limited(h answerFunc) http.HandlerFunc {
 	return s.limitedAs(s.writeError, h)
 }
@@ -344,22 +345,33 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 	return func(w http.ResponseWriter, r *http.Request) {
 		buf := s.bufs.Get().(*bytes.Buffer)
 		buf.Reset()
-		defer func() {
-			if buf.Cap() <= 1<<20 {
+		held := s.budget.NewCharge()
+		// free gives back the body's buffer and bytes. An error is written
+		// after it: its writing, bounded only by the server's WriteTimeout,
+		// is not cut to make room as an answer's is, so a client that does
+		// not read it would hold the body that long (and a request cut, its
+		// bytes past the maximum).
+		free := func() {
+			held.Release()
+			if buf != nil && buf.Cap() <= 1<<20 {
 				s.bufs.Put(buf)
 			}
-		}()
-		held := s.budget.NewCharge()
-		defer held.Release()
+			buf = nil
+		}
+		defer free()
+		fail := func(err error) {
+			free()
+			writeErr(w, err)
+		}
 		r.Body = held.Reader(r.Body)
 		if err := s.admit(w, r, buf, held); err != nil {
-			writeErr(w, err)
+			fail(err)
 			return
 		}
 		slot, err := s.acquire(r.Context())
 		if err != nil {
 			if r.Context().Err() == nil {
-				writeErr(w, err)
+				fail(err)
 			}
 			return
 		}
@@ -369,7 +381,7 @@ func (s *Server) limitedAs(writeErr func(http.ResponseWriter, error), h answerFu
 			err = s.holdAnswer(held, int64(len(out)))
 		}
 		if err != nil {
-			writeErr(w, err)
+			fail(err)
 			return
 		}
 		maps.Copy(w.Header(), hdr)
