@@ -109,23 +109,36 @@ func Below(path, dir string) (string, bool) {
 
 // resolvedPath is p made absolute with the symbolic links of its directory
 // resolved: those of its longest existing ancestor, the names below that
-// (not created yet) kept as they are.
+// (not created yet) kept as they are. A ".." in the existing part leads to
+// the parent of what the name before it resolves to, as the system opens
+// the path (lexically, "link/.." would be the directory holding the link).
 func resolvedPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
+	abs := p
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		abs = wd + string(filepath.Separator) + p // not filepath.Join: it would clean "link/.." away
 	}
-	dir, rest := filepath.Dir(abs), filepath.Base(abs)
-	for {
+	vol := filepath.VolumeName(abs)
+	var names []string
+	for _, n := range strings.FieldsFunc(abs[len(vol):], func(r rune) bool { return r == filepath.Separator || r == '/' }) {
+		if n != "." {
+			names = append(names, n)
+		}
+	}
+	resolve := len(names) - 1 // the names resolved: those of the directory
+	if resolve < 0 || names[resolve] == ".." {
+		resolve++ // "dir/..": the ".." goes where dir resolves to
+	}
+	for i := resolve; i >= 0; i-- {
+		dir := vol + string(filepath.Separator) + strings.Join(names[:i], string(filepath.Separator))
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
+			return filepath.Join(append([]string{r}, names[i:]...)...)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return abs
-		}
-		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
 	}
+	return filepath.Clean(abs)
 }
 
 // CheckWritable fails early (before hours of work) when path cannot be

@@ -214,3 +214,39 @@ func TestCheckNamesTheLinkedInput(t *testing.T) {
 		t.Errorf("the input itself: %v, want %q", err, want)
 	}
 }
+
+// TestDotDotAfterLink: a ".." that follows a link to a directory leads to
+// the parent of the link's target, as the system opens the path, not to the
+// directory holding the link: an output spelt so lies in the target's
+// parent, and names the same file as that parent's entry.
+func TestDotDotAfterLink(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := os.MkdirAll(filepath.Join(corpus, "texts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "shortcut")
+	if err := os.Symlink(filepath.Join(corpus, "texts"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	sep := string(filepath.Separator)
+	up := link + sep + ".." + sep // not cleaned: filepath.Join would drop the link
+	for _, c := range []struct {
+		path, want string
+	}{
+		{up + "m.vec", "m.vec"},
+		{up + "new" + sep + "m.vec", "new" + sep + "m.vec"},
+		{up + "texts" + sep + ".." + sep + "m.vec", "m.vec"},
+		{link + sep + "new" + sep + ".." + sep + "m.vec", "texts" + sep + "m.vec"},
+	} {
+		if rel, ok := Below(c.path, corpus); rel != c.want || !ok {
+			t.Errorf("Below(%s, %s) = %q, %v; want %q, true", c.path, corpus, rel, ok, c.want)
+		}
+	}
+	if !SamePath(up+"m.vec", filepath.Join(corpus, "m.vec")) {
+		t.Errorf("SamePath(%s, %s) = false before either exists", up+"m.vec", filepath.Join(corpus, "m.vec"))
+	}
+	if Within(up+"m.vec", dir) && !Within(up+"m.vec", corpus) {
+		t.Errorf("%s is taken for an entry of %s", up+"m.vec", dir)
+	}
+}
