@@ -189,6 +189,9 @@ func checkLinks(dir string, outs []outpath.File) error {
 // maxLinks bounds the symbolic links linkEnd follows, as the kernel does.
 const maxLinks = 40
 
+// isSeparator reports whether r separates the names of a path.
+func isSeparator(r rune) bool { return r == filepath.Separator || r == '/' }
+
 // linkEnd returns the path that the chain of symbolic links starting at
 // path ends at, which need not exist; path itself when it is no link.
 func linkEnd(path string) string {
@@ -198,11 +201,17 @@ func linkEnd(path string) string {
 			return path
 		}
 		if !filepath.IsAbs(target) {
-			dir := filepath.Dir(path)
+			// The directory holding the link, its names as given: filepath.Dir
+			// and Join would clean a ".." after a link lexically, where the
+			// system goes to the parent of the link's target.
+			dir := path[:strings.LastIndexFunc(path, isSeparator)+1]
+			if dir == "" {
+				dir = "." // a relative path of one name
+			}
 			if r, err := filepath.EvalSymlinks(dir); err == nil {
 				dir = r
 			}
-			target = filepath.Join(dir, target)
+			target = strings.TrimRightFunc(dir, isSeparator) + string(filepath.Separator) + target
 		}
 		path = target
 	}

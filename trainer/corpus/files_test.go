@@ -160,3 +160,31 @@ func TestCheckCheckpointRefusesALinkToIt(t *testing.T) {
 		t.Fatalf("a checkpoint no link leads to: %v", err)
 	}
 }
+
+// TestCheckOutputsFollowsDotDotAfterALink: the outputs spelt with a ".."
+// after a link to a directory lie where the system opens them: inside the
+// corpus directory when the link leads into it, and where a corpus link with
+// such a relative target leads when it leads out of it.
+func TestCheckOutputsFollowsDotDotAfterALink(t *testing.T) {
+	dir, _, outside := linkedCorpus(t)
+	root := filepath.Dir(dir)
+	sep := string(filepath.Separator)
+	shortcut := link(t, filepath.Join(dir, "sub"), filepath.Join(root, "shortcut"), false)
+	if err := os.Mkdir(filepath.Join(outside, "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link(t, filepath.Join(outside, "deep"), filepath.Join(root, "jump"), false)
+	lead := link(t, ".."+sep+".."+sep+"jump"+sep+".."+sep+"t.vec", filepath.Join(dir, "sub", "up.txt"), false)
+	for out, want := range map[string]string{
+		shortcut + sep + ".." + sep + "m.vec": "is inside the --corpus directory " + dir,
+		filepath.Join(outside, "t.vec"):       "is where the symbolic link " + lead,
+	} {
+		err := CheckOutputs([]string{dir}, []outpath.File{{Flag: "--out", Path: out}})
+		if !errors.Is(err, ErrOutputInCorpus) || !strings.Contains(err.Error(), want) {
+			t.Errorf("out %s: err %v, want ErrOutputInCorpus and %q", out, err, want)
+		}
+	}
+	if err := CheckOutputs([]string{dir}, []outpath.File{{Flag: "--out", Path: filepath.Join(root, "t.vec")}}); err != nil {
+		t.Errorf("out %s, where no corpus link leads: %v", filepath.Join(root, "t.vec"), err)
+	}
+}
