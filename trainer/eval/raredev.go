@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -206,8 +207,9 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("want --min-sentences ≥ 1, --max-contexts ≥ --min-sentences, --window ≥ 1, --max-count ≥ 1")
 	}
 	subOut := outpath.File{Flag: "--corpus-out", Path: *sub}
-	if err := corpus.CheckOutputs(paths, []outpath.File{{Flag: "--out", Path: *out}, subOut}); err != nil {
-		return cli.UsageError("%w", err)
+	outs := []outpath.File{{Flag: "--out", Path: *out}, {Flag: "--out", Path: filepath.Join(*out, "pairs.txt")}, subOut}
+	if err := checkRareDevOutputs(paths, fs.Arg(0), outs); err != nil {
+		return err
 	}
 	pairs, err := dataset.LoadWordPairs(fs.Arg(0))
 	if err != nil {
@@ -219,6 +221,9 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	}
 	if len(set.Pairs) == 0 {
 		return fmt.Errorf("no pair of %s qualifies", fs.Arg(0))
+	}
+	if err := checkRareDevOutputs(paths, fs.Arg(0), contextsOutputs(*out, set)); err != nil {
+		return err
 	}
 	skipped, err := set.Write(*out)
 	if err != nil {
@@ -239,6 +244,42 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	fmt.Fprintf(env.Stdout, "subcorpus without the rare words: %d lines, %d tokens written to %s; dropped %d sentences (%d tokens), %d lines left empty\n",
 		st.Lines, st.Tokens, *sub, st.DroppedSentences, st.DroppedTokens, st.DroppedLines)
 	return nil
+}
+
+// checkRareDevOutputs fails, by a usage error, when one of outs is a file of
+// the corpus at paths (corpus.CheckOutputs: ErrOutputInCorpus), the PAIRS
+// file pairs, or another of outs: writing it would destroy that file.
+func checkRareDevOutputs(paths []string, pairs string, outs []outpath.File) error {
+	if err := corpus.CheckOutputs(paths, outs); err != nil {
+		return cli.UsageError("%w", err)
+	}
+	for i, o := range outs {
+		if outpath.SamePath(o.Path, pairs) {
+			return cli.UsageError("%s %s is the PAIRS file %s: writing it would destroy it: give %s another path",
+				o.Flag, o.Path, pairs, o.Flag)
+		}
+		for _, p := range outs[:i] {
+			if outpath.SamePath(o.Path, p.Path) {
+				return cli.UsageError("%s %s is also %s %s: one output would overwrite the other", o.Flag, o.Path,
+					p.Flag, p.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// contextsOutputs returns the contexts files that set.Write(dir) writes, by
+// path order.
+func contextsOutputs(dir string, set *RareDevSet) []outpath.File {
+	cdir := filepath.Join(dir, "contexts")
+	outs := make([]outpath.File, 0, len(set.Contexts))
+	for w := range set.Contexts {
+		if p, ok := contextFile(cdir, w); ok {
+			outs = append(outs, outpath.File{Flag: "--out", Path: p})
+		}
+	}
+	slices.SortFunc(outs, func(a, b outpath.File) int { return strings.Compare(a.Path, b.Path) })
+	return outs
 }
 
 // writeRareDevSummary prints what Write wrote of set (drawn from npairs

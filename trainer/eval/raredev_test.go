@@ -191,3 +191,84 @@ func TestEvalRareDevOutputsCheckedFirst(t *testing.T) {
 		t.Errorf("a refused run left %s (%v)", inside, err)
 	}
 }
+
+// TestEvalRareDevOutSparesItsInputs: the files rare-dev writes in --out
+// (pairs.txt, contexts/WORD.txt) are refused when they are a corpus file, the
+// PAIRS file or --corpus-out, spelt so or reached by a link: every input
+// keeps its bytes.
+func TestEvalRareDevOutSparesItsInputs(t *testing.T) {
+	text := strings.Repeat("the guitar plays music. the zorb plays music. ", 3) + "a zorb eats bread.\n" +
+		strings.Repeat("common word here. ", 10) + "\n"
+	for _, c := range []struct {
+		name     string
+		corpus   string // relative to the test's directory, as the files below
+		pairs    string
+		subOut   string            // --corpus-out, "" for none
+		links    map[string]string // link → target
+		want     string
+		inCorpus bool // the error wraps corpus.ErrOutputInCorpus
+	}{
+		{name: "a corpus file as pairs.txt", corpus: "dev/pairs.txt", pairs: "rw.txt",
+			want: "--out dev/pairs.txt is the --corpus file", inCorpus: true},
+		{name: "the PAIRS file as pairs.txt", corpus: "c.txt", pairs: "dev/pairs.txt",
+			want: "--out dev/pairs.txt is the PAIRS file dev/pairs.txt"},
+		{name: "a corpus directory as contexts", corpus: "dev/contexts", pairs: "rw.txt",
+			want: "--out dev/contexts/zorb.txt is inside the --corpus directory dev/contexts", inCorpus: true},
+		{name: "the PAIRS file as a contexts file", corpus: "c.txt", pairs: "dev/contexts/zorb.txt",
+			want: "--out dev/contexts/zorb.txt is the PAIRS file dev/contexts/zorb.txt"},
+		{name: "--corpus-out as pairs.txt", corpus: "c.txt", pairs: "rw.txt", subOut: "dev/pairs.txt",
+			want: "--corpus-out dev/pairs.txt is also --out dev/pairs.txt"},
+		{name: "a link to a corpus file as a contexts file", corpus: "c.txt", pairs: "rw.txt",
+			links: map[string]string{"dev/contexts/zorb.txt": "../../c.txt"},
+			want:  "--out dev/contexts/zorb.txt is the --corpus file c.txt", inCorpus: true},
+		{name: "a link to a corpus file as pairs.txt", corpus: "c.txt", pairs: "rw.txt",
+			links: map[string]string{"dev/pairs.txt": "../c.txt"},
+			want:  "--out dev/pairs.txt is the --corpus file c.txt", inCorpus: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rareDevSparesItsInputs(t, text, c.corpus, c.pairs, c.subOut, c.links, c.want, c.inCorpus)
+		})
+	}
+}
+
+// rareDevSparesItsInputs runs one case of TestEvalRareDevOutSparesItsInputs in
+// a directory of its own.
+func rareDevSparesItsInputs(t *testing.T, text, corpusPath, pairs, subOut string, links map[string]string, want string,
+	inCorpus bool) {
+	t.Chdir(t.TempDir())
+	for _, f := range []struct{ path, text string }{{corpusPath, text}, {pairs, "zorb music 7\n"}} {
+		if strings.HasSuffix(f.path, "contexts") {
+			f.path = filepath.Join(f.path, "zorb.txt")
+		}
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for l, target := range links {
+		if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, l); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	_, _, err := run(t, "rare-dev", "--corpus", corpusPath, "--out", "dev", "--corpus-out", subOut,
+		"--min-sentences", "2", "--max-count", "5", "--min-common", "1", pairs)
+	if !errors.Is(err, cli.ErrUsage) || errors.Is(err, corpus.ErrOutputInCorpus) != inCorpus ||
+		!strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want a usage error containing %q", err, want)
+	}
+	corpusFile := corpusPath
+	if strings.HasSuffix(corpusFile, "contexts") {
+		corpusFile = filepath.Join(corpusFile, "zorb.txt")
+	}
+	if b, err := os.ReadFile(corpusFile); string(b) != text {
+		t.Errorf("the corpus file became %q (%v)", b, err)
+	}
+	if b, err := os.ReadFile(pairs); string(b) != "zorb music 7\n" {
+		t.Errorf("the PAIRS file became %q (%v)", b, err)
+	}
+}
