@@ -108,9 +108,15 @@ func runTrain(ctx context.Context, env cli.Env) error {
 // --include, --ngrams, --ngrams-space or a --corpus file): training would
 // end by overwriting it, and when one of them, the checkpoint or the corpus
 // index is inside a --corpus directory. The checkpoint may be the --resume
-// file (resuming replaces it). The --out directory is created first, as the
-// corpus index (kept there by default) always created it.
+// file (resuming replaces it). The --out directory is created once the
+// outputs are known to lie outside the corpus (a refused output leaves no
+// directory in it), before the other checks, as the corpus index (kept there
+// by default) always created it.
 func (f *trainFlags) checkFiles(ckpt string) error {
+	outs := []outpath.File{{Flag: "--out", Path: f.out}, {Flag: "--bundle-out", Path: f.bundleOut}}
+	if err := f.checkOutsideCorpus(outs); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
 		return fmt.Errorf("--out %s: %w", f.out, err)
 	}
@@ -122,7 +128,6 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 		}
 	}
 	resume := outpath.File{Flag: "--resume", Path: f.resume}
-	outs := []outpath.File{{Flag: "--out", Path: f.out}, {Flag: "--bundle-out", Path: f.bundleOut}}
 	if err := outpath.Check(outs, append(inputs, resume)); err != nil {
 		return cli.UsageError("%w", err)
 	}
@@ -130,9 +135,6 @@ func (f *trainFlags) checkFiles(ckpt string) error {
 		if o.Path != "" && outpath.SamePath(ckpt, o.Path) {
 			return cli.UsageError("the checkpoint %s would overwrite %s %s: choose another --out or --checkpoint-dir", ckpt, o.Flag, o.Path)
 		}
-	}
-	if err := f.checkOutsideCorpus(outs); err != nil {
-		return err
 	}
 	if err := corpus.CheckCheckpoint(ckpt, f.corpusPaths()); err != nil {
 		return cli.UsageError("%w", err)

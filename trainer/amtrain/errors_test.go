@@ -240,7 +240,7 @@ func TestTrainRefusesOutputOverInput(t *testing.T) {
 		want string
 	}{
 		"out is embeddings":  {[]string{"--corpus", s.corpus, "--out", s.embeddings}, "is the input --embeddings"},
-		"out is corpus":      {[]string{"--corpus", s.corpus, "--out", s.corpus}, "is the input --corpus"},
+		"out is corpus":      {[]string{"--corpus", s.corpus, "--out", s.corpus}, "is the --corpus file"},
 		"out is counts":      {[]string{"--corpus", s.corpus, "--counts", counts, "--out", counts}, "is the input --counts"},
 		"out is resume":      {[]string{"--corpus", s.corpus, "--resume", ck, "--out", ck}, "is the input --resume"},
 		"bundle is out":      {[]string{"--corpus", s.corpus, "--out", out, "--bundle-out", out}, "is also --out"},

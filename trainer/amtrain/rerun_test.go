@@ -331,6 +331,14 @@ func TestTrainChecksCheckpointsBeforeTheCorpus(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to contain %q before the corpus is read", name, err, c.want)
 		}
 	}
+	newDir := filepath.Join(corpusDir, "new")
+	err := runTrainArgs(t, append(base, "--corpus", corpusDir, "--out", filepath.Join(newDir, "m.am"))...)
+	if err == nil || !strings.Contains(err.Error(), "is inside the --corpus directory") {
+		t.Errorf("out in a new directory inside the corpus: err = %v", err)
+	}
+	if _, err := os.Stat(newDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused --out left its directory %s inside the corpus (stat: %v)", newDir, err)
+	}
 }
 
 // An output that is a corpus file under another name is refused before any
@@ -362,7 +370,7 @@ func TestTrainRefusesAnOutputLinkedToTheCorpus(t *testing.T) {
 	for name, c := range map[string]struct {
 		corpus, out, want string
 	}{
-		"link to the corpus file": {s.corpus, toCorpus, "--out " + toCorpus + " is the input --corpus " + s.corpus},
+		"link to the corpus file": {s.corpus, toCorpus, "--out " + toCorpus + " is the --corpus file " + s.corpus},
 		"link into the corpus":    {docs, toText, "--out " + toText + " is the corpus file " + text},
 		"hard link":               {docs, hard, "--out " + hard + " is the corpus file " + text},
 		"where a corpus link leads": {docs, lead, "--out " + lead + " is where the symbolic link " +
