@@ -62,9 +62,9 @@ func Write(path string, perm fs.FileMode, write func(w *bufio.Writer) error) err
 // for writers that seek, truncate, map it or write at offsets. write must not
 // close f.
 func WriteRaw(path string, perm fs.FileMode, write func(f *os.File) error) error {
-	dir := filepath.Dir(path)
-	removeStale(dir, filepath.Base(path))
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	dir, base := split(path)
+	removeStale(dir, base)
+	f, err := os.CreateTemp(dir, base+".tmp*")
 	if err != nil {
 		// Named by the directory, not by the temporary file, which never appears.
 		var pe *fs.PathError
@@ -123,4 +123,24 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// split returns the directory of path as the system opens it, and the name in
+// it. The directory keeps its names as given (filepath.Dir would clean a ".."
+// after a link lexically, to the directory holding the link, where the system
+// goes to the parent of the link's target), so that the temporary file is
+// made where the rename puts the target.
+func split(path string) (dir, base string) {
+	vol := filepath.VolumeName(path)
+	i := len(path) - 1
+	for i >= len(vol) && !os.IsPathSeparator(path[i]) {
+		i--
+	}
+	switch {
+	case i < len(vol): // no separator: a name in the current directory (of the volume)
+		return vol + ".", path[len(vol):]
+	case i == len(vol): // a name in the root: "/f", `C:\f`
+		return path[:i+1], path[i+1:]
+	}
+	return path[:i], path[i+1:]
 }

@@ -259,3 +259,57 @@ func snapshot(t *testing.T, path string) string {
 	}
 	return string(b) + " " + fmt.Sprintf("%04o", fi.Mode().Perm())
 }
+
+// TestWriteDotDotAfterLink: a ".." after a link to a directory leads to the
+// parent of the link's target, as the system opens the path: the file is
+// written there, its temporary file made beside it, and nothing is left in
+// the directory the path names lexically.
+func TestWriteDotDotAfterLink(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "a", "b")
+	for _, d := range []string{real, filepath.Join(root, "a", "c"), filepath.Join(root, "c")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(real, filepath.Join(root, "l")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	sep := string(filepath.Separator)
+	for _, w := range writers {
+		// root/l/../c/f is root/a/c/f; lexically it would be root/c/f.
+		path := root + sep + "l" + sep + ".." + sep + "c" + sep + w.name
+		if err := w.write(path, 0o644, "new"); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if got, err := os.ReadFile(filepath.Join(root, "a", "c", w.name)); err != nil || string(got) != "new" {
+			t.Errorf("%s: a/c holds %q, %v; want the file written there", w.name, got, err)
+		}
+		if entries, _ := os.ReadDir(filepath.Join(root, "c")); len(entries) > 0 {
+			t.Errorf("%s: the lexical directory c holds %s", w.name, entries[0].Name())
+		}
+	}
+	// With the lexical directory absent the write still goes where the path leads.
+	if err := os.Remove(filepath.Join(root, "c")); err != nil {
+		t.Fatal(err)
+	}
+	path := root + sep + "l" + sep + ".." + sep + "c" + sep + "g"
+	if err := WriteFile(path, []byte("g"), 0o644); err != nil {
+		t.Errorf("WriteFile(%s) with no %s: %v", path, filepath.Join(root, "c"), err)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	sep := string(filepath.Separator)
+	for _, c := range []struct{ path, dir, base string }{
+		{"f", ".", "f"},
+		{sep + "f", sep, "f"},
+		{"a" + sep + "f", "a", "f"},
+		{"l" + sep + ".." + sep + "f", "l" + sep + "..", "f"},
+		{"a" + sep + sep + "f", "a" + sep, "f"},
+	} {
+		if dir, base := split(c.path); dir != c.dir || base != c.base {
+			t.Errorf("split(%q) = %q, %q; want %q, %q", c.path, dir, base, c.dir, c.base)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func removeStale(dir, base string) {
 		if err != nil || time.Since(info.ModTime()) < staleAge {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
+		path := dir + string(filepath.Separator) + e.Name() // not Join: dir keeps its ".." (split)
 		f, err := os.OpenFile(path, os.O_RDONLY, 0)
 		if err != nil {
 			continue
