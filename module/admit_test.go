@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -385,30 +384,6 @@ func holdBody(t *testing.T, b *admission.Budget, n int) *admission.Charge {
 	return c
 }
 
-// stalledWriter is the ResponseWriter of a connection whose client reads
-// nothing more, its buffers full: a write blocks until release is closed.
-// Its connection takes deadlines, as a server's does.
-type stalledWriter struct {
-	header  http.Header
-	writing chan struct{} // closed as the first write blocks
-	release chan struct{}
-	once    sync.Once
-}
-
-func newStalledWriter() *stalledWriter {
-	return &stalledWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
-}
-
-func (w *stalledWriter) Header() http.Header { return w.header }
-func (w *stalledWriter) WriteHeader(int)     {}
-func (w *stalledWriter) Write(p []byte) (int, error) {
-	w.once.Do(func() { close(w.writing) })
-	<-w.release
-	return len(p), nil
-}
-func (w *stalledWriter) SetReadDeadline(time.Time) error  { return nil }
-func (w *stalledWriter) SetWriteDeadline(time.Time) error { return nil }
-
 // TestEndpointsUnreadErrorHoldsNoBody: a client that does not read the
 // error answering its body (its connection's buffers full of earlier
 // answers) holds none of the body's bytes, nor a slot, while the error
@@ -423,19 +398,19 @@ func TestEndpointsUnreadErrorHoldsNoBody(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(c.body))
 			r.ContentLength = -1 // unknown: the limit is found reading
-			w := newStalledWriter()
+			w := admissiontest.NewStalledWriter()
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
 				m.RootHandler().ServeHTTP(w, r)
 			}()
 			select {
-			case <-w.writing:
+			case <-w.Writing():
 			case <-time.After(10 * time.Second):
 				t.Fatal("no answer written")
 			}
 			held, slots := m.adm.budget.Held(), m.adm.slots.InUse()
-			close(w.release)
+			w.Release()
 			<-done
 			if held != 0 || slots != 0 {
 				t.Errorf("while the error waits to be written: %d bytes held, %d slots taken; want 0, 0", held, slots)
@@ -454,19 +429,19 @@ func TestAdmittedCutAnswerHoldsNoBody(t *testing.T) {
 	defer other.Release()
 	h := a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) { t.Error("a request cut was served") })
 	body := admissiontest.CutAtEOF(`{"text":"`+strings.Repeat("a", 80)+`"}`, other)
-	w := newStalledWriter()
+	w := admissiontest.NewStalledWriter()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		h(w, httptest.NewRequest(http.MethodPost, "/", body))
 	}()
 	select {
-	case <-w.writing:
+	case <-w.Writing():
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer written")
 	}
 	held := a.budget.Held()
-	close(w.release)
+	w.Release()
 	<-done
 	if held != 100 || a.budget.Cuts() != 1 {
 		t.Errorf("while the 408 of a request cut waits to be written: %d bytes held, %d cuts; want the other's 100, 1",

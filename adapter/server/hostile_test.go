@@ -18,12 +18,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/adapter/server"
 	"github.com/text2vec-am/text2vec-am/adapter/vectorizer"
+	"github.com/text2vec-am/text2vec-am/internal/admission/admissiontest"
 	"github.com/text2vec-am/text2vec-am/internal/testhttp"
 	"github.com/text2vec-am/text2vec-am/internal/testmodel"
 )
@@ -783,30 +783,6 @@ func TestHostileAnswerBuffer(t *testing.T) {
 	}
 }
 
-// stalledWriter is the ResponseWriter of a connection whose client reads
-// nothing more, its buffers full: a write blocks until release is closed.
-// Its connection takes deadlines, as a server's does.
-type stalledWriter struct {
-	header  http.Header
-	writing chan struct{} // closed as the first write blocks
-	release chan struct{}
-	once    sync.Once
-}
-
-func newStalledWriter() *stalledWriter {
-	return &stalledWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
-}
-
-func (w *stalledWriter) Header() http.Header { return w.header }
-func (w *stalledWriter) WriteHeader(int)     {}
-func (w *stalledWriter) Write(p []byte) (int, error) {
-	w.once.Do(func() { close(w.writing) })
-	<-w.release
-	return len(p), nil
-}
-func (w *stalledWriter) SetReadDeadline(time.Time) error  { return nil }
-func (w *stalledWriter) SetWriteDeadline(time.Time) error { return nil }
-
 // TestHostileUnreadErrorHoldsNoBody: a client that does not read the error
 // answering its body (its connection's buffers full of earlier answers)
 // holds none of the body's bytes while the error waits to be written: an
@@ -827,20 +803,20 @@ func TestHostileUnreadErrorHoldsNoBody(t *testing.T) {
 			if c.length != 0 {
 				r.ContentLength = c.length // unknown: the limit is found reading
 			}
-			w := newStalledWriter()
+			w := admissiontest.NewStalledWriter()
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
 				s.Handler().ServeHTTP(w, r)
 			}()
 			select {
-			case <-w.writing:
+			case <-w.Writing():
 			case <-time.After(10 * time.Second):
 				t.Fatal("no answer written")
 			}
 			rec := httptest.NewRecorder()
 			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-			close(w.release)
+			w.Release()
 			<-done
 			if !strings.Contains(rec.Body.String(), "\nt2vam_body_buffer_held_bytes 0\n") {
 				t.Errorf("while the error waits to be written: %s, want 0", grepLines(rec.Body.String(), "buffer_held"))

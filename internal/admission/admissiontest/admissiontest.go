@@ -1,12 +1,15 @@
 // Package admissiontest provides what tests of the front ends that use
 // package admission need: a response recorder whose connection takes
-// deadlines, and a body that has another request cut its own as it ends.
+// deadlines, a response writer whose client reads nothing, and a body that
+// has another request cut its own as it ends.
 package admissiontest
 
 import (
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/text2vec-am/text2vec-am/internal/admission"
@@ -59,3 +62,43 @@ func (c *cutAtEOF) Read(p []byte) (int, error) {
 
 // Close does nothing.
 func (c *cutAtEOF) Close() error { return nil }
+
+// StalledWriter is the ResponseWriter of a connection whose client reads
+// nothing more, its buffers full: a write blocks until Release. Its
+// connection takes deadlines, as a server's does.
+type StalledWriter struct {
+	header      http.Header
+	writing     chan struct{} // closed as the first write blocks
+	release     chan struct{}
+	first, free sync.Once
+}
+
+// NewStalledWriter returns a StalledWriter that has not been written to.
+func NewStalledWriter() *StalledWriter {
+	return &StalledWriter{header: http.Header{}, writing: make(chan struct{}), release: make(chan struct{})}
+}
+
+// Header returns the answer's header.
+func (w *StalledWriter) Header() http.Header { return w.header }
+
+// WriteHeader does nothing: the status line waits with the rest.
+func (w *StalledWriter) WriteHeader(int) {}
+
+// Write blocks until Release, then reports p written.
+func (w *StalledWriter) Write(p []byte) (int, error) {
+	w.first.Do(func() { close(w.writing) })
+	<-w.release
+	return len(p), nil
+}
+
+// Writing returns a channel closed once a write has begun (and blocks).
+func (w *StalledWriter) Writing() <-chan struct{} { return w.writing }
+
+// Release lets the blocked writes and every later one through.
+func (w *StalledWriter) Release() { w.free.Do(func() { close(w.release) }) }
+
+// SetReadDeadline does nothing: the connection takes deadlines.
+func (w *StalledWriter) SetReadDeadline(time.Time) error { return nil }
+
+// SetWriteDeadline does nothing: the connection takes deadlines.
+func (w *StalledWriter) SetWriteDeadline(time.Time) error { return nil }

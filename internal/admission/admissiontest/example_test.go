@@ -31,3 +31,21 @@ func ExampleCutAtEOF() {
 	fmt.Println(reading.Cut())
 	// Output: true
 }
+
+// A handler's answer to a StalledWriter waits until the writer is released.
+func ExampleStalledWriter() {
+	w := admissiontest.NewStalledWriter()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fmt.Fprint(w, "answer")
+	}()
+	<-w.Writing()
+	fmt.Println("writing")
+	w.Release()
+	<-done
+	fmt.Println("written")
+	// Output:
+	// writing
+	// written
+}
