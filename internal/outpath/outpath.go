@@ -23,28 +23,46 @@ type File struct {
 	Flag, Path string
 }
 
-// Check fails when an output cannot be written (CheckWritable), is the same
-// file as another output (SamePath), or is the same file as an input file
-// or lies inside an input directory (inputs that are directories: a new file
-// there would become one of their entries). Empty paths are skipped. The
-// error names the flags and the path.
+// Check fails when an output is not distinct from the other outputs and
+// the inputs (CheckDistinct) or cannot be written (CheckWritable), each
+// output checked in turn against those before it. Empty paths are skipped.
+// The error names the flags and the paths; a CheckWritable failure is
+// wrapped (errors.Is finds fs.ErrNotExist or fs.ErrPermission through it).
 func Check(outputs, inputs []File) error {
 	for i, o := range outputs {
 		if o.Path == "" {
 			continue
 		}
-		for _, p := range outputs[:i] {
-			if SamePath(o.Path, p.Path) {
-				return fmt.Errorf("%s %s is also %s: one output would overwrite the other", o.Flag, o.Path, p.Flag)
-			}
-		}
-		for _, in := range inputs {
-			if err := checkInput(o, in); err != nil {
-				return err
-			}
+		if err := CheckDistinct(o, outputs[:i], inputs); err != nil {
+			return err
 		}
 		if err := CheckWritable(o.Path); err != nil {
 			return fmt.Errorf("%s: %w", o.Flag, err)
+		}
+	}
+	return nil
+}
+
+// CheckDistinct fails when output out is the same file as one of the
+// outputs others (SamePath: one would overwrite the other), or the same
+// file as an input file or inside an input directory (inputs that are
+// directories: a new file there would become one of their entries). It is
+// Check without CheckWritable, for one output: for an output whose
+// directory the command makes later, or outputs known distinct among
+// themselves, each checked against others alone (no pairwise pass). Empty
+// paths are skipped. The error names the flags and the paths.
+func CheckDistinct(out File, others, inputs []File) error {
+	if out.Path == "" {
+		return nil
+	}
+	for _, p := range others {
+		if SamePath(out.Path, p.Path) {
+			return fmt.Errorf("%s %s is also %s %s: one output would overwrite the other", out.Flag, out.Path, p.Flag, p.Path)
+		}
+	}
+	for _, in := range inputs {
+		if err := checkInput(out, in); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -46,6 +46,49 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckDistinct: CheckDistinct refuses an output that is an input (a
+// file, or inside a directory) or one of the other outputs, and, unlike
+// Check, takes an output whose directory does not exist yet.
+func TestCheckDistinct(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []File{{"--in", in}, {"DIR", filepath.Join(dir, "corpus")}}
+	if err := os.Mkdir(inputs[1].Path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sep := string(filepath.Separator)
+	later := filepath.Join(dir, "later", "x.txt") // its directory is made after the check
+	others := []File{{"--out", filepath.Join(dir, "out.bin")}, {"--later", later}}
+	for _, c := range []struct {
+		out  File
+		want string
+	}{
+		{File{"--out2", in}, "--out2 " + in + " is the input --in: writing it would destroy that input"},
+		{File{"--out2", dir + sep + "corpus" + sep + ".." + sep + "in.txt"}, "is the input --in " + in},
+		{File{"--out2", filepath.Join(dir, "corpus", "new", "x")}, "is inside the input directory DIR"},
+		{File{"--out2", others[0].Path}, "--out2 " + others[0].Path + " is also --out " + others[0].Path +
+			": one output would overwrite the other"},
+		{File{"--out2", dir + sep + "." + sep + "later" + sep + "x.txt"}, "is also --later " + later},
+	} {
+		if err := CheckDistinct(c.out, others, inputs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: err = %v, want one containing %q", c.out.Flag, c.out.Path, err, c.want)
+		}
+	}
+	fresh := File{"--out2", filepath.Join(dir, "later", "y.txt")}
+	if err := CheckDistinct(fresh, others, inputs); err != nil {
+		t.Errorf("an output in a directory not made yet: %v", err)
+	}
+	if err := CheckDistinct(File{"--none", ""}, others, inputs); err != nil {
+		t.Errorf("an empty path: %v", err)
+	}
+	if err := Check([]File{fresh}, inputs); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "--out2: ") {
+		t.Errorf("Check of an output in a missing directory: %v, want CheckWritable's error (fs.ErrNotExist) after the flag", err)
+	}
+}
+
 // TestSamePath: two spellings of one file are the same path: relative and
 // absolute, through a symbolic link to its directory, or a hard link.
 func TestSamePath(t *testing.T) {

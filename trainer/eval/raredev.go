@@ -11,6 +11,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/text2vec-am/text2vec-am/cli"
 	"github.com/text2vec-am/text2vec-am/internal/outpath"
@@ -222,7 +225,7 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 	if len(set.Pairs) == 0 {
 		return fmt.Errorf("no pair of %s qualifies", fs.Arg(0))
 	}
-	if err := checkRareDevOutputs(paths, fs.Arg(0), contextsOutputs(*out, set)); err != nil {
+	if err := checkContextsOutputs(paths, fs.Arg(0), contextsOutputs(*out, set), outs); err != nil {
 		return err
 	}
 	skipped, err := set.Write(*out)
@@ -248,24 +251,68 @@ func runRareDev(ctx context.Context, env cli.Env) error {
 
 // checkRareDevOutputs fails, by a usage error, when one of outs is a file of
 // the corpus at paths (corpus.CheckOutputs: ErrOutputInCorpus), the PAIRS
-// file pairs, or another of outs: writing it would destroy that file.
+// file pairs, or another of outs (outpath.CheckDistinct): writing it would
+// destroy that file.
 func checkRareDevOutputs(paths []string, pairs string, outs []outpath.File) error {
 	if err := corpus.CheckOutputs(paths, outs); err != nil {
 		return cli.UsageError("%w", err)
 	}
 	for i, o := range outs {
-		if outpath.SamePath(o.Path, pairs) {
-			return cli.UsageError("%s %s is the PAIRS file %s: writing it would destroy it: give %s another path",
-				o.Flag, o.Path, pairs, o.Flag)
-		}
-		for _, p := range outs[:i] {
-			if outpath.SamePath(o.Path, p.Path) {
-				return cli.UsageError("%s %s is also %s %s: one output would overwrite the other", o.Flag, o.Path,
-					p.Flag, p.Path)
-			}
+		if err := outpath.CheckDistinct(o, outs[:i], pairsInput(pairs)); err != nil {
+			return cli.UsageError("%w", err)
 		}
 	}
 	return nil
+}
+
+// checkContextsOutputs is checkRareDevOutputs for the contexts files ctxs
+// (contextsOutputs), in one pass however many: each is checked against the
+// inputs and against outs (the --out directory, pairs.txt, --corpus-out:
+// checked before), not against the other contexts files. Those are
+// <word>.txt of distinct words in one directory, so their paths differ; but
+// a case-insensitive or normalizing file system (macOS, Windows) takes two
+// names that differ only in case or Unicode normalization (ς.txt and
+// σ.txt) for one file, so two such names are refused (foldName), on every
+// system, as the set should read alike everywhere.
+func checkContextsOutputs(paths []string, pairs string, ctxs, outs []outpath.File) error {
+	if err := corpus.CheckOutputs(paths, ctxs); err != nil {
+		return cli.UsageError("%w", err)
+	}
+	inputs := pairsInput(pairs)
+	names := make(map[string]string, len(ctxs)) // foldName of the base name → path
+	for _, c := range ctxs {
+		if err := outpath.CheckDistinct(c, outs, inputs); err != nil {
+			return cli.UsageError("%w", err)
+		}
+		key := foldName(filepath.Base(c.Path))
+		if p, ok := names[key]; ok {
+			return fmt.Errorf("%s %s and %s differ only in case or Unicode normalization: a case-insensitive file system "+
+				"(macOS, Windows) would write both rare words' contexts to one file: drop one of the two words from PAIRS",
+				c.Flag, p, c.Path)
+		}
+		names[key] = c.Path
+	}
+	return nil
+}
+
+// pairsInput is the PAIRS file of eval rare-dev as the input of its
+// outputs' checks.
+func pairsInput(pairs string) []outpath.File {
+	return []outpath.File{{Flag: "PAIRS", Path: pairs}}
+}
+
+// foldName returns name in a form that two names share when a
+// case-insensitive, normalization-insensitive file system takes them for
+// one: composed (NFC), each rune replaced by the least of its Unicode
+// case-folding orbit (unicode.SimpleFold).
+func foldName(name string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, norm.NFC.String(name))
 }
 
 // contextsOutputs returns the contexts files that set.Write(dir) writes, by

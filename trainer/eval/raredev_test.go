@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
 	"github.com/text2vec-am/text2vec-am/trainer/eval/dataset"
@@ -195,7 +196,7 @@ func TestEvalRareDevOutputsCheckedFirst(t *testing.T) {
 // TestEvalRareDevOutSparesItsInputs: the files rare-dev writes in --out
 // (pairs.txt, contexts/WORD.txt) are refused when they are a corpus file, the
 // PAIRS file or --corpus-out, spelt so or reached by a link: every input
-// keeps its bytes.
+// keeps its bytes, and no output overwrites another.
 func TestEvalRareDevOutSparesItsInputs(t *testing.T) {
 	text := strings.Repeat("the guitar plays music. the zorb plays music. ", 3) + "a zorb eats bread.\n" +
 		strings.Repeat("common word here. ", 10) + "\n"
@@ -211,13 +212,18 @@ func TestEvalRareDevOutSparesItsInputs(t *testing.T) {
 		{name: "a corpus file as pairs.txt", corpus: "dev/pairs.txt", pairs: "rw.txt",
 			want: "--out dev/pairs.txt is the --corpus file", inCorpus: true},
 		{name: "the PAIRS file as pairs.txt", corpus: "c.txt", pairs: "dev/pairs.txt",
-			want: "--out dev/pairs.txt is the PAIRS file dev/pairs.txt"},
+			want: "--out dev/pairs.txt is the input PAIRS: writing it would destroy that input"},
 		{name: "a corpus directory as contexts", corpus: "dev/contexts", pairs: "rw.txt",
 			want: "--out dev/contexts/zorb.txt is inside the --corpus directory dev/contexts", inCorpus: true},
 		{name: "the PAIRS file as a contexts file", corpus: "c.txt", pairs: "dev/contexts/zorb.txt",
-			want: "--out dev/contexts/zorb.txt is the PAIRS file dev/contexts/zorb.txt"},
+			want: "--out dev/contexts/zorb.txt is the input PAIRS: writing it would destroy that input"},
 		{name: "--corpus-out as pairs.txt", corpus: "c.txt", pairs: "rw.txt", subOut: "dev/pairs.txt",
 			want: "--corpus-out dev/pairs.txt is also --out dev/pairs.txt"},
+		{name: "--corpus-out as a contexts file", corpus: "c.txt", pairs: "rw.txt", subOut: "dev/contexts/zorb.txt",
+			want: "--out dev/contexts/zorb.txt is also --corpus-out dev/contexts/zorb.txt: one output would overwrite the other"},
+		{name: "--corpus-out as a contexts file through a link", corpus: "c.txt", pairs: "rw.txt", subOut: "zorb.txt",
+			links: map[string]string{"dev/contexts": ".."},
+			want:  "--out dev/contexts/zorb.txt is also --corpus-out zorb.txt"},
 		{name: "a link to a corpus file as a contexts file", corpus: "c.txt", pairs: "rw.txt",
 			links: map[string]string{"dev/contexts/zorb.txt": "../../c.txt"},
 			want:  "--out dev/contexts/zorb.txt is the --corpus file c.txt", inCorpus: true},
@@ -270,5 +276,41 @@ func rareDevSparesItsInputs(t *testing.T, text, corpusPath, pairs, subOut string
 	}
 	if b, err := os.ReadFile(pairs); string(b) != "zorb music 7\n" {
 		t.Errorf("the PAIRS file became %q (%v)", b, err)
+	}
+}
+
+// checkContextsOutputs refuses two contexts files whose names differ only
+// in case or Unicode normalization (one file on macOS or Windows), naming
+// both, and takes names that differ otherwise.
+func TestCheckContextsOutputsFoldedNames(t *testing.T) {
+	dir := t.TempDir()
+	corpusFile, pairs := filepath.Join(dir, "c.txt"), filepath.Join(dir, "rw.txt")
+	for _, p := range []string{corpusFile, pairs} {
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cdir := filepath.Join(dir, "dev", "contexts")
+	ctxs := func(words ...string) []outpath.File {
+		var fs []outpath.File
+		for _, w := range words {
+			fs = append(fs, outpath.File{Flag: "--out", Path: filepath.Join(cdir, w+".txt")})
+		}
+		return fs
+	}
+	outs := []outpath.File{{Flag: "--out", Path: filepath.Join(dir, "dev", "pairs.txt")}}
+	if err := checkContextsOutputs([]string{corpusFile}, pairs, ctxs("zorb", "zorbs", "σοφος", "éa"), outs); err != nil {
+		t.Errorf("distinct names: %v", err)
+	}
+	for _, c := range [][2]string{
+		{"σοφος", "σοφοσ"},               // final and medial sigma: one capital Σ
+		{"ſun", "sun"},                   // long s
+		{"\uD55C", "\u1112\u1161\u11AB"}, // a Hangul syllable, composed and not
+	} {
+		err := checkContextsOutputs([]string{corpusFile}, pairs, ctxs("zorb", c[0], c[1]), outs)
+		want := filepath.Join(cdir, c[0]+".txt") + " and " + filepath.Join(cdir, c[1]+".txt") + " differ only in case"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q and %q: err = %v, want one containing %q", c[0], c[1], err, want)
+		}
 	}
 }
