@@ -29,7 +29,8 @@ const (
 	// request waits for a slot: a slow client holds no slot (408). It bounds
 	// the writing of an answer too, after the slot is given back.
 	bodyTimeout = 30 * time.Second
-	// queueWait is how long a request waits for a slot before its 503.
+	// queueWait is how long a request waits for a slot, or for room in
+	// maxBodiesHeld, before its 503.
 	queueWait = time.Second
 	// requestTimeout bounds the work of one request (503 when it passes).
 	requestTimeout = 60 * time.Second
@@ -59,7 +60,7 @@ type gate struct {
 
 func newGate() *gate {
 	return &gate{slots: admission.NewSlots(2*runtime.GOMAXPROCS(0), queueWait),
-		budget:      admission.NewBudget(maxBodiesHeld, patience, minBodyRate),
+		budget:      admission.NewBudget(maxBodiesHeld, patience, queueWait, minBodyRate),
 		bodyTimeout: bodyTimeout, timeout: requestTimeout}
 }
 

@@ -63,7 +63,7 @@ func TestEndpointsWaitForASlot(t *testing.T) {
 // back what it held, refused or served.
 func TestEndpointsBoundTheBytesHeld(t *testing.T) {
 	m := newTestModule(t, true)
-	m.adm.budget = admission.NewBudget(int64(len(batchBody))+10, time.Minute, 0)
+	m.adm.budget = admission.NewBudget(int64(len(batchBody))+10, time.Minute, 0, 0)
 	h := m.RootHandler()
 	other := holdBody(t, m.adm.budget, 20) // another request's body
 	rec := post(h, "/vectors/batch", batchBody)
@@ -208,7 +208,7 @@ func TestEndpointsChargeTheirAnswers(t *testing.T) {
 	m := newTestModule(t, true)
 	h := m.RootHandler()
 	// Room for the body, not for its answer.
-	m.adm.budget = admission.NewBudget(int64(len(batchBody))+100, time.Minute, 0)
+	m.adm.budget = admission.NewBudget(int64(len(batchBody))+100, time.Minute, 0, 0)
 	other := m.adm.budget.NewCharge()
 	if err := other.Answer(50); err != nil { // another request's answer, being written
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestAdmittedAnswerNotReadIsCut(t *testing.T) {
 // new body cuts it (408) and is served.
 func TestAdmittedHeldBodyCutToMakeRoom(t *testing.T) {
 	a := newGate()
-	a.budget = admission.NewBudget(1000, 20*time.Millisecond, 0)
+	a.budget = admission.NewBudget(1000, 20*time.Millisecond, 0, 0)
 	srv := httptest.NewServer(a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) {
 		held.answer(w, "ok")
 	}))
@@ -311,7 +311,7 @@ func TestAdmittedHeldBodyCutToMakeRoom(t *testing.T) {
 // deadline is in the past.
 func TestAdmittedCutAsItsBodyEnds(t *testing.T) {
 	a := newGate()
-	a.budget = admission.NewBudget(100, 0, 0)
+	a.budget = admission.NewBudget(100, 0, 0, 0)
 	other := a.budget.NewCharge()
 	defer other.Release()
 	h := a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) {
@@ -424,7 +424,7 @@ func TestEndpointsUnreadErrorHoldsNoBody(t *testing.T) {
 // it cannot keep them past the maximum.
 func TestAdmittedCutAnswerHoldsNoBody(t *testing.T) {
 	a := newGate()
-	a.budget = admission.NewBudget(100, 0, 0)
+	a.budget = admission.NewBudget(100, 0, 0, 0)
 	other := a.budget.NewCharge()
 	defer other.Release()
 	h := a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) { t.Error("a request cut was served") })

@@ -3,7 +3,10 @@
 #  1. the 832 KB /explain request (4,000 unseen words + 788,000 bytes (780 KB is the issue's rounding) of '-') under GOMEMLIMIT=1GiB:
 #     status, response size, peak RSS (VmHWM), the server alive after it;
 #  2. eight slow-body connections (Content-Length 100000, one byte every 2 s) open,
-#     then 20 /vectors probes: how many are answered 200.
+#     then 20 /vectors probes: how many are answered 200;
+#  3. FRESH_CONNS (default 40) connections each sending an 8 MiB body but its last byte, and a fresh
+#     one as soon as it is answered, for FRESH_SECONDS (default 60), beside a /vectors probe every
+#     0.5 s (scripts/freshbodies.go): probes answered 200, their p50 and max time, bodies cut, peak RSS.
 # usage: scripts/hostile-serve.sh [path/to/text2vec-am]   (default: go build into a temp dir)
 set -euo pipefail
 bin=${1:-}
@@ -52,4 +55,11 @@ for i in $(seq 20); do
 	sleep 0.5
 done
 echo "slow bodies open: $ok of 20 probes answered 200"
+kill -0 $pid && echo "server alive after the slow bodies"
+for j in $(jobs -p); do [ "$j" = "$pid" ] || kill "$j" 2>/dev/null || true; done
+
+# 3. fresh held bodies
+go run "$(dirname "$0")/freshbodies.go" -addr 127.0.0.1:$port -conns "${FRESH_CONNS:-40}" -dur "${FRESH_SECONDS:-60}s"
+curl -s "127.0.0.1:$port/metrics" | grep '^t2vam_http_cut_for_room_total'
+grep VmHWM /proc/$pid/status
 kill -0 $pid && echo "server alive at the end"

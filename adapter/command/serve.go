@@ -60,7 +60,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&lim.MaxWords, "max-words", lim.MaxWords, "most words per text")
 	fs.IntVar(&lim.MaxBatch, "max-batch", lim.MaxBatch, "most texts per /vectors/batch or /v1/embeddings request (/passage/v1/embeddings too)")
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "vectorizing requests served at once (4 × GOMAXPROCS, the CPUs Go runs on, unless set)")
-	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot before 503 + Retry-After")
+	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot, or for room in --max-body-buffer, before 503 + Retry-After")
 	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer,
 		"bytes of request bodies held at once, counted as they arrive, and of answers being written "+
 			"(more: 503; one answer is always written)")

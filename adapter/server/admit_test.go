@@ -19,7 +19,7 @@ import (
 // held reach MaxBodyBuffer is drained whole (the client reads its 503, not
 // a reset), and what is drained is not charged.
 func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
-	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, time.Minute, 0)}
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, time.Minute, 0, 0)}
 	r := httptest.NewRequest(http.MethodPost, "/vectors", strings.NewReader(strings.Repeat(" ", 10_000)))
 	held := s.budget.NewCharge()
 	defer held.Release()
@@ -44,7 +44,7 @@ func TestDrainReadsARefusedBodyUncharged(t *testing.T) {
 // and not served: the room was made counting its bytes as leaving, and its
 // connection's deadline is in the past.
 func TestAdmitCutAsItsBodyEnds(t *testing.T) {
-	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, 0, 0)}
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(100, 0, 0, 0)}
 	other := s.budget.NewCharge()
 	defer other.Release()
 	r := httptest.NewRequest(http.MethodPost, "/vectors", admissiontest.CutAtEOF(`{"text":"a"}`, other))
@@ -85,7 +85,7 @@ func (b *slowBody) Close() error { return nil }
 // the body took: net/http's read after the body ends the connection's
 // context when that deadline passes, which would stop the work.
 func TestAdmitReadDeadlineCountsFromTheBodyEnd(t *testing.T) {
-	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(1<<20, time.Second, 0)}
+	s := &Server{limits: DefaultLimits(), budget: admission.NewBudget(1<<20, time.Second, 0, 0)}
 	r := httptest.NewRequest(http.MethodPost, "/vectors",
 		&slowBody{Reader: strings.NewReader(`{"text":"a"}`), delay: 300 * time.Millisecond})
 	held := s.budget.NewCharge()
@@ -108,7 +108,7 @@ func TestAdmitReadDeadlineCountsFromTheBodyEnd(t *testing.T) {
 func TestWriteAnswerReadDeadlineOutlastsTheAnswer(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxBodyBytes = 64
-	s := &Server{limits: lim, budget: admission.NewBudget(1<<20, time.Second, 0)}
+	s := &Server{limits: lim, budget: admission.NewBudget(1<<20, time.Second, 0, 0)}
 	held := s.budget.NewCharge()
 	defer held.Release()
 	w := admissiontest.NewRecorder()

@@ -557,6 +557,60 @@ func TestHostileTricklingBodiesCut(t *testing.T) {
 	}
 }
 
+// TestHostileFreshBodiesCut: clients that fill --max-body-buffer with
+// half-sent bodies and, each time one is cut, send a fresh one at once, so
+// that none held is ever the patience behind when a newcomer arrives,
+// cannot keep others out: a body that finds the buffer full waits, up to
+// --queue-wait, until one held can be cut, and is answered 200.
+func TestHostileFreshBodiesCut(t *testing.T) {
+	lim := server.DefaultLimits()
+	lim.MaxBodyBytes = 4096
+	lim.MaxBodyBuffer = 8192
+	lim.Patience = 100 * time.Millisecond
+	_, _, url := startServer(t, lim)
+	addr := strings.TrimPrefix(url, "http://")
+	stop := make(chan struct{})
+	done := make(chan int)
+	for range 4 {
+		go func() {
+			sent := 0
+			defer func() { done <- sent }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				fmt.Fprintf(c, "POST /vectors HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n{\"text\":\"%s",
+					strings.Repeat("f1 ", 1000))
+				sent++
+				c.SetReadDeadline(time.Now().Add(time.Second)) // the last ones held are not cut
+				http.ReadResponse(bufio.NewReader(c), nil)
+				c.Close()
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	body := `{"text":"` + strings.Repeat("f2 ", 1000) + `"}`
+	for i := range 10 {
+		if status, _, resp := testhttp.Post(t, url, "/vectors", body); status != http.StatusOK {
+			t.Errorf("body %d beside fresh bodies sent anew: %d %s, want 200", i, status, resp)
+		}
+	}
+	close(stop)
+	sent := 0
+	for range 4 {
+		sent += <-done
+	}
+	if sent < 8 {
+		t.Errorf("the clients sent %d bodies, want them sent anew after each cut", sent)
+	}
+}
+
 // TestHostileBusyBigBodyAnswered: a large batch refused because every slot
 // is busy is answered 503 (its body was read first), never reset.
 func TestHostileBusyBigBodyAnswered(t *testing.T) {

@@ -66,7 +66,8 @@ type Limits struct {
 	// A request holds its slot while it is computed, not while its answer is
 	// written.
 	MaxConcurrent int
-	// QueueWait is how long a request waits for a slot.
+	// QueueWait is how long a request waits for a slot, or for room in
+	// MaxBodyBuffer.
 	QueueWait time.Duration
 	// BodyTimeout bounds the reading of a request body, which happens before
 	// the request waits for a slot (408 when it passes), and the writing of
@@ -208,7 +209,7 @@ func NewServer(v *vectorizer.Vectorizer, store memstore.Store, modelName string,
 		limits:    limits,
 		log:       log,
 		slots:     admission.NewSlots(limits.MaxConcurrent, limits.QueueWait),
-		budget:    admission.NewBudget(limits.MaxBodyBuffer, limits.Patience, limits.minBodyRate()),
+		budget:    admission.NewBudget(limits.MaxBodyBuffer, limits.Patience, limits.QueueWait, limits.minBodyRate()),
 	}
 	if store == nil {
 		s.vz = memstore.NewLocal(nil)

@@ -44,11 +44,18 @@ var ErrBusy = errors.New("no slot free")
 // the rate is never cut however long it takes, while one that stalls, or
 // sends a byte now and then, falls behind as time passes, whatever it sent
 // before. An answer's progress is not seen: it is behind from the start of
-// its writing. A request cut cuts no other. A Budget is safe for
-// concurrent use.
+// its writing. A request cut cuts no other.
+//
+// A body or an answer that finds the Budget full and no request far enough
+// behind to cut waits, up to the Budget's wait, for bytes given back or for
+// a request to fall that far behind: with a wait as long as the patience,
+// a client that fills the Budget with bodies it stops sending cannot keep
+// a newcomer out by sending them anew, each fresh one not yet behind. A
+// Budget is safe for concurrent use.
 type Budget struct {
 	limit    int64
 	patience time.Duration
+	wait     time.Duration    // how long a request waits for room before ErrFull
 	minRate  float64          // bytes per second a body must keep; ≤ 0: any byte keeps up
 	now      func() time.Time // the clock (time.Now; tests set another)
 	start    time.Time        // the clock when the Budget was made
@@ -60,6 +67,9 @@ type Budget struct {
 	mu      sync.Mutex
 	exposed map[*Charge]exposure // requests whose client sets the pace now
 	seq     uint64               // exposures so far
+	freed   chan struct{}        // closed, and made anew, when room may have been made
+	queue   []*Charge            // requests waiting for room, in the order they came
+	queued  atomic.Int64         // len(queue)
 }
 
 // exposure is a phase of a request in which its client sets the pace.
@@ -71,10 +81,12 @@ type exposure struct {
 // NewBudget returns a Budget of limit bytes whose requests may be cut to
 // make room once their clients have fallen patience behind: a body that
 // arrives at less than minRate bytes per second falls behind, as does an
-// answer being written. A minRate ≤ 0 lets any byte of a body keep up.
-func NewBudget(limit int64, patience time.Duration, minRate float64) *Budget {
-	b := &Budget{limit: limit, patience: max(patience, 0), minRate: minRate, now: time.Now,
-		exposed: map[*Charge]exposure{}}
+// answer being written. A minRate ≤ 0 lets any byte of a body keep up. A
+// request that finds the Budget full waits at most wait for room (0: it
+// fails at once).
+func NewBudget(limit int64, patience, wait time.Duration, minRate float64) *Budget {
+	b := &Budget{limit: limit, patience: max(patience, 0), wait: max(wait, 0), minRate: minRate, now: time.Now,
+		exposed: map[*Charge]exposure{}, freed: make(chan struct{})}
 	b.start = b.now()
 	return b
 }
@@ -105,24 +117,37 @@ func (b *Budget) over() int64 { return b.held.Load() - b.leaving.Load() - b.limi
 
 // makeRoom cuts requests other than self that are exposed and have fallen
 // behind (Charge.pace) by the Budget's patience, the furthest behind first,
-// as many as bring what is held within the maximum; it reports whether
-// what is held is within it. It cuts none when they cannot (a cut would
-// serve no one), nor for a request cut itself.
-func (b *Budget) makeRoom(self *Charge) bool {
+// as many as bring what is held, and need bytes more, within the maximum;
+// it reports whether they are within it. It cuts none when they cannot (a
+// cut would serve no one), nor for a request cut itself. When it reports
+// false, soon is the time after which the next request may have fallen far
+// enough behind to be cut (< 0: none may), and freed is closed when room
+// may have been made otherwise (nil for a request cut: no room is made for
+// it).
+func (b *Budget) makeRoom(self *Charge, need int64) (ok bool, soon time.Duration, freed <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	over := b.over()
+	over := b.over() + need
 	if over <= 0 {
-		return true
+		return true, 0, nil
 	}
 	if self.cut {
-		return false
+		return false, -1, nil
+	}
+	if self.waiting && b.queue[0] != self {
+		return false, -1, b.freed // its turn comes when those before it leave the queue
 	}
 	now := b.elapsed()
+	soon = -1
 	var old []*Charge
 	for c := range b.exposed {
-		if c != self && !c.cut && c.n.Load() > 0 && now-time.Duration(c.pace.Load()) >= b.patience {
+		if c == self || c.cut || c.waiting || c.n.Load() <= 0 {
+			continue
+		}
+		if behind := now - time.Duration(c.pace.Load()); behind >= b.patience {
 			old = append(old, c)
+		} else if soon < 0 || b.patience-behind < soon {
+			soon = b.patience - behind
 		}
 	}
 	slices.SortFunc(old, func(x, y *Charge) int {
@@ -138,7 +163,7 @@ func (b *Budget) makeRoom(self *Charge) bool {
 		room += held[len(held)-1]
 	}
 	if room < over {
-		return false
+		return false, soon, b.freed
 	}
 	for i, c := range old[:len(held)] {
 		b.exposed[c].cut()
@@ -146,7 +171,100 @@ func (b *Budget) makeRoom(self *Charge) bool {
 		b.leaving.Add(c.leaving)
 		b.cuts.Add(1)
 	}
-	return true
+	b.wake() // the cuts may make room for more than self
+	return true, 0, nil
+}
+
+// wake tells the requests waiting for room that some may have been made.
+// The caller holds b.mu.
+func (b *Budget) wake() {
+	close(b.freed)
+	b.freed = make(chan struct{})
+}
+
+// take charges c n bytes more and reports whether they fit: the bytes
+// held, but for those of requests cut, within the maximum, or fits true.
+// When they do not fit at once, nor once requests are cut to make room
+// (makeRoom), or others wait for room already, c waits at most the
+// Budget's wait, its n bytes not charged meanwhile, for bytes given back
+// or for a request to fall far enough behind to be cut; the requests
+// waiting take room in the order they came. Bytes that do not fit stay
+// charged.
+func (b *Budget) take(c *Charge, n int64, fits func() bool) bool {
+	c.n.Add(n)
+	b.held.Add(n)
+	if fits() {
+		return true
+	}
+	if b.queued.Load() == 0 { // else it waits its turn
+		if b.held.Load() <= b.limit || b.over() <= 0 {
+			return true
+		}
+		if ok, _, _ := b.makeRoom(c, 0); ok || b.wait <= 0 {
+			return ok
+		}
+	}
+	c.n.Add(-n)
+	b.held.Add(-n)
+	if b.waitRoom(c, n, fits) {
+		return true
+	}
+	c.n.Add(n)
+	b.held.Add(n)
+	return false
+}
+
+// waitRoom waits at most the Budget's wait for room for n bytes more of c,
+// not charged, and charges them once they fit (take).
+func (b *Budget) waitRoom(c *Charge, n int64, fits func() bool) bool {
+	b.setWaiting(c, true)
+	defer b.setWaiting(c, false)
+	deadline := time.NewTimer(b.wait)
+	defer deadline.Stop()
+	behind := time.NewTimer(time.Hour)
+	defer behind.Stop()
+	for last := false; ; {
+		ok, soon, freed := b.makeRoom(c, n)
+		if ok || fits() {
+			c.n.Add(n)
+			if b.held.Add(n); b.over() <= 0 || fits() {
+				return true
+			}
+			c.n.Add(-n) // another took the room first
+			b.held.Add(-n)
+		}
+		if last || freed == nil {
+			return false
+		}
+		behind.Stop()
+		if soon >= 0 {
+			behind.Reset(soon)
+		}
+		select {
+		case <-freed:
+		case <-behind.C:
+		case <-deadline.C:
+			last = true
+		}
+	}
+}
+
+// setWaiting puts c at the end of the queue of requests waiting for room,
+// or takes it out: while it waits it is not cut, and it does not fall
+// behind (its client is not the one holding it up); its pace restarts when
+// the wait ends, and the next in the queue tries for room.
+func (b *Budget) setWaiting(c *Charge, waiting bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c.waiting = waiting
+	c.pace.Store(int64(b.elapsed()))
+	if waiting {
+		b.queue = append(b.queue, c)
+	} else {
+		b.queue = slices.DeleteFunc(b.queue, func(q *Charge) bool { return q == c })
+		b.wake()
+	}
+	b.queued.Store(int64(len(b.queue)))
 }
 
 // Charge is what one request holds of a Budget. Its methods are for the
@@ -160,9 +278,10 @@ type Charge struct {
 	// of its body that arrived since (Budget.keepUp). Written by the
 	// request's goroutine, read by makeRoom.
 	pace atomic.Int64
-	// cut and leaving (the bytes counted in Budget.leaving) are guarded by
-	// the Budget's mu.
+	// cut, waiting (for room, Budget.room) and leaving (the bytes counted
+	// in Budget.leaving) are guarded by the Budget's mu.
 	cut     bool
+	waiting bool
 	leaving int64
 }
 
@@ -178,9 +297,9 @@ func (c *Charge) Reader(rc io.ReadCloser) *Reader { return &Reader{ReadCloser: r
 // while another answer is being written and cutting makes no room.
 func (c *Charge) Answer(n int64) error {
 	b := c.b
-	others := b.answers.Add(n) - n
-	c.n.Add(n)
-	if b.held.Add(n); b.over() > 0 && others > 0 && !b.makeRoom(c) {
+	b.answers.Add(n)
+	alone := func() bool { return b.answers.Load() == n+c.answer }
+	if !b.take(c, n, alone) {
 		b.answers.Add(-n)
 		b.held.Add(-n)
 		c.n.Add(-n)
@@ -245,8 +364,12 @@ func (c *Charge) Release() {
 	delete(b.exposed, c)
 	b.leaving.Add(-c.leaving)
 	c.leaving = 0
+	b.wake()
 	b.mu.Unlock()
 }
+
+// never is the fit of a body: only room made lets it in.
+func never() bool { return false }
 
 // Reader is a body whose bytes are charged to a Charge as they are read.
 type Reader struct {
@@ -256,13 +379,16 @@ type Reader struct {
 	c *Charge
 }
 
-// Read reads from the body and charges what it read.
+// maxRead bounds the bytes of one Read, so that a request waiting for room
+// holds at most that many past the Budget's maximum.
+const maxRead = 64 << 10
+
+// Read reads at most 64 KiB from the body and charges what it read.
 func (r *Reader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
+	n, err := r.ReadCloser.Read(p[:min(len(p), maxRead)])
 	if b := r.c.b; n > 0 {
 		r.c.pace.Store(int64(b.keepUp(time.Duration(r.c.pace.Load()), n, b.elapsed())))
-		r.c.n.Add(int64(n))
-		if b.held.Add(int64(n)) > b.limit && b.over() > 0 && !b.makeRoom(r.c) {
+		if !b.take(r.c, int64(n), never) {
 			return n, fmt.Errorf("%w: more than %d bytes of bodies held", ErrFull, b.limit)
 		}
 	}

@@ -115,34 +115,39 @@ func request(b *Budget, l *ledger, rng *rand.Rand) (refused bool) {
 
 // TestBudgetBoundsConcurrentRequests: requests reading bodies and charging
 // answers at once never hold more than the maximum, except one answer
-// written alone; some are refused, and every byte is given back.
+// written alone, whether they wait for room or not; some are refused, and
+// every byte is given back.
 func TestBudgetBoundsConcurrentRequests(t *testing.T) {
-	b := NewBudget(1000, time.Minute, 1e6)
-	l := &ledger{max: b.Max()}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	refused := 0
-	for g := range 16 {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(g), 1))
-			for range 300 {
-				if request(b, l, rng) {
-					mu.Lock()
-					refused++
-					mu.Unlock()
-				}
+	for _, wait := range []time.Duration{0, 200 * time.Microsecond} {
+		t.Run(fmt.Sprintf("wait=%v", wait), func(t *testing.T) {
+			b := NewBudget(1000, time.Minute, wait, 1e6)
+			l := &ledger{max: b.Max()}
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			refused := 0
+			for g := range 16 {
+				wg.Go(func() {
+					rng := rand.New(rand.NewPCG(uint64(g), 1))
+					for range 300 {
+						if request(b, l, rng) {
+							mu.Lock()
+							refused++
+							mu.Unlock()
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if l.violation != "" {
+				t.Error(l.violation)
+			}
+			if refused == 0 {
+				t.Error("no request refused: the test never filled the budget")
+			}
+			if held, answers := b.Held(), b.Answers(); held != 0 || answers != 0 {
+				t.Errorf("%d bytes held, %d of answers after every request released, want 0, 0", held, answers)
 			}
 		})
-	}
-	wg.Wait()
-	if l.violation != "" {
-		t.Error(l.violation)
-	}
-	if refused == 0 {
-		t.Error("no request refused: the test never filled the budget")
-	}
-	if held, answers := b.Held(), b.Answers(); held != 0 || answers != 0 {
-		t.Errorf("%d bytes held, %d of answers after every request released, want 0, 0", held, answers)
 	}
 }
 
@@ -150,7 +155,7 @@ func TestBudgetBoundsConcurrentRequests(t *testing.T) {
 // the read that passes the maximum returns its bytes and ErrFull, and they
 // stay charged until Release.
 func TestReaderChargesAsItReads(t *testing.T) {
-	b := NewBudget(100, time.Minute, 0)
+	b := NewBudget(100, time.Minute, 0, 0)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 150, n: 60})
 	buf := make([]byte, 100)
@@ -173,7 +178,7 @@ func TestReaderChargesAsItReads(t *testing.T) {
 // TestReaderUnderlyingReadsUncharged: what is read from a Reader's own
 // ReadCloser (a refused body drained) is not charged.
 func TestReaderUnderlyingReadsUncharged(t *testing.T) {
-	b := NewBudget(100, time.Minute, 0)
+	b := NewBudget(100, time.Minute, 0, 0)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 1000, n: 64})
 	if n, _ := io.Copy(io.Discard, r.ReadCloser); n != 1000 || b.Held() != 0 {
@@ -185,7 +190,7 @@ func TestReaderUnderlyingReadsUncharged(t *testing.T) {
 // charged when no other answer is being written, and refused, charging
 // nothing, while one is.
 func TestAnswerOneAlwaysWritten(t *testing.T) {
-	b := NewBudget(100, time.Minute, 0)
+	b := NewBudget(100, time.Minute, 0, 0)
 	first := b.NewCharge()
 	if err := first.Answer(500); err != nil {
 		t.Fatalf("the only answer, 500 bytes of a budget of 100: %v, want it charged", err)
@@ -211,7 +216,7 @@ func TestAnswerOneAlwaysWritten(t *testing.T) {
 // do not refuse it (no other answer is being written), but a small answer
 // beside another is refused when the bytes held would pass the maximum.
 func TestAnswerBesideBodies(t *testing.T) {
-	b := NewBudget(100, time.Minute, 0)
+	b := NewBudget(100, time.Minute, 0, 0)
 	body := b.NewCharge()
 	if _, err := io.ReadAll(body.Reader(&chunks{left: 90, n: 90})); err != nil {
 		t.Fatal(err)
@@ -230,7 +235,7 @@ func TestAnswerBesideBodies(t *testing.T) {
 // TestChargeReleaseTwice: a second Release gives back nothing more; bytes
 // charged after a Release are given back by the next.
 func TestChargeReleaseTwice(t *testing.T) {
-	b := NewBudget(100, time.Minute, 0)
+	b := NewBudget(100, time.Minute, 0, 0)
 	other := b.NewCharge()
 	if err := other.Answer(30); err != nil {
 		t.Fatal(err)
@@ -392,7 +397,7 @@ func readN(c *Charge, n int) error {
 // past the patience is cut when another finds the Budget full, and the
 // other's body is charged instead of refused.
 func TestExposedRequestCutToMakeRoom(t *testing.T) {
-	b := NewBudget(100, 0, 0)
+	b := NewBudget(100, 0, 0, 0)
 	slow := b.NewCharge()
 	cuts := 0
 	end := slow.Expose(func() { cuts++ })
@@ -433,7 +438,7 @@ func TestCutOnlyPastPatienceAndExposed(t *testing.T) {
 		{"exposure ended", 0, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := NewBudget(100, tc.patience, 0)
+			b := NewBudget(100, tc.patience, 0, 0)
 			held := b.NewCharge()
 			defer held.Release()
 			if tc.expose {
@@ -462,7 +467,7 @@ func TestCutOnlyPastPatienceAndExposed(t *testing.T) {
 // TestCutOldestFirstAndNoMore: cuts take the requests exposed first, only
 // as many as make room, and none already cut twice.
 func TestCutOldestFirstAndNoMore(t *testing.T) {
-	b := NewBudget(100, 0, 0)
+	b := NewBudget(100, 0, 0, 0)
 	var order []string
 	var charges []*Charge
 	for _, name := range []string{"first", "second", "third"} {
@@ -495,7 +500,7 @@ func TestCutOldestFirstAndNoMore(t *testing.T) {
 // beside another answer written past its patience cuts that one and is
 // charged.
 func TestAnswerCutsAnExposedAnswer(t *testing.T) {
-	b := NewBudget(100, 0, 0)
+	b := NewBudget(100, 0, 0, 0)
 	slow := b.NewCharge()
 	defer slow.Release()
 	if err := slow.Answer(80); err != nil {
@@ -517,7 +522,7 @@ func TestAnswerCutsAnExposedAnswer(t *testing.T) {
 // to bring the bytes held within the maximum, none is cut (it would serve
 // no one) and the body that found the Budget full is refused.
 func TestNoCutWithoutRoom(t *testing.T) {
-	b := NewBudget(100, 0, 0)
+	b := NewBudget(100, 0, 0, 0)
 	slow := b.NewCharge()
 	defer slow.Release()
 	defer slow.Expose(func() { t.Error("the slow request was cut") })()
@@ -543,7 +548,7 @@ func TestNoCutWithoutRoom(t *testing.T) {
 // its connection had received) may take the Budget past its maximum, but
 // they cut no other request: they are refused.
 func TestCutRequestCutsNoOther(t *testing.T) {
-	b := NewBudget(100, 0, 0)
+	b := NewBudget(100, 0, 0, 0)
 	first := b.NewCharge()
 	defer first.Release()
 	defer first.Expose(func() {})()
@@ -575,7 +580,7 @@ func (c *clock) now() time.Time { return c.t }
 // budgetAt returns a Budget of limit bytes, patience and minimum rate (bytes
 // per second) on clock c.
 func budgetAt(c *clock, limit int64, patience time.Duration, minRate float64) *Budget {
-	b := NewBudget(limit, patience, minRate)
+	b := NewBudget(limit, patience, 0, minRate)
 	b.now = c.now
 	b.start = c.t
 	return b
@@ -746,4 +751,129 @@ func TestNoMinimumRateAnyByteKeepsUp(t *testing.T) {
 	if err := readN(b.NewCharge(), 30); !errors.Is(err, ErrFull) {
 		t.Fatalf("beside a body keeping up: %v, want ErrFull", err)
 	}
+}
+
+// TestWaitCutsOnceBehind: a body that finds the Budget full of a request
+// still within its patience waits, and cuts it once it has fallen the
+// patience behind.
+func TestWaitCutsOnceBehind(t *testing.T) {
+	b := NewBudget(100, 30*time.Millisecond, 5*time.Second, 0)
+	slow := b.NewCharge()
+	end := slow.Expose(func() {})
+	defer end()
+	if err := readN(slow, 80); err != nil {
+		t.Fatal(err)
+	}
+	other := b.NewCharge()
+	start := time.Now()
+	if err := readN(other, 40); err != nil {
+		t.Fatalf("a body beside a request within its patience: %v, want it charged once that one is behind", err)
+	}
+	if waited := time.Since(start); !slow.Cut() || waited < 30*time.Millisecond {
+		t.Fatalf("slow cut %v after %v, want cut after the patience", slow.Cut(), waited)
+	}
+	slow.Release()
+	if b.Held() != 40 {
+		t.Fatalf("held %d after the cut request released, want 40", b.Held())
+	}
+	other.Release()
+}
+
+// TestWaitForBytesGivenBack: a body that finds the Budget full of bytes no
+// cut can free waits for them to be given back.
+func TestWaitForBytesGivenBack(t *testing.T) {
+	b := NewBudget(100, time.Hour, 5*time.Second, 0)
+	working := b.NewCharge()
+	if err := readN(working, 80); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(20*time.Millisecond, working.Release)
+	other := b.NewCharge()
+	if err := readN(other, 40); err != nil {
+		t.Fatalf("a body while another's bytes are given back: %v, want it charged", err)
+	}
+	if b.Held() != 40 || b.Cuts() != 0 {
+		t.Fatalf("held %d, %d cuts; want 40, 0", b.Held(), b.Cuts())
+	}
+	other.Release()
+}
+
+// TestWaitEndsWithErrFull: a body waits at most the Budget's wait; then it
+// is refused and its bytes stay charged until Release.
+func TestWaitEndsWithErrFull(t *testing.T) {
+	b := NewBudget(100, time.Hour, 20*time.Millisecond, 0)
+	working := b.NewCharge()
+	if err := readN(working, 80); err != nil {
+		t.Fatal(err)
+	}
+	other := b.NewCharge()
+	start := time.Now()
+	if err := readN(other, 40); !errors.Is(err, ErrFull) || time.Since(start) < 20*time.Millisecond {
+		t.Fatalf("read %v after %v, want ErrFull after the wait", err, time.Since(start))
+	}
+	if b.Held() != 120 {
+		t.Fatalf("held %d after the refusal, want 120", b.Held())
+	}
+	other.Release()
+	working.Release()
+	if b.Held() != 0 {
+		t.Fatalf("held %d after both released, want 0", b.Held())
+	}
+}
+
+// TestWaitingRequestNotCut: a request waiting for room is held up by the
+// Budget, not by its client: another that needs room does not cut it, and
+// both go on once bytes are given back.
+func TestWaitingRequestNotCut(t *testing.T) {
+	b := NewBudget(100, 0, 5*time.Second, 0) // patience 0: an exposed request may be cut at once
+	working := b.NewCharge()
+	if err := readN(working, 80); err != nil {
+		t.Fatal(err)
+	}
+	waiting := b.NewCharge()
+	end := waiting.Expose(func() { t.Error("the waiting request was cut") })
+	defer end()
+	done := make(chan error)
+	go func() {
+		_, err := io.ReadAll(waiting.Reader(&chunks{left: 30, n: 10})) // the third chunk waits
+		done <- err
+	}()
+	for b.Held() != 100 || !isWaiting(waiting) {
+		time.Sleep(time.Millisecond)
+	}
+	time.AfterFunc(50*time.Millisecond, working.Release)
+	if err := readN(b.NewCharge(), 15); err != nil {
+		t.Fatalf("a body beside a waiting request: %v, want it charged once bytes are given back", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the waiting body: %v, want it charged", err)
+	}
+	if waiting.Cut() || b.Cuts() != 0 {
+		t.Fatalf("waiting request cut %v, %d cuts; want none", waiting.Cut(), b.Cuts())
+	}
+}
+
+func isWaiting(c *Charge) bool {
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	return c.waiting
+}
+
+// TestAnswerWaitsForAnswerWritten: an answer that would pass the maximum
+// beside another being written waits for that one to end.
+func TestAnswerWaitsForAnswerWritten(t *testing.T) {
+	b := NewBudget(100, time.Hour, 5*time.Second, 0)
+	first := b.NewCharge()
+	if err := first.Answer(150); err != nil {
+		t.Fatalf("an answer alone: %v", err)
+	}
+	time.AfterFunc(20*time.Millisecond, first.Release)
+	second := b.NewCharge()
+	if err := second.Answer(50); err != nil {
+		t.Fatalf("an answer once the other is written: %v, want it charged", err)
+	}
+	if b.Held() != 50 || b.Answers() != 50 {
+		t.Fatalf("held %d, answers %d; want 50, 50", b.Held(), b.Answers())
+	}
+	second.Release()
 }

@@ -14,7 +14,7 @@ import (
 // A request's body is charged as it is read, its answer beside it, and both
 // are given back when the request ends.
 func ExampleBudget() {
-	budget := admission.NewBudget(16, time.Minute, 1<<20)
+	budget := admission.NewBudget(16, time.Minute, 0, 1<<20)
 	held := budget.NewCharge()
 	defer held.Release()
 	body, err := io.ReadAll(held.Reader(io.NopCloser(strings.NewReader(`{"text":"a"}`))))
@@ -51,7 +51,7 @@ func ExampleSlots() {
 // A client that holds its request's bytes by sending its body slowly, or
 // by not reading its answer, is cut when another request needs the room.
 func ExampleCharge_Expose() {
-	budget := admission.NewBudget(100, 0, 1<<20) // patience 0: cut at once when room is needed
+	budget := admission.NewBudget(100, 0, 0, 1<<20) // patience 0: cut at once when room is needed
 	slow := budget.NewCharge()
 	defer slow.Release()
 	end := slow.Expose(func() { fmt.Println("cut: a deadline in the past for the slow connection") })

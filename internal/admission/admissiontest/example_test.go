@@ -21,7 +21,7 @@ func ExampleRecorder() {
 // A request reading a CutAtEOF body, exposed past its patience in a full
 // Budget, is cut as the body ends.
 func ExampleCutAtEOF() {
-	b := admission.NewBudget(100, 0, 0)
+	b := admission.NewBudget(100, 0, 0, 0)
 	other := b.NewCharge()
 	defer other.Release()
 	reading := b.NewCharge()
