@@ -3,8 +3,10 @@ package eval
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/text2vec-am/text2vec-am/cli"
+	"github.com/text2vec-am/text2vec-am/internal/atomicfile"
 	"github.com/text2vec-am/text2vec-am/internal/outpath"
 	"github.com/text2vec-am/text2vec-am/model"
 	"github.com/text2vec-am/text2vec-am/trainer/corpus"
@@ -110,7 +113,10 @@ func dedupContexts(cs [][]string) [][]string {
 // under another name: Write first drops it from s with its pairs, logs a
 // warning naming it and why, and returns the words skipped (sorted), so
 // that s describes what was written. A set left without pairs is an error,
-// before anything is written.
+// before anything is written. Each file is replaced whole (atomicfile), and
+// pairs.txt, the file a set is read from, is removed first and written
+// last: a run that stops midway leaves no pairs.txt, never one of an
+// earlier run beside contexts of this one, nor a file cut short.
 func (s *RareDevSet) Write(dir string) (skipped []string, err error) {
 	cdir := filepath.Join(dir, "contexts")
 	skipped = s.dropUnnamable()
@@ -120,11 +126,8 @@ func (s *RareDevSet) Write(dir string) (skipped []string, err error) {
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
 		return skipped, err
 	}
-	var b strings.Builder
-	for _, p := range s.Pairs {
-		fmt.Fprintf(&b, "%s\t%s\t%g\n", p.Common, p.Rare, p.Score)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte(b.String()), 0o644); err != nil {
+	pairs := filepath.Join(dir, "pairs.txt")
+	if err := os.Remove(pairs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return skipped, err
 	}
 	for w, cs := range s.Contexts {
@@ -133,7 +136,11 @@ func (s *RareDevSet) Write(dir string) (skipped []string, err error) {
 			return skipped, err
 		}
 	}
-	return skipped, nil
+	var b strings.Builder
+	for _, p := range s.Pairs {
+		fmt.Fprintf(&b, "%s\t%s\t%g\n", p.Common, p.Rare, p.Score)
+	}
+	return skipped, atomicfile.WriteFile(pairs, []byte(b.String()), atomicfile.Readable)
 }
 
 // dropUnnamable removes from s every rare word that cannot name a contexts
@@ -159,23 +166,16 @@ func (s *RareDevSet) dropUnnamable() []string {
 	return dropped
 }
 
-// writeContexts writes cs to path, one context per line (words joined by
-// spaces).
+// writeContexts replaces path with cs, one context per line (words joined
+// by spaces).
 func writeContexts(path string, cs [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	for _, c := range cs {
-		bw.WriteString(strings.Join(c, " "))
-		bw.WriteByte('\n')
-	}
-	err = bw.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return atomicfile.Write(path, atomicfile.Readable, func(w *bufio.Writer) error {
+		for _, c := range cs {
+			w.WriteString(strings.Join(c, " "))
+			w.WriteByte('\n')
+		}
+		return nil
+	})
 }
 
 func runRareDev(ctx context.Context, env cli.Env) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -312,5 +313,35 @@ func TestCheckContextsOutputsFoldedNames(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q and %q: err = %v, want one containing %q", c[0], c[1], err, want)
 		}
+	}
+}
+
+// TestRareDevWriteStoppedLeavesNoPairs: a Write that stops before its end
+// (here a contexts file it cannot replace) leaves no pairs.txt, not the
+// one of an earlier run beside contexts of this one.
+func TestRareDevWriteStoppedLeavesNoPairs(t *testing.T) {
+	dir := t.TempDir()
+	set := &RareDevSet{
+		Pairs:    []RarePair{{"music", "zorb", 7}},
+		Contexts: map[string][][]string{"zorb": {{"the", "zorb", "plays"}}},
+	}
+	if _, err := set.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "contexts", "zorb.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "contexts", "zorb.txt"), 0o755); err != nil { // cannot be replaced
+		t.Fatal(err)
+	}
+	set.Pairs[0].Score = 9
+	if _, err := set.Write(dir); err == nil {
+		t.Fatal("Write over a directory named as a contexts file: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pairs.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pairs.txt after a Write that stopped: %v, want none", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "contexts")); len(ents) != 1 {
+		t.Errorf("contexts/ holds %d entries, want no temporary file left", len(ents))
 	}
 }
