@@ -305,6 +305,47 @@ func TestAdmittedHeldBodyCutToMakeRoom(t *testing.T) {
 	}
 }
 
+// TestAdmittedFreshHeldBodyWaitedOut: a body that finds the bytes held
+// full of a half-sent body still within the patience waits (up to the
+// queue wait) until that one can be cut, and is served.
+func TestAdmittedFreshHeldBodyWaitedOut(t *testing.T) {
+	a := newGate()
+	a.budget = admission.NewBudget(1000, 100*time.Millisecond, queueWait, 0)
+	srv := httptest.NewServer(a.admitted(1000, func(w http.ResponseWriter, r *http.Request, held *hold) {
+		held.answer(w, "ok")
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n" + strings.Repeat(" ", 800))); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.budget.Held() < 800 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(strings.Repeat(" ", 300)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a body beside one held within the patience: %d, want 200 once that one is behind", resp.StatusCode)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	held, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the held body: no answer: %v", err)
+	}
+	held.Body.Close()
+	if held.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("the held body: %d, want 408", held.StatusCode)
+	}
+}
+
 // TestAdmittedCutAsItsBodyEnds: a request cut to make room as the last
 // bytes of its body arrive is answered 408 naming the cut, not served: the
 // room was made counting its bytes as leaving, and its connection's
