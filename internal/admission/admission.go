@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -67,9 +68,13 @@ type Budget struct {
 	mu      sync.Mutex
 	exposed map[*Charge]exposure // requests whose client sets the pace now
 	seq     uint64               // exposures so far
-	freed   chan struct{}        // closed, and made anew, when room may have been made
 	queue   []*Charge            // requests waiting for room, in the order they came
 	queued  atomic.Int64         // len(queue)
+	// minNeed is the fewest bytes a body in queue waits for (MaxInt64:
+	// none); answersWaiting and answersPending the answers in queue and
+	// their bytes.
+	minNeed                        int64
+	answersWaiting, answersPending int64
 }
 
 // exposure is a phase of a request in which its client sets the pace.
@@ -86,7 +91,7 @@ type exposure struct {
 // fails at once).
 func NewBudget(limit int64, patience, wait time.Duration, minRate float64) *Budget {
 	b := &Budget{limit: limit, patience: max(patience, 0), wait: max(wait, 0), minRate: minRate, now: time.Now,
-		exposed: map[*Charge]exposure{}, freed: make(chan struct{})}
+		exposed: map[*Charge]exposure{}, minNeed: math.MaxInt64}
 	b.start = b.now()
 	return b
 }
@@ -115,28 +120,51 @@ func (b *Budget) NewCharge() *Charge { return &Charge{b: b} }
 // requests, passes the maximum.
 func (b *Budget) over() int64 { return b.held.Load() - b.leaving.Load() - b.limit }
 
-// makeRoom cuts requests other than self that are exposed and have fallen
-// behind (Charge.pace) by the Budget's patience, the furthest behind first,
-// as many as bring what is held, and need bytes more, within the maximum;
-// it reports whether they are within it. It cuts none when they cannot (a
-// cut would serve no one), nor for a request cut itself. When it reports
-// false, soon is the time after which the next request may have fallen far
-// enough behind to be cut (< 0: none may), and freed is closed when room
-// may have been made otherwise (nil for a request cut: no room is made for
-// it).
-func (b *Budget) makeRoom(self *Charge, need int64) (ok bool, soon time.Duration, freed <-chan struct{}) {
+// charge adds n bytes to c and to what the Budget holds, to its answers
+// too for an answer (n < 0 gives them back).
+func (b *Budget) charge(c *Charge, n int64, answer bool) {
+	c.n.Add(n)
+	b.held.Add(n)
+	if answer {
+		b.answers.Add(n)
+	}
+}
+
+// fits reports whether the bytes held, c's n more among them, fit: within
+// the maximum but for those of requests cut, or, for an answer, no other
+// answer being written.
+func (b *Budget) fits(c *Charge, n int64, answer bool) bool {
+	return b.over() <= 0 || answer && b.answers.Load() == n+c.answer
+}
+
+// makeRoom makes room for self: for need bytes more (charged once they fit;
+// 0: its bytes are charged already), by cutting requests other than self
+// that are exposed and have fallen behind (Charge.pace) by the Budget's
+// patience, the furthest behind first, as many as bring what is held, and
+// need bytes more, within the maximum; it reports whether they are within
+// it (then need is charged). It cuts none when they cannot (a cut would
+// serve no one), nor for a request cut itself, nor for one waiting behind
+// another (only the first in the queue cuts). When it reports false, soon
+// is the time after which the next request may have fallen far enough
+// behind to be cut (< 0: none may), and hope whether room may yet be made
+// for self (false for a request cut).
+func (b *Budget) makeRoom(self *Charge, need int64, answer bool) (ok bool, soon time.Duration, hope bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	over := b.over() + need
-	if over <= 0 {
-		return true, 0, nil
+	// Charged, then checked, as take does: of two requests charging at
+	// once, neither takes the other's room.
+	b.charge(self, need, answer)
+	if b.fits(self, need, answer) {
+		return true, 0, true
 	}
+	b.charge(self, -need, answer)
 	if self.cut {
-		return false, -1, nil
+		return false, -1, false
 	}
 	if self.waiting && b.queue[0] != self {
-		return false, -1, b.freed // its turn comes when those before it leave the queue
+		return false, -1, true // its turn comes when those before it leave the queue
 	}
+	over := b.over() + need
 	now := b.elapsed()
 	soon = -1
 	var old []*Charge
@@ -163,8 +191,11 @@ func (b *Budget) makeRoom(self *Charge, need int64) (ok bool, soon time.Duration
 		room += held[len(held)-1]
 	}
 	if room < over {
-		return false, soon, b.freed
+		return false, soon, true
 	}
+	// need is charged before the cuts count as leaving: a request that sees
+	// the room made sees it taken.
+	b.charge(self, need, answer)
 	for i, c := range old[:len(held)] {
 		b.exposed[c].cut()
 		c.cut, c.leaving = true, held[i]
@@ -172,76 +203,121 @@ func (b *Budget) makeRoom(self *Charge, need int64) (ok bool, soon time.Duration
 		b.cuts.Add(1)
 	}
 	b.wake() // the cuts may make room for more than self
-	return true, 0, nil
+	return true, 0, true
 }
 
-// wake tells the requests waiting for room that some may have been made.
-// The caller holds b.mu.
+// wake tells the requests waiting for room that some may have been made:
+// the first in the queue (it may cut), and those whose bytes fit now; the
+// others are not woken, and while no bytes fit none is looked at, so that
+// bytes given back cost one wake-up, not one per request waiting. The
+// caller holds b.mu.
 func (b *Budget) wake() {
-	close(b.freed)
-	b.freed = make(chan struct{})
+	if len(b.queue) == 0 {
+		return
+	}
+	signal(b.queue[0])
+	room := -b.over()
+	if room < b.minNeed && b.answersWaiting == 0 {
+		return
+	}
+	for _, c := range b.queue[1:] {
+		if c.need <= room || c.needAnswer && b.answers.Load() == c.answer {
+			signal(c)
+		}
+	}
 }
 
-// take charges c n bytes more and reports whether they fit: the bytes
-// held, but for those of requests cut, within the maximum, or fits true.
-// When they do not fit at once, nor once requests are cut to make room
-// (makeRoom), or others wait for room already, c waits at most the
-// Budget's wait, its n bytes not charged meanwhile, for bytes given back
-// or for a request to fall far enough behind to be cut; the requests
-// waiting take room in the order they came. Bytes that do not fit stay
-// charged.
-func (b *Budget) take(c *Charge, n int64, fits func() bool) bool {
-	c.n.Add(n)
-	b.held.Add(n)
-	if fits() {
-		return true
+// signal wakes c if it is not woken already.
+func signal(c *Charge) {
+	select {
+	case c.ready <- struct{}{}:
+	default:
 	}
+}
+
+// take charges c n bytes more, an answer's or a body's, and reports whether
+// they fit (Budget.fits). When they do not fit at once, nor once requests
+// are cut to make room (makeRoom), or others wait for room already, c waits
+// at most the Budget's wait, its n bytes not charged meanwhile, for bytes
+// given back or for a request to fall far enough behind to be cut; the
+// first waiting is the one that cuts. A body's bytes that do not fit stay
+// charged (they were received); an answer's are not charged.
+func (b *Budget) take(c *Charge, n int64, answer bool) bool {
 	if b.queued.Load() == 0 { // else it waits its turn
-		if b.held.Load() <= b.limit || b.over() <= 0 {
+		b.charge(c, n, answer)
+		if b.fits(c, n, answer) {
 			return true
 		}
-		if ok, _, _ := b.makeRoom(c, 0); ok || b.wait <= 0 {
-			return ok
+		if ok, _, _ := b.makeRoom(c, 0, false); ok {
+			return true
 		}
-	}
-	c.n.Add(-n)
-	b.held.Add(-n)
-	if b.waitRoom(c, n, fits) {
+		if b.wait <= 0 {
+			if answer {
+				b.charge(c, -n, answer)
+			}
+			return false
+		}
+		b.charge(c, -n, answer) // setWaiting wakes those it kept out meanwhile
+	} else if b.tryTake(c, n, answer) { // bytes that fit need no turn
 		return true
 	}
-	c.n.Add(n)
-	b.held.Add(n)
+	if b.waitRoom(c, n, answer) {
+		return true
+	}
+	if !answer {
+		b.charge(c, n, answer)
+	}
 	return false
 }
 
-// waitRoom waits at most the Budget's wait for room for n bytes more of c,
-// not charged, and charges them once they fit (take).
-func (b *Budget) waitRoom(c *Charge, n int64, fits func() bool) bool {
-	b.setWaiting(c, true)
-	defer b.setWaiting(c, false)
-	deadline := time.NewTimer(b.wait)
-	defer deadline.Stop()
-	behind := time.NewTimer(time.Hour)
-	defer behind.Stop()
+// tryTake charges c n bytes more if they fit (Budget.fits), as one waiting
+// would, and reports whether they did.
+func (b *Budget) tryTake(c *Charge, n int64, answer bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.charge(c, n, answer); b.fits(c, n, answer) {
+		return true
+	}
+	b.charge(c, -n, answer)
+	return false
+}
+
+// waitRoom waits for room for n bytes more of c, not charged, and charges
+// them once they fit (take): at most what is left of the Budget's wait for
+// c's request, whose waits, one per read that found no room, count
+// together, so that the server's waits cannot take a body past its own
+// deadline.
+func (b *Budget) waitRoom(c *Charge, n int64, answer bool) bool {
+	left := b.wait - c.waited
+	if left <= 0 || !b.setWaiting(c, n, answer, true) {
+		return false
+	}
+	start := time.Now()
+	defer func() {
+		b.setWaiting(c, 0, false, false)
+		c.waited += time.Since(start)
+	}()
+	var deadline, behind *time.Timer
 	for last := false; ; {
-		ok, soon, freed := b.makeRoom(c, n)
-		if ok || fits() {
-			c.n.Add(n)
-			if b.held.Add(n); b.over() <= 0 || fits() {
-				return true
-			}
-			c.n.Add(-n) // another took the room first
-			b.held.Add(-n)
+		ok, soon, hope := b.makeRoom(c, n, answer)
+		if ok {
+			return true
 		}
-		if last || freed == nil {
+		if last || !hope {
 			return false
 		}
-		behind.Stop()
-		if soon >= 0 {
-			behind.Reset(soon)
+		if deadline == nil {
+			deadline = time.NewTimer(left)
+			defer deadline.Stop()
+			behind = time.NewTimer(time.Hour)
+			defer behind.Stop()
 		}
+		if soon < 0 { // a request exposed later may fall behind: look again then
+			soon = max(b.patience, time.Millisecond)
+		}
+		behind.Reset(soon)
 		select {
-		case <-freed:
+		case <-c.ready:
 		case <-behind.C:
 		case <-deadline.C:
 			last = true
@@ -249,22 +325,57 @@ func (b *Budget) waitRoom(c *Charge, n int64, fits func() bool) bool {
 	}
 }
 
-// setWaiting puts c at the end of the queue of requests waiting for room,
-// or takes it out: while it waits it is not cut, and it does not fall
-// behind (its client is not the one holding it up); its pace restarts when
-// the wait ends, and the next in the queue tries for room.
-func (b *Budget) setWaiting(c *Charge, waiting bool) {
+// setWaiting puts c, waiting for n bytes more (an answer's or a body's), at
+// the end of the queue of requests waiting for room, or takes it out: while
+// it waits it is not cut, and it does not fall behind (its client is not
+// the one holding it up): its pace moves on by the time it waited. It
+// reports false, putting c in no queue, for an answer when the answers
+// waiting, c's among them, would pass the maximum: an answer waiting is
+// made but not charged, so what they hold is at most the maximum or one
+// answer (a body waiting holds at most a Read's 64 KiB).
+func (b *Budget) setWaiting(c *Charge, n int64, answer, waiting bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	c.waiting = waiting
-	c.pace.Store(int64(b.elapsed()))
+	now := b.elapsed()
 	if waiting {
+		if answer && b.answersWaiting > 0 && b.answersPending+n > b.limit {
+			b.wake() // bytes it charged before it came may have kept them out
+			return false
+		}
+		if c.ready == nil {
+			c.ready = make(chan struct{}, 1)
+		}
+		c.waiting, c.need, c.needAnswer, c.waitFrom = true, n, answer, now
 		b.queue = append(b.queue, c)
+		if answer {
+			b.answersWaiting++
+			b.answersPending += n
+		} else if len(b.queue) == 1 || n < b.minNeed {
+			b.minNeed = n
+		}
 	} else {
-		b.queue = slices.DeleteFunc(b.queue, func(q *Charge) bool { return q == c })
-		b.wake()
+		c.waiting = false
+		c.pace.Add(int64(now - c.waitFrom))
+		if c.needAnswer {
+			b.answersWaiting--
+			b.answersPending -= c.need
+		}
+		b.minNeed = math.MaxInt64
+		b.queue = slices.DeleteFunc(b.queue, func(q *Charge) bool {
+			if q != c && !q.needAnswer {
+				b.minNeed = min(b.minNeed, q.need)
+			}
+			return q == c
+		})
+		c.need, c.needAnswer = 0, false
+		select { // a wake-up it did not use
+		case <-c.ready:
+		default:
+		}
 	}
 	b.queued.Store(int64(len(b.queue)))
+	b.wake() // the next in the queue may cut; bytes given back before the wait may fit others
+	return true
 }
 
 // Charge is what one request holds of a Budget. Its methods are for the
@@ -278,11 +389,17 @@ type Charge struct {
 	// of its body that arrived since (Budget.keepUp). Written by the
 	// request's goroutine, read by makeRoom.
 	pace atomic.Int64
-	// cut, waiting (for room, Budget.room) and leaving (the bytes counted
-	// in Budget.leaving) are guarded by the Budget's mu.
-	cut     bool
-	waiting bool
-	leaving int64
+	// cut, waiting (for room, Budget.waitRoom) with what it waits for and
+	// since when, and leaving (the bytes counted in Budget.leaving) are
+	// guarded by the Budget's mu.
+	cut        bool
+	waiting    bool
+	need       int64         // bytes it waits for
+	needAnswer bool          // they are an answer's
+	waitFrom   time.Duration // when its wait began (Budget.elapsed)
+	ready      chan struct{} // a wake-up (Budget.wake), made with its first wait
+	waited     time.Duration // the time its request waited for room so far (its goroutine's)
+	leaving    int64
 }
 
 // Reader returns rc charging c the bytes read from it as they arrive, so a
@@ -294,15 +411,12 @@ func (c *Charge) Reader(rc io.ReadCloser) *Reader { return &Reader{ReadCloser: r
 
 // Answer charges an answer of n bytes, held until Release. It fails with
 // ErrFull, charging nothing, when the bytes held would pass the maximum
-// while another answer is being written and cutting makes no room.
+// while another answer is being written, cutting makes no room and none
+// comes within the Budget's wait, or the answers waiting would hold more
+// than the maximum.
 func (c *Charge) Answer(n int64) error {
 	b := c.b
-	b.answers.Add(n)
-	alone := func() bool { return b.answers.Load() == n+c.answer }
-	if !b.take(c, n, alone) {
-		b.answers.Add(-n)
-		b.held.Add(-n)
-		c.n.Add(-n)
+	if !b.take(c, n, true) {
 		return fmt.Errorf("%w: an answer of %d bytes beside others being written, over %d bytes", ErrFull, n, b.limit)
 	}
 	c.answer += n
@@ -368,9 +482,6 @@ func (c *Charge) Release() {
 	b.mu.Unlock()
 }
 
-// never is the fit of a body: only room made lets it in.
-func never() bool { return false }
-
 // Reader is a body whose bytes are charged to a Charge as they are read.
 type Reader struct {
 	// ReadCloser is the body, read uncharged: what is discarded holds no
@@ -388,7 +499,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p[:min(len(p), maxRead)])
 	if b := r.c.b; n > 0 {
 		r.c.pace.Store(int64(b.keepUp(time.Duration(r.c.pace.Load()), n, b.elapsed())))
-		if !b.take(r.c, int64(n), never) {
+		if !b.take(r.c, int64(n), false) {
 			return n, fmt.Errorf("%w: more than %d bytes of bodies held", ErrFull, b.limit)
 		}
 	}
