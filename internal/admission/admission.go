@@ -144,7 +144,7 @@ func (b *Budget) fits(c *Charge, n int64, answer bool) bool {
 // need bytes more, within the maximum; it reports whether they are within
 // it (then need is charged). It cuts none when they cannot (a cut would
 // serve no one), nor for a request cut itself, nor for one waiting behind
-// another (only the first in the queue cuts). When it reports false, soon
+// another that cutting may serve (firstServable). When it reports false, soon
 // is the time after which the next request may have fallen far enough
 // behind to be cut (< 0: none may), and hope whether room may yet be made
 // for self (false for a request cut).
@@ -161,17 +161,19 @@ func (b *Budget) makeRoom(self *Charge, need int64, answer bool) (ok bool, soon 
 	if self.cut {
 		return false, -1, false
 	}
-	if self.waiting && b.queue[0] != self {
+	if self.waiting && !b.firstServable(self) {
 		return false, -1, true // its turn comes when those before it leave the queue
 	}
 	over := b.over() + need
 	now := b.elapsed()
 	soon = -1
 	var old []*Charge
+	exposed := int64(0) // the bytes cutting could ever free
 	for c := range b.exposed {
 		if c == self || c.cut || c.waiting || c.n.Load() <= 0 {
 			continue
 		}
+		exposed += c.n.Load()
 		if behind := now - time.Duration(c.pace.Load()); behind >= b.patience {
 			old = append(old, c)
 		} else if soon < 0 || b.patience-behind < soon {
@@ -191,6 +193,10 @@ func (b *Budget) makeRoom(self *Charge, need int64, answer bool) (ok bool, soon 
 		room += held[len(held)-1]
 	}
 	if room < over {
+		if stuck := exposed < over; self.waiting && stuck != self.stuck {
+			self.stuck = stuck
+			b.wake() // the next waiting may cut in its place
+		}
 		return false, soon, true
 	}
 	// need is charged before the cuts count as leaving: a request that sees
@@ -207,7 +213,8 @@ func (b *Budget) makeRoom(self *Charge, need int64, answer bool) (ok bool, soon 
 }
 
 // wake tells the requests waiting for room that some may have been made:
-// the first in the queue (it may cut), and those whose bytes fit now; the
+// the first in the queue that cutting may serve (and those stuck before
+// it), and those whose bytes fit now; the
 // others are not woken, and while no bytes fit none is looked at, so that
 // bytes given back cost one wake-up, not one per request waiting. The
 // caller holds b.mu.
@@ -215,7 +222,12 @@ func (b *Budget) wake() {
 	if len(b.queue) == 0 {
 		return
 	}
-	signal(b.queue[0])
+	for _, c := range b.queue { // the first that may cut, and those before it
+		signal(c)
+		if !c.stuck {
+			break
+		}
+	}
 	room := -b.over()
 	if room < b.minNeed && b.answersWaiting == 0 {
 		return
@@ -225,6 +237,23 @@ func (b *Budget) wake() {
 			signal(c)
 		}
 	}
+}
+
+// firstServable reports whether c, waiting, is the first in the queue that
+// cutting may serve: every request before it waits for more than cutting
+// every exposed request could free (stuck), so that one such (an answer
+// larger than the maximum, beside another being written) does not keep
+// the others from cutting. The caller holds b.mu.
+func (b *Budget) firstServable(c *Charge) bool {
+	for _, q := range b.queue {
+		if q == c {
+			return true
+		}
+		if !q.stuck {
+			return false
+		}
+	}
+	return false
 }
 
 // signal wakes c if it is not woken already.
@@ -257,7 +286,10 @@ func (b *Budget) take(c *Charge, n int64, answer bool) bool {
 			}
 			return false
 		}
-		b.charge(c, -n, answer) // setWaiting wakes those it kept out meanwhile
+		b.mu.Lock() // wake those its bytes kept out meanwhile
+		b.charge(c, -n, answer)
+		b.wake()
+		b.mu.Unlock()
 	} else if b.tryTake(c, n, answer) { // bytes that fit need no turn
 		return true
 	}
@@ -367,7 +399,7 @@ func (b *Budget) setWaiting(c *Charge, n int64, answer, waiting bool) bool {
 			}
 			return q == c
 		})
-		c.need, c.needAnswer = 0, false
+		c.need, c.needAnswer, c.stuck = 0, false, false
 		select { // a wake-up it did not use
 		case <-c.ready:
 		default:
@@ -394,6 +426,7 @@ type Charge struct {
 	// guarded by the Budget's mu.
 	cut        bool
 	waiting    bool
+	stuck      bool          // waiting for more than cutting could free, when it last looked
 	need       int64         // bytes it waits for
 	needAnswer bool          // they are an answer's
 	waitFrom   time.Duration // when its wait began (Budget.elapsed)
@@ -403,10 +436,11 @@ type Charge struct {
 }
 
 // Reader returns rc charging c the bytes read from it as they arrive, so a
-// slow client holds only what it has sent. A read that takes the Budget
-// past its maximum, with no room made by cutting, returns its bytes and an
-// error wrapping ErrFull; they stay charged (they were received) until
-// Release.
+// slow client holds only what it has sent. A read that would take the
+// Budget past its maximum, with no room made by cutting nor within what is
+// left of the request's wait (none once it is spent), returns its bytes
+// and an error wrapping ErrFull; they stay charged (they were received)
+// until Release.
 func (c *Charge) Reader(rc io.ReadCloser) *Reader { return &Reader{ReadCloser: rc, c: c} }
 
 // Answer charges an answer of n bytes, held until Release. It fails with

@@ -244,3 +244,38 @@ func TestWaitCountsPerRequest(t *testing.T) {
 	c.Release()
 	working.Release()
 }
+
+// TestAnswerHopelessHeadLetsOthersCut: an answer larger than the maximum,
+// waiting first for the answer being written to end, does not keep the
+// requests after it from cutting one behind: a body that a cut serves goes
+// on at once.
+func TestAnswerHopelessHeadLetsOthersCut(t *testing.T) {
+	b := NewBudget(100, 10*time.Millisecond, 2*time.Second, 1e6)
+	stale := b.NewCharge()
+	defer stale.Expose(func() {})()
+	if err := readN(stale, 90); err != nil {
+		t.Fatal(err)
+	}
+	written := b.NewCharge()
+	if err := written.Answer(5); err != nil {
+		t.Fatal(err)
+	}
+	defer written.Release()
+	huge := b.NewCharge()
+	go huge.Answer(200) // waits to be alone; no cut can serve it
+	defer huge.Release()
+	for !isWaiting(huge) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // stale is now past the patience
+	c := b.NewCharge()
+	start := time.Now()
+	if err := readN(c, 20); err != nil || time.Since(start) > 200*time.Millisecond {
+		t.Fatalf("a body that cutting serves, behind an answer no cut can serve: %v after %v, want it charged at once",
+			err, time.Since(start))
+	}
+	if !stale.Cut() {
+		t.Error("the body behind was not cut")
+	}
+	c.Release()
+}
