@@ -63,7 +63,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&lim.QueueWait, "queue-wait", lim.QueueWait, "how long a request waits for a slot, or for room in --max-body-buffer, before 503 + Retry-After")
 	fs.Int64Var(&lim.MaxBodyBuffer, "max-body-buffer", lim.MaxBodyBuffer,
 		"bytes of request bodies held at once, counted as they arrive, and of answers being written "+
-			"(more: 503; one answer is always written)")
+			"(more: 503 after --queue-wait; one answer is always written)")
 	fs.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout,
 		"how long a client may take to send a request body (read before it waits for a slot; then 408), "+
 			"and to read an answer, plus as much per --max-body-bytes of answer")
