@@ -388,6 +388,15 @@ func TestSlotReleaseTwice(t *testing.T) {
 }
 
 // readN reads n bytes of a body through c and returns the error of the last read.
+// mustRead reads a body of n bytes charged to c, failing tb if it is
+// refused.
+func mustRead(tb testing.TB, c *Charge, n int) {
+	tb.Helper()
+	if err := readN(c, n); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func readN(c *Charge, n int) error {
 	_, err := io.ReadAll(c.Reader(io.NopCloser(strings.NewReader(strings.Repeat("x", n)))))
 	return err
@@ -402,9 +411,7 @@ func TestExposedRequestCutToMakeRoom(t *testing.T) {
 	cuts := 0
 	end := slow.Expose(func() { cuts++ })
 	defer end()
-	if err := readN(slow, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, slow, 80)
 	other := b.NewCharge()
 	if err := readN(other, 40); err != nil {
 		t.Fatalf("a body beside a request exposed past its patience: %v, want it charged", err)
@@ -449,9 +456,7 @@ func TestCutOnlyPastPatienceAndExposed(t *testing.T) {
 					defer end()
 				}
 			}
-			if err := readN(held, 80); err != nil {
-				t.Fatal(err)
-			}
+			mustRead(t, held, 80)
 			other := b.NewCharge()
 			defer other.Release()
 			if err := readN(other, 40); !errors.Is(err, ErrFull) {
@@ -474,20 +479,12 @@ func TestCutOldestFirstAndNoMore(t *testing.T) {
 		c := b.NewCharge()
 		defer c.Release()
 		defer c.Expose(func() { order = append(order, name) })()
-		if err := readN(c, 30); err != nil {
-			t.Fatal(err)
-		}
+		mustRead(t, c, 30)
 		charges = append(charges, c)
 	}
-	if err := readN(b.NewCharge(), 40); err != nil { // 30 over: the first makes room
-		t.Fatal(err)
-	}
-	if err := readN(b.NewCharge(), 5); err != nil { // the first's bytes are leaving: still room
-		t.Fatal(err)
-	}
-	if err := readN(b.NewCharge(), 30); err != nil { // 35 over: the second and third
-		t.Fatal(err)
-	}
+	mustRead(t, b.NewCharge(), 40) // 30 over: the first makes room
+	mustRead(t, b.NewCharge(), 5)  // the first's bytes are leaving: still room
+	mustRead(t, b.NewCharge(), 30) // 35 over: the second and third
 	if got := strings.Join(order, ","); got != "first,second,third" {
 		t.Fatalf("cut %s, want first,second,third", got)
 	}
@@ -526,14 +523,10 @@ func TestNoCutWithoutRoom(t *testing.T) {
 	slow := b.NewCharge()
 	defer slow.Release()
 	defer slow.Expose(func() { t.Error("the slow request was cut") })()
-	if err := readN(slow, 10); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, slow, 10)
 	working := b.NewCharge() // not exposed: its body is read, it works
 	defer working.Release()
-	if err := readN(working, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, working, 80)
 	other := b.NewCharge()
 	defer other.Release()
 	if err := readN(other, 50); !errors.Is(err, ErrFull) { // 40 over, 10 to cut
@@ -552,15 +545,11 @@ func TestCutRequestCutsNoOther(t *testing.T) {
 	first := b.NewCharge()
 	defer first.Release()
 	defer first.Expose(func() {})()
-	if err := readN(first, 50); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, first, 50)
 	second := b.NewCharge()
 	defer second.Release()
 	defer second.Expose(func() { t.Error("the second request was cut by the first, already cut") })()
-	if err := readN(second, 40); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, second, 40)
 	if err := readN(b.NewCharge(), 20); err != nil || !first.Cut() { // 10 over: the first is cut
 		t.Fatalf("a body beside the first, exposed past its patience: %v, first cut %v", err, first.Cut())
 	}
@@ -603,9 +592,7 @@ func TestSteadyBodyNotCut(t *testing.T) {
 	}
 	for range 10 { // 8 bytes each 0.5 s for 5 s
 		c.t = c.t.Add(500 * time.Millisecond)
-		if err := readN(sending, 8); err != nil {
-			t.Fatal(err)
-		}
+		mustRead(t, sending, 8)
 	}
 	if err := readN(b.NewCharge(), 90); err != nil || !cut { // 210 held
 		t.Fatalf("a body beside one stalled for 5 s: %v, stalled cut %v; want charged, the stalled one cut", err, cut)
@@ -638,9 +625,7 @@ func TestCutFurthestBehindFirst(t *testing.T) {
 		t.Fatal("refused")
 	}
 	c.t = c.t.Add(5 * time.Second)
-	if err := readN(b.NewCharge(), 30); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, b.NewCharge(), 30)
 	if got := strings.Join(order, ","); got != "second" {
 		t.Fatalf("cut %q, want the second (furthest behind) alone", got)
 	}
@@ -761,9 +746,7 @@ func TestWaitCutsOnceBehind(t *testing.T) {
 	slow := b.NewCharge()
 	end := slow.Expose(func() {})
 	defer end()
-	if err := readN(slow, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, slow, 80)
 	other := b.NewCharge()
 	start := time.Now()
 	if err := readN(other, 40); err != nil {
@@ -784,9 +767,7 @@ func TestWaitCutsOnceBehind(t *testing.T) {
 func TestWaitForBytesGivenBack(t *testing.T) {
 	b := NewBudget(100, time.Hour, 5*time.Second, 0)
 	working := b.NewCharge()
-	if err := readN(working, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, working, 80)
 	time.AfterFunc(20*time.Millisecond, working.Release)
 	other := b.NewCharge()
 	if err := readN(other, 40); err != nil {
@@ -803,9 +784,7 @@ func TestWaitForBytesGivenBack(t *testing.T) {
 func TestWaitEndsWithErrFull(t *testing.T) {
 	b := NewBudget(100, time.Hour, 20*time.Millisecond, 0)
 	working := b.NewCharge()
-	if err := readN(working, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, working, 80)
 	other := b.NewCharge()
 	start := time.Now()
 	if err := readN(other, 40); !errors.Is(err, ErrFull) || time.Since(start) < 20*time.Millisecond {
@@ -827,9 +806,7 @@ func TestWaitEndsWithErrFull(t *testing.T) {
 func TestWaitingRequestNotCut(t *testing.T) {
 	b := NewBudget(100, 0, 5*time.Second, 0) // patience 0: an exposed request may be cut at once
 	working := b.NewCharge()
-	if err := readN(working, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, working, 80)
 	waiting := b.NewCharge()
 	end := waiting.Expose(func() { t.Error("the waiting request was cut") })
 	defer end()

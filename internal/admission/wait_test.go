@@ -25,9 +25,7 @@ func TestWaiterBeatenToRoomWaitsOn(t *testing.T) {
 		})
 	})
 	defer end()
-	if err := readN(slow, 80); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, slow, 80)
 	other := b.NewCharge()
 	start := time.Now()
 	err := readN(other, 40)
@@ -83,9 +81,7 @@ func TestNoEarlyErrFullUnderContention(t *testing.T) {
 func TestWaitingAnswersDoNotBlockEachOther(t *testing.T) {
 	b := NewBudget(100, time.Hour, 300*time.Millisecond, 0)
 	body := b.NewCharge() // a body being worked on
-	if err := readN(body, 60); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, body, 60)
 	defer body.Release()
 	first := b.NewCharge()
 	if err := first.Answer(50); err != nil { // alone: written
@@ -124,9 +120,7 @@ func TestReadBesideWaitersKeepsLag(t *testing.T) {
 	slow := b.NewCharge()
 	defer slow.Release()
 	defer slow.Expose(func() {})()
-	if err := readN(slow, 10); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, slow, 10)
 	working := b.NewCharge()
 	defer working.Release()
 	if err := working.Answer(60); err != nil {
@@ -142,9 +136,7 @@ func TestReadBesideWaitersKeepsLag(t *testing.T) {
 	clk.t = clk.t.Add(1500 * time.Millisecond) // slow 1.5 s behind
 	lag := func() time.Duration { return b.elapsed() - time.Duration(slow.pace.Load()) }
 	before := lag()
-	if err := readN(slow, 1); err != nil { // fits (held 71 of 100), passes through the queue
-		t.Fatal(err)
-	}
+	mustRead(t, slow, 1) // fits (held 71 of 100), passes through the queue
 	after := lag()
 	<-done
 	waiter.Release()
@@ -192,9 +184,7 @@ func BenchmarkSmallReadBesideWaiters(bm *testing.B) {
 		bm.Run(fmt.Sprintf("waiters=%d", waiters), func(bm *testing.B) {
 			b := NewBudget(1<<20, time.Hour, time.Minute, 0)
 			hold := b.NewCharge()
-			if err := readN(hold, 1<<20-100); err != nil {
-				bm.Fatal(err)
-			}
+			mustRead(bm, hold, 1<<20-100)
 			var wg sync.WaitGroup
 			for range waiters {
 				wg.Go(func() {
@@ -209,9 +199,7 @@ func BenchmarkSmallReadBesideWaiters(bm *testing.B) {
 			bm.ResetTimer()
 			for range bm.N {
 				c := b.NewCharge()
-				if err := readN(c, 10); err != nil {
-					bm.Fatal(err)
-				}
+				mustRead(bm, c, 10)
 				c.Release()
 			}
 			bm.StopTimer()
@@ -227,9 +215,7 @@ func BenchmarkSmallReadBesideWaiters(bm *testing.B) {
 func TestWaitCountsPerRequest(t *testing.T) {
 	b := NewBudget(100, time.Hour, 40*time.Millisecond, 0)
 	working := b.NewCharge()
-	if err := readN(working, 90); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, working, 90)
 	c := b.NewCharge()
 	r := c.Reader(&chunks{left: 40, n: 20})
 	buf := make([]byte, 64)
@@ -253,9 +239,7 @@ func TestAnswerHopelessHeadLetsOthersCut(t *testing.T) {
 	b := NewBudget(100, 10*time.Millisecond, 2*time.Second, 1e6)
 	stale := b.NewCharge()
 	defer stale.Expose(func() {})()
-	if err := readN(stale, 90); err != nil {
-		t.Fatal(err)
-	}
+	mustRead(t, stale, 90)
 	written := b.NewCharge()
 	if err := written.Answer(5); err != nil {
 		t.Fatal(err)
