@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"strings"
 
 	"github.com/text2vec-am/text2vec-am/model"
@@ -29,6 +30,9 @@ type WordSimResult struct {
 	Covered  int     // pairs where both words have a vector (own or from the form)
 	FromForm int     // covered pairs where at least one vector came from the form
 	Spearman float64 // Spearman of cosine vs gold over the covered pairs (NaN if < 2)
+	// Cos holds each pair's cosine in the file's order, NaN for a pair not
+	// covered.
+	Cos []float64
 }
 
 // WordSimOOV is WordSim where a word without its own vector takes its vector
@@ -45,16 +49,19 @@ func WordSimOOV(vec, form Lookup, pairs []dataset.WordPair) WordSimResult {
 		return form(w), true
 	}
 	var cos, gold []float64
-	for _, p := range pairs {
+	res.Cos = make([]float64, len(pairs))
+	for i, p := range pairs {
 		a, fa := get(p.A)
 		b, fb := get(p.B)
+		res.Cos[i] = math.NaN()
 		if a == nil || b == nil {
 			continue
 		}
 		if fa || fb {
 			res.FromForm++
 		}
-		cos = append(cos, model.Cosine(a, b))
+		res.Cos[i] = model.Cosine(a, b)
+		cos = append(cos, res.Cos[i])
 		gold = append(gold, p.Score)
 	}
 	res.Covered = len(cos)

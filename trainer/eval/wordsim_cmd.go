@@ -58,7 +58,9 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am eval wordsim [--embeddings FILE|BUNDLE|default…] [--fasttext FILE.bin…] [--subwords FILE --subword-ngrams FILE] [--oov none|form|form-all] [--model FILE] [--as-text] PAIRS…\n\n"+
 			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
 			"similarity vs gold and the coverage: with --oov none over the pairs where both words have a\n"+
-			"vector, with --oov form over the pairs where both have one after the form model fills in.")
+			"vector, with --oov form over the pairs where both have one after the form model fills in.\n"+
+			"With two or more spaces, a second table gives each one's ρ minus the first space's over the\n"+
+			"pairs both cover, with a paired bootstrap's 95% interval and p.")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
@@ -80,20 +82,11 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		return err
 	}
 	useForm, formAll := *oov != "none", *oov == "form-all"
-	sets := make([][]dataset.WordPair, fs.NArg())
-	tab := report.Table{Header: []string{"embeddings"}}
-	for i, path := range fs.Args() {
-		p, err := dataset.LoadWordPairs(path)
-		if err != nil {
-			return err
-		}
-		sets[i] = p
-		col := " ρ (covered)"
-		if useForm {
-			col = " ρ (own + form / pairs)"
-		}
-		tab.Header = append(tab.Header, datasetName(path)+col)
+	sets, setNames, err := loadWordPairSets(fs.Args())
+	if err != nil {
+		return err
 	}
+	tab := report.Table{Header: wordSimHeader(setNames, useForm)}
 	var spaces []func() (wordSimSpace, error)
 	for _, path := range embs {
 		spaces = append(spaces, func() (wordSimSpace, error) { return embeddingsSpace(path, *formModel, useForm) })
@@ -109,17 +102,48 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 		spaces = append(spaces, func() (wordSimSpace, error) { return fastTextSpace(path, useForm, words) })
 	}
 	sc := wordSimScoring{sets: sets, useForm: useForm, formAll: formAll, asText: *asText, opts: vopts}
+	var scored []scoredSpace
 	for _, load := range spaces {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		row, err := sc.row(load)
+		s, err := sc.score(load)
 		if err != nil {
 			return err
 		}
-		tab.AddRow(row...)
+		tab.AddRow(wordSimRow(s, useForm)...)
+		scored = append(scored, s)
 	}
-	return tab.WriteMarkdown(env.Stdout)
+	if err := tab.WriteMarkdown(env.Stdout); err != nil {
+		return err
+	}
+	return writeWordSimDiffs(env.Stdout, scored, sets, setNames)
+}
+
+// loadWordPairSets loads the word-pair files at paths, and names them.
+func loadWordPairSets(paths []string) ([][]dataset.WordPair, []string, error) {
+	sets, names := make([][]dataset.WordPair, len(paths)), make([]string, len(paths))
+	for i, path := range paths {
+		p, err := dataset.LoadWordPairs(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets[i], names[i] = p, datasetName(path)
+	}
+	return sets, names, nil
+}
+
+// wordSimHeader is the header of the table of ρ on the sets names.
+func wordSimHeader(names []string, useForm bool) []string {
+	col := " ρ (covered)"
+	if useForm {
+		col = " ρ (own + form / pairs)"
+	}
+	h := []string{"embeddings"}
+	for _, name := range names {
+		h = append(h, name+col)
+	}
+	return h
 }
 
 // wordSimScoring is what eval wordsim does to every space it scores.
@@ -130,11 +154,11 @@ type wordSimScoring struct {
 	opts             vectorizer.Options // the vectorizer's settings flags
 }
 
-// row loads a space and scores it on every pair set.
-func (sc wordSimScoring) row(load func() (wordSimSpace, error)) ([]string, error) {
+// score loads a space and scores it on every pair set.
+func (sc wordSimScoring) score(load func() (wordSimSpace, error)) (scoredSpace, error) {
 	sp, err := load()
 	if err != nil {
-		return nil, err
+		return scoredSpace{}, err
 	}
 	defer sp.close()
 	if sc.formAll {
@@ -142,22 +166,24 @@ func (sc wordSimScoring) row(load func() (wordSimSpace, error)) ([]string, error
 	}
 	if sc.asText {
 		if sp, err = asTextSpace(sp, sc.opts); err != nil {
-			return nil, err
+			return scoredSpace{}, err
 		}
 	}
-	row := wordSimRow(sp, sc.sets, sc.useForm)
-	if err := sp.err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.name, err)
+	s := scoredSpace{name: sp.name}
+	for _, pairs := range sc.sets {
+		s.results = append(s.results, WordSimOOV(sp.own, sp.form, pairs))
 	}
-	return row, nil
+	if err := sp.err(); err != nil {
+		return scoredSpace{}, fmt.Errorf("%s: %w", sp.name, err)
+	}
+	return s, nil
 }
 
-// wordSimRow scores sp on every pair set: ρ with the coverage, split into
-// own vectors and form vectors when useForm.
-func wordSimRow(sp wordSimSpace, sets [][]dataset.WordPair, useForm bool) []string {
-	row := []string{sp.name}
-	for _, pairs := range sets {
-		r := WordSimOOV(sp.own, sp.form, pairs)
+// wordSimRow is a scored space's row: ρ on every pair set with the
+// coverage, split into own vectors and form vectors when useForm.
+func wordSimRow(s scoredSpace, useForm bool) []string {
+	row := []string{s.name}
+	for _, r := range s.results {
 		cell := fmt.Sprintf("%s (%d/%d)", report.Num(r.Spearman, 3), r.Covered, r.Pairs)
 		if useForm {
 			cell = fmt.Sprintf("%s (%d + %d / %d)", report.Num(r.Spearman, 3), r.Covered-r.FromForm, r.FromForm, r.Pairs)

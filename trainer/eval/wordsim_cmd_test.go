@@ -179,3 +179,50 @@ func TestWordSimAsTextSplitsWords(t *testing.T) {
 			model.Cosine(both, bread))
 	}
 }
+
+func TestEvalWordSimComparesSpaces(t *testing.T) {
+	// Ten words on a circle: pair scores fall with the angle between them,
+	// so "circle" ranks the pairs as the scores do and "reversed" (every
+	// vector turned by its own angle again) scrambles them.
+	const n = 10
+	words := make([]string, n)
+	circle, reversed := make([]float32, 0, 2*n), make([]float32, 0, 2*n)
+	for i := range n {
+		words[i] = fmt.Sprintf("w%d", i)
+		a := float64(i) * math.Pi / n
+		circle = append(circle, float32(math.Cos(a)), float32(math.Sin(a)))
+		reversed = append(reversed, float32(math.Cos(3*a)), float32(math.Sin(3*a)))
+	}
+	var lines strings.Builder
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			fmt.Fprintf(&lines, "%s %s %d\n", words[i], words[j], 10-(j-i))
+		}
+	}
+	pairs := writeFile(t, "ws.txt", lines.String())
+	dir := t.TempDir()
+	paths := map[string][]float32{"circle.vec": circle, "reversed.vec": reversed}
+	for name, vecs := range paths {
+		e, err := model.NewEmbeddings(2, words, vecs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := model.SaveEmbeddings(filepath.Join(dir, name), e, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := run(t, "wordsim", "--embeddings", filepath.Join(dir, "circle.vec"), pairs)
+	if err != nil || strings.Contains(out, "minus") {
+		t.Fatalf("one space: %v, want no comparison\n%s", err, out)
+	}
+	out, _, err = run(t, "wordsim", "--embeddings", filepath.Join(dir, "circle.vec"),
+		"--embeddings", filepath.Join(dir, "reversed.vec"), pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cmp, ok := strings.Cut(out, "ρ minus circle.vec's")
+	row := tableRow(cmp, "reversed.vec")
+	if !ok || len(row) != 1 || !strings.HasPrefix(row[0], "-") || !strings.HasSuffix(row[0], "p < 0.001 (45)") {
+		t.Fatalf("two spaces: want reversed.vec's ρ below circle.vec's over the 45 pairs, p < 0.001\n%s", out)
+	}
+}

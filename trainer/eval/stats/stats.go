@@ -1,11 +1,13 @@
 // Package stats holds the statistics of the evaluations: ranks with ties,
 // Spearman's ρ, the exact two-sided binomial (sign) test, means that skip
-// NaN, and paired win counts. It imports nothing of this project.
+// NaN, paired win counts and the paired bootstrap of a difference of two
+// ρ. It imports nothing of this project.
 package stats
 
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
@@ -120,4 +122,63 @@ func PairedWins(a, b []float64) (wins, losses int) {
 		}
 	}
 	return wins, losses
+}
+
+// SpearmanDiff is the difference ρ(a, gold) − ρ(b, gold) of two scorings of
+// the same items, with a paired bootstrap interval around it.
+type SpearmanDiff struct {
+	// Diff is the difference on the items as given.
+	Diff float64
+	// Lo and Hi bound the central 95 % of the bootstrap differences.
+	Lo, Hi float64
+	// P is the two-sided bootstrap p-value of no difference: twice the
+	// smaller share of rounds on either side of 0 (at most 1).
+	P float64
+	// Rounds counts the bootstrap rounds whose difference was defined.
+	Rounds int
+}
+
+// BootstrapSpearmanDiff compares two scorings a and b of the same items
+// against gold: Spearman's ρ of each, their difference, and its paired
+// bootstrap (Efron's percentile interval): rounds resamples of the items with
+// replacement, drawn from seed, each scoring both on the same items. A round
+// in which either ρ is undefined is skipped; with none defined, or when the
+// difference itself is undefined, every field but Rounds is NaN. It panics
+// if the lengths differ.
+func BootstrapSpearmanDiff(a, b, gold []float64, rounds int, seed uint64) SpearmanDiff {
+	if len(a) != len(b) || len(a) != len(gold) {
+		panic(fmt.Sprintf("eval: BootstrapSpearmanDiff lengths %d, %d, %d", len(a), len(b), len(gold)))
+	}
+	nan := math.NaN()
+	res := SpearmanDiff{Diff: Spearman(a, gold) - Spearman(b, gold), Lo: nan, Hi: nan, P: nan}
+	if math.IsNaN(res.Diff) {
+		return res
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	n := len(a)
+	ra, rb, rg := make([]float64, n), make([]float64, n), make([]float64, n)
+	diffs := make([]float64, 0, rounds)
+	for range rounds {
+		for i := range n {
+			j := rng.IntN(n)
+			ra[i], rb[i], rg[i] = a[j], b[j], gold[j]
+		}
+		if d := Spearman(ra, rg) - Spearman(rb, rg); !math.IsNaN(d) {
+			diffs = append(diffs, d)
+		}
+	}
+	res.Rounds = len(diffs)
+	if len(diffs) == 0 {
+		res.Diff = nan
+		return res
+	}
+	sort.Float64s(diffs)
+	res.Lo = stat.Quantile(0.025, stat.Empirical, diffs, nil)
+	res.Hi = stat.Quantile(0.975, stat.Empirical, diffs, nil)
+	below := sort.SearchFloat64s(diffs, 0)                                                  // d < 0
+	above := len(diffs) - sort.Search(len(diffs), func(i int) bool { return diffs[i] > 0 }) // d > 0
+	ties := len(diffs) - below - above
+	side := float64(min(below, above)) + float64(ties)/2
+	res.P = math.Min(1, 2*side/float64(len(diffs)))
+	return res
 }

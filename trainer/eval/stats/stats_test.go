@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -70,4 +71,44 @@ func TestPairedWins(t *testing.T) {
 	if w != 1 || l != 1 {
 		t.Fatalf("PairedWins = %d, %d; want 1, 1 (NaN as 0 ties with 0)", w, l)
 	}
+}
+
+func TestBootstrapSpearmanDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 300
+	gold, close, far := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		gold[i] = rng.NormFloat64()
+		close[i] = gold[i] + 0.3*rng.NormFloat64()
+		far[i] = gold[i] + 3*rng.NormFloat64()
+	}
+	d := BootstrapSpearmanDiff(close, far, gold, 1000, 1)
+	if want := Spearman(close, gold) - Spearman(far, gold); d.Diff != want {
+		t.Fatalf("Diff = %v, want ρ(close) − ρ(far) = %v", d.Diff, want)
+	}
+	if d.Rounds != 1000 || !(d.Lo > 0 && d.Lo < d.Diff && d.Diff < d.Hi) || d.P > 0.01 {
+		t.Fatalf("close against far: %+v, want 1000 rounds, an interval above 0 around Diff, p < 0.01", d)
+	}
+	r := BootstrapSpearmanDiff(far, close, gold, 1000, 1)
+	// The same rounds: the interval mirrored up to the empirical quantile's
+	// choice of order statistic.
+	if r.Diff != -d.Diff || math.Abs(r.Lo+d.Hi) > 0.01 || math.Abs(r.Hi+d.Lo) > 0.01 || r.P != d.P {
+		t.Fatalf("swapped: %+v, want the mirror of %+v", r, d)
+	}
+	if again := BootstrapSpearmanDiff(close, far, gold, 1000, 1); again != d {
+		t.Fatalf("same seed: %+v, then %+v", d, again)
+	}
+	if same := BootstrapSpearmanDiff(close, close, gold, 100, 1); same.Diff != 0 || same.Lo != 0 || same.Hi != 0 || same.P != 1 {
+		t.Fatalf("a scoring against itself: %+v, want 0 [0, 0], p 1", same)
+	}
+	flat := make([]float64, n)
+	if u := BootstrapSpearmanDiff(flat, far, gold, 100, 1); !math.IsNaN(u.Diff) || !math.IsNaN(u.P) || u.Rounds != 0 {
+		t.Fatalf("a constant scoring: %+v, want NaN and no round", u)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("lengths that differ: no panic")
+		}
+	}()
+	BootstrapSpearmanDiff(close, far[:n-1], gold, 10, 1)
 }
