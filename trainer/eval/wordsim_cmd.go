@@ -59,8 +59,8 @@ func runWordSim(ctx context.Context, env cli.Env) error {
 			"PAIRS files hold \"word1 word2 score\" lines (tabs or spaces). Prints Spearman's ρ of cosine\n"+
 			"similarity vs gold and the coverage: with --oov none over the pairs where both words have a\n"+
 			"vector, with --oov form over the pairs where both have one after the form model fills in.\n"+
-			"With two or more spaces, a second table gives each one's ρ minus the first space's over the\n"+
-			"pairs both cover, with a paired bootstrap's 95% interval and p.")
+			"With two or more spaces, a second table gives each one's ρ minus the first row's over the\n"+
+			"pairs both cover, with a paired bootstrap's 95 % interval and p.")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {

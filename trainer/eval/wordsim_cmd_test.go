@@ -201,9 +201,9 @@ func TestEvalWordSimComparesSpaces(t *testing.T) {
 	}
 	pairs := writeFile(t, "ws.txt", lines.String())
 	dir := t.TempDir()
-	paths := map[string][]float32{"circle.vec": circle, "reversed.vec": reversed}
+	paths := map[string][]float32{"circle.vec": circle, "reversed.vec": reversed, "short.vec": circle[:2*(n-1)]}
 	for name, vecs := range paths {
-		e, err := model.NewEmbeddings(2, words, vecs, nil)
+		e, err := model.NewEmbeddings(2, words[:len(vecs)/2], vecs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,18 +211,29 @@ func TestEvalWordSimComparesSpaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, _, err := run(t, "wordsim", "--embeddings", filepath.Join(dir, "circle.vec"), pairs)
+	emb := func(name string) []string { return []string{"--embeddings", filepath.Join(dir, name)} }
+	few := writeFile(t, "few.txt", "w0 w1 9\nw0 w2 8\nw1 w3 7\nw2 w3 9\n")
+	out, _, err := run(t, append(append([]string{"wordsim"}, emb("circle.vec")...), pairs)...)
 	if err != nil || strings.Contains(out, "minus") {
 		t.Fatalf("one space: %v, want no comparison\n%s", err, out)
 	}
-	out, _, err = run(t, "wordsim", "--embeddings", filepath.Join(dir, "circle.vec"),
-		"--embeddings", filepath.Join(dir, "reversed.vec"), pairs)
-	if err != nil {
+	args := append(append(append(emb("circle.vec"), emb("reversed.vec")...), emb("short.vec")...), pairs, few)
+	if out, _, err = run(t, append([]string{"wordsim"}, args...)...); err != nil {
 		t.Fatal(err)
 	}
-	_, cmp, ok := strings.Cut(out, "ρ minus circle.vec's")
-	row := tableRow(cmp, "reversed.vec")
-	if !ok || len(row) != 1 || !strings.HasPrefix(row[0], "-") || !strings.HasSuffix(row[0], "p < 0.001 (45)") {
-		t.Fatalf("two spaces: want reversed.vec's ρ below circle.vec's over the 45 pairs, p < 0.001\n%s", out)
+	_, cmp, ok := strings.Cut(out, "ρ minus the first row's (circle.vec)")
+	for name, want := range map[string]string{
+		// Below circle.vec over all 45 pairs; level with it over the 36
+		// pairs without w9; too few pairs in few.txt to compare.
+		"reversed.vec": "p < 0.001 (45 pairs)",
+		"short.vec":    "+0.000 [+0.000, +0.000] p 1.000 (36 pairs)",
+	} {
+		row := tableRow(cmp, name)
+		if !ok || len(row) != 2 || !strings.HasSuffix(row[0], want) || row[1] != "– (4 pairs)" {
+			t.Fatalf("%s: want %q, then – (4 pairs)\n%s", name, want, out)
+		}
+	}
+	if !strings.HasPrefix(tableRow(cmp, "reversed.vec")[0], "-") {
+		t.Fatalf("reversed.vec: want a ρ below circle.vec's\n%s", out)
 	}
 }

@@ -10,11 +10,14 @@ import (
 	"github.com/text2vec-am/text2vec-am/trainer/eval/stats"
 )
 
-// Settings of the paired comparison of eval wordsim: bootstrap rounds and
-// the seed they are drawn from (fixed, so that a rerun prints the same).
+// Settings of the paired comparison of eval wordsim: bootstrap rounds, the
+// seed they are drawn from (fixed, so that a rerun prints the same),
+// and the fewest pairs both spaces must cover to be compared (a percentile
+// bootstrap over fewer says little).
 const (
 	wordSimBootstrapRounds = 2000
 	wordSimBootstrapSeed   = 1
+	wordSimMinSharedPairs  = 10
 )
 
 // scoredSpace is a space's name and its results on every pair set.
@@ -23,8 +26,9 @@ type scoredSpace struct {
 	results []WordSimResult
 }
 
-// writeWordSimDiffs writes, for every space after the first, its ρ minus
-// the first space's on each set over the pairs both cover, with the paired
+// writeWordSimDiffs writes, for every space after the first (the first row
+// of the table of ρ), its ρ minus the first space's on each set over the
+// pairs both cover (at least wordSimMinSharedPairs), with the paired
 // bootstrap's 95 % interval and two-sided p (stats.BootstrapSpearmanDiff).
 // setNames name the sets in the header; nothing is written for fewer than
 // two spaces.
@@ -33,11 +37,12 @@ func writeWordSimDiffs(w io.Writer, spaces []scoredSpace, sets [][]dataset.WordP
 		return nil
 	}
 	ref := spaces[0]
-	fmt.Fprintf(w, "\nρ minus %s's over the pairs both cover, with the paired bootstrap's 95 %% interval and "+
-		"two-sided p (%d rounds, pairs resampled):\n\n", ref.name, wordSimBootstrapRounds)
+	fmt.Fprintf(w, "\nρ minus the first row's (%s) over the pairs both cover (at least %d), with the paired "+
+		"bootstrap's 95 %% interval and two-sided p (%d rounds, pairs resampled):\n\n",
+		ref.name, wordSimMinSharedPairs, wordSimBootstrapRounds)
 	tab := report.Table{Header: []string{"embeddings"}}
 	for _, n := range setNames {
-		tab.Header = append(tab.Header, n+" Δρ [95 % interval] p (pairs)")
+		tab.Header = append(tab.Header, n+" Δρ [95 % interval] p")
 	}
 	for _, sp := range spaces[1:] {
 		row := []string{sp.name}
@@ -59,13 +64,20 @@ func wordSimDiffCell(a, b []float64, pairs []dataset.WordPair) string {
 		}
 		ca, cb, gold = append(ca, a[i]), append(cb, b[i]), append(gold, p.Score)
 	}
+	if len(gold) < wordSimMinSharedPairs {
+		return fmt.Sprintf("– (%d pairs)", len(gold))
+	}
 	d := stats.BootstrapSpearmanDiff(ca, cb, gold, wordSimBootstrapRounds, wordSimBootstrapSeed)
 	if math.IsNaN(d.Diff) {
 		return fmt.Sprintf("– (%d pairs)", len(gold))
 	}
 	p := "p " + report.Num(d.P, 3)
-	if d.P < 0.001 {
-		p = "p < 0.001" // the bootstrap's resolution
+	if res := 2 / float64(d.Rounds); d.P < res {
+		p = fmt.Sprintf("p < %.2g", res) // the bootstrap's resolution
 	}
-	return fmt.Sprintf("%+.3f [%+.3f, %+.3f] %s (%d)", d.Diff, d.Lo, d.Hi, p, len(gold))
+	rounds := ""
+	if d.Rounds < wordSimBootstrapRounds {
+		rounds = fmt.Sprintf(", %d rounds", d.Rounds)
+	}
+	return fmt.Sprintf("%+.3f [%+.3f, %+.3f] %s (%d pairs%s)", d.Diff, d.Lo, d.Hi, p, len(gold), rounds)
 }

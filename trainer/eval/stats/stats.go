@@ -49,7 +49,12 @@ func Spearman(x, y []float64) float64 {
 	if len(x) < 2 {
 		return math.NaN()
 	}
-	rx, ry := Ranks(x), Ranks(y)
+	return correlationOfRanks(Ranks(x), Ranks(y))
+}
+
+// correlationOfRanks is the Pearson correlation of the ranks rx and ry, NaN
+// when either is constant.
+func correlationOfRanks(rx, ry []float64) float64 {
 	if constant(rx) || constant(ry) {
 		return math.NaN()
 	}
@@ -132,7 +137,9 @@ type SpearmanDiff struct {
 	// Lo and Hi bound the central 95 % of the bootstrap differences.
 	Lo, Hi float64
 	// P is the two-sided bootstrap p-value of no difference: twice the
-	// smaller share of rounds on either side of 0 (at most 1).
+	// share of rounds on the smaller side of 0, rounds at 0 counting half
+	// on each side (at most 1). Its resolution is 2/Rounds: P = 0 means
+	// P < 2/Rounds.
 	P float64
 	// Rounds counts the bootstrap rounds whose difference was defined.
 	Rounds int
@@ -140,11 +147,11 @@ type SpearmanDiff struct {
 
 // BootstrapSpearmanDiff compares two scorings a and b of the same items
 // against gold: Spearman's ρ of each, their difference, and its paired
-// bootstrap (Efron's percentile interval): rounds resamples of the items with
-// replacement, drawn from seed, each scoring both on the same items. A round
-// in which either ρ is undefined is skipped; with none defined, or when the
-// difference itself is undefined, every field but Rounds is NaN. It panics
-// if the lengths differ.
+// bootstrap (Efron's percentile interval): rounds (≥ 0) resamples of the
+// items with replacement, drawn from seed, each scoring both on the same
+// items. A round in which either ρ is undefined is skipped; with none
+// defined, or when the difference itself is undefined, every field but
+// Rounds is NaN. It panics if the lengths differ.
 func BootstrapSpearmanDiff(a, b, gold []float64, rounds int, seed uint64) SpearmanDiff {
 	if len(a) != len(b) || len(a) != len(gold) {
 		panic(fmt.Sprintf("eval: BootstrapSpearmanDiff lengths %d, %d, %d", len(a), len(b), len(gold)))
@@ -163,7 +170,8 @@ func BootstrapSpearmanDiff(a, b, gold []float64, rounds int, seed uint64) Spearm
 			j := rng.IntN(n)
 			ra[i], rb[i], rg[i] = a[j], b[j], gold[j]
 		}
-		if d := Spearman(ra, rg) - Spearman(rb, rg); !math.IsNaN(d) {
+		ranks := Ranks(rg) // the gold's ranks, once for both
+		if d := correlationOfRanks(Ranks(ra), ranks) - correlationOfRanks(Ranks(rb), ranks); !math.IsNaN(d) {
 			diffs = append(diffs, d)
 		}
 	}
@@ -173,12 +181,18 @@ func BootstrapSpearmanDiff(a, b, gold []float64, rounds int, seed uint64) Spearm
 		return res
 	}
 	sort.Float64s(diffs)
-	res.Lo = stat.Quantile(0.025, stat.Empirical, diffs, nil)
-	res.Hi = stat.Quantile(0.975, stat.Empirical, diffs, nil)
-	below := sort.SearchFloat64s(diffs, 0)                                                  // d < 0
-	above := len(diffs) - sort.Search(len(diffs), func(i int) bool { return diffs[i] > 0 }) // d > 0
-	ties := len(diffs) - below - above
-	side := float64(min(below, above)) + float64(ties)/2
-	res.P = math.Min(1, 2*side/float64(len(diffs)))
+	res.Lo, res.Hi, res.P = percentileSummary(diffs)
 	return res
+}
+
+// percentileSummary returns the bounds of the central 95 % of the sorted
+// values d (the same number of values left out below lo as above hi) and
+// the two-sided share of them on the smaller side of 0, values at 0
+// counting half on each side.
+func percentileSummary(d []float64) (lo, hi, p float64) {
+	k := int(0.025 * float64(len(d)))
+	below := sort.SearchFloat64s(d, 0)                                          // values < 0
+	above := len(d) - sort.Search(len(d), func(i int) bool { return d[i] > 0 }) // values > 0
+	side := float64(min(below, above)) + float64(len(d)-below-above)/2
+	return d[k], d[len(d)-1-k], math.Min(1, 2*side/float64(len(d)))
 }

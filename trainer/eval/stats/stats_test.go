@@ -90,16 +90,29 @@ func TestBootstrapSpearmanDiff(t *testing.T) {
 		t.Fatalf("close against far: %+v, want 1000 rounds, an interval above 0 around Diff, p < 0.01", d)
 	}
 	r := BootstrapSpearmanDiff(far, close, gold, 1000, 1)
-	// The same rounds: the interval mirrored up to the empirical quantile's
-	// choice of order statistic.
-	if r.Diff != -d.Diff || math.Abs(r.Lo+d.Hi) > 0.01 || math.Abs(r.Hi+d.Lo) > 0.01 || r.P != d.P {
+	if r.Diff != -d.Diff || r.Lo != -d.Hi || r.Hi != -d.Lo || r.P != d.P {
 		t.Fatalf("swapped: %+v, want the mirror of %+v", r, d)
+	}
+	// Two scorings as good as each other: no difference the bootstrap
+	// can tell, and the interval holds 0 exactly when p is 0.05 or more.
+	twin := make([]float64, n)
+	for i := range n {
+		twin[i] = gold[i] + 0.3*rng.NormFloat64()
+	}
+	if e := BootstrapSpearmanDiff(close, twin, gold, 2000, 1); e.P < 0.05 || e.Lo > 0 || e.Hi < 0 {
+		t.Fatalf("equally close scorings: %+v, want p ≥ 0.05 and 0 inside the interval", e)
 	}
 	if again := BootstrapSpearmanDiff(close, far, gold, 1000, 1); again != d {
 		t.Fatalf("same seed: %+v, then %+v", d, again)
 	}
 	if same := BootstrapSpearmanDiff(close, close, gold, 100, 1); same.Diff != 0 || same.Lo != 0 || same.Hi != 0 || same.P != 1 {
 		t.Fatalf("a scoring against itself: %+v, want 0 [0, 0], p 1", same)
+	}
+	// Four items: many resamples hold one distinct value of a and are
+	// skipped.
+	few := BootstrapSpearmanDiff([]float64{0, 0, 0, 1}, []float64{1, 2, 3, 4}, []float64{1, 2, 3, 4}, 500, 1)
+	if few.Rounds == 0 || few.Rounds >= 500 {
+		t.Fatalf("four items, one of them apart: %d rounds of 500 defined, want some skipped", few.Rounds)
 	}
 	flat := make([]float64, n)
 	if u := BootstrapSpearmanDiff(flat, far, gold, 100, 1); !math.IsNaN(u.Diff) || !math.IsNaN(u.P) || u.Rounds != 0 {
@@ -111,4 +124,30 @@ func TestBootstrapSpearmanDiff(t *testing.T) {
 		}
 	}()
 	BootstrapSpearmanDiff(close, far[:n-1], gold, 10, 1)
+}
+
+func TestPercentileSummary(t *testing.T) {
+	for _, c := range []struct {
+		d         []float64
+		lo, hi, p float64
+	}{
+		// 2·(1 below + ½ at 0)/4.
+		{[]float64{-1, 0, 1, 2}, -1, 2, 0.75},
+		{[]float64{1, 2, 3, 4}, 1, 4, 0},
+		{[]float64{-4, -3, -2, 1}, -4, 1, 0.5},
+		{[]float64{0, 0}, 0, 0, 1},
+	} {
+		lo, hi, p := percentileSummary(c.d)
+		if lo != c.lo || hi != c.hi || p != c.p {
+			t.Errorf("percentileSummary(%v) = %v, %v, %v; want %v, %v, %v", c.d, lo, hi, p, c.lo, c.hi, c.p)
+		}
+	}
+	// 200 values 1..200: 5 left out below and 5 above.
+	d := make([]float64, 200)
+	for i := range d {
+		d[i] = float64(i + 1)
+	}
+	if lo, hi, _ := percentileSummary(d); lo != 6 || hi != 195 {
+		t.Errorf("1..200: interval [%v, %v], want [6, 195]", lo, hi)
+	}
 }
