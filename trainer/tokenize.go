@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/text2vec-am/text2vec-am/cli"
@@ -20,17 +21,23 @@ func runTokenize(ctx context.Context, env cli.Env) error {
 	var paths cli.Paths
 	fs.Var(&paths, "corpus", "corpus `FILE` or directory (repeatable; .gz ok; required)")
 	out := fs.String("out", "", "output `FILE` (required; written whole or not at all)")
+	shuffle := fs.Bool("shuffle", false, "write the lines in a random order drawn from --seed, as train-embeddings "+
+		"--shuffle visits them (12 bytes a line in memory; the disk holds two copies of the output for a while)")
+	seed := fs.Uint64("seed", 1, "the seed of --shuffle's order (needs --shuffle)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: text2vec-am tokenize --corpus DIR --out FILE\n\n"+
+		fmt.Fprintln(fs.Output(), "Usage: text2vec-am tokenize --corpus DIR --out FILE [--shuffle [--seed N]]\n\n"+
 			"Writes the corpus as train and the server read it: each line's words in lower case, split at\n"+
 			"every rune that is not a letter or digit, joined by single spaces. fastText splits at spaces\n"+
 			"only, so train it on this file (fasttext skipgram -input FILE ...) before import-fasttext:\n"+
-			"its vectors are then those of the words the model will look up.")
+			"its vectors are then those of the words the model will look up. fastText reads its input\n"+
+			"in file order; --shuffle gives it the lines in a random order instead.")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, env.Args); err != nil {
 		return err
 	}
+	seedGiven := false
+	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
 	switch {
 	case fs.NArg() > 0:
 		return cli.UsageError("unexpected arguments %q (give the corpus with --corpus)", fs.Args())
@@ -38,11 +45,23 @@ func runTokenize(ctx context.Context, env cli.Env) error {
 		return cli.UsageError("--corpus is required")
 	case *out == "":
 		return cli.UsageError("--out is required")
+	case seedGiven && !*shuffle:
+		return cli.UsageError("--seed orders --shuffle's lines: add --shuffle, or drop --seed")
 	}
 	if _, err := corpus.Files(paths); err != nil {
 		return fmt.Errorf("--corpus: %w", err)
 	}
-	st, err := corpus.WriteTokensFile(ctx, paths, nil, outpath.File{Flag: "--out", Path: *out})
+	if err := outpath.CheckWritable(*out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	dst := outpath.File{Flag: "--out", Path: *out}
+	var st corpus.TokenStats
+	var err error
+	if *shuffle {
+		st, err = corpus.WriteShuffledTokensFile(ctx, paths, nil, dst, *seed)
+	} else {
+		st, err = corpus.WriteTokensFile(ctx, paths, nil, dst)
+	}
 	if errors.Is(err, corpus.ErrOutputInCorpus) {
 		return cli.UsageError("%w", err)
 	}

@@ -3,8 +3,11 @@ package trainer
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +79,8 @@ func TestTokenizeRefusals(t *testing.T) {
 		{[]string{"--corpus", filepath.Join(dir, "none"), "--out", out}, "none"},
 		{[]string{"--corpus", binary, "--out", out}, "NUL byte"},
 		{[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "tok.txt")}, "inside the corpus"},
+		{[]string{"--corpus", corpusDir, "--out", filepath.Join(corpusDir, "tok.txt"), "--shuffle"}, "inside the corpus"},
+		{[]string{"--corpus", corpusDir, "--out", dir}, "is a directory"},
 	} {
 		env := cli.Env{Args: c.args, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 		err := runTokenize(context.Background(), env)
@@ -87,5 +92,59 @@ func TestTokenizeRefusals(t *testing.T) {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("a refused run left %s (%v)", p, err)
 		}
+	}
+	if entries, _ := os.ReadDir(corpusDir); len(entries) != 1 {
+		t.Errorf("the corpus directory after the refusals: %v, want a.txt alone", entries)
+	}
+}
+
+// TestTokenizeShuffle: --shuffle writes the lines tokenize writes, in an
+// order drawn from --seed, and leaves no temporary file beside --out;
+// --seed alone is refused.
+func TestTokenizeShuffle(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, "Line %d of the corpus.\n", i)
+	}
+	corpusFile := filepath.Join(dir, "c.txt")
+	if err := os.WriteFile(corpusFile, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outDir := t.TempDir()
+	tokenize := func(name string, args ...string) (string, error) {
+		out := filepath.Join(outDir, name)
+		env := cli.Env{Args: append([]string{"--corpus", corpusFile, "--out", out}, args...),
+			Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+		if err := runTokenize(context.Background(), env); err != nil {
+			return "", err
+		}
+		got, err := os.ReadFile(out)
+		return string(got), err
+	}
+	plain, err := tokenize("plain.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, err := tokenize("s1.txt", "--shuffle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := tokenize("s2.txt", "--shuffle", "--seed", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(s string) []string { l := strings.Split(s, "\n"); slices.Sort(l); return l }
+	if s1 == plain || s1 == s2 || !slices.Equal(sorted(s1), sorted(plain)) || !slices.Equal(sorted(s2), sorted(plain)) {
+		t.Fatalf("--shuffle: want the same lines in two other orders\n%s\n%s", s1, s2)
+	}
+	if again, err := tokenize("again.txt", "--shuffle", "--seed", "1"); err != nil || again != s1 {
+		t.Fatalf("--shuffle --seed 1 twice: %v, or another order", err)
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 4 {
+		t.Fatalf("files beside --out: %v, want plain.txt, s1.txt, s2.txt, again.txt", entries)
+	}
+	if _, err := tokenize("x.txt", "--seed", "3"); !errors.Is(err, cli.ErrUsage) {
+		t.Fatalf("--seed without --shuffle: %v, want a usage error", err)
 	}
 }
