@@ -21,8 +21,9 @@ func runTokenize(ctx context.Context, env cli.Env) error {
 	var paths cli.Paths
 	fs.Var(&paths, "corpus", "corpus `FILE` or directory (repeatable; .gz ok; required)")
 	out := fs.String("out", "", "output `FILE` (required; written whole or not at all)")
-	shuffle := fs.Bool("shuffle", false, "write the lines in a random order drawn from --seed, as train-embeddings "+
-		"--shuffle visits them (12 bytes a line in memory; the disk holds two copies of the output for a while)")
+	shuffle := fs.Bool("shuffle", false, "write the lines in a random order drawn from --seed, like "+
+		"train-embeddings --shuffle's (not the same order; 12 bytes a line in memory; the disk holds two copies "+
+		"of the output for a while)")
 	seed := fs.Uint64("seed", 1, "the seed of --shuffle's order (needs --shuffle)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: text2vec-am tokenize --corpus DIR --out FILE [--shuffle [--seed N]]\n\n"+
